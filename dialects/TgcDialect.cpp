@@ -1,0 +1,35 @@
+//===- TgcDialect.cpp - tgc dialect ---------------------------------------===//
+
+#include "dialects/TgcDialect.h"
+#include "dialects/TgcOps.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tgc;
+
+#include "dialects/TgcDialect.cpp.inc"
+#include "dialects/TgcEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/TgcAttrs.cpp.inc"
+
+void TgcDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/TgcAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/TgcOps.cpp.inc"
+      >();
+}
+
+Operation *TgcDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<DenseElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}

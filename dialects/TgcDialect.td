@@ -1,0 +1,100 @@
+//===- TgcDialect.td - tgc dialect definition --------------*- tablegen -*-===//
+//
+// The tgc dialect: the graph-level tensor operations a traced tgc function is
+// recorded into. Every op works on builtin ranked tensors with static or
+// dynamic dims.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_DIALECT_TD
+#define TGC_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tgc_Dialect : Dialect {
+  let name = "tgc";
+  let summary = "The tgc traced-graph tensor dialect";
+  let description = [{
+    The tgc dialect holds the tensor operations that tgc traces user functions
+    into. Functions are `func.func`; every op consumes and produces builtin
+    ranked tensors whose element type is one of f32, f16, bf16, f64, i1, i8,
+    i32 or i64 (integers are signless and interpreted as signed two's
+    complement; i1 is the boolean type). Dims may be static or dynamic (`?`);
+    every op infers its result type from its operands and attributes, and
+    dynamic dims propagate through inference. Where a result type is written
+    out it may refine a dynamic inferred dim to a static one, which is checked
+    when the function runs.
+
+    Attributes naming axes use non-negative axis numbers in `[0, rank)`;
+    frontends normalize negative axes before building ops. Elementwise binary
+    ops broadcast with numpy rules: shapes are right-aligned and each pair of
+    dims must be equal or one of them 1.
+  }];
+  let cppNamespace = "::tgc";
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tgc_LayoutNCHW : I32EnumAttrCase<"NCHW", 0>;
+def Tgc_LayoutNHWC : I32EnumAttrCase<"NHWC", 1>;
+def Tgc_Layout : I32EnumAttr<"Layout",
+    "data layout of a 2-D spatial op (NCHW filters are OIHW, NHWC filters are HWIO)",
+    [Tgc_LayoutNCHW, Tgc_LayoutNHWC]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tgc";
+}
+def Tgc_LayoutAttr : EnumAttr<Tgc_Dialect, Tgc_Layout, "layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tgc_GeluNone : I32EnumAttrCase<"none", 0>;
+def Tgc_GeluTanh : I32EnumAttrCase<"tanh", 1>;
+def Tgc_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "approximation used by gelu", [Tgc_GeluNone, Tgc_GeluTanh]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tgc";
+}
+def Tgc_GeluApproximationAttr
+    : EnumAttr<Tgc_Dialect, Tgc_GeluApproximation, "gelu_approximation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tgc_CmpEQ : I32EnumAttrCase<"eq", 0>;
+def Tgc_CmpNE : I32EnumAttrCase<"ne", 1>;
+def Tgc_CmpLT : I32EnumAttrCase<"lt", 2>;
+def Tgc_CmpLE : I32EnumAttrCase<"le", 3>;
+def Tgc_CmpGT : I32EnumAttrCase<"gt", 4>;
+def Tgc_CmpGE : I32EnumAttrCase<"ge", 5>;
+def Tgc_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "elementwise comparison predicate",
+    [Tgc_CmpEQ, Tgc_CmpNE, Tgc_CmpLT, Tgc_CmpLE, Tgc_CmpGT, Tgc_CmpGE]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tgc";
+}
+def Tgc_ComparePredicateAttr
+    : EnumAttr<Tgc_Dialect, Tgc_ComparePredicate, "compare_predicate"> {
+  let assemblyFormat = "$value";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tgc_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
+def Tgc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+
+def Tgc_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+def Tgc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+// Signed numbers: every element type but i1.
+def Tgc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I32, I64]>;
+def Tgc_BoolTensor : RankedTensorOf<[I1]>;
+def Tgc_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Tgc_I64Tensor : RankedTensorOf<[I64]>;
+
+#endif // TGC_DIALECT_TD

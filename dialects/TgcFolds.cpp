@@ -1,0 +1,638 @@
+//===- TgcFolds.cpp - tgc folders and canonicalization patterns -----------===//
+//
+// Constant folding evaluates elementwise ops with the scalar semantics of
+// ScalarMath.h (the same the reference interpreter uses). Algebraic folds only
+// apply where they are exact, including for NaN and signed zeros.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/ScalarMath.h"
+#include "dialects/ShapeUtils.h"
+#include "dialects/TgcOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace tgc;
+
+//===----------------------------------------------------------------------===//
+// Constant evaluation helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One element of a constant: a float in double or an integer in int64 (i1 is
+/// 0 or 1).
+struct Scalar {
+  bool isFloat = false;
+  double f = 0;
+  int64_t i = 0;
+  static Scalar ofFloat(double v) { return {true, v, 0}; }
+  static Scalar ofInt(int64_t v) { return {false, 0, v}; }
+};
+
+/// Elements of a constant; a splat holds one element.
+struct Elements {
+  bool splat = false;
+  SmallVector<Scalar> values;
+};
+
+/// Non-splat constants above this size are not folded (compile time).
+constexpr int64_t kMaxFoldElements = 1 << 20;
+
+Scalar readElement(Type elementType, const APFloat &f) {
+  bool lost;
+  APFloat d = f;
+  d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return Scalar::ofFloat(d.convertToDouble());
+}
+
+Scalar readElement(Type elementType, const APInt &v) {
+  return Scalar::ofInt(elementType.isInteger(1) ? v.getZExtValue()
+                                                : v.getSExtValue());
+}
+
+std::optional<Elements> readElements(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense)
+    return std::nullopt;
+  Type elementType = dense.getElementType();
+  Elements out;
+  out.splat = dense.isSplat();
+  if (!out.splat && dense.getNumElements() > kMaxFoldElements)
+    return std::nullopt;
+  if (isa<FloatType>(elementType)) {
+    if (out.splat)
+      out.values.push_back(readElement(elementType, dense.getSplatValue<APFloat>()));
+    else
+      for (const APFloat &v : dense.getValues<APFloat>())
+        out.values.push_back(readElement(elementType, v));
+  } else if (isa<IntegerType>(elementType)) {
+    if (out.splat)
+      out.values.push_back(readElement(elementType, dense.getSplatValue<APInt>()));
+    else
+      for (const APInt &v : dense.getValues<APInt>())
+        out.values.push_back(readElement(elementType, v));
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+/// Converts a scalar to an element of `elementType` with tgc.cast semantics.
+Attribute toElementAttr(Type elementType, Scalar s) {
+  if (auto ft = dyn_cast<FloatType>(elementType)) {
+    APFloat v(s.isFloat ? s.f : static_cast<double>(s.i));
+    bool lost;
+    v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return FloatAttr::get(ft, v);
+  }
+  auto it = cast<IntegerType>(elementType);
+  unsigned bits = it.getWidth();
+  int64_t v = s.isFloat ? scalar::floatToInt(s.f, bits) : scalar::wrapInt(s.i, bits);
+  return IntegerAttr::get(it, APInt(bits, static_cast<uint64_t>(v),
+                                    /*isSigned=*/bits > 1, /*implicitTrunc=*/true));
+}
+
+Attribute writeElements(RankedTensorType type, const Elements &elements) {
+  if (!type.hasStaticShape())
+    return {};
+  Type elementType = type.getElementType();
+  if (elements.splat)
+    return DenseElementsAttr::get(type, toElementAttr(elementType, elements.values[0]));
+  SmallVector<Attribute> attrs;
+  attrs.reserve(elements.values.size());
+  for (const Scalar &s : elements.values)
+    attrs.push_back(toElementAttr(elementType, s));
+  return DenseElementsAttr::get(type, attrs);
+}
+
+using PointwiseFn = function_ref<std::optional<Scalar>(ArrayRef<Scalar>)>;
+
+/// Evaluates `fn` elementwise over constant operands. Every operand must be a
+/// splat or have exactly the (static) result shape.
+Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
+                        PointwiseFn fn) {
+  auto type = dyn_cast<RankedTensorType>(resultType);
+  if (!type || !type.hasStaticShape())
+    return {};
+  SmallVector<Elements> inputs;
+  bool allSplat = true;
+  for (Attribute attr : operands) {
+    auto elements = readElements(attr);
+    if (!elements)
+      return {};
+    if (!elements->splat &&
+        cast<ShapedType>(cast<TypedAttr>(attr).getType()).getShape() != type.getShape())
+      return {};
+    allSplat &= elements->splat;
+    inputs.push_back(std::move(*elements));
+  }
+  Elements out;
+  out.splat = allSplat;
+  int64_t count = allSplat ? 1 : type.getNumElements();
+  SmallVector<Scalar> args(inputs.size());
+  for (int64_t n = 0; n < count; ++n) {
+    for (auto [k, in] : llvm::enumerate(inputs))
+      args[k] = in.values[in.splat ? 0 : n];
+    auto r = fn(args);
+    if (!r)
+      return {};
+    out.values.push_back(*r);
+  }
+  return writeElements(type, out);
+}
+
+/// Folds a float-only unary op.
+Attribute foldFloatUnary(Attribute operand, Type resultType,
+                         function_ref<double(double)> fn) {
+  return foldPointwise(operand, resultType,
+                       [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         return Scalar::ofFloat(fn(a[0].f));
+                       });
+}
+
+/// Folds a unary op defined on floats and integers.
+Attribute foldNumericUnary(Attribute operand, Type resultType,
+                           function_ref<double(double)> ffn,
+                           function_ref<int64_t(int64_t)> ifn) {
+  return foldPointwise(operand, resultType,
+                       [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         if (a[0].isFloat)
+                           return Scalar::ofFloat(ffn(a[0].f));
+                         return Scalar::ofInt(ifn(a[0].i));
+                       });
+}
+
+/// Whether `attr` is a splat constant equal to `value` (exactly, including
+/// the sign of zero).
+bool isSplatOf(Attribute attr, double value) {
+  auto elements = readElements(attr);
+  if (!elements || !elements->splat)
+    return false;
+  const Scalar &s = elements->values[0];
+  if (s.isFloat)
+    return s.f == value && std::signbit(s.f) == std::signbit(value);
+  return static_cast<double>(s.i) == value;
+}
+
+unsigned intWidth(Type type) {
+  return cast<RankedTensorType>(type).getElementType().getIntOrFloatBitWidth();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Constants and casts
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return foldPointwise(adaptor.getInput(), getType(),
+                       [](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         return a[0];
+                       });
+}
+
+/// Whether every value of `from` is exactly representable in `to`.
+static bool isLosslessCast(Type from, Type to) {
+  if (from == to || from.isInteger(1))
+    return true;
+  auto fromInt = dyn_cast<IntegerType>(from);
+  if (auto toInt = dyn_cast<IntegerType>(to))
+    return fromInt && toInt.getWidth() >= fromInt.getWidth();
+  auto toFloat = cast<FloatType>(to);
+  if (fromInt)
+    return fromInt.getWidth() < toFloat.getFPMantissaWidth();
+  auto fromFloat = cast<FloatType>(from);
+  if (fromFloat.isBF16())
+    return !toFloat.isF16();
+  if (fromFloat.isF16())
+    return !toFloat.isBF16();
+  return toFloat.getWidth() >= fromFloat.getWidth();
+}
+
+namespace {
+/// cast(cast(x : A -> B) -> C) => cast(x : A -> C) when A -> B is exact.
+struct FoldLosslessCastChain : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<CastOp>();
+    if (!inner)
+      return failure();
+    Type a = getElementTypeOrSelf(inner.getInput().getType());
+    Type b = getElementTypeOrSelf(inner.getType());
+    if (!isLosslessCast(a, b))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    return success();
+  }
+};
+} // namespace
+
+void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<FoldLosslessCastChain>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise
+//===----------------------------------------------------------------------===//
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
+  return foldNumericUnary(
+      adaptor.getInput(), getType(), [](double x) { return -x; },
+      [&](int64_t x) { return scalar::wrapInt(0 - static_cast<uint64_t>(x), bits); });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<AbsOp>())
+    return inner.getResult();
+  unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
+  return foldNumericUnary(
+      adaptor.getInput(), getType(), [](double x) { return std::fabs(x); },
+      [&](int64_t x) {
+        return scalar::wrapInt(x < 0 ? 0 - static_cast<uint64_t>(x) : x, bits);
+      });
+}
+
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<ReluOp>())
+    return inner.getResult();
+  return foldNumericUnary(adaptor.getInput(), getType(), scalar::relu,
+                          [](int64_t x) { return x > 0 ? x : int64_t(0); });
+}
+
+OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
+  return foldNumericUnary(adaptor.getInput(), getType(),
+                          [](double x) { return scalar::sign(x); },
+                          [](int64_t x) { return scalar::sign(x); });
+}
+
+OpFoldResult LogicalNotOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getInput().getDefiningOp<LogicalNotOp>())
+    return inner.getInput();
+  return foldPointwise(adaptor.getInput(), getType(),
+                       [](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         return Scalar::ofInt(a[0].i == 0);
+                       });
+}
+
+OpFoldResult ClampOp::fold(FoldAdaptor adaptor) {
+  double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
+  unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
+  return foldNumericUnary(
+      adaptor.getInput(), getType(),
+      [&](double x) { return scalar::clamp(x, lo, hi); },
+      [&](int64_t x) {
+        return std::clamp(x, scalar::attrToInt(lo, bits), scalar::attrToInt(hi, bits));
+      });
+}
+
+#define TGC_FLOAT_UNARY_FOLD(OP, EXPR)                                         \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
+    return foldFloatUnary(adaptor.getInput(), getType(),                       \
+                          [&](double x) -> double { return EXPR; });           \
+  }
+TGC_FLOAT_UNARY_FOLD(ExpOp, std::exp(x))
+TGC_FLOAT_UNARY_FOLD(LogOp, std::log(x))
+TGC_FLOAT_UNARY_FOLD(SqrtOp, std::sqrt(x))
+TGC_FLOAT_UNARY_FOLD(RsqrtOp, 1.0 / std::sqrt(x))
+TGC_FLOAT_UNARY_FOLD(ReciprocalOp, 1.0 / x)
+TGC_FLOAT_UNARY_FOLD(TanhOp, std::tanh(x))
+TGC_FLOAT_UNARY_FOLD(SigmoidOp, scalar::sigmoid(x))
+TGC_FLOAT_UNARY_FOLD(ErfOp, std::erf(x))
+TGC_FLOAT_UNARY_FOLD(SinOp, std::sin(x))
+TGC_FLOAT_UNARY_FOLD(CosOp, std::cos(x))
+TGC_FLOAT_UNARY_FOLD(FloorOp, std::floor(x))
+TGC_FLOAT_UNARY_FOLD(CeilOp, std::ceil(x))
+TGC_FLOAT_UNARY_FOLD(RoundOp, scalar::roundHalfEven(x))
+TGC_FLOAT_UNARY_FOLD(LeakyReluOp, scalar::leakyRelu(x, getAlpha().convertToDouble()))
+TGC_FLOAT_UNARY_FOLD(EluOp, scalar::elu(x, getAlpha().convertToDouble()))
+TGC_FLOAT_UNARY_FOLD(GeluOp, scalar::gelu(x, getApproximate() == GeluApproximation::tanh))
+#undef TGC_FLOAT_UNARY_FOLD
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise
+//===----------------------------------------------------------------------===//
+
+/// `x op c` folds to `x` when c is a splat of `identity` and broadcasting does
+/// not change x's type.
+static OpFoldResult foldRightIdentity(Value lhs, Attribute rhs, Type resultType,
+                                      double identity) {
+  if (lhs.getType() == resultType && isSplatOf(rhs, identity))
+    return lhs;
+  return {};
+}
+
+namespace {
+using FloatBinary = function_ref<double(double, double)>;
+using IntBinary = function_ref<std::optional<int64_t>(int64_t, int64_t)>;
+} // namespace
+
+static Attribute foldBinary(ArrayRef<Attribute> operands, Type resultType,
+                            FloatBinary ffn, IntBinary ifn) {
+  return foldPointwise(operands, resultType,
+                       [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         if (a[0].isFloat)
+                           return Scalar::ofFloat(ffn(a[0].f, a[1].f));
+                         auto r = ifn(a[0].i, a[1].i);
+                         if (!r)
+                           return std::nullopt;
+                         return Scalar::ofInt(*r);
+                       });
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  bool isFloat = isa<FloatType>(getElementTypeOrSelf(getType()));
+  // x + (-0.0) == x exactly; x + 0.0 is not (for x = -0.0).
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(),
+                                 isFloat ? -0.0 : 0.0))
+    return r;
+  return foldBinary(adaptor.getOperands(), getType(),
+                    [](double a, double b) { return a + b; },
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return static_cast<int64_t>(static_cast<uint64_t>(a) + b);
+                    });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
+    return r;
+  return foldBinary(adaptor.getOperands(), getType(),
+                    [](double a, double b) { return a - b; },
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return static_cast<int64_t>(static_cast<uint64_t>(a) - b);
+                    });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  return foldBinary(adaptor.getOperands(), getType(),
+                    [](double a, double b) { return a * b; },
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return static_cast<int64_t>(static_cast<uint64_t>(a) * b);
+                    });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  unsigned bits = intWidth(getType());
+  return foldBinary(adaptor.getOperands(), getType(),
+                    [](double a, double b) { return a / b; },
+                    [&](int64_t a, int64_t b) { return scalar::divInt(a, b, bits); });
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  return foldBinary(adaptor.getOperands(), getType(),
+                    [](double a, double b) { return std::pow(a, b); },
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return scalar::powInt(a, b);
+                    });
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldBinary(adaptor.getOperands(), getType(), scalar::maxNaN,
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return std::max(a, b);
+                    });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldBinary(adaptor.getOperands(), getType(), scalar::minNaN,
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return std::min(a, b);
+                    });
+}
+
+OpFoldResult LogicalAndOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+    return r;
+  return foldBinary(adaptor.getOperands(), getType(), nullptr,
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return a && b;
+                    });
+}
+
+OpFoldResult LogicalOrOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
+    return r;
+  return foldBinary(adaptor.getOperands(), getType(), nullptr,
+                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return a || b;
+                    });
+}
+
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  ComparePredicate predicate = getPredicate();
+  auto compare = [&](auto a, auto b) -> bool {
+    switch (predicate) {
+    case ComparePredicate::eq: return a == b;
+    case ComparePredicate::ne: return a != b;
+    case ComparePredicate::lt: return a < b;
+    case ComparePredicate::le: return a <= b;
+    case ComparePredicate::gt: return a > b;
+    case ComparePredicate::ge: return a >= b;
+    }
+    return false;
+  };
+  return foldPointwise(adaptor.getOperands(), getType(),
+                       [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         return Scalar::ofInt(a[0].isFloat ? compare(a[0].f, a[1].f)
+                                                           : compare(a[0].i, a[1].i));
+                       });
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  Type type = getType();
+  if (getTrueValue() == getFalseValue() && getTrueValue().getType() == type)
+    return getTrueValue();
+  if (auto cond = readElements(adaptor.getCondition()); cond && cond->splat) {
+    Value chosen = cond->values[0].i ? getTrueValue() : getFalseValue();
+    if (chosen.getType() == type)
+      return chosen;
+  }
+  return foldPointwise(adaptor.getOperands(), type,
+                       [](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                         return a[0].i ? a[1] : a[2];
+                       });
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto type = cast<RankedTensorType>(getType());
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (type.hasStaticShape())
+      return dense.reshape(type);
+  return {};
+}
+
+namespace {
+/// reshape(reshape(x)) => reshape(x).
+struct FoldReshapeChain : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    return success();
+  }
+};
+
+/// squeeze/unsqueeze => reshape when the result has at most one dynamic dim
+/// (so reshape can infer it): one canonical spelling for pure shape changes.
+template <typename OpT>
+struct ShapeOpToReshape : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    if (type.getNumDynamicDims() > 1)
+      return failure();
+    // A dynamic dim in the result must be the input's only dynamic dim, so
+    // that reshape infers the same size.
+    if (type.getNumDynamicDims() == 1 && inType.getNumDynamicDims() != 1)
+      return failure();
+    if (type.getNumDynamicDims() == 1) {
+      SmallVector<int64_t> staticDims;
+      for (int64_t d : type.getShape())
+        if (!ShapedType::isDynamic(d))
+          staticDims.push_back(d);
+      if (staticElementCount(staticDims).value_or(0) == 0)
+        return failure();
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, op.getInput());
+    return success();
+  }
+};
+
+/// transpose(transpose(x, p1), p2) => transpose(x, p1 o p2).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    ArrayRef<int64_t> p1 = inner.getPermutation(), p2 = op.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t p : p2)
+      composed.push_back(p1[p]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getInput(),
+                                             composed);
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<FoldReshapeChain>(context);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  bool identity = llvm::all_of(llvm::enumerate(perm), [](auto it) {
+    return static_cast<int64_t>(it.index()) == it.value();
+  });
+  if (identity && getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat() && cast<RankedTensorType>(getType()).hasStaticShape())
+      return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat() && cast<RankedTensorType>(getType()).hasStaticShape())
+      return dense.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  return {};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() != getType())
+    return {};
+  auto type = cast<RankedTensorType>(getType());
+  if (!type.hasStaticShape())
+    return {};
+  // Same static shape: an identity slice iff every dim starts at 0 going up.
+  auto steps = getSteps();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t step = steps ? (*steps)[d] : 1;
+    if (step != 1 && type.getDimSize(d) > 1)
+      return {};
+    if (type.getDimSize(d) > 0 &&
+        sliceStart(type.getDimSize(d), getStarts()[d], step) != 0)
+      return {};
+  }
+  return getInput();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getLow(), [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(getHigh(), [](int64_t v) { return v == 0; }))
+    return getInput();
+  return {};
+}
+
+OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (cast<RankedTensorType>(getType()).hasStaticShape())
+      return dense.reshape(cast<ShapedType>(getType()));
+  return {};
+}
+
+void SqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ShapeOpToReshape<SqueezeOp>>(context);
+}
+
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (cast<RankedTensorType>(getType()).hasStaticShape())
+      return dense.reshape(cast<ShapedType>(getType()));
+  return {};
+}
+
+void UnsqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ShapeOpToReshape<UnsqueezeOp>>(context);
+}

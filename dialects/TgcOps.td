@@ -1,0 +1,621 @@
+//===- TgcOps.td - tgc dialect operations ------------------*- tablegen -*-===//
+
+#ifndef TGC_OPS_TD
+#define TGC_OPS_TD
+
+include "dialects/TgcDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+// Checks that every tensor an op touches has a well-formed shape: static dims
+// are non-negative and the product of the static dims fits in int64.
+def Tgc_ValidShapes : NativeOpTrait<"ValidShapes"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
+
+class Tgc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tgc_Dialect, mnemonic, !listconcat([Pure, Tgc_ValidShapes], traits)>;
+
+//===----------------------------------------------------------------------===//
+// Constants and casts
+//===----------------------------------------------------------------------===//
+
+def Tgc_ConstantOp : Tgc_Op<"constant",
+    [ConstantLike, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A constant tensor (dense or splat)";
+  let description = [{
+    Produces a tensor with statically known contents. The value is a builtin
+    dense elements attribute; a splat (`dense<1.0> : tensor<4x4xf32>`) stores a
+    single element however large the tensor. The shape must be static.
+
+    ```mlir
+    %0 = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    %1 = tgc.constant dense<0> : tensor<16xi32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tgc_CastOp : Tgc_Op<"cast"> {
+  let summary = "Elementwise conversion between element types";
+  let description = [{
+    Converts every element to the result element type; the shape is kept.
+    Float to integer rounds toward zero and saturates at the integer range
+    (NaN becomes 0). Integer to integer wraps (two's complement truncation or
+    sign extension). Anything to i1 is `x != 0`; i1 to a number is 0 or 1.
+    Float to float rounds to nearest even.
+
+    ```mlir
+    %1 = tgc.cast %0 : tensor<2x?xf32> to tensor<2x?xbf16>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise
+//===----------------------------------------------------------------------===//
+
+class Tgc_UnaryOp<string mnemonic, Type tensorType, string opSummary,
+                  string formula, list<Trait> traits = []>
+    : Tgc_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+  let summary = opSummary;
+  let description = "Elementwise `y = " # formula # "`. Operand and result "
+      # "have the same type; dynamic dims are preserved.\n\n"
+      # "```mlir\n%y = tgc." # mnemonic # " %x : tensor<?x4xf32>\n```";
+  let arguments = (ins tensorType:$input);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Tgc_NegOp : Tgc_UnaryOp<"neg", Tgc_NumericTensor, "Elementwise negation", "-x">;
+def Tgc_AbsOp : Tgc_UnaryOp<"abs", Tgc_NumericTensor, "Elementwise absolute value", "|x|">;
+def Tgc_ExpOp : Tgc_UnaryOp<"exp", Tgc_FloatTensor, "Elementwise exponential", "e^x">;
+def Tgc_LogOp : Tgc_UnaryOp<"log", Tgc_FloatTensor, "Elementwise natural logarithm", "ln(x)">;
+def Tgc_SqrtOp : Tgc_UnaryOp<"sqrt", Tgc_FloatTensor, "Elementwise square root", "sqrt(x)">;
+def Tgc_RsqrtOp : Tgc_UnaryOp<"rsqrt", Tgc_FloatTensor, "Elementwise reciprocal square root", "1 / sqrt(x)">;
+def Tgc_ReciprocalOp : Tgc_UnaryOp<"reciprocal", Tgc_FloatTensor, "Elementwise reciprocal", "1 / x">;
+def Tgc_TanhOp : Tgc_UnaryOp<"tanh", Tgc_FloatTensor, "Elementwise hyperbolic tangent", "tanh(x)">;
+def Tgc_SigmoidOp : Tgc_UnaryOp<"sigmoid", Tgc_FloatTensor, "Elementwise logistic sigmoid", "1 / (1 + e^-x)">;
+def Tgc_ReluOp : Tgc_UnaryOp<"relu", Tgc_NumericTensor, "Elementwise rectified linear unit", "max(x, 0)">;
+def Tgc_ErfOp : Tgc_UnaryOp<"erf", Tgc_FloatTensor, "Elementwise Gauss error function", "erf(x)">;
+def Tgc_SinOp : Tgc_UnaryOp<"sin", Tgc_FloatTensor, "Elementwise sine", "sin(x)">;
+def Tgc_CosOp : Tgc_UnaryOp<"cos", Tgc_FloatTensor, "Elementwise cosine", "cos(x)">;
+def Tgc_FloorOp : Tgc_UnaryOp<"floor", Tgc_FloatTensor, "Elementwise round toward negative infinity", "floor(x)">;
+def Tgc_CeilOp : Tgc_UnaryOp<"ceil", Tgc_FloatTensor, "Elementwise round toward positive infinity", "ceil(x)">;
+def Tgc_RoundOp : Tgc_UnaryOp<"round", Tgc_FloatTensor,
+    "Elementwise round to nearest, ties to even", "round_half_even(x)">;
+def Tgc_SignOp : Tgc_UnaryOp<"sign", Tgc_NumericTensor,
+    "Elementwise sign (-1, 0 or 1; NaN stays NaN)", "sign(x)">;
+def Tgc_LogicalNotOp : Tgc_UnaryOp<"logical_not", Tgc_BoolTensor, "Elementwise boolean negation", "!x">;
+
+def Tgc_LeakyReluOp : Tgc_UnaryOp<"leaky_relu", Tgc_FloatTensor,
+    "Elementwise leaky rectified linear unit", "x >= 0 ? x : alpha * x"> {
+  let arguments = (ins Tgc_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.01">:$alpha);
+}
+def Tgc_EluOp : Tgc_UnaryOp<"elu", Tgc_FloatTensor,
+    "Elementwise exponential linear unit", "x > 0 ? x : alpha * (e^x - 1)"> {
+  let arguments = (ins Tgc_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+}
+def Tgc_ClampOp : Tgc_UnaryOp<"clamp", Tgc_NumericTensor,
+    "Elementwise clamp to [min, max]", "min(max(x, min), max)"> {
+  let description = [{
+    Elementwise `y = min(max(x, min), max)`. `min` and `max` are f64
+    attributes, converted to the element type (rounded toward zero and
+    saturated for integers); `min <= max` is required. NaN propagates.
+
+    ```mlir
+    %y = tgc.clamp %x {max = 6.0 : f64, min = 0.0 : f64} : tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_NumericTensor:$input, F64Attr:$min, F64Attr:$max);
+  let hasVerifier = 1;
+}
+def Tgc_GeluOp : Tgc_UnaryOp<"gelu", Tgc_FloatTensor,
+    "Elementwise Gaussian error linear unit", "x * Phi(x)"> {
+  let description = [{
+    Elementwise GELU. With `approximate = #tgc<gelu_approximation none>` (the
+    default) `y = 0.5 * x * (1 + erf(x / sqrt(2)))`; with `tanh`,
+    `y = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+
+    ```mlir
+    %y = tgc.gelu %x {approximate = #tgc<gelu_approximation tanh>} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input,
+      DefaultValuedAttr<Tgc_GeluApproximationAttr, "GeluApproximation::none">:$approximate);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise with broadcasting
+//===----------------------------------------------------------------------===//
+
+class Tgc_BinaryOp<string mnemonic, Type tensorType, string opSummary,
+                   string formula, list<Trait> traits = []>
+    : Tgc_Op<mnemonic, !listconcat([InferTypeOpAdaptorWithIsCompatible], traits)> {
+  let summary = opSummary;
+  let description = "Elementwise `z = " # formula # "` with numpy "
+      # "broadcasting: shapes are right-aligned, each pair of dims must be "
+      # "equal or one of them 1, and the result takes the larger. A dynamic "
+      # "dim against 1 stays dynamic; against a static size n > 1 it becomes n "
+      # "(checked when the function runs). When both operands and the result "
+      # "share one type it is written once.\n\n"
+      # "```mlir\n%z = tgc." # mnemonic # " %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>\n"
+      # "%w = tgc." # mnemonic # " %x, %x : tensor<2x3xf32>\n```";
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<BroadcastTypes>(type($lhs), type($rhs), type($result))
+  }];
+  let hasFolder = 1;
+}
+
+def Tgc_AddOp : Tgc_BinaryOp<"add", Tgc_NumericTensor, "Elementwise addition", "x + y", [Commutative]>;
+def Tgc_SubOp : Tgc_BinaryOp<"sub", Tgc_NumericTensor, "Elementwise subtraction", "x - y">;
+def Tgc_MulOp : Tgc_BinaryOp<"mul", Tgc_NumericTensor, "Elementwise multiplication", "x * y", [Commutative]>;
+def Tgc_DivOp : Tgc_BinaryOp<"div", Tgc_NumericTensor,
+    "Elementwise division (integers round toward zero; dividing by zero is a run-time error)", "x / y">;
+def Tgc_PowOp : Tgc_BinaryOp<"pow", Tgc_NumericTensor,
+    "Elementwise power (integers: exact, negative exponents give 0 unless |x| = 1)", "x ^ y">;
+def Tgc_MaxOp : Tgc_BinaryOp<"max", Tgc_NumericTensor, "Elementwise maximum (NaN propagates)", "max(x, y)", [Commutative]>;
+def Tgc_MinOp : Tgc_BinaryOp<"min", Tgc_NumericTensor, "Elementwise minimum (NaN propagates)", "min(x, y)", [Commutative]>;
+def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", Tgc_BoolTensor, "Elementwise boolean and", "x && y", [Commutative]>;
+def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", Tgc_BoolTensor, "Elementwise boolean or", "x || y", [Commutative]>;
+
+def Tgc_CompareOp : Tgc_Op<"compare", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise comparison with broadcasting, producing i1";
+  let description = [{
+    Compares two tensors of the same element type elementwise under numpy
+    broadcasting and produces an i1 tensor. The predicate is one of `eq`,
+    `ne`, `lt`, `le`, `gt`, `ge`; comparisons with NaN are false except `ne`.
+    Booleans support only `eq` and `ne`.
+
+    ```mlir
+    %m = tgc.compare lt, %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
+  let arguments = (ins Tgc_ComparePredicateAttr:$predicate, Tgc_Tensor:$lhs, Tgc_Tensor:$rhs);
+  let results = (outs Tgc_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+}
+
+def Tgc_SelectOp : Tgc_Op<"select", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Elementwise choice between two tensors under a boolean mask";
+  let description = [{
+    `z = cond ? x : y` elementwise, broadcasting all three operands together
+    with numpy rules. `x` and `y` share an element type, which the result takes.
+
+    ```mlir
+    %z = tgc.select %c, %x, %y : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_BoolTensor:$condition, Tgc_Tensor:$true_value, Tgc_Tensor:$false_value);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Tgc_MatmulOp : Tgc_Op<"matmul", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Batched matrix multiplication with broadcast batch dims";
+  let description = [{
+    `C[..., m, n] = sum_k A[..., m, k] * B[..., k, n]`. Both operands have rank
+    at least 2; the last two dims are the matrix, the leading dims are batch
+    dims broadcast together with numpy rules (so a rank-2 operand is shared by
+    every batch). `transpose_a` / `transpose_b` swap the last two dims of the
+    operand first. Both operands and the result share an element type; f16,
+    bf16 and f32 accumulate in at least f32 precision, integers in i64 and
+    wrap on the final conversion.
+
+    ```mlir
+    %c = tgc.matmul %a, %b {transpose_b} : (tensor<8x?x64xf32>, tensor<128x64xf32>) -> tensor<8x?x128xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_NumericTensor:$lhs, Tgc_NumericTensor:$rhs,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs Tgc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Tgc_Conv2DOp : Tgc_Op<"conv2d", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "2-D convolution (NCHW or NHWC, strided, padded, dilated, grouped)";
+  let description = [{
+    A 2-D cross-correlation. With `layout = #tgc<layout NCHW>` (the default)
+    the input is `N x C x H x W`, the filter `O x C/groups x KH x KW` (OIHW)
+    and the result `N x O x OH x OW`; with `NHWC` the input is
+    `N x H x W x C`, the filter `KH x KW x C/groups x O` (HWIO) and the result
+    `N x OH x OW x O`. `C` and `O` must be divisible by `groups`;
+    `groups = C` with `O = C * multiplier` is a depthwise convolution.
+    The optional bias has shape `O`.
+
+    `strides = [sh, sw]` and `dilations = [dh, dw]` are positive (default 1);
+    `padding = [top, left, bottom, right]` is non-negative (default 0), the
+    order ONNX uses. `OH = floor((H + top + bottom - dh * (KH - 1) - 1) / sh) + 1`,
+    and likewise `OW`; the padded input must hold at least one dilated window.
+
+    ```mlir
+    %y = tgc.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+        : (tensor<1x3x224x224xf32>, tensor<64x3x3x3xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input, Tgc_FloatTensor:$filter,
+      Optional<Tgc_FloatTensor>:$bias,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      DefaultValuedAttr<I64Attr, "1">:$groups,
+      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+class Tgc_PoolOp<string mnemonic, string opSummary> : Tgc_Op<mnemonic,
+    [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = opSummary;
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Tgc_MaxPool2DOp : Tgc_PoolOp<"max_pool2d", "2-D max pooling"> {
+  let description = [{
+    Max over each `kernel = [kh, kw]` window of the spatial dims of an NCHW or
+    NHWC input. `strides`, `dilations` (default 1) and
+    `padding = [top, left, bottom, right]` (default 0) work as in
+    `tgc.conv2d`; padded positions never win. With `ceil_mode` the output size
+    rounds up, as long as the last window starts inside the input or its left
+    padding. Each padding amount must be smaller than the dilated window.
+
+    ```mlir
+    %y = tgc.max_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
+        : (tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      UnitAttr:$ceil_mode,
+      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+}
+
+def Tgc_AvgPool2DOp : Tgc_PoolOp<"avg_pool2d", "2-D average pooling"> {
+  let description = [{
+    Mean over each `kernel = [kh, kw]` window, with `strides`, `padding`,
+    `dilations`, `ceil_mode` and `layout` as in `tgc.max_pool2d`. With
+    `count_include_pad` the divisor counts padded positions inside the padded
+    input (positions past it, added by `ceil_mode`, never count); without it
+    the divisor is the number of real input elements in the window.
+
+    ```mlir
+    %y = tgc.avg_pool2d %x {count_include_pad, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+      UnitAttr:$ceil_mode, UnitAttr:$count_include_pad,
+      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+}
+
+def Tgc_GlobalAvgPool2DOp : Tgc_PoolOp<"global_avg_pool2d", "Global 2-D average pooling"> {
+  let description = [{
+    Mean over both spatial dims of an NCHW or NHWC input; the spatial dims of
+    the result are 1 (`N x C x 1 x 1` or `N x 1 x 1 x C`).
+
+    ```mlir
+    %y = tgc.global_avg_pool2d %x : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input,
+      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Tgc_ReduceOp<string mnemonic, Type tensorType, string opSummary, string identity>
+    : Tgc_Op<mnemonic, [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = opSummary;
+  let description = opSummary # " over `axes` (strictly increasing, each in "
+      # "`[0, rank)`, at least one). With `keepdims` the reduced dims stay as "
+      # "1, otherwise they are removed. Reducing an empty set of elements "
+      # "gives " # identity # ". Floats accumulate in at least f32 precision.\n\n"
+      # "```mlir\n%y = tgc." # mnemonic # " %x {axes = array<i64: 1>, keepdims} : "
+      # "(tensor<4x?xf32>) -> tensor<4x1xf32>\n```";
+  let arguments = (ins tensorType:$input, DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Tgc_ReduceSumOp : Tgc_ReduceOp<"reduce_sum", Tgc_NumericTensor, "Sum", "0">;
+def Tgc_ReduceMeanOp : Tgc_ReduceOp<"reduce_mean", Tgc_FloatTensor, "Arithmetic mean", "NaN">;
+def Tgc_ReduceMaxOp : Tgc_ReduceOp<"reduce_max", Tgc_NumericTensor, "Maximum", "the lowest value of the type (-inf for floats)">;
+def Tgc_ReduceMinOp : Tgc_ReduceOp<"reduce_min", Tgc_NumericTensor, "Minimum", "the highest value of the type (+inf for floats)">;
+def Tgc_ReduceProdOp : Tgc_ReduceOp<"reduce_prod", Tgc_NumericTensor, "Product", "1">;
+
+class Tgc_ArgReduceOp<string mnemonic, string which>
+    : Tgc_Op<mnemonic, [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Index of the " # which # " along an axis";
+  let description = "The i64 index of the " # which # " along `axis`. Ties "
+      # "give the first index, or the last with `select_last_index`; NaN wins "
+      # "over numbers. With `keepdims` the axis stays as 1. The axis must not "
+      # "be empty when the function runs.\n\n"
+      # "```mlir\n%i = tgc." # mnemonic # " %x {axis = 1 : i64} : (tensor<4x10xf32>) -> tensor<4xi64>\n```";
+  let arguments = (ins Tgc_NumericTensor:$input, I64Attr:$axis, UnitAttr:$keepdims,
+                       UnitAttr:$select_last_index);
+  let results = (outs Tgc_I64Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Tgc_ArgMaxOp : Tgc_ArgReduceOp<"argmax", "maximum">;
+def Tgc_ArgMinOp : Tgc_ArgReduceOp<"argmin", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+class Tgc_SoftmaxBase<string mnemonic, string opSummary, string formula>
+    : Tgc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = opSummary;
+  let description = "`y = " # formula # "` along `axis` (in `[0, rank)`), "
+      # "computed stably (the maximum is subtracted first).\n\n"
+      # "```mlir\n%y = tgc." # mnemonic # " %x {axis = 1 : i64} : tensor<?x1000xf32>\n```";
+  let arguments = (ins Tgc_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Tgc_SoftmaxOp : Tgc_SoftmaxBase<"softmax", "Softmax along an axis",
+    "exp(x) / sum(exp(x))">;
+def Tgc_LogSoftmaxOp : Tgc_SoftmaxBase<"log_softmax", "Log-softmax along an axis",
+    "x - log(sum(exp(x)))">;
+
+def Tgc_LayerNormOp : Tgc_Op<"layer_norm",
+    [AttrSizedOperandSegments, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Layer normalization over the trailing dims";
+  let description = [{
+    Normalizes over the dims `[axis, rank)`:
+    `y = (x - mean) / sqrt(var + epsilon) * scale + bias`, with the biased
+    variance. The optional `scale` and `bias` have the shape of the normalized
+    dims (`x.shape[axis:]`) and the element type of `x`. `epsilon` must be
+    non-negative (default 1e-5). Statistics are computed in at least f32.
+
+    ```mlir
+    %y = tgc.layer_norm %x scale %g bias %b {axis = 2 : i64}
+        : (tensor<?x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<?x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input, Optional<Tgc_FloatTensor>:$scale,
+      Optional<Tgc_FloatTensor>:$bias, I64Attr:$axis,
+      DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Tgc_BatchNormOp : Tgc_Op<"batch_norm", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Batch normalization in inference form";
+  let description = [{
+    `y = (x - mean) / sqrt(variance + epsilon) * scale + bias` with the running
+    statistics given as operands. `scale`, `bias`, `mean` and `variance` are
+    1-D with the size of the channel dim `axis` of `x` (default 1, as in
+    NCHW; use the last dim for NHWC); `epsilon` is non-negative (default 1e-5).
+
+    ```mlir
+    %y = tgc.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0e-03 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$input, Tgc_FloatTensor:$scale,
+      Tgc_FloatTensor:$bias, Tgc_FloatTensor:$mean, Tgc_FloatTensor:$variance,
+      DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+      DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Tgc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tgc_ReshapeOp : Tgc_Op<"reshape"> {
+  let summary = "Reinterpret a tensor with a new shape";
+  let description = [{
+    Keeps the elements in row-major order and changes the shape to the result
+    type. The element counts must agree; the result may have at most one
+    dynamic dim, which takes `numel(input) / product(static result dims)`
+    when the function runs (the `-1` of numpy's reshape).
+
+    ```mlir
+    %y = tgc.reshape %x : tensor<?x4x4xf32> to tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tgc_TransposeOp : Tgc_Op<"transpose", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Permute the dims of a tensor";
+  let description = [{
+    `result.shape[i] = input.shape[permutation[i]]`; `permutation` is a
+    permutation of `[0, rank)`.
+
+    ```mlir
+    %y = tgc.transpose %x {permutation = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tgc_BroadcastToOp : Tgc_Op<"broadcast_to"> {
+  let summary = "Broadcast a tensor to the result shape";
+  let description = [{
+    Broadcasts with numpy rules to the result type's shape: the input's dims
+    are right-aligned with the result's, and each must be 1 or equal to the
+    result dim. A dynamic result dim must line up with an input dim, whose
+    size it takes when the function runs; dims the input does not have must
+    be static.
+
+    ```mlir
+    %y = tgc.broadcast_to %x : tensor<?x1xf32> to tensor<4x?x8xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tgc_ConcatOp : Tgc_Op<"concat", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Concatenate tensors along an axis";
+  let description = [{
+    Joins one or more tensors of the same rank and element type along `axis`;
+    every other dim must agree.
+
+    ```mlir
+    %y = tgc.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x?xf32>) -> tensor<2x?xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tgc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasFolder = 1;
+}
+
+def Tgc_SliceOp : Tgc_Op<"slice", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Strided slice with numpy semantics";
+  let description = [{
+    Takes `input[starts[d] : ends[d] : steps[d]]` in every dim `d`, with
+    Python/numpy semantics: negative starts and ends count from the end, both
+    are clamped to the dim, and a negative step walks backwards. `steps` is
+    optional (all 1) and may not contain 0. Use a large `ends` value such as
+    `9223372036854775807` for "to the end".
+
+    ```mlir
+    %y = tgc.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 4, 9223372036854775807>, steps = array<i64: 2, 1>}
+        : (tensor<4x5xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$starts,
+      DenseI64ArrayAttr:$ends, OptionalAttr<DenseI64ArrayAttr>:$steps);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Tgc_PadOp : Tgc_Op<"pad", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Pad a tensor with a constant";
+  let description = [{
+    Adds `low[d]` elements before and `high[d]` after each dim `d` (both
+    non-negative), filled with `value` converted to the element type.
+
+    ```mlir
+    %y = tgc.pad %x {high = array<i64: 0, 1>, low = array<i64: 1, 0>, value = 0.0 : f64} : (tensor<2x2xf32>) -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$low,
+      DenseI64ArrayAttr:$high, DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def Tgc_GatherOp : Tgc_Op<"gather", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Gather slices along an axis by index";
+  let description = [{
+    `result[p..., i..., s...] = data[p..., indices[i...], s...]` where `p` runs
+    over the dims before `axis` and `s` over those after, so the result shape
+    is `data.shape[:axis] + indices.shape + data.shape[axis+1:]`. Indices are
+    i32 or i64; negative ones count from the end; an index out of range is a
+    run-time error.
+
+    ```mlir
+    %y = tgc.gather %table, %ids {axis = 0 : i64} : (tensor<1000x64xf32>, tensor<?x8xi64>) -> tensor<?x8x64xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$data, Tgc_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Remove size-1 dims";
+  let description = [{
+    Removes the dims listed in `axes` (strictly increasing, in `[0, rank)`),
+    each of which must have size 1 (a dynamic dim is checked when the
+    function runs).
+
+    ```mlir
+    %y = tgc.squeeze %x {axes = array<i64: 0, 2>} : (tensor<1x3x1xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tgc_UnsqueezeOp : Tgc_Op<"unsqueeze", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Insert size-1 dims";
+  let description = [{
+    Inserts size-1 dims so that they sit at the positions `axes` of the result
+    (strictly increasing, in `[0, rank + len(axes))`).
+
+    ```mlir
+    %y = tgc.unsqueeze %x {axes = array<i64: 0, 2>} : (tensor<3x?xf32>) -> tensor<1x3x1x?xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+#endif // TGC_OPS_TD

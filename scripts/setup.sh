@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package tgc needs to build and test.
+# Idempotent: packages already installed are skipped, and apt is not touched
+# at all when nothing is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build python3 make
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: done"
