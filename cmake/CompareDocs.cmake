@@ -1,0 +1,11 @@
+# Fails when docs/ does not hold the current generated references.
+foreach(doc TgcDialect.md TgcPasses.md)
+  file(READ ${GENERATED}/${doc} generated)
+  if(NOT EXISTS ${COMMITTED}/${doc})
+    message(FATAL_ERROR "docs/${doc} is missing: run `ninja -C build tgc-doc`")
+  endif()
+  file(READ ${COMMITTED}/${doc} committed)
+  if(NOT generated STREQUAL committed)
+    message(FATAL_ERROR "docs/${doc} is stale: run `ninja -C build tgc-doc` and commit it")
+  endif()
+endforeach()
