@@ -71,15 +71,10 @@ def Tgc_CmpLT : I32EnumAttrCase<"lt", 2>;
 def Tgc_CmpLE : I32EnumAttrCase<"le", 3>;
 def Tgc_CmpGT : I32EnumAttrCase<"gt", 4>;
 def Tgc_CmpGE : I32EnumAttrCase<"ge", 5>;
-def Tgc_ComparePredicate : I32EnumAttr<"ComparePredicate",
+def Tgc_ComparePredicateAttr : I32EnumAttr<"ComparePredicate",
     "elementwise comparison predicate",
     [Tgc_CmpEQ, Tgc_CmpNE, Tgc_CmpLT, Tgc_CmpLE, Tgc_CmpGT, Tgc_CmpGE]> {
-  let genSpecializedAttr = 0;
   let cppNamespace = "::tgc";
-}
-def Tgc_ComparePredicateAttr
-    : EnumAttr<Tgc_Dialect, Tgc_ComparePredicate, "compare_predicate"> {
-  let assemblyFormat = "$value";
 }
 
 //===----------------------------------------------------------------------===//

@@ -127,12 +127,12 @@ def Tgc_ClampOp : Tgc_UnaryOp<"clamp", Tgc_NumericTensor,
 def Tgc_GeluOp : Tgc_UnaryOp<"gelu", Tgc_FloatTensor,
     "Elementwise Gaussian error linear unit", "x * Phi(x)"> {
   let description = [{
-    Elementwise GELU. With `approximate = #tgc<gelu_approximation none>` (the
+    Elementwise GELU. With `approximate = #tgc.gelu_approximation<none>` (the
     default) `y = 0.5 * x * (1 + erf(x / sqrt(2)))`; with `tanh`,
     `y = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
 
     ```mlir
-    %y = tgc.gelu %x {approximate = #tgc<gelu_approximation tanh>} : tensor<4xf32>
+    %y = tgc.gelu %x {approximate = #tgc.gelu_approximation<tanh>} : tensor<4xf32>
     ```
   }];
   let arguments = (ins Tgc_FloatTensor:$input,
@@ -243,7 +243,7 @@ def Tgc_MatmulOp : Tgc_Op<"matmul", [InferTypeOpAdaptorWithIsCompatible]> {
 def Tgc_Conv2DOp : Tgc_Op<"conv2d", [InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "2-D convolution (NCHW or NHWC, strided, padded, dilated, grouped)";
   let description = [{
-    A 2-D cross-correlation. With `layout = #tgc<layout NCHW>` (the default)
+    A 2-D cross-correlation. With `layout = #tgc.layout<NCHW>` (the default)
     the input is `N x C x H x W`, the filter `O x C/groups x KH x KW` (OIHW)
     and the result `N x O x OH x OW`; with `NHWC` the input is
     `N x H x W x C`, the filter `KH x KW x C/groups x O` (HWIO) and the result

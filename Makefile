@@ -1,0 +1,28 @@
+# tgc entry points. On a fresh Debian 12 machine:
+#   make demo   set up (if needed), build, and run the demo
+#   make test   set up (if needed), build, and run every test suite
+.PHONY: demo test setup build docs clean
+
+BUILD_DIR := build
+
+setup:
+	@./scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja: | setup
+	cmake --preset default
+
+build: setup $(BUILD_DIR)/build.ninja
+	cmake --build --preset default
+
+demo: build
+	@./scripts/demo.sh
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j2
+
+# Regenerate the dialect and pass references into docs/.
+docs: build
+	cmake --build --preset default --target tgc-doc
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The tgc demo: optimize a small model with tgc-opt, then run it on the
+# reference interpreter with tgc-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=build/bin
+EXAMPLE=examples/demo.mlir
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "The input: an MLP block with a residual add and a softmax head ($EXAMPLE)"
+grep -v '^//' "$EXAMPLE"
+
+step "tgc-opt --tgc-cleanup: canonicalize, fold (x * 1.0 disappears), CSE, refine shapes"
+"$BIN/tgc-opt" --tgc-cleanup "$EXAMPLE"
+
+step "tgc-opt on malformed input: a located error and a non-zero exit"
+printf 'func.func @bad(%%a: tensor<2x3xf32>, %%b: tensor<4x3xf32>) -> tensor<2x3xf32> {\n  %%c = tgc.add %%a, %%b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>\n  return %%c : tensor<2x3xf32>\n}\n' > /tmp/tgc-demo-bad.mlir
+if "$BIN/tgc-opt" /tmp/tgc-demo-bad.mlir > /dev/null; then
+  echo "unexpected success"; exit 1
+else
+  echo "(exit code $?)"
+fi
+
+step "tgc-run on the reference interpreter: batch of 2 (the dynamic dim), given weights"
+"$BIN/tgc-run" "$EXAMPLE" \
+  --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 \
+  --input=4x8xf32=0.1 --input=8xf32=0 --input=8x4xf32=0.05,-0.05,0.1,-0.1
+
+step "tgc-run checking the result against expected values (exit code 0 = match)"
+"$BIN/tgc-run" "$EXAMPLE" \
+  --input=1x4xf32=0,0,0,0 --input=4x8xf32=0.1 --input=8xf32=0 --input=8x4xf32=1 \
+  --expected=1x4xf32=0.25,0.25,0.25,0.25

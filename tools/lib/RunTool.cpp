@@ -1,0 +1,347 @@
+//===- RunTool.cpp - the tgc-run command line tool ------------------------===//
+//
+// tgc-run FILE [--function=NAME] [--backend=reference] [--input=SPEC]...
+//         [--seed=N] [--output=PATH]... [--expected=PATH]... [--rtol=R]
+//         [--atol=A] [--benchmark=N] [--print]
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/lib/RunTool.h"
+
+#include "codegen/reference/Interpreter.h"
+#include "runtime/Npy.h"
+#include "tools/lib/Registration.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+using namespace llvm;
+using tgc::runtime::DType;
+using tgc::runtime::HostTensor;
+
+namespace {
+struct Options {
+  cl::opt<std::string> file{cl::Positional, cl::desc("<input .mlir file>"),
+                            cl::Required};
+  cl::opt<std::string> function{
+      "function", cl::desc("Function to run (default: the only or first public one)")};
+  cl::opt<std::string> backend{"backend",
+                               cl::desc("Backend: reference (the interpreter)"),
+                               cl::init("reference")};
+  cl::list<std::string> inputs{
+      "input", cl::desc("An input: a .npy path or a literal such as "
+                        "2x3xf32=1,2,3,4,5,6 (in argument order)")};
+  cl::opt<uint64_t> seed{"seed", cl::desc("Seed for inputs not given"),
+                         cl::init(0)};
+  cl::list<std::string> outputs{"output",
+                                cl::desc("Write result #i to this .npy path")};
+  cl::list<std::string> expected{
+      "expected", cl::desc("Compare result #i with this .npy (or literal)")};
+  cl::opt<double> rtol{"rtol", cl::desc("Relative tolerance"), cl::init(1e-4)};
+  cl::opt<double> atol{"atol", cl::desc("Absolute tolerance"), cl::init(1e-5)};
+  cl::opt<unsigned> benchmark{
+      "benchmark", cl::desc("Run N timed iterations after a warm-up run"),
+      cl::init(0)};
+  cl::opt<bool> print{"print", cl::desc("Print the results (default when no "
+                                        "--output or --expected is given)")};
+};
+
+Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : enumerate(shape))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
+}
+
+std::optional<DType> dtypeOf(mlir::Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  return std::nullopt;
+}
+
+/// Reads a tensor from a .npy path or an inline literal.
+Expected<HostTensor> loadTensor(StringRef spec) {
+  if (spec.contains('='))
+    return tgc::parseTensorLiteral(spec);
+  auto tensor = tgc::runtime::readNpy(spec.str());
+  if (!tensor.ok())
+    return makeError(spec + ": " + std::string(tensor.status().message()));
+  return std::move(*tensor);
+}
+
+/// Converts `tensor` to `dtype` when the file format cannot hold it (bf16 is
+/// stored as f32 in .npy); other mismatches are left for the interpreter to
+/// report.
+HostTensor adaptDType(HostTensor tensor, DType dtype) {
+  if (tensor.dtype() != DType::F32 || dtype != DType::BF16)
+    return tensor;
+  auto converted = HostTensor::allocate(dtype, tensor.shape());
+  if (!converted.ok())
+    return tensor;
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    converted->setDouble(i, tensor.getDouble(i));
+  return std::move(*converted);
+}
+
+/// A random input of `type`; dynamic dims cannot be made up.
+Expected<HostTensor> randomTensor(mlir::RankedTensorType type, unsigned index,
+                                  std::mt19937_64 &rng) {
+  auto dtype = dtypeOf(type.getElementType());
+  if (!dtype)
+    return makeError("argument #" + Twine(index) + " has unsupported type");
+  if (!type.hasStaticShape())
+    return makeError("argument #" + Twine(index) +
+                     " has dynamic dims; give it with --input");
+  auto tensor = HostTensor::allocate(*dtype, std::vector<int64_t>(
+                                                 type.getShape().begin(),
+                                                 type.getShape().end()));
+  if (!tensor.ok())
+    return makeError("argument #" + Twine(index) + ": " +
+                     std::string(tensor.status().message()));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> integer(-10, 10);
+  for (int64_t i = 0; i < tensor->numElements(); ++i) {
+    if (runtime::isFloatDType(*dtype))
+      tensor->setDouble(i, real(rng));
+    else if (*dtype == DType::I1)
+      tensor->setInt(i, integer(rng) > 0);
+    else
+      tensor->setInt(i, integer(rng));
+  }
+  return std::move(*tensor);
+}
+
+void printTensor(raw_ostream &os, const HostTensor &tensor) {
+  constexpr int64_t kMaxPrinted = 64;
+  os << "[";
+  int64_t n = tensor.numElements();
+  for (int64_t i = 0; i < n && i < kMaxPrinted; ++i) {
+    if (i)
+      os << ", ";
+    if (runtime::isFloatDType(tensor.dtype()))
+      os << format("%g", tensor.getDouble(i));
+    else
+      os << tensor.getInt(i);
+  }
+  if (n > kMaxPrinted)
+    os << ", ... (" << n << " elements)";
+  os << "]\n";
+}
+
+mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
+  if (!name.empty())
+    return module.lookupSymbol<mlir::func::FuncOp>(name);
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      return func;
+  return nullptr;
+}
+
+Error run(const Options &opts) {
+  if (opts.backend != "reference")
+    return makeError("unknown backend '" + opts.backend +
+                     "' (available: reference)");
+
+  mlir::DialectRegistry registry;
+  tgc::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
+  if (!buffer)
+    return makeError("cannot read '" + opts.file +
+                     "': " + buffer.getError().message());
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return makeError("failed to parse '" + opts.file + "'");
+  mlir::func::FuncOp func = findFunction(*module, opts.function);
+  if (!func)
+    return makeError(opts.function.empty()
+                         ? Twine("no public function with a body in '" +
+                                 opts.file + "'")
+                         : Twine("no function named '" + opts.function + "'"));
+
+  mlir::FunctionType signature = func.getFunctionType();
+  if (opts.inputs.size() > signature.getNumInputs())
+    return makeError("@" + func.getName() + " takes " +
+                     Twine(signature.getNumInputs()) + " arguments but " +
+                     Twine(opts.inputs.size()) + " inputs were given");
+  std::mt19937_64 rng(opts.seed);
+  std::vector<HostTensor> args;
+  for (auto [i, type] : enumerate(signature.getInputs())) {
+    auto tensorType = dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensorType)
+      return makeError("argument #" + Twine(i) + " is not a ranked tensor");
+    if (i < opts.inputs.size()) {
+      auto tensor = loadTensor(opts.inputs[i]);
+      if (!tensor)
+        return tensor.takeError();
+      auto dtype = dtypeOf(tensorType.getElementType());
+      args.push_back(dtype ? adaptDType(std::move(*tensor), *dtype)
+                           : std::move(*tensor));
+      continue;
+    }
+    auto tensor = randomTensor(tensorType, i, rng);
+    if (!tensor)
+      return tensor.takeError();
+    args.push_back(std::move(*tensor));
+  }
+
+  auto results = tgc::reference::runFunction(func, args);
+  if (!results)
+    return results.takeError();
+
+  if (opts.benchmark > 0) {
+    std::vector<double> ms;
+    for (unsigned i = 0; i < opts.benchmark; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      auto again = tgc::reference::runFunction(func, args);
+      auto stop = std::chrono::steady_clock::now();
+      if (!again)
+        return again.takeError();
+      ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    outs() << format("@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
+                     func.getName().str().c_str(), opts.backend.c_str(),
+                     opts.benchmark, ms.front(), ms[ms.size() / 2], ms.back());
+  }
+
+  if (opts.outputs.size() > results->size() ||
+      opts.expected.size() > results->size())
+    return makeError("@" + func.getName() + " returns " +
+                     Twine(results->size()) + " results but more --output or "
+                     "--expected paths were given");
+  for (auto [i, path] : enumerate(opts.outputs)) {
+    auto status = tgc::runtime::writeNpy(path, (*results)[i]);
+    if (!status.ok())
+      return makeError(path + ": " + std::string(status.message()));
+  }
+  bool mismatch = false;
+  for (auto [i, spec] : enumerate(opts.expected)) {
+    auto want = loadTensor(spec);
+    if (!want)
+      return want.takeError();
+    HostTensor expected = adaptDType(std::move(*want), (*results)[i].dtype());
+    auto status = tgc::runtime::allClose((*results)[i], expected, opts.rtol,
+                                         opts.atol);
+    if (status.ok()) {
+      outs() << "result #" << i << ": matches " << spec << "\n";
+    } else {
+      mismatch = true;
+      errs() << "result #" << i << ": MISMATCH against " << spec << ": "
+             << status.message() << "\n";
+    }
+  }
+  if (opts.print || (opts.outputs.empty() && opts.expected.empty() &&
+                     opts.benchmark == 0)) {
+    for (auto [i, result] : enumerate(*results)) {
+      outs() << "result #" << i << ": " << result.describe() << " = ";
+      printTensor(outs(), result);
+    }
+  }
+  if (mismatch)
+    return makeError("results differ from the expected values (rtol " +
+                     Twine(opts.rtol) + ", atol " + Twine(opts.atol) + ")");
+  return Error::success();
+}
+} // namespace
+
+Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
+  auto [typePart, valuePart] = spec.split('=');
+  SmallVector<StringRef> pieces;
+  typePart.split(pieces, 'x');
+  std::optional<DType> dtype = runtime::parseDType(pieces.back());
+  if (!dtype)
+    return makeError("bad tensor literal '" + spec + "': unknown element type '" +
+                     pieces.back() + "'");
+  std::vector<int64_t> shape;
+  for (StringRef dim : ArrayRef(pieces).drop_back()) {
+    int64_t size;
+    if (dim.getAsInteger(10, size) || size < 0)
+      return makeError("bad tensor literal '" + spec + "': bad dim '" + dim + "'");
+    shape.push_back(size);
+  }
+  auto tensor = HostTensor::allocate(*dtype, shape);
+  if (!tensor.ok())
+    return makeError("bad tensor literal '" + spec +
+                     "': " + std::string(tensor.status().message()));
+  SmallVector<StringRef> values;
+  if (!valuePart.trim().empty())
+    valuePart.split(values, ',');
+  int64_t n = tensor->numElements();
+  if (!(static_cast<int64_t>(values.size()) == n ||
+        (values.size() == 1 && n > 0)))
+    return makeError("bad tensor literal '" + spec + "': " +
+                     Twine(values.size()) + " values for shape " +
+                     shapeString(shape) + " (" + Twine(n) + " elements)");
+  for (int64_t i = 0; i < n; ++i) {
+    StringRef text = values[values.size() == 1 ? 0 : i].trim();
+    if (runtime::isFloatDType(*dtype)) {
+      double v;
+      std::string lower = text.lower();
+      if (lower == "nan")
+        v = std::nan("");
+      else if (lower == "inf" || lower == "+inf")
+        v = INFINITY;
+      else if (lower == "-inf")
+        v = -INFINITY;
+      else if (text.getAsDouble(v))
+        return makeError("bad tensor literal '" + spec + "': bad number '" +
+                         text + "'");
+      tensor->setDouble(i, v);
+    } else {
+      int64_t v;
+      if (*dtype == DType::I1 && (text == "true" || text == "false"))
+        v = text == "true";
+      else if (text.getAsInteger(10, v))
+        return makeError("bad tensor literal '" + spec + "': bad integer '" +
+                         text + "'");
+      tensor->setInt(i, v);
+    }
+  }
+  return std::move(*tensor);
+}
+
+int tgc::runToolMain(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  Options opts;
+  cl::ParseCommandLineOptions(argc, argv, "tgc-run: run a tgc function\n");
+  if (Error error = run(opts)) {
+    errs() << "tgc-run: error: " << toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return 0;
+}
