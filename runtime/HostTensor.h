@@ -38,14 +38,13 @@ public:
   /// A non-owning view of `data`, which must outlive the tensor and all its
   /// copies. Same checks as allocate; `data` may be null only when the tensor
   /// has no elements.
-  static absl::StatusOr<HostTensor> borrow(DType dtype,
-                                           std::vector<int64_t> shape,
-                                           void *data);
+  static absl::StatusOr<HostTensor>
+  borrow(DType dtype, std::vector<int64_t> shape, void *data);
 
   /// Number of elements of `shape`, or InvalidArgument for a negative dim or
   /// an overflowing product.
-  static absl::StatusOr<int64_t> checkedNumElements(
-      const std::vector<int64_t> &shape);
+  static absl::StatusOr<int64_t>
+  checkedNumElements(const std::vector<int64_t> &shape);
 
   DType dtype() const { return elementType; }
   const std::vector<int64_t> &shape() const { return dims; }
@@ -102,8 +101,8 @@ public:
   std::vector<int64_t> unflattenIndex(int64_t flat) const;
 
 private:
-  HostTensor(DType dtype, std::vector<int64_t> shape, int64_t count,
-             std::shared_ptr<void> storage, void *data);
+  HostTensor(DType dtype, std::vector<int64_t> shape, int64_t elementCount,
+             std::shared_ptr<void> ownedStorage, void *data);
 
   DType elementType = DType::F32;
   std::vector<int64_t> dims;

@@ -131,7 +131,7 @@ Expected<HostTensor> randomTensor(mlir::RankedTensorType type, unsigned index,
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int64_t> integer(-10, 10);
   for (int64_t i = 0; i < tensor->numElements(); ++i) {
-    if (runtime::isFloatDType(*dtype))
+    if (tgc::runtime::isFloatDType(*dtype))
       tensor->setDouble(i, real(rng));
     else if (*dtype == DType::I1)
       tensor->setInt(i, integer(rng) > 0);
@@ -148,7 +148,7 @@ void printTensor(raw_ostream &os, const HostTensor &tensor) {
   for (int64_t i = 0; i < n && i < kMaxPrinted; ++i) {
     if (i)
       os << ", ";
-    if (runtime::isFloatDType(tensor.dtype()))
+    if (tgc::runtime::isFloatDType(tensor.dtype()))
       os << format("%g", tensor.getDouble(i));
     else
       os << tensor.getInt(i);
@@ -262,7 +262,7 @@ Error run(const Options &opts) {
     } else {
       mismatch = true;
       errs() << "result #" << i << ": MISMATCH against " << spec << ": "
-             << status.message() << "\n";
+             << std::string(status.message()) << "\n";
     }
   }
   if (opts.print || (opts.outputs.empty() && opts.expected.empty() &&
@@ -283,7 +283,7 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
   auto [typePart, valuePart] = spec.split('=');
   SmallVector<StringRef> pieces;
   typePart.split(pieces, 'x');
-  std::optional<DType> dtype = runtime::parseDType(pieces.back());
+  std::optional<DType> dtype = tgc::runtime::parseDType(pieces.back());
   if (!dtype)
     return makeError("bad tensor literal '" + spec + "': unknown element type '" +
                      pieces.back() + "'");
@@ -309,7 +309,7 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
                      shapeString(shape) + " (" + Twine(n) + " elements)");
   for (int64_t i = 0; i < n; ++i) {
     StringRef text = values[values.size() == 1 ? 0 : i].trim();
-    if (runtime::isFloatDType(*dtype)) {
+    if (tgc::runtime::isFloatDType(*dtype)) {
       double v;
       std::string lower = text.lower();
       if (lower == "nan")

@@ -1,0 +1,41 @@
+// tgc-run reports bad command lines, bad inputs and run-time errors with a
+// clear message and a non-zero exit, never a crash.
+// RUN: not tgc-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// RUN: not tgc-run %s --function=gather --input=3xf32=1,2,3 --input=2xi64=0,7 2>&1 | FileCheck %s --check-prefix=OOB
+// RUN: not tgc-run %s --function=gather --input=3xi32=1,2,3 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not tgc-run %s --function=gather --input=3xf32=1,2 2>&1 | FileCheck %s --check-prefix=COUNT
+// RUN: not tgc-run %s --function=gather --input=3xq7=1 2>&1 | FileCheck %s --check-prefix=BADTYPE
+// RUN: not tgc-run %s --function=gather --input=-3xf32=1 2>&1 | FileCheck %s --check-prefix=BADDIM
+// RUN: not tgc-run %s --function=gather --input=3xf32=1,2,x 2>&1 | FileCheck %s --check-prefix=BADNUM
+// RUN: not tgc-run %s --function=gather --input=%t.missing.npy 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not tgc-run %s --function=dyn 2>&1 | FileCheck %s --check-prefix=NEEDSHAPE
+// RUN: not tgc-run %s --function=div --input=2xi32=1,2 --input=2xi32=1,0 2>&1 | FileCheck %s --check-prefix=DIVZERO
+// RUN: not tgc-run %s --backend=tpu 2>&1 | FileCheck %s --check-prefix=BACKEND
+// RUN: not tgc-run %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=NOFILE
+
+// NOFUNC: tgc-run: error: no function named 'nope'
+// OOB: tgc-run: error: {{.*}}errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: 'tgc.gather' op {{.*}}7{{.*}}out of range
+// DTYPE: tgc-run: error: {{.*}}argument #0{{.*}}
+// COUNT: tgc-run: error: bad tensor literal '3xf32=1,2': 2 values for shape 3 (3 elements)
+// BADTYPE: tgc-run: error: bad tensor literal '3xq7=1': unknown element type 'q7'
+// BADDIM: tgc-run: error: bad tensor literal '-3xf32=1': bad dim '-3'
+// BADNUM: tgc-run: error: bad tensor literal '3xf32=1,2,x': bad number 'x'
+// MISSING: tgc-run: error: {{.*}}missing.npy
+func.func @gather(%d: tensor<3xf32>, %i: tensor<2xi64>) -> tensor<2xf32> {
+  %0 = tgc.gather %d, %i {axis = 0 : i64} : (tensor<3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// NEEDSHAPE: tgc-run: error: argument #0 has dynamic dims; give it with --input
+func.func @dyn(%a: tensor<?xf32>) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
+
+// DIVZERO: tgc-run: error: {{.*}}errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: 'tgc.div' op {{.*}}division by zero
+func.func @div(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = tgc.div %a, %b : tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// BACKEND: tgc-run: error: unknown backend 'tpu' (available: reference)
+// NOFILE: tgc-run: error: cannot read '{{.*}}does-not-exist'
