@@ -14,9 +14,10 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "I
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tgc_src_root", config.tgc_src_root))
 
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.tgc_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.tgc_tools_dir, append_path=True)
 
 tool_dirs = [config.tgc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["tgc-opt", "tgc-run"], tool_dirs)

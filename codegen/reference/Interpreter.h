@@ -35,7 +35,8 @@ namespace tgc::reference {
 /// llvm::Error whose message starts with the failing op's location and name,
 /// e.g. `f.mlir:3:8: 'tgc.gather' op index 7 is out of range [-5, 5)`.
 llvm::Expected<std::vector<runtime::HostTensor>>
-runFunction(mlir::func::FuncOp func, llvm::ArrayRef<runtime::HostTensor> inputs);
+runFunction(mlir::func::FuncOp func,
+            llvm::ArrayRef<runtime::HostTensor> inputs);
 
 /// The maximum depth of nested func.call; deeper calls are an error.
 inline constexpr unsigned kMaxCallDepth = 64;

@@ -24,8 +24,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tgc::reference::detail {
@@ -144,18 +144,18 @@ void writeInts(HostTensor &t, const std::vector<int64_t> &values);
 //===----------------------------------------------------------------------===//
 
 /// Elementwise ops, cast, compare, select.
-std::optional<llvm::Expected<HostTensor>>
-runElementwise(mlir::Operation *op, Operands operands);
+std::optional<llvm::Expected<HostTensor>> runElementwise(mlir::Operation *op,
+                                                         Operands operands);
 /// matmul, conv2d, pools.
-std::optional<llvm::Expected<HostTensor>>
-runContraction(mlir::Operation *op, Operands operands);
+std::optional<llvm::Expected<HostTensor>> runContraction(mlir::Operation *op,
+                                                         Operands operands);
 /// Reductions, arg-reductions, softmax, layer/batch norm.
-std::optional<llvm::Expected<HostTensor>>
-runReduction(mlir::Operation *op, Operands operands);
+std::optional<llvm::Expected<HostTensor>> runReduction(mlir::Operation *op,
+                                                       Operands operands);
 /// constant, reshape, transpose, broadcast_to, concat, slice, pad, gather,
 /// squeeze, unsqueeze.
-std::optional<llvm::Expected<HostTensor>>
-runDataMovement(mlir::Operation *op, Operands operands);
+std::optional<llvm::Expected<HostTensor>> runDataMovement(mlir::Operation *op,
+                                                          Operands operands);
 
 } // namespace tgc::reference::detail
 

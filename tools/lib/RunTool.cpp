@@ -19,6 +19,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -236,7 +237,7 @@ Error run(const Options &opts) {
     std::sort(ms.begin(), ms.end());
     outs() << format("@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
                      func.getName().str().c_str(), opts.backend.c_str(),
-                     opts.benchmark, ms.front(), ms[ms.size() / 2], ms.back());
+                     opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
   }
 
   if (opts.outputs.size() > results->size() ||
@@ -273,8 +274,10 @@ Error run(const Options &opts) {
     }
   }
   if (mismatch)
-    return makeError("results differ from the expected values (rtol " +
-                     Twine(opts.rtol) + ", atol " + Twine(opts.atol) + ")");
+    return makeError(formatv("results differ from the expected values (rtol "
+                             "{0}, atol {1})",
+                             opts.rtol.getValue(), opts.atol.getValue())
+                         .str());
   return Error::success();
 }
 } // namespace

@@ -1,0 +1,381 @@
+//===- DataMovementKernels.cpp - constants and data movement --------------===//
+//
+// constant, reshape, transpose, broadcast_to, concat, slice, pad, gather,
+// squeeze and unsqueeze. Apart from constant and pad's fill value these move
+// raw elements without converting them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/reference/Kernels.h"
+
+#include "dialects/ScalarMath.h"
+#include "dialects/ShapeUtils.h"
+#include "dialects/TgcOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cstring>
+
+using namespace mlir;
+using llvm::Expected;
+
+namespace tgc::reference::detail {
+namespace {
+
+using Result = std::optional<Expected<HostTensor>>;
+
+const char *bytes(const HostTensor &t) {
+  return static_cast<const char *>(t.data());
+}
+char *bytes(HostTensor &t) { return static_cast<char *>(t.data()); }
+
+/// A copy of `in` with a new shape of the same element count.
+Expected<HostTensor> withShape(Operation *op, const HostTensor &in,
+                               Shape shape) {
+  auto out = allocate(op, in.dtype(), std::move(shape));
+  if (!out)
+    return out.takeError();
+  if (in.byteSize())
+    std::memcpy(out->data(), in.data(), in.byteSize());
+  return out;
+}
+
+/// Copies elements of `in` into `out` (row-major over out's shape), reading
+/// input element `base + sum(index[d] * strides[d])`.
+void gatherStrided(const HostTensor &in, HostTensor &out, int64_t base,
+                   const Shape &strides) {
+  size_t size = runtime::dtypeSize(in.dtype());
+  const char *src = bytes(in);
+  char *dst = bytes(out);
+  std::array<Shape, 1> s = {strides};
+  forEachBroadcast<1>(out.shape(), s, [&](int64_t i, int64_t off) {
+    std::memcpy(dst + i * size, src + (base + off) * size, size);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// constant
+//===----------------------------------------------------------------------===//
+
+Expected<HostTensor> runConstant(ConstantOp op) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense)
+    return opError(op, "value must be a dense elements attribute");
+  auto type = cast<RankedTensorType>(dense.getType());
+  if (!type.hasStaticShape())
+    return opError(op, "value must have a static shape");
+  auto out = allocate(op, resultDType(op), Shape(type.getShape()));
+  if (!out)
+    return out.takeError();
+  int64_t n = out->numElements();
+  Type elementType = type.getElementType();
+  if (isa<FloatType>(elementType)) {
+    auto toDouble = [](const APFloat &f) {
+      APFloat d = f;
+      bool lost;
+      d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      return d.convertToDouble();
+    };
+    if (!dense.isSplat() && elementType.isF32()) {
+      float *p = out->dataAs<float>();
+      for (float f : dense.getValues<float>())
+        *p++ = f;
+    } else if (!dense.isSplat() && elementType.isF64()) {
+      double *p = out->dataAs<double>();
+      for (double f : dense.getValues<double>())
+        *p++ = f;
+    } else if (dense.isSplat()) {
+      double v = toDouble(dense.getSplatValue<APFloat>());
+      for (int64_t i = 0; i < n; ++i)
+        out->setDouble(i, v);
+    } else {
+      int64_t i = 0;
+      for (const APFloat &f : dense.getValues<APFloat>())
+        out->setDouble(i++, toDouble(f));
+    }
+    return out;
+  }
+  bool isBool = elementType.isInteger(1);
+  auto toInt = [isBool](const APInt &v) {
+    return isBool ? static_cast<int64_t>(v.getZExtValue()) : v.getSExtValue();
+  };
+  if (dense.isSplat()) {
+    int64_t v = toInt(dense.getSplatValue<APInt>());
+    for (int64_t i = 0; i < n; ++i)
+      out->setInt(i, v);
+  } else {
+    int64_t i = 0;
+    for (const APInt &v : dense.getValues<APInt>())
+      out->setInt(i++, toInt(v));
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape changes
+//===----------------------------------------------------------------------===//
+
+Expected<HostTensor> runReshape(ReshapeOp op, const HostTensor &in) {
+  auto type = cast<RankedTensorType>(op.getType());
+  Shape shape(type.getShape());
+  int64_t staticCount = 1, dynamicIndex = -1;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (ShapedType::isDynamic(d))
+      dynamicIndex = static_cast<int64_t>(i);
+    else
+      staticCount *= d;
+  }
+  int64_t count = in.numElements();
+  auto mismatch = [&] {
+    return opError(op, "cannot reshape " +
+                           describeTensor(in.dtype(), in.shape()) + " (" +
+                           std::to_string(count) + " elements) to " +
+                           describeTensor(in.dtype(), type.getShape()));
+  };
+  if (dynamicIndex >= 0) {
+    if (staticCount == 0 || count % staticCount != 0)
+      return mismatch();
+    shape[dynamicIndex] = count / staticCount;
+  } else if (staticCount != count) {
+    return mismatch();
+  }
+  return withShape(op, in, std::move(shape));
+}
+
+Expected<HostTensor> runSqueeze(SqueezeOp op, const HostTensor &in) {
+  llvm::ArrayRef<int64_t> axes = op.getAxes();
+  Shape shape;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (!llvm::is_contained(axes, d)) {
+      shape.push_back(in.dim(d));
+      continue;
+    }
+    if (in.dim(d) != 1)
+      return opError(op, "cannot squeeze dim " + std::to_string(d) +
+                             " of size " + std::to_string(in.dim(d)) +
+                             " in input " +
+                             describeTensor(in.dtype(), in.shape()));
+  }
+  return withShape(op, in, std::move(shape));
+}
+
+Expected<HostTensor> runUnsqueeze(UnsqueezeOp op, const HostTensor &in) {
+  llvm::ArrayRef<int64_t> axes = op.getAxes();
+  int64_t outRank = in.rank() + static_cast<int64_t>(axes.size());
+  Shape shape;
+  int64_t next = 0;
+  for (int64_t d = 0; d < outRank; ++d)
+    shape.push_back(llvm::is_contained(axes, d) ? 1 : in.dim(next++));
+  return withShape(op, in, std::move(shape));
+}
+
+Expected<HostTensor> runTranspose(TransposeOp op, const HostTensor &in) {
+  llvm::ArrayRef<int64_t> perm = op.getPermutation();
+  Shape inStrides = rowMajorStrides(in.shape());
+  Shape shape, strides;
+  for (int64_t p : perm) {
+    shape.push_back(in.dim(p));
+    strides.push_back(inStrides[p]);
+  }
+  auto out = allocate(op, in.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  gatherStrided(in, *out, 0, strides);
+  return out;
+}
+
+Expected<HostTensor> runBroadcastTo(BroadcastToOp op, const HostTensor &in) {
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = type.getRank(), offset = rank - in.rank();
+  Shape shape(type.getShape());
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < offset)
+      continue; // Static (checked by the verifier).
+    int64_t d = in.dim(i - offset);
+    if (ShapedType::isDynamic(shape[i]))
+      shape[i] = d;
+    else if (d != 1 && d != shape[i])
+      return opError(op, "cannot broadcast " +
+                             describeTensor(in.dtype(), in.shape()) + " to " +
+                             describeTensor(in.dtype(), type.getShape()) +
+                             " (input dim " + std::to_string(i - offset) +
+                             " is " + std::to_string(d) + ")");
+  }
+  auto out = allocate(op, in.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  gatherStrided(in, *out, 0, broadcastStrides(in.shape(), shape));
+  return out;
+}
+
+Expected<HostTensor> runConcat(ConcatOp op, Operands operands) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  const HostTensor &first = *operands[0];
+  Shape shape = first.shape();
+  shape[axis] = 0;
+  for (auto [i, t] : llvm::enumerate(operands)) {
+    for (int64_t d = 0; d < first.rank(); ++d)
+      if (d != axis && t->dim(d) != first.dim(d))
+        return opError(op, "input #" + std::to_string(i) + " " +
+                               describeTensor(t->dtype(), t->shape()) +
+                               " differs from input #0 " +
+                               describeTensor(first.dtype(), first.shape()) +
+                               " in dim " + std::to_string(d));
+    shape[axis] += t->dim(axis);
+  }
+  auto out = allocate(op, first.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  // Each input contributes, per outer index, a contiguous chunk of
+  // dim(axis) * inner elements.
+  size_t size = runtime::dtypeSize(first.dtype());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < first.rank(); ++d)
+    inner *= shape[d];
+  int64_t rowBytes = shape[axis] * inner * static_cast<int64_t>(size);
+  char *dst = bytes(*out);
+  int64_t column = 0;
+  for (const HostTensor *t : operands) {
+    int64_t chunk = t->dim(axis) * inner * static_cast<int64_t>(size);
+    if (chunk)
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(dst + o * rowBytes + column, bytes(*t) + o * chunk, chunk);
+    column += chunk;
+  }
+  return out;
+}
+
+Expected<HostTensor> runSlice(SliceOp op, const HostTensor &in) {
+  llvm::ArrayRef<int64_t> starts = op.getStarts(), ends = op.getEnds();
+  auto steps = op.getSteps();
+  Shape inStrides = rowMajorStrides(in.shape());
+  Shape shape, strides;
+  int64_t base = 0;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    int64_t size = in.dim(d), step = steps ? (*steps)[d] : 1;
+    int64_t len = sliceLength(size, starts[d], ends[d], step);
+    shape.push_back(len);
+    strides.push_back(inStrides[d] * step);
+    if (len > 0)
+      base += sliceStart(size, starts[d], step) * inStrides[d];
+  }
+  auto out = allocate(op, in.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  gatherStrided(in, *out, base, strides);
+  return out;
+}
+
+Expected<HostTensor> runPad(PadOp op, const HostTensor &in) {
+  llvm::ArrayRef<int64_t> low = op.getLow(), high = op.getHigh();
+  Shape shape;
+  for (int64_t d = 0; d < in.rank(); ++d)
+    shape.push_back(low[d] + in.dim(d) + high[d]);
+  auto out = allocate(op, in.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  int64_t n = out->numElements();
+  if (n == 0)
+    return out;
+  // Fill with the value converted to the element type.
+  double value = op.getValue().convertToDouble();
+  if (runtime::isFloatDType(in.dtype()))
+    out->setDouble(0, value);
+  else
+    out->setInt(0, scalar::floatToInt(value, runtime::dtypeBits(in.dtype())));
+  size_t size = runtime::dtypeSize(in.dtype());
+  char *dst = bytes(*out);
+  for (int64_t i = 1; i < n; ++i)
+    std::memcpy(dst + i * size, dst, size);
+  // Copy the input into place.
+  Shape outStrides = rowMajorStrides(shape);
+  int64_t base = 0;
+  for (int64_t d = 0; d < in.rank(); ++d)
+    base += low[d] * outStrides[d];
+  const char *src = bytes(in);
+  std::array<Shape, 1> strides = {outStrides};
+  forEachBroadcast<1>(in.shape(), strides, [&](int64_t i, int64_t off) {
+    std::memcpy(dst + (base + off) * size, src + i * size, size);
+  });
+  return out;
+}
+
+Expected<HostTensor> runGather(GatherOp op, const HostTensor &data,
+                               const HostTensor &indices) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  Shape shape(data.shape().begin(), data.shape().begin() + axis);
+  shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
+  shape.insert(shape.end(), data.shape().begin() + axis + 1,
+               data.shape().end());
+  int64_t size = data.dim(axis);
+  std::vector<int64_t> idx = readInts(indices);
+  for (int64_t &i : idx) {
+    if (i < -size || i >= size)
+      return opError(op, "index " + std::to_string(i) + " is out of range [" +
+                             std::to_string(-size) + ", " +
+                             std::to_string(size) + ")");
+    if (i < 0)
+      i += size;
+  }
+  auto out = allocate(op, data.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= data.dim(d);
+  for (int64_t d = axis + 1; d < data.rank(); ++d)
+    inner *= data.dim(d);
+  int64_t chunk =
+      inner * static_cast<int64_t>(runtime::dtypeSize(data.dtype()));
+  if (chunk == 0)
+    return out;
+  const char *src = bytes(data);
+  char *dst = bytes(*out);
+  int64_t k = static_cast<int64_t>(idx.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < k; ++j)
+      std::memcpy(dst + (o * k + j) * chunk, src + (o * size + idx[j]) * chunk,
+                  chunk);
+  return out;
+}
+
+} // namespace
+
+Result runDataMovement(Operation *op, Operands operands) {
+  if (auto o = dyn_cast<ConstantOp>(op)) {
+    return runConstant(o);
+  }
+  if (auto o = dyn_cast<ReshapeOp>(op)) {
+    return runReshape(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<TransposeOp>(op)) {
+    return runTranspose(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<BroadcastToOp>(op)) {
+    return runBroadcastTo(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<ConcatOp>(op)) {
+    return runConcat(o, operands);
+  }
+  if (auto o = dyn_cast<SliceOp>(op)) {
+    return runSlice(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<PadOp>(op)) {
+    return runPad(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<GatherOp>(op)) {
+    return runGather(o, *operands[0], *operands[1]);
+  }
+  if (auto o = dyn_cast<SqueezeOp>(op)) {
+    return runSqueeze(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<UnsqueezeOp>(op)) {
+    return runUnsqueeze(o, *operands[0]);
+  }
+  return std::nullopt;
+}
+
+} // namespace tgc::reference::detail

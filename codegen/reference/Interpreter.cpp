@@ -1,0 +1,483 @@
+//===- Interpreter.cpp - tgc reference interpreter ------------------------===//
+//
+// Function execution (argument checks, op dispatch, func.call, result checks)
+// and the helpers shared by the kernel files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/reference/Interpreter.h"
+#include "codegen/reference/Kernels.h"
+
+#include "dialects/TgcDialect.h"
+#include "dialects/TgcOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+
+namespace tgc::reference {
+namespace detail {
+
+//===----------------------------------------------------------------------===//
+// Errors and types
+//===----------------------------------------------------------------------===//
+
+static std::optional<FileLineColLoc> findFileLoc(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return findFileLoc(name.getChildLoc());
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return findFileLoc(callSite.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto file = findFileLoc(inner))
+        return file;
+  return std::nullopt;
+}
+
+std::string formatLocation(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto file = findFileLoc(loc)) {
+    os << file->getFilename().getValue() << ':' << file->getLine() << ':'
+       << file->getColumn();
+    return s;
+  }
+  loc.print(os);
+  llvm::StringRef ref(s);
+  if (ref.consume_front("loc(") && ref.consume_back(")"))
+    return ref.str();
+  return s;
+}
+
+Error opError(Operation *op, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 formatLocation(op->getLoc()) + ": '" +
+                                     op->getName().getStringRef().str() +
+                                     "' op " + message.str());
+}
+
+std::optional<DType> toDType(Type t) {
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isSignlessInteger(1))
+    return DType::I1;
+  if (t.isSignlessInteger(8))
+    return DType::I8;
+  if (t.isSignlessInteger(32))
+    return DType::I32;
+  if (t.isSignlessInteger(64))
+    return DType::I64;
+  return std::nullopt;
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += 'x';
+    s += ShapedType::isDynamic(shape[i]) ? std::string("?")
+                                         : std::to_string(shape[i]);
+  }
+  return s;
+}
+
+std::string describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s +=
+        (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) + "x";
+  s += std::string(runtime::dtypeName(dtype)) + ">";
+  return s;
+}
+
+Expected<HostTensor> allocate(Operation *op, DType dtype, Shape shape) {
+  std::string desc = describeTensor(dtype, shape);
+  auto result = HostTensor::allocate(dtype, std::move(shape));
+  if (!result.ok())
+    return opError(op, "cannot allocate the result " + desc + ": " +
+                           std::string(result.status().message()));
+  return std::move(*result);
+}
+
+DType resultDType(Operation *op, unsigned index) {
+  return *toDType(
+      cast<RankedTensorType>(op->getResult(index).getType()).getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+int64_t numElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  Shape strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+bool broadcastConcrete(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                       Shape &result) {
+  size_t rank = std::max(a.size(), b.size());
+  result.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    int64_t &out = result[rank - 1 - i];
+    if (x == y || y == 1)
+      out = x;
+    else if (x == 1)
+      out = y;
+    else
+      return false;
+  }
+  return true;
+}
+
+Shape broadcastStrides(llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<int64_t> outShape) {
+  Shape own = rowMajorStrides(shape);
+  Shape strides(outShape.size(), 0);
+  size_t offset = outShape.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    strides[offset + i] = shape[i] == 1 ? 0 : own[i];
+  return strides;
+}
+
+//===----------------------------------------------------------------------===//
+// Element access
+//===----------------------------------------------------------------------===//
+
+std::vector<double> readDoubles(const HostTensor &t) {
+  int64_t n = t.numElements();
+  std::vector<double> out(static_cast<size_t>(n));
+  switch (t.dtype()) {
+  case DType::F32: {
+    const float *p = t.dataAs<float>();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = p[i];
+    break;
+  }
+  case DType::F64:
+    if (n)
+      std::memcpy(out.data(), t.data(), n * sizeof(double));
+    break;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = t.getDouble(i);
+    break;
+  }
+  return out;
+}
+
+std::vector<int64_t> readInts(const HostTensor &t) {
+  int64_t n = t.numElements();
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  switch (t.dtype()) {
+  case DType::I64:
+    if (n)
+      std::memcpy(out.data(), t.data(), n * sizeof(int64_t));
+    break;
+  case DType::I32: {
+    const int32_t *p = t.dataAs<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = p[i];
+    break;
+  }
+  case DType::I8: {
+    const int8_t *p = t.dataAs<int8_t>();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = p[i];
+    break;
+  }
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = t.getInt(i);
+    break;
+  }
+  return out;
+}
+
+void writeDoubles(HostTensor &t, const std::vector<double> &values) {
+  int64_t n = t.numElements();
+  switch (t.dtype()) {
+  case DType::F32: {
+    float *p = t.dataAs<float>();
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<float>(values[i]); // round to nearest even
+    break;
+  }
+  case DType::F64:
+    if (n)
+      std::memcpy(t.data(), values.data(), n * sizeof(double));
+    break;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      t.setDouble(i, values[i]);
+    break;
+  }
+}
+
+void writeInts(HostTensor &t, const std::vector<int64_t> &values) {
+  int64_t n = t.numElements();
+  switch (t.dtype()) {
+  case DType::I64:
+    if (n)
+      std::memcpy(t.data(), values.data(), n * sizeof(int64_t));
+    break;
+  case DType::I32: {
+    int32_t *p = t.dataAs<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<int32_t>(values[i]); // wraps (C++20)
+    break;
+  }
+  case DType::I8: {
+    int8_t *p = t.dataAs<int8_t>();
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<int8_t>(values[i]);
+    break;
+  }
+  case DType::I1: {
+    uint8_t *p = t.dataAs<uint8_t>();
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = values[i] != 0;
+    break;
+  }
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      t.setInt(i, values[i]);
+    break;
+  }
+}
+
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+using namespace detail;
+
+namespace {
+
+/// Checks that `tensor` can be a value of `type`: same dtype and rank, equal
+/// static dims. Returns a description of the mismatch, or an empty string.
+std::string checkAgainstType(const HostTensor &tensor, Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return "has non-tensor type";
+  auto dtype = toDType(ranked.getElementType());
+  if (!dtype)
+    return "has unsupported element type";
+  bool ok = *dtype == tensor.dtype() && ranked.getRank() == tensor.rank();
+  for (int64_t d = 0; ok && d < ranked.getRank(); ++d)
+    ok = ranked.isDynamicDim(d) || ranked.getDimSize(d) == tensor.dim(d);
+  if (ok)
+    return "";
+  return describeTensor(tensor.dtype(), tensor.shape());
+}
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+class Executor {
+public:
+  Expected<std::vector<HostTensor>>
+  call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
+       unsigned depth);
+
+private:
+  Expected<HostTensor> runOp(Operation *op, Operands operands);
+};
+
+Expected<std::vector<HostTensor>>
+Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
+               unsigned depth) {
+  std::string name = ("'" + func.getSymName() + "'").str();
+  auto funcError = [&](const llvm::Twine &message) -> Error {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   formatLocation(func.getLoc()) +
+                                       ": function " + name + " " +
+                                       message.str());
+  };
+  if (func.isExternal())
+    return funcError("has no body");
+  FunctionType type = func.getFunctionType();
+  if (inputs.size() != type.getNumInputs())
+    return funcError("expects " + llvm::Twine(type.getNumInputs()) +
+                     " inputs, got " + llvm::Twine(inputs.size()));
+  for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
+    std::string mismatch = checkAgainstType(*inputs[i], argType);
+    if (!mismatch.empty())
+      return funcError("argument #" + llvm::Twine(i) + " expects " +
+                       typeString(argType) + ", got " + mismatch);
+  }
+
+  Block &body = func.getBody().front();
+  // Values live in `env`; arguments are borrowed views of the inputs, so they
+  // are never written. A value is dropped after its last use in the block.
+  llvm::DenseMap<Value, HostTensor> env;
+  for (auto [arg, input] : llvm::zip(body.getArguments(), inputs)) {
+    auto view = HostTensor::borrow(input->dtype(), input->shape(),
+                                   const_cast<void *>(input->data()));
+    if (!view.ok())
+      return funcError("cannot view argument: " +
+                       std::string(view.status().message()));
+    env.try_emplace(arg, std::move(*view));
+  }
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : body)
+    for (Value v : op.getOperands())
+      lastUse[v] = &op;
+
+  llvm::SmallVector<const HostTensor *> operands;
+  for (Operation &op : body) {
+    operands.clear();
+    for (Value v : op.getOperands()) {
+      auto it = env.find(v);
+      if (it == env.end())
+        return opError(&op, "uses a value that is not defined in the "
+                            "function body");
+      operands.push_back(&it->second);
+    }
+
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      std::vector<HostTensor> results;
+      results.reserve(operands.size());
+      for (const HostTensor *t : operands)
+        results.push_back(t->clone());
+      return results;
+    }
+
+    if (auto callOp = dyn_cast<func::CallOp>(op)) {
+      if (depth + 1 >= kMaxCallDepth)
+        return opError(&op, "call depth exceeds " + llvm::Twine(kMaxCallDepth) +
+                                " (recursive call to '" + callOp.getCallee() +
+                                "'?)");
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          &op, callOp.getCalleeAttr());
+      if (!callee)
+        return opError(&op, "callee '" + callOp.getCallee() +
+                                "' is not a func.func in this module");
+      auto results = call(callee, operands, depth + 1);
+      if (!results)
+        return results.takeError();
+      if (results->size() != op.getNumResults())
+        return opError(&op, "callee returned " + llvm::Twine(results->size()) +
+                                " results, expected " +
+                                llvm::Twine(op.getNumResults()));
+      for (auto [i, result] : llvm::enumerate(*results)) {
+        std::string mismatch =
+            checkAgainstType(result, op.getResult(i).getType());
+        if (!mismatch.empty())
+          return opError(&op, "result #" + llvm::Twine(i) + " is " + mismatch +
+                                  " but its declared type is " +
+                                  typeString(op.getResult(i).getType()));
+        env.try_emplace(op.getResult(i), std::move(result));
+      }
+    } else if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
+      // A shape-only cast, as tgc-infer-shapes inserts before returns: the
+      // value must fit the new type; the storage is shared.
+      std::string mismatch = checkAgainstType(*operands[0], castOp.getType());
+      if (!mismatch.empty())
+        return opError(&op, "operand is " + mismatch +
+                                " but the cast's result type is " +
+                                typeString(castOp.getType()));
+      env.try_emplace(op.getResult(0), *operands[0]);
+    } else {
+      if (!llvm::isa_and_nonnull<TgcDialect>(op.getDialect()))
+        return opError(&op, "is not supported by the reference interpreter");
+      if (op.getNumResults() != 1)
+        return opError(&op, "has an unexpected number of results");
+      // Operands were produced under their declared types; check that the
+      // element types and ranks agree before the kernels rely on them.
+      for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+        std::string mismatch = checkAgainstType(*operands[i], v.getType());
+        if (!mismatch.empty())
+          return opError(&op, "operand #" + llvm::Twine(i) + " is " + mismatch +
+                                  " but its type is " +
+                                  typeString(v.getType()));
+      }
+      if (!toDType(cast<RankedTensorType>(op.getResult(0).getType())
+                       .getElementType()))
+        return opError(&op, "has an unsupported result element type");
+      auto result = runOp(&op, operands);
+      if (!result)
+        return result.takeError();
+      Type declared = op.getResult(0).getType();
+      std::string mismatch = checkAgainstType(*result, declared);
+      if (!mismatch.empty())
+        return opError(&op, "produced " + mismatch +
+                                " but its declared result type is " +
+                                typeString(declared));
+      env.try_emplace(op.getResult(0), std::move(*result));
+    }
+
+    // Free values whose last use was this op.
+    for (Value v : op.getOperands()) {
+      auto it = lastUse.find(v);
+      if (it != lastUse.end() && it->second == &op) {
+        env.erase(v);
+        lastUse.erase(it);
+      }
+    }
+  }
+  return funcError("has no func.return");
+}
+
+Expected<HostTensor> Executor::runOp(Operation *op, Operands operands) {
+  if (auto r = runElementwise(op, operands))
+    return std::move(*r);
+  if (auto r = runContraction(op, operands))
+    return std::move(*r);
+  if (auto r = runReduction(op, operands))
+    return std::move(*r);
+  if (auto r = runDataMovement(op, operands))
+    return std::move(*r);
+  return opError(op, "is not supported by the reference interpreter");
+}
+
+} // namespace
+
+Expected<std::vector<HostTensor>>
+runFunction(func::FuncOp func, llvm::ArrayRef<HostTensor> inputs) {
+  if (!func)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "runFunction: null function");
+  llvm::SmallVector<const HostTensor *> pointers;
+  for (const HostTensor &t : inputs)
+    pointers.push_back(&t);
+  Executor executor;
+  return executor.call(func, pointers, 0);
+}
+
+} // namespace tgc::reference

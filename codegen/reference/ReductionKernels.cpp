@@ -1,0 +1,344 @@
+//===- ReductionKernels.cpp - reductions and normalization ----------------===//
+//
+// reduce_*, argmax/argmin, softmax/log_softmax, layer_norm and batch_norm.
+// Floats accumulate in double, integers in wrapping int64.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/reference/Kernels.h"
+
+#include "dialects/ScalarMath.h"
+#include "dialects/TgcOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using llvm::Expected;
+
+namespace tgc::reference::detail {
+namespace {
+
+using Result = std::optional<Expected<HostTensor>>;
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod };
+
+/// The smallest and largest value of an integer dtype.
+int64_t intLowest(DType t) {
+  unsigned bits = runtime::dtypeBits(t);
+  return bits >= 64 ? std::numeric_limits<int64_t>::min()
+                    : -(int64_t(1) << (bits - 1));
+}
+int64_t intHighest(DType t) {
+  unsigned bits = runtime::dtypeBits(t);
+  return bits >= 64 ? std::numeric_limits<int64_t>::max()
+                    : (int64_t(1) << (bits - 1)) - 1;
+}
+
+/// Product of dims [begin, end).
+int64_t dimProduct(const HostTensor &t, int64_t begin, int64_t end) {
+  int64_t n = 1;
+  for (int64_t d = begin; d < end; ++d)
+    n *= t.dim(d);
+  return n;
+}
+
+Expected<HostTensor> runReduce(Operation *op, const HostTensor &in,
+                               llvm::ArrayRef<int64_t> axes, bool keepdims,
+                               ReduceKind kind) {
+  const Shape &inShape = in.shape();
+  Shape keptShape = inShape, resultShape;
+  int64_t count = 1;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    if (llvm::is_contained(axes, d)) {
+      count *= inShape[d];
+      keptShape[d] = 1;
+      if (keepdims)
+        resultShape.push_back(1);
+    } else {
+      resultShape.push_back(inShape[d]);
+    }
+  }
+  auto out = allocate(op, resultDType(op), resultShape);
+  if (!out)
+    return out.takeError();
+  // Output offset of every input element (0 stride along reduced dims).
+  std::array<Shape, 1> strides = {broadcastStrides(keptShape, inShape)};
+  int64_t outCount = numElements(keptShape);
+
+  if (runtime::isFloatDType(in.dtype())) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    double init = kind == ReduceKind::Max    ? -inf
+                  : kind == ReduceKind::Min  ? inf
+                  : kind == ReduceKind::Prod ? 1.0
+                                             : 0.0;
+    std::vector<double> acc(static_cast<size_t>(outCount), init);
+    std::vector<double> values = readDoubles(in);
+    forEachBroadcast<1>(inShape, strides, [&](int64_t i, int64_t o) {
+      double v = values[i];
+      switch (kind) {
+      case ReduceKind::Sum:
+      case ReduceKind::Mean:
+        acc[o] += v;
+        break;
+      case ReduceKind::Max:
+        acc[o] = scalar::maxNaN(acc[o], v);
+        break;
+      case ReduceKind::Min:
+        acc[o] = scalar::minNaN(acc[o], v);
+        break;
+      case ReduceKind::Prod:
+        acc[o] *= v;
+        break;
+      }
+    });
+    if (kind == ReduceKind::Mean)
+      for (double &v : acc)
+        v /= static_cast<double>(count); // 0 / 0 is NaN for an empty set
+    writeDoubles(*out, acc);
+    return out;
+  }
+
+  int64_t init = kind == ReduceKind::Max    ? intLowest(in.dtype())
+                 : kind == ReduceKind::Min  ? intHighest(in.dtype())
+                 : kind == ReduceKind::Prod ? 1
+                                            : 0;
+  std::vector<uint64_t> acc(static_cast<size_t>(outCount),
+                            static_cast<uint64_t>(init));
+  std::vector<int64_t> values = readInts(in);
+  forEachBroadcast<1>(inShape, strides, [&](int64_t i, int64_t o) {
+    int64_t v = values[i];
+    switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+      acc[o] += static_cast<uint64_t>(v);
+      break;
+    case ReduceKind::Max:
+      acc[o] = static_cast<uint64_t>(std::max(static_cast<int64_t>(acc[o]), v));
+      break;
+    case ReduceKind::Min:
+      acc[o] = static_cast<uint64_t>(std::min(static_cast<int64_t>(acc[o]), v));
+      break;
+    case ReduceKind::Prod:
+      acc[o] *= static_cast<uint64_t>(v);
+      break;
+    }
+  });
+  writeInts(*out, std::vector<int64_t>(acc.begin(), acc.end()));
+  return out;
+}
+
+template <typename ArgOp>
+Expected<HostTensor> runArgReduce(ArgOp op, const HostTensor &in, bool isMax) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  bool keepdims = op.getKeepdims(), last = op.getSelectLastIndex();
+  int64_t len = in.dim(axis);
+  if (len == 0)
+    return opError(op, "cannot take the index of the " +
+                           std::string(isMax ? "maximum" : "minimum") +
+                           " over the empty axis " + std::to_string(axis) +
+                           " of input " +
+                           describeTensor(in.dtype(), in.shape()));
+  Shape shape;
+  for (int64_t d = 0; d < in.rank(); ++d)
+    if (d != axis)
+      shape.push_back(in.dim(d));
+    else if (keepdims)
+      shape.push_back(1);
+  auto out = allocate(op, DType::I64, shape);
+  if (!out)
+    return out.takeError();
+  int64_t outer = dimProduct(in, 0, axis);
+  int64_t inner = dimProduct(in, axis + 1, in.rank());
+  std::vector<int64_t> result(static_cast<size_t>(outer * inner));
+
+  auto scan = [&](const auto &values, auto better) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const auto *base = values.data() + o * len * inner + i;
+        int64_t best = 0;
+        for (int64_t k = 1; k < len; ++k)
+          if (better(base[k * inner], base[best * inner]))
+            best = k;
+        result[o * inner + i] = best;
+      }
+  };
+  if (runtime::isFloatDType(in.dtype())) {
+    // NaN wins over numbers; among equals (NaNs included) the first wins, or
+    // the last with select_last_index.
+    scan(readDoubles(in), [&](double v, double best) {
+      bool vNaN = std::isnan(v), bNaN = std::isnan(best);
+      if (bNaN)
+        return vNaN && last;
+      if (vNaN)
+        return true;
+      if (v == best)
+        return last;
+      return isMax ? v > best : v < best;
+    });
+  } else {
+    scan(readInts(in), [&](int64_t v, int64_t best) {
+      if (v == best)
+        return last;
+      return isMax ? v > best : v < best;
+    });
+  }
+  writeInts(*out, result);
+  return out;
+}
+
+Expected<HostTensor> runSoftmax(Operation *op, const HostTensor &in,
+                                int64_t axis, bool log) {
+  auto out = allocate(op, resultDType(op), in.shape());
+  if (!out)
+    return out.takeError();
+  int64_t outer = dimProduct(in, 0, axis), len = in.dim(axis),
+          inner = dimProduct(in, axis + 1, in.rank());
+  std::vector<double> v = readDoubles(in);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double *base = v.data() + o * len * inner + i;
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < len; ++k)
+        mx = scalar::maxNaN(mx, base[k * inner]);
+      double sum = 0;
+      for (int64_t k = 0; k < len; ++k)
+        sum += std::exp(base[k * inner] - mx);
+      if (log) {
+        double logSum = std::log(sum);
+        for (int64_t k = 0; k < len; ++k)
+          base[k * inner] = base[k * inner] - mx - logSum;
+      } else {
+        for (int64_t k = 0; k < len; ++k)
+          base[k * inner] = std::exp(base[k * inner] - mx) / sum;
+      }
+    }
+  }
+  writeDoubles(*out, v);
+  return out;
+}
+
+Expected<HostTensor> runLayerNorm(LayerNormOp op, Operands operands) {
+  const HostTensor &in = *operands[0];
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  double eps = op.getEpsilon().convertToDouble();
+  Shape normalized(in.shape().begin() + axis, in.shape().end());
+  const HostTensor *scale = op.getScale() ? operands[1] : nullptr;
+  const HostTensor *bias =
+      op.getBias() ? operands[op.getScale() ? 2 : 1] : nullptr;
+  for (auto [t, name] : {std::pair{scale, "scale"}, std::pair{bias, "bias"}})
+    if (t && t->shape() != normalized)
+      return opError(
+          op, std::string(name) + " must have the normalized shape " +
+                  shapeString(normalized) + ", got " + shapeString(t->shape()));
+  auto out = allocate(op, resultDType(op), in.shape());
+  if (!out)
+    return out.takeError();
+  int64_t outer = dimProduct(in, 0, axis), inner = numElements(normalized);
+  std::vector<double> v = readDoubles(in);
+  std::vector<double> g = scale ? readDoubles(*scale) : std::vector<double>();
+  std::vector<double> b = bias ? readDoubles(*bias) : std::vector<double>();
+  for (int64_t o = 0; o < outer; ++o) {
+    double *x = v.data() + o * inner;
+    double mean = 0;
+    for (int64_t i = 0; i < inner; ++i)
+      mean += x[i];
+    mean /= static_cast<double>(inner);
+    double var = 0;
+    for (int64_t i = 0; i < inner; ++i)
+      var += (x[i] - mean) * (x[i] - mean);
+    var /= static_cast<double>(inner);
+    double inv = 1.0 / std::sqrt(var + eps);
+    for (int64_t i = 0; i < inner; ++i) {
+      double y = (x[i] - mean) * inv;
+      if (scale)
+        y *= g[i];
+      if (bias)
+        y += b[i];
+      x[i] = y;
+    }
+  }
+  writeDoubles(*out, v);
+  return out;
+}
+
+Expected<HostTensor> runBatchNorm(BatchNormOp op, Operands operands) {
+  const HostTensor &in = *operands[0];
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  double eps = op.getEpsilon().convertToDouble();
+  int64_t channels = in.dim(axis);
+  const char *names[] = {"scale", "bias", "mean", "variance"};
+  for (int k = 0; k < 4; ++k)
+    if (operands[k + 1]->dim(0) != channels)
+      return opError(op, std::string(names[k]) + " has " +
+                             std::to_string(operands[k + 1]->dim(0)) +
+                             " elements but the input has " +
+                             std::to_string(channels) + " channels in dim " +
+                             std::to_string(axis));
+  auto out = allocate(op, resultDType(op), in.shape());
+  if (!out)
+    return out.takeError();
+  std::vector<double> scale = readDoubles(*operands[1]),
+                      bias = readDoubles(*operands[2]),
+                      mean = readDoubles(*operands[3]),
+                      var = readDoubles(*operands[4]);
+  int64_t outer = dimProduct(in, 0, axis),
+          inner = dimProduct(in, axis + 1, in.rank());
+  std::vector<double> v = readDoubles(in);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      double inv = 1.0 / std::sqrt(var[c] + eps);
+      double *x = v.data() + (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        x[i] = (x[i] - mean[c]) * inv * scale[c] + bias[c];
+    }
+  writeDoubles(*out, v);
+  return out;
+}
+
+} // namespace
+
+Result runReduction(Operation *op, Operands operands) {
+  auto reduce = [&](auto o, ReduceKind kind) -> Result {
+    return runReduce(o, *operands[0], o.getAxes(), o.getKeepdims(), kind);
+  };
+  if (auto o = dyn_cast<ReduceSumOp>(op)) {
+    return reduce(o, ReduceKind::Sum);
+  }
+  if (auto o = dyn_cast<ReduceMeanOp>(op)) {
+    return reduce(o, ReduceKind::Mean);
+  }
+  if (auto o = dyn_cast<ReduceMaxOp>(op)) {
+    return reduce(o, ReduceKind::Max);
+  }
+  if (auto o = dyn_cast<ReduceMinOp>(op)) {
+    return reduce(o, ReduceKind::Min);
+  }
+  if (auto o = dyn_cast<ReduceProdOp>(op)) {
+    return reduce(o, ReduceKind::Prod);
+  }
+  if (auto o = dyn_cast<ArgMaxOp>(op)) {
+    return runArgReduce(o, *operands[0], /*isMax=*/true);
+  }
+  if (auto o = dyn_cast<ArgMinOp>(op)) {
+    return runArgReduce(o, *operands[0], /*isMax=*/false);
+  }
+  if (auto o = dyn_cast<SoftmaxOp>(op)) {
+    return runSoftmax(o, *operands[0], static_cast<int64_t>(o.getAxis()),
+                      false);
+  }
+  if (auto o = dyn_cast<LogSoftmaxOp>(op)) {
+    return runSoftmax(o, *operands[0], static_cast<int64_t>(o.getAxis()), true);
+  }
+  if (auto o = dyn_cast<LayerNormOp>(op)) {
+    return runLayerNorm(o, operands);
+  }
+  if (auto o = dyn_cast<BatchNormOp>(op)) {
+    return runBatchNorm(o, operands);
+  }
+  return std::nullopt;
+}
+
+} // namespace tgc::reference::detail
