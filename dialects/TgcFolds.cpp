@@ -83,9 +83,16 @@ std::optional<Elements> readElements(Attribute attr) {
 /// Converts a scalar to an element of `elementType` with tgc.cast semantics.
 Attribute toElementAttr(Type elementType, Scalar s) {
   if (auto ft = dyn_cast<FloatType>(elementType)) {
-    APFloat v(s.isFloat ? s.f : static_cast<double>(s.i));
-    bool lost;
-    v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    APFloat v(ft.getFloatSemantics());
+    if (s.isFloat) {
+      bool lost;
+      v = APFloat(s.f);
+      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    } else {
+      // Round once, straight from the integer.
+      v.convertFromAPInt(APInt(64, static_cast<uint64_t>(s.i), /*isSigned=*/true),
+                         /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
+    }
     return FloatAttr::get(ft, v);
   }
   auto it = cast<IntegerType>(elementType);
@@ -227,6 +234,13 @@ struct FoldLosslessCastChain : OpRewritePattern<CastOp> {
     Type b = getElementTypeOrSelf(inner.getType());
     if (!isLosslessCast(a, b))
       return failure();
+    // The new cast must still verify: its input and result shapes must agree.
+    auto from = cast<RankedTensorType>(inner.getInput().getType());
+    auto to = cast<RankedTensorType>(op.getType());
+    if (!llvm::all_of(llvm::zip(from.getShape(), to.getShape()), [](auto dims) {
+          return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+        }))
+      return failure();
     rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
     return success();
   }
@@ -322,11 +336,30 @@ TGC_FLOAT_UNARY_FOLD(GeluOp, scalar::gelu(x, getApproximate() == GeluApproximati
 // Binary elementwise
 //===----------------------------------------------------------------------===//
 
+/// Whether broadcasting `value` against `other` provably leaves `value`'s
+/// shape unchanged: `other` has no more dims, and each of its dims is 1 or a
+/// static size equal to `value`'s static dim.
+static bool broadcastKeepsShape(Type value, Type other) {
+  auto v = cast<RankedTensorType>(value);
+  auto o = cast<RankedTensorType>(other);
+  if (o.getRank() > v.getRank())
+    return false;
+  int64_t offset = v.getRank() - o.getRank();
+  for (int64_t i = 0; i < o.getRank(); ++i) {
+    int64_t od = o.getDimSize(i), vd = v.getDimSize(offset + i);
+    if (od != 1 && (ShapedType::isDynamic(od) || od != vd))
+      return false;
+  }
+  return true;
+}
+
 /// `x op c` folds to `x` when c is a splat of `identity` and broadcasting does
-/// not change x's type.
-static OpFoldResult foldRightIdentity(Value lhs, Attribute rhs, Type resultType,
-                                      double identity) {
-  if (lhs.getType() == resultType && isSplatOf(rhs, identity))
+/// not change x's shape.
+static OpFoldResult foldRightIdentity(Value lhs, Value rhs, Attribute rhsAttr,
+                                      Type resultType, double identity) {
+  if (lhs.getType() == resultType &&
+      broadcastKeepsShape(lhs.getType(), rhs.getType()) &&
+      isSplatOf(rhsAttr, identity))
     return lhs;
   return {};
 }
@@ -352,7 +385,7 @@ static Attribute foldBinary(ArrayRef<Attribute> operands, Type resultType,
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   bool isFloat = isa<FloatType>(getElementTypeOrSelf(getType()));
   // x + (-0.0) == x exactly; x + 0.0 is not (for x = -0.0).
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(),
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(),
                                  isFloat ? -0.0 : 0.0))
     return r;
   return foldBinary(adaptor.getOperands(), getType(),
@@ -363,7 +396,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 0.0))
     return r;
   return foldBinary(adaptor.getOperands(), getType(),
                     [](double a, double b) { return a - b; },
@@ -373,7 +406,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
   return foldBinary(adaptor.getOperands(), getType(),
                     [](double a, double b) { return a * b; },
@@ -383,7 +416,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
   unsigned bits = intWidth(getType());
   return foldBinary(adaptor.getOperands(), getType(),
@@ -392,7 +425,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
   return foldBinary(adaptor.getOperands(), getType(),
                     [](double a, double b) { return std::pow(a, b); },
@@ -420,7 +453,7 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult LogicalAndOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
     return r;
   return foldBinary(adaptor.getOperands(), getType(), nullptr,
                     [](int64_t a, int64_t b) -> std::optional<int64_t> {
@@ -429,7 +462,7 @@ OpFoldResult LogicalAndOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult LogicalOrOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), adaptor.getRhs(), getType(), 0.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 0.0))
     return r;
   return foldBinary(adaptor.getOperands(), getType(), nullptr,
                     [](int64_t a, int64_t b) -> std::optional<int64_t> {
@@ -459,11 +492,19 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   Type type = getType();
-  if (getTrueValue() == getFalseValue() && getTrueValue().getType() == type)
+  // A chosen operand replaces the select only when the other operands cannot
+  // broadcast it to a larger shape.
+  auto replaces = [&](Value chosen) {
+    return chosen.getType() == type &&
+           llvm::all_of(getOperands(), [&](Value v) {
+             return broadcastKeepsShape(chosen.getType(), v.getType());
+           });
+  };
+  if (getTrueValue() == getFalseValue() && replaces(getTrueValue()))
     return getTrueValue();
   if (auto cond = readElements(adaptor.getCondition()); cond && cond->splat) {
     Value chosen = cond->values[0].i ? getTrueValue() : getFalseValue();
-    if (chosen.getType() == type)
+    if (replaces(chosen))
       return chosen;
   }
   return foldPointwise(adaptor.getOperands(), type,
@@ -492,7 +533,9 @@ struct FoldReshapeChain : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<ReshapeOp>();
-    if (!inner)
+    if (!inner || reshapeCountMismatch(
+                      cast<RankedTensorType>(inner.getInput().getType()),
+                      cast<RankedTensorType>(op.getType())))
       return failure();
     rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
     return success();

@@ -342,14 +342,23 @@ static LogicalResult inferSpatial(const Inference<OpT> &infer,
       out[i] = ShapedType::kDynamic;
       continue;
     }
+    StringRef which = i == 0 ? "height" : "width";
+    __int128 padded = (__int128)spatial[i] + w.padding[i] + w.padding[i + 2];
+    __int128 window = (__int128)w.dilations[i] * (kernel[i] - 1) + 1;
+    if (window > INT64_MAX)
+      return infer.fail("dilated window ", which, " overflows int64");
+    if (padded > INT64_MAX)
+      return infer.fail("padded input ", which, " overflows int64");
+    if (padded < window)
+      return infer.fail("padded input ", which, " ",
+                        static_cast<int64_t>(padded),
+                        " is smaller than the dilated window ",
+                        static_cast<int64_t>(window));
     auto size = windowOutputSize(spatial[i], kernel[i], w.strides[i],
                                  w.padding[i], w.padding[i + 2],
                                  w.dilations[i], ceilMode);
     if (!size)
-      return infer.fail("padded input ", i == 0 ? "height " : "width ",
-                        spatial[i] + w.padding[i] + w.padding[i + 2],
-                        " is smaller than the dilated window ",
-                        w.dilations[i] * (kernel[i] - 1) + 1);
+      return infer.fail("output ", which, " overflows int64");
     out[i] = *size;
   }
   return success();
@@ -439,10 +448,13 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
   if (failed(verifyWindowAttrs(infer, w)))
     return failure();
   for (int i = 0; i < 2; ++i) {
-    int64_t window = w.dilations[i] * (kernel[i] - 1) + 1;
+    __int128 window = (__int128)w.dilations[i] * (kernel[i] - 1) + 1;
+    if (window > INT64_MAX)
+      return infer.fail("dilated window ", i == 0 ? "height" : "width",
+                        " overflows int64");
     if (w.padding[i] >= window || w.padding[i + 2] >= window)
       return infer.fail("padding must be smaller than the dilated window (",
-                        window, ") in each spatial dim");
+                        static_cast<int64_t>(window), ") in each spatial dim");
   }
   bool nhwc = layout == Layout::NHWC;
   SmallVector<int64_t> shape(input->getShape());
@@ -663,6 +675,34 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
 // Data movement
 //===----------------------------------------------------------------------===//
 
+std::optional<std::string> tgc::reshapeCountMismatch(RankedTensorType in,
+                                                     RankedTensorType out) {
+  int64_t dynamicDims = out.getNumDynamicDims();
+  if (dynamicDims > 1)
+    return "result may have at most one dynamic dim, got " + shapeOf(out);
+  SmallVector<int64_t> staticOut;
+  for (int64_t d : out.getShape())
+    if (!ShapedType::isDynamic(d))
+      staticOut.push_back(d);
+  auto outStatic = staticElementCount(staticOut);
+  if (!outStatic)
+    return "result shape " + shapeOf(out) + " overflows int64";
+  if (dynamicDims == 1 && *outStatic == 0)
+    return "cannot infer the dynamic dim of " + shapeOf(out) +
+           ": the other dims hold zero elements";
+  auto inCount = staticElementCount(in.getShape());
+  if (!inCount)
+    return std::nullopt; // Checked when the function runs.
+  if (dynamicDims == 0 && *inCount != *outStatic)
+    return "input " + shapeOf(in) + " has " + std::to_string(*inCount) +
+           " elements but result " + shapeOf(out) + " has " +
+           std::to_string(*outStatic);
+  if (dynamicDims == 1 && *inCount % *outStatic != 0)
+    return "input " + shapeOf(in) + " with " + std::to_string(*inCount) +
+           " elements cannot be reshaped to " + shapeOf(out);
+  return std::nullopt;
+}
+
 LogicalResult ReshapeOp::verify() {
   auto in = cast<RankedTensorType>(getInput().getType());
   auto out = cast<RankedTensorType>(getResult().getType());
@@ -670,31 +710,8 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError("result element type ")
            << out.getElementType() << " differs from input element type "
            << in.getElementType();
-  int64_t dynamicDims = out.getNumDynamicDims();
-  if (dynamicDims > 1)
-    return emitOpError("result may have at most one dynamic dim, got ")
-           << shapeOf(out);
-  auto inCount = staticElementCount(in.getShape());
-  SmallVector<int64_t> staticOut;
-  for (int64_t d : out.getShape())
-    if (!ShapedType::isDynamic(d))
-      staticOut.push_back(d);
-  auto outStatic = staticElementCount(staticOut);
-  if (!outStatic)
-    return failure(); // Overflow is reported by ValidShapes.
-  if (dynamicDims == 1 && *outStatic == 0)
-    return emitOpError("cannot infer the dynamic dim of ")
-           << shapeOf(out) << ": the other dims hold zero elements";
-  if (!inCount)
-    return success(); // Checked when the function runs.
-  if (dynamicDims == 0 && *inCount != *outStatic)
-    return emitOpError("input ")
-           << shapeOf(in) << " has " << *inCount << " elements but result "
-           << shapeOf(out) << " has " << *outStatic;
-  if (dynamicDims == 1 && *inCount % *outStatic != 0)
-    return emitOpError("input ")
-           << shapeOf(in) << " with " << *inCount
-           << " elements cannot be reshaped to " << shapeOf(out);
+  if (auto mismatch = reshapeCountMismatch(in, out))
+    return emitOpError(*mismatch);
   return success();
 }
 

@@ -32,6 +32,11 @@ public:
 /// dims equal or one of them dynamic.
 bool areCompatibleTensorTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
 
+/// Why reshaping `in` to `out` can never succeed (element counts that cannot
+/// agree, an ambiguous dynamic dim), or nullopt when it may.
+std::optional<std::string> reshapeCountMismatch(mlir::RankedTensorType in,
+                                                mlir::RankedTensorType out);
+
 } // namespace tgc
 
 #define GET_OP_CLASSES

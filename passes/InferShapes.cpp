@@ -34,6 +34,26 @@ static RankedTensorType refine(Type current, Type inferred) {
                  : nullptr;
 }
 
+/// Keeps `old` as the type seen by users of `value` that are neither tgc ops
+/// (which re-infer from their operands) nor returns (reconciled separately),
+/// such as func.call, by routing them through a tensor.cast.
+static void keepTypeForForeignUsers(Value value, Type old) {
+  SmallVector<OpOperand *> foreign;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (!isa_and_nonnull<tgc::TgcDialect>(user->getDialect()) &&
+        !isa<func::ReturnOp>(user))
+      foreign.push_back(&use);
+  }
+  if (foreign.empty())
+    return;
+  OpBuilder builder(value.getContext());
+  builder.setInsertionPointAfterValue(value);
+  Value cast = tensor::CastOp::create(builder, value.getLoc(), old, value);
+  for (OpOperand *use : foreign)
+    use->set(cast);
+}
+
 int64_t tgc::inferShapes(Operation *root) {
   int64_t refined = 0;
   root->walk([&](InferTypeOpInterface op) {
@@ -48,7 +68,9 @@ int64_t tgc::inferShapes(Operation *root) {
       return;
     for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
       if (auto better = refine(result.getType(), type)) {
+        Type old = result.getType();
         result.setType(better);
+        keepTypeForForeignUsers(result, old);
         ++refined;
       }
     }

@@ -22,10 +22,9 @@ else
   echo "(exit code $?)"
 fi
 
-step "tgc-run on the reference interpreter: batch of 2 (the dynamic dim), given weights"
-"$BIN/tgc-run" "$EXAMPLE" \
-  --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 \
-  --input=4x8xf32=0.1 --input=8xf32=0 --input=8x4xf32=0.05,-0.05,0.1,-0.1
+step "tgc-run on the reference interpreter: x is 2x4 (resolving the dynamic dim), weights random from --seed"
+"$BIN/tgc-run" "$EXAMPLE" --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 --seed=1 --output=/tmp/tgc-demo-out.npy --print
+echo "(result also written to /tmp/tgc-demo-out.npy)"
 
 step "tgc-run checking the result against expected values (exit code 0 = match)"
 "$BIN/tgc-run" "$EXAMPLE" \

@@ -971,3 +971,72 @@ func.func @unsqueeze_squeeze_chain(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %1 = tgc.reshape %0 : tensor<1x2x3xf32> to tensor<3x2xf32>
   return %1 : tensor<3x2xf32>
 }
+
+// -----
+
+// Identity folds must not drop broadcasting: a dynamic lhs dim may be 1 at
+// run time while the constant has 4 elements.
+// CHECK-LABEL: func.func @no_identity_fold_when_broadcasting
+// CHECK: %[[R:.*]] = tgc.add %{{.*}}, %{{.*}} : (tensor<?xf32>, tensor<4xf32>) -> tensor<?xf32>
+// CHECK: return %[[R]]
+func.func @no_identity_fold_when_broadcasting(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c = tgc.constant dense<-0.0> : tensor<4xf32>
+  %0 = tgc.add %x, %c : (tensor<?xf32>, tensor<4xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @identity_fold_with_size1_constant
+// CHECK-NOT: tgc.mul
+// CHECK: return %arg0
+func.func @identity_fold_with_size1_constant(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c = tgc.constant dense<1.0> : tensor<1x1xf32>
+  %0 = tgc.mul %x, %c : (tensor<?x4xf32>, tensor<1x1xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_select_fold_when_condition_broadcasts
+// CHECK: tgc.select
+func.func @no_select_fold_when_condition_broadcasts(%c: tensor<4xi1>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = tgc.select %c, %x, %x : (tensor<4xi1>, tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A reshape chain whose counts can never agree is left alone (folding it
+// would produce IR that fails verification).
+// CHECK-LABEL: func.func @reshape_chain_kept_when_invalid
+// CHECK: tgc.reshape %{{.*}} : tensor<6xf32> to tensor<?x3xf32>
+// CHECK: tgc.reshape %{{.*}} : tensor<?x3xf32> to tensor<4xf32>
+func.func @reshape_chain_kept_when_invalid(%x: tensor<6xf32>) -> tensor<4xf32> {
+  %0 = tgc.reshape %x : tensor<6xf32> to tensor<?x3xf32>
+  %1 = tgc.reshape %0 : tensor<?x3xf32> to tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast_chain_kept_when_shapes_disagree
+// CHECK: tgc.cast %{{.*}} : tensor<2xf16> to tensor<?xf32>
+// CHECK: tgc.cast %{{.*}} : tensor<?xf32> to tensor<3xf64>
+func.func @cast_chain_kept_when_shapes_disagree(%x: tensor<2xf16>) -> tensor<3xf64> {
+  %0 = tgc.cast %x : tensor<2xf16> to tensor<?xf32>
+  %1 = tgc.cast %0 : tensor<?xf32> to tensor<3xf64>
+  return %1 : tensor<3xf64>
+}
+
+// -----
+
+// i64 -> f32 rounds once: 2^60 + 2^36 + 1 is nearest to 2^60 + 2^37 (through
+// double it would round to 2^60).
+// CHECK-LABEL: func.func @cast_large_int_rounds_once
+// CHECK: tgc.constant dense<1.15292164E+18> : tensor<f32>
+func.func @cast_large_int_rounds_once() -> tensor<f32> {
+  %c = tgc.constant dense<1152921573326323713> : tensor<i64>
+  %0 = tgc.cast %c : tensor<i64> to tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -153,3 +153,18 @@ func.func @conv_pool(%x: tensor<1x3x32x32xf32>, %w: tensor<8x3x3x3xf32>) -> tens
   %1 = tgc.max_pool2d %0 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   return %1 : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// Users outside tgc (here func.call) keep the type they were written with,
+// through a tensor.cast.
+// CHECK-LABEL: func.func @feeds_call
+// CHECK: %[[A:.*]] = tgc.add %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[A]] : tensor<4xf32> to tensor<?xf32>
+// CHECK: call @sink(%[[C]]) : (tensor<?xf32>) -> tensor<?xf32>
+func.func private @sink(tensor<?xf32>) -> tensor<?xf32>
+func.func @feeds_call(%x: tensor<4xf32>) -> tensor<?xf32> {
+  %0 = tgc.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<?xf32>
+  %1 = func.call @sink(%0) : (tensor<?xf32>) -> tensor<?xf32>
+  return %1 : tensor<?xf32>
+}
