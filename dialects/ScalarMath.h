@@ -28,7 +28,8 @@ inline double sigmoid(double x) {
 inline double gelu(double x, bool tanhApproximation) {
   if (tanhApproximation) {
     constexpr double kSqrt2OverPi = 0.7978845608028654;
-    return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+    return 0.5 * x *
+           (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
   }
   return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
 }
@@ -37,7 +38,9 @@ inline double elu(double x, double alpha) {
   return x > 0 ? x : alpha * std::expm1(x);
 }
 
-inline double leakyRelu(double x, double alpha) { return x >= 0 ? x : alpha * x; }
+inline double leakyRelu(double x, double alpha) {
+  return x >= 0 ? x : alpha * x;
+}
 
 /// Round half to even (independent of the current rounding mode).
 inline double roundHalfEven(double x) {
@@ -129,7 +132,8 @@ inline int64_t floatToInt(double v, unsigned bits) {
   if (std::isnan(v))
     return 0;
   double lo = bits >= 64 ? -9223372036854775808.0 : -std::ldexp(1.0, bits - 1);
-  double hi = bits >= 64 ? 9223372036854775807.0 : std::ldexp(1.0, bits - 1) - 1;
+  double hi =
+      bits >= 64 ? 9223372036854775807.0 : std::ldexp(1.0, bits - 1) - 1;
   if (v <= lo)
     return bits >= 64 ? std::numeric_limits<int64_t>::min()
                       : static_cast<int64_t>(lo);
@@ -141,7 +145,9 @@ inline int64_t floatToInt(double v, unsigned bits) {
 
 /// Saturating conversion of an f64 attribute value (clamp bounds, pad value)
 /// to an integer element.
-inline int64_t attrToInt(double v, unsigned bits) { return floatToInt(v, bits); }
+inline int64_t attrToInt(double v, unsigned bits) {
+  return floatToInt(v, bits);
+}
 
 } // namespace tgc::scalar
 

@@ -98,7 +98,8 @@ std::optional<int64_t> windowOutputSize(int64_t size, int64_t kernel,
   if (padded < window)
     return std::nullopt;
   __int128 span = padded - window;
-  __int128 out = ceilMode ? (span + stride - 1) / stride + 1 : span / stride + 1;
+  __int128 out =
+      ceilMode ? (span + stride - 1) / stride + 1 : span / stride + 1;
   // In ceil mode the last window must start inside the input or its left
   // padding (the PyTorch / ONNX rule).
   if (ceilMode && (out - 1) * stride >= (__int128)size + padBegin)

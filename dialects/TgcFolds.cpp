@@ -11,8 +11,8 @@
 #include "dialects/TgcOps.h"
 
 #include "mlir/IR/Matchers.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace tgc;
@@ -64,13 +64,15 @@ std::optional<Elements> readElements(Attribute attr) {
     return std::nullopt;
   if (isa<FloatType>(elementType)) {
     if (out.splat)
-      out.values.push_back(readElement(elementType, dense.getSplatValue<APFloat>()));
+      out.values.push_back(
+          readElement(elementType, dense.getSplatValue<APFloat>()));
     else
       for (const APFloat &v : dense.getValues<APFloat>())
         out.values.push_back(readElement(elementType, v));
   } else if (isa<IntegerType>(elementType)) {
     if (out.splat)
-      out.values.push_back(readElement(elementType, dense.getSplatValue<APInt>()));
+      out.values.push_back(
+          readElement(elementType, dense.getSplatValue<APInt>()));
     else
       for (const APInt &v : dense.getValues<APInt>())
         out.values.push_back(readElement(elementType, v));
@@ -90,16 +92,19 @@ Attribute toElementAttr(Type elementType, Scalar s) {
       v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
     } else {
       // Round once, straight from the integer.
-      v.convertFromAPInt(APInt(64, static_cast<uint64_t>(s.i), /*isSigned=*/true),
-                         /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
+      v.convertFromAPInt(
+          APInt(64, static_cast<uint64_t>(s.i), /*isSigned=*/true),
+          /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
     }
     return FloatAttr::get(ft, v);
   }
   auto it = cast<IntegerType>(elementType);
   unsigned bits = it.getWidth();
-  int64_t v = s.isFloat ? scalar::floatToInt(s.f, bits) : scalar::wrapInt(s.i, bits);
-  return IntegerAttr::get(it, APInt(bits, static_cast<uint64_t>(v),
-                                    /*isSigned=*/bits > 1, /*implicitTrunc=*/true));
+  int64_t v =
+      s.isFloat ? scalar::floatToInt(s.f, bits) : scalar::wrapInt(s.i, bits);
+  return IntegerAttr::get(it,
+                          APInt(bits, static_cast<uint64_t>(v),
+                                /*isSigned=*/bits > 1, /*implicitTrunc=*/true));
 }
 
 Attribute writeElements(RankedTensorType type, const Elements &elements) {
@@ -107,7 +112,8 @@ Attribute writeElements(RankedTensorType type, const Elements &elements) {
     return {};
   Type elementType = type.getElementType();
   if (elements.splat)
-    return DenseElementsAttr::get(type, toElementAttr(elementType, elements.values[0]));
+    return DenseElementsAttr::get(
+        type, toElementAttr(elementType, elements.values[0]));
   SmallVector<Attribute> attrs;
   attrs.reserve(elements.values.size());
   for (const Scalar &s : elements.values)
@@ -131,7 +137,8 @@ Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
     if (!elements)
       return {};
     if (!elements->splat &&
-        cast<ShapedType>(cast<TypedAttr>(attr).getType()).getShape() != type.getShape())
+        cast<ShapedType>(cast<TypedAttr>(attr).getType()).getShape() !=
+            type.getShape())
       return {};
     allSplat &= elements->splat;
     inputs.push_back(std::move(*elements));
@@ -198,10 +205,9 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return foldPointwise(adaptor.getInput(), getType(),
-                       [](ArrayRef<Scalar> a) -> std::optional<Scalar> {
-                         return a[0];
-                       });
+  return foldPointwise(
+      adaptor.getInput(), getType(),
+      [](ArrayRef<Scalar> a) -> std::optional<Scalar> { return a[0]; });
 }
 
 /// Whether every value of `from` is exactly representable in `to`.
@@ -226,7 +232,8 @@ namespace {
 /// cast(cast(x : A -> B) -> C) => cast(x : A -> C) when A -> B is exact.
 struct FoldLosslessCastChain : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<CastOp>();
     if (!inner)
       return failure();
@@ -241,7 +248,8 @@ struct FoldLosslessCastChain : OpRewritePattern<CastOp> {
           return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
         }))
       return failure();
-    rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(inner.getInput()); });
     return success();
   }
 };
@@ -262,7 +270,9 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
   return foldNumericUnary(
       adaptor.getInput(), getType(), [](double x) { return -x; },
-      [&](int64_t x) { return scalar::wrapInt(0 - static_cast<uint64_t>(x), bits); });
+      [&](int64_t x) {
+        return scalar::wrapInt(0 - static_cast<uint64_t>(x), bits);
+      });
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
@@ -284,9 +294,9 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
-  return foldNumericUnary(adaptor.getInput(), getType(),
-                          [](double x) { return scalar::sign(x); },
-                          [](int64_t x) { return scalar::sign(x); });
+  return foldNumericUnary(
+      adaptor.getInput(), getType(), [](double x) { return scalar::sign(x); },
+      [](int64_t x) { return scalar::sign(x); });
 }
 
 OpFoldResult LogicalNotOp::fold(FoldAdaptor adaptor) {
@@ -305,7 +315,8 @@ OpFoldResult ClampOp::fold(FoldAdaptor adaptor) {
       adaptor.getInput(), getType(),
       [&](double x) { return scalar::clamp(x, lo, hi); },
       [&](int64_t x) {
-        return std::clamp(x, scalar::attrToInt(lo, bits), scalar::attrToInt(hi, bits));
+        return std::clamp(x, scalar::attrToInt(lo, bits),
+                          scalar::attrToInt(hi, bits));
       });
 }
 
@@ -327,9 +338,11 @@ TGC_FLOAT_UNARY_FOLD(CosOp, std::cos(x))
 TGC_FLOAT_UNARY_FOLD(FloorOp, std::floor(x))
 TGC_FLOAT_UNARY_FOLD(CeilOp, std::ceil(x))
 TGC_FLOAT_UNARY_FOLD(RoundOp, scalar::roundHalfEven(x))
-TGC_FLOAT_UNARY_FOLD(LeakyReluOp, scalar::leakyRelu(x, getAlpha().convertToDouble()))
+TGC_FLOAT_UNARY_FOLD(LeakyReluOp,
+                     scalar::leakyRelu(x, getAlpha().convertToDouble()))
 TGC_FLOAT_UNARY_FOLD(EluOp, scalar::elu(x, getAlpha().convertToDouble()))
-TGC_FLOAT_UNARY_FOLD(GeluOp, scalar::gelu(x, getApproximate() == GeluApproximation::tanh))
+TGC_FLOAT_UNARY_FOLD(GeluOp, scalar::gelu(x, getApproximate() ==
+                                                 GeluApproximation::tanh))
 #undef TGC_FLOAT_UNARY_FOLD
 
 //===----------------------------------------------------------------------===//
@@ -385,53 +398,62 @@ static Attribute foldBinary(ArrayRef<Attribute> operands, Type resultType,
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   bool isFloat = isa<FloatType>(getElementTypeOrSelf(getType()));
   // x + (-0.0) == x exactly; x + 0.0 is not (for x = -0.0).
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(),
-                                 isFloat ? -0.0 : 0.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), isFloat ? -0.0 : 0.0))
     return r;
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a + b; },
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return static_cast<int64_t>(static_cast<uint64_t>(a) + b);
-                    });
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](double a, double b) { return a + b; },
+      [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        return static_cast<int64_t>(static_cast<uint64_t>(a) + b);
+      });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 0.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 0.0))
     return r;
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a - b; },
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return static_cast<int64_t>(static_cast<uint64_t>(a) - b);
-                    });
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](double a, double b) { return a - b; },
+      [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        return static_cast<int64_t>(static_cast<uint64_t>(a) - b);
+      });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 1.0))
     return r;
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a * b; },
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return static_cast<int64_t>(static_cast<uint64_t>(a) * b);
-                    });
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](double a, double b) { return a * b; },
+      [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        return static_cast<int64_t>(static_cast<uint64_t>(a) * b);
+      });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 1.0))
     return r;
   unsigned bits = intWidth(getType());
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return a / b; },
-                    [&](int64_t a, int64_t b) { return scalar::divInt(a, b, bits); });
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](double a, double b) { return a / b; },
+      [&](int64_t a, int64_t b) { return scalar::divInt(a, b, bits); });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 1.0))
     return r;
-  return foldBinary(adaptor.getOperands(), getType(),
-                    [](double a, double b) { return std::pow(a, b); },
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return scalar::powInt(a, b);
-                    });
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](double a, double b) { return std::pow(a, b); },
+      [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        return scalar::powInt(a, b);
+      });
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
@@ -453,40 +475,47 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult LogicalAndOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 1.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 1.0))
     return r;
-  return foldBinary(adaptor.getOperands(), getType(), nullptr,
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return a && b;
-                    });
+  return foldBinary(
+      adaptor.getOperands(), getType(), nullptr,
+      [](int64_t a, int64_t b) -> std::optional<int64_t> { return a && b; });
 }
 
 OpFoldResult LogicalOrOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(), getType(), 0.0))
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 0.0))
     return r;
-  return foldBinary(adaptor.getOperands(), getType(), nullptr,
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return a || b;
-                    });
+  return foldBinary(
+      adaptor.getOperands(), getType(), nullptr,
+      [](int64_t a, int64_t b) -> std::optional<int64_t> { return a || b; });
 }
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   ComparePredicate predicate = getPredicate();
   auto compare = [&](auto a, auto b) -> bool {
     switch (predicate) {
-    case ComparePredicate::eq: return a == b;
-    case ComparePredicate::ne: return a != b;
-    case ComparePredicate::lt: return a < b;
-    case ComparePredicate::le: return a <= b;
-    case ComparePredicate::gt: return a > b;
-    case ComparePredicate::ge: return a >= b;
+    case ComparePredicate::eq:
+      return a == b;
+    case ComparePredicate::ne:
+      return a != b;
+    case ComparePredicate::lt:
+      return a < b;
+    case ComparePredicate::le:
+      return a <= b;
+    case ComparePredicate::gt:
+      return a > b;
+    case ComparePredicate::ge:
+      return a >= b;
     }
     return false;
   };
   return foldPointwise(adaptor.getOperands(), getType(),
                        [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
-                         return Scalar::ofInt(a[0].isFloat ? compare(a[0].f, a[1].f)
-                                                           : compare(a[0].i, a[1].i));
+                         return Scalar::ofInt(a[0].isFloat
+                                                  ? compare(a[0].f, a[1].f)
+                                                  : compare(a[0].i, a[1].i));
                        });
 }
 
@@ -531,23 +560,25 @@ namespace {
 /// reshape(reshape(x)) => reshape(x).
 struct FoldReshapeChain : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<ReshapeOp>();
-    if (!inner || reshapeCountMismatch(
-                      cast<RankedTensorType>(inner.getInput().getType()),
-                      cast<RankedTensorType>(op.getType())))
+    if (!inner ||
+        reshapeCountMismatch(cast<RankedTensorType>(inner.getInput().getType()),
+                             cast<RankedTensorType>(op.getType())))
       return failure();
-    rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(inner.getInput()); });
     return success();
   }
 };
 
 /// squeeze/unsqueeze => reshape when the result has at most one dynamic dim
 /// (so reshape can infer it): one canonical spelling for pure shape changes.
-template <typename OpT>
-struct ShapeOpToReshape : OpRewritePattern<OpT> {
+template <typename OpT> struct ShapeOpToReshape : OpRewritePattern<OpT> {
   using OpRewritePattern<OpT>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     auto inType = cast<RankedTensorType>(op.getInput().getType());
     if (type.getNumDynamicDims() > 1)
@@ -572,7 +603,8 @@ struct ShapeOpToReshape : OpRewritePattern<OpT> {
 /// transpose(transpose(x, p1), p2) => transpose(x, p1 o p2).
 struct ComposeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<TransposeOp>();
     if (!inner)
       return failure();

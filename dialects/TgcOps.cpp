@@ -24,12 +24,10 @@ using namespace tgc;
 namespace {
 /// Emits diagnostics from type inference as "'tgc.<op>' op <message>" at the
 /// op's location (or nowhere when inference runs without one).
-template <typename OpT>
-struct Inference {
+template <typename OpT> struct Inference {
   std::optional<Location> loc;
 
-  template <typename... Args>
-  LogicalResult fail(Args &&...args) const {
+  template <typename... Args> LogicalResult fail(Args &&...args) const {
     return emitOptionalError(loc, "'", OpT::getOperationName(), "' op ",
                              std::forward<Args>(args)...);
   }
@@ -92,13 +90,12 @@ LogicalResult tgc::OpTrait::verifyValidShapes(Operation *op) {
       if (ShapedType::isDynamic(d))
         continue;
       if (d < 0)
-        return op->emitOpError() << kind << " #" << index << " has negative dim "
-                                 << d << " in " << type;
+        return op->emitOpError() << kind << " #" << index
+                                 << " has negative dim " << d << " in " << type;
       if (__builtin_mul_overflow(count, d, &count))
-        return op->emitOpError()
-               << kind << " #" << index << " has shape "
-               << formatShape(tensor.getShape())
-               << " whose element count overflows int64";
+        return op->emitOpError() << kind << " #" << index << " has shape "
+                                 << formatShape(tensor.getShape())
+                                 << " whose element count overflows int64";
     }
     return success();
   };
@@ -160,7 +157,8 @@ LogicalResult CastOp::verify() {
   if (in.getRank() != out.getRank())
     return emitOpError("result rank ")
            << out.getRank() << " differs from input rank " << in.getRank();
-  for (auto [i, dims] : llvm::enumerate(llvm::zip(in.getShape(), out.getShape())))
+  for (auto [i, dims] :
+       llvm::enumerate(llvm::zip(in.getShape(), out.getShape())))
     if (!dimsCompatible(std::get<0>(dims), std::get<1>(dims)))
       return emitOpError("result shape ")
              << shapeOf(out) << " is incompatible with input shape "
@@ -189,12 +187,10 @@ LogicalResult ClampOp::verify() {
 /// (from `firstValueOperand` on; earlier operands are masks). The result takes
 /// `resultElementType`, or the shared element type when null.
 template <typename OpT>
-static LogicalResult inferBroadcast(std::optional<Location> loc,
-                                    ValueRange operands,
-                                    ArrayRef<StringRef> names,
-                                    unsigned firstValueOperand,
-                                    Type resultElementType,
-                                    SmallVectorImpl<Type> &inferred) {
+static LogicalResult
+inferBroadcast(std::optional<Location> loc, ValueRange operands,
+               ArrayRef<StringRef> names, unsigned firstValueOperand,
+               Type resultElementType, SmallVectorImpl<Type> &inferred) {
   Inference<OpT> infer{loc};
   SmallVector<RankedTensorType> types;
   for (auto [value, name] : llvm::zip(operands, names)) {
@@ -226,10 +222,10 @@ static LogicalResult inferBroadcast(std::optional<Location> loc,
 }
 
 #define TGC_BINARY_INFERENCE(OP)                                               \
-  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc, \
-                                     Adaptor adaptor,                           \
-                                     SmallVectorImpl<Type> &inferred) {         \
-    return inferBroadcast<OP>(loc, adaptor.getOperands(), {"lhs", "rhs"}, 0,  \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &inferred) {                                       \
+    return inferBroadcast<OP>(loc, adaptor.getOperands(), {"lhs", "rhs"}, 0,   \
                               nullptr, inferred);                              \
   }
 TGC_BINARY_INFERENCE(AddOp)
@@ -265,9 +261,9 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
-  return inferBroadcast<SelectOp>(
-      loc, adaptor.getOperands(), {"condition", "true_value", "false_value"}, 1,
-      nullptr, inferred);
+  return inferBroadcast<SelectOp>(loc, adaptor.getOperands(),
+                                  {"condition", "true_value", "false_value"}, 1,
+                                  nullptr, inferred);
 }
 
 //===----------------------------------------------------------------------===//
@@ -285,8 +281,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
       failed(infer.sameElementType(*lhs, *rhs, "lhs", "rhs")))
     return failure();
   if (lhs->getRank() < 2 || rhs->getRank() < 2)
-    return infer.fail("operands must have rank >= 2, got lhs ",
-                      shapeOf(*lhs), " and rhs ", shapeOf(*rhs));
+    return infer.fail("operands must have rank >= 2, got lhs ", shapeOf(*lhs),
+                      " and rhs ", shapeOf(*rhs));
   ArrayRef<int64_t> a = lhs->getShape(), b = rhs->getShape();
   int64_t ra = a.size(), rb = b.size();
   bool ta = adaptor.getTransposeA(), tb = adaptor.getTransposeB();
@@ -297,7 +293,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   if (!dimsCompatible(ka, kb))
     return infer.fail("contraction dims differ: lhs ", shapeOf(*lhs),
                       ta ? " (transposed)" : "", " has K = ", ka, ", rhs ",
-                      shapeOf(*rhs), tb ? " (transposed)" : "", " has K = ", kb);
+                      shapeOf(*rhs), tb ? " (transposed)" : "",
+                      " has K = ", kb);
   SmallVector<int64_t> batch;
   if (!broadcastShapes(a.drop_back(2), b.drop_back(2), batch))
     return infer.fail("batch dims of lhs ", shapeOf(*lhs), " and rhs ",
@@ -318,7 +315,8 @@ struct WindowAttrs {
 template <typename OpT>
 static LogicalResult verifyWindowAttrs(const Inference<OpT> &infer,
                                        const WindowAttrs &w) {
-  if (w.strides.size() != 2 || llvm::any_of(w.strides, [](int64_t s) { return s <= 0; }))
+  if (w.strides.size() != 2 ||
+      llvm::any_of(w.strides, [](int64_t s) { return s <= 0; }))
     return infer.fail("strides must be 2 positive values");
   if (w.dilations.size() != 2 ||
       llvm::any_of(w.dilations, [](int64_t s) { return s <= 0; }))
@@ -332,11 +330,10 @@ static LogicalResult verifyWindowAttrs(const Inference<OpT> &infer,
 
 /// Computes the two output spatial dims; `kernel` may hold dynamic dims.
 template <typename OpT>
-static LogicalResult inferSpatial(const Inference<OpT> &infer,
-                                  ArrayRef<int64_t> spatial,
-                                  ArrayRef<int64_t> kernel,
-                                  const WindowAttrs &w, bool ceilMode,
-                                  int64_t out[2]) {
+static LogicalResult
+inferSpatial(const Inference<OpT> &infer, ArrayRef<int64_t> spatial,
+             ArrayRef<int64_t> kernel, const WindowAttrs &w, bool ceilMode,
+             int64_t out[2]) {
   for (int i = 0; i < 2; ++i) {
     if (ShapedType::isDynamic(spatial[i]) || ShapedType::isDynamic(kernel[i])) {
       out[i] = ShapedType::kDynamic;
@@ -350,13 +347,12 @@ static LogicalResult inferSpatial(const Inference<OpT> &infer,
     if (padded > INT64_MAX)
       return infer.fail("padded input ", which, " overflows int64");
     if (padded < window)
-      return infer.fail("padded input ", which, " ",
-                        static_cast<int64_t>(padded),
-                        " is smaller than the dilated window ",
-                        static_cast<int64_t>(window));
-    auto size = windowOutputSize(spatial[i], kernel[i], w.strides[i],
-                                 w.padding[i], w.padding[i + 2],
-                                 w.dilations[i], ceilMode);
+      return infer.fail(
+          "padded input ", which, " ", static_cast<int64_t>(padded),
+          " is smaller than the dilated window ", static_cast<int64_t>(window));
+    auto size =
+        windowOutputSize(spatial[i], kernel[i], w.strides[i], w.padding[i],
+                         w.padding[i + 2], w.dilations[i], ceilMode);
     if (!size)
       return infer.fail("output ", which, " overflows int64");
     out[i] = *size;
@@ -421,9 +417,9 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   int64_t out[2];
   if (failed(inferSpatial(infer, spatial, kernel, w, false, out)))
     return failure();
-  SmallVector<int64_t> shape =
-      nhwc ? SmallVector<int64_t>{n, out[0], out[1], o}
-           : SmallVector<int64_t>{n, o, out[0], out[1]};
+  SmallVector<int64_t> shape = nhwc
+                                   ? SmallVector<int64_t>{n, out[0], out[1], o}
+                                   : SmallVector<int64_t>{n, o, out[0], out[1]};
   inferred.push_back(RankedTensorType::get(shape, input->getElementType()));
   return success();
 }
@@ -443,7 +439,8 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
     return failure();
   if (input->getRank() != 4)
     return infer.fail("input must have rank 4, got ", shapeOf(*input));
-  if (kernel.size() != 2 || llvm::any_of(kernel, [](int64_t k) { return k < 1; }))
+  if (kernel.size() != 2 ||
+      llvm::any_of(kernel, [](int64_t k) { return k < 1; }))
     return infer.fail("kernel must be 2 positive values");
   if (failed(verifyWindowAttrs(infer, w)))
     return failure();
@@ -538,9 +535,9 @@ static LogicalResult inferReduce(std::optional<Location> loc, Value inputValue,
 }
 
 #define TGC_REDUCE_INFERENCE(OP)                                               \
-  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc, \
-                                     Adaptor adaptor,                           \
-                                     SmallVectorImpl<Type> &inferred) {         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &inferred) {                                       \
     return inferReduce<OP>(loc, adaptor.getInput(), adaptor.getAxes(),         \
                            adaptor.getKeepdims(), nullptr, inferred);          \
   }
@@ -552,10 +549,9 @@ TGC_REDUCE_INFERENCE(ReduceProdOp)
 #undef TGC_REDUCE_INFERENCE
 
 template <typename OpT>
-static LogicalResult inferArgReduce(MLIRContext *context,
-                                    std::optional<Location> loc,
-                                    typename OpT::Adaptor adaptor,
-                                    SmallVectorImpl<Type> &inferred) {
+static LogicalResult
+inferArgReduce(MLIRContext *context, std::optional<Location> loc,
+               typename OpT::Adaptor adaptor, SmallVectorImpl<Type> &inferred) {
   int64_t axis = static_cast<int64_t>(adaptor.getAxis());
   auto type = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
   if (type && (axis < 0 || axis >= type.getRank()))
@@ -797,8 +793,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
         failed(infer.sameElementType(*first, *type, "input #0", name)))
       return failure();
     if (type->getRank() != rank)
-      return infer.fail("inputs must have the same rank, got ",
-                        shapeOf(*first), " and ", shapeOf(*type));
+      return infer.fail("inputs must have the same rank, got ", shapeOf(*first),
+                        " and ", shapeOf(*type));
     for (int64_t d = 0; d < rank; ++d) {
       int64_t dim = type->getDimSize(d);
       if (d == axis) {
@@ -808,8 +804,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
         shape[d] = *sum;
       } else if (!dimsCompatible(shape[d], dim)) {
         return infer.fail("input #", i + 1, " ", shapeOf(*type),
-                          " differs from the others in dim ", d,
-                          " (expected ", shape[d], ")");
+                          " differs from the others in dim ", d, " (expected ",
+                          shape[d], ")");
       } else if (ShapedType::isDynamic(shape[d])) {
         shape[d] = dim;
       }

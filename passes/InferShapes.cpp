@@ -60,11 +60,10 @@ int64_t tgc::inferShapes(Operation *root) {
     if (!isa<TgcDialect>(op->getDialect()))
       return;
     SmallVector<Type> inferred;
-    if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(),
-                                   op->getOperands(),
-                                   op->getRawDictionaryAttrs(),
-                                   op->getPropertiesStorage(),
-                                   op->getRegions(), inferred)))
+    if (failed(op.inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+            op->getRegions(), inferred)))
       return;
     for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
       if (auto better = refine(result.getType(), type)) {
@@ -79,8 +78,7 @@ int64_t tgc::inferShapes(Operation *root) {
 }
 
 namespace {
-struct TgcInferShapesPass
-    : tgc::impl::TgcInferShapesBase<TgcInferShapesPass> {
+struct TgcInferShapesPass : tgc::impl::TgcInferShapesBase<TgcInferShapesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     tgc::inferShapes(module);
@@ -100,8 +98,8 @@ struct TgcInferShapesPass
            llvm::zip(results, returns.front()->getOperandTypes()))
         if (refine(declared, actual))
           declared = actual;
-      func.setType(FunctionType::get(func.getContext(),
-                                     func.getArgumentTypes(), results));
+      func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                     results));
     }
     for (func::ReturnOp ret : returns) {
       for (OpOperand &operand : ret->getOpOperands()) {

@@ -27,14 +27,13 @@
 #include "mlir/Transforms/Passes.h"
 
 void tgc::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tgc::TgcDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
-                  mlir::math::MathDialect, mlir::linalg::LinalgDialect,
-                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
-                  mlir::memref::MemRefDialect,
-                  mlir::bufferization::BufferizationDialect,
-                  mlir::vector::VectorDialect, mlir::affine::AffineDialect,
-                  mlir::LLVM::LLVMDialect>();
+  registry.insert<
+      tgc::TgcDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
+      mlir::tensor::TensorDialect, mlir::math::MathDialect,
+      mlir::linalg::LinalgDialect, mlir::scf::SCFDialect,
+      mlir::cf::ControlFlowDialect, mlir::memref::MemRefDialect,
+      mlir::bufferization::BufferizationDialect, mlir::vector::VectorDialect,
+      mlir::affine::AffineDialect, mlir::LLVM::LLVMDialect>();
   mlir::func::registerAllExtensions(registry);
 }
 

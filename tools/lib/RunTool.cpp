@@ -37,7 +37,8 @@ struct Options {
   cl::opt<std::string> file{cl::Positional, cl::desc("<input .mlir file>"),
                             cl::Required};
   cl::opt<std::string> function{
-      "function", cl::desc("Function to run (default: the only or first public one)")};
+      "function",
+      cl::desc("Function to run (default: the only or first public one)")};
   cl::opt<std::string> backend{"backend",
                                cl::desc("Backend: reference (the interpreter)"),
                                cl::init("reference")};
@@ -123,9 +124,9 @@ Expected<HostTensor> randomTensor(mlir::RankedTensorType type, unsigned index,
   if (!type.hasStaticShape())
     return makeError("argument #" + Twine(index) +
                      " has dynamic dims; give it with --input");
-  auto tensor = HostTensor::allocate(*dtype, std::vector<int64_t>(
-                                                 type.getShape().begin(),
-                                                 type.getShape().end()));
+  auto tensor =
+      HostTensor::allocate(*dtype, std::vector<int64_t>(type.getShape().begin(),
+                                                        type.getShape().end()));
   if (!tensor.ok())
     return makeError("argument #" + Twine(index) + ": " +
                      std::string(tensor.status().message()));
@@ -189,10 +190,10 @@ Error run(const Options &opts) {
     return makeError("failed to parse '" + opts.file + "'");
   mlir::func::FuncOp func = findFunction(*module, opts.function);
   if (!func)
-    return makeError(opts.function.empty()
-                         ? Twine("no public function with a body in '" +
-                                 opts.file + "'")
-                         : Twine("no function named '" + opts.function + "'"));
+    return makeError(
+        opts.function.empty()
+            ? Twine("no public function with a body in '" + opts.file + "'")
+            : Twine("no function named '" + opts.function + "'"));
 
   mlir::FunctionType signature = func.getFunctionType();
   if (opts.inputs.size() > signature.getNumInputs())
@@ -232,18 +233,21 @@ Error run(const Options &opts) {
       auto stop = std::chrono::steady_clock::now();
       if (!again)
         return again.takeError();
-      ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(stop - start).count());
     }
     std::sort(ms.begin(), ms.end());
-    outs() << format("@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
-                     func.getName().str().c_str(), opts.backend.c_str(),
-                     opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
+    outs() << format(
+        "@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
+        func.getName().str().c_str(), opts.backend.c_str(),
+        opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
   }
 
   if (opts.outputs.size() > results->size() ||
       opts.expected.size() > results->size())
     return makeError("@" + func.getName() + " returns " +
-                     Twine(results->size()) + " results but more --output or "
+                     Twine(results->size()) +
+                     " results but more --output or "
                      "--expected paths were given");
   for (auto [i, path] : enumerate(opts.outputs)) {
     auto status = tgc::runtime::writeNpy(path, (*results)[i]);
@@ -256,8 +260,8 @@ Error run(const Options &opts) {
     if (!want)
       return want.takeError();
     HostTensor expected = adaptDType(std::move(*want), (*results)[i].dtype());
-    auto status = tgc::runtime::allClose((*results)[i], expected, opts.rtol,
-                                         opts.atol);
+    auto status =
+        tgc::runtime::allClose((*results)[i], expected, opts.rtol, opts.atol);
     if (status.ok()) {
       outs() << "result #" << i << ": matches " << spec << "\n";
     } else {
@@ -266,8 +270,8 @@ Error run(const Options &opts) {
              << std::string(status.message()) << "\n";
     }
   }
-  if (opts.print || (opts.outputs.empty() && opts.expected.empty() &&
-                     opts.benchmark == 0)) {
+  if (opts.print ||
+      (opts.outputs.empty() && opts.expected.empty() && opts.benchmark == 0)) {
     for (auto [i, result] : enumerate(*results)) {
       outs() << "result #" << i << ": " << result.describe() << " = ";
       printTensor(outs(), result);
@@ -288,13 +292,14 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
   typePart.split(pieces, 'x');
   std::optional<DType> dtype = tgc::runtime::parseDType(pieces.back());
   if (!dtype)
-    return makeError("bad tensor literal '" + spec + "': unknown element type '" +
-                     pieces.back() + "'");
+    return makeError("bad tensor literal '" + spec +
+                     "': unknown element type '" + pieces.back() + "'");
   std::vector<int64_t> shape;
   for (StringRef dim : ArrayRef(pieces).drop_back()) {
     int64_t size;
     if (dim.getAsInteger(10, size) || size < 0)
-      return makeError("bad tensor literal '" + spec + "': bad dim '" + dim + "'");
+      return makeError("bad tensor literal '" + spec + "': bad dim '" + dim +
+                       "'");
     shape.push_back(size);
   }
   auto tensor = HostTensor::allocate(*dtype, shape);
@@ -307,8 +312,8 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
   int64_t n = tensor->numElements();
   if (!(static_cast<int64_t>(values.size()) == n ||
         (values.size() == 1 && n > 0)))
-    return makeError("bad tensor literal '" + spec + "': " +
-                     Twine(values.size()) + " values for shape " +
+    return makeError("bad tensor literal '" + spec +
+                     "': " + Twine(values.size()) + " values for shape " +
                      shapeString(shape) + " (" + Twine(n) + " elements)");
   for (int64_t i = 0; i < n; ++i) {
     StringRef text = values[values.size() == 1 ? 0 : i].trim();
