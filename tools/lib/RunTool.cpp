@@ -9,6 +9,7 @@
 #include "tools/lib/RunTool.h"
 
 #include "codegen/reference/Interpreter.h"
+#include "dialects/ShapeUtils.h"
 #include "runtime/Npy.h"
 #include "tools/lib/Registration.h"
 
@@ -62,13 +63,6 @@ struct Options {
 
 Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
-}
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s;
-  for (auto [i, d] : enumerate(shape))
-    s += (i ? "x" : "") + std::to_string(d);
-  return s;
 }
 
 std::optional<DType> dtypeOf(mlir::Type type) {
@@ -314,7 +308,7 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
         (values.size() == 1 && n > 0)))
     return makeError("bad tensor literal '" + spec +
                      "': " + Twine(values.size()) + " values for shape " +
-                     shapeString(shape) + " (" + Twine(n) + " elements)");
+                     tgc::formatShape(shape) + " (" + Twine(n) + " elements)");
   for (int64_t i = 0; i < n; ++i) {
     StringRef text = values[values.size() == 1 ? 0 : i].trim();
     if (tgc::runtime::isFloatDType(*dtype)) {
