@@ -15,4 +15,28 @@
 #define GET_ATTRDEF_CLASSES
 #include "dialects/TgcAttrs.h.inc"
 
+namespace tgc {
+/// The meaning of a tgc.compare predicate on two values of one type, shared by
+/// the folder and the reference interpreter (comparisons with NaN are false
+/// except `ne`).
+template <typename T>
+bool evaluateCompare(ComparePredicate predicate, T a, T b) {
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return a == b;
+  case ComparePredicate::ne:
+    return a != b;
+  case ComparePredicate::lt:
+    return a < b;
+  case ComparePredicate::le:
+    return a <= b;
+  case ComparePredicate::gt:
+    return a > b;
+  case ComparePredicate::ge:
+    return a >= b;
+  }
+  return false;
+}
+} // namespace tgc
+
 #endif // TGC_DIALECTS_TGCDIALECT_H

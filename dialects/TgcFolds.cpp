@@ -494,22 +494,8 @@ OpFoldResult LogicalOrOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   ComparePredicate predicate = getPredicate();
-  auto compare = [&](auto a, auto b) -> bool {
-    switch (predicate) {
-    case ComparePredicate::eq:
-      return a == b;
-    case ComparePredicate::ne:
-      return a != b;
-    case ComparePredicate::lt:
-      return a < b;
-    case ComparePredicate::le:
-      return a <= b;
-    case ComparePredicate::gt:
-      return a > b;
-    case ComparePredicate::ge:
-      return a >= b;
-    }
-    return false;
+  auto compare = [predicate](auto a, auto b) -> bool {
+    return evaluateCompare(predicate, a, b);
   };
   return foldPointwise(adaptor.getOperands(), getType(),
                        [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {

@@ -209,21 +209,7 @@ Expected<HostTensor> runDiv(DivOp op, Operands operands) {
 Expected<HostTensor> runCompare(CompareOp op, Operands operands) {
   ComparePredicate predicate = op.getPredicate();
   auto compare = [predicate](auto a, auto b) -> int64_t {
-    switch (predicate) {
-    case ComparePredicate::eq:
-      return a == b;
-    case ComparePredicate::ne:
-      return a != b;
-    case ComparePredicate::lt:
-      return a < b;
-    case ComparePredicate::le:
-      return a <= b;
-    case ComparePredicate::gt:
-      return a > b;
-    case ComparePredicate::ge:
-      return a >= b;
-    }
-    return 0;
+    return evaluateCompare(predicate, a, b);
   };
   const HostTensor &lhs = *operands[0], &rhs = *operands[1];
   if (runtime::isFloatDType(lhs.dtype()))

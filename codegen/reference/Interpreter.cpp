@@ -8,6 +8,7 @@
 #include "codegen/reference/Interpreter.h"
 #include "codegen/reference/Kernels.h"
 
+#include "dialects/ShapeUtils.h"
 #include "dialects/TgcDialect.h"
 #include "dialects/TgcOps.h"
 
@@ -143,19 +144,10 @@ Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
 
 bool broadcastConcrete(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                        Shape &result) {
-  size_t rank = std::max(a.size(), b.size());
-  result.assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
-    int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    int64_t &out = result[rank - 1 - i];
-    if (x == y || y == 1)
-      out = x;
-    else if (x == 1)
-      out = y;
-    else
-      return false;
-  }
+  llvm::SmallVector<int64_t> shape;
+  if (!broadcastShapes(a, b, shape))
+    return false;
+  result.assign(shape.begin(), shape.end());
   return true;
 }
 
