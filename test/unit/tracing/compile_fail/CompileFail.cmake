@@ -1,0 +1,25 @@
+# Compiles SOURCE with -DCASE=<CASE> (syntax only). Case 0 must compile; any
+# other case must fail with tgc's untraceable-type message, and the compiler's
+# instantiation note must name CULPRIT as the offending type.
+set(flags -std=c++20 -fsyntax-only -DCASE=${CASE})
+foreach(dir ${INCLUDES})
+  list(APPEND flags -I${dir})
+endforeach()
+execute_process(COMMAND ${COMPILER} ${flags} ${SOURCE}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(log "${out}${err}")
+if(CASE EQUAL 0)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "positive control failed to compile:\n${log}")
+  endif()
+  return()
+endif()
+if(rc EQUAL 0)
+  message(FATAL_ERROR "case ${CASE} compiled but must not")
+endif()
+if(NOT log MATCHES "tgc: type T cannot be an argument of a traced function")
+  message(FATAL_ERROR "case ${CASE}: missing the tgc message:\n${log}")
+endif()
+if(NOT log MATCHES "${CULPRIT}")
+  message(FATAL_ERROR "case ${CASE}: the culprit '${CULPRIT}' is not named:\n${log}")
+endif()
