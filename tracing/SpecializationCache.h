@@ -1,0 +1,449 @@
+//===- SpecializationCache.h - TraceType-keyed specialization cache -*- C++ -*-===//
+//
+// The cache behind tgc::function: maps call TraceTypes to compiled
+// specializations, decides when to retrace, and records why.
+//
+// - A hit takes only a shared lock: concurrent hits never serialize.
+//   Exact repeats are found by hash; other calls go to the most specific
+//   accepting specialization (selectMostSpecific), and the answer is
+//   remembered for the exact type.
+// - Concurrent misses on one key trace once; the others wait for that result.
+//   A failed trace reports its error to every waiter and leaves nothing behind.
+// - A trace that calls back into the same cache with the same key (recursion)
+//   is an error, not a deadlock.
+// - The cache is bounded: least-recently-used unpinned entries are evicted,
+//   and a later call that needed one retraces with reason "evicted".
+// - With reduceRetracing, a miss traces the most specific common supertype of
+//   the call and the existing specializations (varying dims become dynamic).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_TRACING_SPECIALIZATIONCACHE_H
+#define TGC_TRACING_SPECIALIZATIONCACHE_H
+
+#include "tracing/TraceType.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tgc::tracing {
+
+/// Why a specialization was traced.
+struct TraceReason {
+  enum class Kind { FirstCall, NewType, Relaxed, Evicted, Requested };
+  Kind kind = Kind::FirstCall;
+  /// For NewType / Relaxed: the closest previous specialization and the first
+  /// difference (argument path, its type there, the call's type).
+  std::string closest, path, previousType, newType;
+
+  std::string str() const {
+    switch (kind) {
+    case Kind::FirstCall:
+      return "first call";
+    case Kind::Evicted:
+      return "evicted: this signature was traced before and evicted from the "
+             "cache";
+    case Kind::Requested:
+      return "requested ahead of a call (concrete function)";
+    case Kind::NewType:
+    case Kind::Relaxed:
+      break;
+    }
+    std::string s = kind == Kind::Relaxed
+                        ? "relaxed (reduce_retracing) after a miss: "
+                        : "new argument types: ";
+    s += path.empty() ? std::string("arguments") : path;
+    s += " was " + previousType + ", now " + newType;
+    if (!closest.empty())
+      s += " (closest specialization: " + closest + ")";
+    return s;
+  }
+};
+
+struct CacheOptions {
+  /// Most unpinned specializations kept; older ones are evicted (LRU).
+  size_t maxEntries = 64;
+  /// Trace the common supertype of a missing call and the existing
+  /// specializations rather than the call's exact type.
+  bool reduceRetracing = false;
+  /// Frequent-retracing warning: fires when at least `warnTraces` of the
+  /// last `warnWindow` calls traced, at most `maxWarnings` times.
+  size_t warnWindow = 10;
+  size_t warnTraces = 5;
+  size_t maxWarnings = 3;
+  /// Receives the retrace history as it happens (verbose mode) and the
+  /// frequent-retracing warnings.
+  std::function<void(const std::string &)> log;
+  bool verbose = false;
+};
+
+/// One traced and compiled specialization.
+template <typename Payload>
+struct Specialization {
+  TraceType type;
+  std::shared_ptr<const Payload> payload;
+  TraceReason reason;
+  double traceSeconds = 0;
+  bool pinned = false;
+  mutable std::atomic<uint64_t> hits{0};
+  mutable std::atomic<uint64_t> lastUse{0};
+};
+
+/// One line of the trace history.
+struct TraceEvent {
+  std::string type;
+  TraceReason reason;
+  double traceSeconds = 0;
+  bool failed = false;
+  std::string error;
+};
+
+template <typename Payload>
+class SpecializationCache {
+public:
+  using Entry = Specialization<Payload>;
+  using EntryPtr = std::shared_ptr<const Entry>;
+  /// Traces and compiles a specialization for a type.
+  using Builder = llvm::function_ref<
+      llvm::Expected<std::shared_ptr<const Payload>>(const TraceType &)>;
+
+  explicit SpecializationCache(CacheOptions options = {})
+      : options(std::move(options)) {}
+
+  /// The specialization that serves `call`, tracing one if none does.
+  llvm::Expected<EntryPtr> getOrTrace(const TraceType &call, Builder build) {
+    uint64_t now = ++clock;
+    if (EntryPtr hit = lookup(call, now))
+      return hit;
+    return trace(call, build, /*pin=*/false, now);
+  }
+
+  /// The specialization for exactly `type`, traced now if needed and pinned
+  /// (never evicted). Asking twice returns the same one.
+  llvm::Expected<EntryPtr> getConcrete(const TraceType &type, Builder build) {
+    uint64_t now = ++clock;
+    {
+      std::unique_lock lock(mutex);
+      for (auto &entry : entries) {
+        if (entry->type == type) {
+          const_cast<Entry &>(*entry).pinned = true;
+          return EntryPtr(entry);
+        }
+      }
+    }
+    return trace(type, build, /*pin=*/true, now);
+  }
+
+  /// Specializations, oldest first.
+  std::vector<EntryPtr> specializations() const {
+    std::shared_lock lock(mutex);
+    return {entries.begin(), entries.end()};
+  }
+
+  /// Every trace attempted (successful or not), oldest first.
+  std::vector<TraceEvent> history() const {
+    std::lock_guard lock(historyMutex);
+    return {events.begin(), events.end()};
+  }
+
+  size_t traceCount() const { return traces.load(); }
+  size_t warningCount() const { return warnings.load(); }
+
+private:
+  struct Pending {
+    std::mutex mutex;
+    std::condition_variable done;
+    bool finished = false;
+    EntryPtr result;
+    std::string error;
+  };
+
+  struct TypeHash {
+    size_t operator()(const TraceType &type) const { return type.hash(); }
+  };
+
+  /// The thread-local set of keys this thread is tracing, for recursion.
+  static std::vector<std::pair<const void *, TraceType>> &activeTraces() {
+    thread_local std::vector<std::pair<const void *, TraceType>> active;
+    return active;
+  }
+
+  EntryPtr lookup(const TraceType &call, uint64_t now) {
+    std::shared_lock lock(mutex);
+    auto it = exact.find(call);
+    if (it != exact.end()) {
+      it->second->hits.fetch_add(1, std::memory_order_relaxed);
+      it->second->lastUse.store(now, std::memory_order_relaxed);
+      return it->second;
+    }
+    std::vector<TraceType> types;
+    types.reserve(entries.size());
+    for (auto &entry : entries)
+      types.push_back(entry->type);
+    std::optional<size_t> best = selectMostSpecific(call, types);
+    if (!best)
+      return nullptr;
+    EntryPtr entry = entries[*best];
+    entry->hits.fetch_add(1, std::memory_order_relaxed);
+    entry->lastUse.store(now, std::memory_order_relaxed);
+    lock.unlock();
+    // Remember the dispatch for the exact type.
+    std::unique_lock writeLock(mutex);
+    if (exact.size() > 16 * options.maxEntries + 16)
+      rebuildExact();
+    if (std::find(entries.begin(), entries.end(), entry) != entries.end())
+      exact.emplace(call, entry);
+    return entry;
+  }
+
+  /// The type to trace for `call` and why.
+  std::pair<TraceType, TraceReason> planTrace(const TraceType &call) {
+    std::shared_lock lock(mutex);
+    TraceReason reason;
+    if (entries.empty() && !evictedBefore(call)) {
+      reason.kind = TraceReason::Kind::FirstCall;
+      return {call, reason};
+    }
+    if (evictedBefore(call)) {
+      reason.kind = TraceReason::Kind::Evicted;
+      return {call, reason};
+    }
+    // The closest previous specialization: the most recent one with a
+    // mismatch (all mismatch, or we would have hit).
+    const Entry *closest = nullptr;
+    std::optional<Mismatch> difference;
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+      if (auto m = call.kind() == TraceType::Kind::Sequence
+                       ? findArgsMismatch(call, (*it)->type)
+                       : findMismatch(call, (*it)->type)) {
+        closest = it->get();
+        difference = std::move(m);
+        break;
+      }
+    }
+    reason.kind = TraceReason::Kind::NewType;
+    if (closest) {
+      reason.closest = closest->type.str();
+      reason.path = difference->path;
+      reason.previousType = difference->expected;
+      reason.newType = difference->actual;
+    }
+    if (!options.reduceRetracing)
+      return {call, reason};
+    std::vector<TraceType> others;
+    for (auto &entry : entries)
+      others.push_back(entry->type);
+    // Generalize against every existing specialization it has a common
+    // supertype with.
+    TraceType general = call;
+    for (const TraceType &other : others) {
+      if (auto super = general.mostSpecificCommonSupertype({other}))
+        general = *super;
+    }
+    if (!(general == call))
+      reason.kind = TraceReason::Kind::Relaxed;
+    return {general, reason};
+  }
+
+  bool evictedBefore(const TraceType &type) const {
+    for (const TraceType &old : evicted)
+      if (type.isSubtypeOf(old))
+        return true;
+    return false;
+  }
+
+  llvm::Expected<EntryPtr> trace(const TraceType &call, Builder build, bool pin,
+                                 uint64_t now) {
+    for (auto &[cache, key] : activeTraces())
+      if (cache == this && key == call)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "recursive call of a traced function with the same argument types "
+            "from inside its own trace: " +
+                call.str());
+
+    auto [target, reason] = pin ? std::pair<TraceType, TraceReason>(
+                                      call, TraceReason{TraceReason::Kind::Requested})
+                                : planTrace(call);
+
+    // One trace per key: later arrivals wait for the first.
+    std::shared_ptr<Pending> pending;
+    bool owner = false;
+    {
+      std::unique_lock lock(mutex);
+      auto it = inFlight.find(target);
+      if (it != inFlight.end()) {
+        pending = it->second;
+      } else {
+        // Another thread may have finished this trace since our lookup.
+        for (auto &entry : entries) {
+          if (entry->type == target) {
+            entry->lastUse.store(now, std::memory_order_relaxed);
+            if (pin)
+              const_cast<Entry &>(*entry).pinned = true;
+            return EntryPtr(entry);
+          }
+        }
+        pending = std::make_shared<Pending>();
+        inFlight.emplace(target, pending);
+        owner = true;
+      }
+    }
+    if (!owner) {
+      std::unique_lock wait(pending->mutex);
+      pending->done.wait(wait, [&] { return pending->finished; });
+      if (!pending->result)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       pending->error);
+      return pending->result;
+    }
+
+    activeTraces().emplace_back(this, target);
+    auto start = std::chrono::steady_clock::now();
+    auto payload = build(target);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    activeTraces().pop_back();
+    traces.fetch_add(1);
+
+    EntryPtr result;
+    std::string error;
+    if (payload) {
+      auto entry = std::make_shared<Entry>();
+      entry->type = target;
+      entry->payload = std::move(*payload);
+      entry->reason = reason;
+      entry->traceSeconds = seconds;
+      entry->pinned = pin;
+      entry->hits.store(1);
+      entry->lastUse.store(now);
+      result = entry;
+    } else {
+      error = llvm::toString(payload.takeError());
+    }
+
+    {
+      std::unique_lock lock(mutex);
+      if (result) {
+        evictIfFull();
+        // Remembered dispatches that the new specialization also accepts may
+        // now have a more specific answer.
+        std::erase_if(exact, [&](const auto &kv) {
+          return kv.first.isSubtypeOf(target);
+        });
+        entries.push_back(result);
+        exact.emplace(call, result);
+        exact.emplace(target, result);
+        std::erase_if(evicted,
+                      [&](const TraceType &t) { return t.isSubtypeOf(target); });
+      }
+      inFlight.erase(target);
+    }
+    record(target, reason, seconds, error);
+    noteTrace(now);
+    {
+      std::lock_guard lock(pending->mutex);
+      pending->finished = true;
+      pending->result = result;
+      pending->error = error;
+    }
+    pending->done.notify_all();
+    if (!result)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+    return result;
+  }
+
+  /// Forgets remembered dispatches, keeping each entry's own type. Caller
+  /// holds the exclusive lock.
+  void rebuildExact() {
+    exact.clear();
+    for (auto &entry : entries)
+      exact.emplace(entry->type, entry);
+  }
+
+  /// Drops the least recently used unpinned entry while full. Caller holds
+  /// the exclusive lock.
+  void evictIfFull() {
+    while (entries.size() >= options.maxEntries) {
+      auto victim = entries.end();
+      for (auto it = entries.begin(); it != entries.end(); ++it)
+        if (!(*it)->pinned &&
+            (victim == entries.end() ||
+             (*it)->lastUse.load() < (*victim)->lastUse.load()))
+          victim = it;
+      if (victim == entries.end())
+        return; // everything is pinned
+      EntryPtr gone = *victim;
+      entries.erase(victim);
+      std::erase_if(exact, [&](const auto &kv) { return kv.second == gone; });
+      evicted.push_back(gone->type);
+      if (evicted.size() > 4 * options.maxEntries)
+        evicted.pop_front();
+    }
+  }
+
+  void record(const TraceType &type, const TraceReason &reason, double seconds,
+              const std::string &error) {
+    TraceEvent event{type.str(), reason, seconds, !error.empty(), error};
+    {
+      std::lock_guard lock(historyMutex);
+      events.push_back(event);
+    }
+    if (options.verbose && options.log)
+      options.log("tgc: traced " + event.type + " (" + reason.str() + ")" +
+                  (error.empty() ? "" : ", failed: " + error));
+  }
+
+  /// The frequent-retracing warning: fires when `warnTraces` traces happened
+  /// within the last `warnWindow` calls (calls are numbered by `clock`, so
+  /// hits need no bookkeeping).
+  void noteTrace(uint64_t now) {
+    if (!options.log || options.warnTraces == 0)
+      return;
+    std::lock_guard lock(historyMutex);
+    traceClocks.push_back(now);
+    while (traceClocks.size() > options.warnTraces)
+      traceClocks.pop_front();
+    if (traceClocks.size() < options.warnTraces ||
+        now - traceClocks.front() >= options.warnWindow ||
+        warnings.load() >= options.maxWarnings)
+      return;
+    warnings.fetch_add(1);
+    traceClocks.clear();
+    options.log("tgc: warning: " + std::to_string(options.warnTraces) +
+                " traces within the last " + std::to_string(options.warnWindow) +
+                " calls. Retracing is expensive: pass tensors of stable shapes "
+                "and dtypes, give an input_signature with dynamic dims, or set "
+                "reduce_retracing.");
+  }
+
+  CacheOptions options;
+  mutable std::shared_mutex mutex;
+  std::vector<EntryPtr> entries;
+  std::unordered_map<TraceType, EntryPtr, TypeHash> exact;
+  std::unordered_map<TraceType, std::shared_ptr<Pending>, TypeHash> inFlight;
+  std::deque<TraceType> evicted;
+  std::atomic<uint64_t> clock{0};
+  std::atomic<size_t> traces{0};
+  std::atomic<size_t> warnings{0};
+  mutable std::mutex historyMutex;
+  std::vector<TraceEvent> events;
+  std::deque<uint64_t> traceClocks;
+};
+
+} // namespace tgc::tracing
+
+#endif // TGC_TRACING_SPECIALIZATIONCACHE_H
