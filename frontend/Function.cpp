@@ -1,0 +1,118 @@
+//===- Function.cpp - traced functions: tgc::function ---------------------===//
+
+#include "frontend/Function.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tgc;
+using namespace tgc::detail;
+using tracing::TraceType;
+
+void detail::collectTensorSpecs(const TraceType &type,
+                                std::vector<tracing::TensorSpec> &out) {
+  switch (type.kind()) {
+  case TraceType::Kind::Tensor:
+  case TraceType::Kind::Variable:
+    out.push_back(type.tensorSpec());
+    return;
+  case TraceType::Kind::Sequence:
+    for (const TraceType &element : type.elements())
+      collectTensorSpecs(element, out);
+    return;
+  case TraceType::Kind::Optional:
+    if (auto value = type.optionalValue())
+      collectTensorSpecs(*value, out);
+    return;
+  case TraceType::Kind::Map:
+    for (const auto &entry : type.mapEntries())
+      collectTensorSpecs(entry.second, out);
+    return;
+  default:
+    return;
+  }
+}
+
+absl::Status detail::toStatus(llvm::Error error) {
+  return absl::InvalidArgumentError(llvm::toString(std::move(error)));
+}
+
+absl::Status
+detail::validateSignature(const std::vector<tracing::TensorSpec> &specs) {
+  for (auto [i, spec] : llvm::enumerate(specs)) {
+    if (llvm::Error error = tracing::validateTensorSpec(spec))
+      return absl::InvalidArgumentError("tgc: invalid input_signature: arg" +
+                                        std::to_string(i) + ": " +
+                                        llvm::toString(std::move(error)));
+    if (spec.unknownRank)
+      return absl::InvalidArgumentError(
+          "tgc: invalid input_signature: arg" + std::to_string(i) +
+          ": unknown rank is not supported; give the rank with kDynamic dims");
+  }
+  return absl::OkStatus();
+}
+
+FunctionState::FunctionState(FunctionOptions opts)
+    : options(std::move(opts)), cache([&] {
+        tracing::CacheOptions cacheOptions;
+        cacheOptions.maxEntries = options.maxSpecializations;
+        cacheOptions.reduceRetracing = options.reduceRetracing;
+        cacheOptions.verbose = options.verbose;
+        cacheOptions.log =
+            options.log ? options.log : [](const std::string &line) {
+              llvm::errs() << line << "\n";
+            };
+        return cacheOptions;
+      }()) {
+  Tracer::loadDialects(context);
+  if (options.inputSignature) {
+    std::vector<TraceType> args;
+    for (const tracing::TensorSpec &spec : *options.inputSignature)
+      args.push_back(TraceType::tensor(spec));
+    signature =
+        TraceType::sequence(TraceType::SequenceKind::Tuple, std::move(args));
+  }
+}
+
+absl::Status FunctionState::checkSignature(const TraceType &call) const {
+  if (!signature)
+    return absl::OkStatus();
+  if (auto mismatch = tracing::findArgsMismatch(call, *signature))
+    return absl::InvalidArgumentError(
+        "tgc: call of '" + options.name +
+        "' does not match its input_signature: " +
+        (mismatch->path.empty() ? std::string("arguments") : mismatch->path) +
+        ": expected " + mismatch->expected + ", got " + mismatch->actual +
+        (mismatch->reason.empty() ? "" : " (" + mismatch->reason + ")"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<runtime::HostTensor>>
+FunctionState::execute(const Compiled &compiled,
+                       const std::vector<runtime::HostTensor> &inputs) const {
+  auto results = reference::runFunction(compiled.traced.func, inputs);
+  if (!results)
+    return toStatus(results.takeError());
+  if (results->size() != compiled.numOutputs)
+    return absl::InternalError(
+        "tgc: specialization returned " + std::to_string(results->size()) +
+        " results, expected " + std::to_string(compiled.numOutputs));
+  return std::move(*results);
+}
+
+std::vector<SpecializationInfo> FunctionState::specializations() const {
+  std::vector<SpecializationInfo> infos;
+  for (const auto &entry : cache.specializations()) {
+    SpecializationInfo info;
+    info.signature = entry->type.str();
+    info.reason = entry->reason.str();
+    info.hits = entry->hits.load();
+    info.traceSeconds = entry->traceSeconds;
+    info.pinned = entry->pinned;
+    std::shared_ptr<const Compiled> payload = entry->payload;
+    info.printModule = [payload](bool withLocations) {
+      return printOp(payload->traced.module.get(), withLocations);
+    };
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}

@@ -1,0 +1,378 @@
+//===- Function.h - traced functions: tgc::function -------------*- C++ -*-===//
+//
+// tgc::function wraps a C++ callable written over symbolic tgc::Tensors. Each
+// call maps its arguments to a TraceType; the specialization cache decides
+// whether an existing specialization serves it or the callable is traced
+// again; the specialization runs on the reference interpreter (the default
+// backend until the CPU backend lands) and the results come back as host
+// tensors in the structure the callable returned.
+//
+//   auto f = tgc::function([](Tensor x, Tensor w) { return relu(x * w); });
+//   absl::StatusOr<HostTensor> y = (*f)(x, w);
+//
+// Arguments: runtime::HostTensor (becomes a symbolic Tensor), tracing::
+// TensorSpec (a placeholder, for concrete functions), scalars (baked into the
+// trace), and std containers of these (vector, array, tuple, pair, optional,
+// map, unordered_map) nested to any depth. See docs/tracing.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_FRONTEND_FUNCTION_H
+#define TGC_FRONTEND_FUNCTION_H
+
+#include "codegen/reference/Interpreter.h"
+#include "frontend/Structure.h"
+#include "frontend/Tensor.h"
+#include "frontend/Tracer.h"
+#include "runtime/HostTensor.h"
+#include "tracing/SpecializationCache.h"
+#include "tracing/TraceTraits.h"
+#include "tracing/TraceType.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <algorithm>
+#include <any>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <typeindex>
+#include <vector>
+
+namespace tgc {
+
+namespace tracing {
+/// A TensorSpec argument is a placeholder: the TraceType it stands for.
+template <> struct TraceTraits<TensorSpec> {
+  static TraceType traceType(const TensorSpec &spec) {
+    return TraceType::tensor(spec);
+  }
+};
+} // namespace tracing
+
+struct FunctionOptions {
+  /// Name of the traced func.func (and of the function in messages).
+  std::string name = "traced";
+  /// When set, calls must match these specs (one tensor argument each,
+  /// kDynamic dims accept any size); they never retrace.
+  std::optional<std::vector<tracing::TensorSpec>> inputSignature;
+  /// On a miss, trace the common supertype of the call and the existing
+  /// specializations (varying dims become dynamic).
+  bool reduceRetracing = false;
+  /// Most unpinned specializations kept (least recently used are evicted).
+  size_t maxSpecializations = 64;
+  /// Log every trace with its reason.
+  bool verbose = false;
+  /// Where verbose logs and frequent-retracing warnings go (default: stderr).
+  std::function<void(const std::string &)> log;
+};
+
+/// What a specialization is and how it has been used.
+struct SpecializationInfo {
+  std::string signature;
+  std::string reason;
+  uint64_t hits = 0;
+  double traceSeconds = 0;
+  bool pinned = false;
+  /// The traced module (with `loc(...)` locations when asked).
+  std::function<std::string(bool withLocations)> printModule;
+};
+
+namespace detail {
+
+/// The symbolic counterpart of an argument type.
+template <typename T, typename = void> struct Symbolic {
+  using type = T; // scalars and other baked-in values pass through
+};
+template <> struct Symbolic<runtime::HostTensor> { using type = Tensor; };
+template <> struct Symbolic<tracing::TensorSpec> { using type = Tensor; };
+template <typename T>
+using SymbolicT = typename Symbolic<std::remove_cvref_t<T>>::type;
+template <typename T, typename A> struct Symbolic<std::vector<T, A>> {
+  using type = std::vector<SymbolicT<T>>;
+};
+template <typename T, size_t N> struct Symbolic<std::array<T, N>> {
+  using type = std::array<SymbolicT<T>, N>;
+};
+template <typename... Ts> struct Symbolic<std::tuple<Ts...>> {
+  using type = std::tuple<SymbolicT<Ts>...>;
+};
+template <typename A, typename B> struct Symbolic<std::pair<A, B>> {
+  using type = std::pair<SymbolicT<A>, SymbolicT<B>>;
+};
+template <typename T> struct Symbolic<std::optional<T>> {
+  using type = std::optional<SymbolicT<T>>;
+};
+template <typename K, typename V, typename C, typename A>
+struct Symbolic<std::map<K, V, C, A>> {
+  using type = std::map<K, SymbolicT<V>, C>;
+};
+template <typename K, typename V, typename H, typename E, typename A>
+struct Symbolic<std::unordered_map<K, V, H, E, A>> {
+  using type = std::unordered_map<K, SymbolicT<V>, H, E>;
+};
+
+template <typename T> struct IsMap : std::false_type {};
+template <typename K, typename V, typename C, typename A>
+struct IsMap<std::map<K, V, C, A>> : std::true_type {};
+template <typename K, typename V, typename H, typename E, typename A>
+struct IsMap<std::unordered_map<K, V, H, E, A>> : std::true_type {};
+
+/// Map entries in TraceType key order: the order tensor leaves are numbered
+/// in, whatever the container's own iteration order.
+template <typename M> auto sortedEntries(const M &map) {
+  std::vector<std::pair<tracing::TraceType, const typename M::value_type *>>
+      entries;
+  for (const auto &entry : map)
+    entries.emplace_back(tracing::traceTypeOf(entry.first), &entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  return entries;
+}
+
+/// Appends the host tensors of `value` in TraceType order.
+template <typename T>
+void collectTensors(const T &value, std::vector<runtime::HostTensor> &out) {
+  using U = std::remove_cvref_t<T>;
+  if constexpr (std::is_same_v<U, runtime::HostTensor>) {
+    out.push_back(value);
+  } else if constexpr (IsTupleOrPair<U>::value) {
+    std::apply([&](const auto &...e) { (collectTensors(e, out), ...); }, value);
+  } else if constexpr (IsStdVector<U>::value || IsStdArray<U>::value) {
+    for (const auto &e : value)
+      collectTensors(e, out);
+  } else if constexpr (IsStdOptional<U>::value) {
+    if (value)
+      collectTensors(*value, out);
+  } else if constexpr (IsMap<U>::value) {
+    for (const auto &entry : sortedEntries(value))
+      collectTensors(entry.second->second, out);
+  }
+}
+
+/// Builds the symbolic argument for `value`, taking tensors from `leaves`.
+template <typename T>
+SymbolicT<T> makeSymbolic(const T &value, llvm::ArrayRef<Tensor> leaves,
+                          size_t &pos) {
+  using U = std::remove_cvref_t<T>;
+  if constexpr (std::is_same_v<U, runtime::HostTensor> ||
+                std::is_same_v<U, tracing::TensorSpec>) {
+    return pos < leaves.size() ? leaves[pos++] : Tensor();
+  } else if constexpr (IsTupleOrPair<U>::value) {
+    return std::apply(
+        [&](const auto &...e) {
+          return SymbolicT<T>{makeSymbolic(e, leaves, pos)...};
+        },
+        value);
+  } else if constexpr (IsStdVector<U>::value) {
+    SymbolicT<T> result;
+    for (const auto &e : value)
+      result.push_back(makeSymbolic(e, leaves, pos));
+    return result;
+  } else if constexpr (IsStdArray<U>::value) {
+    SymbolicT<T> result;
+    for (size_t i = 0; i < value.size(); ++i)
+      result[i] = makeSymbolic(value[i], leaves, pos);
+    return result;
+  } else if constexpr (IsStdOptional<U>::value) {
+    if (!value)
+      return SymbolicT<T>();
+    return SymbolicT<T>(makeSymbolic(*value, leaves, pos));
+  } else if constexpr (IsMap<U>::value) {
+    SymbolicT<T> result;
+    for (const auto &entry : sortedEntries(value))
+      result.emplace(entry.second->first,
+                     makeSymbolic(entry.second->second, leaves, pos));
+    return result;
+  } else {
+    return value;
+  }
+}
+
+/// The tensor specs of a TraceType's tensor leaves, in order.
+void collectTensorSpecs(const tracing::TraceType &type,
+                        std::vector<tracing::TensorSpec> &out);
+
+/// One compiled specialization.
+struct Compiled {
+  TracedModule traced;
+  /// The value the callable returned while tracing (its structure), and the
+  /// type it has, checked on every call.
+  std::any structure;
+  std::type_index structureType = typeid(void);
+  size_t numOutputs = 0;
+};
+
+/// State shared by copies of a Function.
+struct FunctionState {
+  explicit FunctionState(FunctionOptions options);
+  FunctionOptions options;
+  mlir::MLIRContext context;
+  tracing::SpecializationCache<Compiled> cache;
+  std::optional<tracing::TraceType> signature;
+
+  absl::Status checkSignature(const tracing::TraceType &call) const;
+  /// Runs a specialization on `inputs`.
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  execute(const Compiled &compiled,
+          const std::vector<runtime::HostTensor> &inputs) const;
+  std::vector<SpecializationInfo> specializations() const;
+};
+
+/// Validates an input signature.
+absl::Status validateSignature(const std::vector<tracing::TensorSpec> &specs);
+
+absl::Status toStatus(llvm::Error error);
+
+} // namespace detail
+
+/// A traced function. Cheap to copy; copies share the cache. Thread-safe.
+template <typename F> class Function {
+public:
+  Function(F callable, std::shared_ptr<detail::FunctionState> state)
+      : callable(std::make_shared<F>(std::move(callable))),
+        state(std::move(state)) {}
+
+  /// Calls the function: finds or traces the specialization for the
+  /// arguments, runs it, and returns host tensors in the structure the
+  /// callable returned.
+  template <typename... Args>
+  auto operator()(const Args &...args) const -> absl::StatusOr<
+      HostStructureT<std::invoke_result_t<F &, detail::SymbolicT<Args>...>>> {
+    using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
+    tracing::TraceType call = tracing::traceTypeOfArgs(args...);
+    auto entry = lookup<R>(call, args...);
+    if (!entry.ok())
+      return entry.status();
+    const detail::Compiled &compiled = *(*entry)->payload;
+    if (compiled.structureType != std::type_index(typeid(R)))
+      return absl::InvalidArgumentError(
+          "tgc: '" + state->options.name +
+          "' was traced for arguments of another C++ type with the same "
+          "TraceType; call it with one argument structure");
+    std::vector<runtime::HostTensor> inputs;
+    (detail::collectTensors(args, inputs), ...);
+    auto outputs = state->execute(compiled, inputs);
+    if (!outputs.ok())
+      return outputs.status();
+    size_t pos = 0;
+    return unflattenOutputs(std::any_cast<const R &>(compiled.structure),
+                            *outputs, pos);
+  }
+
+  /// The specialization for exactly these argument types (host tensors or
+  /// TensorSpec placeholders), traced now if needed and pinned in the cache.
+  /// Asking twice returns the same one.
+  template <typename... Args>
+  absl::StatusOr<SpecializationInfo> concreteFunction(const Args &...args) {
+    using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
+    tracing::TraceType type = tracing::traceTypeOfArgs(args...);
+    if (auto status = state->checkSignature(type); !status.ok())
+      return status;
+    auto entry = state->cache.getConcrete(type, builder<R>(args...));
+    if (!entry)
+      return detail::toStatus(entry.takeError());
+    for (SpecializationInfo &info : state->specializations())
+      if (info.signature == (*entry)->type.str())
+        return info;
+    return absl::InternalError("tgc: concrete function not in the cache");
+  }
+
+  /// How many traces ran (successful or not).
+  size_t tracingCount() const { return state->cache.traceCount(); }
+  /// The specializations in the cache, oldest first.
+  std::vector<SpecializationInfo> specializations() const {
+    return state->specializations();
+  }
+  /// Every trace with its reason, oldest first.
+  std::vector<tracing::TraceEvent> history() const {
+    return state->cache.history();
+  }
+  const FunctionOptions &options() const { return state->options; }
+
+private:
+  template <typename R, typename... Args>
+  absl::StatusOr<
+      typename tracing::SpecializationCache<detail::Compiled>::EntryPtr>
+  lookup(const tracing::TraceType &call, const Args &...args) const {
+    if (state->signature) {
+      if (auto status = state->checkSignature(call); !status.ok())
+        return status;
+      auto entry =
+          state->cache.getConcrete(*state->signature, builder<R>(args...));
+      if (!entry)
+        return detail::toStatus(entry.takeError());
+      return *entry;
+    }
+    auto entry = state->cache.getOrTrace(call, builder<R>(args...));
+    if (!entry)
+      return detail::toStatus(entry.takeError());
+    return *entry;
+  }
+
+  /// Traces the callable for a target type: tensor leaves get the target's
+  /// specs (possibly relaxed); scalars and structure come from `args`.
+  template <typename R, typename... Args>
+  auto builder(const Args &...args) const {
+    return [this, &args...](const tracing::TraceType &target)
+               -> llvm::Expected<std::shared_ptr<const detail::Compiled>> {
+      std::vector<tracing::TensorSpec> specs;
+      detail::collectTensorSpecs(target, specs);
+      std::vector<ArgSpec> argSpecs;
+      for (const tracing::TensorSpec &spec : specs) {
+        if (spec.unknownRank)
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         "tgc: cannot trace '" +
+                                             state->options.name +
+                                             "' for a tensor of unknown rank");
+        argSpecs.push_back(ArgSpec{spec.dtype, spec.shape});
+      }
+      auto compiled = std::make_shared<detail::Compiled>();
+      Tracer tracer(state->context);
+      std::optional<R> structure;
+      auto traced = tracer.trace(
+          state->options.name, argSpecs,
+          [&](llvm::ArrayRef<Tensor> leaves) -> std::vector<Tensor> {
+            size_t pos = 0;
+            // Braced initialization keeps left-to-right order.
+            auto symbolic = std::tuple<detail::SymbolicT<Args>...>{
+                detail::makeSymbolic(args, leaves, pos)...};
+            structure.emplace(std::apply(*callable, symbolic));
+            return flattenOutputs(*structure);
+          });
+      if (!traced)
+        return traced.takeError();
+      compiled->traced = std::move(*traced);
+      compiled->numOutputs = flattenOutputs(*structure).size();
+      compiled->structure = std::move(*structure);
+      compiled->structureType = typeid(R);
+      return std::shared_ptr<const detail::Compiled>(std::move(compiled));
+    };
+  }
+
+  std::shared_ptr<F> callable;
+  std::shared_ptr<detail::FunctionState> state;
+};
+
+/// Wraps `callable` into a traced function. Fails when the options are
+/// invalid (e.g. a malformed input signature).
+template <typename F>
+absl::StatusOr<Function<F>> function(F callable, FunctionOptions options = {}) {
+  if (options.inputSignature) {
+    if (auto status = detail::validateSignature(*options.inputSignature);
+        !status.ok())
+      return status;
+  }
+  if (options.maxSpecializations == 0)
+    return absl::InvalidArgumentError(
+        "tgc: maxSpecializations must be at least 1");
+  auto state = std::make_shared<detail::FunctionState>(std::move(options));
+  return Function<F>(std::move(callable), std::move(state));
+}
+
+} // namespace tgc
+
+#endif // TGC_FRONTEND_FUNCTION_H

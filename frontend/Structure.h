@@ -1,0 +1,225 @@
+//===- Structure.h - output structures of traced functions ------*- C++ -*-===//
+//
+// A traced callable may return a Tensor or any nesting of std::tuple,
+// std::pair, std::vector, std::array, std::optional, std::map and
+// std::unordered_map (values) of Tensors. The tracer returns a flat list of
+// tensors (depth-first, left to right; map values in the map's iteration
+// order; an empty optional contributes nothing), and the results of running
+// the function are mapped back into the same structure with every Tensor
+// replaced by a runtime::HostTensor:
+//
+//   HostStructureT<std::tuple<Tensor, std::vector<Tensor>>>
+//       == std::tuple<runtime::HostTensor, std::vector<runtime::HostTensor>>
+//
+// Vector lengths, optional presence and map keys are taken from the value
+// returned while tracing (they are part of the trace). A type outside this
+// set is rejected at compile time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_FRONTEND_STRUCTURE_H
+#define TGC_FRONTEND_STRUCTURE_H
+
+#include "frontend/Tensor.h"
+#include "runtime/HostTensor.h"
+
+#include <array>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tgc {
+
+/// Whether R (cv-ref qualifiers ignored) is a supported output structure.
+template <typename R> struct IsOutputStructure : std::false_type {};
+template <> struct IsOutputStructure<Tensor> : std::true_type {};
+template <typename... Ts>
+struct IsOutputStructure<std::tuple<Ts...>>
+    : std::bool_constant<(IsOutputStructure<Ts>::value && ...)> {};
+template <typename A, typename B>
+struct IsOutputStructure<std::pair<A, B>>
+    : std::bool_constant<IsOutputStructure<A>::value &&
+                         IsOutputStructure<B>::value> {};
+template <typename T, typename Alloc>
+struct IsOutputStructure<std::vector<T, Alloc>> : IsOutputStructure<T> {};
+template <typename T, size_t N>
+struct IsOutputStructure<std::array<T, N>> : IsOutputStructure<T> {};
+template <typename T>
+struct IsOutputStructure<std::optional<T>> : IsOutputStructure<T> {};
+template <typename K, typename T, typename C, typename A>
+struct IsOutputStructure<std::map<K, T, C, A>> : IsOutputStructure<T> {};
+template <typename K, typename T, typename H, typename E, typename A>
+struct IsOutputStructure<std::unordered_map<K, T, H, E, A>>
+    : IsOutputStructure<T> {};
+
+template <typename R>
+inline constexpr bool kIsOutputStructure =
+    IsOutputStructure<std::remove_cvref_t<R>>::value;
+
+namespace detail {
+template <typename R> struct HostStructureImpl {
+  static_assert(
+      kIsOutputStructure<R>,
+      "tgc: a traced function must return a tgc::Tensor or a "
+      "std::tuple, std::pair, std::vector, std::array, std::optional, "
+      "std::map or std::unordered_map of them (nested to any depth)");
+  using type = void;
+};
+} // namespace detail
+
+/// R with every Tensor replaced by runtime::HostTensor.
+template <typename R>
+struct HostStructure : detail::HostStructureImpl<std::remove_cvref_t<R>> {};
+template <typename R> using HostStructureT = typename HostStructure<R>::type;
+
+namespace detail {
+template <> struct HostStructureImpl<Tensor> {
+  using type = runtime::HostTensor;
+};
+template <typename... Ts> struct HostStructureImpl<std::tuple<Ts...>> {
+  using type = std::tuple<HostStructureT<Ts>...>;
+};
+template <typename A, typename B> struct HostStructureImpl<std::pair<A, B>> {
+  using type = std::pair<HostStructureT<A>, HostStructureT<B>>;
+};
+template <typename T, typename Alloc>
+struct HostStructureImpl<std::vector<T, Alloc>> {
+  using type = std::vector<HostStructureT<T>>;
+};
+template <typename T, size_t N> struct HostStructureImpl<std::array<T, N>> {
+  using type = std::array<HostStructureT<T>, N>;
+};
+template <typename T> struct HostStructureImpl<std::optional<T>> {
+  using type = std::optional<HostStructureT<T>>;
+};
+template <typename K, typename T, typename C, typename A>
+struct HostStructureImpl<std::map<K, T, C, A>> {
+  using type = std::map<K, HostStructureT<T>, C>;
+};
+template <typename K, typename T, typename H, typename E, typename A>
+struct HostStructureImpl<std::unordered_map<K, T, H, E, A>> {
+  using type = std::unordered_map<K, HostStructureT<T>, H, E>;
+};
+
+template <typename T> struct IsStdArray : std::false_type {};
+template <typename T, size_t N>
+struct IsStdArray<std::array<T, N>> : std::true_type {};
+template <typename T> struct IsTupleOrPair : std::false_type {};
+template <typename... Ts>
+struct IsTupleOrPair<std::tuple<Ts...>> : std::true_type {};
+template <typename A, typename B>
+struct IsTupleOrPair<std::pair<A, B>> : std::true_type {};
+template <typename T> struct IsStdVector : std::false_type {};
+template <typename T, typename A>
+struct IsStdVector<std::vector<T, A>> : std::true_type {};
+template <typename T> struct IsStdOptional : std::false_type {};
+template <typename T>
+struct IsStdOptional<std::optional<T>> : std::true_type {};
+template <typename T> struct IsStdMap : std::false_type {};
+template <typename K, typename T, typename C, typename A>
+struct IsStdMap<std::map<K, T, C, A>> : std::true_type {};
+template <typename K, typename T, typename H, typename E, typename A>
+struct IsStdMap<std::unordered_map<K, T, H, E, A>> : std::true_type {};
+} // namespace detail
+
+/// Appends the tensors of `value` to `out` in structure order.
+template <typename R>
+void flattenOutputs(const R &value, std::vector<Tensor> &out) {
+  using T = std::remove_cvref_t<R>;
+  static_assert(
+      kIsOutputStructure<T>,
+      "tgc: a traced function must return a tgc::Tensor or a "
+      "std::tuple, std::pair, std::vector, std::array, std::optional, "
+      "std::map or std::unordered_map of them (nested to any depth)");
+  if constexpr (std::is_same_v<T, Tensor>) {
+    out.push_back(value);
+  } else if constexpr (detail::IsTupleOrPair<T>::value) {
+    std::apply(
+        [&](const auto &...elements) { (flattenOutputs(elements, out), ...); },
+        value);
+  } else if constexpr (detail::IsStdVector<T>::value ||
+                       detail::IsStdArray<T>::value) {
+    for (const auto &element : value)
+      flattenOutputs(element, out);
+  } else if constexpr (detail::IsStdOptional<T>::value) {
+    if (value)
+      flattenOutputs(*value, out);
+  } else if constexpr (detail::IsStdMap<T>::value) {
+    for (const auto &entry : value)
+      flattenOutputs(entry.second, out);
+  }
+}
+
+/// The flat list of tensors of `value`.
+template <typename R> std::vector<Tensor> flattenOutputs(const R &value) {
+  std::vector<Tensor> out;
+  flattenOutputs(value, out);
+  return out;
+}
+
+/// The number of tensors flattenOutputs produces for `value`.
+template <typename R> size_t countOutputs(const R &value) {
+  return flattenOutputs(value).size();
+}
+
+/// Rebuilds the structure of `symbolic` (the value the callable returned while
+/// tracing) from `flat`, starting at `pos` and advancing it; tensors are moved
+/// out of `flat`. When `flat` runs short the missing entries are default
+/// HostTensors and `pos` still advances, so `pos != flat.size()` afterwards
+/// tells a mismatch.
+template <typename R>
+HostStructureT<R> unflattenOutputs(const R &symbolic,
+                                   std::vector<runtime::HostTensor> &flat,
+                                   size_t &pos) {
+  using T = std::remove_cvref_t<R>;
+  using Host = HostStructureT<T>;
+  if constexpr (std::is_same_v<T, Tensor>) {
+    size_t index = pos++;
+    return index < flat.size() ? std::move(flat[index]) : runtime::HostTensor();
+  } else if constexpr (detail::IsTupleOrPair<T>::value) {
+    // Braced initialization evaluates left to right.
+    return std::apply(
+        [&](const auto &...elements) {
+          return Host{unflattenOutputs(elements, flat, pos)...};
+        },
+        symbolic);
+  } else if constexpr (detail::IsStdVector<T>::value) {
+    Host result;
+    result.reserve(symbolic.size());
+    for (const auto &element : symbolic)
+      result.push_back(unflattenOutputs(element, flat, pos));
+    return result;
+  } else if constexpr (detail::IsStdArray<T>::value) {
+    Host result;
+    for (size_t i = 0; i < symbolic.size(); ++i)
+      result[i] = unflattenOutputs(symbolic[i], flat, pos);
+    return result;
+  } else if constexpr (detail::IsStdOptional<T>::value) {
+    if (!symbolic)
+      return Host();
+    return Host(unflattenOutputs(*symbolic, flat, pos));
+  } else {
+    static_assert(detail::IsStdMap<T>::value);
+    Host result;
+    for (const auto &entry : symbolic)
+      result.emplace(entry.first, unflattenOutputs(entry.second, flat, pos));
+    return result;
+  }
+}
+
+/// Convenience: rebuilds the whole structure from `flat` starting at 0.
+template <typename R>
+HostStructureT<R> unflattenOutputs(const R &symbolic,
+                                   std::vector<runtime::HostTensor> flat) {
+  size_t pos = 0;
+  return unflattenOutputs(symbolic, flat, pos);
+}
+
+} // namespace tgc
+
+#endif // TGC_FRONTEND_STRUCTURE_H
