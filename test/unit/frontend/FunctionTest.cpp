@@ -1,0 +1,266 @@
+//===- FunctionTest.cpp - tgc::function: tracing, cache, retracing --------===//
+
+#include "frontend/Function.h"
+
+#include "FrontendTestUtils.h"
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+using namespace tgc;
+using namespace tgc::frontend::test;
+using tracing::TensorSpec;
+
+namespace {
+
+constexpr int64_t kDyn = tracing::kDynamic;
+
+HostTensor ones(Shape shape) {
+  auto t = HostTensor::allocate(DType::F32, shape);
+  for (int64_t i = 0; i < t->numElements(); ++i)
+    t->setDouble(i, 1.0);
+  return *t;
+}
+
+TEST(Function, CallsRunAndReturnHostTensors) {
+  auto f = tgc::function([](Tensor x, Tensor y) { return x * y + 1.0; });
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto r = (*f)(f32({2}, {2, 3}), f32({2}, {4, 5}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {2}, {9, 16});
+  EXPECT_EQ(f->tracingCount(), 1u);
+}
+
+TEST(Function, SameTypesHitDifferentShapesRetrace) {
+  auto f = tgc::function([](Tensor x) { return relu(x); });
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)(ones({2, 3})).ok());
+  ASSERT_TRUE((*f)(ones({2, 3})).ok());
+  EXPECT_EQ(f->tracingCount(), 1u);
+  ASSERT_TRUE((*f)(ones({4, 3})).ok());
+  EXPECT_EQ(f->tracingCount(), 2u);
+  auto history = f->history();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].reason.kind, tracing::TraceReason::Kind::FirstCall);
+  EXPECT_EQ(history[1].reason.kind, tracing::TraceReason::Kind::NewType);
+  EXPECT_EQ(history[1].reason.path, "arg0");
+  auto specs = f->specializations();
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].hits, 2u);
+  EXPECT_EQ(specs[1].hits, 1u);
+}
+
+TEST(Function, DtypeIsPartOfTheKey) {
+  auto f = tgc::function([](Tensor x) { return x + x; });
+  ASSERT_TRUE((*f)(f32({1}, {1})).ok());
+  auto r = (*f)(makeI(DType::I32, {1}, {3}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->dtype(), DType::I32);
+  EXPECT_EQ(r->getInt(0), 6);
+  EXPECT_EQ(f->tracingCount(), 2u);
+}
+
+TEST(Function, ScalarsAreBakedInAndKeyed) {
+  auto f = tgc::function([](Tensor x, double scale, bool negate) {
+    Tensor y = x * scale;
+    return negate ? -y : y;
+  });
+  HostTensor x = f32({2}, {1, 2});
+  expectValues(*(*f)(x, 2.0, false), DType::F32, {2}, {2, 4});
+  expectValues(*(*f)(x, 3.0, false), DType::F32, {2}, {3, 6});
+  expectValues(*(*f)(x, 3.0, true), DType::F32, {2}, {-3, -6});
+  expectValues(*(*f)(x, 3.0, false), DType::F32, {2}, {3, 6});
+  EXPECT_EQ(f->tracingCount(), 3u);
+}
+
+TEST(Function, ContainersInAndStructuresOut) {
+  auto f = tgc::function(
+      [](const std::vector<Tensor> &xs,
+         const std::map<std::string, Tensor> &named) {
+        Tensor sum = xs[0];
+        for (size_t i = 1; i < xs.size(); ++i)
+          sum = sum + xs[i];
+        return std::make_tuple(sum, std::vector<Tensor>{named.at("a"),
+                                                        named.at("b") * 2.0});
+      });
+  ASSERT_TRUE(f.ok());
+  std::vector<HostTensor> xs = {f32({2}, {1, 2}), f32({2}, {10, 20}),
+                                f32({2}, {100, 200})};
+  std::map<std::string, HostTensor> named = {{"b", f32({1}, {7})},
+                                             {"a", f32({1}, {5})}};
+  auto r = (*f)(xs, named);
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(std::get<0>(*r), DType::F32, {2}, {111, 222});
+  ASSERT_EQ(std::get<1>(*r).size(), 2u);
+  expectValues(std::get<1>(*r)[0], DType::F32, {1}, {5});
+  expectValues(std::get<1>(*r)[1], DType::F32, {1}, {14});
+  // A vector of another length is another TraceType.
+  xs.pop_back();
+  ASSERT_TRUE((*f)(xs, named).ok());
+  EXPECT_EQ(f->tracingCount(), 2u);
+}
+
+TEST(Function, InputSignatureNeverRetraces) {
+  FunctionOptions options;
+  options.inputSignature =
+      std::vector<TensorSpec>{TensorSpec{DType::F32, {kDyn, 3}}};
+  auto f = tgc::function([](Tensor x) { return reduceSum(x, {1}); }, options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  for (int64_t batch : {1, 2, 7, 0}) {
+    auto r = (*f)(ones({batch, 3}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->shape(), (Shape{batch}));
+  }
+  EXPECT_EQ(f->tracingCount(), 1u);
+  ASSERT_EQ(f->specializations().size(), 1u);
+  EXPECT_TRUE(f->specializations()[0].pinned);
+}
+
+TEST(Function, InputSignatureMismatchNamesTheArgument) {
+  FunctionOptions options;
+  options.inputSignature = std::vector<TensorSpec>{
+      TensorSpec{DType::F32, {kDyn, 3}}, TensorSpec{DType::F32, {3}}};
+  auto f = tgc::function([](Tensor x, Tensor b) { return x + b; }, options);
+  ASSERT_TRUE(f.ok());
+  auto bad = (*f)(ones({2, 4}), ones({3}));
+  ASSERT_FALSE(bad.ok());
+  std::string message(bad.status().message());
+  EXPECT_NE(message.find("arg0"), std::string::npos) << message;
+  EXPECT_NE(message.find("?x3"), std::string::npos) << message;
+  EXPECT_NE(message.find("2x4"), std::string::npos) << message;
+  auto wrongDtype = (*f)(ones({2, 3}), makeI(DType::I32, {3}, {1, 2, 3}));
+  ASSERT_FALSE(wrongDtype.ok());
+  EXPECT_NE(std::string(wrongDtype.status().message()).find("arg1"),
+            std::string::npos)
+      << wrongDtype.status();
+  // (A wrong number of arguments does not compile: the callable's arity.)
+  // Nothing was traced or cached by the failures.
+  EXPECT_EQ(f->tracingCount(), 0u);
+  ASSERT_TRUE((*f)(ones({2, 3}), ones({3})).ok());
+  EXPECT_EQ(f->tracingCount(), 1u);
+}
+
+TEST(Function, InvalidSignatureRejectedAtCreation) {
+  FunctionOptions options;
+  options.inputSignature =
+      std::vector<TensorSpec>{TensorSpec{DType::F32, {-5, 3}}};
+  auto f = tgc::function([](Tensor x) { return x; }, options);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(std::string(f.status().message()).find("input_signature"),
+            std::string::npos)
+      << f.status();
+  options.inputSignature = std::vector<TensorSpec>{
+      TensorSpec{DType::F32, {INT64_MAX, INT64_MAX}}};
+  EXPECT_FALSE(tgc::function([](Tensor x) { return x; }, options).ok());
+}
+
+TEST(Function, ReduceRetracingTracesAtMostTwiceForVaryingBatch) {
+  FunctionOptions options;
+  options.reduceRetracing = true;
+  auto f = tgc::function(
+      [](Tensor x, Tensor w) { return relu(matmul(x, w)); }, options);
+  HostTensor w = ones({4, 2});
+  for (int64_t batch : {1, 2, 3, 16, 5, 1}) {
+    auto r = (*f)(ones({batch, 4}), w);
+    ASSERT_TRUE(r.ok()) << r.status();
+    expectValues(*r, DType::F32, {batch, 2},
+                 std::vector<double>(batch * 2, 4.0));
+  }
+  EXPECT_EQ(f->tracingCount(), 2u);
+  EXPECT_EQ(f->history()[1].reason.kind, tracing::TraceReason::Kind::Relaxed);
+}
+
+TEST(Function, ConcreteFunctionAheadOfCalls) {
+  auto f = tgc::function([](Tensor x) { return exp(x); });
+  auto c1 = f->concreteFunction(TensorSpec{DType::F32, {kDyn}});
+  ASSERT_TRUE(c1.ok()) << c1.status();
+  auto c2 = f->concreteFunction(TensorSpec{DType::F32, {kDyn}});
+  ASSERT_TRUE(c2.ok());
+  EXPECT_EQ(c1->signature, c2->signature);
+  EXPECT_TRUE(c1->pinned);
+  EXPECT_EQ(f->tracingCount(), 1u);
+  // Calls of any length are served by it.
+  ASSERT_TRUE((*f)(ones({3})).ok());
+  ASSERT_TRUE((*f)(ones({5})).ok());
+  EXPECT_EQ(f->tracingCount(), 1u);
+  std::string ir = c1->printModule(true);
+  EXPECT_NE(ir.find("tgc.exp"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("FunctionTest.cpp"), std::string::npos) << ir;
+}
+
+TEST(Function, BoundedCacheEvictsAndRetracesWithReason) {
+  FunctionOptions options;
+  options.maxSpecializations = 2;
+  options.log = [](const std::string &) {};
+  auto f = tgc::function([](Tensor x) { return x * 2.0; }, options);
+  ASSERT_TRUE((*f)(ones({1})).ok());
+  ASSERT_TRUE((*f)(ones({2})).ok());
+  ASSERT_TRUE((*f)(ones({3})).ok());
+  EXPECT_EQ(f->specializations().size(), 2u);
+  ASSERT_TRUE((*f)(ones({1})).ok());
+  EXPECT_EQ(f->tracingCount(), 4u);
+  EXPECT_EQ(f->history().back().reason.kind,
+            tracing::TraceReason::Kind::Evicted);
+}
+
+TEST(Function, TraceErrorsPointAtUserCodeAndCacheStaysClean) {
+  auto f = tgc::function([](Tensor x, Tensor y) {
+    return x + y; // the failing line
+  });
+  int line = __LINE__ - 2;
+  auto r = (*f)(ones({2, 3}), ones({4, 3}));
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_NE(message.find("broadcast"), std::string::npos) << message;
+  EXPECT_TRUE(f->specializations().empty());
+  ASSERT_TRUE((*f)(ones({2, 3}), ones({3})).ok());
+  EXPECT_EQ(f->specializations().size(), 1u);
+}
+
+TEST(Function, VerboseModeLogsReasons) {
+  std::vector<std::string> lines;
+  FunctionOptions options;
+  options.verbose = true;
+  options.log = [&](const std::string &line) { lines.push_back(line); };
+  auto f = tgc::function([](Tensor x) { return x; }, options);
+  ASSERT_TRUE((*f)(ones({1})).ok());
+  ASSERT_TRUE((*f)(ones({2})).ok());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("first call"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("arg0 was"), std::string::npos) << lines[1];
+}
+
+TEST(Function, FrequentRetracingWarns) {
+  std::vector<std::string> lines;
+  FunctionOptions options;
+  options.log = [&](const std::string &line) { lines.push_back(line); };
+  auto f = tgc::function([](Tensor x) { return x; }, options);
+  for (int64_t n = 1; n <= 12; ++n)
+    ASSERT_TRUE((*f)(ones({n})).ok());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("warning"), std::string::npos) << lines[0];
+}
+
+TEST(Function, ConcurrentCallsWithMixedSignatures) {
+  auto f = tgc::function([](Tensor x) { return x * 2.0 + 1.0; });
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        int64_t n = (t + i) % 3 + 1;
+        auto r = (*f)(ones({n}));
+        if (!r.ok() || r->numElements() != n || r->getDouble(0) != 3.0)
+          ++failures;
+      }
+    });
+  }
+  for (auto &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(f->tracingCount(), 3u);
+}
+
+} // namespace
