@@ -213,6 +213,7 @@ struct FunctionState {
   mlir::MLIRContext context;
   tracing::SpecializationCache<Compiled> cache;
   std::optional<tracing::TraceType> signature;
+  std::source_location location;
 
   absl::Status checkSignature(const tracing::TraceType &call) const;
   /// Runs a specialization on `inputs`.
@@ -342,7 +343,8 @@ private:
                 detail::makeSymbolic(args, leaves, pos)...};
             structure.emplace(std::apply(*callable, symbolic));
             return flattenOutputs(*structure);
-          });
+          },
+          state->location);
       if (!traced)
         return traced.takeError();
       compiled->traced = std::move(*traced);
@@ -359,8 +361,12 @@ private:
 
 /// Wraps `callable` into a traced function. Fails when the options are
 /// invalid (e.g. a malformed input signature).
+/// The location of the tgc::function call is the location of the traced
+/// function, its arguments and its return.
 template <typename F>
-absl::StatusOr<Function<F>> function(F callable, FunctionOptions options = {}) {
+absl::StatusOr<Function<F>>
+function(F callable, FunctionOptions options = {},
+         std::source_location loc = std::source_location::current()) {
   if (options.inputSignature) {
     if (auto status = detail::validateSignature(*options.inputSignature);
         !status.ok())
@@ -370,6 +376,7 @@ absl::StatusOr<Function<F>> function(F callable, FunctionOptions options = {}) {
     return absl::InvalidArgumentError(
         "tgc: maxSpecializations must be at least 1");
   auto state = std::make_shared<detail::FunctionState>(std::move(options));
+  state->location = loc;
   return Function<F>(std::move(callable), std::move(state));
 }
 

@@ -30,3 +30,9 @@ step "tgc-run checking the result against expected values (exit code 0 = match)"
 "$BIN/tgc-run" "$EXAMPLE" \
   --input=1x4xf32=0,0,0,0 --input=4x8xf32=0.1 --input=8xf32=0 --input=8x4xf32=1 \
   --expected=1x4xf32=0.25,0.25,0.25,0.25
+
+step "tgc::function: a traced MLP called with varying batch sizes (examples/traced/TracedMlp.cpp)"
+"$BIN/traced-mlp"
+
+step "tgc::function: a traced ResNet basic block under reduce_retracing (examples/traced/TracedResidualBlock.cpp)"
+"$BIN/traced-residual-block"

@@ -56,7 +56,7 @@ struct TraceReason {
       return "evicted: this signature was traced before and evicted from the "
              "cache";
     case Kind::Requested:
-      return "requested ahead of a call (concrete function)";
+      return "requested: the input_signature or a concrete function";
     case Kind::NewType:
     case Kind::Relaxed:
       break;
