@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs clean
+.PHONY: demo test setup build docs bench clean
 
 BUILD_DIR := build
 
@@ -23,6 +23,10 @@ test: build
 # Regenerate the dialect and pass references into docs/.
 docs: build
 	cmake --build --preset default --target tgc-doc
+
+# Benchmarks (not part of `make test`: performance lives here, not in tests).
+bench: build
+	$(BUILD_DIR)/bin/bench-function-overhead
 
 clean:
 	rm -rf $(BUILD_DIR)
