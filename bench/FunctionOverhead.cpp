@@ -46,13 +46,13 @@ struct Setup {
       std::abort();
     Tracer::loadDialects(context);
     Tracer tracer(context);
-    auto traced = tracer.trace(
-        "direct",
-        {ArgSpec{DType::F32, {4}}, ArgSpec{DType::F32, {4}},
-         ArgSpec{DType::F32, {4}}},
-        [](llvm::ArrayRef<Tensor> x) {
-          return std::vector<Tensor>{kernel(x[0], x[1], x[2])};
-        });
+    auto traced =
+        tracer.trace("direct",
+                     {ArgSpec{DType::F32, {4}}, ArgSpec{DType::F32, {4}},
+                      ArgSpec{DType::F32, {4}}},
+                     [](llvm::ArrayRef<Tensor> x) {
+                       return std::vector<Tensor>{kernel(x[0], x[1], x[2])};
+                     });
     if (!traced)
       std::abort();
     direct = std::move(*traced);
@@ -126,9 +126,13 @@ void summary() {
   std::vector<double> direct, hit, overhead;
   for (int round = 0; round < 9; ++round) {
     double d = perCall(
-        [&] { benchmark::DoNotOptimize(reference::runFunction(s.direct.func, s.inputs)); },
+        [&] {
+          benchmark::DoNotOptimize(
+              reference::runFunction(s.direct.func, s.inputs));
+        },
         20000);
-    double h = perCall([&] { benchmark::DoNotOptimize(s.f(s.a, s.b, s.c)); }, 20000);
+    double h =
+        perCall([&] { benchmark::DoNotOptimize(s.f(s.a, s.b, s.c)); }, 20000);
     direct.push_back(d);
     hit.push_back(h);
     overhead.push_back(h - d);

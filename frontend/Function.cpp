@@ -32,6 +32,60 @@ void detail::collectTensorSpecs(const TraceType &type,
   }
 }
 
+std::vector<int64_t>
+detail::aliasClasses(const std::vector<Variable> &variables) {
+  std::vector<int64_t> classes;
+  classes.reserve(variables.size());
+  for (size_t i = 0; i < variables.size(); ++i) {
+    int64_t cls = static_cast<int64_t>(i);
+    for (size_t j = 0; j < i; ++j) {
+      if (variables[j].id() == variables[i].id()) {
+        cls = classes[j];
+        break;
+      }
+    }
+    classes.push_back(cls);
+  }
+  return classes;
+}
+
+static TraceType rebuildWithAliasClasses(const TraceType &type,
+                                         llvm::ArrayRef<int64_t> classes,
+                                         size_t &next) {
+  switch (type.kind()) {
+  case TraceType::Kind::Variable: {
+    int64_t cls = next < classes.size() ? classes[next] : -1;
+    ++next;
+    return TraceType::variable(type.tensorSpec(), cls);
+  }
+  case TraceType::Kind::Sequence: {
+    std::vector<TraceType> elements;
+    for (const TraceType &element : type.elements())
+      elements.push_back(rebuildWithAliasClasses(element, classes, next));
+    return TraceType::sequence(type.sequenceKind(), std::move(elements));
+  }
+  case TraceType::Kind::Optional:
+    if (auto value = type.optionalValue())
+      return TraceType::optional(
+          rebuildWithAliasClasses(*value, classes, next));
+    return type;
+  case TraceType::Kind::Map: {
+    std::vector<std::pair<TraceType, TraceType>> entries;
+    for (const auto &[key, value] : type.mapEntries())
+      entries.emplace_back(key, rebuildWithAliasClasses(value, classes, next));
+    return TraceType::map(std::move(entries));
+  }
+  default:
+    return type;
+  }
+}
+
+TraceType detail::withAliasClasses(const TraceType &type,
+                                   llvm::ArrayRef<int64_t> classes) {
+  size_t next = 0;
+  return rebuildWithAliasClasses(type, classes, next);
+}
+
 absl::Status detail::toStatus(llvm::Error error) {
   return absl::InvalidArgumentError(llvm::toString(std::move(error)));
 }
@@ -88,14 +142,25 @@ absl::Status FunctionState::checkSignature(const TraceType &call) const {
 
 absl::StatusOr<std::vector<runtime::HostTensor>>
 FunctionState::execute(const Compiled &compiled,
-                       const std::vector<runtime::HostTensor> &inputs) const {
-  auto results = reference::runFunction(compiled.traced.func, inputs);
+                       const CallInputs &inputs) const {
+  auto results = reference::runFunction(compiled.traced.func, inputs.tensors);
   if (!results)
     return toStatus(results.takeError());
-  if (results->size() != compiled.numOutputs)
+  size_t expected = compiled.numOutputs + compiled.variableWrites.size();
+  if (results->size() != expected)
     return absl::InternalError(
         "tgc: specialization returned " + std::to_string(results->size()) +
-        " results, expected " + std::to_string(compiled.numOutputs));
+        " results, expected " + std::to_string(expected));
+  // Variable updates land only when the whole call succeeded.
+  for (auto [i, cls] : llvm::enumerate(compiled.variableWrites)) {
+    if (cls < 0 || static_cast<size_t>(cls) >= inputs.variables.size())
+      return absl::InternalError("tgc: bad variable index in specialization");
+    Variable variable = inputs.variables[cls];
+    if (auto status = variable.assign((*results)[compiled.numOutputs + i]);
+        !status.ok())
+      return status;
+  }
+  results->resize(compiled.numOutputs);
   return std::move(*results);
 }
 

@@ -24,6 +24,7 @@
 #include "frontend/Structure.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tracer.h"
+#include "frontend/Variable.h"
 #include "runtime/HostTensor.h"
 #include "tracing/SpecializationCache.h"
 #include "tracing/TraceTraits.h"
@@ -89,6 +90,7 @@ template <typename T, typename = void> struct Symbolic {
 };
 template <> struct Symbolic<runtime::HostTensor> { using type = Tensor; };
 template <> struct Symbolic<tracing::TensorSpec> { using type = Tensor; };
+template <> struct Symbolic<Variable> { using type = VariableRef; };
 template <typename T>
 using SymbolicT = typename Symbolic<std::remove_cvref_t<T>>::type;
 template <typename T, typename A> struct Symbolic<std::vector<T, A>> {
@@ -133,59 +135,99 @@ template <typename M> auto sortedEntries(const M &map) {
   return entries;
 }
 
-/// Appends the host tensors of `value` in TraceType order.
-template <typename T>
-void collectTensors(const T &value, std::vector<runtime::HostTensor> &out) {
+/// The tensors a call feeds to a specialization, in TraceType order, and
+/// the variables among them (in order of occurrence).
+struct CallInputs {
+  std::vector<runtime::HostTensor> tensors;
+  std::vector<Variable> variables;
+};
+
+/// Appends the inputs of `value` in TraceType order.
+template <typename T> void collectInputs(const T &value, CallInputs &out) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, runtime::HostTensor>) {
-    out.push_back(value);
+    out.tensors.push_back(value);
+  } else if constexpr (std::is_same_v<U, Variable>) {
+    out.tensors.push_back(value.value());
+    out.variables.push_back(value);
   } else if constexpr (IsTupleOrPair<U>::value) {
-    std::apply([&](const auto &...e) { (collectTensors(e, out), ...); }, value);
+    std::apply([&](const auto &...e) { (collectInputs(e, out), ...); }, value);
   } else if constexpr (IsStdVector<U>::value || IsStdArray<U>::value) {
     for (const auto &e : value)
-      collectTensors(e, out);
+      collectInputs(e, out);
   } else if constexpr (IsStdOptional<U>::value) {
     if (value)
-      collectTensors(*value, out);
+      collectInputs(*value, out);
   } else if constexpr (IsMap<U>::value) {
     for (const auto &entry : sortedEntries(value))
-      collectTensors(entry.second->second, out);
+      collectInputs(entry.second->second, out);
   }
 }
 
-/// Builds the symbolic argument for `value`, taking tensors from `leaves`.
+/// Alias class of each variable occurrence: the index of the first
+/// occurrence with the same storage.
+std::vector<int64_t> aliasClasses(const std::vector<Variable> &variables);
+
+/// `type` with its variable leaves given `classes` (in occurrence order).
+tracing::TraceType withAliasClasses(const tracing::TraceType &type,
+                                    llvm::ArrayRef<int64_t> classes);
+
+/// What makeSymbolic consumes while building the callable's arguments.
+struct SymbolicInputs {
+  llvm::ArrayRef<Tensor> leaves;
+  size_t pos = 0;
+  llvm::ArrayRef<int64_t> aliasClasses;
+  size_t variable = 0;
+  /// One state per alias class (indexed by the class).
+  std::vector<std::shared_ptr<SymbolicVariableState>> states;
+};
+
+/// Builds the symbolic argument for `value`, taking tensors from `in`.
 template <typename T>
-SymbolicT<T> makeSymbolic(const T &value, llvm::ArrayRef<Tensor> leaves,
-                          size_t &pos) {
+SymbolicT<T> makeSymbolic(const T &value, SymbolicInputs &in) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, runtime::HostTensor> ||
                 std::is_same_v<U, tracing::TensorSpec>) {
-    return pos < leaves.size() ? leaves[pos++] : Tensor();
+    return in.pos < in.leaves.size() ? in.leaves[in.pos++] : Tensor();
+  } else if constexpr (std::is_same_v<U, Variable>) {
+    Tensor initial = in.pos < in.leaves.size() ? in.leaves[in.pos++] : Tensor();
+    size_t occurrence = in.variable++;
+    int64_t cls = occurrence < in.aliasClasses.size()
+                      ? in.aliasClasses[occurrence]
+                      : static_cast<int64_t>(occurrence);
+    if (in.states.size() <= static_cast<size_t>(cls))
+      in.states.resize(cls + 1);
+    if (!in.states[cls]) {
+      in.states[cls] = std::make_shared<SymbolicVariableState>();
+      in.states[cls]->initial = initial;
+      in.states[cls]->current = initial;
+    }
+    VariableRef ref;
+    ref.state = in.states[cls];
+    return ref;
   } else if constexpr (IsTupleOrPair<U>::value) {
     return std::apply(
-        [&](const auto &...e) {
-          return SymbolicT<T>{makeSymbolic(e, leaves, pos)...};
-        },
+        [&](const auto &...e) { return SymbolicT<T>{makeSymbolic(e, in)...}; },
         value);
   } else if constexpr (IsStdVector<U>::value) {
     SymbolicT<T> result;
     for (const auto &e : value)
-      result.push_back(makeSymbolic(e, leaves, pos));
+      result.push_back(makeSymbolic(e, in));
     return result;
   } else if constexpr (IsStdArray<U>::value) {
     SymbolicT<T> result;
     for (size_t i = 0; i < value.size(); ++i)
-      result[i] = makeSymbolic(value[i], leaves, pos);
+      result[i] = makeSymbolic(value[i], in);
     return result;
   } else if constexpr (IsStdOptional<U>::value) {
     if (!value)
       return SymbolicT<T>();
-    return SymbolicT<T>(makeSymbolic(*value, leaves, pos));
+    return SymbolicT<T>(makeSymbolic(*value, in));
   } else if constexpr (IsMap<U>::value) {
     SymbolicT<T> result;
     for (const auto &entry : sortedEntries(value))
       result.emplace(entry.second->first,
-                     makeSymbolic(entry.second->second, leaves, pos));
+                     makeSymbolic(entry.second->second, in));
     return result;
   } else {
     return value;
@@ -203,7 +245,11 @@ struct Compiled {
   /// type it has, checked on every call.
   std::any structure;
   std::type_index structureType = typeid(void);
+  /// Results of the callable; the function returns them first.
   size_t numOutputs = 0;
+  /// Then the final value of each assigned variable, by alias class (the
+  /// occurrence index of its first occurrence).
+  std::vector<int64_t> variableWrites;
 };
 
 /// State shared by copies of a Function.
@@ -217,9 +263,10 @@ struct FunctionState {
 
   absl::Status checkSignature(const tracing::TraceType &call) const;
   /// Runs a specialization on `inputs`.
+  /// Runs a specialization on the call's inputs, writes assigned variables
+  /// back, and returns the callable's results.
   absl::StatusOr<std::vector<runtime::HostTensor>>
-  execute(const Compiled &compiled,
-          const std::vector<runtime::HostTensor> &inputs) const;
+  execute(const Compiled &compiled, const CallInputs &inputs) const;
   std::vector<SpecializationInfo> specializations() const;
 };
 
@@ -244,8 +291,13 @@ public:
   auto operator()(const Args &...args) const -> absl::StatusOr<
       HostStructureT<std::invoke_result_t<F &, detail::SymbolicT<Args>...>>> {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
+    detail::CallInputs inputs;
+    (detail::collectInputs(args, inputs), ...);
+    std::vector<int64_t> classes = detail::aliasClasses(inputs.variables);
     tracing::TraceType call = tracing::traceTypeOfArgs(args...);
-    auto entry = lookup<R>(call, args...);
+    if (!classes.empty())
+      call = detail::withAliasClasses(call, classes);
+    auto entry = lookup<R>(call, classes, args...);
     if (!entry.ok())
       return entry.status();
     const detail::Compiled &compiled = *(*entry)->payload;
@@ -254,8 +306,6 @@ public:
           "tgc: '" + state->options.name +
           "' was traced for arguments of another C++ type with the same "
           "TraceType; call it with one argument structure");
-    std::vector<runtime::HostTensor> inputs;
-    (detail::collectTensors(args, inputs), ...);
     auto outputs = state->execute(compiled, inputs);
     if (!outputs.ok())
       return outputs.status();
@@ -270,10 +320,15 @@ public:
   template <typename... Args>
   absl::StatusOr<SpecializationInfo> concreteFunction(const Args &...args) {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
+    detail::CallInputs inputs;
+    (detail::collectInputs(args, inputs), ...);
+    std::vector<int64_t> classes = detail::aliasClasses(inputs.variables);
     tracing::TraceType type = tracing::traceTypeOfArgs(args...);
+    if (!classes.empty())
+      type = detail::withAliasClasses(type, classes);
     if (auto status = state->checkSignature(type); !status.ok())
       return status;
-    auto entry = state->cache.getConcrete(type, builder<R>(args...));
+    auto entry = state->cache.getConcrete(type, builder<R>(classes, args...));
     if (!entry)
       return detail::toStatus(entry.takeError());
     for (SpecializationInfo &info : state->specializations())
@@ -298,17 +353,18 @@ private:
   template <typename R, typename... Args>
   absl::StatusOr<
       typename tracing::SpecializationCache<detail::Compiled>::EntryPtr>
-  lookup(const tracing::TraceType &call, const Args &...args) const {
+  lookup(const tracing::TraceType &call, const std::vector<int64_t> &classes,
+         const Args &...args) const {
     if (state->signature) {
       if (auto status = state->checkSignature(call); !status.ok())
         return status;
-      auto entry =
-          state->cache.getConcrete(*state->signature, builder<R>(args...));
+      auto entry = state->cache.getConcrete(*state->signature,
+                                            builder<R>(classes, args...));
       if (!entry)
         return detail::toStatus(entry.takeError());
       return *entry;
     }
-    auto entry = state->cache.getOrTrace(call, builder<R>(args...));
+    auto entry = state->cache.getOrTrace(call, builder<R>(classes, args...));
     if (!entry)
       return detail::toStatus(entry.takeError());
     return *entry;
@@ -317,8 +373,8 @@ private:
   /// Traces the callable for a target type: tensor leaves get the target's
   /// specs (possibly relaxed); scalars and structure come from `args`.
   template <typename R, typename... Args>
-  auto builder(const Args &...args) const {
-    return [this, &args...](const tracing::TraceType &target)
+  auto builder(const std::vector<int64_t> &classes, const Args &...args) const {
+    return [this, &classes, &args...](const tracing::TraceType &target)
                -> llvm::Expected<std::shared_ptr<const detail::Compiled>> {
       std::vector<tracing::TensorSpec> specs;
       detail::collectTensorSpecs(target, specs);
@@ -332,21 +388,34 @@ private:
         argSpecs.push_back(ArgSpec{spec.dtype, spec.shape});
       }
       auto compiled = std::make_shared<detail::Compiled>();
+      detail::SymbolicInputs inputs;
       Tracer tracer(state->context);
       std::optional<R> structure;
       auto traced = tracer.trace(
           state->options.name, argSpecs,
           [&](llvm::ArrayRef<Tensor> leaves) -> std::vector<Tensor> {
-            size_t pos = 0;
+            inputs.leaves = leaves;
+            inputs.aliasClasses = classes;
             // Braced initialization keeps left-to-right order.
             auto symbolic = std::tuple<detail::SymbolicT<Args>...>{
-                detail::makeSymbolic(args, leaves, pos)...};
+                detail::makeSymbolic(args, inputs)...};
             structure.emplace(std::apply(*callable, symbolic));
-            return flattenOutputs(*structure);
+            std::vector<Tensor> results = flattenOutputs(*structure);
+            for (auto [cls, variable] : llvm::enumerate(inputs.states)) {
+              if (!variable || !variable->assigned)
+                continue;
+              results.push_back(variable->current);
+              compiled->variableWrites.push_back(static_cast<int64_t>(cls));
+            }
+            return results;
           },
           state->location);
       if (!traced)
         return traced.takeError();
+      for (const auto &variable : inputs.states)
+        if (variable && !variable->error.empty())
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         variable->error);
       compiled->traced = std::move(*traced);
       compiled->numOutputs = flattenOutputs(*structure).size();
       compiled->structure = std::move(*structure);

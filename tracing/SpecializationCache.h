@@ -1,4 +1,5 @@
-//===- SpecializationCache.h - TraceType-keyed specialization cache -*- C++ -*-===//
+//===- SpecializationCache.h - TraceType-keyed specialization cache -*- C++
+//-*-===//
 //
 // The cache behind tgc::function: maps call TraceTypes to compiled
 // specializations, decides when to retrace, and records why.
@@ -90,8 +91,7 @@ struct CacheOptions {
 };
 
 /// One traced and compiled specialization.
-template <typename Payload>
-struct Specialization {
+template <typename Payload> struct Specialization {
   TraceType type;
   std::shared_ptr<const Payload> payload;
   TraceReason reason;
@@ -110,14 +110,14 @@ struct TraceEvent {
   std::string error;
 };
 
-template <typename Payload>
-class SpecializationCache {
+template <typename Payload> class SpecializationCache {
 public:
   using Entry = Specialization<Payload>;
   using EntryPtr = std::shared_ptr<const Entry>;
   /// Traces and compiles a specialization for a type.
-  using Builder = llvm::function_ref<
-      llvm::Expected<std::shared_ptr<const Payload>>(const TraceType &)>;
+  using Builder =
+      llvm::function_ref<llvm::Expected<std::shared_ptr<const Payload>>(
+          const TraceType &)>;
 
   explicit SpecializationCache(CacheOptions options = {})
       : options(std::move(options)) {}
@@ -274,9 +274,10 @@ private:
             "from inside its own trace: " +
                 call.str());
 
-    auto [target, reason] = pin ? std::pair<TraceType, TraceReason>(
-                                      call, TraceReason{TraceReason::Kind::Requested})
-                                : planTrace(call);
+    auto [target, reason] =
+        pin ? std::pair<TraceType, TraceReason>(
+                  call, TraceReason{TraceReason::Kind::Requested})
+            : planTrace(call);
 
     // One trace per key: later arrivals wait for the first.
     std::shared_ptr<Pending> pending;
@@ -313,9 +314,9 @@ private:
     activeTraces().emplace_back(this, target);
     auto start = std::chrono::steady_clock::now();
     auto payload = build(target);
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     activeTraces().pop_back();
     traces.fetch_add(1);
 
@@ -347,8 +348,8 @@ private:
         entries.push_back(result);
         exact.emplace(call, result);
         exact.emplace(target, result);
-        std::erase_if(evicted,
-                      [&](const TraceType &t) { return t.isSubtypeOf(target); });
+        std::erase_if(
+            evicted, [&](const TraceType &t) { return t.isSubtypeOf(target); });
       }
       inFlight.erase(target);
     }
@@ -424,7 +425,8 @@ private:
     warnings.fetch_add(1);
     traceClocks.clear();
     options.log("tgc: warning: " + std::to_string(options.warnTraces) +
-                " traces within the last " + std::to_string(options.warnWindow) +
+                " traces within the last " +
+                std::to_string(options.warnWindow) +
                 " calls. Retracing is expensive: pass tensors of stable shapes "
                 "and dtypes, give an input_signature with dynamic dims, or set "
                 "reduce_retracing.");

@@ -48,11 +48,11 @@ int main() {
   relaxed.reduceRetracing = true;
   auto reduce = *tgc::function(mlp, relaxed);
   FunctionOptions signed_ = quiet;
-  signed_.inputSignature = std::vector<tracing::TensorSpec>{
-      {DType::F32, {tracing::kDynamic, 16}},
-      {DType::F32, {16, 32}},
-      {DType::F32, {32}},
-      {DType::F32, {32, 4}}};
+  signed_.inputSignature =
+      std::vector<tracing::TensorSpec>{{DType::F32, {tracing::kDynamic, 16}},
+                                       {DType::F32, {16, 32}},
+                                       {DType::F32, {32}},
+                                       {DType::F32, {32, 4}}};
   auto signature = *tgc::function(mlp, signed_);
 
   for (int64_t batch : {1, 2, 3, 8, 3, 1}) {
@@ -62,7 +62,9 @@ int main() {
     auto c = signature(x, w1, b1, w2);
     if (!a.ok() || !b.ok() || !c.ok()) {
       llvm::errs() << "error: "
-                   << (!a.ok() ? a.status() : !b.ok() ? b.status() : c.status())
+                   << (!a.ok()   ? a.status()
+                       : !b.ok() ? b.status()
+                                 : c.status())
                           .ToString()
                    << "\n";
       return 1;

@@ -35,10 +35,10 @@ int main() {
   HostTensor w1 = randomTensor({kChannels, kChannels, 3, 3}, rng);
   HostTensor w2 = randomTensor({kChannels, kChannels, 3, 3}, rng);
   auto bnParams = [&] {
-    return std::vector<HostTensor>{
-        randomTensor({kChannels}, rng, 0.5, 1.5),
-        randomTensor({kChannels}, rng), randomTensor({kChannels}, rng),
-        randomTensor({kChannels}, rng, 0.5, 1.5)};
+    return std::vector<HostTensor>{randomTensor({kChannels}, rng, 0.5, 1.5),
+                                   randomTensor({kChannels}, rng),
+                                   randomTensor({kChannels}, rng),
+                                   randomTensor({kChannels}, rng, 0.5, 1.5)};
   };
   std::vector<HostTensor> bn1 = bnParams(), bn2 = bnParams();
 
@@ -56,10 +56,13 @@ int main() {
   options.name = "residual_block";
   options.reduceRetracing = true;
   options.verbose = true;
-  options.log = [](const std::string &line) { llvm::outs() << "  " << line << "\n"; };
+  options.log = [](const std::string &line) {
+    llvm::outs() << "  " << line << "\n";
+  };
   auto f = *tgc::function(block, options);
 
-  llvm::outs() << "A ResNet basic block (8 channels, 6x6) under reduce_retracing:\n";
+  llvm::outs()
+      << "A ResNet basic block (8 channels, 6x6) under reduce_retracing:\n";
   for (int64_t batch : {1, 2, 4, 2}) {
     HostTensor x = randomTensor({batch, kChannels, 6, 6}, rng);
     auto y = f(x, w1, bn1, w2, bn2);
@@ -73,23 +76,26 @@ int main() {
       sum += y->getDouble(i);
       nonNegative &= y->getDouble(i) >= 0;
     }
-    llvm::outs() << "  batch " << batch << " -> " << y->describe()
-                 << ", mean " << llvm::format("%.5f", sum / y->numElements())
-                 << (nonNegative ? " (all >= 0 after the final relu)" : " (NEGATIVE?)")
+    llvm::outs() << "  batch " << batch << " -> " << y->describe() << ", mean "
+                 << llvm::format("%.5f", sum / y->numElements())
+                 << (nonNegative ? " (all >= 0 after the final relu)"
+                                 : " (NEGATIVE?)")
                  << "\n";
     if (!nonNegative)
       return 1;
   }
   llvm::outs() << "  " << f.tracingCount() << " traces, specializations:\n";
   for (const auto &spec : f.specializations())
-    llvm::outs() << "    " << spec.signature << ": " << spec.hits << " call(s), traced in "
+    llvm::outs() << "    " << spec.signature << ": " << spec.hits
+                 << " call(s), traced in "
                  << llvm::format("%.2f", spec.traceSeconds * 1e3) << " ms\n";
 
   llvm::outs() << "\nA channel mismatch is reported at the user's line:\n";
   HostTensor wrong = randomTensor({kChannels, 3, 3, 3}, rng);
   auto bad = f(randomTensor({1, kChannels, 6, 6}, rng), wrong, bn1, w2, bn2);
-  llvm::outs() << "  " << (bad.ok() ? std::string("unexpected success")
-                                    : std::string(bad.status().message()))
+  llvm::outs() << "  "
+               << (bad.ok() ? std::string("unexpected success")
+                            : std::string(bad.status().message()))
                << "\n";
   return bad.ok() || f.tracingCount() != 3 ? 1 : 0;
 }

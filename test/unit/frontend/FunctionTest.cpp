@@ -75,15 +75,14 @@ TEST(Function, ScalarsAreBakedInAndKeyed) {
 }
 
 TEST(Function, ContainersInAndStructuresOut) {
-  auto f = tgc::function(
-      [](const std::vector<Tensor> &xs,
-         const std::map<std::string, Tensor> &named) {
-        Tensor sum = xs[0];
-        for (size_t i = 1; i < xs.size(); ++i)
-          sum = sum + xs[i];
-        return std::make_tuple(sum, std::vector<Tensor>{named.at("a"),
-                                                        named.at("b") * 2.0});
-      });
+  auto f = tgc::function([](const std::vector<Tensor> &xs,
+                            const std::map<std::string, Tensor> &named) {
+    Tensor sum = xs[0];
+    for (size_t i = 1; i < xs.size(); ++i)
+      sum = sum + xs[i];
+    return std::make_tuple(
+        sum, std::vector<Tensor>{named.at("a"), named.at("b") * 2.0});
+  });
   ASSERT_TRUE(f.ok());
   std::vector<HostTensor> xs = {f32({2}, {1, 2}), f32({2}, {10, 20}),
                                 f32({2}, {100, 200})};
@@ -150,16 +149,16 @@ TEST(Function, InvalidSignatureRejectedAtCreation) {
   EXPECT_NE(std::string(f.status().message()).find("input_signature"),
             std::string::npos)
       << f.status();
-  options.inputSignature = std::vector<TensorSpec>{
-      TensorSpec{DType::F32, {INT64_MAX, INT64_MAX}}};
+  options.inputSignature =
+      std::vector<TensorSpec>{TensorSpec{DType::F32, {INT64_MAX, INT64_MAX}}};
   EXPECT_FALSE(tgc::function([](Tensor x) { return x; }, options).ok());
 }
 
 TEST(Function, ReduceRetracingTracesAtMostTwiceForVaryingBatch) {
   FunctionOptions options;
   options.reduceRetracing = true;
-  auto f = tgc::function(
-      [](Tensor x, Tensor w) { return relu(matmul(x, w)); }, options);
+  auto f = tgc::function([](Tensor x, Tensor w) { return relu(matmul(x, w)); },
+                         options);
   HostTensor w = ones({4, 2});
   for (int64_t batch : {1, 2, 3, 16, 5, 1}) {
     auto r = (*f)(ones({batch, 4}), w);
@@ -261,6 +260,83 @@ TEST(Function, ConcurrentCallsWithMixedSignatures) {
     thread.join();
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(f->tracingCount(), 3u);
+}
+
+TEST(Function, VariablesAreUpdatedByCalls) {
+  Variable counter = Variable::create(f32({2}, {0, 10}));
+  auto step = tgc::function([](VariableRef v, Tensor delta) {
+    v.assign(v.read() + delta);
+    return v.read() * 2.0;
+  });
+  for (int i = 0; i < 3; ++i) {
+    auto r = (*step)(counter, f32({2}, {1, 1}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    expectValues(*r, DType::F32, {2}, {2.0 * (i + 1), 2.0 * (11 + i)});
+  }
+  expectValues(counter.value(), DType::F32, {2}, {3, 13});
+  EXPECT_EQ(step->tracingCount(), 1u);
+  // Another variable of the same type shares the specialization.
+  Variable other = Variable::create(f32({2}, {5, 5}));
+  ASSERT_TRUE((*step)(other, f32({2}, {1, 2})).ok());
+  expectValues(other.value(), DType::F32, {2}, {6, 7});
+  expectValues(counter.value(), DType::F32, {2}, {3, 13});
+  EXPECT_EQ(step->tracingCount(), 1u);
+}
+
+TEST(Function, VariableAliasingIsPartOfTheKey) {
+  auto f = tgc::function([](VariableRef a, VariableRef b) {
+    a.assign(a.read() + 1.0);
+    b.assign(b.read() * 2.0);
+    return b.read();
+  });
+  Variable x = Variable::create(f32({1}, {1}));
+  Variable y = Variable::create(f32({1}, {1}));
+  ASSERT_TRUE((*f)(x, y).ok());
+  expectValues(x.value(), DType::F32, {1}, {2});
+  expectValues(y.value(), DType::F32, {1}, {2});
+  // The same variable twice: b sees a's update.
+  Variable z = Variable::create(f32({1}, {1}));
+  auto r = (*f)(z, z);
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {1}, {4});
+  expectValues(z.value(), DType::F32, {1}, {4});
+  EXPECT_EQ(f->tracingCount(), 2u);
+  // Aliasing pattern, not identity: another aliased pair hits.
+  Variable w = Variable::create(f32({1}, {3}));
+  ASSERT_TRUE((*f)(w, w).ok());
+  expectValues(w.value(), DType::F32, {1}, {8});
+  EXPECT_EQ(f->tracingCount(), 2u);
+}
+
+TEST(Function, BadVariableAssignmentIsATraceError) {
+  auto f = tgc::function([](VariableRef v) {
+    v.assign(cast(v.read(), DType::I32)); // wrong dtype
+    return v.read();
+  });
+  int line = __LINE__ - 3;
+  Variable v = Variable::create(f32({2}, {1, 2}));
+  auto r = (*f)(v);
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot assign"), std::string::npos) << message;
+  expectValues(v.value(), DType::F32, {2}, {1, 2});
+  EXPECT_TRUE(f->specializations().empty());
+}
+
+TEST(Function, FailedCallLeavesVariablesUnchanged) {
+  auto f = tgc::function([](VariableRef v, Tensor index) {
+    v.assign(v.read() + 1.0);
+    return gather(v.read(), index, 0);
+  });
+  Variable v = Variable::create(f32({2}, {1, 2}));
+  auto bad = (*f)(v, makeI(DType::I64, {1}, {5})); // index out of range
+  ASSERT_FALSE(bad.ok());
+  expectValues(v.value(), DType::F32, {2}, {1, 2});
+  auto good = (*f)(v, makeI(DType::I64, {1}, {1}));
+  ASSERT_TRUE(good.ok()) << good.status();
+  expectValues(*good, DType::F32, {1}, {3});
+  expectValues(v.value(), DType::F32, {2}, {2, 3});
 }
 
 } // namespace

@@ -70,20 +70,18 @@ TEST(SpecializationCache, NewShapeRetracesWithReason) {
 
 TEST(SpecializationCache, DynamicSpecializationServesMatchingCalls) {
   Fixture f;
-  auto general = f.cache.getConcrete(args({tensor({kDynamic, 3})}),
-                                     [](const TraceType &t) {
-                                       return llvm::Expected<std::shared_ptr<
-                                           const std::string>>(
-                                           std::make_shared<const std::string>(
-                                               "general"));
-                                     });
+  auto general = f.cache.getConcrete(
+      args({tensor({kDynamic, 3})}), [](const TraceType &t) {
+        return llvm::Expected<std::shared_ptr<const std::string>>(
+            std::make_shared<const std::string>("general"));
+      });
   ASSERT_TRUE(static_cast<bool>(general));
   EXPECT_EQ(f.call(args({tensor({7, 3})})), "general");
   EXPECT_EQ(f.call(args({tensor({9, 3})})), "general");
   EXPECT_EQ(f.builds, 0);
   // A more specific specialization wins once it exists.
-  auto specific = f.cache.getConcrete(
-      args({tensor({7, 3})}), [](const TraceType &) {
+  auto specific =
+      f.cache.getConcrete(args({tensor({7, 3})}), [](const TraceType &) {
         return llvm::Expected<std::shared_ptr<const std::string>>(
             std::make_shared<const std::string>("specific"));
       });

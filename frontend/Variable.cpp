@@ -1,0 +1,49 @@
+//===- Variable.cpp - mutable tensors for traced functions ----------------===//
+
+#include "frontend/Variable.h"
+
+#include "dialects/TgcOps.h"
+
+using namespace tgc;
+
+Variable Variable::create(const runtime::HostTensor &initial) {
+  auto storage = std::make_shared<detail::VariableStorage>();
+  storage->value = initial.clone();
+  return Variable(std::move(storage), initial.dtype(), initial.shape());
+}
+
+runtime::HostTensor Variable::value() const {
+  std::lock_guard lock(storage->mutex);
+  return storage->value.clone();
+}
+
+absl::Status Variable::assign(const runtime::HostTensor &value) {
+  if (value.dtype() != dtype_ || value.shape() != shape_)
+    return absl::InvalidArgumentError(
+        "tgc: cannot assign " + value.describe() + " to a variable of type " +
+        runtime::HostTensor::allocate(dtype_, shape_)->describe());
+  runtime::HostTensor copy = value.clone();
+  std::lock_guard lock(storage->mutex);
+  storage->value = std::move(copy);
+  return absl::OkStatus();
+}
+
+Tensor VariableRef::read() const { return state ? state->current : Tensor(); }
+
+void VariableRef::assign(const Tensor &value, std::source_location loc) {
+  if (!state)
+    return;
+  if (!value.valid())
+    return; // Poisoned: the error that poisoned it is already recorded.
+  if (!areCompatibleTensorTypes(value.type(), state->initial.type())) {
+    if (state->error.empty())
+      state->error = std::string(loc.file_name()) + ":" +
+                     std::to_string(loc.line()) + ":" +
+                     std::to_string(loc.column()) + ": cannot assign a " +
+                     value.describe() + " to a variable of type " +
+                     state->initial.describe();
+    return;
+  }
+  state->current = value;
+  state->assigned = true;
+}
