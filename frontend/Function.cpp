@@ -127,6 +127,17 @@ FunctionState::FunctionState(FunctionOptions opts)
   }
 }
 
+TraceType FunctionState::withCaptures(const TraceType &argsType) const {
+  if (options.captures.empty())
+    return argsType;
+  std::vector<TraceType> elements(argsType.elements().begin(),
+                                  argsType.elements().end());
+  for (const CaptureRef &capture : options.captures)
+    elements.push_back(tracing::traceTypeOf(capture.current()));
+  return TraceType::sequence(TraceType::SequenceKind::Tuple,
+                             std::move(elements));
+}
+
 absl::Status FunctionState::checkSignature(const TraceType &call) const {
   if (!signature)
     return absl::OkStatus();

@@ -69,6 +69,10 @@ struct FunctionOptions {
   bool verbose = false;
   /// Where verbose logs and frequent-retracing warnings go (default: stderr).
   std::function<void(const std::string &)> log;
+  /// Host tensors captured by reference: read on every call, their types
+  /// part of the key (after the arguments), read in the callable with
+  /// CaptureRef::read().
+  std::vector<CaptureRef> captures;
 };
 
 /// What a specialization is and how it has been used.
@@ -262,6 +266,9 @@ struct FunctionState {
   std::source_location location;
 
   absl::Status checkSignature(const tracing::TraceType &call) const;
+  /// The cache key: the arguments' TraceType followed by the types of the
+  /// captures (read now).
+  tracing::TraceType withCaptures(const tracing::TraceType &argsType) const;
   /// Runs a specialization on `inputs`.
   /// Runs a specialization on the call's inputs, writes assigned variables
   /// back, and returns the callable's results.
@@ -292,12 +299,9 @@ public:
       HostStructureT<std::invoke_result_t<F &, detail::SymbolicT<Args>...>>> {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
     detail::CallInputs inputs;
-    (detail::collectInputs(args, inputs), ...);
-    std::vector<int64_t> classes = detail::aliasClasses(inputs.variables);
-    tracing::TraceType call = tracing::traceTypeOfArgs(args...);
-    if (!classes.empty())
-      call = detail::withAliasClasses(call, classes);
-    auto entry = lookup<R>(call, classes, args...);
+    std::vector<int64_t> classes;
+    tracing::TraceType argsType = prepare(inputs, classes, args...);
+    auto entry = lookup<R>(argsType, classes, args...);
     if (!entry.ok())
       return entry.status();
     const detail::Compiled &compiled = *(*entry)->payload;
@@ -321,14 +325,12 @@ public:
   absl::StatusOr<SpecializationInfo> concreteFunction(const Args &...args) {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
     detail::CallInputs inputs;
-    (detail::collectInputs(args, inputs), ...);
-    std::vector<int64_t> classes = detail::aliasClasses(inputs.variables);
-    tracing::TraceType type = tracing::traceTypeOfArgs(args...);
-    if (!classes.empty())
-      type = detail::withAliasClasses(type, classes);
+    std::vector<int64_t> classes;
+    tracing::TraceType type = prepare(inputs, classes, args...);
     if (auto status = state->checkSignature(type); !status.ok())
       return status;
-    auto entry = state->cache.getConcrete(type, builder<R>(classes, args...));
+    auto entry = state->cache.getConcrete(state->withCaptures(type),
+                                          builder<R>(classes, args...));
     if (!entry)
       return detail::toStatus(entry.takeError());
     for (SpecializationInfo &info : state->specializations())
@@ -350,21 +352,38 @@ public:
   const FunctionOptions &options() const { return state->options; }
 
 private:
+  /// Collects the call's inputs (arguments, then captures) and variable
+  /// alias classes; returns the arguments' TraceType.
+  template <typename... Args>
+  tracing::TraceType prepare(detail::CallInputs &inputs,
+                             std::vector<int64_t> &classes,
+                             const Args &...args) const {
+    (detail::collectInputs(args, inputs), ...);
+    for (const CaptureRef &capture : state->options.captures)
+      inputs.tensors.push_back(capture.current());
+    classes = detail::aliasClasses(inputs.variables);
+    tracing::TraceType type = tracing::traceTypeOfArgs(args...);
+    if (!classes.empty())
+      type = detail::withAliasClasses(type, classes);
+    return type;
+  }
+
   template <typename R, typename... Args>
   absl::StatusOr<
       typename tracing::SpecializationCache<detail::Compiled>::EntryPtr>
-  lookup(const tracing::TraceType &call, const std::vector<int64_t> &classes,
-         const Args &...args) const {
+  lookup(const tracing::TraceType &argsType,
+         const std::vector<int64_t> &classes, const Args &...args) const {
     if (state->signature) {
-      if (auto status = state->checkSignature(call); !status.ok())
+      if (auto status = state->checkSignature(argsType); !status.ok())
         return status;
-      auto entry = state->cache.getConcrete(*state->signature,
-                                            builder<R>(classes, args...));
+      auto entry = state->cache.getConcrete(
+          state->withCaptures(*state->signature), builder<R>(classes, args...));
       if (!entry)
         return detail::toStatus(entry.takeError());
       return *entry;
     }
-    auto entry = state->cache.getOrTrace(call, builder<R>(classes, args...));
+    auto entry = state->cache.getOrTrace(state->withCaptures(argsType),
+                                         builder<R>(classes, args...));
     if (!entry)
       return detail::toStatus(entry.takeError());
     return *entry;
@@ -389,17 +408,28 @@ private:
       }
       auto compiled = std::make_shared<detail::Compiled>();
       detail::SymbolicInputs inputs;
+      detail::CaptureScope captures;
       Tracer tracer(state->context);
       std::optional<R> structure;
       auto traced = tracer.trace(
           state->options.name, argSpecs,
           [&](llvm::ArrayRef<Tensor> leaves) -> std::vector<Tensor> {
-            inputs.leaves = leaves;
+            // Captures are the last leaves.
+            size_t numCaptures =
+                std::min(leaves.size(), state->options.captures.size());
+            inputs.leaves = leaves.drop_back(numCaptures);
             inputs.aliasClasses = classes;
+            for (size_t i = 0; i < numCaptures; ++i)
+              captures.bound.emplace_back(
+                  state->options.captures[i].id(),
+                  leaves[leaves.size() - numCaptures + i]);
+            captures.previous = detail::currentCaptureScope();
+            detail::currentCaptureScope() = &captures;
             // Braced initialization keeps left-to-right order.
             auto symbolic = std::tuple<detail::SymbolicT<Args>...>{
                 detail::makeSymbolic(args, inputs)...};
             structure.emplace(std::apply(*callable, symbolic));
+            detail::currentCaptureScope() = captures.previous;
             std::vector<Tensor> results = flattenOutputs(*structure);
             for (auto [cls, variable] : llvm::enumerate(inputs.states)) {
               if (!variable || !variable->assigned)
@@ -410,6 +440,13 @@ private:
             return results;
           },
           state->location);
+      // An undeclared capture is the root cause of the errors it poisons.
+      if (!captures.error.empty()) {
+        if (!traced)
+          llvm::consumeError(traced.takeError());
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       captures.error);
+      }
       if (!traced)
         return traced.takeError();
       for (const auto &variable : inputs.states)

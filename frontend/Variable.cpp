@@ -47,3 +47,31 @@ void VariableRef::assign(const Tensor &value, std::source_location loc) {
   state->current = value;
   state->assigned = true;
 }
+
+CaptureRef CaptureRef::of(const runtime::HostTensor *tensor) {
+  CaptureRef ref;
+  ref.source = tensor;
+  return ref;
+}
+
+detail::CaptureScope *&detail::currentCaptureScope() {
+  thread_local CaptureScope *scope = nullptr;
+  return scope;
+}
+
+Tensor CaptureRef::read(std::source_location loc) const {
+  detail::CaptureScope *scope = detail::currentCaptureScope();
+  if (!scope)
+    return Tensor();
+  for (const auto &[id, tensor] : scope->bound)
+    if (id == source)
+      return tensor;
+  if (scope->error.empty())
+    scope->error = std::string(loc.file_name()) + ":" +
+                   std::to_string(loc.line()) + ":" +
+                   std::to_string(loc.column()) +
+                   ": a tensor captured by reference is read by a traced "
+                   "function that does not declare it in "
+                   "FunctionOptions::captures";
+  return Tensor();
+}

@@ -79,7 +79,36 @@ public:
   std::shared_ptr<detail::SymbolicVariableState> state;
 };
 
+/// A host tensor captured by reference: a traced function that declares it
+/// in FunctionOptions::captures reads it on every call (it is an input of
+/// every specialization, and its TraceType is part of the key), unlike a
+/// tensor baked in with tgc::constant at trace time.
+class CaptureRef {
+public:
+  /// Captures `*tensor`, which must outlive the function's calls.
+  static CaptureRef of(const runtime::HostTensor *tensor);
+  /// Inside a trace of a function that declares this capture: its value.
+  /// Elsewhere an invalid Tensor, and inside a trace of a function that does
+  /// not declare it, a tracing error reported at `loc`.
+  Tensor read(std::source_location loc = std::source_location::current()) const;
+  /// The captured tensor now.
+  const runtime::HostTensor &current() const { return *source; }
+  const void *id() const { return source; }
+
+private:
+  const runtime::HostTensor *source = nullptr;
+};
+
 namespace detail {
+/// While a function traces: the symbolic tensor bound to each capture it
+/// declares. Thread-local and nested like traces.
+struct CaptureScope {
+  std::vector<std::pair<const void *, Tensor>> bound;
+  std::string error;
+  CaptureScope *previous = nullptr;
+};
+CaptureScope *&currentCaptureScope();
+
 struct SymbolicVariableState {
   Tensor initial;
   Tensor current;

@@ -339,4 +339,50 @@ TEST(Function, FailedCallLeavesVariablesUnchanged) {
   expectValues(v.value(), DType::F32, {2}, {2, 3});
 }
 
+TEST(Function, CapturesByReferenceAreReadOnEveryCall) {
+  HostTensor scale = f32({2}, {2, 3});
+  CaptureRef captured = CaptureRef::of(&scale);
+  HostTensor baked = f32({2}, {100, 100});
+  FunctionOptions options;
+  options.captures = {captured};
+  options.log = [](const std::string &) {};
+  auto f = tgc::function(
+      [captured, baked](Tensor x) {
+        // `baked` becomes a constant at trace time; `captured` is an input.
+        return x * captured.read() + constant(baked);
+      },
+      options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  HostTensor x = f32({2}, {1, 1});
+  expectValues(*(*f)(x), DType::F32, {2}, {102, 103});
+  scale.setDouble(0, 5);
+  baked.setDouble(0, 0); // not seen: baked in
+  expectValues(*(*f)(x), DType::F32, {2}, {105, 103});
+  EXPECT_EQ(f->tracingCount(), 1u);
+  // A capture of another type is another key; the retrace bakes the
+  // constant anew.
+  scale = f32({1}, {4});
+  auto r = (*f)(x);
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {2}, {4, 104});
+  EXPECT_EQ(f->tracingCount(), 2u);
+  EXPECT_EQ(f->history().back().reason.path, "arg1");
+}
+
+TEST(Function, UndeclaredCaptureIsATraceError) {
+  HostTensor scale = f32({1}, {2});
+  CaptureRef captured = CaptureRef::of(&scale);
+  auto f = tgc::function([captured](Tensor x) {
+    return x * captured.read(); // not declared in the options
+  });
+  int line = __LINE__ - 2;
+  auto r = (*f)(f32({1}, {1}));
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(message.find("FunctionOptions::captures"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_TRUE(f->specializations().empty());
+}
+
 } // namespace
