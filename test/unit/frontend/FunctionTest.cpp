@@ -385,4 +385,29 @@ TEST(Function, UndeclaredCaptureIsATraceError) {
   EXPECT_TRUE(f->specializations().empty());
 }
 
+TEST(Function, RecursiveCallOnTheSameKeyIsAnErrorNotADeadlock) {
+  HostTensor h = f32({1}, {1});
+  std::function<absl::StatusOr<HostTensor>(const HostTensor &)> self;
+  std::string innerError;
+  auto f = tgc::function([&](Tensor x) {
+    auto inner = self(h); // same key as the outer call, from inside its trace
+    innerError =
+        inner.ok() ? "no error" : std::string(inner.status().message());
+    return x + 1.0;
+  });
+  self = [&](const HostTensor &t) { return (*f)(t); };
+  auto r = (*f)(h);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NE(innerError.find("recursive call"), std::string::npos) << innerError;
+  // A nested call with another key traces normally.
+  HostTensor other = f32({2}, {1, 2});
+  auto g = tgc::function([&](Tensor x) {
+    auto inner = (*f)(other);
+    innerError = inner.ok() ? "ok" : std::string(inner.status().message());
+    return x;
+  });
+  ASSERT_TRUE((*g)(h).ok());
+  EXPECT_EQ(innerError, "ok");
+}
+
 } // namespace
