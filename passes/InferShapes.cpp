@@ -54,17 +54,68 @@ static void keepTypeForForeignUsers(Value value, Type old) {
     use->set(cast);
 }
 
+/// The result type of an op whose result type is given rather than inferred
+/// (cast, reshape, broadcast_to), as far as its operand determines it.
+static Type inferGivenResultType(Operation *op) {
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!result || !input)
+    return nullptr;
+  if (isa<tgc::CastOp>(op)) {
+    if (input.getRank() != result.getRank())
+      return nullptr;
+    return RankedTensorType::get(input.getShape(), result.getElementType());
+  }
+  if (isa<tgc::ReshapeOp>(op)) {
+    // The one dynamic dim takes what the static input count leaves.
+    auto count = input.hasStaticShape()
+                     ? std::optional<int64_t>(input.getNumElements())
+                     : std::nullopt;
+    if (!count || result.getNumDynamicDims() != 1)
+      return nullptr;
+    int64_t known = 1;
+    for (int64_t d : result.getShape())
+      if (!ShapedType::isDynamic(d))
+        known *= d;
+    if (known == 0 || *count % known != 0)
+      return nullptr;
+    SmallVector<int64_t> shape(result.getShape());
+    for (int64_t &d : shape)
+      if (ShapedType::isDynamic(d))
+        d = *count / known;
+    return RankedTensorType::get(shape, result.getElementType());
+  }
+  if (isa<tgc::BroadcastToOp>(op)) {
+    int64_t offset = result.getRank() - input.getRank();
+    if (offset < 0)
+      return nullptr;
+    SmallVector<int64_t> shape(result.getShape());
+    for (int64_t i = offset; i < result.getRank(); ++i)
+      if (ShapedType::isDynamic(shape[i]))
+        shape[i] = input.getDimSize(i - offset);
+    return RankedTensorType::get(shape, result.getElementType());
+  }
+  return nullptr;
+}
+
 int64_t tgc::inferShapes(Operation *root) {
   int64_t refined = 0;
-  root->walk([&](InferTypeOpInterface op) {
-    if (!isa<TgcDialect>(op->getDialect()))
+  root->walk([&](Operation *op) {
+    if (!isa_and_nonnull<TgcDialect>(op->getDialect()) ||
+        op->getNumResults() == 0)
       return;
     SmallVector<Type> inferred;
-    if (failed(op.inferReturnTypes(
-            op->getContext(), op->getLoc(), op->getOperands(),
-            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-            op->getRegions(), inferred)))
+    if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      if (failed(infer.inferReturnTypes(
+              op->getContext(), op->getLoc(), op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), inferred)))
+        return;
+    } else if (Type type = inferGivenResultType(op)) {
+      inferred.push_back(type);
+    } else {
       return;
+    }
     for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
       if (auto better = refine(result.getType(), type)) {
         Type old = result.getType();

@@ -33,14 +33,14 @@ func.func @partial(%x: tensor<?x8xf32>, %w: tensor<8x16xf32>) -> tensor<?x?xf32>
 
 // -----
 
-// Ops whose result type is not inferred (reshape, cast) keep their types, and
-// so do the ops after them.
+// Ops whose result type is given (reshape, cast) are refined from their
+// operand too, and so are the ops after them.
 // CHECK-LABEL: func.func @explicit_result_types(
-// CHECK-SAME:    -> tensor<?xf32>
-// CHECK-NEXT:    tgc.reshape %{{.*}} : tensor<2x3xf32> to tensor<?xf32>
-// CHECK-NEXT:    tgc.neg %{{.*}} : tensor<?xf32>
-// CHECK-NEXT:    tgc.cast %{{.*}} : tensor<?xf32> to tensor<?xf16>
-// CHECK-NEXT:    tgc.cast %{{.*}} : tensor<?xf16> to tensor<?xf32>
+// CHECK-SAME:    -> tensor<6xf32>
+// CHECK-NEXT:    tgc.reshape %{{.*}} : tensor<2x3xf32> to tensor<6xf32>
+// CHECK-NEXT:    tgc.neg %{{.*}} : tensor<6xf32>
+// CHECK-NEXT:    tgc.cast %{{.*}} : tensor<6xf32> to tensor<6xf16>
+// CHECK-NEXT:    tgc.cast %{{.*}} : tensor<6xf16> to tensor<6xf32>
 // CHECK-NEXT:    return
 func.func @explicit_result_types(%x: tensor<2x3xf32>) -> tensor<?xf32> {
   %0 = tgc.reshape %x : tensor<2x3xf32> to tensor<?xf32>
@@ -167,4 +167,20 @@ func.func @feeds_call(%x: tensor<4xf32>) -> tensor<?xf32> {
   %0 = tgc.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<?xf32>
   %1 = func.call @sink(%0) : (tensor<?xf32>) -> tensor<?xf32>
   return %1 : tensor<?xf32>
+}
+
+// -----
+
+// Ops whose result type is given (reshape, broadcast_to, cast) are refined
+// as far as their operand determines it.
+// CHECK-LABEL: func.func @given_result_types
+// CHECK: tgc.reshape %{{.*}} : tensor<2x6xf32> to tensor<3x4xf32>
+// CHECK: tgc.broadcast_to %{{.*}} : tensor<2x6xf32> to tensor<5x2x6xf32>
+// CHECK: tgc.cast %{{.*}} : tensor<2x6xf32> to tensor<2x6xf16>
+func.func @given_result_types(%x: tensor<2x6xf32>) -> (tensor<?x4xf32>, tensor<5x?x?xf32>, tensor<?x?xf16>) {
+  %0 = tgc.add %x, %x : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<?x?xf32>
+  %1 = tgc.reshape %0 : tensor<?x?xf32> to tensor<?x4xf32>
+  %2 = tgc.broadcast_to %0 : tensor<?x?xf32> to tensor<5x?x?xf32>
+  %3 = tgc.cast %0 : tensor<?x?xf32> to tensor<?x?xf16>
+  return %1, %2, %3 : tensor<?x4xf32>, tensor<5x?x?xf32>, tensor<?x?xf16>
 }
