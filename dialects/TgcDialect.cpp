@@ -4,6 +4,7 @@
 #include "dialects/TgcOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -15,6 +16,19 @@ using namespace tgc;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/TgcAttrs.cpp.inc"
 
+namespace {
+/// Every tgc op is pure and region-free: always legal to inline.
+struct TgcInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TgcDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -24,6 +38,7 @@ void TgcDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/TgcOps.cpp.inc"
       >();
+  addInterfaces<TgcInlinerInterface>();
 }
 
 Operation *TgcDialect::materializeConstant(OpBuilder &builder, Attribute value,

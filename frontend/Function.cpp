@@ -151,12 +151,63 @@ absl::Status FunctionState::checkSignature(const TraceType &call) const {
   return absl::OkStatus();
 }
 
+llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
+  if (options.backend != FunctionOptions::Backend::Cpu)
+    return llvm::Error::success();
+  std::vector<std::vector<int64_t>> shapes;
+  for (mlir::Type type : compiled.traced.func.getArgumentTypes()) {
+    auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+    if (!tensor.hasStaticShape())
+      return llvm::Error::success(); // compiled per input shapes on use
+    shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
+  }
+  auto plan = cpu::compile(compiled.traced.func, shapes);
+  if (!plan)
+    return plan.takeError();
+  compiled.staticPlan =
+      std::make_shared<const cpu::CompiledFunction>(std::move(*plan));
+  return llvm::Error::success();
+}
+
+/// The CPU plan for these inputs.
+static absl::StatusOr<std::shared_ptr<const cpu::CompiledFunction>>
+planFor(const Compiled &compiled, const CallInputs &inputs) {
+  if (compiled.staticPlan)
+    return compiled.staticPlan;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const runtime::HostTensor &t : inputs.tensors)
+    shapes.push_back(t.shape());
+  std::lock_guard lock(compiled.planMutex);
+  auto it = compiled.plans.find(shapes);
+  if (it != compiled.plans.end())
+    return it->second;
+  auto plan = cpu::compile(compiled.traced.func, shapes);
+  if (!plan)
+    return toStatus(plan.takeError());
+  auto shared = std::make_shared<const cpu::CompiledFunction>(std::move(*plan));
+  compiled.plans.emplace(std::move(shapes), shared);
+  return shared;
+}
+
 absl::StatusOr<std::vector<runtime::HostTensor>>
 FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
-  auto results = reference::runFunction(compiled.traced.func, inputs.tensors);
-  if (!results)
-    return toStatus(results.takeError());
+  absl::StatusOr<std::vector<runtime::HostTensor>> results;
+  if (options.backend == FunctionOptions::Backend::Cpu) {
+    auto plan = planFor(compiled, inputs);
+    if (!plan.ok())
+      return plan.status();
+    runtime::RunOptions runOptions;
+    runOptions.numThreads = options.numThreads;
+    results = (*plan)->executable->run(inputs.tensors, runOptions);
+  } else {
+    auto ran = reference::runFunction(compiled.traced.func, inputs.tensors);
+    if (!ran)
+      return toStatus(ran.takeError());
+    results = std::move(*ran);
+  }
+  if (!results.ok())
+    return results.status();
   size_t expected = compiled.numOutputs + compiled.variableWrites.size();
   if (results->size() != expected)
     return absl::InternalError(

@@ -20,6 +20,7 @@
 #ifndef TGC_FRONTEND_FUNCTION_H
 #define TGC_FRONTEND_FUNCTION_H
 
+#include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
 #include "frontend/Structure.h"
 #include "frontend/Tensor.h"
@@ -37,7 +38,9 @@
 #include <algorithm>
 #include <any>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <typeindex>
@@ -57,6 +60,11 @@ template <> struct TraceTraits<TensorSpec> {
 struct FunctionOptions {
   /// Name of the traced func.func (and of the function in messages).
   std::string name = "traced";
+  /// Where specializations run: compiled for the CPU (oneDNN primitives and
+  /// native kernels), or on the reference interpreter.
+  enum class Backend { Cpu, Reference } backend = Backend::Cpu;
+  /// Intra-op threads for the CPU backend (0: TGC_NUM_THREADS or all cores).
+  int numThreads = 0;
   /// When set, calls must match these specs (one tensor argument each,
   /// kDynamic dims accept any size); they never retrace.
   std::optional<std::vector<tracing::TensorSpec>> inputSignature;
@@ -254,6 +262,14 @@ struct Compiled {
   /// Then the final value of each assigned variable, by alias class (the
   /// occurrence index of its first occurrence).
   std::vector<int64_t> variableWrites;
+  /// CPU backend: the plan of a specialization with static shapes, compiled
+  /// when it is traced; specializations with dynamic dims compile one plan
+  /// per set of input shapes on first use.
+  std::shared_ptr<const cpu::CompiledFunction> staticPlan;
+  mutable std::mutex planMutex;
+  mutable std::map<std::vector<std::vector<int64_t>>,
+                   std::shared_ptr<const cpu::CompiledFunction>>
+      plans;
 };
 
 /// State shared by copies of a Function.
@@ -270,6 +286,9 @@ struct FunctionState {
   /// captures (read now).
   tracing::TraceType withCaptures(const tracing::TraceType &argsType) const;
   /// Runs a specialization on `inputs`.
+  /// CPU backend: compiles a specialization whose argument shapes are all
+  /// static (errors come back as tracing errors).
+  llvm::Error compileStatic(Compiled &compiled) const;
   /// Runs a specialization on the call's inputs, writes assigned variables
   /// back, and returns the callable's results.
   absl::StatusOr<std::vector<runtime::HostTensor>>
@@ -454,6 +473,8 @@ private:
           return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                          variable->error);
       compiled->traced = std::move(*traced);
+      if (auto error = state->compileStatic(*compiled))
+        return std::move(error);
       compiled->numOutputs = flattenOutputs(*structure).size();
       compiled->structure = std::move(*structure);
       compiled->structureType = typeid(R);

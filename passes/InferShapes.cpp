@@ -106,8 +106,10 @@ int64_t tgc::inferShapes(Operation *root) {
       return;
     SmallVector<Type> inferred;
     if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      // No location: an op that does not infer is left for the verifier
+      // to report, once.
       if (failed(infer.inferReturnTypes(
-              op->getContext(), op->getLoc(), op->getOperands(),
+              op->getContext(), std::nullopt, op->getOperands(),
               op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
               op->getRegions(), inferred)))
         return;

@@ -306,8 +306,6 @@ public:
   Expected<std::vector<HostTensor>>
   call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
        unsigned depth);
-
-private:
   Expected<HostTensor> runOp(Operation *op, Operands operands);
 };
 
@@ -459,6 +457,19 @@ Expected<HostTensor> Executor::runOp(Operation *op, Operands operands) {
 }
 
 } // namespace
+
+Expected<HostTensor> runOp(Operation *op,
+                           llvm::ArrayRef<const HostTensor *> operands) {
+  if (!op || op->getNumResults() != 1 ||
+      !llvm::isa_and_nonnull<TgcDialect>(op->getDialect()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "runOp: not a single-result tgc op");
+  if (operands.size() != op->getNumOperands())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "runOp: wrong number of operands");
+  Executor executor;
+  return executor.runOp(op, operands);
+}
 
 Expected<std::vector<HostTensor>>
 runFunction(func::FuncOp func, llvm::ArrayRef<HostTensor> inputs) {

@@ -38,6 +38,12 @@ llvm::Expected<std::vector<runtime::HostTensor>>
 runFunction(mlir::func::FuncOp func,
             llvm::ArrayRef<runtime::HostTensor> inputs);
 
+/// Executes one tgc op on `operands` (their dtypes and shapes must fit the
+/// op's operand types) and returns its result; the same kernels and checks
+/// as runFunction. Backends use it for ops they do not implement.
+llvm::Expected<runtime::HostTensor>
+runOp(mlir::Operation *op, llvm::ArrayRef<const runtime::HostTensor *> operands);
+
 /// The maximum depth of nested func.call; deeper calls are an error.
 inline constexpr unsigned kMaxCallDepth = 64;
 

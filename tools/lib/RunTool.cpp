@@ -8,6 +8,7 @@
 
 #include "tools/lib/RunTool.h"
 
+#include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "runtime/Npy.h"
@@ -40,9 +41,28 @@ struct Options {
   cl::opt<std::string> function{
       "function",
       cl::desc("Function to run (default: the only or first public one)")};
-  cl::opt<std::string> backend{"backend",
-                               cl::desc("Backend: reference (the interpreter)"),
-                               cl::init("reference")};
+  cl::opt<std::string> backend{
+      "backend",
+      cl::desc("Backend: cpu (oneDNN + native kernels) or reference (the "
+               "interpreter)"),
+      cl::init("cpu")};
+  /// --threads=N is taken out of argv before LLVM's parser sees it: a
+  /// hidden option of libLLVM already uses that name.
+  unsigned threads = 0;
+  cl::opt<std::string> profile{
+      "profile",
+      cl::desc("Write a Chrome trace JSON of the kernels here (cpu backend)")};
+  cl::opt<bool> printPlan{"print-plan",
+                          cl::desc("Print the compiled plan (cpu backend)")};
+  cl::opt<bool> differential{
+      "differential",
+      cl::desc("Run every public function (or --function) on the cpu and "
+               "reference backends with random inputs and compare")};
+  cl::opt<int> dynamicSize{
+      "dynamic-size",
+      cl::desc("Size of dynamic dims in random inputs (default: dynamic dims "
+               "need --input, except with --differential: 3)"),
+      cl::init(-1)};
   cl::list<std::string> inputs{
       "input", cl::desc("An input: a .npy path or a literal such as "
                         "2x3xf32=1,2,3,4,5,6 (in argument order)")};
@@ -111,16 +131,18 @@ HostTensor adaptDType(HostTensor tensor, DType dtype) {
 
 /// A random input of `type`; dynamic dims cannot be made up.
 Expected<HostTensor> randomTensor(mlir::RankedTensorType type, unsigned index,
-                                  std::mt19937_64 &rng) {
+                                  std::mt19937_64 &rng, int64_t dynamicSize) {
   auto dtype = dtypeOf(type.getElementType());
   if (!dtype)
     return makeError("argument #" + Twine(index) + " has unsupported type");
-  if (!type.hasStaticShape())
+  if (!type.hasStaticShape() && dynamicSize < 0)
     return makeError("argument #" + Twine(index) +
                      " has dynamic dims; give it with --input");
-  auto tensor =
-      HostTensor::allocate(*dtype, std::vector<int64_t>(type.getShape().begin(),
-                                                        type.getShape().end()));
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  for (int64_t &d : shape)
+    if (mlir::ShapedType::isDynamic(d))
+      d = dynamicSize;
+  auto tensor = HostTensor::allocate(*dtype, shape);
   if (!tensor.ok())
     return makeError("argument #" + Twine(index) + ": " +
                      std::string(tensor.status().message()));
@@ -163,32 +185,74 @@ mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
   return nullptr;
 }
 
-Error run(const Options &opts) {
-  if (opts.backend != "reference")
-    return makeError("unknown backend '" + opts.backend +
-                     "' (available: reference)");
+/// Runs a function on one backend.
+class Runner {
+public:
+  virtual ~Runner() = default;
+  virtual Expected<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &args) = 0;
+};
 
-  mlir::DialectRegistry registry;
-  tgc::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
-  if (!buffer)
-    return makeError("cannot read '" + opts.file +
-                     "': " + buffer.getError().message());
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return makeError("failed to parse '" + opts.file + "'");
-  mlir::func::FuncOp func = findFunction(*module, opts.function);
-  if (!func)
-    return makeError(
-        opts.function.empty()
-            ? Twine("no public function with a body in '" + opts.file + "'")
-            : Twine("no function named '" + opts.function + "'"));
+class ReferenceRunner final : public Runner {
+public:
+  explicit ReferenceRunner(mlir::func::FuncOp func) : func(func) {}
+  Expected<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &args) override {
+    return tgc::reference::runFunction(func, args);
+  }
 
+private:
+  mlir::func::FuncOp func;
+};
+
+/// Compiles for the shapes of the first call's arguments.
+class CpuRunner final : public Runner {
+public:
+  CpuRunner(mlir::func::FuncOp func, const Options &opts)
+      : func(func), opts(opts) {}
+  Expected<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &args) override {
+    if (!compiled) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (const HostTensor &t : args)
+        shapes.push_back(t.shape());
+      auto result = tgc::cpu::compile(func, shapes);
+      if (!result)
+        return result.takeError();
+      compiled = std::move(*result);
+      if (opts.printPlan)
+        outs() << compiled->executable->describe();
+    }
+    tgc::runtime::RunOptions options;
+    options.numThreads = static_cast<int>(opts.threads);
+    options.verbose = tgc::runtime::verboseFromEnvironment();
+    options.profile = opts.profile.empty() ? nullptr : &profile;
+    auto results = compiled->executable->run(args, options);
+    if (!results.ok())
+      return makeError(std::string(results.status().message()));
+    return std::move(*results);
+  }
+  tgc::runtime::Profile profile;
+
+private:
+  mlir::func::FuncOp func;
+  const Options &opts;
+  std::optional<tgc::cpu::CompiledFunction> compiled;
+};
+
+Expected<std::unique_ptr<Runner>>
+makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
+  if (backend == "reference")
+    return std::make_unique<ReferenceRunner>(func);
+  if (backend == "cpu")
+    return std::make_unique<CpuRunner>(func, opts);
+  return makeError("unknown backend '" + backend +
+                   "' (available: cpu, reference)");
+}
+
+/// The inputs of `func`: given ones first, the rest random.
+Expected<std::vector<HostTensor>>
+makeInputs(mlir::func::FuncOp func, const Options &opts, int64_t dynamicSize) {
   mlir::FunctionType signature = func.getFunctionType();
   if (opts.inputs.size() > signature.getNumInputs())
     return makeError("@" + func.getName() + " takes " +
@@ -209,13 +273,113 @@ Error run(const Options &opts) {
                            : std::move(*tensor));
       continue;
     }
-    auto tensor = randomTensor(tensorType, i, rng);
+    auto tensor = randomTensor(tensorType, i, rng, dynamicSize);
     if (!tensor)
       return tensor.takeError();
     args.push_back(std::move(*tensor));
   }
+  return args;
+}
 
-  auto results = tgc::reference::runFunction(func, args);
+/// Runs every selected function on both backends and compares: the cpu
+/// backend must agree with the reference (or both must fail).
+Error runDifferential(mlir::ModuleOp module, const Options &opts) {
+  int64_t dynamicSize = opts.dynamicSize >= 0 ? opts.dynamicSize : 3;
+  unsigned checked = 0, failed = 0;
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic() ||
+        (!opts.function.empty() && func.getName() != opts.function))
+      continue;
+    ++checked;
+    auto args = makeInputs(func, opts, dynamicSize);
+    if (!args) {
+      outs() << "@" << func.getName() << ": skipped ("
+             << toString(args.takeError()) << ")\n";
+      continue;
+    }
+    ReferenceRunner reference(func);
+    CpuRunner cpu(func, opts);
+    auto want = reference.run(*args);
+    auto got = cpu.run(*args);
+    if (!want || !got) {
+      std::string wantError = want ? "" : toString(want.takeError());
+      std::string gotError = got ? "" : toString(got.takeError());
+      if (!wantError.empty() && !gotError.empty()) {
+        outs() << "@" << func.getName() << ": both fail\n";
+        continue;
+      }
+      ++failed;
+      outs() << "@" << func.getName() << ": MISMATCH: "
+             << (wantError.empty() ? "cpu failed: " + gotError
+                                   : "reference failed: " + wantError)
+             << "\n";
+      continue;
+    }
+    std::string problem;
+    if (want->size() != got->size())
+      problem = "different number of results";
+    for (size_t i = 0; problem.empty() && i < want->size(); ++i) {
+      // Half-precision results may differ by a rounding of their own:
+      // tolerances scale with the dtype's epsilon (f16 2^-10, bf16 2^-7).
+      double rtol = opts.rtol, atol = opts.atol;
+      if ((*want)[i].dtype() == DType::F16) {
+        rtol = std::max(rtol, 2e-3);
+        atol = std::max(atol, 1e-3);
+      } else if ((*want)[i].dtype() == DType::BF16) {
+        rtol = std::max(rtol, 1.6e-2);
+        atol = std::max(atol, 1e-2);
+      }
+      auto status = tgc::runtime::allClose((*got)[i], (*want)[i], rtol, atol);
+      if (!status.ok())
+        problem = "result #" + std::to_string(i) + ": " +
+                  std::string(status.message());
+    }
+    if (!problem.empty()) {
+      ++failed;
+      outs() << "@" << func.getName() << ": MISMATCH: " << problem << "\n";
+    } else {
+      outs() << "@" << func.getName() << ": ok\n";
+    }
+  }
+  outs() << "differential: " << checked << " functions, " << failed
+         << " mismatches\n";
+  if (failed)
+    return makeError(Twine(failed) + " function(s) differ between the cpu and "
+                                     "reference backends");
+  return Error::success();
+}
+
+Error run(const Options &opts) {
+  mlir::DialectRegistry registry;
+  tgc::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
+  if (!buffer)
+    return makeError("cannot read '" + opts.file +
+                     "': " + buffer.getError().message());
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return makeError("failed to parse '" + opts.file + "'");
+  if (opts.differential)
+    return runDifferential(*module, opts);
+  mlir::func::FuncOp func = findFunction(*module, opts.function);
+  if (!func)
+    return makeError(
+        opts.function.empty()
+            ? Twine("no public function with a body in '" + opts.file + "'")
+            : Twine("no function named '" + opts.function + "'"));
+  auto runner = makeRunner(opts.backend, func, opts);
+  if (!runner)
+    return runner.takeError();
+  auto args = makeInputs(func, opts, opts.dynamicSize);
+  if (!args)
+    return args.takeError();
+
+  auto results = (*runner)->run(*args);
   if (!results)
     return results.takeError();
 
@@ -223,7 +387,7 @@ Error run(const Options &opts) {
     std::vector<double> ms;
     for (unsigned i = 0; i < opts.benchmark; ++i) {
       auto start = std::chrono::steady_clock::now();
-      auto again = tgc::reference::runFunction(func, args);
+      auto again = (*runner)->run(*args);
       auto stop = std::chrono::steady_clock::now();
       if (!again)
         return again.takeError();
@@ -235,6 +399,13 @@ Error run(const Options &opts) {
         "@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
         func.getName().str().c_str(), opts.backend.c_str(),
         opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
+  }
+  if (!opts.profile.empty()) {
+    auto *cpu = dynamic_cast<CpuRunner *>(runner->get());
+    if (!cpu)
+      return makeError("--profile needs --backend=cpu");
+    if (auto status = cpu->profile.writeChromeTrace(opts.profile); !status.ok())
+      return makeError(opts.profile + ": " + std::string(status.message()));
   }
 
   if (opts.outputs.size() > results->size() ||
@@ -340,7 +511,24 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
 int tgc::runToolMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
   Options opts;
-  cl::ParseCommandLineOptions(argc, argv, "tgc-run: run a tgc function\n");
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    StringRef arg(argv[i]);
+    if (i > 0 &&
+        (arg.consume_front("--threads=") || arg.consume_front("-threads="))) {
+      if (arg.getAsInteger(10, opts.threads)) {
+        errs() << "tgc-run: error: bad --threads value '" << arg << "'\n";
+        return 1;
+      }
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                              "tgc-run: run a tgc function\n"
+                              "  --threads=N  intra-op threads for the cpu "
+                              "backend (default TGC_NUM_THREADS or all "
+                              "cores)\n");
   if (Error error = run(opts)) {
     errs() << "tgc-run: error: " << toString(std::move(error)) << "\n";
     return 1;

@@ -1,8 +1,9 @@
 // The interpreter runs what tgc-infer-shapes produces, including the
 // tensor.cast it inserts to keep a called function's signature.
 // RUN: tgc-opt %s -tgc-infer-shapes | FileCheck %s --check-prefix=IR
-// RUN: tgc-opt %s -tgc-infer-shapes | tgc-run - --function=main --input=2xf32=1,-2 | FileCheck %s
-// RUN: not tgc-run %s --function=callee --input=3xf32=1,2,3 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: tgc-opt %s -tgc-infer-shapes | tgc-run - --backend=reference --function=main --input=2xf32=1,-2 | FileCheck %s
+// RUN: tgc-opt %s -tgc-infer-shapes | tgc-run - --backend=cpu --function=main --input=2xf32=1,-2 | FileCheck %s
+// RUN: not tgc-run %s --backend=reference --function=callee --input=3xf32=1,2,3 2>&1 | FileCheck %s --check-prefix=BAD
 
 // IR-LABEL: func.func @callee
 // IR: %[[A:.*]] = tgc.add %{{.*}}, %{{.*}} : tensor<2xf32>

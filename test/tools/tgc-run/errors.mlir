@@ -1,15 +1,18 @@
 // tgc-run reports bad command lines, bad inputs and run-time errors with a
 // clear message and a non-zero exit, never a crash.
 // RUN: not tgc-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// RUN: not tgc-run %s --function=gather --input=3xf32=1,2,3 --input=2xi64=0,7 2>&1 | FileCheck %s --check-prefix=OOB
-// RUN: not tgc-run %s --function=gather --input=3xi32=1,2,3 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not tgc-run %s --backend=reference --function=gather --input=3xf32=1,2,3 --input=2xi64=0,7 2>&1 | FileCheck %s --check-prefix=OOB
+// RUN: not tgc-run %s --backend=reference --function=gather --input=3xi32=1,2,3 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not tgc-run %s --function=gather --input=3xf32=1,2 2>&1 | FileCheck %s --check-prefix=COUNT
 // RUN: not tgc-run %s --function=gather --input=3xq7=1 2>&1 | FileCheck %s --check-prefix=BADTYPE
 // RUN: not tgc-run %s --function=gather --input=-3xf32=1 2>&1 | FileCheck %s --check-prefix=BADDIM
 // RUN: not tgc-run %s --function=gather --input=3xf32=1,2,x 2>&1 | FileCheck %s --check-prefix=BADNUM
 // RUN: not tgc-run %s --function=gather --input=%t.missing.npy 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not tgc-run %s --function=dyn 2>&1 | FileCheck %s --check-prefix=NEEDSHAPE
-// RUN: not tgc-run %s --function=div --input=2xi32=1,2 --input=2xi32=1,0 2>&1 | FileCheck %s --check-prefix=DIVZERO
+// RUN: not tgc-run %s --backend=reference --function=div --input=2xi32=1,2 --input=2xi32=1,0 2>&1 | FileCheck %s --check-prefix=DIVZERO
+// RUN: not tgc-run %s --backend=cpu --function=gather --input=3xf32=1,2,3 --input=2xi64=0,7 2>&1 | FileCheck %s --check-prefix=CPU-OOB
+// RUN: not tgc-run %s --backend=cpu --function=gather --input=3xi32=1,2,3 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not tgc-run %s --backend=cpu --function=div --input=2xi32=1,2 --input=2xi32=1,0 2>&1 | FileCheck %s --check-prefix=CPU-DIVZERO
 // RUN: not tgc-run %s --backend=tpu 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not tgc-run %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=NOFILE
 
@@ -37,5 +40,7 @@ func.func @div(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {
   return %0 : tensor<2xi32>
 }
 
-// BACKEND: tgc-run: error: unknown backend 'tpu' (available: reference)
+// CPU-OOB: tgc-run: error: {{.*}}out of range
+// CPU-DIVZERO: tgc-run: error: {{.*}}division by zero
+// BACKEND: tgc-run: error: unknown backend 'tpu' (available: cpu, reference)
 // NOFILE: tgc-run: error: cannot read '{{.*}}does-not-exist'

@@ -6,7 +6,7 @@
 // RUN: tgc-run %s --benchmark=3 | FileCheck %s --check-prefix=BENCH
 
 // CHECK: result #0: tensor<2x2xf32> = [{{-?[0-9.e-]+}}, {{-?[0-9.e-]+}}, {{-?[0-9.e-]+}}, {{-?[0-9.e-]+}}]
-// BENCH: @f on reference: 3 runs, latency ms min {{[0-9.]+}} median {{[0-9.]+}} max {{[0-9.]+}}
+// BENCH: @f on {{cpu|reference}}: 3 runs, latency ms min {{[0-9.]+}} median {{[0-9.]+}} max {{[0-9.]+}}
 func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %0 = tgc.tanh %a : tensor<2x2xf32>
   return %0 : tensor<2x2xf32>

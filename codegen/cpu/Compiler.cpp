@@ -1,0 +1,577 @@
+//===- Compiler.cpp - tgc functions to CPU executables --------------------===//
+
+#include "codegen/cpu/Compiler.h"
+
+#include "codegen/reference/Interpreter.h"
+#include "dialects/ShapeUtils.h"
+#include "dialects/TgcOps.h"
+#include "passes/Passes.h"
+#include "runtime/cpu/Kernels.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace tgc;
+using runtime::DType;
+using runtime::HostTensor;
+using runtime::cpu::KernelPtr;
+using runtime::cpu::Shape;
+
+namespace {
+
+std::string locationString(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+    return s;
+  }
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationString(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return locationString(fused.getLocations().front());
+  loc.print(os);
+  return s;
+}
+
+llvm::Error errorAt(Operation *op, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 locationString(op->getLoc()) + ": '" +
+                                     op->getName().getStringRef() + "' op " +
+                                     message);
+}
+
+std::optional<DType> toDType(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  return std::nullopt;
+}
+
+Shape shapeOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return Shape(type.getShape().begin(), type.getShape().end());
+}
+
+DType dtypeOf(Value value) {
+  return *toDType(cast<RankedTensorType>(value.getType()).getElementType());
+}
+
+std::string typeString(Value value) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  value.getType().print(os);
+  return s;
+}
+
+/// Runs one op on the reference interpreter: the fallback for ops no CPU
+/// kernel implements. `op` lives in the compiled module.
+class ReferenceKernel final : public runtime::Kernel {
+public:
+  explicit ReferenceKernel(Operation *op)
+      : op(op), label("reference." + op->getName().getStringRef().str()) {}
+  std::string_view name() const override { return label; }
+  absl::Status run(const runtime::KernelContext &,
+                   const std::vector<HostTensor> &inputs,
+                   std::vector<HostTensor> &outputs) const override {
+    std::vector<const HostTensor *> operands;
+    for (const HostTensor &t : inputs)
+      operands.push_back(&t);
+    auto result = reference::runOp(op, operands);
+    if (!result)
+      return absl::InvalidArgumentError(llvm::toString(result.takeError()));
+    HostTensor &out = outputs[0];
+    if (result->dtype() != out.dtype() || result->shape() != out.shape())
+      return absl::InternalError("reference result " + result->describe() +
+                                 " does not fit the planned " + out.describe());
+    if (out.byteSize())
+      std::memcpy(out.data(), result->data(), out.byteSize());
+    return absl::OkStatus();
+  }
+
+private:
+  Operation *op;
+  std::string label;
+};
+
+using runtime::cpu::BinaryDesc;
+using runtime::cpu::EltwiseKind;
+using runtime::cpu::ReduceDesc;
+
+std::optional<EltwiseKind> eltwiseKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<EltwiseKind>>(op)
+      .Case([](ReluOp) { return EltwiseKind::Relu; })
+      .Case([](LeakyReluOp) { return EltwiseKind::LeakyRelu; })
+      .Case([](EluOp) { return EltwiseKind::Elu; })
+      .Case([](TanhOp) { return EltwiseKind::Tanh; })
+      .Case([](SigmoidOp) { return EltwiseKind::Sigmoid; })
+      .Case([](ExpOp) { return EltwiseKind::Exp; })
+      .Case([](LogOp) { return EltwiseKind::Log; })
+      .Case([](SqrtOp) { return EltwiseKind::Sqrt; })
+      .Case([](RsqrtOp) { return EltwiseKind::Rsqrt; })
+      .Case([](AbsOp) { return EltwiseKind::Abs; })
+      .Case([](NegOp) { return EltwiseKind::Neg; })
+      .Case([](ClampOp) { return EltwiseKind::Clamp; })
+      .Case([](GeluOp op) {
+        return op.getApproximate() == GeluApproximation::tanh
+                   ? EltwiseKind::GeluTanh
+                   : EltwiseKind::GeluErf;
+      })
+      .Case([](RoundOp) { return EltwiseKind::Round; })
+      .Case([](ReciprocalOp) { return EltwiseKind::Reciprocal; })
+      .Case([](FloorOp) { return EltwiseKind::Floor; })
+      .Case([](CeilOp) { return EltwiseKind::Ceil; })
+      .Case([](ErfOp) { return EltwiseKind::Erf; })
+      .Case([](SinOp) { return EltwiseKind::Sin; })
+      .Case([](CosOp) { return EltwiseKind::Cos; })
+      .Case([](SignOp) { return EltwiseKind::Sign; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<BinaryDesc::Kind> binaryKind(Operation *op) {
+  using K = BinaryDesc::Kind;
+  if (auto cmp = dyn_cast<CompareOp>(op)) {
+    switch (cmp.getPredicate()) {
+    case ComparePredicate::eq:
+      return K::Eq;
+    case ComparePredicate::ne:
+      return K::Ne;
+    case ComparePredicate::lt:
+      return K::Lt;
+    case ComparePredicate::le:
+      return K::Le;
+    case ComparePredicate::gt:
+      return K::Gt;
+    case ComparePredicate::ge:
+      return K::Ge;
+    }
+  }
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](AddOp) { return K::Add; })
+      .Case([](SubOp) { return K::Sub; })
+      .Case([](MulOp) { return K::Mul; })
+      .Case([](DivOp) { return K::Div; })
+      .Case([](MaxOp) { return K::Max; })
+      .Case([](MinOp) { return K::Min; })
+      .Case([](PowOp) { return K::Pow; })
+      .Case([](LogicalAndOp) { return K::And; })
+      .Case([](LogicalOrOp) { return K::Or; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<ReduceDesc::Kind> reduceKind(Operation *op) {
+  using K = ReduceDesc::Kind;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](ReduceSumOp) { return K::Sum; })
+      .Case([](ReduceMeanOp) { return K::Mean; })
+      .Case([](ReduceMaxOp) { return K::Max; })
+      .Case([](ReduceMinOp) { return K::Min; })
+      .Case([](ReduceProdOp) { return K::Prod; })
+      .Case([](ArgMaxOp) { return K::ArgMax; })
+      .Case([](ArgMinOp) { return K::ArgMin; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Builds the CPU kernel for `op`; Unimplemented means "fall back".
+/// `constants` maps operand index to the constant's value when the operand
+/// is a tgc.constant (for weight prepacking).
+absl::StatusOr<KernelPtr>
+createKernel(Operation *op,
+             llvm::DenseMap<Value, const HostTensor *> &constants) {
+  namespace cpu = runtime::cpu;
+  Value result = op->getResult(0);
+  auto constantOf = [&](Value v) -> const HostTensor * {
+    auto it = constants.find(v);
+    return it == constants.end() ? nullptr : it->second;
+  };
+
+  if (auto kind = eltwiseKind(op)) {
+    cpu::EltwiseDesc desc{*kind, dtypeOf(result), shapeOf(result)};
+    if (auto o = dyn_cast<LeakyReluOp>(op))
+      desc.alpha = o.getAlpha().convertToDouble();
+    if (auto o = dyn_cast<EluOp>(op))
+      desc.alpha = o.getAlpha().convertToDouble();
+    if (auto o = dyn_cast<ClampOp>(op)) {
+      desc.alpha = o.getMin().convertToDouble();
+      desc.beta = o.getMax().convertToDouble();
+    }
+    return cpu::createEltwise(desc);
+  }
+  if (auto kind = binaryKind(op)) {
+    BinaryDesc desc{*kind, dtypeOf(op->getOperand(0)),
+                    shapeOf(op->getOperand(0)), shapeOf(op->getOperand(1)),
+                    shapeOf(result)};
+    return cpu::createBinary(desc);
+  }
+  if (auto kind = reduceKind(op)) {
+    ReduceDesc desc{*kind, dtypeOf(op->getOperand(0)),
+                    shapeOf(op->getOperand(0)), shapeOf(result)};
+    if (auto o = dyn_cast<ArgMaxOp>(op)) {
+      desc.axes = {static_cast<int64_t>(o.getAxis())};
+      desc.keepdims = o.getKeepdims();
+      desc.selectLastIndex = o.getSelectLastIndex();
+    } else if (auto o = dyn_cast<ArgMinOp>(op)) {
+      desc.axes = {static_cast<int64_t>(o.getAxis())};
+      desc.keepdims = o.getKeepdims();
+      desc.selectLastIndex = o.getSelectLastIndex();
+    } else {
+      ArrayRef<int64_t> axes =
+          cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
+      desc.axes.assign(axes.begin(), axes.end());
+      desc.keepdims = op->hasAttr("keepdims");
+    }
+    return cpu::createReduce(desc);
+  }
+  return llvm::TypeSwitch<Operation *, absl::StatusOr<KernelPtr>>(op)
+      .Case([&](MatmulOp o) {
+        cpu::MatmulDesc desc{dtypeOf(result), shapeOf(o.getLhs()),
+                             shapeOf(o.getRhs()), shapeOf(result)};
+        desc.transposeA = o.getTransposeA();
+        desc.transposeB = o.getTransposeB();
+        desc.constantRhs = constantOf(o.getRhs());
+        return cpu::createMatmul(desc);
+      })
+      .Case([&](Conv2DOp o) {
+        cpu::Conv2DDesc desc{dtypeOf(result)};
+        desc.nhwc = o.getLayout() == Layout::NHWC;
+        desc.inputShape = shapeOf(o.getInput());
+        desc.filterShape = shapeOf(o.getFilter());
+        desc.resultShape = shapeOf(result);
+        if (o.getBias())
+          desc.biasShape = shapeOf(o.getBias());
+        llvm::copy(o.getStrides(), desc.strides);
+        llvm::copy(o.getPadding(), desc.padding);
+        llvm::copy(o.getDilations(), desc.dilations);
+        desc.groups = static_cast<int64_t>(o.getGroups());
+        desc.constantFilter = constantOf(o.getFilter());
+        return cpu::createConv2D(desc);
+      })
+      .Case([&](MaxPool2DOp o) {
+        cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::Max, dtypeOf(result)};
+        desc.nhwc = o.getLayout() == Layout::NHWC;
+        desc.inputShape = shapeOf(o.getInput());
+        desc.resultShape = shapeOf(result);
+        llvm::copy(o.getKernel(), desc.kernel);
+        llvm::copy(o.getStrides(), desc.strides);
+        llvm::copy(o.getPadding(), desc.padding);
+        llvm::copy(o.getDilations(), desc.dilations);
+        desc.ceilMode = o.getCeilMode();
+        return cpu::createPool2D(desc);
+      })
+      .Case([&](AvgPool2DOp o) {
+        cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::Avg, dtypeOf(result)};
+        desc.nhwc = o.getLayout() == Layout::NHWC;
+        desc.inputShape = shapeOf(o.getInput());
+        desc.resultShape = shapeOf(result);
+        llvm::copy(o.getKernel(), desc.kernel);
+        llvm::copy(o.getStrides(), desc.strides);
+        llvm::copy(o.getPadding(), desc.padding);
+        llvm::copy(o.getDilations(), desc.dilations);
+        desc.ceilMode = o.getCeilMode();
+        desc.countIncludePad = o.getCountIncludePad();
+        return cpu::createPool2D(desc);
+      })
+      .Case([&](GlobalAvgPool2DOp o) {
+        cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::GlobalAvg, dtypeOf(result)};
+        desc.nhwc = o.getLayout() == Layout::NHWC;
+        desc.inputShape = shapeOf(o.getInput());
+        desc.resultShape = shapeOf(result);
+        return cpu::createPool2D(desc);
+      })
+      .Case([&](SelectOp o) {
+        return cpu::createSelect(
+            cpu::SelectDesc{dtypeOf(result), shapeOf(o.getCondition()),
+                            shapeOf(o.getTrueValue()),
+                            shapeOf(o.getFalseValue()), shapeOf(result)});
+      })
+      .Case([&](SoftmaxOp o) {
+        return cpu::createSoftmax(
+            cpu::SoftmaxDesc{dtypeOf(result), shapeOf(result),
+                             static_cast<int64_t>(o.getAxis()), false});
+      })
+      .Case([&](LogSoftmaxOp o) {
+        return cpu::createSoftmax(
+            cpu::SoftmaxDesc{dtypeOf(result), shapeOf(result),
+                             static_cast<int64_t>(o.getAxis()), true});
+      })
+      .Case([&](LayerNormOp o) {
+        cpu::LayerNormDesc desc{dtypeOf(result), shapeOf(result),
+                                static_cast<int64_t>(o.getAxis()),
+                                o.getEpsilon().convertToDouble()};
+        desc.hasScale = static_cast<bool>(o.getScale());
+        desc.hasBias = static_cast<bool>(o.getBias());
+        return cpu::createLayerNorm(desc);
+      })
+      .Case([&](BatchNormOp o) {
+        return cpu::createBatchNorm(cpu::BatchNormDesc{
+            dtypeOf(result), shapeOf(result), static_cast<int64_t>(o.getAxis()),
+            o.getEpsilon().convertToDouble()});
+      })
+      .Case([&](CastOp o) {
+        return cpu::createCast(dtypeOf(o.getInput()), dtypeOf(result),
+                               shapeOf(result));
+      })
+      .Case([&](TransposeOp o) {
+        ArrayRef<int64_t> perm = o.getPermutation();
+        return cpu::createTranspose(
+            dtypeOf(result), shapeOf(o.getInput()),
+            std::vector<int64_t>(perm.begin(), perm.end()));
+      })
+      .Case([&](BroadcastToOp o) {
+        return cpu::createBroadcastTo(dtypeOf(result), shapeOf(o.getInput()),
+                                      shapeOf(result));
+      })
+      .Case([&](ConcatOp o) {
+        std::vector<Shape> shapes;
+        for (Value v : o.getInputs())
+          shapes.push_back(shapeOf(v));
+        return cpu::createConcat(dtypeOf(result), shapes,
+                                 static_cast<int64_t>(o.getAxis()));
+      })
+      .Case([&](SliceOp o) {
+        Shape in = shapeOf(o.getInput());
+        std::vector<int64_t> steps(in.size(), 1);
+        if (auto given = o.getSteps())
+          steps.assign(given->begin(), given->end());
+        std::vector<int64_t> starts;
+        for (size_t d = 0; d < in.size(); ++d)
+          starts.push_back(sliceStart(in[d], o.getStarts()[d], steps[d]));
+        return cpu::createSlice(dtypeOf(result), in, starts, steps,
+                                shapeOf(result));
+      })
+      .Case([&](PadOp o) {
+        ArrayRef<int64_t> low = o.getLow();
+        return cpu::createPad(dtypeOf(result), shapeOf(o.getInput()),
+                              std::vector<int64_t>(low.begin(), low.end()),
+                              shapeOf(result), o.getValue().convertToDouble());
+      })
+      .Case([&](GatherOp o) {
+        return cpu::createGather(
+            dtypeOf(result), shapeOf(o.getData()), dtypeOf(o.getIndices()),
+            shapeOf(o.getIndices()), static_cast<int64_t>(o.getAxis()));
+      })
+      .Default([](Operation *) -> absl::StatusOr<KernelPtr> {
+        return absl::UnimplementedError("no CPU kernel");
+      });
+}
+
+/// Gives every argument its concrete shape and propagates shapes; returns
+/// the specialized copy of `func` in a module of its own.
+/// The first error diagnostic emitted while it lives, with its location.
+struct DiagnosticCapture {
+  explicit DiagnosticCapture(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
+            first = locationString(diag.getLocation()) + ": " + diag.str();
+          return success();
+        }) {}
+  std::string first;
+  ScopedDiagnosticHandler handler;
+};
+
+/// Gives every argument its concrete shape, inlines calls and propagates
+/// shapes; returns the specialized copy of `func` in a module of its own.
+llvm::Expected<OwningOpRef<ModuleOp>>
+specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes) {
+  MLIRContext *context = func.getContext();
+  DiagnosticCapture diagnostics(context);
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        diagnostics.first.empty() ? message.str() : diagnostics.first);
+  };
+  // The whole module comes along so that calls can be inlined.
+  auto parent = func->getParentOfType<ModuleOp>();
+  OwningOpRef<ModuleOp> module = parent ? cast<ModuleOp>(parent->clone())
+                                        : ModuleOp::create(func.getLoc());
+  if (!parent)
+    module->push_back(cast<func::FuncOp>(func->clone()));
+  auto clone = module->lookupSymbol<func::FuncOp>(func.getName());
+  bool hasCalls = false;
+  clone.walk([&](func::CallOp) { hasCalls = true; });
+  if (hasCalls) {
+    PassManager pm(context);
+    pm.addPass(createInlinerPass());
+    if (failed(pm.run(*module)))
+      return fail("cannot inline the calls of '" + func.getName() + "'");
+    bool callsLeft = false;
+    clone.walk([&](func::CallOp) { callsLeft = true; });
+    if (callsLeft)
+      return fail("'" + func.getName() +
+                  "' has calls that cannot be inlined (recursion?); the CPU "
+                  "backend compiles call-free functions");
+  }
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != clone)
+      other.erase();
+  clone.setPublic();
+  if (shapes.size() != clone.getNumArguments())
+    return fail("function '" + func.getName() + "' takes " +
+                llvm::Twine(clone.getNumArguments()) + " arguments, got " +
+                llvm::Twine(shapes.size()));
+  SmallVector<Type> argTypes;
+  for (auto [i, arg] : llvm::enumerate(clone.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type)
+      return fail("argument #" + llvm::Twine(i) + " is not a ranked tensor");
+    const std::vector<int64_t> &shape = shapes[i];
+    bool fits = static_cast<int64_t>(shape.size()) == type.getRank();
+    for (size_t d = 0; fits && d < shape.size(); ++d)
+      fits = shape[d] >= 0 && dimsCompatible(type.getDimSize(d), shape[d]);
+    if (!fits)
+      return fail("argument #" + llvm::Twine(i) + ": expected " +
+                  typeString(arg) + ", got shape " + formatShape(shape));
+    auto concrete = RankedTensorType::get(shape, type.getElementType());
+    arg.setType(concrete);
+    argTypes.push_back(concrete);
+  }
+  tgc::inferShapes(*module);
+  // The function's result types follow the returned values.
+  clone.walk([&](func::ReturnOp ret) {
+    clone.setType(FunctionType::get(context, argTypes, ret->getOperandTypes()));
+  });
+  if (failed(verify(*module)))
+    return fail("the specialized function failed to verify");
+  return module;
+}
+
+} // namespace
+
+llvm::Expected<cpu::CompiledFunction>
+cpu::compile(func::FuncOp func,
+             const std::vector<std::vector<int64_t>> &inputShapes,
+             const CompileOptions &options) {
+  auto module = specialize(func, inputShapes);
+  if (!module)
+    return module.takeError();
+  auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
+
+  auto executable = std::make_shared<runtime::Executable>();
+  runtime::Executable &exe = *executable;
+  llvm::DenseMap<Value, int64_t> ids;
+  llvm::DenseMap<Value, const HostTensor *> constants;
+  std::vector<std::unique_ptr<HostTensor>> constantValues;
+
+  auto addValue = [&](Value v, runtime::ValueStorage storage,
+                      std::string producer) -> llvm::Expected<int64_t> {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape() || !toDType(type.getElementType()))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     producer + ": the shape of " +
+                                         typeString(v) +
+                                         " is not known after specialization");
+    runtime::ValueInfo info;
+    info.dtype = *toDType(type.getElementType());
+    info.shape = shapeOf(v);
+    info.storage = storage;
+    info.producer = std::move(producer);
+    exe.values.push_back(std::move(info));
+    int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
+    ids[v] = id;
+    return id;
+  };
+
+  for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
+    auto id = addValue(
+        arg, {runtime::ValueStorage::Kind::Input, static_cast<int64_t>(i), 0},
+        "argument #" + std::to_string(i));
+    if (!id)
+      return id.takeError();
+    exe.inputs.push_back(*id);
+  }
+
+  for (Operation &op : specialized.getBody().front()) {
+    std::string where = op.getName().getStringRef().str() + " at " +
+                        locationString(op.getLoc());
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : ret.getOperands())
+        exe.outputs.push_back(ids.lookup(v));
+      continue;
+    }
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto value = reference::runOp(&op, {});
+      if (!value)
+        return value.takeError();
+      exe.constants.push_back(*value);
+      constantValues.push_back(std::make_unique<HostTensor>(*value));
+      constants[constant.getResult()] = constantValues.back().get();
+      auto id = addValue(constant.getResult(),
+                         {runtime::ValueStorage::Kind::Constant,
+                          static_cast<int64_t>(exe.constants.size()) - 1, 0},
+                         where);
+      if (!id)
+        return id.takeError();
+      continue;
+    }
+    if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op)) {
+      auto id = addValue(
+          op.getResult(0),
+          {runtime::ValueStorage::Kind::View, ids.lookup(op.getOperand(0)), 0},
+          where);
+      if (!id)
+        return id.takeError();
+      continue;
+    }
+    if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||
+        op.getNumResults() != 1)
+      return errorAt(&op, "is not supported by the CPU backend");
+
+    runtime::Step step;
+    step.op = where;
+    if (options.enableOneDnn) {
+      auto kernel = createKernel(&op, constants);
+      if (kernel.ok()) {
+        step.kernel = *kernel;
+        std::string_view name = step.kernel->name();
+        step.path = name.substr(0, name.find('.'));
+      } else if (kernel.status().code() != absl::StatusCode::kUnimplemented) {
+        return errorAt(&op, std::string(kernel.status().message()));
+      }
+    }
+    if (!step.kernel) {
+      step.kernel = std::make_shared<ReferenceKernel>(&op);
+      step.path = "reference";
+    }
+    for (Value v : op.getOperands())
+      step.inputs.push_back(ids.lookup(v));
+    auto id =
+        addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
+    if (!id)
+      return id.takeError();
+    step.outputs.push_back(*id);
+    exe.steps.push_back(std::move(step));
+  }
+
+  if (auto status = runtime::planMemory(exe); !status.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   std::string(status.message()));
+  if (auto status = exe.verify(); !status.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: invalid plan: " +
+                                       std::string(status.message()));
+  return CompiledFunction{std::move(executable), std::move(*module)};
+}

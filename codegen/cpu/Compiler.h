@@ -1,0 +1,53 @@
+//===- Compiler.h - tgc functions to CPU executables ------------*- C++ -*-===//
+//
+// Lowers a tgc function with static shapes to a runtime::Executable whose
+// steps are oneDNN primitives (contractions, pooling, eltwise, binary,
+// softmax, normalizations, reductions, reorders, concat) created at compile
+// time, native loops for what oneDNN lacks, and the reference interpreter for
+// any op still unsupported (that op only; the plan says which). Constants
+// become executable constants; contraction weights that are constants are
+// reordered once into the layout their primitive prefers. Reshape-like ops
+// are views and cost nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_CODEGEN_CPU_COMPILER_H
+#define TGC_CODEGEN_CPU_COMPILER_H
+
+#include "runtime/Executable.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <vector>
+
+namespace tgc::cpu {
+
+struct CompileOptions {
+  /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0 sets it).
+  bool enableOneDnn = runtime::oneDnnEnabledFromEnvironment();
+};
+
+/// A compiled function. Steps that fell back to the reference path refer to
+/// the module the function was compiled from, so keep `module` alive.
+struct CompiledFunction {
+  std::shared_ptr<const runtime::Executable> executable;
+  /// The specialized copy of the function the plan was built from.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// Compiles `func` for inputs of exactly `inputShapes` (one per argument;
+/// dynamic dims of the signature take these sizes, static ones must match).
+/// Shapes are propagated through the body first; an op whose shape cannot be
+/// determined, or whose declared static dims disagree, is a compile error at
+/// its location. `func` itself is not modified.
+llvm::Expected<CompiledFunction>
+compile(mlir::func::FuncOp func,
+        const std::vector<std::vector<int64_t>> &inputShapes,
+        const CompileOptions &options = {});
+
+} // namespace tgc::cpu
+
+#endif // TGC_CODEGEN_CPU_COMPILER_H

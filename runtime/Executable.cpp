@@ -1,0 +1,872 @@
+//===- Executable.cpp - compiled plans and their executor -----------------===//
+//
+// The executor keeps, per Executable, a pool of run states: an arena and the
+// kernel argument views of every step, built once and revalidated (data
+// pointer, dtype, shape) on each run. In the steady state a run allocates
+// only its results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+
+using namespace tgc::runtime;
+
+namespace {
+
+constexpr int64_t kArenaAlignment = 64;
+
+/// absl::StrCat takes absl::string_view, which is not std::string_view here.
+absl::string_view sv(std::string_view text) {
+  return absl::string_view(text.data(), text.size());
+}
+
+/// "tensor<2x3xf32>", "tensor<f32>".
+std::string typeString(DType dtype, const std::vector<int64_t> &shape) {
+  std::string result = "tensor<";
+  for (int64_t d : shape)
+    absl::StrAppend(&result, d, "x");
+  absl::StrAppend(&result, sv(dtypeName(dtype)), ">");
+  return result;
+}
+
+std::string typeString(const ValueInfo &info) {
+  return typeString(info.dtype, info.shape);
+}
+
+/// Byte size of a value, or -1 for a negative dim or an overflow.
+int64_t byteSizeOf(DType dtype, const std::vector<int64_t> &shape) {
+  int64_t bytes = static_cast<int64_t>(dtypeSize(dtype));
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))
+      return -1;
+  }
+  return bytes;
+}
+
+int64_t alignUp(int64_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+bool inRange(int64_t id, size_t size) {
+  return id >= 0 && static_cast<uint64_t>(id) < size;
+}
+
+const char *storageKindName(ValueStorage::Kind kind) {
+  switch (kind) {
+  case ValueStorage::Kind::Input:
+    return "input";
+  case ValueStorage::Kind::Constant:
+    return "constant";
+  case ValueStorage::Kind::Arena:
+    return "arena";
+  case ValueStorage::Kind::View:
+    return "view";
+  }
+  return "?";
+}
+
+/// Follows View storage from `id` to the value that owns the bytes. Returns
+/// -1 on an out-of-range target or a cycle; adds the views' offsets to
+/// `offset` when given.
+int64_t resolveRoot(const std::vector<ValueInfo> &values, int64_t id,
+                    int64_t *offset = nullptr) {
+  for (size_t hops = 0; hops <= values.size(); ++hops) {
+    if (!inRange(id, values.size()))
+      return -1;
+    const ValueStorage &storage = values[static_cast<size_t>(id)].storage;
+    if (storage.kind != ValueStorage::Kind::View)
+      return id;
+    if (offset)
+      *offset += storage.offset;
+    id = storage.index;
+  }
+  return -1;
+}
+
+bool envFlag(const char *name, bool defaultValue) {
+  const char *text = std::getenv(name);
+  if (!text || !*text)
+    return defaultValue;
+  std::string_view value(text);
+  if (value == "1" || value == "true" || value == "TRUE" || value == "on" ||
+      value == "ON")
+    return true;
+  if (value == "0" || value == "false" || value == "FALSE" || value == "off" ||
+      value == "OFF")
+    return false;
+  return defaultValue;
+}
+
+/// Appends `text` as a JSON string literal.
+void appendJsonString(std::string &out, std::string_view text) {
+  out += '"';
+  for (char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buffer[8];
+        std::snprintf(buffer, sizeof(buffer), "\\u%04x",
+                      static_cast<unsigned>(static_cast<unsigned char>(c)));
+        out += buffer;
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+}
+
+void appendJsonNumber(std::string &out, double value) {
+  if (!(value > -1e300 && value < 1e300)) // NaN and infinities
+    value = 0;
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.3f", value);
+  out += buffer;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Run states
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Everything one run needs besides the plan. Reused across runs.
+struct RunState {
+  RunState() = default;
+  RunState(const RunState &) = delete;
+  RunState &operator=(const RunState &) = delete;
+  ~RunState() { std::free(arena); }
+
+  /// Makes the arena at least `bytes` large. False when out of memory.
+  bool reserveArena(int64_t bytes) {
+    if (bytes <= arenaCapacity)
+      return true;
+    std::free(arena);
+    arena = nullptr;
+    arenaCapacity = 0;
+    int64_t rounded = alignUp(bytes);
+    arena = static_cast<uint8_t *>(
+        std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
+    if (!arena)
+      return false;
+    arenaCapacity = rounded;
+    return true;
+  }
+
+  uint8_t *arena = nullptr;
+  int64_t arenaCapacity = 0;
+  /// Data pointer of every value for this run.
+  std::vector<void *> pointers;
+  /// Borrowed views passed to each step's kernel.
+  std::vector<std::vector<HostTensor>> stepInputs, stepOutputs;
+};
+
+} // namespace
+
+struct RunStateCache::Impl {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<RunState>> freeStates;
+
+  std::unique_ptr<RunState> acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!freeStates.empty()) {
+        std::unique_ptr<RunState> state = std::move(freeStates.back());
+        freeStates.pop_back();
+        return state;
+      }
+    }
+    return std::make_unique<RunState>();
+  }
+
+  void release(std::unique_ptr<RunState> state) {
+    std::lock_guard<std::mutex> lock(mutex);
+    freeStates.push_back(std::move(state));
+  }
+};
+
+RunStateCache::~RunStateCache() { delete impl.load(std::memory_order_acquire); }
+
+RunStateCache::Impl &RunStateCache::get() const {
+  Impl *current = impl.load(std::memory_order_acquire);
+  if (current)
+    return *current;
+  Impl *fresh = new Impl();
+  if (impl.compare_exchange_strong(current, fresh, std::memory_order_acq_rel,
+                                   std::memory_order_acquire))
+    return *fresh;
+  delete fresh;
+  return *current;
+}
+
+namespace {
+
+/// Returns the state to its pool when the run ends, whatever the outcome.
+class RunStateLease {
+public:
+  explicit RunStateLease(RunStateCache::Impl &pool)
+      : pool(pool), state(pool.acquire()) {}
+  ~RunStateLease() { pool.release(std::move(state)); }
+  RunState &operator*() { return *state; }
+  RunState *operator->() { return state.get(); }
+
+private:
+  RunStateCache::Impl &pool;
+  std::unique_ptr<RunState> state;
+};
+
+/// Makes `slots` borrowed views of values `ids`, rebuilding only the views
+/// whose data pointer, dtype or shape changed since the last run.
+absl::Status refreshViews(std::vector<HostTensor> &slots,
+                          const std::vector<int64_t> &ids,
+                          const std::vector<ValueInfo> &values,
+                          const std::vector<void *> &pointers) {
+  if (slots.size() != ids.size()) {
+    slots.clear();
+    slots.reserve(ids.size());
+    for (int64_t id : ids) {
+      if (!inRange(id, values.size()))
+        return absl::InternalError(
+            absl::StrCat("malformed plan: value id ", id, " out of range"));
+      const ValueInfo &info = values[static_cast<size_t>(id)];
+      absl::StatusOr<HostTensor> view = HostTensor::borrow(
+          info.dtype, info.shape, pointers[static_cast<size_t>(id)]);
+      if (!view.ok())
+        return view.status();
+      slots.push_back(*std::move(view));
+    }
+    return absl::OkStatus();
+  }
+  for (size_t j = 0; j < ids.size(); ++j) {
+    int64_t id = ids[j];
+    if (!inRange(id, values.size()))
+      return absl::InternalError(
+          absl::StrCat("malformed plan: value id ", id, " out of range"));
+    const ValueInfo &info = values[static_cast<size_t>(id)];
+    void *data = pointers[static_cast<size_t>(id)];
+    HostTensor &slot = slots[j];
+    if (slot.data() == data && slot.dtype() == info.dtype &&
+        slot.shape() == info.shape)
+      continue;
+    absl::StatusOr<HostTensor> view =
+        HostTensor::borrow(info.dtype, info.shape, data);
+    if (!view.ok())
+      return view.status();
+    slot = *std::move(view);
+  }
+  return absl::OkStatus();
+}
+
+std::string viewTypes(const std::vector<HostTensor> &views) {
+  std::string result;
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (i)
+      result += ',';
+    result += views[i].describe();
+  }
+  return result;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Executable
+//===----------------------------------------------------------------------===//
+
+Kernel::~Kernel() = default;
+
+absl::StatusOr<std::vector<HostTensor>>
+Executable::run(const std::vector<HostTensor> &args,
+                const RunOptions &options) const {
+  using Clock = std::chrono::steady_clock;
+  bool verbose = options.verbose || verboseFromEnvironment();
+  bool timed = verbose || options.profile;
+  Clock::time_point runStart;
+  if (timed)
+    runStart = Clock::now();
+
+  // Every argument must match the plan exactly before anything runs.
+  if (args.size() != inputs.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", inputs.size(), " argument",
+                     inputs.size() == 1 ? "" : "s", ", got ", args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!inRange(inputs[i], values.size()))
+      return absl::InternalError(absl::StrCat("malformed plan: argument #", i,
+                                              " is value ", inputs[i],
+                                              ", out of range"));
+    const ValueInfo &info = values[static_cast<size_t>(inputs[i])];
+    if (args[i].dtype() != info.dtype || args[i].shape() != info.shape)
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument #", i, ": expected ", typeString(info),
+                       ", got ", args[i].describe()));
+  }
+
+  KernelContext context;
+  context.numThreads = resolveThreadCount(options.numThreads);
+  setNumThreads(context.numThreads);
+
+  RunStateLease state(runCache.get());
+  if (arenaBytes < 0)
+    return absl::InternalError("malformed plan: negative arena size");
+  if (!state->reserveArena(arenaBytes))
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate an arena of ", arenaBytes, " bytes"));
+
+  // The data pointer of every value, with its bytes checked to lie inside
+  // the storage it refers to.
+  std::vector<void *> &pointers = state->pointers;
+  pointers.resize(values.size());
+  for (size_t v = 0; v < values.size(); ++v) {
+    int64_t offset = 0;
+    int64_t root = resolveRoot(values, static_cast<int64_t>(v), &offset);
+    if (root < 0)
+      return absl::InternalError(absl::StrCat(
+          "malformed plan: value ", v, " is a view of an invalid value"));
+    const ValueStorage &storage = values[static_cast<size_t>(root)].storage;
+    const ValueInfo &info = values[v];
+    int64_t bytes = byteSizeOf(info.dtype, info.shape);
+    uint8_t *base = nullptr;
+    int64_t capacity = 0;
+    switch (storage.kind) {
+    case ValueStorage::Kind::Input:
+      if (!inRange(storage.index, args.size()))
+        return absl::InternalError(absl::StrCat(
+            "malformed plan: value ", v, " refers to input ", storage.index));
+      base = static_cast<uint8_t *>(
+          const_cast<void *>(args[static_cast<size_t>(storage.index)].data()));
+      capacity = static_cast<int64_t>(
+          args[static_cast<size_t>(storage.index)].byteSize());
+      break;
+    case ValueStorage::Kind::Constant:
+      if (!inRange(storage.index, constants.size()))
+        return absl::InternalError(absl::StrCat("malformed plan: value ", v,
+                                                " refers to constant ",
+                                                storage.index));
+      base = static_cast<uint8_t *>(const_cast<void *>(
+          constants[static_cast<size_t>(storage.index)].data()));
+      capacity = static_cast<int64_t>(
+          constants[static_cast<size_t>(storage.index)].byteSize());
+      break;
+    case ValueStorage::Kind::Arena:
+      if (storage.offset < 0 || storage.offset > arenaBytes)
+        return absl::InternalError(
+            absl::StrCat("malformed plan: value ", v, " (", typeString(info),
+                         ") does not fit in its storage"));
+      base = state->arena + storage.offset;
+      capacity = arenaBytes - storage.offset;
+      break;
+    case ValueStorage::Kind::View:
+      break; // resolveRoot never stops at a view
+    }
+    if (bytes < 0 || offset < 0 || offset > capacity ||
+        bytes > capacity - offset)
+      return absl::InternalError(absl::StrCat("malformed plan: value ", v, " (",
+                                              typeString(info),
+                                              ") does not fit in its storage"));
+    pointers[v] = bytes == 0 && !base ? nullptr : base + offset;
+  }
+
+  // Kernel argument views, all checked before the first kernel runs.
+  state->stepInputs.resize(steps.size());
+  state->stepOutputs.resize(steps.size());
+  for (size_t s = 0; s < steps.size(); ++s) {
+    if (!steps[s].kernel)
+      return absl::InternalError(
+          absl::StrCat("malformed plan: step ", s, " has no kernel"));
+    if (absl::Status status = refreshViews(state->stepInputs[s],
+                                           steps[s].inputs, values, pointers);
+        !status.ok())
+      return status;
+    if (absl::Status status = refreshViews(state->stepOutputs[s],
+                                           steps[s].outputs, values, pointers);
+        !status.ok())
+      return status;
+  }
+
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step &step = steps[s];
+    std::vector<HostTensor> &stepOutputs = state->stepOutputs[s];
+    Clock::time_point start;
+    if (timed)
+      start = Clock::now();
+    absl::Status status =
+        step.kernel->run(context, state->stepInputs[s], stepOutputs);
+    if (!status.ok()) {
+      absl::string_view what = step.op.empty() ? sv(step.kernel->name())
+                                               : absl::string_view(step.op);
+      return absl::Status(status.code(),
+                          absl::StrCat(what, ": ", status.message()));
+    }
+    bool outputsIntact = stepOutputs.size() == step.outputs.size();
+    for (size_t j = 0; outputsIntact && j < stepOutputs.size(); ++j)
+      outputsIntact = stepOutputs[j].data() ==
+                      pointers[static_cast<size_t>(step.outputs[j])];
+    if (!outputsIntact) {
+      // Rebuild the views on the next run.
+      stepOutputs.clear();
+      return absl::InternalError(absl::StrCat(step.op, ": kernel ",
+                                              sv(step.kernel->name()),
+                                              " replaced its output views"));
+    }
+    if (!timed)
+      continue;
+    Clock::time_point end = Clock::now();
+    double startMicros =
+        std::chrono::duration<double, std::micro>(start - runStart).count();
+    double durationMicros =
+        std::chrono::duration<double, std::micro>(end - start).count();
+    if (verbose) {
+      char time[32];
+      std::snprintf(time, sizeof(time), "%.3f ms", durationMicros / 1000.0);
+      std::string line = absl::StrCat(
+          "tgc: [", s, "] ", step.path, " ", step.op, " ",
+          sv(step.kernel->name()), " in=", viewTypes(state->stepInputs[s]),
+          " out=", viewTypes(stepOutputs), " ", time, "\n");
+      std::fwrite(line.data(), 1, line.size(), stderr);
+    }
+    if (options.profile) {
+      Profile::Event event;
+      event.name = absl::StrCat(sv(step.kernel->name()), " ", step.op);
+      event.category = step.path;
+      event.startMicros = startMicros;
+      event.durationMicros = durationMicros;
+      options.profile->events.push_back(std::move(event));
+    }
+  }
+
+  std::vector<HostTensor> results;
+  results.reserve(outputs.size());
+  for (int64_t id : outputs) {
+    if (!inRange(id, values.size()))
+      return absl::InternalError(
+          absl::StrCat("malformed plan: output value ", id, " out of range"));
+    const ValueInfo &info = values[static_cast<size_t>(id)];
+    absl::StatusOr<HostTensor> result =
+        HostTensor::allocate(info.dtype, info.shape);
+    if (!result.ok())
+      return result.status();
+    if (result->byteSize() != 0)
+      std::memcpy(result->data(), pointers[static_cast<size_t>(id)],
+                  result->byteSize());
+    results.push_back(*std::move(result));
+  }
+  return results;
+}
+
+absl::Status Executable::verify() const {
+  auto error = [](auto &&...parts) {
+    return absl::InternalError(absl::StrCat("invalid executable: ", parts...));
+  };
+  size_t numValues = values.size();
+  if (arenaBytes < 0)
+    return error("negative arena size ", arenaBytes);
+
+  std::vector<int64_t> bytes(numValues);
+  for (size_t v = 0; v < numValues; ++v) {
+    bytes[v] = byteSizeOf(values[v].dtype, values[v].shape);
+    if (bytes[v] < 0)
+      return error("value ", v, " has an invalid shape");
+  }
+
+  // Arguments: distinct values whose storage is the matching input.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    int64_t id = inputs[i];
+    if (!inRange(id, numValues))
+      return error("argument #", i, " is value ", id, ", out of range");
+    const ValueStorage &storage = values[static_cast<size_t>(id)].storage;
+    if (storage.kind != ValueStorage::Kind::Input ||
+        storage.index != static_cast<int64_t>(i))
+      return error("argument #", i, " is value ", id,
+                   ", whose storage is not input ", i);
+  }
+
+  for (size_t v = 0; v < numValues; ++v) {
+    const ValueStorage &storage = values[v].storage;
+    switch (storage.kind) {
+    case ValueStorage::Kind::Input:
+      if (!inRange(storage.index, inputs.size()))
+        return error("value ", v, " refers to input ", storage.index, " of ",
+                     inputs.size());
+      if (inputs[static_cast<size_t>(storage.index)] != static_cast<int64_t>(v))
+        return error("value ", v, " refers to input ", storage.index,
+                     ", which is value ",
+                     inputs[static_cast<size_t>(storage.index)]);
+      break;
+    case ValueStorage::Kind::Constant:
+      if (!inRange(storage.index, constants.size()))
+        return error("value ", v, " refers to constant ", storage.index, " of ",
+                     constants.size());
+      if (bytes[v] >
+          static_cast<int64_t>(
+              constants[static_cast<size_t>(storage.index)].byteSize()))
+        return error("value ", v, " (", typeString(values[v]),
+                     ") is larger than constant ", storage.index, " (",
+                     constants[static_cast<size_t>(storage.index)].describe(),
+                     ")");
+      break;
+    case ValueStorage::Kind::Arena:
+      if (storage.offset < 0 || storage.offset > arenaBytes ||
+          bytes[v] > arenaBytes - storage.offset)
+        return error("value ", v, " (", typeString(values[v]),
+                     ", arena offset ", storage.offset,
+                     ") does not fit in the arena of ", arenaBytes, " bytes");
+      if (storage.offset % static_cast<int64_t>(dtypeSize(values[v].dtype)))
+        return error("value ", v, " has misaligned arena offset ",
+                     storage.offset);
+      break;
+    case ValueStorage::Kind::View: {
+      if (!inRange(storage.index, numValues))
+        return error("value ", v, " is a view of value ", storage.index,
+                     ", out of range");
+      if (resolveRoot(values, static_cast<int64_t>(v)) < 0)
+        return error("value ", v, " is in a cycle of views");
+      int64_t targetBytes = bytes[static_cast<size_t>(storage.index)];
+      if (storage.offset < 0 || storage.offset > targetBytes ||
+          bytes[v] > targetBytes - storage.offset)
+        return error(
+            "value ", v, " (", typeString(values[v]),
+            ") is a view larger than its target, value ", storage.index, " (",
+            typeString(values[static_cast<size_t>(storage.index)]), ")");
+      break;
+    }
+    }
+  }
+
+  // Def-before-use over the values that own bytes: inputs and constants are
+  // defined on entry, the rest by the step that writes them (or a view).
+  std::vector<int64_t> root(numValues);
+  for (size_t v = 0; v < numValues; ++v)
+    root[v] = resolveRoot(values, static_cast<int64_t>(v));
+  std::vector<char> defined(numValues, 0), written(numValues, 0);
+  for (size_t v = 0; v < numValues; ++v) {
+    ValueStorage::Kind kind = values[v].storage.kind;
+    if (kind == ValueStorage::Kind::Input ||
+        kind == ValueStorage::Kind::Constant)
+      defined[v] = 1;
+  }
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step &step = steps[s];
+    std::string where = absl::StrCat("step ", s, " (", step.op, ")");
+    if (!step.kernel)
+      return error(where, " has no kernel");
+    for (size_t j = 0; j < step.inputs.size(); ++j) {
+      int64_t id = step.inputs[j];
+      if (!inRange(id, numValues))
+        return error(where, ": input ", j, " is value ", id, ", out of range");
+      if (!defined[static_cast<size_t>(root[static_cast<size_t>(id)])])
+        return error(where, ": input ", j, " (value ", id,
+                     ") is used before it is defined");
+    }
+    for (size_t j = 0; j < step.outputs.size(); ++j) {
+      int64_t id = step.outputs[j];
+      if (!inRange(id, numValues))
+        return error(where, ": output ", j, " is value ", id, ", out of range");
+      int64_t r = root[static_cast<size_t>(id)];
+      ValueStorage::Kind kind = values[static_cast<size_t>(r)].storage.kind;
+      if (kind != ValueStorage::Kind::Arena)
+        return error(where, ": output ", j, " (value ", id, ") writes to ",
+                     storageKindName(kind), " storage");
+      if (written[static_cast<size_t>(id)])
+        return error(where, ": output ", j, " (value ", id,
+                     ") was already written by an earlier step");
+      written[static_cast<size_t>(id)] = 1;
+    }
+    for (int64_t id : step.outputs)
+      defined[static_cast<size_t>(root[static_cast<size_t>(id)])] = 1;
+  }
+
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    int64_t id = outputs[i];
+    if (!inRange(id, numValues))
+      return error("result #", i, " is value ", id, ", out of range");
+    if (!defined[static_cast<size_t>(root[static_cast<size_t>(id)])])
+      return error("result #", i, " (value ", id, ") is never defined");
+  }
+  return absl::OkStatus();
+}
+
+std::string Executable::describe() const {
+  auto valueType = [&](int64_t id) {
+    return inRange(id, values.size())
+               ? typeString(values[static_cast<size_t>(id)])
+               : absl::StrCat("<invalid value ", id, ">");
+  };
+  std::string result;
+  std::vector<std::string> fallbacks;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step &step = steps[s];
+    absl::StrAppend(&result, "[", s, "] ", step.path, " ", step.op, ": (");
+    for (size_t j = 0; j < step.inputs.size(); ++j)
+      absl::StrAppend(&result, j ? ", " : "", valueType(step.inputs[j]));
+    absl::StrAppend(&result, ") -> ");
+    for (size_t j = 0; j < step.outputs.size(); ++j)
+      absl::StrAppend(&result, j ? ", " : "", valueType(step.outputs[j]));
+    if (step.kernel)
+      absl::StrAppend(&result, " [", sv(step.kernel->name()), "]");
+    result += '\n';
+    if (step.path == "reference")
+      fallbacks.push_back(step.op);
+  }
+  absl::StrAppend(&result, "arena: ", arenaBytes, " bytes\n");
+  absl::StrAppend(&result, "fallback to the reference path: ", fallbacks.size(),
+                  fallbacks.size() == 1 ? " op" : " ops");
+  if (!fallbacks.empty())
+    absl::StrAppend(&result, " (", absl::StrJoin(fallbacks, ", "), ")");
+  result += '\n';
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory planning
+//===----------------------------------------------------------------------===//
+
+absl::Status tgc::runtime::planMemory(Executable &executable) {
+  std::vector<ValueInfo> &values = executable.values;
+  const std::vector<Step> &steps = executable.steps;
+  size_t numValues = values.size();
+  int64_t end = static_cast<int64_t>(steps.size());
+
+  std::vector<int64_t> bytes(numValues), root(numValues);
+  for (size_t v = 0; v < numValues; ++v) {
+    bytes[v] = byteSizeOf(values[v].dtype, values[v].shape);
+    if (bytes[v] < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("planMemory: value ", v, " has an invalid shape"));
+    root[v] = resolveRoot(values, static_cast<int64_t>(v));
+    if (root[v] < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "planMemory: value ", v, " is a view of an invalid value"));
+  }
+  auto isArena = [&](int64_t id) {
+    return values[static_cast<size_t>(id)].storage.kind ==
+           ValueStorage::Kind::Arena;
+  };
+
+  // Live ranges [first, last] in step indices, on the values owning bytes: a
+  // use of a view is a use of its target.
+  std::vector<int64_t> first(numValues, -1), last(numValues, -1);
+  auto touch = [&](int64_t id, int64_t s) {
+    int64_t r = root[static_cast<size_t>(id)];
+    if (first[static_cast<size_t>(r)] < 0)
+      first[static_cast<size_t>(r)] = s;
+    last[static_cast<size_t>(r)] = std::max(last[static_cast<size_t>(r)], s);
+  };
+  for (int64_t s = 0; s < end; ++s) {
+    const Step &step = steps[static_cast<size_t>(s)];
+    for (const std::vector<int64_t> *ids : {&step.inputs, &step.outputs})
+      for (int64_t id : *ids) {
+        if (!inRange(id, numValues))
+          return absl::InvalidArgumentError(absl::StrCat("planMemory: step ", s,
+                                                         " refers to value ",
+                                                         id, ", out of range"));
+        touch(id, s);
+      }
+  }
+  for (int64_t id : executable.outputs) {
+    if (!inRange(id, numValues))
+      return absl::InvalidArgumentError(
+          absl::StrCat("planMemory: result value ", id, " out of range"));
+    int64_t r = root[static_cast<size_t>(id)];
+    if (first[static_cast<size_t>(r)] < 0)
+      first[static_cast<size_t>(r)] = 0;
+    last[static_cast<size_t>(r)] = end;
+  }
+  for (size_t v = 0; v < numValues; ++v)
+    if (first[v] < 0)
+      first[v] = last[v] = 0; // never used: any slot will do
+
+  // In-place: output 0 joins the group (one allocation) of an input that
+  // dies at this step, when the kernel allows it.
+  std::vector<int64_t> group(numValues);
+  std::iota(group.begin(), group.end(), 0);
+  std::vector<int64_t> groupLast = last;
+  for (int64_t s = 0; s < end; ++s) {
+    const Step &step = steps[static_cast<size_t>(s)];
+    if (!step.kernel || step.outputs.empty())
+      continue;
+    int64_t out = step.outputs[0];
+    if (!isArena(out) || bytes[static_cast<size_t>(out)] == 0 ||
+        group[static_cast<size_t>(out)] != out ||
+        first[static_cast<size_t>(out)] != s)
+      continue;
+    if (std::count(step.inputs.begin(), step.inputs.end(), out) ||
+        std::count(step.outputs.begin(), step.outputs.end(), out) != 1)
+      continue;
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      int64_t in = step.inputs[k];
+      if (!step.kernel->canRunInPlace(k) || !isArena(in) ||
+          bytes[static_cast<size_t>(in)] != bytes[static_cast<size_t>(out)])
+        continue;
+      int64_t g = group[static_cast<size_t>(in)];
+      if (groupLast[static_cast<size_t>(g)] != s ||
+          last[static_cast<size_t>(in)] != s)
+        continue;
+      // Any other operand of this step sharing the input's bytes must be the
+      // input itself (a view in another shape would be read out of order).
+      bool safe = true;
+      for (int64_t other : step.inputs)
+        if (other != in && root[static_cast<size_t>(other)] == in)
+          safe = false;
+      for (int64_t other : step.outputs)
+        if (root[static_cast<size_t>(other)] == in)
+          safe = false;
+      if (!safe)
+        continue;
+      group[static_cast<size_t>(out)] = g;
+      groupLast[static_cast<size_t>(g)] = last[static_cast<size_t>(out)];
+      break;
+    }
+  }
+
+  // Greedy placement: largest first, each at the lowest offset that does not
+  // overlap a placed group whose live range intersects its own.
+  struct Block {
+    int64_t id, size, first, last, offset;
+  };
+  std::vector<Block> blocks;
+  for (size_t v = 0; v < numValues; ++v)
+    if (isArena(static_cast<int64_t>(v)) &&
+        group[v] == static_cast<int64_t>(v) && bytes[v] > 0)
+      blocks.push_back(Block{static_cast<int64_t>(v), alignUp(bytes[v]),
+                             first[v], groupLast[v], 0});
+  std::sort(blocks.begin(), blocks.end(), [](const Block &a, const Block &b) {
+    if (a.size != b.size)
+      return a.size > b.size;
+    if (a.first != b.first)
+      return a.first < b.first;
+    return a.id < b.id;
+  });
+  std::vector<int64_t> offsetOf(numValues, 0);
+  int64_t arenaBytes = 0;
+  std::vector<const Block *> conflicts;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    Block &block = blocks[i];
+    conflicts.clear();
+    for (size_t j = 0; j < i; ++j)
+      if (blocks[j].first <= block.last && block.first <= blocks[j].last)
+        conflicts.push_back(&blocks[j]);
+    std::sort(
+        conflicts.begin(), conflicts.end(),
+        [](const Block *a, const Block *b) { return a->offset < b->offset; });
+    int64_t offset = 0;
+    for (const Block *other : conflicts) {
+      if (offset + block.size <= other->offset)
+        break;
+      offset = std::max(offset, other->offset + other->size);
+    }
+    block.offset = offset;
+    offsetOf[static_cast<size_t>(block.id)] = offset;
+    arenaBytes = std::max(arenaBytes, offset + block.size);
+  }
+
+  for (size_t v = 0; v < numValues; ++v) {
+    if (!isArena(static_cast<int64_t>(v)))
+      continue;
+    values[v].storage.offset =
+        bytes[v] == 0 ? 0 : offsetOf[static_cast<size_t>(group[v])];
+  }
+  executable.arenaBytes = arenaBytes;
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// Profiles, threads and the environment
+//===----------------------------------------------------------------------===//
+
+std::string Profile::toChromeTraceJson() const {
+  std::string json = "{\"traceEvents\":[";
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event &event = events[i];
+    if (i)
+      json += ',';
+    json += "{\"name\":";
+    appendJsonString(json, event.name);
+    json += ",\"cat\":";
+    appendJsonString(json, event.category);
+    json += ",\"ph\":\"X\",\"ts\":";
+    appendJsonNumber(json, event.startMicros);
+    json += ",\"dur\":";
+    appendJsonNumber(json, event.durationMicros);
+    json += ",\"pid\":1,\"tid\":1}";
+  }
+  json += "]}\n";
+  return json;
+}
+
+absl::Status Profile::writeChromeTrace(const std::string &path) const {
+  std::string json = toChromeTraceJson();
+  std::FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    return absl::UnavailableError(absl::StrCat(
+        "cannot open ", path, " for writing: ", std::strerror(errno)));
+  bool ok = std::fwrite(json.data(), 1, json.size(), file) == json.size();
+  ok = std::fclose(file) == 0 && ok;
+  if (!ok)
+    return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+int tgc::runtime::resolveThreadCount(int requested) {
+  if (requested > 0)
+    return requested;
+  if (const char *text = std::getenv("TGC_NUM_THREADS")) {
+    int fromEnvironment = 0;
+    if (absl::SimpleAtoi(text, &fromEnvironment) && fromEnvironment > 0)
+      return fromEnvironment;
+  }
+  // Processors this process may run on; asking costs a system call.
+  static const int hardwareThreads = std::max(1, omp_get_num_procs());
+  return hardwareThreads;
+}
+
+void tgc::runtime::setNumThreads(int numThreads) {
+  if (numThreads > 0 && omp_get_max_threads() != numThreads)
+    omp_set_num_threads(numThreads);
+}
+
+bool tgc::runtime::verboseFromEnvironment() {
+  return envFlag("TGC_VERBOSE", false);
+}
+
+bool tgc::runtime::oneDnnEnabledFromEnvironment() {
+  return envFlag("TGC_ENABLE_ONEDNN", true);
+}

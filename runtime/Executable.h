@@ -1,0 +1,197 @@
+//===- Executable.h - compiled plans and their executor ---------*- C++ -*-===//
+//
+// The executable format of tgc's CPU backend: a fixed list of kernel steps
+// over numbered values, with a memory plan computed at compile time. Values
+// are the function's inputs, constants (owned by the executable, e.g. weights
+// already reordered into the layout their primitive prefers), arena slices
+// (intermediates and results, reused by liveness), or views of another
+// value's storage (reshape-like ops). Running an executable checks every
+// input against the plan before any kernel runs.
+//
+// Pure C++ on oneDNN; links no compiler library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_RUNTIME_EXECUTABLE_H
+#define TGC_RUNTIME_EXECUTABLE_H
+
+#include "runtime/HostTensor.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tgc::runtime {
+
+class ThreadPool;
+
+/// What a kernel may use while it runs.
+struct KernelContext {
+  /// Intra-op threads for this run (oneDNN and native kernels share them).
+  int numThreads = 1;
+};
+
+/// One executable step. Kernels are created at compile time (primitive
+/// descriptors, weight reorders and scratch sizes decided there) and are
+/// immutable afterwards: run() may be called from several threads at once.
+class Kernel {
+public:
+  virtual ~Kernel();
+  /// A short name for logs and profiles, e.g. "onednn.matmul".
+  virtual std::string_view name() const = 0;
+  /// Computes `outputs` from `inputs`. Both are views (borrowed HostTensors)
+  /// with exactly the dtypes and shapes the kernel was created for.
+  virtual absl::Status run(const KernelContext &context,
+                           const std::vector<HostTensor> &inputs,
+                           std::vector<HostTensor> &outputs) const = 0;
+  /// Whether output 0 may share storage with input `index` (elementwise
+  /// kernels that read each element before writing it).
+  virtual bool canRunInPlace(size_t index) const { return false; }
+};
+
+/// Where a value's bytes live.
+struct ValueStorage {
+  enum class Kind {
+    Input,    ///< the function's input `index`
+    Constant, ///< the executable's constant `index`
+    Arena,    ///< `offset` bytes into the arena
+    View,     ///< the storage of value `index` (same bytes, another shape),
+              ///< starting `offset` bytes into it (usually 0)
+  };
+  Kind kind = Kind::Arena;
+  int64_t index = 0;
+  int64_t offset = 0;
+};
+
+struct ValueInfo {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  ValueStorage storage;
+  /// For messages: the op and location that produced it.
+  std::string producer;
+};
+
+struct Step {
+  std::shared_ptr<const Kernel> kernel;
+  std::vector<int64_t> inputs;
+  std::vector<int64_t> outputs;
+  /// The op it implements with its source location, e.g.
+  /// "tgc.matmul at model.mlir:3:8", and the backend path it took
+  /// ("onednn", "native", "reference").
+  std::string op;
+  std::string path;
+};
+
+struct RunOptions {
+  /// Intra-op threads; 0 means TGC_NUM_THREADS or the machine's cores.
+  int numThreads = 0;
+  /// Log each kernel with its time to stderr (also TGC_VERBOSE=1).
+  bool verbose = false;
+  /// When set, append one Chrome trace event per kernel here.
+  struct Profile *profile = nullptr;
+};
+
+/// Kernel timings as Chrome trace events (chrome://tracing, Perfetto).
+struct Profile {
+  struct Event {
+    std::string name, category;
+    double startMicros = 0, durationMicros = 0;
+  };
+  std::vector<Event> events;
+  /// {"traceEvents": [...]} JSON.
+  std::string toChromeTraceJson() const;
+  absl::Status writeChromeTrace(const std::string &path) const;
+};
+
+/// Scratch memory for runs of one Executable: a pool of per-run states (an
+/// arena and prebuilt kernel argument views), so that a run allocates only
+/// its results in the steady state and concurrent runs each get their own
+/// arena. It is
+/// not part of the plan: copying an Executable gives the copy an empty cache,
+/// and cached views are revalidated against the plan on every run.
+class RunStateCache {
+public:
+  struct Impl;
+  RunStateCache() = default;
+  RunStateCache(const RunStateCache &) {}
+  RunStateCache &operator=(const RunStateCache &) { return *this; }
+  ~RunStateCache();
+  /// The pool, created on first use (thread-safe).
+  Impl &get() const;
+
+private:
+  mutable std::atomic<Impl *> impl{nullptr};
+};
+
+/// A compiled function.
+class Executable {
+public:
+  std::vector<ValueInfo> values;
+  std::vector<Step> steps;
+  std::vector<int64_t> inputs;  ///< value ids of the function's arguments
+  std::vector<int64_t> outputs; ///< value ids of its results
+  std::vector<HostTensor> constants;
+  int64_t arenaBytes = 0;
+  /// Per-run scratch (not part of the plan; see RunStateCache).
+  RunStateCache runCache;
+
+  /// Runs the plan. Inputs must match the plan's dtypes and shapes exactly
+  /// (checked before any kernel runs). Results are freshly owned tensors.
+  /// Sets this thread's intra-op thread count (setNumThreads) when it
+  /// differs. Safe to call from several threads at once: each run takes its
+  /// own arena from `runCache`. A kernel error comes back prefixed with its
+  /// step's op.
+  absl::StatusOr<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &args,
+      const RunOptions &options = {}) const;
+
+  /// Checks internal consistency (value ids in range, storage in bounds,
+  /// views the size of their target); the compiler calls it once. Also:
+  /// `inputs[i]` is the value whose storage is Input `i` (and vice versa),
+  /// arena offsets are aligned to the element size, constants are at least
+  /// as large as the values on them, steps have kernels and write only Arena
+  /// values (or views of them), each value at most once, every step input is
+  /// an input, a constant or written by an earlier step, and so is every
+  /// result.
+  absl::Status verify() const;
+
+  /// A readable listing: one line per step with its path, op and shapes,
+  /// then the arena size and which ops fell back to the reference path.
+  std::string describe() const;
+};
+
+/// Assigns arena offsets to the values whose storage kind is Arena, reusing
+/// bytes of values that are dead (liveness over `steps` order) and letting a
+/// step's output 0 take an input's bytes when the kernel allows it and that
+/// input dies there. Fills `arenaBytes`. Offsets are 64-byte aligned.
+/// A value is live from its defining step to its last use; a use of a view
+/// (or chain of views) is a use of its target; results live to the end.
+/// In place requires both values to be Arena values (not views) of the same
+/// byte size, the input to be no result and not read later (directly or
+/// through a view), and no other operand of the step to be a view of it.
+/// Zero-size values take no bytes (offset 0).
+absl::Status planMemory(Executable &executable);
+
+/// The intra-op thread count: `requested` if positive, else TGC_NUM_THREADS
+/// if set, else the number of hardware threads.
+int resolveThreadCount(int requested);
+
+/// Sets the process-wide intra-op thread count used by oneDNN and the native
+/// kernels (OpenMP).
+void setNumThreads(int numThreads);
+
+/// Whether TGC_VERBOSE=1 is set.
+bool verboseFromEnvironment();
+
+/// False when TGC_ENABLE_ONEDNN=0: compile everything to the reference path.
+bool oneDnnEnabledFromEnvironment();
+
+} // namespace tgc::runtime
+
+#endif // TGC_RUNTIME_EXECUTABLE_H

@@ -1,0 +1,608 @@
+//===- Common.cpp - shared helpers of the CPU kernels ---------------------===//
+
+#include "runtime/cpu/Common.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace tgc::runtime::cpu::detail {
+
+//===----------------------------------------------------------------------===//
+// oneDNN basics
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<const dnnl::engine *> cpuEngine() {
+  // Created once, on first use, and never destroyed (no static constructor
+  // or destructor runs for it).
+  static const dnnl::engine *engine = []() -> const dnnl::engine * {
+    try {
+      return new dnnl::engine(dnnl::engine::kind::cpu, 0);
+    } catch (const dnnl::error &) {
+      return nullptr;
+    }
+  }();
+  if (!engine)
+    return absl::UnavailableError("could not create the oneDNN CPU engine");
+  return engine;
+}
+
+std::optional<dnnl::memory::data_type> toDnnl(DType dtype) {
+  using dt = dnnl::memory::data_type;
+  switch (dtype) {
+  case DType::F32:
+    return dt::f32;
+  case DType::F16:
+    return dt::f16;
+  case DType::BF16:
+    return dt::bf16;
+  case DType::I8:
+    return dt::s8;
+  case DType::I32:
+    return dt::s32;
+  default:
+    return std::nullopt;
+  }
+}
+
+absl::Status unimplementedFrom(const dnnl::error &error,
+                               std::string_view what) {
+  return absl::UnimplementedError(absl::StrCat(
+      "oneDNN does not support this ", std::string(what), ": ", error.what()));
+}
+
+dnnl::memory::desc plainDesc(const Shape &shape, dnnl::memory::data_type type) {
+  return stridedDesc(shape, rowMajorStrides(shape), type);
+}
+
+dnnl::memory::desc stridedDesc(const Shape &dims, const Shape &strides,
+                               dnnl::memory::data_type type) {
+  Dims d(dims.begin(), dims.end()), s(strides.begin(), strides.end());
+  if (d.empty()) { // oneDNN has no rank-0 tensors.
+    d = {1};
+    s = {1};
+  }
+  return dnnl::memory::desc(d, type, s);
+}
+
+void useThreads(int numThreads) {
+  if (numThreads > 0 && omp_get_max_threads() != numThreads)
+    omp_set_num_threads(numThreads);
+}
+
+absl::Status execute(const dnnl::primitive &primitive,
+                     const std::unordered_map<int, dnnl::memory> &args,
+                     const KernelContext &context) {
+  auto engine = cpuEngine();
+  if (!engine.ok())
+    return engine.status();
+  useThreads(context.numThreads);
+  try {
+    dnnl::stream stream(**engine);
+    primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error &error) {
+    return absl::InternalError(
+        absl::StrCat("oneDNN primitive failed: ", error.what()));
+  }
+  return absl::OkStatus();
+}
+
+dnnl::primitive_attr makeAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+namespace {
+/// The calling thread's scratchpad buffer, grown on demand and freed when
+/// the thread exits. oneDNN's library-managed scratchpad forbids running one
+/// primitive from several threads at once; with user scratchpads each run
+/// brings its own.
+void *threadScratchpad(size_t bytes) {
+  struct Buffer {
+    void *data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (bytes > buffer.size) {
+    std::free(buffer.data);
+    size_t rounded = (bytes + 4095) / 4096 * 4096;
+    buffer.data = std::aligned_alloc(4096, rounded);
+    buffer.size = buffer.data ? rounded : 0;
+  }
+  return buffer.data;
+}
+} // namespace
+
+dnnl::memory wrap(const dnnl::memory::desc &desc, const void *data) {
+  // The engine exists: every kernel that calls wrap() created it.
+  return dnnl::memory(desc, **cpuEngine(), const_cast<void *>(data));
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+class FunctionKernel final : public Kernel {
+public:
+  FunctionKernel(std::string name, RunFn fn, int inPlaceInput)
+      : kernelName(std::move(name)), fn(std::move(fn)),
+        inPlaceInput(inPlaceInput) {}
+  std::string_view name() const override { return kernelName; }
+  absl::Status run(const KernelContext &context,
+                   const std::vector<HostTensor> &inputs,
+                   std::vector<HostTensor> &outputs) const override {
+    return fn(context, inputs, outputs);
+  }
+  bool canRunInPlace(size_t index) const override {
+    return inPlaceInput >= 0 && index == static_cast<size_t>(inPlaceInput);
+  }
+
+private:
+  std::string kernelName;
+  RunFn fn;
+  int inPlaceInput;
+};
+} // namespace
+
+KernelPtr makeKernel(std::string name, RunFn fn, int inPlaceInput) {
+  return std::make_shared<FunctionKernel>(std::move(name), std::move(fn),
+                                          inPlaceInput);
+}
+
+KernelPtr makeNoOpKernel(std::string name) {
+  return makeKernel(std::move(name),
+                    [](const KernelContext &, const std::vector<HostTensor> &,
+                       std::vector<HostTensor> &) { return absl::OkStatus(); });
+}
+
+namespace {
+class PrimitiveKernel final : public Kernel {
+public:
+  PrimitiveKernel(PrimitiveKernelSpec spec, dnnl::memory::desc scratchpad)
+      : spec(std::move(spec)), scratchpad(scratchpad),
+        scratchpadBytes(scratchpad.get_size()) {}
+  std::string_view name() const override { return spec.name; }
+  bool canRunInPlace(size_t index) const override {
+    return spec.inPlaceInput >= 0 &&
+           index == static_cast<size_t>(spec.inPlaceInput);
+  }
+  absl::Status run(const KernelContext &context,
+                   const std::vector<HostTensor> &inputs,
+                   std::vector<HostTensor> &outputs) const override {
+    std::unordered_map<int, dnnl::memory> args;
+    try {
+      for (const Binding &b : spec.bindings) {
+        const void *data = b.input < 0
+                               ? outputs[0].data()
+                               : inputs[static_cast<size_t>(b.input)].data();
+        args.emplace(b.arg, wrap(b.desc, data));
+      }
+      if (scratchpadBytes) {
+        void *buffer = threadScratchpad(scratchpadBytes);
+        if (!buffer)
+          return absl::ResourceExhaustedError(
+              "cannot allocate the oneDNN scratchpad");
+        args.emplace(DNNL_ARG_SCRATCHPAD, wrap(scratchpad, buffer));
+      }
+    } catch (const dnnl::error &error) {
+      return absl::InternalError(
+          absl::StrCat("oneDNN memory creation failed: ", error.what()));
+    }
+    for (const auto &[arg, memory] : spec.constants)
+      args.emplace(arg, memory);
+    if (absl::Status s = execute(spec.primitive, args, context); !s.ok())
+      return s;
+    if (spec.firstNativePostOp >= spec.postOps.size())
+      return absl::OkStatus();
+    std::vector<const HostTensor *> operands(spec.postOps.size(), nullptr);
+    for (size_t i = 0; i < spec.postOps.size(); ++i)
+      if (spec.postOpInputs[i] >= 0)
+        operands[i] = &inputs[static_cast<size_t>(spec.postOpInputs[i])];
+    return applyPostOpsNative(spec.postOps, spec.firstNativePostOp, operands,
+                              outputs[0], context.numThreads);
+  }
+
+private:
+  PrimitiveKernelSpec spec;
+  dnnl::memory::desc scratchpad;
+  size_t scratchpadBytes;
+};
+} // namespace
+
+KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec) {
+  if (spec.postOpInputs.size() < spec.postOps.size())
+    spec.postOpInputs.resize(spec.postOps.size(), -1);
+  dnnl::memory::desc scratchpad;
+  const_dnnl_primitive_desc_t pd = nullptr;
+  if (dnnl_primitive_get_primitive_desc(spec.primitive.get(), &pd) ==
+          dnnl_success &&
+      pd) {
+    if (const dnnl_memory_desc_t *md =
+            dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0))
+      scratchpad = dnnl::memory::desc(*md);
+  }
+  return std::make_shared<PrimitiveKernel>(std::move(spec), scratchpad);
+}
+
+std::vector<int> postOpInputIndices(const std::vector<PostOp> &postOps,
+                                    int firstInput) {
+  std::vector<int> indices;
+  for (const PostOp &p : postOps)
+    indices.push_back(p.kind == PostOp::Kind::Eltwise ? -1 : firstInput++);
+  return indices;
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Shape rowMajorStrides(const Shape &shape) {
+  Shape strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * std::max<int64_t>(shape[i], 1);
+  return strides;
+}
+
+std::string shapeString(const Shape &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    absl::StrAppend(&s, i ? "x" : "", shape[i]);
+  return s;
+}
+
+bool broadcastShapes(const Shape &a, const Shape &b, Shape &result) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape pa = padRank(a, rank), pb = padRank(b, rank);
+  result.assign(rank, 0);
+  for (size_t i = 0; i < rank; ++i) {
+    if (pa[i] == pb[i] || pb[i] == 1)
+      result[i] = pa[i];
+    else if (pa[i] == 1)
+      result[i] = pb[i];
+    else
+      return false;
+  }
+  return true;
+}
+
+Shape broadcastStrides(const Shape &shape, const Shape &outShape) {
+  Shape padded = padRank(shape, outShape.size());
+  Shape strides = rowMajorStrides(padded);
+  for (size_t i = 0; i < padded.size(); ++i)
+    if (padded[i] == 1 && outShape[i] != 1)
+      strides[i] = 0;
+  return strides;
+}
+
+Shape padRank(const Shape &shape, size_t rank) {
+  Shape padded(rank > shape.size() ? rank - shape.size() : 0, 1);
+  padded.insert(padded.end(), shape.begin(), shape.end());
+  return padded;
+}
+
+bool broadcastsTo(const Shape &shape, const Shape &outShape) {
+  if (shape.size() > outShape.size())
+    return false;
+  Shape padded = padRank(shape, outShape.size());
+  for (size_t i = 0; i < padded.size(); ++i)
+    if (padded[i] != outShape[i] && padded[i] != 1)
+      return false;
+  return true;
+}
+
+absl::Status checkShape(const Shape &shape, std::string_view what) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          std::string(what), " has a negative dim: ", shapeString(shape)));
+    if (d && n > INT64_MAX / d)
+      return absl::InvalidArgumentError(absl::StrCat(
+          std::string(what), " is too large: ", shapeString(shape)));
+    n *= d;
+  }
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// Eltwise
+//===----------------------------------------------------------------------===//
+
+std::optional<dnnl::algorithm> eltwiseAlgorithm(EltwiseKind kind, double &alpha,
+                                                double &beta) {
+  using E = EltwiseKind;
+  using A = dnnl::algorithm;
+  switch (kind) {
+  case E::Relu:
+    alpha = beta = 0;
+    return A::eltwise_relu;
+  case E::LeakyRelu:
+    beta = 0;
+    return A::eltwise_relu;
+  case E::Elu:
+    beta = 0;
+    return A::eltwise_elu;
+  case E::Tanh:
+    return A::eltwise_tanh;
+  case E::Sigmoid:
+    return A::eltwise_logistic;
+  case E::Exp:
+    return A::eltwise_exp;
+  case E::Log:
+    return A::eltwise_log;
+  case E::Sqrt:
+    return A::eltwise_sqrt;
+  case E::Abs:
+    return A::eltwise_abs;
+  case E::Neg:
+    alpha = -1;
+    beta = 0;
+    return A::eltwise_linear;
+  case E::Clamp:
+    return A::eltwise_clip;
+  case E::GeluErf:
+    return A::eltwise_gelu_erf;
+  case E::GeluTanh:
+    return A::eltwise_gelu_tanh;
+  case E::Round:
+    return A::eltwise_round; // nearest, ties to even (vroundps / nearbyint)
+  case E::Square:
+    return A::eltwise_square;
+  case E::Swish:
+    alpha = 1;
+    return A::eltwise_swish;
+  case E::HardSwish:
+    return A::eltwise_hardswish;
+  case E::Mish:
+    return A::eltwise_mish;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool eltwiseSupportsIntegers(EltwiseKind kind) {
+  using E = EltwiseKind;
+  return kind == E::Relu || kind == E::Neg || kind == E::Abs ||
+         kind == E::Clamp || kind == E::Sign || kind == E::Square;
+}
+
+namespace {
+
+template <typename T>
+absl::Status eltwiseNativeTyped(EltwiseKind kind, double alpha, double beta,
+                                const void *in, void *out, int64_t count,
+                                int numThreads) {
+  using S = typename T::S;
+  using C = typename T::C;
+  const S *src = static_cast<const S *>(in);
+  S *dst = static_cast<S *>(out);
+  if constexpr (T::isFloat) {
+    C a = static_cast<C>(alpha), b = static_cast<C>(beta);
+    dispatchEltwise(kind, [&](auto k) {
+      constexpr EltwiseKind K = decltype(k)::value;
+      parallelRange(numThreads, count, 16384, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i)
+          dst[i] = T::store(eltwiseFloat<K, C>(T::load(src[i]), a, b));
+      });
+    });
+    return absl::OkStatus();
+  } else {
+    using E = EltwiseKind;
+    if (!eltwiseSupportsIntegers(kind))
+      return absl::UnimplementedError("eltwise kind not defined for integers");
+    unsigned bits = dtypeBits(T::dtype);
+    int64_t lo = scalar::attrToInt(alpha, bits);
+    int64_t hi = scalar::attrToInt(beta, bits);
+    parallelRange(numThreads, count, 16384, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        int64_t x = T::load(src[i]);
+        uint64_t ux = static_cast<uint64_t>(x);
+        int64_t y;
+        switch (kind) {
+        case E::Relu:
+          y = x > 0 ? x : 0;
+          break;
+        case E::Neg:
+          y = static_cast<int64_t>(0 - ux);
+          break;
+        case E::Abs:
+          y = x < 0 ? static_cast<int64_t>(0 - ux) : x;
+          break;
+        case E::Clamp:
+          y = std::clamp(x, lo, hi);
+          break;
+        case E::Sign:
+          y = scalar::sign(x);
+          break;
+        default: // Square
+          y = static_cast<int64_t>(ux * ux);
+          break;
+        }
+        dst[i] = T::store(y);
+      }
+    });
+    return absl::OkStatus();
+  }
+}
+
+} // namespace
+
+absl::Status eltwiseNative(EltwiseKind kind, DType dtype, double alpha,
+                           double beta, const void *in, void *out,
+                           int64_t count, int numThreads) {
+  return dispatchDType(dtype, [&](auto t) {
+    return eltwiseNativeTyped<decltype(t)>(kind, alpha, beta, in, out, count,
+                                           numThreads);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Post-ops
+//===----------------------------------------------------------------------===//
+
+dnnl::algorithm postOpBinaryAlgorithm(PostOp::Kind kind) {
+  using A = dnnl::algorithm;
+  switch (kind) {
+  case PostOp::Kind::Add:
+    return A::binary_add;
+  case PostOp::Kind::Mul:
+    return A::binary_mul;
+  case PostOp::Kind::Max:
+    return A::binary_max;
+  case PostOp::Kind::Min:
+    return A::binary_min;
+  case PostOp::Kind::Sub:
+    return A::binary_sub;
+  case PostOp::Kind::Div:
+    return A::binary_div;
+  case PostOp::Kind::Eltwise:
+    break;
+  }
+  return A::undef;
+}
+
+absl::Status checkPostOps(const std::vector<PostOp> &postOps,
+                          const Shape &resultShape) {
+  for (const PostOp &p : postOps) {
+    if (p.kind == PostOp::Kind::Eltwise)
+      continue;
+    if (!broadcastsTo(p.operandShape, resultShape))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "post-op operand ", shapeString(p.operandShape),
+          " does not broadcast to the result ", shapeString(resultShape)));
+  }
+  return absl::OkStatus();
+}
+
+size_t fusablePostOps(const std::vector<PostOp> &postOps) {
+  size_t n = 0;
+  for (const PostOp &p : postOps) {
+    double a = p.alpha, b = p.beta;
+    if (p.kind == PostOp::Kind::Eltwise && !eltwiseAlgorithm(p.eltwise, a, b))
+      break;
+    ++n;
+  }
+  return n;
+}
+
+bool buildPostOps(const std::vector<PostOp> &postOps, size_t count,
+                  const std::function<dnnl::memory::desc(size_t)> &operandDesc,
+                  dnnl::post_ops &result) {
+  for (size_t i = 0; i < count; ++i) {
+    const PostOp &p = postOps[i];
+    if (p.kind == PostOp::Kind::Eltwise) {
+      double a = p.alpha, b = p.beta;
+      auto alg = eltwiseAlgorithm(p.eltwise, a, b);
+      if (!alg)
+        return false;
+      result.append_eltwise(1.0f, *alg, static_cast<float>(a),
+                            static_cast<float>(b));
+    } else {
+      result.append_binary(postOpBinaryAlgorithm(p.kind), operandDesc(i));
+    }
+  }
+  return true;
+}
+
+namespace {
+template <typename T>
+absl::Status binaryPostOpTyped(PostOp::Kind kind, const HostTensor &operand,
+                               HostTensor &out, int numThreads) {
+  using S = typename T::S;
+  using C = typename T::C;
+  const S *b = static_cast<const S *>(operand.data());
+  S *o = static_cast<S *>(out.data());
+  BroadcastPlan<2> plan(out.shape(),
+                        {rowMajorStrides(out.shape()),
+                         broadcastStrides(operand.shape(), out.shape())});
+  bool divByZero = false;
+  parallelRange(numThreads, plan.total, 16384, [&](int64_t lo, int64_t hi) {
+    plan.run(
+        lo, hi, [&](int64_t, int64_t count, const auto &off, const auto &step) {
+          S *x = o + off[0];
+          const S *y = b + off[1];
+          for (int64_t i = 0; i < count; ++i) {
+            C l = T::load(x[i * step[0]]), r = T::load(y[i * step[1]]);
+            C v;
+            switch (kind) {
+            case PostOp::Kind::Add:
+              v = l + r;
+              break;
+            case PostOp::Kind::Sub:
+              v = l - r;
+              break;
+            case PostOp::Kind::Mul:
+              v = l * r;
+              break;
+            case PostOp::Kind::Div:
+              if constexpr (T::isFloat) {
+                v = l / r;
+              } else {
+                auto q = scalar::divInt(l, r, dtypeBits(T::dtype));
+                if (!q)
+                  divByZero = true;
+                v = q ? *q : 0;
+              }
+              break;
+            case PostOp::Kind::Max:
+              if constexpr (T::isFloat)
+                v = (std::isnan(l) || std::isnan(r)) ? l + r : (l > r ? l : r);
+              else
+                v = std::max(l, r);
+              break;
+            default:
+              if constexpr (T::isFloat)
+                v = (std::isnan(l) || std::isnan(r)) ? l + r : (l < r ? l : r);
+              else
+                v = std::min(l, r);
+              break;
+            }
+            x[i * step[0]] = T::store(v);
+          }
+        });
+  });
+  if (divByZero)
+    return absl::InvalidArgumentError(
+        "integer division by zero or overflow in a post-op");
+  return absl::OkStatus();
+}
+} // namespace
+
+absl::Status applyPostOpsNative(const std::vector<PostOp> &postOps,
+                                size_t first,
+                                const std::vector<const HostTensor *> &operands,
+                                HostTensor &out, int numThreads) {
+  for (size_t i = first; i < postOps.size(); ++i) {
+    const PostOp &p = postOps[i];
+    absl::Status status;
+    if (p.kind == PostOp::Kind::Eltwise) {
+      status =
+          eltwiseNative(p.eltwise, out.dtype(), p.alpha, p.beta, out.data(),
+                        out.data(), out.numElements(), numThreads);
+    } else {
+      status = dispatchDType(out.dtype(), [&](auto t) {
+        return binaryPostOpTyped<decltype(t)>(p.kind, *operands[i], out,
+                                              numThreads);
+      });
+    }
+    if (!status.ok())
+      return status;
+  }
+  return absl::OkStatus();
+}
+
+} // namespace tgc::runtime::cpu::detail

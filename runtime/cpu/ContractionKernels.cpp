@@ -1,0 +1,723 @@
+//===- ContractionKernels.cpp - matmul, conv2d and pooling ----------------===//
+//
+// oneDNN matmul / convolution / pooling_v2 primitives for f32, bf16 (and
+// f16 where this CPU's oneDNN has kernels), with eltwise and binary post-ops
+// fused; post-ops oneDNN cannot fuse run natively after the primitive. Other
+// dtypes, zero-size reductions (K = 0, no input channels) and descriptors
+// oneDNN rejects run on native loops with the same semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/Common.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tgc::runtime::cpu {
+using namespace detail;
+
+namespace {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+bool isOneDnnFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16;
+}
+
+/// Bias (as an Add post-op) followed by the user's post-ops, with the kernel
+/// input of each operand.
+void prependBias(const std::vector<PostOp> &postOps,
+                 const std::optional<Shape> &biasShape, int biasInput,
+                 int firstPostOpInput, std::vector<PostOp> &all,
+                 std::vector<int> &inputs) {
+  all.clear();
+  inputs.clear();
+  if (biasShape) {
+    PostOp bias;
+    bias.kind = PostOp::Kind::Add;
+    bias.operandShape = *biasShape;
+    all.push_back(bias);
+    inputs.push_back(biasInput);
+  }
+  std::vector<int> rest = postOpInputIndices(postOps, firstPostOpInput);
+  all.insert(all.end(), postOps.begin(), postOps.end());
+  inputs.insert(inputs.end(), rest.begin(), rest.end());
+}
+
+/// Runs `compute` natively, then bias and post-ops.
+KernelPtr makeNativeWithPostOps(
+    std::string name, std::vector<PostOp> postOps, std::vector<int> inputs,
+    std::function<void(const KernelContext &, const std::vector<HostTensor> &,
+                       HostTensor &)>
+        compute) {
+  return makeKernel(std::move(name), [postOps = std::move(postOps),
+                                      inputs = std::move(inputs),
+                                      compute = std::move(compute)](
+                                         const KernelContext &context,
+                                         const std::vector<HostTensor> &in,
+                                         std::vector<HostTensor> &out) {
+    compute(context, in, out[0]);
+    std::vector<const HostTensor *> operands(postOps.size(), nullptr);
+    for (size_t i = 0; i < postOps.size(); ++i)
+      if (inputs[i] >= 0)
+        operands[i] = &in[static_cast<size_t>(inputs[i])];
+    return applyPostOpsNative(postOps, 0, operands, out[0], context.numThreads);
+  });
+}
+
+/// Reorders `data` (described by `from`) once into a new oneDNN-owned
+/// buffer with descriptor `to`.
+absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
+                                     const void *data,
+                                     const dnnl::memory::desc &to) {
+  auto engine = cpuEngine();
+  if (!engine.ok())
+    return engine.status();
+  try {
+    dnnl::memory src = wrap(from, data);
+    dnnl::memory dst(to, **engine);
+    dnnl::stream stream(**engine);
+    dnnl::reorder(src, dst).execute(stream, src, dst);
+    stream.wait();
+    return dst;
+  } catch (const dnnl::error &error) {
+    return unimplementedFrom(error, "weight reorder");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+struct MatmulGeometry {
+  size_t rank = 0;
+  int64_t m = 0, n = 0, k = 0;
+  Shape lhsDims, lhsStrides; ///< oneDNN view [batch..., M, K]
+  Shape rhsDims, rhsStrides; ///< oneDNN view [batch..., K, N]
+};
+
+absl::StatusOr<MatmulGeometry> matmulGeometry(const MatmulDesc &d) {
+  const Shape &a = d.lhsShape, &b = d.rhsShape, &r = d.resultShape;
+  for (const Shape *s : {&a, &b, &r})
+    if (absl::Status st = checkShape(*s, "matmul operand"); !st.ok())
+      return st;
+  if (a.size() < 2 || b.size() < 2 || r.size() < 2)
+    return absl::InvalidArgumentError("matmul operands need rank >= 2");
+  MatmulGeometry g;
+  g.rank = r.size();
+  if (a.size() > g.rank || b.size() > g.rank)
+    return absl::InvalidArgumentError("matmul operand rank exceeds result");
+  size_t ra = a.size(), rb = b.size(), R = g.rank;
+  g.m = d.transposeA ? a[ra - 1] : a[ra - 2];
+  g.k = d.transposeA ? a[ra - 2] : a[ra - 1];
+  int64_t k2 = d.transposeB ? b[rb - 1] : b[rb - 2];
+  g.n = d.transposeB ? b[rb - 2] : b[rb - 1];
+  if (g.k != k2 || r[R - 2] != g.m || r[R - 1] != g.n)
+    return absl::InvalidArgumentError(
+        absl::StrCat("matmul shapes ", shapeString(a), " x ", shapeString(b),
+                     " do not give ", shapeString(r)));
+  Shape batch(r.begin(), r.end() - 2);
+  Shape ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2), joined;
+  if (!broadcastShapes(ba, bb, joined) ||
+      padRank(joined, batch.size()) != batch)
+    return absl::InvalidArgumentError(
+        absl::StrCat("matmul batch dims of ", shapeString(a), " and ",
+                     shapeString(b), " do not broadcast to ", shapeString(r)));
+  auto view = [&](const Shape &s, bool transpose, Shape &dims, Shape &strides) {
+    dims = padRank(s, R);
+    strides = rowMajorStrides(dims);
+    if (transpose) {
+      std::swap(dims[R - 2], dims[R - 1]);
+      std::swap(strides[R - 2], strides[R - 1]);
+    }
+  };
+  view(a, d.transposeA, g.lhsDims, g.lhsStrides);
+  view(b, d.transposeB, g.rhsDims, g.rhsStrides);
+  return g;
+}
+
+template <typename T>
+void nativeMatmul(const MatmulGeometry &g, const Shape &resultShape,
+                  const void *lhs, const void *rhs, void *result,
+                  int numThreads) {
+  using S = typename T::S;
+  using C = typename T::C;
+  const S *A = static_cast<const S *>(lhs);
+  const S *B = static_cast<const S *>(rhs);
+  S *out = static_cast<S *>(result);
+  size_t R = g.rank;
+  Shape batch(resultShape.begin(), resultShape.end() - 2);
+  int64_t m = g.m, n = g.n, k = g.k;
+  int64_t am = g.lhsStrides[R - 2], ak = g.lhsStrides[R - 1];
+  int64_t bk = g.rhsStrides[R - 2], bn = g.rhsStrides[R - 1];
+  int64_t rows = numElements(batch) * m;
+  parallelRange(numThreads, rows,
+                std::max<int64_t>(1, 4096 / std::max<int64_t>(n * k, 1)),
+                [&](int64_t lo, int64_t hi) {
+                  std::vector<C> acc(static_cast<size_t>(n));
+                  for (int64_t row = lo; row < hi; ++row) {
+                    int64_t b = row / m, i = row % m;
+                    int64_t offA = 0, offB = 0, rem = b;
+                    for (size_t d = batch.size(); d-- > 0;) {
+                      int64_t idx = rem % batch[d];
+                      rem /= batch[d];
+                      if (g.lhsDims[d] != 1)
+                        offA += idx * g.lhsStrides[d];
+                      if (g.rhsDims[d] != 1)
+                        offB += idx * g.rhsStrides[d];
+                    }
+                    std::fill(acc.begin(), acc.end(), C(0));
+                    for (int64_t p = 0; p < k; ++p) {
+                      C a = T::load(A[offA + i * am + p * ak]);
+                      const S *brow = B + offB + p * bk;
+                      if (bn == 1) {
+                        for (int64_t j = 0; j < n; ++j)
+                          acc[j] += a * T::load(brow[j]);
+                      } else {
+                        for (int64_t j = 0; j < n; ++j)
+                          acc[j] += a * T::load(brow[j * bn]);
+                      }
+                    }
+                    S *o = out + row * n;
+                    for (int64_t j = 0; j < n; ++j)
+                      o[j] = T::store(acc[j]);
+                  }
+                });
+}
+
+absl::StatusOr<KernelPtr> createNativeMatmul(const MatmulDesc &d,
+                                             const MatmulGeometry &g) {
+  std::vector<PostOp> all;
+  std::vector<int> inputs;
+  int biasInput = 2, firstPost = d.biasShape ? 3 : 2;
+  prependBias(d.postOps, d.biasShape, biasInput, firstPost, all, inputs);
+  std::shared_ptr<HostTensor> constant;
+  if (d.constantRhs)
+    constant = std::make_shared<HostTensor>(d.constantRhs->clone());
+  DType dtype = d.dtype;
+  Shape resultShape = d.resultShape;
+  return makeNativeWithPostOps(
+      "native.matmul", all, inputs,
+      [g, dtype, resultShape, constant](const KernelContext &context,
+                                        const std::vector<HostTensor> &in,
+                                        HostTensor &out) {
+        const void *rhs = constant ? constant->data() : in[1].data();
+        dispatchDType(dtype, [&](auto t) {
+          nativeMatmul<decltype(t)>(g, resultShape, in[0].data(), rhs,
+                                    out.data(), context.numThreads);
+        });
+      });
+}
+
+absl::StatusOr<KernelPtr>
+tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
+  auto engine = cpuEngine();
+  if (!engine.ok())
+    return engine.status();
+  dt type = *toDnnl(d.dtype);
+  size_t R = g.rank;
+  try {
+    dnnl::memory::desc src = stridedDesc(g.lhsDims, g.lhsStrides, type);
+    dnnl::memory::desc weiPlain = stridedDesc(g.rhsDims, g.rhsStrides, type);
+    dnnl::memory::desc wei =
+        d.constantRhs
+            ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()), type,
+                                 tag::any)
+            : weiPlain;
+    dnnl::memory::desc dst = plainDesc(d.resultShape, type);
+    dnnl::memory::desc bias;
+    if (d.biasShape)
+      bias = plainDesc(padRank(*d.biasShape, R), type);
+    auto operandDesc = [&](size_t i) {
+      return plainDesc(padRank(d.postOps[i].operandShape, R), type);
+    };
+    dnnl::post_ops ops;
+    buildPostOps(d.postOps, fused, operandDesc, ops);
+    dnnl::primitive_attr attr = makeAttr();
+    attr.set_post_ops(ops);
+    dnnl::matmul::desc desc(src, wei, bias, dst);
+    dnnl::matmul::primitive_desc pd(desc, attr, **engine);
+
+    PrimitiveKernelSpec spec;
+    spec.name = "onednn.matmul";
+    spec.primitive = dnnl::matmul(pd);
+    spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
+    if (d.constantRhs) {
+      auto packed = prepack(weiPlain, d.constantRhs->data(), pd.weights_desc());
+      if (!packed.ok())
+        return packed.status();
+      spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
+    } else {
+      spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei});
+    }
+    if (d.biasShape)
+      spec.bindings.push_back({DNNL_ARG_BIAS, 2, bias});
+    spec.bindings.push_back({DNNL_ARG_DST, -1, dst});
+    spec.postOps = d.postOps;
+    spec.postOpInputs = postOpInputIndices(d.postOps, d.biasShape ? 3 : 2);
+    spec.firstNativePostOp = fused;
+    for (size_t i = 0; i < fused; ++i)
+      if (d.postOps[i].kind != PostOp::Kind::Eltwise)
+        spec.bindings.push_back(
+            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
+                 DNNL_ARG_SRC_1,
+             spec.postOpInputs[i], operandDesc(i)});
+    return makePrimitiveKernel(std::move(spec));
+  } catch (const dnnl::error &error) {
+    return unimplementedFrom(error, "matmul");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d
+//===----------------------------------------------------------------------===//
+
+struct ConvGeometry {
+  int64_t n, c, h, w, o, ci, kh, kw, oh, ow;
+};
+
+int64_t windowOutput(int64_t size, int64_t kernel, int64_t stride,
+                     int64_t padBegin, int64_t padEnd, int64_t dilation,
+                     bool ceilMode) {
+  int64_t padded = size + padBegin + padEnd;
+  int64_t window = dilation * (kernel - 1) + 1;
+  if (padded < window)
+    return -1;
+  int64_t span = padded - window;
+  int64_t out = ceilMode ? (span + stride - 1) / stride + 1 : span / stride + 1;
+  if (ceilMode && (out - 1) * stride >= size + padBegin)
+    --out;
+  return out;
+}
+
+absl::StatusOr<ConvGeometry> convGeometry(const Conv2DDesc &d) {
+  for (const Shape *s : {&d.inputShape, &d.filterShape, &d.resultShape})
+    if (absl::Status st = checkShape(*s, "conv2d operand"); !st.ok())
+      return st;
+  if (d.inputShape.size() != 4 || d.filterShape.size() != 4 ||
+      d.resultShape.size() != 4)
+    return absl::InvalidArgumentError("conv2d operands must have rank 4");
+  const Shape &x = d.inputShape, &f = d.filterShape;
+  ConvGeometry g;
+  g.n = x[0];
+  g.c = d.nhwc ? x[3] : x[1];
+  g.h = d.nhwc ? x[1] : x[2];
+  g.w = d.nhwc ? x[2] : x[3];
+  g.o = d.nhwc ? f[3] : f[0];
+  g.ci = d.nhwc ? f[2] : f[1];
+  g.kh = d.nhwc ? f[0] : f[2];
+  g.kw = d.nhwc ? f[1] : f[3];
+  if (d.groups < 1 || g.c % d.groups || g.o % d.groups ||
+      g.ci != g.c / d.groups || g.kh < 1 || g.kw < 1)
+    return absl::InvalidArgumentError(
+        absl::StrCat("conv2d filter ", shapeString(f), " does not match input ",
+                     shapeString(x), " with ", d.groups, " groups"));
+  for (int i = 0; i < 2; ++i)
+    if (d.strides[i] < 1 || d.dilations[i] < 1)
+      return absl::InvalidArgumentError(
+          "conv2d strides/dilations must be >= 1");
+  for (int64_t p : d.padding)
+    if (p < 0)
+      return absl::InvalidArgumentError("conv2d padding must be >= 0");
+  g.oh = windowOutput(g.h, g.kh, d.strides[0], d.padding[0], d.padding[2],
+                      d.dilations[0], false);
+  g.ow = windowOutput(g.w, g.kw, d.strides[1], d.padding[1], d.padding[3],
+                      d.dilations[1], false);
+  Shape expected =
+      d.nhwc ? Shape{g.n, g.oh, g.ow, g.o} : Shape{g.n, g.o, g.oh, g.ow};
+  if (g.oh < 0 || g.ow < 0 || expected != d.resultShape)
+    return absl::InvalidArgumentError(
+        absl::StrCat("conv2d result ", shapeString(d.resultShape),
+                     " does not match the computed ", shapeString(expected)));
+  if (d.biasShape && *d.biasShape != Shape{g.o})
+    return absl::InvalidArgumentError("conv2d bias must have shape [O]");
+  return g;
+}
+
+template <typename T>
+void nativeConv(const Conv2DDesc &d, const ConvGeometry &g, const void *input,
+                const void *filter, void *result, int numThreads) {
+  using S = typename T::S;
+  using C = typename T::C;
+  const S *x = static_cast<const S *>(input);
+  const S *f = static_cast<const S *>(filter);
+  S *out = static_cast<S *>(result);
+  // Element strides of input (n, c, h, w), filter (o, i, h, w), result.
+  Shape xs = d.nhwc ? Shape{g.h * g.w * g.c, 1, g.w * g.c, g.c}
+                    : Shape{g.c * g.h * g.w, g.h * g.w, g.w, 1};
+  Shape fs = d.nhwc ? Shape{1, g.o, g.kw * g.ci * g.o, g.ci * g.o}
+                    : Shape{g.ci * g.kh * g.kw, g.kh * g.kw, g.kw, 1};
+  Shape os = d.nhwc ? Shape{g.oh * g.ow * g.o, 1, g.ow * g.o, g.o}
+                    : Shape{g.o * g.oh * g.ow, g.oh * g.ow, g.ow, 1};
+  int64_t og = g.o / d.groups;
+  parallelRange(numThreads, g.n * g.o, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t plane = lo; plane < hi; ++plane) {
+      int64_t n = plane / g.o, oc = plane % g.o, grp = oc / og;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        for (int64_t z = 0; z < g.ow; ++z) {
+          C acc = 0;
+          for (int64_t i = 0; i < g.ci; ++i) {
+            int64_t c = grp * g.ci + i;
+            for (int64_t r = 0; r < g.kh; ++r) {
+              int64_t ih = y * d.strides[0] - d.padding[0] + r * d.dilations[0];
+              if (ih < 0 || ih >= g.h)
+                continue;
+              for (int64_t s = 0; s < g.kw; ++s) {
+                int64_t iw =
+                    z * d.strides[1] - d.padding[1] + s * d.dilations[1];
+                if (iw < 0 || iw >= g.w)
+                  continue;
+                acc +=
+                    T::load(
+                        x[n * xs[0] + c * xs[1] + ih * xs[2] + iw * xs[3]]) *
+                    T::load(f[oc * fs[0] + i * fs[1] + r * fs[2] + s * fs[3]]);
+              }
+            }
+          }
+          out[n * os[0] + oc * os[1] + y * os[2] + z * os[3]] = T::store(acc);
+        }
+      }
+    }
+  });
+}
+
+/// The oneDNN descriptor (logical NCHW dims) of a post-op operand given in
+/// the tgc layout of a rank-4 result.
+dnnl::memory::desc convOperandDesc(const Shape &operandShape, bool nhwc,
+                                   dt type) {
+  Shape s = padRank(operandShape, 4);
+  Shape st = rowMajorStrides(s);
+  if (!nhwc)
+    return stridedDesc(s, st, type);
+  return stridedDesc({s[0], s[3], s[1], s[2]}, {st[0], st[3], st[1], st[2]},
+                     type);
+}
+
+absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
+                                        const ConvGeometry &g, size_t fused) {
+  auto engine = cpuEngine();
+  if (!engine.ok())
+    return engine.status();
+  dt type = *toDnnl(d.dtype);
+  try {
+    tag act = d.nhwc ? tag::nhwc : tag::nchw;
+    dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
+    dnnl::memory::desc dst({g.n, g.o, g.oh, g.ow}, type, act);
+    Shape wdims, wstrides;
+    if (d.groups == 1) {
+      wdims = {g.o, g.ci, g.kh, g.kw};
+      wstrides = d.nhwc ? Shape{1, g.o, g.kw * g.ci * g.o, g.ci * g.o}
+                        : Shape{g.ci * g.kh * g.kw, g.kh * g.kw, g.kw, 1};
+    } else {
+      int64_t og = g.o / d.groups;
+      wdims = {d.groups, og, g.ci, g.kh, g.kw};
+      wstrides = d.nhwc ? Shape{og, 1, g.o, g.kw * g.ci * g.o, g.ci * g.o}
+                        : Shape{og * g.ci * g.kh * g.kw, g.ci * g.kh * g.kw,
+                                g.kh * g.kw, g.kw, 1};
+    }
+    dnnl::memory::desc weiPlain = stridedDesc(wdims, wstrides, type);
+    dnnl::memory::desc wei =
+        d.constantFilter ? dnnl::memory::desc(Dims(wdims.begin(), wdims.end()),
+                                              type, tag::any)
+                         : weiPlain;
+    dnnl::memory::desc bias;
+    if (d.biasShape)
+      bias = dnnl::memory::desc({g.o}, type, tag::a);
+    auto operandDesc = [&](size_t i) {
+      return convOperandDesc(d.postOps[i].operandShape, d.nhwc, type);
+    };
+    dnnl::post_ops ops;
+    buildPostOps(d.postOps, fused, operandDesc, ops);
+    dnnl::primitive_attr attr = makeAttr();
+    attr.set_post_ops(ops);
+    dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        src, wei, bias, dst, {d.strides[0], d.strides[1]},
+        {d.dilations[0] - 1, d.dilations[1] - 1}, {d.padding[0], d.padding[1]},
+        {d.padding[2], d.padding[3]});
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, **engine);
+
+    PrimitiveKernelSpec spec;
+    spec.name = "onednn.conv2d";
+    spec.primitive = dnnl::convolution_forward(pd);
+    spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
+    if (d.constantFilter) {
+      auto packed =
+          prepack(weiPlain, d.constantFilter->data(), pd.weights_desc());
+      if (!packed.ok())
+        return packed.status();
+      spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
+    } else {
+      spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei});
+    }
+    if (d.biasShape)
+      spec.bindings.push_back({DNNL_ARG_BIAS, 2, bias});
+    spec.bindings.push_back({DNNL_ARG_DST, -1, dst});
+    spec.postOps = d.postOps;
+    spec.postOpInputs = postOpInputIndices(d.postOps, d.biasShape ? 3 : 2);
+    spec.firstNativePostOp = fused;
+    for (size_t i = 0; i < fused; ++i)
+      if (d.postOps[i].kind != PostOp::Kind::Eltwise)
+        spec.bindings.push_back(
+            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
+                 DNNL_ARG_SRC_1,
+             spec.postOpInputs[i], operandDesc(i)});
+    return makePrimitiveKernel(std::move(spec));
+  } catch (const dnnl::error &error) {
+    return unimplementedFrom(error, "convolution");
+  }
+}
+
+absl::StatusOr<KernelPtr> createNativeConv(const Conv2DDesc &d,
+                                           const ConvGeometry &g) {
+  std::vector<PostOp> all;
+  std::vector<int> inputs;
+  prependBias(d.postOps, d.biasShape, 2, d.biasShape ? 3 : 2, all, inputs);
+  std::shared_ptr<HostTensor> constant;
+  if (d.constantFilter)
+    constant = std::make_shared<HostTensor>(d.constantFilter->clone());
+  Conv2DDesc desc = d;
+  desc.constantFilter = nullptr;
+  desc.postOps.clear();
+  return makeNativeWithPostOps(
+      "native.conv2d", all, inputs,
+      [desc, g, constant](const KernelContext &context,
+                          const std::vector<HostTensor> &in, HostTensor &out) {
+        const void *filter = constant ? constant->data() : in[1].data();
+        dispatchDType(desc.dtype, [&](auto t) {
+          nativeConv<decltype(t)>(desc, g, in[0].data(), filter, out.data(),
+                                  context.numThreads);
+        });
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+struct PoolGeometry {
+  int64_t n, c, h, w, oh, ow;
+  int64_t kernel[2], strides[2], padding[4], dilations[2];
+  bool isMax, includePad;
+};
+
+template <typename T>
+void nativePool(const PoolGeometry &g, bool nhwc, const void *input,
+                void *result, int numThreads) {
+  using S = typename T::S;
+  using C =
+      std::conditional_t<std::is_same_v<typename T::C, double>, double, float>;
+  const S *x = static_cast<const S *>(input);
+  S *out = static_cast<S *>(result);
+  Shape xs = nhwc ? Shape{g.h * g.w * g.c, 1, g.w * g.c, g.c}
+                  : Shape{g.c * g.h * g.w, g.h * g.w, g.w, 1};
+  Shape os = nhwc ? Shape{g.oh * g.ow * g.c, 1, g.ow * g.c, g.c}
+                  : Shape{g.c * g.oh * g.ow, g.oh * g.ow, g.ow, 1};
+  int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.strides[0],
+          sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1],
+          pt = g.padding[0], pl = g.padding[1], pb = g.padding[2],
+          pr = g.padding[3];
+  parallelRange(numThreads, g.n * g.c * g.oh, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t job = lo; job < hi; ++job) {
+      int64_t y = job % g.oh, nc = job / g.oh, n = nc / g.c, c = nc % g.c;
+      const S *plane = x + n * xs[0] + c * xs[1];
+      for (int64_t z = 0; z < g.ow; ++z) {
+        int64_t h0 = y * sh - pt, w0 = z * sw - pl;
+        C best = -std::numeric_limits<C>::infinity(), sum = 0;
+        bool nan = false;
+        int64_t real = 0, padRows = 0, padCols = 0;
+        for (int64_t r = 0; r < kh; ++r) {
+          int64_t ih = h0 + r * dh;
+          padRows += ih >= -pt && ih < g.h + pb;
+          if (ih < 0 || ih >= g.h)
+            continue;
+          for (int64_t s = 0; s < kw; ++s) {
+            int64_t iw = w0 + s * dw;
+            if (iw < 0 || iw >= g.w)
+              continue;
+            C v = static_cast<C>(T::load(plane[ih * xs[2] + iw * xs[3]]));
+            nan |= std::isnan(v);
+            best = v > best ? v : best;
+            sum += v;
+            ++real;
+          }
+        }
+        C value;
+        if (g.isMax) {
+          value = nan ? std::numeric_limits<C>::quiet_NaN() : best;
+        } else {
+          for (int64_t s = 0; s < kw; ++s) {
+            int64_t iw = w0 + s * dw;
+            padCols += iw >= -pl && iw < g.w + pr;
+          }
+          int64_t divisor = g.includePad ? padRows * padCols : real;
+          value = sum / static_cast<C>(divisor);
+        }
+        out[n * os[0] + c * os[1] + y * os[2] + z * os[3]] = T::store(value);
+      }
+    }
+  });
+}
+
+} // namespace
+
+absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc) {
+  auto geometry = matmulGeometry(desc);
+  if (!geometry.ok())
+    return geometry.status();
+  if (desc.biasShape && !broadcastsTo(*desc.biasShape, desc.resultShape))
+    return absl::InvalidArgumentError("matmul bias does not broadcast");
+  if (absl::Status s = checkPostOps(desc.postOps, desc.resultShape); !s.ok())
+    return s;
+  if (desc.constantRhs && (desc.constantRhs->dtype() != desc.dtype ||
+                           desc.constantRhs->shape() != desc.rhsShape))
+    return absl::InvalidArgumentError("constant rhs does not match rhsShape");
+  if (numElements(desc.resultShape) == 0)
+    return makeNoOpKernel("native.matmul");
+  if (isOneDnnFloat(desc.dtype) && geometry->k > 0) {
+    size_t fused = fusablePostOps(desc.postOps);
+    auto kernel = tryOneDnnMatmul(desc, *geometry, fused);
+    if (!kernel.ok() && fused > 0)
+      kernel = tryOneDnnMatmul(desc, *geometry, 0);
+    if (kernel.ok())
+      return kernel;
+  }
+  return createNativeMatmul(desc, *geometry);
+}
+
+absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
+  auto geometry = convGeometry(desc);
+  if (!geometry.ok())
+    return geometry.status();
+  if (absl::Status s = checkPostOps(desc.postOps, desc.resultShape); !s.ok())
+    return s;
+  if (!isFloatDType(desc.dtype))
+    return absl::InvalidArgumentError("conv2d needs a float dtype");
+  if (desc.constantFilter && (desc.constantFilter->dtype() != desc.dtype ||
+                              desc.constantFilter->shape() != desc.filterShape))
+    return absl::InvalidArgumentError(
+        "constant filter does not match filterShape");
+  if (numElements(desc.resultShape) == 0)
+    return makeNoOpKernel("native.conv2d");
+  if (isOneDnnFloat(desc.dtype) && numElements(desc.inputShape) > 0) {
+    size_t fused = fusablePostOps(desc.postOps);
+    auto kernel = tryOneDnnConv(desc, *geometry, fused);
+    if (!kernel.ok() && fused > 0)
+      kernel = tryOneDnnConv(desc, *geometry, 0);
+    if (kernel.ok())
+      return kernel;
+  }
+  return createNativeConv(desc, *geometry);
+}
+
+absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
+  for (const Shape *s : {&d.inputShape, &d.resultShape})
+    if (absl::Status st = checkShape(*s, "pool operand"); !st.ok())
+      return st;
+  if (d.inputShape.size() != 4 || d.resultShape.size() != 4)
+    return absl::InvalidArgumentError("pool operands must have rank 4");
+  if (!isFloatDType(d.dtype))
+    return absl::InvalidArgumentError("pooling needs a float dtype");
+  const Shape &x = d.inputShape;
+  PoolGeometry g;
+  g.n = x[0];
+  g.c = d.nhwc ? x[3] : x[1];
+  g.h = d.nhwc ? x[1] : x[2];
+  g.w = d.nhwc ? x[2] : x[3];
+  bool global = d.kind == Pool2DDesc::Kind::GlobalAvg;
+  g.isMax = d.kind == Pool2DDesc::Kind::Max;
+  g.includePad = !global && d.countIncludePad;
+  for (int i = 0; i < 2; ++i) {
+    g.kernel[i] = global ? (i ? g.w : g.h) : d.kernel[i];
+    g.strides[i] = global ? 1 : d.strides[i];
+    g.dilations[i] = global ? 1 : d.dilations[i];
+  }
+  for (int i = 0; i < 4; ++i)
+    g.padding[i] = global ? 0 : d.padding[i];
+  if (global) {
+    g.oh = g.ow = 1;
+  } else {
+    for (int i = 0; i < 2; ++i)
+      if (g.kernel[i] < 1 || g.strides[i] < 1 || g.dilations[i] < 1)
+        return absl::InvalidArgumentError(
+            "pool kernel, strides and dilations must be >= 1");
+    for (int64_t p : g.padding)
+      if (p < 0)
+        return absl::InvalidArgumentError("pool padding must be >= 0");
+    g.oh = windowOutput(g.h, g.kernel[0], g.strides[0], g.padding[0],
+                        g.padding[2], g.dilations[0], d.ceilMode);
+    g.ow = windowOutput(g.w, g.kernel[1], g.strides[1], g.padding[1],
+                        g.padding[3], g.dilations[1], d.ceilMode);
+  }
+  Shape expected =
+      d.nhwc ? Shape{g.n, g.oh, g.ow, g.c} : Shape{g.n, g.c, g.oh, g.ow};
+  if (g.oh < 0 || g.ow < 0 || expected != d.resultShape)
+    return absl::InvalidArgumentError(
+        absl::StrCat("pool result ", shapeString(d.resultShape),
+                     " does not match the computed ", shapeString(expected)));
+  if (numElements(d.resultShape) == 0)
+    return makeNoOpKernel("native.pool2d");
+
+  // oneDNN: the bottom/right padding is enlarged so that its (floor) output
+  // size formula gives the ceil-mode size; positions there are outside the
+  // input, so max and avg-exclude-padding ignore them. avg-include-padding
+  // would count them, which tgc does not: that case runs natively.
+  int64_t padEnd[2];
+  bool extended = false;
+  for (int i = 0; i < 2; ++i) {
+    int64_t size = i ? g.w : g.h, out = i ? g.ow : g.oh;
+    int64_t needed = (out - 1) * g.strides[i] +
+                     (g.kernel[i] - 1) * g.dilations[i] + 1 - size -
+                     g.padding[i];
+    padEnd[i] = std::max(needed, g.padding[i + 2]);
+    extended |= padEnd[i] > g.padding[i + 2];
+  }
+  bool useOneDnn = isOneDnnFloat(d.dtype) && g.h > 0 && g.w > 0 &&
+                   !(g.includePad && extended);
+  if (useOneDnn) {
+    auto engine = cpuEngine();
+    if (!engine.ok())
+      return engine.status();
+    try {
+      dt type = *toDnnl(d.dtype);
+      tag act = d.nhwc ? tag::nhwc : tag::nchw;
+      dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
+      dnnl::memory::desc dst({g.n, g.c, g.oh, g.ow}, type, act);
+      dnnl::algorithm alg =
+          g.isMax
+              ? dnnl::algorithm::pooling_max
+              : (g.includePad ? dnnl::algorithm::pooling_avg_include_padding
+                              : dnnl::algorithm::pooling_avg_exclude_padding);
+      dnnl::pooling_v2_forward::desc desc(
+          dnnl::prop_kind::forward_inference, alg, src, dst,
+          {g.strides[0], g.strides[1]}, {g.kernel[0], g.kernel[1]},
+          {g.dilations[0] - 1, g.dilations[1] - 1},
+          {g.padding[0], g.padding[1]}, {padEnd[0], padEnd[1]});
+      dnnl::pooling_v2_forward::primitive_desc pd(desc, makeAttr(), **engine);
+      PrimitiveKernelSpec spec;
+      spec.name = "onednn.pool2d";
+      spec.primitive = dnnl::pooling_v2_forward(pd);
+      spec.bindings = {{DNNL_ARG_SRC, 0, src}, {DNNL_ARG_DST, -1, dst}};
+      return makePrimitiveKernel(std::move(spec));
+    } catch (const dnnl::error &) {
+      // Fall through to the native loop.
+    }
+  }
+  bool nhwc = d.nhwc;
+  DType dtype = d.dtype;
+  return makeKernel(
+      "native.pool2d", [g, nhwc, dtype](const KernelContext &context,
+                                        const std::vector<HostTensor> &in,
+                                        std::vector<HostTensor> &out) {
+        dispatchDType(dtype, [&](auto t) {
+          nativePool<decltype(t)>(g, nhwc, in[0].data(), out[0].data(),
+                                  context.numThreads);
+        });
+        return absl::OkStatus();
+      });
+}
+
+} // namespace tgc::runtime::cpu

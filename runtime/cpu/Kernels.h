@@ -1,0 +1,217 @@
+//===- Kernels.h - CPU kernels: oneDNN primitives and native loops -*- C++
+//-*-===//
+//
+// Factories for the kernels of the CPU backend. Each takes a descriptor with
+// static shapes and returns an immutable Kernel whose oneDNN primitive (or
+// native loop) was set up at creation; a descriptor that the kernel cannot
+// implement returns an error (absl::UnimplementedError for "not supported
+// here, fall back", InvalidArgumentError for malformed descriptors), never
+// crashes. Shapes are row-major dims; all tensors are dense row-major.
+//
+// Semantics are those of the tgc dialect ops (see dialects/TgcOps.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_RUNTIME_CPU_KERNELS_H
+#define TGC_RUNTIME_CPU_KERNELS_H
+
+#include "runtime/Executable.h"
+
+#include <optional>
+
+namespace tgc::runtime::cpu {
+
+using Shape = std::vector<int64_t>;
+using KernelPtr = std::shared_ptr<const Kernel>;
+
+/// An elementwise function applied after a contraction, or alone. Besides
+/// the tgc unary ops: Square is x*x, Swish x*sigmoid(x), HardSwish
+/// x*min(max(x+3, 0), 6)/6, Mish x*tanh(log(1+e^x)). Integers support Relu,
+/// Neg, Abs, Clamp, Sign and Square (wrapping); other kinds are Unimplemented
+/// for them.
+enum class EltwiseKind {
+  Relu,
+  LeakyRelu,
+  Elu,
+  Tanh,
+  Sigmoid,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Neg,
+  Clamp,
+  GeluErf,
+  GeluTanh,
+  Round,
+  Reciprocal,
+  Square,
+  Swish,
+  HardSwish,
+  Mish,
+  Floor,
+  Ceil,
+  Erf,
+  Sin,
+  Cos,
+  Sign
+};
+
+struct EltwiseDesc {
+  EltwiseKind kind;
+  DType dtype;
+  Shape shape;
+  double alpha = 0; ///< LeakyRelu/Elu alpha; Clamp min
+  double beta = 0;  ///< Clamp max
+};
+
+/// A post-op fused into a contraction: an eltwise function, or a binary
+/// operation with an extra input tensor (broadcast to the result shape).
+struct PostOp {
+  enum class Kind { Eltwise, Add, Mul, Max, Min, Sub, Div };
+  Kind kind = Kind::Eltwise;
+  EltwiseKind eltwise = EltwiseKind::Relu;
+  double alpha = 0, beta = 0;
+  Shape operandShape; ///< for binary post-ops (one extra kernel input each)
+};
+
+struct MatmulDesc {
+  DType dtype;
+  Shape lhsShape, rhsShape, resultShape; ///< rank >= 2, batch dims broadcast
+  bool transposeA = false, transposeB = false;
+  std::optional<Shape> biasShape; ///< broadcast to the result
+  std::vector<PostOp> postOps;
+  /// When the rhs is a constant it may be reordered once at creation into
+  /// the primitive's preferred layout; the kernel then ignores input 1.
+  const HostTensor *constantRhs = nullptr;
+};
+/// Inputs: lhs, rhs, [bias], post-op operands. Output: result.
+absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc);
+
+struct Conv2DDesc {
+  DType dtype;
+  bool nhwc = false; ///< NCHW+OIHW, or NHWC+HWIO
+  Shape inputShape, filterShape, resultShape;
+  std::optional<Shape> biasShape;
+  int64_t strides[2] = {1, 1};
+  int64_t padding[4] = {0, 0, 0, 0}; ///< top, left, bottom, right
+  int64_t dilations[2] = {1, 1};     ///< tgc convention: 1 = dense
+  int64_t groups = 1;
+  std::vector<PostOp> postOps;
+  const HostTensor *constantFilter = nullptr; ///< prepacked at creation
+};
+/// Inputs: input, filter, [bias], post-op operands. Output: result.
+absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);
+
+struct Pool2DDesc {
+  enum class Kind { Max, Avg, GlobalAvg } kind;
+  DType dtype;
+  bool nhwc = false;
+  Shape inputShape, resultShape;
+  int64_t kernel[2] = {1, 1};
+  int64_t strides[2] = {1, 1};
+  int64_t padding[4] = {0, 0, 0, 0};
+  int64_t dilations[2] = {1, 1};
+  bool ceilMode = false;
+  bool countIncludePad = false;
+};
+absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &desc);
+
+/// Unary elementwise op (tgc unary ops incl. leaky_relu/elu/clamp/gelu).
+absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &desc);
+
+struct BinaryDesc {
+  enum class Kind {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+    Pow,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge
+  } kind;
+  DType dtype; ///< operand dtype (result is i1 for comparisons)
+  Shape lhsShape, rhsShape, resultShape; ///< numpy broadcasting
+};
+absl::StatusOr<KernelPtr> createBinary(const BinaryDesc &desc);
+
+struct SelectDesc {
+  DType dtype;
+  Shape conditionShape, trueShape, falseShape, resultShape;
+};
+absl::StatusOr<KernelPtr> createSelect(const SelectDesc &desc);
+
+struct SoftmaxDesc {
+  DType dtype;
+  Shape shape;
+  int64_t axis;
+  bool log = false;
+};
+absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &desc);
+
+struct LayerNormDesc {
+  DType dtype;
+  Shape shape;
+  int64_t axis; ///< normalizes [axis, rank)
+  double epsilon;
+  bool hasScale = false, hasBias = false;
+};
+/// Inputs: input, [scale], [bias].
+absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &desc);
+
+struct BatchNormDesc {
+  DType dtype;
+  Shape shape;
+  int64_t axis; ///< channel axis
+  double epsilon;
+};
+/// Inputs: input, scale, bias, mean, variance.
+absl::StatusOr<KernelPtr> createBatchNorm(const BatchNormDesc &desc);
+
+struct ReduceDesc {
+  enum class Kind { Sum, Mean, Max, Min, Prod, ArgMax, ArgMin } kind;
+  DType dtype; ///< input dtype (ArgMax/ArgMin produce i64)
+  Shape inputShape, resultShape;
+  std::vector<int64_t> axes;
+  bool keepdims = false;
+  bool selectLastIndex = false;
+};
+absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &desc);
+
+/// Copy with a dtype conversion (tgc.cast semantics).
+absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape);
+absl::StatusOr<KernelPtr> createTranspose(DType dtype, const Shape &inputShape,
+                                          const std::vector<int64_t> &perm);
+absl::StatusOr<KernelPtr> createBroadcastTo(DType dtype,
+                                            const Shape &inputShape,
+                                            const Shape &resultShape);
+absl::StatusOr<KernelPtr>
+createConcat(DType dtype, const std::vector<Shape> &inputShapes, int64_t axis);
+/// `starts[d]` is the first index taken in dim d (negative counts from the
+/// end), `steps` (empty: all 1) may be negative; `resultShape[d]` elements
+/// are taken per dim and must stay inside the input.
+absl::StatusOr<KernelPtr> createSlice(DType dtype, const Shape &inputShape,
+                                      const std::vector<int64_t> &starts,
+                                      const std::vector<int64_t> &steps,
+                                      const Shape &resultShape);
+absl::StatusOr<KernelPtr> createPad(DType dtype, const Shape &inputShape,
+                                    const std::vector<int64_t> &low,
+                                    const Shape &resultShape, double value);
+/// Inputs: data, indices (i32 or i64, negative counts from the end). An
+/// out-of-range index makes run() return OutOfRangeError before any write.
+absl::StatusOr<KernelPtr> createGather(DType dtype, const Shape &dataShape,
+                                       DType indexDType,
+                                       const Shape &indicesShape, int64_t axis);
+
+} // namespace tgc::runtime::cpu
+
+#endif // TGC_RUNTIME_CPU_KERNELS_H

@@ -1,0 +1,1026 @@
+//===- ExecutableTest.cpp - tests for runtime/Executable.h ----------------===//
+
+#include "runtime/Executable.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <thread>
+
+using namespace tgc::runtime;
+using ::testing::HasSubstr;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Test kernels
+//===----------------------------------------------------------------------===//
+
+/// out[i] = in0[i] * scale + bias (f32). In-place capable when asked.
+class AffineKernel : public Kernel {
+public:
+  AffineKernel(float scale, float bias, bool inPlace = false)
+      : scale(scale), bias(bias), inPlace(inPlace) {}
+  std::string_view name() const override { return "test.affine"; }
+  absl::Status run(const KernelContext &, const std::vector<HostTensor> &in,
+                   std::vector<HostTensor> &out) const override {
+    const float *x = in[0].dataAs<float>();
+    float *y = out[0].dataAs<float>();
+    for (int64_t i = 0; i < out[0].numElements(); ++i)
+      y[i] = x[i] * scale + bias;
+    return absl::OkStatus();
+  }
+  bool canRunInPlace(size_t index) const override {
+    return inPlace && index == 0;
+  }
+
+private:
+  float scale, bias;
+  bool inPlace;
+};
+
+/// out = in0 + in1 (f32, same shapes).
+class AddKernel : public Kernel {
+public:
+  explicit AddKernel(bool inPlace = false) : inPlace(inPlace) {}
+  std::string_view name() const override { return "test.add"; }
+  absl::Status run(const KernelContext &, const std::vector<HostTensor> &in,
+                   std::vector<HostTensor> &out) const override {
+    const float *a = in[0].dataAs<float>();
+    const float *b = in[1].dataAs<float>();
+    float *y = out[0].dataAs<float>();
+    for (int64_t i = 0; i < out[0].numElements(); ++i)
+      y[i] = a[i] + b[i];
+    return absl::OkStatus();
+  }
+  bool canRunInPlace(size_t) const override { return inPlace; }
+
+private:
+  bool inPlace;
+};
+
+/// Counts its calls; copies input 0 to output 0 when both exist.
+class RecordingKernel : public Kernel {
+public:
+  std::string_view name() const override { return "test.record"; }
+  absl::Status run(const KernelContext &context,
+                   const std::vector<HostTensor> &in,
+                   std::vector<HostTensor> &out) const override {
+    calls.fetch_add(1);
+    lastThreads.store(context.numThreads);
+    if (!in.empty() && !out.empty())
+      std::memcpy(out[0].data(), in[0].data(), out[0].byteSize());
+    return absl::OkStatus();
+  }
+  mutable std::atomic<int> calls{0};
+  mutable std::atomic<int> lastThreads{0};
+};
+
+class NoOpKernel : public Kernel {
+public:
+  std::string_view name() const override { return "test.noop"; }
+  absl::Status run(const KernelContext &, const std::vector<HostTensor> &,
+                   std::vector<HostTensor> &) const override {
+    return absl::OkStatus();
+  }
+};
+
+class FailingKernel : public Kernel {
+public:
+  std::string_view name() const override { return "test.fail"; }
+  absl::Status run(const KernelContext &, const std::vector<HostTensor> &,
+                   std::vector<HostTensor> &) const override {
+    return absl::InvalidArgumentError("boom");
+  }
+};
+
+/// i32: out[i] = (sum_k in_k[i % n_k] * (k + 1) + salt) % 1000. Reads each
+/// element before writing it, so it may run in place on any input of the
+/// output's size.
+class MixKernel : public Kernel {
+public:
+  MixKernel(int32_t salt, std::vector<int64_t> inputSizes, int64_t outputSize)
+      : salt(salt), inputSizes(std::move(inputSizes)), outputSize(outputSize) {}
+  std::string_view name() const override { return "test.mix"; }
+  absl::Status run(const KernelContext &, const std::vector<HostTensor> &in,
+                   std::vector<HostTensor> &out) const override {
+    int32_t *y = out[0].dataAs<int32_t>();
+    for (int64_t i = 0; i < outputSize; ++i) {
+      int64_t sum = salt;
+      for (size_t k = 0; k < in.size(); ++k)
+        sum += in[k].dataAs<int32_t>()[i % in[k].numElements()] *
+               static_cast<int64_t>(k + 1);
+      y[i] = static_cast<int32_t>(sum % 1000);
+    }
+    return absl::OkStatus();
+  }
+  bool canRunInPlace(size_t index) const override {
+    return inputSizes[index] == outputSize;
+  }
+
+private:
+  int32_t salt;
+  std::vector<int64_t> inputSizes;
+  int64_t outputSize;
+};
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Builds plans value by value.
+struct PlanBuilder {
+  Executable plan;
+
+  int64_t add(DType dtype, std::vector<int64_t> shape, ValueStorage storage) {
+    ValueInfo info;
+    info.dtype = dtype;
+    info.shape = std::move(shape);
+    info.storage = storage;
+    plan.values.push_back(std::move(info));
+    return static_cast<int64_t>(plan.values.size()) - 1;
+  }
+  int64_t input(std::vector<int64_t> shape, DType dtype = DType::F32) {
+    int64_t id = add(dtype, std::move(shape),
+                     {ValueStorage::Kind::Input,
+                      static_cast<int64_t>(plan.inputs.size()), 0});
+    plan.inputs.push_back(id);
+    return id;
+  }
+  int64_t arena(std::vector<int64_t> shape, DType dtype = DType::F32) {
+    return add(dtype, std::move(shape), {ValueStorage::Kind::Arena, 0, 0});
+  }
+  int64_t constant(HostTensor tensor) {
+    int64_t id = add(tensor.dtype(), tensor.shape(),
+                     {ValueStorage::Kind::Constant,
+                      static_cast<int64_t>(plan.constants.size()), 0});
+    plan.constants.push_back(std::move(tensor));
+    return id;
+  }
+  int64_t view(int64_t target, std::vector<int64_t> shape) {
+    DType dtype = plan.values[static_cast<size_t>(target)].dtype;
+    return add(dtype, std::move(shape), {ValueStorage::Kind::View, target, 0});
+  }
+  void step(std::shared_ptr<const Kernel> kernel, std::vector<int64_t> inputs,
+            std::vector<int64_t> outputs, std::string op = "tgc.op",
+            std::string path = "native") {
+    Step step;
+    step.kernel = std::move(kernel);
+    step.inputs = std::move(inputs);
+    step.outputs = std::move(outputs);
+    step.op = std::move(op);
+    step.path = std::move(path);
+    plan.steps.push_back(std::move(step));
+  }
+  /// Plans memory, verifies and returns the plan.
+  Executable finish() {
+    absl::Status planned = planMemory(plan);
+    EXPECT_TRUE(planned.ok()) << planned;
+    absl::Status verified = plan.verify();
+    EXPECT_TRUE(verified.ok()) << verified << "\n" << plan.describe();
+    return plan;
+  }
+};
+
+HostTensor tensorOf(std::vector<int64_t> shape, std::vector<float> data) {
+  absl::StatusOr<HostTensor> tensor =
+      HostTensor::allocate(DType::F32, std::move(shape));
+  EXPECT_TRUE(tensor.ok());
+  EXPECT_EQ(static_cast<size_t>(tensor->numElements()), data.size());
+  std::copy(data.begin(), data.end(), tensor->dataAs<float>());
+  return *std::move(tensor);
+}
+
+std::vector<float> elementsOf(const HostTensor &tensor) {
+  const float *data = tensor.dataAs<float>();
+  return std::vector<float>(data, data + tensor.numElements());
+}
+
+int64_t bytesOf(const ValueInfo &info) {
+  int64_t bytes = static_cast<int64_t>(dtypeSize(info.dtype));
+  for (int64_t d : info.shape)
+    bytes *= d;
+  return bytes;
+}
+
+/// x -> a = 2x + 1 -> b = a - 3 (in place allowed) -> c = a + b.
+Executable threeStepPlan() {
+  PlanBuilder b;
+  int64_t x = b.input({4});
+  int64_t a = b.arena({4}), bb = b.arena({4}), c = b.arena({4});
+  b.step(std::make_shared<AffineKernel>(2, 1), {x}, {a}, "tgc.affine at f:1:1");
+  b.step(std::make_shared<AffineKernel>(1, -3, true), {a}, {bb},
+         "tgc.sub at f:2:1");
+  b.step(std::make_shared<AddKernel>(true), {a, bb}, {c}, "tgc.add at f:3:1");
+  b.plan.outputs = {c};
+  return b.finish();
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+TEST(ExecutableTest, RunsThreeStepsEndToEnd) {
+  Executable plan = threeStepPlan();
+  HostTensor x = tensorOf({4}, {0, 1, 2, 3});
+  absl::StatusOr<std::vector<HostTensor>> results = plan.run({x});
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_TRUE((*results)[0].isOwned());
+  EXPECT_EQ((*results)[0].shape(), std::vector<int64_t>({4}));
+  // a = 2x+1 = 1,3,5,7; b = a-3 = -2,0,2,4; c = -1,3,7,11.
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({-1, 3, 7, 11}));
+
+  // A second run reuses the cached state and sees new inputs.
+  HostTensor y = tensorOf({4}, {1, 1, 1, 1});
+  results = plan.run({y});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({3, 3, 3, 3}));
+}
+
+TEST(ExecutableTest, ArgumentMismatchesAreCaughtBeforeAnyKernelRuns) {
+  auto kernel = std::make_shared<RecordingKernel>();
+  PlanBuilder b;
+  int64_t x = b.input({4, 8});
+  int64_t y = b.input({4, 8});
+  int64_t out = b.arena({4, 8});
+  b.step(kernel, {x, y}, {out});
+  b.plan.outputs = {out};
+  Executable plan = b.finish();
+
+  HostTensor good = *HostTensor::allocate(DType::F32, {4, 8});
+  HostTensor wide = *HostTensor::allocate(DType::F32, {4, 9});
+  HostTensor ints = *HostTensor::allocate(DType::I32, {4, 8});
+  HostTensor flat = *HostTensor::allocate(DType::F32, {32});
+
+  absl::StatusOr<std::vector<HostTensor>> results = plan.run({good});
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(results.status().message(),
+              HasSubstr("expected 2 arguments, got 1"));
+
+  results = plan.run({good, wide});
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(results.status().message(),
+            "argument #1: expected tensor<4x8xf32>, got tensor<4x9xf32>");
+
+  results = plan.run({ints, good});
+  EXPECT_EQ(results.status().message(),
+            "argument #0: expected tensor<4x8xf32>, got tensor<4x8xi32>");
+
+  results = plan.run({good, flat});
+  EXPECT_EQ(results.status().message(),
+            "argument #1: expected tensor<4x8xf32>, got tensor<32xf32>");
+
+  results = plan.run({good, good, good});
+  EXPECT_FALSE(results.ok());
+  EXPECT_EQ(kernel->calls.load(), 0);
+
+  results = plan.run({good, good});
+  EXPECT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(kernel->calls.load(), 1);
+}
+
+TEST(ExecutableTest, KernelErrorsNameTheOp) {
+  PlanBuilder b;
+  int64_t x = b.input({2});
+  int64_t a = b.arena({2}), c = b.arena({2});
+  b.step(std::make_shared<AffineKernel>(1, 1), {x}, {a}, "tgc.first at m:1:2");
+  b.step(std::make_shared<FailingKernel>(), {a}, {c}, "tgc.second at m:2:3");
+  b.plan.outputs = {c};
+  Executable plan = b.finish();
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({2}, {1, 2})});
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(results.status().message(), "tgc.second at m:2:3: boom");
+}
+
+TEST(ExecutableTest, OutputsAreFreshCopiesEvenOfInputsAndConstants) {
+  PlanBuilder b;
+  int64_t x = b.input({3});
+  int64_t k = b.constant(tensorOf({3}, {7, 8, 9}));
+  int64_t a = b.arena({3});
+  b.step(std::make_shared<AddKernel>(), {x, k}, {a});
+  b.plan.outputs = {x, k, a, a};
+  Executable plan = b.finish();
+  HostTensor input = tensorOf({3}, {1, 2, 3});
+  absl::StatusOr<std::vector<HostTensor>> results = plan.run({input});
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 4u);
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({1, 2, 3}));
+  EXPECT_EQ(elementsOf((*results)[1]), std::vector<float>({7, 8, 9}));
+  EXPECT_EQ(elementsOf((*results)[2]), std::vector<float>({8, 10, 12}));
+  EXPECT_EQ(elementsOf((*results)[3]), std::vector<float>({8, 10, 12}));
+  for (const HostTensor &result : *results)
+    EXPECT_TRUE(result.isOwned());
+  EXPECT_NE((*results)[0].data(), input.data());
+  EXPECT_NE((*results)[1].data(), plan.constants[0].data());
+  EXPECT_NE((*results)[2].data(), (*results)[3].data());
+}
+
+TEST(ExecutableTest, PassesTheThreadCountToKernels) {
+  auto kernel = std::make_shared<RecordingKernel>();
+  PlanBuilder b;
+  int64_t x = b.input({1});
+  int64_t a = b.arena({1});
+  b.step(kernel, {x}, {a});
+  b.plan.outputs = {a};
+  Executable plan = b.finish();
+  RunOptions options;
+  options.numThreads = 3;
+  ASSERT_TRUE(plan.run({tensorOf({1}, {1})}, options).ok());
+  EXPECT_EQ(kernel->lastThreads.load(), 3);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  options.numThreads = 1;
+  ASSERT_TRUE(plan.run({tensorOf({1}, {1})}, options).ok());
+  EXPECT_EQ(kernel->lastThreads.load(), 1);
+  EXPECT_EQ(omp_get_max_threads(), 1);
+}
+
+TEST(ExecutableTest, ZeroSizeTensorsTakeNoBytes) {
+  PlanBuilder b;
+  int64_t x = b.input({0, 3});
+  int64_t a = b.arena({0, 3}), c = b.arena({0, 3});
+  b.step(std::make_shared<AffineKernel>(1, 1), {x}, {a});
+  b.step(std::make_shared<AffineKernel>(1, 1), {a}, {c});
+  b.plan.outputs = {c};
+  Executable plan = b.finish();
+  EXPECT_EQ(plan.arenaBytes, 0);
+  EXPECT_EQ(plan.values[static_cast<size_t>(a)].storage.offset, 0);
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({*HostTensor::allocate(DType::F32, {0, 3})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ((*results)[0].shape(), std::vector<int64_t>({0, 3}));
+}
+
+TEST(ExecutableTest, ConcurrentRunsEachHaveTheirOwnArena) {
+  Executable plan = threeStepPlan();
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int iteration = 0; iteration < 300; ++iteration) {
+        float v = static_cast<float>(t * 1000 + iteration);
+        absl::StatusOr<std::vector<HostTensor>> results =
+            plan.run({tensorOf({4}, {v, v + 1, v + 2, v + 3})});
+        if (!results.ok()) {
+          failures.fetch_add(1);
+          continue;
+        }
+        // c = (2x + 1) + (2x - 2) = 4x - 1.
+        const float *c = (*results)[0].dataAs<float>();
+        for (int i = 0; i < 4; ++i)
+          if (c[i] != 4 * (v + static_cast<float>(i)) - 1)
+            failures.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(ExecutableTest, CopiesGetAnEmptyRunCache) {
+  Executable plan = threeStepPlan();
+  ASSERT_TRUE(plan.run({tensorOf({4}, {0, 0, 0, 0})}).ok());
+  Executable copy = plan;
+  // Growing the copy's plan must not confuse the original's cache.
+  PlanBuilder b;
+  b.plan = copy;
+  int64_t d = b.arena({4});
+  b.step(std::make_shared<AffineKernel>(10, 0), {b.plan.outputs[0]}, {d});
+  b.plan.outputs = {d};
+  Executable grown = b.finish();
+  absl::StatusOr<std::vector<HostTensor>> results =
+      grown.run({tensorOf({4}, {1, 1, 1, 1})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({30, 30, 30, 30}));
+  results = plan.run({tensorOf({4}, {1, 1, 1, 1})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({3, 3, 3, 3}));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory planning
+//===----------------------------------------------------------------------===//
+
+TEST(ExecutableTest, PlanMemoryReusesBytesAlongAChain) {
+  PlanBuilder b;
+  int64_t x = b.input({256});
+  int64_t previous = x;
+  std::vector<int64_t> intermediates;
+  for (int i = 0; i < 10; ++i) {
+    int64_t next = b.arena({256});
+    b.step(std::make_shared<AffineKernel>(1, 1), {previous}, {next});
+    intermediates.push_back(next);
+    previous = next;
+  }
+  b.plan.outputs = {previous};
+  Executable plan = b.finish();
+  // Without in-place, a chain needs two buffers that alternate.
+  EXPECT_EQ(plan.arenaBytes, 2 * 1024);
+  EXPECT_LT(plan.arenaBytes, 10 * 1024);
+  for (int64_t id : intermediates)
+    EXPECT_EQ(plan.values[static_cast<size_t>(id)].storage.offset % 64, 0);
+  std::vector<float> zeros(256, 0);
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({256}, zeros)});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>(256, 10));
+}
+
+TEST(ExecutableTest, PlanMemoryAlignsOffsets) {
+  PlanBuilder b;
+  int64_t x = b.input({3});
+  int64_t a = b.arena({3}), c = b.arena({3});
+  b.step(std::make_shared<AffineKernel>(1, 1), {x}, {a});
+  b.step(std::make_shared<AddKernel>(), {x, a}, {c});
+  b.plan.outputs = {a, c};
+  Executable plan = b.finish();
+  EXPECT_EQ(plan.arenaBytes, 128);
+  EXPECT_NE(plan.values[static_cast<size_t>(a)].storage.offset,
+            plan.values[static_cast<size_t>(c)].storage.offset);
+}
+
+TEST(ExecutableTest, InPlaceWhenTheInputDiesThere) {
+  PlanBuilder b;
+  int64_t x = b.input({8});
+  int64_t a = b.arena({8}), c = b.arena({8}), d = b.arena({8});
+  b.step(std::make_shared<AffineKernel>(1, 1, true), {x}, {a});
+  b.step(std::make_shared<AffineKernel>(2, 0, true), {a}, {c});
+  b.step(std::make_shared<AffineKernel>(1, -1, true), {c}, {d});
+  b.plan.outputs = {d};
+  Executable plan = b.finish();
+  // Never in place over a function input; a, c and d share one buffer.
+  EXPECT_EQ(plan.arenaBytes, 64);
+  EXPECT_EQ(plan.values[static_cast<size_t>(c)].storage.offset,
+            plan.values[static_cast<size_t>(a)].storage.offset);
+  EXPECT_EQ(plan.values[static_cast<size_t>(d)].storage.offset,
+            plan.values[static_cast<size_t>(a)].storage.offset);
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({8}, {0, 1, 2, 3, 4, 5, 6, 7})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]),
+            std::vector<float>({1, 3, 5, 7, 9, 11, 13, 15}));
+}
+
+TEST(ExecutableTest, NoInPlaceWhenTheInputIsUsedLaterOrNotAllowed) {
+  PlanBuilder b;
+  int64_t x = b.input({8});
+  int64_t a = b.arena({8}), c = b.arena({8}), d = b.arena({8}),
+          e = b.arena({8});
+  b.step(std::make_shared<AffineKernel>(1, 1), {x}, {a});
+  b.step(std::make_shared<AffineKernel>(2, 0, true), {a}, {c}); // a used later
+  b.step(std::make_shared<AddKernel>(false), {a, c}, {d}); // kernel says no
+  b.step(std::make_shared<AffineKernel>(1, 0, true), {d}, {e}); // d is result
+  b.plan.outputs = {d, e};
+  Executable plan = b.finish();
+  auto offset = [&](int64_t id) {
+    return plan.values[static_cast<size_t>(id)].storage.offset;
+  };
+  EXPECT_NE(offset(a), offset(c));
+  EXPECT_NE(offset(d), offset(a));
+  EXPECT_NE(offset(d), offset(c));
+  EXPECT_NE(offset(e), offset(d));
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({8}, {0, 1, 2, 3, 4, 5, 6, 7})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  // a = x+1, c = 2a, d = 3a.
+  EXPECT_EQ(elementsOf((*results)[0]),
+            std::vector<float>({3, 6, 9, 12, 15, 18, 21, 24}));
+  EXPECT_EQ(elementsOf((*results)[1]), elementsOf((*results)[0]));
+}
+
+TEST(ExecutableTest, ViewsShareBytesAndKeepTheirTargetAlive) {
+  PlanBuilder b;
+  int64_t x = b.input({4});
+  int64_t a = b.arena({4});
+  int64_t square = b.view(a, {2, 2});
+  int64_t flat = b.view(square, {4}); // a chain of views
+  int64_t c = b.arena({4}), d = b.arena({4});
+  b.step(std::make_shared<AffineKernel>(1, 1), {x}, {a});
+  b.step(std::make_shared<AffineKernel>(1, 2), {x}, {c}); // a not used here
+  b.step(std::make_shared<AddKernel>(), {flat, c}, {d});  // ... but its view is
+  b.plan.outputs = {d, square};
+  Executable plan = b.finish();
+  EXPECT_NE(plan.values[static_cast<size_t>(a)].storage.offset,
+            plan.values[static_cast<size_t>(c)].storage.offset);
+  EXPECT_NE(plan.values[static_cast<size_t>(a)].storage.offset,
+            plan.values[static_cast<size_t>(d)].storage.offset);
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({4}, {1, 2, 3, 4})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({5, 7, 9, 11}));
+  EXPECT_EQ((*results)[1].shape(), std::vector<int64_t>({2, 2}));
+  EXPECT_EQ(elementsOf((*results)[1]), std::vector<float>({2, 3, 4, 5}));
+}
+
+TEST(ExecutableTest, ViewsOfInputsAndConstants) {
+  PlanBuilder b;
+  int64_t x = b.input({2, 3});
+  int64_t k = b.constant(tensorOf({6}, {1, 1, 1, 2, 2, 2}));
+  int64_t xFlat = b.view(x, {6});
+  int64_t kTable = b.view(k, {2, 3});
+  int64_t a = b.arena({6});
+  b.step(std::make_shared<AddKernel>(), {xFlat, k}, {a});
+  b.plan.outputs = {a, kTable, xFlat};
+  Executable plan = b.finish();
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({2, 3}, {0, 1, 2, 3, 4, 5})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({1, 2, 3, 5, 6, 7}));
+  EXPECT_EQ((*results)[1].shape(), std::vector<int64_t>({2, 3}));
+  EXPECT_EQ((*results)[2].shape(), std::vector<int64_t>({6}));
+}
+
+/// A random DAG of MixKernel steps over i32 tensors of random sizes, with
+/// views; `inPlace` lets kernels run in place.
+struct RandomDag {
+  Executable plan;
+  std::vector<int64_t> sizeOf; ///< elements of each value
+  int numInputs = 3;
+};
+
+RandomDag makeRandomDag(uint32_t seed, int numSteps) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  RandomDag dag;
+  PlanBuilder b;
+  std::vector<int64_t> available; // values steps may read
+  const int64_t sizes[] = {1, 3, 16, 17, 64, 100};
+  for (int i = 0; i < dag.numInputs; ++i)
+    available.push_back(b.input({sizes[uniform(0, 5)]}, DType::I32));
+  for (int s = 0; s < numSteps; ++s) {
+    int numIn = uniform(1, 3);
+    std::vector<int64_t> ins, inSizes;
+    for (int k = 0; k < numIn; ++k) {
+      // Prefer recent values so that most die soon.
+      int64_t pick = available.size() <= 6 || uniform(0, 3) == 0
+                         ? available[static_cast<size_t>(
+                               uniform(0, int(available.size()) - 1))]
+                         : available[available.size() - 1 -
+                                     static_cast<size_t>(uniform(0, 5))];
+      ins.push_back(pick);
+      int64_t elements = 1;
+      for (int64_t d : b.plan.values[static_cast<size_t>(pick)].shape)
+        elements *= d;
+      inSizes.push_back(elements);
+    }
+    // Often the size of the first input, so that in-place is possible.
+    int64_t outSize = uniform(0, 1) ? inSizes[0] : sizes[uniform(0, 5)];
+    int64_t out = b.arena({outSize}, DType::I32);
+    b.step(std::make_shared<MixKernel>(s, inSizes, outSize), ins, {out},
+           "tgc.mix");
+    available.push_back(out);
+    if (uniform(0, 4) == 0) // a view of the new value, read later
+      available.push_back(b.view(out, {1, outSize}));
+  }
+  for (int i = 0; i < 3; ++i)
+    b.plan.outputs.push_back(
+        available[static_cast<size_t>(uniform(0, int(available.size()) - 1))]);
+  b.plan.outputs.push_back(available.back());
+  dag.plan = b.finish();
+  return dag;
+}
+
+/// Evaluates the DAG with a separate buffer per value.
+std::vector<std::vector<int32_t>>
+evaluateDirectly(const Executable &plan, const std::vector<HostTensor> &args) {
+  std::vector<HostTensor> tensors(plan.values.size());
+  for (size_t i = 0; i < args.size(); ++i)
+    tensors[static_cast<size_t>(plan.inputs[i])] = args[i].clone();
+  auto materialize = [&](int64_t id) -> HostTensor & {
+    const ValueInfo &info = plan.values[static_cast<size_t>(id)];
+    if (info.storage.kind == ValueStorage::Kind::View)
+      tensors[static_cast<size_t>(id)] = *HostTensor::borrow(
+          info.dtype, info.shape,
+          tensors[static_cast<size_t>(info.storage.index)].data());
+    return tensors[static_cast<size_t>(id)];
+  };
+  for (const Step &step : plan.steps) {
+    std::vector<HostTensor> ins, outs;
+    for (int64_t id : step.inputs)
+      ins.push_back(materialize(id));
+    for (int64_t id : step.outputs) {
+      const ValueInfo &info = plan.values[static_cast<size_t>(id)];
+      tensors[static_cast<size_t>(id)] =
+          *HostTensor::allocate(info.dtype, info.shape);
+      outs.push_back(tensors[static_cast<size_t>(id)]);
+    }
+    EXPECT_TRUE(step.kernel->run(KernelContext{}, ins, outs).ok());
+  }
+  std::vector<std::vector<int32_t>> results;
+  for (int64_t id : plan.outputs) {
+    HostTensor &tensor = materialize(id);
+    const int32_t *data = tensor.dataAs<int32_t>();
+    results.emplace_back(data, data + tensor.numElements());
+  }
+  return results;
+}
+
+TEST(ExecutableTest, PlanMemoryNeverOverlapsLiveValuesInARandomDag) {
+  int totalAliasedPairs = 0, totalViews = 0;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed);
+    RandomDag dag = makeRandomDag(seed, 50);
+    const Executable &plan = dag.plan;
+    size_t n = plan.values.size();
+    int64_t end = static_cast<int64_t>(plan.steps.size());
+
+    // Live ranges recomputed independently: a value's bytes are live from
+    // its defining step to its last use (a use of a view counts for its
+    // target); results live to the end.
+    auto rootOf = [&](int64_t id) {
+      while (plan.values[static_cast<size_t>(id)].storage.kind ==
+             ValueStorage::Kind::View)
+        id = plan.values[static_cast<size_t>(id)].storage.index;
+      return id;
+    };
+    std::vector<int64_t> def(n, -1), lastUse(n, -1);
+    std::vector<std::vector<int64_t>> inputsOfStep(plan.steps.size());
+    for (int64_t s = 0; s < end; ++s) {
+      const Step &step = plan.steps[static_cast<size_t>(s)];
+      for (int64_t id : step.inputs) {
+        lastUse[static_cast<size_t>(rootOf(id))] = s;
+        inputsOfStep[static_cast<size_t>(s)].push_back(rootOf(id));
+      }
+      for (int64_t id : step.outputs)
+        def[static_cast<size_t>(id)] = s;
+    }
+    for (int64_t id : plan.outputs)
+      lastUse[static_cast<size_t>(rootOf(id))] = end;
+    int64_t sumOfIntermediates = 0;
+    int aliasedPairs = 0;
+    for (size_t u = 0; u < n; ++u) {
+      const ValueInfo &a = plan.values[u];
+      if (a.storage.kind != ValueStorage::Kind::Arena)
+        continue;
+      sumOfIntermediates += bytesOf(a);
+      EXPECT_EQ(a.storage.offset % 64, 0);
+      EXPECT_LE(a.storage.offset + bytesOf(a), plan.arenaBytes);
+      int64_t uLast = std::max(lastUse[u], def[u]);
+      for (size_t v = u + 1; v < n; ++v) {
+        const ValueInfo &c = plan.values[v];
+        if (c.storage.kind != ValueStorage::Kind::Arena)
+          continue;
+        int64_t vLast = std::max(lastUse[v], def[v]);
+        bool liveTogether = def[u] <= vLast && def[v] <= uLast;
+        bool bytesOverlap = a.storage.offset < c.storage.offset + bytesOf(c) &&
+                            c.storage.offset < a.storage.offset + bytesOf(a);
+        if (!liveTogether || !bytesOverlap)
+          continue;
+        // The one allowed overlap: in place, where the earlier value dies
+        // at the step that defines the later one, as output 0 over one of
+        // its (in-place capable) inputs of the same size.
+        size_t early = def[u] < def[v] ? u : v, late = early == u ? v : u;
+        int64_t s = def[late];
+        const Step &step = plan.steps[static_cast<size_t>(s)];
+        bool allowed = lastUse[early] == s &&
+                       step.outputs[0] == static_cast<int64_t>(late);
+        bool isInput = false;
+        for (size_t k = 0; k < step.inputs.size(); ++k)
+          if (step.inputs[k] == static_cast<int64_t>(early) &&
+              step.kernel->canRunInPlace(k))
+            isInput = true;
+        allowed = allowed && isInput &&
+                  bytesOf(plan.values[early]) == bytesOf(plan.values[late]);
+        EXPECT_TRUE(allowed)
+            << "values " << u << " and " << v << " overlap while live\n"
+            << plan.describe();
+        ++aliasedPairs;
+      }
+    }
+    EXPECT_LT(plan.arenaBytes, sumOfIntermediates);
+    totalAliasedPairs += aliasedPairs;
+    for (const ValueInfo &info : plan.values)
+      totalViews += info.storage.kind == ValueStorage::Kind::View;
+
+    // And the plan computes what separate buffers compute.
+    std::vector<HostTensor> args;
+    for (int i = 0; i < dag.numInputs; ++i) {
+      const ValueInfo &info =
+          plan.values[static_cast<size_t>(plan.inputs[static_cast<size_t>(i)])];
+      HostTensor arg = *HostTensor::allocate(info.dtype, info.shape);
+      for (int64_t e = 0; e < arg.numElements(); ++e)
+        arg.dataAs<int32_t>()[e] = static_cast<int32_t>((e * 7 + i) % 13);
+      args.push_back(arg);
+    }
+    std::vector<std::vector<int32_t>> expected = evaluateDirectly(plan, args);
+    absl::StatusOr<std::vector<HostTensor>> results = plan.run(args);
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const int32_t *data = (*results)[i].dataAs<int32_t>();
+      EXPECT_EQ(std::vector<int32_t>(data, data + (*results)[i].numElements()),
+                expected[i])
+          << "result " << i;
+    }
+  }
+  // The DAGs exercised in-place reuse and views.
+  EXPECT_GT(totalAliasedPairs, 0);
+  EXPECT_GT(totalViews, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// verify() and describe()
+//===----------------------------------------------------------------------===//
+
+TEST(ExecutableTest, VerifyAcceptsPlannedPlans) {
+  EXPECT_TRUE(threeStepPlan().verify().ok());
+  EXPECT_TRUE(Executable().verify().ok());
+}
+
+TEST(ExecutableTest, VerifyCatchesMalformedPlans) {
+  struct Case {
+    const char *what;
+    std::function<void(Executable &)> breakIt;
+    const char *message;
+  };
+  std::vector<Case> cases = {
+      {"step input out of range",
+       [](Executable &e) { e.steps[1].inputs[0] = 99; }, "out of range"},
+      {"negative step input", [](Executable &e) { e.steps[1].inputs[0] = -1; },
+       "out of range"},
+      {"step output out of range",
+       [](Executable &e) { e.steps[0].outputs[0] = 99; }, "out of range"},
+      {"result out of range", [](Executable &e) { e.outputs[0] = 42; },
+       "result #0"},
+      {"argument out of range", [](Executable &e) { e.inputs[0] = 42; },
+       "argument #0"},
+      {"input storage index out of range",
+       [](Executable &e) { e.values[0].storage.index = 3; }, "input"},
+      {"constant index out of range",
+       [](Executable &e) { e.values[1].storage.index = 5; }, "constant 5"},
+      {"constant too small", [](Executable &e) { e.values[1].shape = {5}; },
+       "larger than constant"},
+      {"arena slice past the end",
+       [](Executable &e) { e.values[2].storage.offset = e.arenaBytes; },
+       "does not fit in the arena"},
+      {"arena too small", [](Executable &e) { e.arenaBytes = 8; },
+       "does not fit in the arena"},
+      {"negative arena offset",
+       [](Executable &e) { e.values[2].storage.offset = -64; },
+       "does not fit in the arena"},
+      {"misaligned arena offset",
+       [](Executable &e) { e.values[2].storage.offset = 2; }, "misaligned"},
+      {"view larger than its target",
+       [](Executable &e) {
+         e.values[5].shape = {2, 3};
+       },
+       "larger than its target"},
+      {"view target out of range",
+       [](Executable &e) { e.values[5].storage.index = 77; },
+       "view of value 77"},
+      {"cycle of views",
+       [](Executable &e) {
+         e.values[2].storage = {ValueStorage::Kind::View, 5, 0};
+       },
+       "cycle"},
+      {"use before definition",
+       [](Executable &e) { std::swap(e.steps[0], e.steps[1]); },
+       "before it is defined"},
+      {"result never defined", [](Executable &e) { e.steps.pop_back(); },
+       "never defined"},
+      {"step without a kernel",
+       [](Executable &e) { e.steps[0].kernel.reset(); }, "no kernel"},
+      {"writing an input", [](Executable &e) { e.steps[0].outputs[0] = 0; },
+       "writes to input storage"},
+      {"writing a constant", [](Executable &e) { e.steps[0].outputs[0] = 1; },
+       "writes to constant storage"},
+      {"writing a value twice",
+       [](Executable &e) { e.steps[1].outputs[0] = 2; }, "already written"},
+      {"argument whose storage is not that input",
+       [](Executable &e) { e.inputs[0] = 2; }, "not input 0"},
+      {"invalid shape", [](Executable &e) { e.values[3].shape = {-1}; },
+       "invalid shape"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    // Values: 0 input x[4], 1 constant k[4], 2 a = x + k, 3 b = 2a, 4 c,
+    // 5 view of a as 2x2.
+    PlanBuilder b;
+    int64_t x = b.input({4});
+    int64_t k = b.constant(tensorOf({4}, {1, 2, 3, 4}));
+    int64_t a = b.arena({4}), bb = b.arena({4}), cc = b.arena({4});
+    int64_t view = b.view(a, {2, 2});
+    b.step(std::make_shared<AddKernel>(), {x, k}, {a});
+    b.step(std::make_shared<AffineKernel>(2, 0), {a}, {bb});
+    b.step(std::make_shared<AddKernel>(), {a, bb}, {cc});
+    b.plan.outputs = {cc, view};
+    Executable plan = b.finish();
+    ASSERT_TRUE(plan.verify().ok());
+    c.breakIt(plan);
+    absl::Status status = plan.verify();
+    EXPECT_FALSE(status.ok());
+    EXPECT_THAT(status.message(), HasSubstr(c.message));
+  }
+}
+
+TEST(ExecutableTest, RunRejectsPlansWhoseValuesDoNotFit) {
+  // run() does not need verify() to stay in bounds.
+  Executable plan = threeStepPlan();
+  plan.arenaBytes = 16;
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({4}, {0, 0, 0, 0})});
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(results.status().message(), HasSubstr("does not fit"));
+  plan = threeStepPlan();
+  plan.steps[2].inputs[1] = 1000;
+  results = plan.run({tensorOf({4}, {0, 0, 0, 0})});
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInternal);
+}
+
+TEST(ExecutableTest, DescribeListsStepsArenaAndFallbacks) {
+  PlanBuilder b;
+  int64_t x = b.input({2, 3});
+  int64_t a = b.arena({2, 3}), c = b.arena({2, 3}), d = b.arena({2, 3});
+  b.step(std::make_shared<AffineKernel>(1, 1), {x}, {a},
+         "tgc.exp at m.mlir:2:5", "onednn");
+  b.step(std::make_shared<AddKernel>(), {x, a}, {c}, "tgc.erf at m.mlir:3:5",
+         "reference");
+  b.step(std::make_shared<AffineKernel>(1, 1), {c}, {d},
+         "tgc.sign at m.mlir:4:5", "reference");
+  b.plan.outputs = {d};
+  Executable plan = b.finish();
+  std::string text = plan.describe();
+  EXPECT_THAT(text, HasSubstr("[0] onednn tgc.exp at m.mlir:2:5: "
+                              "(tensor<2x3xf32>) -> tensor<2x3xf32>"));
+  EXPECT_THAT(text, HasSubstr("[1] reference tgc.erf at m.mlir:3:5: "
+                              "(tensor<2x3xf32>, tensor<2x3xf32>) -> "
+                              "tensor<2x3xf32>"));
+  EXPECT_THAT(text, HasSubstr("[2] reference tgc.sign"));
+  EXPECT_THAT(text, HasSubstr("arena: 128 bytes"));
+  EXPECT_THAT(text, HasSubstr("fallback to the reference path: 2 ops "
+                              "(tgc.erf at m.mlir:3:5, tgc.sign at "
+                              "m.mlir:4:5)"));
+  EXPECT_THAT(threeStepPlan().describe(),
+              HasSubstr("fallback to the reference path: 0 ops"));
+}
+
+//===----------------------------------------------------------------------===//
+// Profiles, verbose mode and the environment
+//===----------------------------------------------------------------------===//
+
+TEST(ExecutableTest, ProfileRecordsOneEventPerKernel) {
+  Executable plan = threeStepPlan();
+  Profile profile;
+  RunOptions options;
+  options.profile = &profile;
+  ASSERT_TRUE(plan.run({tensorOf({4}, {0, 1, 2, 3})}, options).ok());
+  ASSERT_EQ(profile.events.size(), 3u);
+  EXPECT_EQ(profile.events[0].name, "test.affine tgc.affine at f:1:1");
+  EXPECT_EQ(profile.events[0].category, "native");
+  EXPECT_EQ(profile.events[2].name, "test.add tgc.add at f:3:1");
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_GE(profile.events[i].startMicros, 0);
+    EXPECT_GE(profile.events[i].durationMicros, 0);
+    if (i) {
+      EXPECT_GE(profile.events[i].startMicros,
+                profile.events[i - 1].startMicros);
+    }
+  }
+  std::string json = profile.toChromeTraceJson();
+  EXPECT_EQ(json.rfind("{\"traceEvents\":[{\"name\":\"test.affine tgc.affine "
+                       "at f:1:1\",\"cat\":\"native\",\"ph\":\"X\",\"ts\":",
+                       0),
+            0u);
+  EXPECT_THAT(json, HasSubstr("\"pid\":1,\"tid\":1}"));
+  EXPECT_THAT(json, HasSubstr("},{\"name\":\"test.affine tgc.sub at f:2:1\""));
+  EXPECT_THAT(json, testing::EndsWith("}]}\n"));
+}
+
+TEST(ExecutableTest, ChromeTraceJsonEscapesStrings) {
+  Profile profile;
+  profile.events.push_back(
+      {"a \"quoted\" \\ name\n\twith\x01", "cat/\"x\"", 1.5, 0.25});
+  std::string json = profile.toChromeTraceJson();
+  EXPECT_EQ(json, "{\"traceEvents\":[{\"name\":\"a \\\"quoted\\\" \\\\ "
+                  "name\\n\\twith\\u0001\",\"cat\":\"cat/\\\"x\\\"\","
+                  "\"ph\":\"X\",\"ts\":1.500,\"dur\":0.250,\"pid\":1,"
+                  "\"tid\":1}]}\n");
+  EXPECT_EQ(Profile().toChromeTraceJson(), "{\"traceEvents\":[]}\n");
+
+  std::string path = ::testing::TempDir() + "/tgc-executable-trace.json";
+  ASSERT_TRUE(profile.writeChromeTrace(path).ok());
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(file, nullptr);
+  std::string read(json.size() + 16, '\0');
+  read.resize(std::fread(read.data(), 1, read.size(), file));
+  std::fclose(file);
+  EXPECT_EQ(read, json);
+  std::remove(path.c_str());
+  EXPECT_FALSE(profile.writeChromeTrace("/nonexistent-dir/x/trace.json").ok());
+}
+
+TEST(ExecutableTest, VerboseLogsEachKernelToStderr) {
+  Executable plan = threeStepPlan();
+  RunOptions options;
+  options.verbose = true;
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(plan.run({tensorOf({4}, {0, 1, 2, 3})}, options).ok());
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_THAT(log, HasSubstr("tgc: [0] native tgc.affine at f:1:1 test.affine "
+                             "in=tensor<4xf32> out=tensor<4xf32> "));
+  EXPECT_THAT(log, HasSubstr("tgc: [2] native tgc.add at f:3:1 test.add "
+                             "in=tensor<4xf32>,tensor<4xf32> "
+                             "out=tensor<4xf32> "));
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 3);
+  EXPECT_THAT(log, HasSubstr(" ms\n"));
+
+  // Quiet by default; TGC_VERBOSE=1 turns it on.
+  unsetenv("TGC_VERBOSE");
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(plan.run({tensorOf({4}, {0, 1, 2, 3})}).ok());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  setenv("TGC_VERBOSE", "1", 1);
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(plan.run({tensorOf({4}, {0, 1, 2, 3})}).ok());
+  EXPECT_THAT(testing::internal::GetCapturedStderr(), HasSubstr("tgc: [1] "));
+  unsetenv("TGC_VERBOSE");
+}
+
+TEST(ExecutableTest, EnvironmentSettings) {
+  EXPECT_EQ(resolveThreadCount(5), 5);
+  setenv("TGC_NUM_THREADS", "3", 1);
+  EXPECT_EQ(resolveThreadCount(0), 3);
+  EXPECT_EQ(resolveThreadCount(2), 2);
+  setenv("TGC_NUM_THREADS", "garbage", 1);
+  EXPECT_GE(resolveThreadCount(0), 1);
+  unsetenv("TGC_NUM_THREADS");
+  EXPECT_GE(resolveThreadCount(0), 1);
+  EXPECT_EQ(resolveThreadCount(-1), resolveThreadCount(0));
+
+  setNumThreads(2);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  setNumThreads(0); // ignored
+  EXPECT_EQ(omp_get_max_threads(), 2);
+
+  unsetenv("TGC_VERBOSE");
+  EXPECT_FALSE(verboseFromEnvironment());
+  setenv("TGC_VERBOSE", "1", 1);
+  EXPECT_TRUE(verboseFromEnvironment());
+  setenv("TGC_VERBOSE", "0", 1);
+  EXPECT_FALSE(verboseFromEnvironment());
+  unsetenv("TGC_VERBOSE");
+
+  unsetenv("TGC_ENABLE_ONEDNN");
+  EXPECT_TRUE(oneDnnEnabledFromEnvironment());
+  setenv("TGC_ENABLE_ONEDNN", "0", 1);
+  EXPECT_FALSE(oneDnnEnabledFromEnvironment());
+  setenv("TGC_ENABLE_ONEDNN", "1", 1);
+  EXPECT_TRUE(oneDnnEnabledFromEnvironment());
+  unsetenv("TGC_ENABLE_ONEDNN");
+}
+
+//===----------------------------------------------------------------------===//
+// Overhead (measured and printed, never asserted)
+//===----------------------------------------------------------------------===//
+
+TEST(ExecutableTest, OverheadOfTenNoOpSteps) {
+  PlanBuilder b;
+  int64_t x = b.input({4});
+  int64_t previous = x;
+  for (int i = 0; i < 10; ++i) {
+    int64_t next = b.arena({4});
+    b.step(std::make_shared<NoOpKernel>(), {previous}, {next});
+    previous = next;
+  }
+  b.plan.outputs = {previous};
+  Executable plan = b.finish();
+  std::vector<HostTensor> args = {tensorOf({4}, {1, 2, 3, 4})};
+  RunOptions options;
+  options.numThreads = 1;
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_TRUE(plan.run(args, options).ok());
+  constexpr int kIterations = 200000;
+  double best = 1e30;
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kIterations; ++i) {
+      absl::StatusOr<std::vector<HostTensor>> results = plan.run(args, options);
+      if (!results.ok())
+        FAIL() << results.status();
+    }
+    double ns = std::chrono::duration<double, std::nano>(
+                    std::chrono::steady_clock::now() - start)
+                    .count() /
+                kIterations;
+    best = std::min(best, ns);
+  }
+  std::printf("[ overhead ] 10 no-op steps on tensor<4xf32>: %.0f ns/call\n",
+              best);
+  RecordProperty("ns_per_call", static_cast<int>(best));
+}
+
+} // namespace

@@ -1,0 +1,1285 @@
+//===- KernelsTest.cpp - CPU kernels against naive loops ------------------===//
+
+#include "runtime/cpu/Kernels.h"
+
+#include "dialects/ScalarMath.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <random>
+#include <thread>
+
+using namespace tgc::runtime;
+using namespace tgc::runtime::cpu;
+
+namespace {
+
+HostTensor make(DType dtype, const Shape &shape,
+                const std::vector<double> &values) {
+  HostTensor t = *HostTensor::allocate(dtype, shape);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.setDouble(i, values.size() == 1 ? values[0] : values[i]);
+  return t;
+}
+
+HostTensor randomTensor(DType dtype, const Shape &shape, unsigned seed,
+                        double lo = -1, double hi = 1) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  HostTensor t = *HostTensor::allocate(dtype, shape);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    double v = dist(gen);
+    if (!isFloatDType(dtype))
+      v = std::round(v);
+    t.setDouble(i, v);
+  }
+  return t;
+}
+
+int64_t flatIndex(const Shape &shape, const std::vector<int64_t> &index) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    flat = flat * shape[d] + index[d];
+  return flat;
+}
+
+/// Runs `kernel` and returns its single output.
+HostTensor runOne(const KernelPtr &kernel, const std::vector<HostTensor> &in,
+                  DType dtype, const Shape &shape, int threads = 1) {
+  std::vector<HostTensor> out = {*HostTensor::allocate(dtype, shape)};
+  KernelContext context;
+  context.numThreads = threads;
+  absl::Status status = kernel->run(context, in, out);
+  EXPECT_TRUE(status.ok()) << kernel->name() << ": " << status;
+  return out[0];
+}
+
+#define EXPECT_CLOSE(actual, expected, rtol, atol)                             \
+  do {                                                                         \
+    absl::Status s_ = allClose(actual, expected, rtol, atol);                  \
+    EXPECT_TRUE(s_.ok()) << s_;                                                \
+  } while (0)
+
+/// numpy transpose.
+HostTensor permute(const HostTensor &t, const std::vector<int64_t> &perm) {
+  Shape shape;
+  for (int64_t p : perm)
+    shape.push_back(t.dim(p));
+  HostTensor out = *HostTensor::allocate(t.dtype(), shape);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    std::vector<int64_t> idx = t.unflattenIndex(i), o;
+    for (int64_t p : perm)
+      o.push_back(idx[p]);
+    out.setDouble(flatIndex(shape, o), t.getDouble(i));
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+HostTensor naiveMatmul(const HostTensor &a, const HostTensor &b, bool ta,
+                       bool tb, const Shape &result) {
+  HostTensor out = *HostTensor::allocate(a.dtype(), result);
+  size_t R = result.size();
+  Shape pa(R - a.shape().size(), 1), pb(R - b.shape().size(), 1);
+  pa.insert(pa.end(), a.shape().begin(), a.shape().end());
+  pb.insert(pb.end(), b.shape().begin(), b.shape().end());
+  int64_t K = ta ? pa[R - 2] : pa[R - 1];
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    std::vector<int64_t> idx = out.unflattenIndex(i);
+    std::vector<int64_t> ia(R), ib(R);
+    for (size_t d = 0; d + 2 < R; ++d) {
+      ia[d] = pa[d] == 1 ? 0 : idx[d];
+      ib[d] = pb[d] == 1 ? 0 : idx[d];
+    }
+    double sum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      ia[R - 2] = ta ? k : idx[R - 2];
+      ia[R - 1] = ta ? idx[R - 2] : k;
+      ib[R - 2] = tb ? idx[R - 1] : k;
+      ib[R - 1] = tb ? k : idx[R - 1];
+      sum += a.getDouble(flatIndex(pa, ia)) * b.getDouble(flatIndex(pb, ib));
+    }
+    out.setDouble(i, sum);
+  }
+  return out;
+}
+
+/// out[i] = f(out[i], operand[broadcast i]).
+void applyBroadcast(HostTensor &out, const HostTensor &operand,
+                    const std::function<double(double, double)> &f) {
+  size_t R = out.shape().size();
+  Shape p(R - operand.shape().size(), 1);
+  p.insert(p.end(), operand.shape().begin(), operand.shape().end());
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    std::vector<int64_t> idx = out.unflattenIndex(i);
+    for (size_t d = 0; d < R; ++d)
+      if (p[d] == 1)
+        idx[d] = 0;
+    out.setDouble(i, f(out.getDouble(i), operand.getDouble(flatIndex(p, idx))));
+  }
+}
+
+struct MatmulCase {
+  Shape a, b, r;
+  bool ta, tb;
+};
+
+TEST(Matmul, ShapesTransposesAndBatchBroadcast) {
+  std::vector<MatmulCase> cases = {
+      {{3, 5}, {5, 4}, {3, 4}, false, false},
+      {{5, 3}, {5, 4}, {3, 4}, true, false},
+      {{3, 5}, {4, 5}, {3, 4}, false, true},
+      {{5, 3}, {4, 5}, {3, 4}, true, true},
+      {{2, 3, 5}, {5, 4}, {2, 3, 4}, false, false},
+      {{3, 5}, {2, 5, 4}, {2, 3, 4}, false, false},
+      {{2, 1, 3, 5}, {1, 3, 5, 4}, {2, 3, 3, 4}, false, false},
+      {{2, 1, 5, 3}, {3, 4, 5}, {2, 3, 3, 4}, true, true},
+      {{1, 17}, {17, 33}, {1, 33}, false, false},
+  };
+  unsigned seed = 1;
+  for (const MatmulCase &c : cases) {
+    for (DType dtype :
+         {DType::F32, DType::F64, DType::I32, DType::BF16, DType::F16}) {
+      MatmulDesc d{dtype, c.a, c.b, c.r, c.ta, c.tb};
+      auto kernel = createMatmul(d);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      HostTensor a = randomTensor(dtype, c.a, seed++, -2, 2);
+      HostTensor b = randomTensor(dtype, c.b, seed++, -2, 2);
+      HostTensor got = runOne(*kernel, {a, b}, dtype, c.r);
+      HostTensor want = naiveMatmul(a, b, c.ta, c.tb, c.r);
+      bool half = dtype == DType::BF16 || dtype == DType::F16;
+      SCOPED_TRACE(std::string((*kernel)->name()) + " " +
+                   std::string(dtypeName(dtype)));
+      EXPECT_CLOSE(got, want, half ? 2e-2 : 1e-4, half ? 5e-2 : 1e-5);
+    }
+  }
+}
+
+TEST(Matmul, F32RunsOnOneDnn) {
+  auto kernel = createMatmul({DType::F32, {8, 16}, {16, 4}, {8, 4}});
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_EQ((*kernel)->name(), "onednn.matmul");
+}
+
+TEST(Matmul, BiasReluAndBinaryPostOps) {
+  Shape a{2, 6, 8}, b{8, 5}, r{2, 6, 5};
+  MatmulDesc d{DType::F32, a, b, r};
+  d.biasShape = Shape{5};
+  PostOp add;
+  add.kind = PostOp::Kind::Add;
+  add.operandShape = {2, 6, 5};
+  PostOp relu;
+  PostOp mul;
+  mul.kind = PostOp::Kind::Mul;
+  mul.operandShape = {6, 1};
+  PostOp rsqrtLike; // no oneDNN algorithm: runs natively after
+  rsqrtLike.eltwise = EltwiseKind::Sin;
+  d.postOps = {add, relu, mul, rsqrtLike};
+  auto kernel = createMatmul(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  HostTensor x = randomTensor(DType::F32, a, 1),
+             w = randomTensor(DType::F32, b, 2);
+  HostTensor bias = randomTensor(DType::F32, {5}, 3);
+  HostTensor residual = randomTensor(DType::F32, {2, 6, 5}, 4);
+  HostTensor scale = randomTensor(DType::F32, {6, 1}, 5);
+  HostTensor got =
+      runOne(*kernel, {x, w, bias, residual, scale}, DType::F32, r);
+  HostTensor want = naiveMatmul(x, w, false, false, r);
+  applyBroadcast(want, bias, [](double p, double q) { return p + q; });
+  applyBroadcast(want, residual, [](double p, double q) { return p + q; });
+  for (int64_t i = 0; i < want.numElements(); ++i)
+    want.setDouble(i, std::max(want.getDouble(i), 0.0));
+  applyBroadcast(want, scale, [](double p, double q) { return p * q; });
+  for (int64_t i = 0; i < want.numElements(); ++i)
+    want.setDouble(i, std::sin(want.getDouble(i)));
+  EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+}
+
+TEST(Matmul, ConstantRhsIsPrepacked) {
+  Shape a{4, 32, 64}, b{48, 64}, r{4, 32, 48};
+  HostTensor x = randomTensor(DType::F32, a, 7),
+             w = randomTensor(DType::F32, b, 8);
+  MatmulDesc d{DType::F32, a, b, r, false, true};
+  d.constantRhs = &w;
+  PostOp relu;
+  d.postOps = {relu};
+  auto kernel = createMatmul(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_EQ((*kernel)->name(), "onednn.matmul");
+  // Input 1 is ignored: pass garbage.
+  HostTensor garbage = make(DType::F32, b, {123.0});
+  HostTensor got = runOne(*kernel, {x, garbage}, DType::F32, r);
+  HostTensor want = naiveMatmul(x, w, false, true, r);
+  for (int64_t i = 0; i < want.numElements(); ++i)
+    want.setDouble(i, std::max(want.getDouble(i), 0.0));
+  EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+}
+
+TEST(Matmul, ZeroSizes) {
+  // K = 0: the result is the bias.
+  MatmulDesc d{DType::F32, {3, 0}, {0, 4}, {3, 4}};
+  d.biasShape = Shape{4};
+  auto kernel = createMatmul(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  HostTensor bias = make(DType::F32, {4}, {1, 2, 3, 4});
+  HostTensor got = runOne(*kernel,
+                          {*HostTensor::allocate(DType::F32, {3, 0}),
+                           *HostTensor::allocate(DType::F32, {0, 4}), bias},
+                          DType::F32, {3, 4});
+  EXPECT_CLOSE(got,
+               make(DType::F32, {3, 4}, {1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}),
+               0, 0);
+  // M = 0: nothing to do.
+  auto empty = createMatmul({DType::F32, {0, 5}, {5, 4}, {0, 4}});
+  ASSERT_TRUE(empty.ok());
+  runOne(*empty,
+         {*HostTensor::allocate(DType::F32, {0, 5}),
+          randomTensor(DType::F32, {5, 4}, 1)},
+         DType::F32, {0, 4});
+}
+
+TEST(Matmul, MalformedDescriptorsAreErrors) {
+  EXPECT_FALSE(createMatmul({DType::F32, {3, 5}, {4, 4}, {3, 4}}).ok());
+  EXPECT_FALSE(createMatmul({DType::F32, {5}, {5, 4}, {4}}).ok());
+  EXPECT_FALSE(
+      createMatmul({DType::F32, {2, 3, 5}, {3, 5, 4}, {3, 3, 4}}).ok());
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d
+//===----------------------------------------------------------------------===//
+
+/// NCHW / OIHW reference.
+HostTensor naiveConv(const HostTensor &x, const HostTensor &f,
+                     const HostTensor *bias, const Conv2DDesc &d) {
+  int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  int64_t O = f.dim(0), CI = f.dim(1), KH = f.dim(2), KW = f.dim(3);
+  int64_t OH =
+      (H + d.padding[0] + d.padding[2] - d.dilations[0] * (KH - 1) - 1) /
+          d.strides[0] +
+      1;
+  int64_t OW =
+      (W + d.padding[1] + d.padding[3] - d.dilations[1] * (KW - 1) - 1) /
+          d.strides[1] +
+      1;
+  HostTensor out = *HostTensor::allocate(x.dtype(), {N, O, OH, OW});
+  int64_t og = O / d.groups;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t z = 0; z < OW; ++z) {
+          double acc = bias ? bias->getDouble(o) : 0;
+          for (int64_t i = 0; i < CI; ++i)
+            for (int64_t r = 0; r < KH; ++r)
+              for (int64_t s = 0; s < KW; ++s) {
+                int64_t ih =
+                    y * d.strides[0] - d.padding[0] + r * d.dilations[0];
+                int64_t iw =
+                    z * d.strides[1] - d.padding[1] + s * d.dilations[1];
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                  continue;
+                int64_t c = (o / og) * CI + i;
+                acc += x.getDouble(((n * C + c) * H + ih) * W + iw) *
+                       f.getDouble(((o * CI + i) * KH + r) * KW + s);
+              }
+          out.setDouble(((n * O + o) * OH + y) * OW + z, acc);
+        }
+  (void)C;
+  return out;
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, o, kh, kw, groups;
+  int64_t stride[2], pad[4], dil[2];
+};
+
+void checkConv(const ConvCase &c, bool nhwc, bool constant, bool withBias,
+               std::vector<PostOp> postOps = {}, DType dtype = DType::F32) {
+  SCOPED_TRACE("conv c=" + std::to_string(c.c) + " o=" + std::to_string(c.o) +
+               " groups=" + std::to_string(c.groups) +
+               (nhwc ? " nhwc" : " nchw") + (constant ? " const" : ""));
+  Conv2DDesc d;
+  d.dtype = dtype;
+  d.nhwc = nhwc;
+  d.groups = c.groups;
+  for (int i = 0; i < 2; ++i) {
+    d.strides[i] = c.stride[i];
+    d.dilations[i] = c.dil[i];
+  }
+  for (int i = 0; i < 4; ++i)
+    d.padding[i] = c.pad[i];
+  HostTensor x = randomTensor(dtype, {c.n, c.c, c.h, c.w}, 11);
+  HostTensor f = randomTensor(dtype, {c.o, c.c / c.groups, c.kh, c.kw}, 12);
+  HostTensor bias = randomTensor(dtype, {c.o}, 13);
+  HostTensor want = naiveConv(x, f, withBias ? &bias : nullptr, d);
+  for (const PostOp &p : postOps) {
+    ASSERT_EQ(p.kind, PostOp::Kind::Eltwise);
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      want.setDouble(i, std::max(want.getDouble(i), 0.0)); // relu only
+  }
+  HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
+  HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
+  HostTensor wantLayout = nhwc ? permute(want, {0, 2, 3, 1}) : want;
+  d.inputShape = xin.shape();
+  d.filterShape = fin.shape();
+  d.resultShape = wantLayout.shape();
+  if (withBias)
+    d.biasShape = Shape{c.o};
+  d.postOps = postOps;
+  if (constant)
+    d.constantFilter = &fin;
+  auto kernel = createConv2D(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<HostTensor> in = {xin,
+                                constant ? make(dtype, fin.shape(), {7}) : fin};
+  if (withBias)
+    in.push_back(bias);
+  HostTensor got = runOne(*kernel, in, dtype, d.resultShape);
+  EXPECT_CLOSE(got, wantLayout, 1e-4, 1e-4);
+}
+
+TEST(Conv2D, LayoutsStridesPaddingDilationGroups) {
+  std::vector<ConvCase> cases = {
+      {2, 3, 7, 6, 4, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {1, 4, 9, 9, 8, 3, 2, 1, {2, 1}, {0, 1, 2, 0}, {1, 2}},
+      {1, 6, 8, 8, 4, 3, 3, 2, {1, 2}, {1, 0, 1, 1}, {2, 1}},
+      {2, 8, 6, 5, 8, 3, 3, 8, {1, 1}, {1, 1, 1, 1}, {1, 1}}, // depthwise
+      {1, 4, 6, 6, 8, 3, 3, 4, {2, 2}, {1, 1, 0, 0}, {1, 1}}, // multiplier 2
+      {1, 16, 10, 10, 32, 1, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}},
+  };
+  for (const ConvCase &c : cases)
+    for (bool nhwc : {false, true})
+      for (bool constant : {false, true})
+        checkConv(c, nhwc, constant, /*withBias=*/true);
+}
+
+TEST(Conv2D, ReluPostOpAndNoBias) {
+  PostOp relu;
+  checkConv({1, 8, 8, 8, 16, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}}, true, true,
+            false, {relu});
+  checkConv({1, 8, 8, 8, 16, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}}, false,
+            false, true, {relu});
+}
+
+TEST(Conv2D, BinaryPostOpsInBothLayouts) {
+  for (bool nhwc : {false, true}) {
+    Conv2DDesc d;
+    d.dtype = DType::F32;
+    d.nhwc = nhwc;
+    d.padding[0] = d.padding[1] = d.padding[2] = d.padding[3] = 1;
+    HostTensor x = randomTensor(DType::F32, {2, 8, 6, 6}, 21);
+    HostTensor f = randomTensor(DType::F32, {16, 8, 3, 3}, 22);
+    HostTensor want = naiveConv(x, f, nullptr, d); // NCHW
+    HostTensor residual = randomTensor(DType::F32, want.shape(), 23);
+    HostTensor scale = randomTensor(DType::F32, {16, 1, 1}, 24); // per channel
+    applyBroadcast(want, residual, [](double p, double q) { return p + q; });
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      want.setDouble(i, std::max(want.getDouble(i), 0.0));
+    applyBroadcast(want, scale, [](double p, double q) { return p * q; });
+    HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
+    HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
+    HostTensor resIn = nhwc ? permute(residual, {0, 2, 3, 1}) : residual;
+    HostTensor scaleIn = nhwc ? make(DType::F32, {16}, {0}) : scale;
+    if (nhwc)
+      for (int64_t i = 0; i < 16; ++i)
+        scaleIn.setDouble(i, scale.getDouble(i));
+    HostTensor wantLayout = nhwc ? permute(want, {0, 2, 3, 1}) : want;
+    d.inputShape = xin.shape();
+    d.filterShape = fin.shape();
+    d.resultShape = wantLayout.shape();
+    d.constantFilter = &fin;
+    PostOp add, relu, mul;
+    add.kind = PostOp::Kind::Add;
+    add.operandShape = resIn.shape();
+    mul.kind = PostOp::Kind::Mul;
+    mul.operandShape = scaleIn.shape();
+    d.postOps = {add, relu, mul};
+    auto kernel = createConv2D(d);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_EQ((*kernel)->name(), "onednn.conv2d");
+    HostTensor got =
+        runOne(*kernel, {xin, fin, resIn, scaleIn}, DType::F32, d.resultShape);
+    EXPECT_CLOSE(got, wantLayout, 1e-4, 1e-4);
+  }
+}
+
+TEST(Conv2D, F64RunsNatively) {
+  checkConv({1, 2, 5, 5, 3, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}}, true, false,
+            true, {}, DType::F64);
+}
+
+TEST(Conv2D, ZeroBatchAndBadShapes) {
+  Conv2DDesc d;
+  d.dtype = DType::F32;
+  d.inputShape = {0, 3, 5, 5};
+  d.filterShape = {4, 3, 3, 3};
+  d.resultShape = {0, 4, 3, 3};
+  auto kernel = createConv2D(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  runOne(*kernel,
+         {*HostTensor::allocate(DType::F32, d.inputShape),
+          *HostTensor::allocate(DType::F32, d.filterShape)},
+         DType::F32, d.resultShape);
+  d.resultShape = {0, 4, 4, 4};
+  EXPECT_EQ(createConv2D(d).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+int64_t poolOut(int64_t size, int64_t k, int64_t s, int64_t pb, int64_t pe,
+                int64_t d, bool ceil) {
+  int64_t span = size + pb + pe - (d * (k - 1) + 1);
+  int64_t out = ceil ? (span + s - 1) / s + 1 : span / s + 1;
+  if (ceil && (out - 1) * s >= size + pb)
+    --out;
+  return out;
+}
+
+HostTensor naivePool(const HostTensor &x, const Pool2DDesc &d, int64_t OH,
+                     int64_t OW) {
+  int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  HostTensor out = *HostTensor::allocate(x.dtype(), {N, C, OH, OW});
+  for (int64_t p = 0; p < N * C; ++p)
+    for (int64_t y = 0; y < OH; ++y)
+      for (int64_t z = 0; z < OW; ++z) {
+        double best = -INFINITY, sum = 0;
+        int64_t real = 0, rows = 0, cols = 0;
+        for (int64_t r = 0; r < d.kernel[0]; ++r) {
+          int64_t ih = y * d.strides[0] - d.padding[0] + r * d.dilations[0];
+          rows += ih >= -d.padding[0] && ih < H + d.padding[2];
+          for (int64_t s = 0; s < d.kernel[1]; ++s) {
+            int64_t iw = z * d.strides[1] - d.padding[1] + s * d.dilations[1];
+            if (r == 0)
+              cols += iw >= -d.padding[1] && iw < W + d.padding[3];
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+              continue;
+            double v = x.getDouble((p * H + ih) * W + iw);
+            best = std::max(best, v);
+            sum += v;
+            ++real;
+          }
+        }
+        double v = d.kind == Pool2DDesc::Kind::Max
+                       ? best
+                       : sum / double(d.countIncludePad ? rows * cols : real);
+        out.setDouble((p * OH + y) * OW + z, v);
+      }
+  return out;
+}
+
+TEST(Pool2D, MaxAvgPaddingCeilMode) {
+  struct Case {
+    int64_t h, w, k[2], s[2], pad[4], dil[2];
+    bool ceil;
+  };
+  std::vector<Case> cases = {
+      {8, 8, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, false},
+      {7, 9, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false},
+      {7, 9, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true},
+      {6, 7, {2, 3}, {2, 2}, {0, 1, 0, 0}, {1, 1}, true},
+      {10, 10, {3, 2}, {3, 3}, {1, 0, 1, 0}, {2, 1}, true},
+      {5, 5, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, false},
+  };
+  unsigned seed = 30;
+  for (const Case &c : cases)
+    for (auto kind : {Pool2DDesc::Kind::Max, Pool2DDesc::Kind::Avg})
+      for (bool include : {false, true})
+        for (bool nhwc : {false, true}) {
+          Pool2DDesc d;
+          d.kind = kind;
+          d.dtype = DType::F32;
+          d.nhwc = nhwc;
+          d.ceilMode = c.ceil;
+          d.countIncludePad = include;
+          for (int i = 0; i < 2; ++i) {
+            d.kernel[i] = c.k[i];
+            d.strides[i] = c.s[i];
+            d.dilations[i] = c.dil[i];
+          }
+          for (int i = 0; i < 4; ++i)
+            d.padding[i] = c.pad[i];
+          int64_t OH = poolOut(c.h, c.k[0], c.s[0], c.pad[0], c.pad[2],
+                               c.dil[0], c.ceil);
+          int64_t OW = poolOut(c.w, c.k[1], c.s[1], c.pad[1], c.pad[3],
+                               c.dil[1], c.ceil);
+          HostTensor x = randomTensor(DType::F32, {2, 3, c.h, c.w}, seed++);
+          HostTensor want = naivePool(x, d, OH, OW);
+          HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
+          HostTensor wantLayout = nhwc ? permute(want, {0, 2, 3, 1}) : want;
+          d.inputShape = xin.shape();
+          d.resultShape = wantLayout.shape();
+          auto kernel = createPool2D(d);
+          ASSERT_TRUE(kernel.ok()) << kernel.status();
+          SCOPED_TRACE(std::string((*kernel)->name()) +
+                       " h=" + std::to_string(c.h) +
+                       " include=" + std::to_string(include) +
+                       " ceil=" + std::to_string(c.ceil));
+          HostTensor got = runOne(*kernel, {xin}, DType::F32, d.resultShape);
+          EXPECT_CLOSE(got, wantLayout, 1e-5, 1e-6);
+        }
+}
+
+TEST(Pool2D, AvgIncludePadCeilModeFallsBackToNative) {
+  Pool2DDesc d;
+  d.kind = Pool2DDesc::Kind::Avg;
+  d.dtype = DType::F32;
+  d.kernel[0] = d.kernel[1] = 2;
+  d.strides[0] = d.strides[1] = 2;
+  d.ceilMode = true;
+  d.countIncludePad = true;
+  d.inputShape = {1, 1, 3, 3};
+  d.resultShape = {1, 1, 2, 2};
+  auto kernel = createPool2D(d);
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_EQ((*kernel)->name(), "native.pool2d");
+  HostTensor got = runOne(
+      *kernel, {make(DType::F32, {1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
+      DType::F32, {1, 1, 2, 2});
+  // The ceil-mode windows hang past the input: those positions never count.
+  EXPECT_CLOSE(got, make(DType::F32, {1, 1, 2, 2}, {3, 4.5, 7.5, 9}), 1e-6, 0);
+}
+
+TEST(Pool2D, GlobalAverage) {
+  for (bool nhwc : {false, true}) {
+    Pool2DDesc d;
+    d.kind = Pool2DDesc::Kind::GlobalAvg;
+    d.dtype = DType::F32;
+    d.nhwc = nhwc;
+    HostTensor x = randomTensor(DType::F32, {2, 3, 4, 5}, 3);
+    HostTensor want = *HostTensor::allocate(DType::F32, {2, 3, 1, 1});
+    for (int64_t p = 0; p < 6; ++p) {
+      double s = 0;
+      for (int64_t i = 0; i < 20; ++i)
+        s += x.getDouble(p * 20 + i);
+      want.setDouble(p, s / 20);
+    }
+    HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
+    HostTensor wantLayout = nhwc ? permute(want, {0, 2, 3, 1}) : want;
+    d.inputShape = xin.shape();
+    d.resultShape = wantLayout.shape();
+    auto kernel = createPool2D(d);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_CLOSE(runOne(*kernel, {xin}, DType::F32, d.resultShape), wantLayout,
+                 1e-5, 1e-6);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Eltwise
+//===----------------------------------------------------------------------===//
+
+double referenceEltwise(EltwiseKind k, double x, double a, double b) {
+  using E = EltwiseKind;
+  namespace s = tgc::scalar;
+  switch (k) {
+  case E::Relu:
+    return s::relu(x);
+  case E::LeakyRelu:
+    return s::leakyRelu(x, a);
+  case E::Elu:
+    return s::elu(x, a);
+  case E::Tanh:
+    return std::tanh(x);
+  case E::Sigmoid:
+    return s::sigmoid(x);
+  case E::Exp:
+    return std::exp(x);
+  case E::Log:
+    return std::log(x);
+  case E::Sqrt:
+    return std::sqrt(x);
+  case E::Rsqrt:
+    return 1 / std::sqrt(x);
+  case E::Abs:
+    return std::fabs(x);
+  case E::Neg:
+    return -x;
+  case E::Clamp:
+    return s::clamp(x, a, b);
+  case E::GeluErf:
+    return s::gelu(x, false);
+  case E::GeluTanh:
+    return s::gelu(x, true);
+  case E::Round:
+    return s::roundHalfEven(x);
+  case E::Reciprocal:
+    return 1 / x;
+  case E::Square:
+    return x * x;
+  case E::Swish:
+    return x * s::sigmoid(x);
+  case E::HardSwish:
+    return x * std::min(std::max(x + 3, 0.0), 6.0) / 6;
+  case E::Mish:
+    return x * std::tanh(std::log1p(std::exp(x)));
+  case E::Floor:
+    return std::floor(x);
+  case E::Ceil:
+    return std::ceil(x);
+  case E::Erf:
+    return std::erf(x);
+  case E::Sin:
+    return std::sin(x);
+  case E::Cos:
+    return std::cos(x);
+  case E::Sign:
+    return s::sign(x);
+  }
+  return 0;
+}
+
+TEST(Eltwise, EveryKindF32AndF64) {
+  for (int k = 0; k <= static_cast<int>(EltwiseKind::Sign); ++k) {
+    auto kind = static_cast<EltwiseKind>(k);
+    bool positive = kind == EltwiseKind::Log || kind == EltwiseKind::Sqrt ||
+                    kind == EltwiseKind::Rsqrt;
+    for (DType dtype : {DType::F32, DType::F64, DType::BF16, DType::F16}) {
+      Shape shape{3, 37};
+      HostTensor x =
+          randomTensor(dtype, shape, 100 + k, positive ? 0.1 : -4, 4);
+      if (kind == EltwiseKind::Round) // exact halves: ties to even
+        for (int i = 0; i < 8; ++i)
+          x.setDouble(i, -3.5 + i);
+      EltwiseDesc d{kind, dtype, shape, 0.3, 0.7};
+      if (kind == EltwiseKind::Clamp)
+        d.alpha = -0.5;
+      auto kernel = createEltwise(d);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      SCOPED_TRACE(std::string((*kernel)->name()) + " kind " +
+                   std::to_string(k) + " " + std::string(dtypeName(dtype)));
+      EXPECT_TRUE((*kernel)->canRunInPlace(0));
+      HostTensor got = runOne(*kernel, {x}, dtype, shape);
+      HostTensor want = *HostTensor::allocate(dtype, shape);
+      for (int64_t i = 0; i < x.numElements(); ++i)
+        want.setDouble(i,
+                       referenceEltwise(kind, x.getDouble(i), d.alpha, d.beta));
+      bool half = dtype == DType::BF16 || dtype == DType::F16;
+      EXPECT_CLOSE(got, want, half ? 1e-2 : 1e-4, half ? 1e-2 : 1e-5);
+    }
+  }
+}
+
+TEST(Eltwise, OneDnnRoundIsHalfToEven) {
+  auto kernel = createEltwise({EltwiseKind::Round, DType::F32, {6}});
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_EQ((*kernel)->name(), "onednn.eltwise");
+  HostTensor got =
+      runOne(*kernel, {make(DType::F32, {6}, {0.5, 1.5, 2.5, -0.5, -1.5, 2.6})},
+             DType::F32, {6});
+  EXPECT_CLOSE(got, make(DType::F32, {6}, {0, 2, 2, -0, -2, 3}), 0, 0);
+}
+
+TEST(Eltwise, IntegersAndInPlace) {
+  HostTensor x = make(DType::I32, {5}, {-3, -1, 0, 2, 7});
+  struct Case {
+    EltwiseKind kind;
+    std::vector<double> want;
+  } cases[] = {{EltwiseKind::Relu, {0, 0, 0, 2, 7}},
+               {EltwiseKind::Neg, {3, 1, 0, -2, -7}},
+               {EltwiseKind::Abs, {3, 1, 0, 2, 7}},
+               {EltwiseKind::Sign, {-1, -1, 0, 1, 1}},
+               {EltwiseKind::Square, {9, 1, 0, 4, 49}},
+               {EltwiseKind::Clamp, {-1, -1, 0, 2, 2}}};
+  for (const Case &c : cases) {
+    auto kernel = createEltwise({c.kind, DType::I32, {5}, -1.5, 2.9});
+    ASSERT_TRUE(kernel.ok());
+    HostTensor got = runOne(*kernel, {x}, DType::I32, {5});
+    EXPECT_CLOSE(got, make(DType::I32, {5}, c.want), 0, 0);
+  }
+  EXPECT_EQ(createEltwise({EltwiseKind::Exp, DType::I32, {5}}).status().code(),
+            absl::StatusCode::kUnimplemented);
+  // In place: output aliases the input.
+  auto kernel = createEltwise({EltwiseKind::Exp, DType::F32, {4}});
+  HostTensor t = make(DType::F32, {4}, {0, 1, 2, 3});
+  std::vector<HostTensor> out = {t};
+  ASSERT_TRUE((*kernel)->run({}, {t}, out).ok());
+  EXPECT_NEAR(t.getDouble(3), std::exp(3.0), 1e-4);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary, compare, select
+//===----------------------------------------------------------------------===//
+
+HostTensor naiveBinary(const HostTensor &a, const HostTensor &b,
+                       const Shape &result, DType dtype,
+                       const std::function<double(double, double)> &f) {
+  HostTensor out = *HostTensor::allocate(dtype, result);
+  size_t R = result.size();
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    std::vector<int64_t> idx = out.unflattenIndex(i);
+    auto at = [&](const HostTensor &t) {
+      Shape p(R - t.shape().size(), 1);
+      p.insert(p.end(), t.shape().begin(), t.shape().end());
+      std::vector<int64_t> j = idx;
+      for (size_t d = 0; d < R; ++d)
+        if (p[d] == 1)
+          j[d] = 0;
+      return t.getDouble(flatIndex(p, j));
+    };
+    out.setDouble(i, f(at(a), at(b)));
+  }
+  return out;
+}
+
+TEST(Binary, ArithmeticWithBroadcasting) {
+  using K = BinaryDesc::Kind;
+  struct Shapes {
+    Shape a, b, r;
+  } shapes[] = {{{4, 5}, {4, 5}, {4, 5}}, {{4, 5}, {5}, {4, 5}},
+                {{5}, {4, 5}, {4, 5}},    {{3, 1, 5}, {4, 1}, {3, 4, 5}},
+                {{}, {2, 3}, {2, 3}},     {{2, 3}, {}, {2, 3}}};
+  std::pair<K, std::function<double(double, double)>> ops[] = {
+      {K::Add, [](double x, double y) { return x + y; }},
+      {K::Sub, [](double x, double y) { return x - y; }},
+      {K::Mul, [](double x, double y) { return x * y; }},
+      {K::Div, [](double x, double y) { return x / y; }},
+      {K::Max, [](double x, double y) { return std::max(x, y); }},
+      {K::Min, [](double x, double y) { return std::min(x, y); }},
+      {K::Pow, [](double x, double y) { return std::pow(x, y); }}};
+  unsigned seed = 200;
+  for (const Shapes &s : shapes)
+    for (const auto &[kind, f] : ops)
+      for (DType dtype : {DType::F32, DType::F64, DType::I64, DType::I32,
+                          DType::BF16, DType::F16}) {
+        bool isInt = !isFloatDType(dtype);
+        HostTensor a =
+            randomTensor(dtype, s.a, seed++, kind == K::Pow ? 0.5 : -5, 5);
+        HostTensor b = randomTensor(dtype, s.b, seed++,
+                                    isInt && kind == K::Pow ? 0 : 0.5, 5);
+        if (kind == K::Pow && !isInt)
+          b = randomTensor(dtype, s.b, seed++, -2, 2);
+        auto kernel = createBinary({kind, dtype, s.a, s.b, s.r});
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        SCOPED_TRACE(std::string((*kernel)->name()) + " op " +
+                     std::to_string(int(kind)) + " " +
+                     std::string(dtypeName(dtype)));
+        HostTensor got = runOne(*kernel, {a, b}, dtype, s.r);
+        auto fi = [&](double x, double y) {
+          if (isInt && kind == K::Div)
+            return std::trunc(x / y);
+          if (isInt && kind == K::Pow)
+            return double(tgc::scalar::powInt(int64_t(x), int64_t(y)));
+          return f(x, y);
+        };
+        bool half = dtype == DType::BF16 || dtype == DType::F16;
+        EXPECT_CLOSE(got, naiveBinary(a, b, s.r, dtype, fi), half ? 1e-2 : 1e-5,
+                     half ? 1e-2 : 1e-6);
+      }
+}
+
+TEST(Binary, IntegerDivisionByZeroIsAnError) {
+  auto kernel =
+      createBinary({BinaryDesc::Kind::Div, DType::I32, {2}, {2}, {2}});
+  ASSERT_TRUE(kernel.ok());
+  std::vector<HostTensor> out = {*HostTensor::allocate(DType::I32, {2})};
+  absl::Status s = (*kernel)->run(
+      {}, {make(DType::I32, {2}, {4, 5}), make(DType::I32, {2}, {2, 0})}, out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Binary, CompareAndLogical) {
+  using K = BinaryDesc::Kind;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  HostTensor a = make(DType::F32, {2, 3}, {1, 2, nan, 4, 5, 6});
+  HostTensor b = make(DType::F32, {3}, {2, 2, 2});
+  std::pair<K, std::vector<double>> cases[] = {
+      {K::Eq, {0, 1, 0, 0, 0, 0}}, {K::Ne, {1, 0, 1, 1, 1, 1}},
+      {K::Lt, {1, 0, 0, 0, 0, 0}}, {K::Le, {1, 1, 0, 0, 0, 0}},
+      {K::Gt, {0, 0, 0, 1, 1, 1}}, {K::Ge, {0, 1, 0, 1, 1, 1}}};
+  for (const auto &[kind, want] : cases) {
+    auto kernel = createBinary({kind, DType::F32, {2, 3}, {3}, {2, 3}});
+    ASSERT_TRUE(kernel.ok());
+    HostTensor got = runOne(*kernel, {a, b}, DType::I1, {2, 3});
+    EXPECT_CLOSE(got, make(DType::I1, {2, 3}, want), 0, 0);
+  }
+  auto ints = createBinary({K::Lt, DType::I64, {3}, {3}, {3}});
+  EXPECT_CLOSE(runOne(*ints,
+                      {make(DType::I64, {3}, {1, 5, -2}),
+                       make(DType::I64, {3}, {2, 5, -3})},
+                      DType::I1, {3}),
+               make(DType::I1, {3}, {1, 0, 0}), 0, 0);
+  HostTensor p = make(DType::I1, {4}, {0, 0, 1, 1}),
+             q = make(DType::I1, {4}, {0, 1, 0, 1});
+  auto andK = createBinary({K::And, DType::I1, {4}, {4}, {4}});
+  auto orK = createBinary({K::Or, DType::I1, {4}, {4}, {4}});
+  EXPECT_CLOSE(runOne(*andK, {p, q}, DType::I1, {4}),
+               make(DType::I1, {4}, {0, 0, 0, 1}), 0, 0);
+  EXPECT_CLOSE(runOne(*orK, {p, q}, DType::I1, {4}),
+               make(DType::I1, {4}, {0, 1, 1, 1}), 0, 0);
+}
+
+TEST(Select, BroadcastsAllThree) {
+  HostTensor c = make(DType::I1, {2, 1}, {1, 0});
+  HostTensor x = make(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor y = make(DType::F32, {}, {-1});
+  auto kernel = createSelect({DType::F32, {2, 1}, {2, 3}, {}, {2, 3}});
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_CLOSE(runOne(*kernel, {c, x, y}, DType::F32, {2, 3}),
+               make(DType::F32, {2, 3}, {1, 2, 3, -1, -1, -1}), 0, 0);
+  auto i64 = createSelect({DType::I64, {3}, {3}, {3}, {3}});
+  EXPECT_CLOSE(
+      runOne(*i64,
+             {make(DType::I1, {3}, {0, 1, 0}), make(DType::I64, {3}, {1, 2, 3}),
+              make(DType::I64, {3}, {7, 8, 9})},
+             DType::I64, {3}),
+      make(DType::I64, {3}, {7, 2, 9}), 0, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax and norms
+//===----------------------------------------------------------------------===//
+
+TEST(Softmax, AxesAndLog) {
+  Shape shape{3, 4, 5};
+  for (DType dtype : {DType::F32, DType::F64, DType::BF16})
+    for (int64_t axis = 0; axis < 3; ++axis)
+      for (bool log : {false, true}) {
+        HostTensor x = randomTensor(dtype, shape, 300 + axis, -3, 3);
+        auto kernel = createSoftmax({dtype, shape, axis, log});
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        HostTensor want = *HostTensor::allocate(dtype, shape);
+        for (int64_t i = 0; i < x.numElements(); ++i) {
+          std::vector<int64_t> idx = x.unflattenIndex(i);
+          double sum = 0;
+          for (int64_t k = 0; k < shape[axis]; ++k) {
+            std::vector<int64_t> j = idx;
+            j[axis] = k;
+            sum += std::exp(x.getDouble(flatIndex(shape, j)));
+          }
+          double v = x.getDouble(i);
+          want.setDouble(i, log ? v - std::log(sum) : std::exp(v) / sum);
+        }
+        SCOPED_TRACE(std::string((*kernel)->name()));
+        double tol = dtype == DType::BF16 ? 2e-2 : 1e-4;
+        EXPECT_CLOSE(runOne(*kernel, {x}, dtype, shape), want, tol, tol / 10);
+      }
+}
+
+TEST(LayerNorm, WithAndWithoutScaleBias) {
+  Shape shape{2, 3, 8};
+  for (DType dtype : {DType::F32, DType::F64})
+    for (int64_t axis : {1, 2})
+      for (int flags = 0; flags < 4; ++flags) {
+        bool hasScale = flags & 1, hasBias = flags & 2;
+        Shape norm(shape.begin() + axis, shape.end());
+        HostTensor x = randomTensor(dtype, shape, 400 + flags, -2, 3);
+        HostTensor g = randomTensor(dtype, norm, 410);
+        HostTensor b = randomTensor(dtype, norm, 411);
+        auto kernel =
+            createLayerNorm({dtype, shape, axis, 1e-5, hasScale, hasBias});
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        int64_t inner = x.numElements() / (axis == 1 ? 2 : 6);
+        HostTensor want = *HostTensor::allocate(dtype, shape);
+        for (int64_t o = 0; o < x.numElements() / inner; ++o) {
+          double mean = 0, var = 0;
+          for (int64_t i = 0; i < inner; ++i)
+            mean += x.getDouble(o * inner + i) / inner;
+          for (int64_t i = 0; i < inner; ++i)
+            var += std::pow(x.getDouble(o * inner + i) - mean, 2) / inner;
+          for (int64_t i = 0; i < inner; ++i) {
+            double v =
+                (x.getDouble(o * inner + i) - mean) / std::sqrt(var + 1e-5);
+            if (hasScale)
+              v *= g.getDouble(i);
+            if (hasBias)
+              v += b.getDouble(i);
+            want.setDouble(o * inner + i, v);
+          }
+        }
+        std::vector<HostTensor> in = {x};
+        if (hasScale)
+          in.push_back(g);
+        if (hasBias)
+          in.push_back(b);
+        SCOPED_TRACE(std::string((*kernel)->name()) + " flags " +
+                     std::to_string(flags));
+        EXPECT_CLOSE(runOne(*kernel, in, dtype, shape), want, 1e-4, 1e-5);
+      }
+}
+
+TEST(BatchNorm, ChannelAxisOneAndLast) {
+  Shape shape{2, 4, 3, 5};
+  for (DType dtype : {DType::F32, DType::F64})
+    for (int64_t axis : {1, 3}) {
+      int64_t C = shape[axis];
+      HostTensor x = randomTensor(dtype, shape, 500);
+      HostTensor scale = randomTensor(dtype, {C}, 501);
+      HostTensor bias = randomTensor(dtype, {C}, 502);
+      HostTensor mean = randomTensor(dtype, {C}, 503);
+      HostTensor var = randomTensor(dtype, {C}, 504, 0.5, 2);
+      auto kernel = createBatchNorm({dtype, shape, axis, 1e-3});
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      HostTensor want = *HostTensor::allocate(dtype, shape);
+      for (int64_t i = 0; i < x.numElements(); ++i) {
+        int64_t c = x.unflattenIndex(i)[axis];
+        want.setDouble(i, (x.getDouble(i) - mean.getDouble(c)) /
+                                  std::sqrt(var.getDouble(c) + 1e-3) *
+                                  scale.getDouble(c) +
+                              bias.getDouble(c));
+      }
+      SCOPED_TRACE(std::string((*kernel)->name()));
+      EXPECT_CLOSE(runOne(*kernel, {x, scale, bias, mean, var}, dtype, shape),
+                   want, 1e-4, 1e-5);
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST(Reduce, EveryKindAxesKeepdims) {
+  using K = ReduceDesc::Kind;
+  Shape shape{3, 4, 5};
+  std::vector<std::vector<int64_t>> axesList = {
+      {0}, {1}, {2}, {0, 2}, {0, 1, 2}};
+  for (K kind : {K::Sum, K::Mean, K::Max, K::Min, K::Prod})
+    for (DType dtype : {DType::F32, DType::F64, DType::I32})
+      for (const auto &axes : axesList)
+        for (bool keepdims : {false, true}) {
+          if (kind == K::Mean && dtype == DType::I32)
+            continue;
+          HostTensor x =
+              randomTensor(dtype, shape, 600, kind == K::Prod ? 0.5 : -4,
+                           kind == K::Prod ? 1.5 : 4);
+          if (kind == K::Prod && dtype == DType::I32)
+            x = randomTensor(dtype, shape, 601, -2, 2);
+          Shape kept = shape, result;
+          for (int64_t a : axes)
+            kept[a] = 1;
+          for (size_t d = 0; d < shape.size(); ++d) {
+            bool reduced =
+                std::find(axes.begin(), axes.end(), int64_t(d)) != axes.end();
+            if (!reduced || keepdims)
+              result.push_back(kept[d]);
+          }
+          auto kernel =
+              createReduce({kind, dtype, shape, result, axes, keepdims});
+          ASSERT_TRUE(kernel.ok()) << kernel.status();
+          HostTensor want = *HostTensor::allocate(dtype, result);
+          SCOPED_TRACE(std::string((*kernel)->name()));
+          std::vector<double> out(static_cast<size_t>(want.numElements()),
+                                  kind == K::Prod  ? 1
+                                  : kind == K::Max ? -INFINITY
+                                  : kind == K::Min ? INFINITY
+                                                   : 0);
+          int64_t count = x.numElements() / want.numElements();
+          for (int64_t i = 0; i < x.numElements(); ++i) {
+            std::vector<int64_t> idx = x.unflattenIndex(i);
+            for (int64_t a : axes)
+              idx[a] = 0;
+            int64_t o = flatIndex(kept, idx);
+            double v = x.getDouble(i);
+            switch (kind) {
+            case K::Max:
+              out[o] = std::max(out[o], v);
+              break;
+            case K::Min:
+              out[o] = std::min(out[o], v);
+              break;
+            case K::Prod:
+              out[o] *= v;
+              break;
+            default:
+              out[o] += v;
+              break;
+            }
+          }
+          for (int64_t o = 0; o < want.numElements(); ++o)
+            want.setDouble(o, kind == K::Mean ? out[o] / count : out[o]);
+          EXPECT_CLOSE(runOne(*kernel, {x}, dtype, result), want, 1e-4, 1e-5);
+        }
+}
+
+TEST(Reduce, ArgMaxArgMinTiesAndNaN) {
+  using K = ReduceDesc::Kind;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  HostTensor x = make(DType::F32, {2, 4}, {1, 3, 3, 0, 2, nan, 5, nan});
+  auto first = createReduce({K::ArgMax, DType::F32, {2, 4}, {2}, {1}});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_CLOSE(runOne(*first, {x}, DType::I64, {2}),
+               make(DType::I64, {2}, {1, 1}), 0, 0);
+  auto last =
+      createReduce({K::ArgMax, DType::F32, {2, 4}, {2, 1}, {1}, true, true});
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_CLOSE(runOne(*last, {x}, DType::I64, {2, 1}),
+               make(DType::I64, {2, 1}, {2, 3}), 0, 0);
+  auto argmin = createReduce({K::ArgMin, DType::I32, {2, 3}, {3}, {0}});
+  ASSERT_TRUE(argmin.ok());
+  EXPECT_CLOSE(runOne(*argmin, {make(DType::I32, {2, 3}, {1, 5, 3, 2, 4, 3})},
+                      DType::I64, {3}),
+               make(DType::I64, {3}, {0, 1, 0}), 0, 0);
+}
+
+TEST(Reduce, EmptyReducedDimsGiveIdentities) {
+  using K = ReduceDesc::Kind;
+  HostTensor x = *HostTensor::allocate(DType::F32, {2, 0});
+  std::pair<K, double> cases[] = {{K::Sum, 0},
+                                  {K::Prod, 1},
+                                  {K::Max, -INFINITY},
+                                  {K::Min, INFINITY},
+                                  {K::Mean, NAN}};
+  for (const auto &[kind, value] : cases) {
+    auto kernel = createReduce({kind, DType::F32, {2, 0}, {2}, {1}});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_CLOSE(runOne(*kernel, {x}, DType::F32, {2}),
+                 make(DType::F32, {2}, {value}), 0, 0);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Cast
+//===----------------------------------------------------------------------===//
+
+TEST(Cast, AllPairsMatchHostTensorConversions) {
+  std::vector<double> values = {0,     1,     -1,   2.5,  -2.5,  127.9, -128.7,
+                                300.2, -1e10, 1e10, 3e38, 65504, 1e-3,  7};
+  for (DType from : kAllDTypes)
+    for (DType to : kAllDTypes) {
+      HostTensor x = *HostTensor::allocate(from, {int64_t(values.size())});
+      for (size_t i = 0; i < values.size(); ++i)
+        x.setDouble(int64_t(i), values[i]);
+      auto kernel = createCast(from, to, x.shape());
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      HostTensor got = runOne(*kernel, {x}, to, x.shape());
+      HostTensor want = *HostTensor::allocate(to, x.shape());
+      for (int64_t i = 0; i < x.numElements(); ++i) {
+        if (!isFloatDType(from))
+          want.setInt(i, x.getInt(i)); // wraps int -> int
+        else if (isFloatDType(to))
+          want.setDouble(i, x.getDouble(i));
+        else
+          want.setInt(i,
+                      tgc::scalar::floatToInt(x.getDouble(i), dtypeBits(to)));
+      }
+      SCOPED_TRACE(std::string((*kernel)->name()) + " " +
+                   std::string(dtypeName(from)) + " -> " +
+                   std::string(dtypeName(to)));
+      EXPECT_CLOSE(got, want, 0, 0);
+    }
+}
+
+TEST(Cast, SaturationAndWrapping) {
+  auto f2i = createCast(DType::F32, DType::I8, {4});
+  EXPECT_CLOSE(runOne(*f2i, {make(DType::F32, {4}, {300, -300, NAN, -7.9})},
+                      DType::I8, {4}),
+               make(DType::I8, {4}, {127, -128, 0, -7}), 0, 0);
+  auto i2i = createCast(DType::I32, DType::I8, {2});
+  EXPECT_CLOSE(
+      runOne(*i2i, {make(DType::I32, {2}, {300, -129})}, DType::I8, {2}),
+      make(DType::I8, {2}, {44, 127}), 0, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+TEST(DataMovement, TransposeEveryDType) {
+  for (DType dtype : kAllDTypes)
+    for (Shape shape : {Shape{2, 3, 4}, Shape{16, 32, 24}}) {
+      HostTensor x = randomTensor(dtype, shape, 700, -100, 100);
+      for (std::vector<int64_t> perm :
+           {std::vector<int64_t>{2, 0, 1}, {0, 2, 1}, {1, 0, 2}}) {
+        auto kernel = createTranspose(dtype, shape, perm);
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        HostTensor want = permute(x, perm);
+        EXPECT_CLOSE(runOne(*kernel, {x}, dtype, want.shape()), want, 0, 0);
+      }
+    }
+}
+
+TEST(DataMovement, BroadcastTo) {
+  HostTensor x = make(DType::I64, {3, 1}, {1, 2, 3});
+  auto kernel = createBroadcastTo(DType::I64, {3, 1}, {2, 3, 2});
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_CLOSE(
+      runOne(*kernel, {x}, DType::I64, {2, 3, 2}),
+      make(DType::I64, {2, 3, 2}, {1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}), 0, 0);
+  EXPECT_FALSE(createBroadcastTo(DType::I64, {3, 2}, {3, 3}).ok());
+}
+
+TEST(DataMovement, Concat) {
+  auto kernel = createConcat(DType::F32, {{2, 1}, {2, 2}, {2, 0}}, 1);
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_CLOSE(runOne(*kernel,
+                      {make(DType::F32, {2, 1}, {1, 2}),
+                       make(DType::F32, {2, 2}, {3, 4, 5, 6}),
+                       *HostTensor::allocate(DType::F32, {2, 0})},
+                      DType::F32, {2, 3}),
+               make(DType::F32, {2, 3}, {1, 3, 4, 2, 5, 6}), 0, 0);
+  auto axis0 = createConcat(DType::I8, {{1, 2}, {2, 2}}, 0);
+  EXPECT_CLOSE(runOne(*axis0,
+                      {make(DType::I8, {1, 2}, {1, 2}),
+                       make(DType::I8, {2, 2}, {3, 4, 5, 6})},
+                      DType::I8, {3, 2}),
+               make(DType::I8, {3, 2}, {1, 2, 3, 4, 5, 6}), 0, 0);
+}
+
+TEST(DataMovement, SliceWithNegativeSteps) {
+  HostTensor x = make(DType::F32, {3, 5},
+                      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
+  // x[::-1, 4:0:-2]
+  auto kernel = createSlice(DType::F32, {3, 5}, {2, 4}, {-1, -2}, {3, 2});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_CLOSE(runOne(*kernel, {x}, DType::F32, {3, 2}),
+               make(DType::F32, {3, 2}, {14, 12, 9, 7, 4, 2}), 0, 0);
+  auto neg = createSlice(DType::F32, {3, 5}, {-2, 1}, {1, 2}, {2, 2});
+  ASSERT_TRUE(neg.ok());
+  EXPECT_CLOSE(runOne(*neg, {x}, DType::F32, {2, 2}),
+               make(DType::F32, {2, 2}, {6, 8, 11, 13}), 0, 0);
+  EXPECT_FALSE(createSlice(DType::F32, {3, 5}, {0, 0}, {1, 2}, {3, 4}).ok());
+}
+
+TEST(DataMovement, Pad) {
+  auto kernel = createPad(DType::I32, {2, 2}, {1, 0}, {3, 4}, 9.7);
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_CLOSE(runOne(*kernel, {make(DType::I32, {2, 2}, {1, 2, 3, 4})},
+                      DType::I32, {3, 4}),
+               make(DType::I32, {3, 4}, {9, 9, 9, 9, 1, 2, 9, 9, 3, 4, 9, 9}),
+               0, 0);
+  auto f = createPad(DType::F32, {1, 1}, {1, 1}, {3, 3}, -1);
+  EXPECT_CLOSE(runOne(*f, {make(DType::F32, {1, 1}, {5})}, DType::F32, {3, 3}),
+               make(DType::F32, {3, 3}, {-1, -1, -1, -1, 5, -1, -1, -1, -1}), 0,
+               0);
+}
+
+TEST(DataMovement, GatherNegativeAndOutOfRangeIndices) {
+  HostTensor data = make(DType::F32, {3, 2}, {1, 2, 3, 4, 5, 6});
+  auto kernel = createGather(DType::F32, {3, 2}, DType::I64, {2, 2}, 0);
+  ASSERT_TRUE(kernel.ok());
+  EXPECT_CLOSE(runOne(*kernel, {data, make(DType::I64, {2, 2}, {0, -1, 1, 2})},
+                      DType::F32, {2, 2, 2}),
+               make(DType::F32, {2, 2, 2}, {1, 2, 5, 6, 3, 4, 5, 6}), 0, 0);
+  auto axis1 = createGather(DType::F32, {3, 2}, DType::I32, {3}, 1);
+  EXPECT_CLOSE(runOne(*axis1, {data, make(DType::I32, {3}, {1, -2, 1})},
+                      DType::F32, {3, 3}),
+               make(DType::F32, {3, 3}, {2, 1, 2, 4, 3, 4, 6, 5, 6}), 0, 0);
+  std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, {2, 2, 2})};
+  absl::Status s =
+      (*kernel)->run({}, {data, make(DType::I64, {2, 2}, {0, 3, 1, 1})}, out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  s = (*kernel)->run({}, {data, make(DType::I64, {2, 2}, {0, -4, 1, 1})}, out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+}
+
+//===----------------------------------------------------------------------===//
+// Zero sizes, concurrency, throughput
+//===----------------------------------------------------------------------===//
+
+TEST(ZeroSize, EveryFactoryAcceptsEmptyTensors) {
+  Shape empty{0, 4};
+  std::vector<absl::StatusOr<KernelPtr>> kernels = {
+      createEltwise({EltwiseKind::Tanh, DType::F32, empty}),
+      createBinary({BinaryDesc::Kind::Add, DType::F32, empty, {4}, empty}),
+      createSoftmax({DType::F32, empty, 1}),
+      createLayerNorm({DType::F32, empty, 1, 1e-5}),
+      createBatchNorm({DType::F32, empty, 1, 1e-5}),
+      createCast(DType::F32, DType::BF16, empty),
+      createTranspose(DType::F32, empty, {1, 0}),
+      createBroadcastTo(DType::F32, {4}, empty),
+      createSlice(DType::F32, {3, 4}, {0, 0}, {1, 1}, empty),
+      createPad(DType::F32, empty, {0, 0}, empty, 0),
+      createGather(DType::F32, {3, 4}, DType::I64, {0}, 0),
+      createReduce({ReduceDesc::Kind::Sum, DType::F32, empty, {0}, {1}}),
+  };
+  for (auto &kernel : kernels) {
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, {0})};
+    EXPECT_TRUE((*kernel)->run({}, {}, out).ok()) << (*kernel)->name();
+  }
+}
+
+TEST(Concurrency, OneKernelFromFourThreads) {
+  Shape a{64, 96}, b{96, 80}, r{64, 80};
+  HostTensor w = randomTensor(DType::F32, b, 2);
+  MatmulDesc d{DType::F32, a, b, r};
+  d.constantRhs = &w;
+  PostOp gelu;
+  gelu.eltwise = EltwiseKind::GeluTanh;
+  d.postOps = {gelu};
+  auto kernel = createMatmul(d);
+  ASSERT_TRUE(kernel.ok());
+  auto softmax = createSoftmax({DType::F32, r, 1});
+  ASSERT_TRUE(softmax.ok());
+  std::vector<HostTensor> inputs, wants;
+  for (int t = 0; t < 4; ++t) {
+    inputs.push_back(randomTensor(DType::F32, a, 10 + t));
+    HostTensor want = naiveMatmul(inputs.back(), w, false, false, r);
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      want.setDouble(i, tgc::scalar::gelu(want.getDouble(i), true));
+    wants.push_back(want);
+  }
+  std::vector<absl::Status> results(4);
+  std::vector<HostTensor> outs;
+  for (int t = 0; t < 4; ++t)
+    outs.push_back(*HostTensor::allocate(DType::F32, r));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      KernelContext context;
+      context.numThreads = 1 + t % 2;
+      for (int iter = 0; iter < 20 && results[t].ok(); ++iter) {
+        std::vector<HostTensor> out = {outs[t]};
+        results[t] = (*kernel)->run(context, {inputs[t], w}, out);
+        HostTensor scratch = *HostTensor::allocate(DType::F32, r);
+        std::vector<HostTensor> sm = {scratch};
+        if (results[t].ok())
+          results[t] = (*softmax)->run(context, {outs[t]}, sm);
+      }
+    });
+  }
+  for (auto &thread : threads)
+    thread.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_TRUE(results[t].ok()) << results[t];
+    EXPECT_CLOSE(outs[t], wants[t], 1e-4, 1e-5);
+  }
+}
+
+/// Not an assertion: prints the GFLOP/s of a 1024^3 f32 matmul kernel at the
+/// current OMP_NUM_THREADS (set TGC_CPU_BENCH=1 to run).
+TEST(Throughput, Matmul1024) {
+  if (!std::getenv("TGC_CPU_BENCH"))
+    GTEST_SKIP() << "set TGC_CPU_BENCH=1";
+  int threads = std::getenv("OMP_NUM_THREADS")
+                    ? std::atoi(std::getenv("OMP_NUM_THREADS"))
+                    : 1;
+  Shape s{1024, 1024};
+  HostTensor a = randomTensor(DType::F32, s, 1),
+             b = randomTensor(DType::F32, s, 2);
+  for (bool constant : {false, true}) {
+    MatmulDesc d{DType::F32, s, s, s};
+    if (constant)
+      d.constantRhs = &b;
+    auto kernel = createMatmul(d);
+    ASSERT_TRUE(kernel.ok());
+    std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, s)};
+    KernelContext context;
+    context.numThreads = threads;
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE((*kernel)->run(context, {a, b}, out).ok());
+    int iters = 20;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i)
+      ASSERT_TRUE((*kernel)->run(context, {a, b}, out).ok());
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    std::printf("matmul 1024^3 f32 %s, %d thread(s): %.1f GFLOP/s\n",
+                constant ? "prepacked rhs" : "plain rhs", threads,
+                2.0 * 1024 * 1024 * 1024 * iters / seconds / 1e9);
+  }
+}
+
+} // namespace
