@@ -23,11 +23,17 @@ else
 fi
 
 step "tgc-run on the reference interpreter: x is 2x4 (resolving the dynamic dim), weights random from --seed"
-"$BIN/tgc-run" "$EXAMPLE" --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 --seed=1 --output=/tmp/tgc-demo-out.npy --print
+"$BIN/tgc-run" "$EXAMPLE" --backend=reference --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 --seed=1 --output=/tmp/tgc-demo-out.npy --print
 echo "(result also written to /tmp/tgc-demo-out.npy)"
 
+step "tgc-run on the CPU backend (oneDNN primitives + native kernels): the compiled plan, checked against the interpreter's result"
+"$BIN/tgc-run" "$EXAMPLE" --backend=cpu --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 --seed=1 --print-plan --expected=/tmp/tgc-demo-out.npy
+
+step "The CPU backend against the interpreter on small graphs (MLP, conv-bn-relu, attention)"
+"$BIN/tgc-run" --differential test/codegen/cpu/graphs.mlir
+
 step "tgc-run checking the result against expected values (exit code 0 = match)"
-"$BIN/tgc-run" "$EXAMPLE" \
+"$BIN/tgc-run" "$EXAMPLE" --backend=cpu \
   --input=1x4xf32=0,0,0,0 --input=4x8xf32=0.1 --input=8xf32=0 --input=8x4xf32=1 \
   --expected=1x4xf32=0.25,0.25,0.25,0.25
 

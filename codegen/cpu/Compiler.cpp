@@ -396,7 +396,8 @@ struct DiagnosticCapture {
 /// Gives every argument its concrete shape, inlines calls and propagates
 /// shapes; returns the specialized copy of `func` in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>
-specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes) {
+specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
+           bool optimize) {
   MLIRContext *context = func.getContext();
   DiagnosticCapture diagnostics(context);
   auto fail = [&](const llvm::Twine &message) {
@@ -456,6 +457,12 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes) {
   });
   if (failed(verify(*module)))
     return fail("the specialized function failed to verify");
+  if (optimize) {
+    PassManager pm(context);
+    tgc::buildCleanupPipeline(pm);
+    if (failed(pm.run(*module)))
+      return fail("the cleanup pipeline failed on '" + func.getName() + "'");
+  }
   return module;
 }
 
@@ -465,7 +472,7 @@ llvm::Expected<cpu::CompiledFunction>
 cpu::compile(func::FuncOp func,
              const std::vector<std::vector<int64_t>> &inputShapes,
              const CompileOptions &options) {
-  auto module = specialize(func, inputShapes);
+  auto module = specialize(func, inputShapes, options.optimize);
   if (!module)
     return module.takeError();
   auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());

@@ -28,6 +28,9 @@ namespace tgc::cpu {
 struct CompileOptions {
   /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0 sets it).
   bool enableOneDnn = runtime::oneDnnEnabledFromEnvironment();
+  /// Run the tgc-cleanup pipeline (canonicalization, folding, CSE) on the
+  /// specialized function first.
+  bool optimize = true;
 };
 
 /// A compiled function. Steps that fell back to the reference path refer to
