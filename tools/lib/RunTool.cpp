@@ -23,6 +23,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -281,6 +282,16 @@ makeInputs(mlir::func::FuncOp func, const Options &opts, int64_t dynamicSize) {
   return args;
 }
 
+/// The first `file:line:col` in a message (empty when there is none).
+std::string firstLocation(StringRef message) {
+  static constexpr const char *kPattern = "[^ :'\"]+:[0-9]+:[0-9]+";
+  llvm::Regex regex(kPattern);
+  SmallVector<StringRef> matches;
+  if (regex.match(message, &matches))
+    return matches[0].str();
+  return "";
+}
+
 /// Runs every selected function on both backends and compares: the cpu
 /// backend must agree with the reference (or both must fail).
 Error runDifferential(mlir::ModuleOp module, const Options &opts) {
@@ -304,8 +315,18 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     if (!want || !got) {
       std::string wantError = want ? "" : toString(want.takeError());
       std::string gotError = got ? "" : toString(got.takeError());
+      // Both failing agrees when they blame the same op.
+      if (!wantError.empty() && !gotError.empty() &&
+          firstLocation(wantError) == firstLocation(gotError)) {
+        outs() << "@" << func.getName() << ": both fail at "
+               << firstLocation(wantError) << "\n";
+        continue;
+      }
       if (!wantError.empty() && !gotError.empty()) {
-        outs() << "@" << func.getName() << ": both fail\n";
+        ++failed;
+        outs() << "@" << func.getName()
+               << ": MISMATCH: both fail, differently: reference: " << wantError
+               << "; cpu: " << gotError << "\n";
         continue;
       }
       ++failed;
