@@ -27,6 +27,7 @@ docs: build
 # Benchmarks (not part of `make test`: performance lives here, not in tests).
 bench: build
 	$(BUILD_DIR)/bin/bench-function-overhead
+	$(BUILD_DIR)/bin/bench-cpu-backend
 
 clean:
 	rm -rf $(BUILD_DIR)
