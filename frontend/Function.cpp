@@ -161,7 +161,9 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
       return llvm::Error::success(); // compiled per input shapes on use
     shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
   }
-  auto plan = cpu::compile(compiled.traced.func, shapes);
+  cpu::CompileOptions compileOptions;
+  compileOptions.numThreads = options.numThreads;
+  auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
   if (!plan)
     return plan.takeError();
   compiled.staticPlan =
@@ -171,7 +173,7 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
 
 /// The CPU plan for these inputs.
 static absl::StatusOr<std::shared_ptr<const cpu::CompiledFunction>>
-planFor(const Compiled &compiled, const CallInputs &inputs) {
+planFor(const Compiled &compiled, const CallInputs &inputs, int numThreads) {
   if (compiled.staticPlan)
     return compiled.staticPlan;
   std::vector<std::vector<int64_t>> shapes;
@@ -181,7 +183,9 @@ planFor(const Compiled &compiled, const CallInputs &inputs) {
   auto it = compiled.plans.find(shapes);
   if (it != compiled.plans.end())
     return it->second;
-  auto plan = cpu::compile(compiled.traced.func, shapes);
+  cpu::CompileOptions compileOptions;
+  compileOptions.numThreads = numThreads;
+  auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
   if (!plan)
     return toStatus(plan.takeError());
   auto shared = std::make_shared<const cpu::CompiledFunction>(std::move(*plan));
@@ -194,7 +198,7 @@ FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
   absl::StatusOr<std::vector<runtime::HostTensor>> results;
   if (options.backend == FunctionOptions::Backend::Cpu) {
-    auto plan = planFor(compiled, inputs);
+    auto plan = planFor(compiled, inputs, options.numThreads);
     if (!plan.ok())
       return plan.status();
     runtime::RunOptions runOptions;

@@ -476,6 +476,7 @@ cpu::compile(func::FuncOp func,
   if (!module)
     return module.takeError();
   auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
+  runtime::setNumThreads(runtime::resolveThreadCount(options.numThreads));
 
   auto executable = std::make_shared<runtime::Executable>();
   runtime::Executable &exe = *executable;

@@ -31,6 +31,10 @@ struct CompileOptions {
   /// Run the tgc-cleanup pipeline (canonicalization, folding, CSE) on the
   /// specialized function first.
   bool optimize = true;
+  /// The intra-op thread count the executable will run with (0: the
+  /// default of runtime::resolveThreadCount). oneDNN sizes some primitives
+  /// for the thread count current when they are created.
+  int numThreads = 0;
 };
 
 /// A compiled function. Steps that fell back to the reference path refer to

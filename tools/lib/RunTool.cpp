@@ -217,7 +217,9 @@ public:
       std::vector<std::vector<int64_t>> shapes;
       for (const HostTensor &t : args)
         shapes.push_back(t.shape());
-      auto result = tgc::cpu::compile(func, shapes);
+      tgc::cpu::CompileOptions compileOptions;
+      compileOptions.numThreads = static_cast<int>(opts.threads);
+      auto result = tgc::cpu::compile(func, shapes, compileOptions);
       if (!result)
         return result.takeError();
       compiled = std::move(*result);
