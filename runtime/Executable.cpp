@@ -3,7 +3,9 @@
 // The executor keeps, per Executable, a pool of run states: an arena and the
 // kernel argument views of every step, built once and revalidated (data
 // pointer, dtype, shape) on each run. In the steady state a run allocates
-// only its results.
+// only its results, and the kernels write those straight into them: a
+// result's root value is redirected from its arena slot to the result's
+// storage for that run, so only the views touching it are rebuilt.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,6 +197,14 @@ struct RunState {
   int64_t arenaCapacity = 0;
   /// Data pointer of every value for this run.
   std::vector<void *> pointers;
+  /// Per value: for an Arena value whose bytes are a result this run (its
+  /// kernels write straight into the result's storage), that storage and
+  /// its byte size; null elsewhere.
+  std::vector<uint8_t *> resultBase;
+  std::vector<int64_t> resultBytes;
+  /// Per result: whether it is copied out after the kernels (inputs,
+  /// constants, a second result on the same bytes, partial views).
+  std::vector<char> copyResult;
   /// Borrowed views passed to each step's kernel.
   std::vector<std::vector<HostTensor>> stepInputs, stepOutputs;
 };
@@ -351,6 +361,62 @@ Executable::run(const std::vector<HostTensor> &args,
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate an arena of ", arenaBytes, " bytes"));
 
+  // Results, allocated before any kernel runs (uninitialized: every byte is
+  // written below). A result whose bytes live in the arena (directly or
+  // through views of the same dtype, size and offset 0) is zero-copy: its
+  // root value's bytes are redirected into the result's storage for this
+  // run, so the kernel producing it writes there and the arena slot goes
+  // unused. Only the first result on a root gets it; the others, and
+  // results on inputs or constants (which must not alias the caller's data
+  // or the plan's), are copied out after the kernels.
+  std::vector<uint8_t *> &resultBase = state->resultBase;
+  std::vector<int64_t> &resultBytes = state->resultBytes;
+  std::vector<char> &copyResult = state->copyResult;
+  resultBase.assign(values.size(), nullptr);
+  resultBytes.resize(values.size());
+  copyResult.assign(outputs.size(), 1);
+  std::vector<HostTensor> results;
+  results.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    int64_t id = outputs[i];
+    if (!inRange(id, values.size()))
+      return absl::InternalError(
+          absl::StrCat("malformed plan: output value ", id, " out of range"));
+    const ValueInfo &info = values[static_cast<size_t>(id)];
+    int64_t offset = 0;
+    int64_t root = resolveRoot(values, id, &offset);
+    if (root < 0)
+      return absl::InternalError(absl::StrCat(
+          "malformed plan: value ", id, " is a view of an invalid value"));
+    const ValueInfo &rootInfo = values[static_cast<size_t>(root)];
+    int64_t bytes = byteSizeOf(info.dtype, info.shape);
+    int64_t rootBytes = byteSizeOf(rootInfo.dtype, rootInfo.shape);
+    if (bytes < 0 || rootBytes < 0)
+      return absl::InternalError(absl::StrCat(
+          "malformed plan: output value ", id, " has an invalid shape"));
+    bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
+                    !resultBase[static_cast<size_t>(root)] && offset == 0 &&
+                    info.dtype == rootInfo.dtype && bytes == rootBytes;
+    absl::StatusOr<HostTensor> result =
+        zeroCopy ? HostTensor::allocateUninitialized(rootInfo.dtype,
+                                                     rootInfo.shape)
+                 : HostTensor::allocateUninitialized(info.dtype, info.shape);
+    if (!result.ok())
+      return result.status();
+    if (zeroCopy) {
+      resultBase[static_cast<size_t>(root)] =
+          static_cast<uint8_t *>(result->data());
+      resultBytes[static_cast<size_t>(root)] = rootBytes;
+      copyResult[i] = 0;
+      if (root != id) {
+        result = result->reshapedView(info.shape);
+        if (!result.ok())
+          return result.status();
+      }
+    }
+    results.push_back(*std::move(result));
+  }
+
   // The data pointer of every value, with its bytes checked to lie inside
   // the storage it refers to.
   std::vector<void *> &pointers = state->pointers;
@@ -387,6 +453,11 @@ Executable::run(const std::vector<HostTensor> &args,
           constants[static_cast<size_t>(storage.index)].byteSize());
       break;
     case ValueStorage::Kind::Arena:
+      if (uint8_t *result = resultBase[static_cast<size_t>(root)]) {
+        base = result;
+        capacity = resultBytes[static_cast<size_t>(root)];
+        break;
+      }
       if (storage.offset < 0 || storage.offset > arenaBytes)
         return absl::InternalError(
             absl::StrCat("malformed plan: value ", v, " (", typeString(info),
@@ -473,21 +544,13 @@ Executable::run(const std::vector<HostTensor> &args,
     }
   }
 
-  std::vector<HostTensor> results;
-  results.reserve(outputs.size());
-  for (int64_t id : outputs) {
-    if (!inRange(id, values.size()))
-      return absl::InternalError(
-          absl::StrCat("malformed plan: output value ", id, " out of range"));
-    const ValueInfo &info = values[static_cast<size_t>(id)];
-    absl::StatusOr<HostTensor> result =
-        HostTensor::allocate(info.dtype, info.shape);
-    if (!result.ok())
-      return result.status();
-    if (result->byteSize() != 0)
-      std::memcpy(result->data(), pointers[static_cast<size_t>(id)],
-                  result->byteSize());
-    results.push_back(*std::move(result));
+  // The results not written in place: copies of their bytes (the arena, a
+  // zero-copy result sharing their root, an input or a constant).
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HostTensor &result = results[i];
+    if (copyResult[i] && result.byteSize() != 0)
+      std::memcpy(result.data(), pointers[static_cast<size_t>(outputs[i])],
+                  result.byteSize());
   }
   return results;
 }

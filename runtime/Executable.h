@@ -143,6 +143,12 @@ public:
 
   /// Runs the plan. Inputs must match the plan's dtypes and shapes exactly
   /// (checked before any kernel runs). Results are freshly owned tensors.
+  /// They are allocated before the kernels run (ResourceExhausted when that
+  /// fails) and a result whose bytes a step writes is written there
+  /// directly, with no copy; a result that is an input or a constant (or a
+  /// view of one), a second result on the same bytes, or a view of part of
+  /// a value is copied. No two results of a run, nor results of different
+  /// runs, share storage.
   /// Sets this thread's intra-op thread count (setNumThreads) when it
   /// differs. Safe to call from several threads at once: each run takes its
   /// own arena from `runCache`. A kernel error comes back prefixed with its

@@ -76,9 +76,10 @@ double intToDoubleForNarrowing(int64_t v) {
   return v < 0 ? -result : result;
 }
 
-/// Zero-filled, kAlignment-aligned memory for `bytes` bytes (at least one
-/// alignment unit), to be released with std::free; null on failure.
-void *allocateStorage(uint64_t bytes) {
+/// kAlignment-aligned memory for `bytes` bytes (at least one alignment
+/// unit), zero-filled when `zeroFill`, to be released with std::free; null on
+/// failure.
+void *allocateStorage(uint64_t bytes, bool zeroFill = true) {
   if (bytes > std::numeric_limits<size_t>::max() - kAlignment)
     return nullptr;
   size_t rounded =
@@ -86,7 +87,7 @@ void *allocateStorage(uint64_t bytes) {
   if (rounded == 0)
     rounded = kAlignment;
   void *memory = std::aligned_alloc(kAlignment, rounded);
-  if (memory)
+  if (memory && zeroFill)
     std::memset(memory, 0, rounded);
   return memory;
 }
@@ -171,11 +172,20 @@ static absl::StatusOr<int64_t> checkShape(DType dtype,
 
 absl::StatusOr<HostTensor> HostTensor::allocate(DType dtype,
                                                 std::vector<int64_t> shape) {
+  absl::StatusOr<HostTensor> tensor =
+      allocateUninitialized(dtype, std::move(shape));
+  if (tensor.ok() && tensor->byteSize() != 0)
+    std::memset(tensor->data(), 0, tensor->byteSize());
+  return tensor;
+}
+
+absl::StatusOr<HostTensor>
+HostTensor::allocateUninitialized(DType dtype, std::vector<int64_t> shape) {
   absl::StatusOr<int64_t> count = checkShape(dtype, shape);
   if (!count.ok())
     return count.status();
   uint64_t bytes = static_cast<uint64_t>(*count) * dtypeSize(dtype);
-  void *memory = allocateStorage(bytes);
+  void *memory = allocateStorage(bytes, /*zeroFill=*/false);
   if (!memory)
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", bytes, " bytes for a tensor of shape ",
@@ -183,6 +193,18 @@ absl::StatusOr<HostTensor> HostTensor::allocate(DType dtype,
   std::shared_ptr<void> storage(memory, std::free);
   return HostTensor(dtype, std::move(shape), *count, std::move(storage),
                     memory);
+}
+
+absl::StatusOr<HostTensor>
+HostTensor::reshapedView(std::vector<int64_t> shape) const {
+  absl::StatusOr<int64_t> newCount = checkShape(elementType, shape);
+  if (!newCount.ok())
+    return newCount.status();
+  if (*newCount != count)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot view ", describe(), " (", count, " elements) as shape ",
+        shapeString(shape), " (", *newCount, " elements)"));
+  return HostTensor(elementType, std::move(shape), count, storage, dataPtr);
 }
 
 absl::StatusOr<HostTensor>

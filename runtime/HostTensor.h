@@ -35,6 +35,12 @@ public:
   static absl::StatusOr<HostTensor> allocate(DType dtype,
                                              std::vector<int64_t> shape);
 
+  /// Like allocate, but the elements are left uninitialized: for callers
+  /// that overwrite every element (e.g. Executable::run writing a result).
+  /// Same checks and errors as allocate; storage is 64-byte aligned.
+  static absl::StatusOr<HostTensor>
+  allocateUninitialized(DType dtype, std::vector<int64_t> shape);
+
   /// A non-owning view of `data`, which must outlive the tensor and all its
   /// copies. Same checks as allocate; `data` may be null only when the tensor
   /// has no elements.
@@ -93,6 +99,13 @@ public:
 
   /// Deep copy into fresh owned storage.
   HostTensor clone() const;
+
+  /// The same elements in another shape with the same element count (same
+  /// dtype, hence the same byte size), sharing this tensor's storage: no
+  /// copy. An owned tensor's storage is kept alive by whichever of the two
+  /// lives longer; a view of a borrowed tensor is borrowed too.
+  /// InvalidArgument for an invalid shape or a different element count.
+  absl::StatusOr<HostTensor> reshapedView(std::vector<int64_t> shape) const;
 
   /// MLIR-style type string, e.g. "tensor<2x3xf32>" or "tensor<f32>".
   std::string describe() const;

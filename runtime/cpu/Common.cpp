@@ -195,8 +195,21 @@ public:
     }
     for (const auto &[arg, memory] : spec.constants)
       args.emplace(arg, memory);
-    if (absl::Status s = execute(spec.primitive, args, context); !s.ok())
+    if (spec.work >= 0 && spec.work < kSerialWork && context.numThreads != 1) {
+      // One thread for this primitive; the next kernel sets its own count
+      // (execute() does), and the caller's is restored here.
+      int previous = omp_get_max_threads();
+      KernelContext serial = context;
+      serial.numThreads = 1;
+      absl::Status s = execute(spec.primitive, args, serial);
+      if (previous != 1)
+        omp_set_num_threads(previous);
+      if (!s.ok())
+        return s;
+    } else if (absl::Status s = execute(spec.primitive, args, context);
+               !s.ok()) {
       return s;
+    }
     if (spec.firstNativePostOp >= spec.postOps.size())
       return absl::OkStatus();
     std::vector<const HostTensor *> operands(spec.postOps.size(), nullptr);

@@ -109,8 +109,18 @@ struct PrimitiveKernelSpec {
   size_t firstNativePostOp = 0;
   std::vector<int> postOpInputs;
   int inPlaceInput = -1;
+  /// Work of one run (elements written, or multiply-adds for contractions);
+  /// below kSerialWork the primitive runs on the calling thread alone: a
+  /// oneDNN primitive opens an OpenMP parallel region however small its
+  /// work, which costs more than the work itself. Negative: unknown.
+  int64_t work = -1;
 };
 KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec);
+
+/// Work (see PrimitiveKernelSpec::work) below which a primitive runs on one
+/// thread. Measured with oneDNN 2.6 eltwise/binary on 2 threads: a second
+/// thread starts to pay off between 8K and 16K simple elements.
+inline constexpr int64_t kSerialWork = 16384;
 
 /// The kernel input of each post-op's operand (eltwise: -1), given the
 /// index of the first post-op input.

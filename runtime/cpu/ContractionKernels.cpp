@@ -244,6 +244,7 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     PrimitiveKernelSpec spec;
     spec.name = "onednn.matmul";
     spec.primitive = dnnl::matmul(pd);
+    spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
     spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
     if (d.constantRhs) {
       auto packed = prepack(weiPlain, d.constantRhs->data(), pd.weights_desc());
@@ -443,6 +444,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     PrimitiveKernelSpec spec;
     spec.name = "onednn.conv2d";
     spec.primitive = dnnl::convolution_forward(pd);
+    spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
     if (d.constantFilter) {
       auto packed =
@@ -700,6 +702,7 @@ absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
       PrimitiveKernelSpec spec;
       spec.name = "onednn.pool2d";
       spec.primitive = dnnl::pooling_v2_forward(pd);
+      spec.work = g.n * g.c * std::max<int64_t>(g.oh * g.ow, g.h * g.w);
       spec.bindings = {{DNNL_ARG_SRC, 0, src}, {DNNL_ARG_DST, -1, dst}};
       return makePrimitiveKernel(std::move(spec));
     } catch (const dnnl::error &) {

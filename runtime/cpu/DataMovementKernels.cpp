@@ -124,6 +124,7 @@ absl::StatusOr<KernelPtr> createTranspose(DType dtype, const Shape &inputShape,
       PrimitiveKernelSpec spec;
       spec.name = "onednn.transpose";
       spec.primitive = dnnl::reorder(pd);
+      spec.work = numElements(inputShape);
       spec.bindings = {{DNNL_ARG_FROM, 0, src}, {DNNL_ARG_TO, -1, dst}};
       return makePrimitiveKernel(std::move(spec));
     } catch (const dnnl::error &) {

@@ -23,6 +23,26 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
+/// Relative cost per element of an eltwise kind (for PrimitiveKernelSpec::
+/// work): transcendental functions cost several simple ones.
+int64_t eltwiseCost(EltwiseKind kind) {
+  using E = EltwiseKind;
+  switch (kind) {
+  case E::Elu:
+  case E::Tanh:
+  case E::Sigmoid:
+  case E::Exp:
+  case E::Log:
+  case E::GeluErf:
+  case E::GeluTanh:
+  case E::Swish:
+  case E::Mish:
+    return 4;
+  default:
+    return 1;
+  }
+}
+
 bool isOneDnnFloat(DType dtype) {
   return dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16;
 }
@@ -258,6 +278,7 @@ absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
       PrimitiveKernelSpec spec;
       spec.name = "onednn.eltwise";
       spec.primitive = dnnl::eltwise_forward(pd);
+      spec.work = count * eltwiseCost(d.kind);
       spec.bindings = {{DNNL_ARG_SRC, 0, md}, {DNNL_ARG_DST, -1, md}};
       spec.inPlaceInput = 0;
       return makePrimitiveKernel(std::move(spec));
@@ -349,6 +370,7 @@ absl::StatusOr<KernelPtr> createBinary(const BinaryDesc &d) {
       PrimitiveKernelSpec spec;
       spec.name = "onednn.binary";
       spec.primitive = dnnl::binary(pd);
+      spec.work = numElements(d.resultShape);
       spec.bindings = {{DNNL_ARG_SRC_0, first, src0},
                        {DNNL_ARG_SRC_1, 1 - first, src1},
                        {DNNL_ARG_DST, -1, dst}};
@@ -464,6 +486,7 @@ absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape) {
       PrimitiveKernelSpec spec;
       spec.name = "onednn.reorder";
       spec.primitive = dnnl::reorder(pd);
+      spec.work = count;
       spec.bindings = {{DNNL_ARG_FROM, 0, src}, {DNNL_ARG_TO, -1, dst}};
       return makePrimitiveKernel(std::move(spec));
     } catch (const dnnl::error &) {

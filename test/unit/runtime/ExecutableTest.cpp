@@ -49,6 +49,19 @@ private:
   bool inPlace;
 };
 
+/// AffineKernel that remembers where it wrote its output last.
+class RecordingAffineKernel : public AffineKernel {
+public:
+  RecordingAffineKernel(float scale, float bias) : AffineKernel(scale, bias) {}
+  absl::Status run(const KernelContext &context,
+                   const std::vector<HostTensor> &in,
+                   std::vector<HostTensor> &out) const override {
+    lastOutput.store(out[0].data());
+    return AffineKernel::run(context, in, out);
+  }
+  mutable std::atomic<void *> lastOutput{nullptr};
+};
+
 /// out = in0 + in1 (f32, same shapes).
 class AddKernel : public Kernel {
 public:
@@ -327,6 +340,185 @@ TEST(ExecutableTest, OutputsAreFreshCopiesEvenOfInputsAndConstants) {
   EXPECT_NE((*results)[2].data(), (*results)[3].data());
 }
 
+// Sanitizer allocators abort on impossible sizes instead of returning null.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TGC_SANITIZED_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TGC_SANITIZED_ALLOCATOR 1
+#endif
+#endif
+
+TEST(ExecutableTest, StepOutputResultsAreWrittenInPlace) {
+  auto kernel = std::make_shared<RecordingAffineKernel>(2, 1);
+  PlanBuilder b;
+  int64_t x = b.input({2, 3});
+  int64_t a = b.arena({2, 3});
+  b.step(kernel, {x}, {a});
+  b.plan.outputs = {a};
+  auto plan = std::make_unique<Executable>(b.finish());
+
+  absl::StatusOr<std::vector<HostTensor>> first =
+      plan->run({tensorOf({2, 3}, {0, 1, 2, 3, 4, 5})});
+  ASSERT_TRUE(first.ok()) << first.status();
+  HostTensor &r1 = (*first)[0];
+  EXPECT_TRUE(r1.isOwned());
+  EXPECT_EQ(r1.shape(), std::vector<int64_t>({2, 3}));
+  EXPECT_EQ(r1.data(), kernel->lastOutput.load()); // no copy
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(r1.data()) % 64, 0u);
+  EXPECT_EQ(elementsOf(r1), std::vector<float>({1, 3, 5, 7, 9, 11}));
+
+  // A second run, the first result still alive: its own storage, and the
+  // first result is untouched.
+  absl::StatusOr<std::vector<HostTensor>> second =
+      plan->run({tensorOf({2, 3}, {1, 1, 1, 1, 1, 1})});
+  ASSERT_TRUE(second.ok()) << second.status();
+  HostTensor &r2 = (*second)[0];
+  EXPECT_NE(r2.data(), r1.data());
+  EXPECT_EQ(r2.data(), kernel->lastOutput.load());
+  EXPECT_EQ(elementsOf(r2), std::vector<float>(6, 3));
+  EXPECT_EQ(elementsOf(r1), std::vector<float>({1, 3, 5, 7, 9, 11}));
+
+  // Results outlive the executable and its arena.
+  plan.reset();
+  EXPECT_EQ(elementsOf(r1), std::vector<float>({1, 3, 5, 7, 9, 11}));
+  EXPECT_EQ(elementsOf(r2), std::vector<float>(6, 3));
+}
+
+TEST(ExecutableTest, ViewResultsShareTheStepOutputsStorage) {
+  auto kernel = std::make_shared<RecordingAffineKernel>(1, 10);
+  PlanBuilder b;
+  int64_t x = b.input({6});
+  int64_t a = b.arena({6});
+  int64_t table = b.view(a, {3, 2});
+  int64_t column = b.view(table, {6, 1}); // a chain of views
+  b.step(kernel, {x}, {a});
+  b.plan.outputs = {table};
+  Executable reshaped = b.finish();
+  b.plan.outputs = {column};
+  Executable chained = b.finish();
+
+  for (const Executable *plan : {&reshaped, &chained}) {
+    absl::StatusOr<std::vector<HostTensor>> results =
+        plan->run({tensorOf({6}, {0, 1, 2, 3, 4, 5})});
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->size(), 1u);
+    const HostTensor &result = (*results)[0];
+    EXPECT_EQ(result.shape(), plan == &reshaped ? std::vector<int64_t>({3, 2})
+                                                : std::vector<int64_t>({6, 1}));
+    EXPECT_TRUE(result.isOwned());
+    EXPECT_EQ(result.data(), kernel->lastOutput.load());
+    EXPECT_EQ(elementsOf(result),
+              std::vector<float>({10, 11, 12, 13, 14, 15}));
+  }
+
+  // A result that is a view of a result, and one result read by a later
+  // step: each stays correct.
+  PlanBuilder b2;
+  int64_t y = b2.input({4});
+  int64_t p = b2.arena({4}), q = b2.arena({4});
+  int64_t pSquare = b2.view(p, {2, 2});
+  b2.step(std::make_shared<AffineKernel>(1, 1), {y}, {p});
+  b2.step(std::make_shared<AffineKernel>(1, 1, true), {p}, {q});
+  b2.plan.outputs = {pSquare, q, p};
+  Executable plan = b2.finish();
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({4}, {0, 1, 2, 3})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ((*results)[0].shape(), std::vector<int64_t>({2, 2}));
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({1, 2, 3, 4}));
+  EXPECT_EQ(elementsOf((*results)[1]), std::vector<float>({2, 3, 4, 5}));
+  EXPECT_EQ(elementsOf((*results)[2]), std::vector<float>({1, 2, 3, 4}));
+  EXPECT_NE((*results)[2].data(), (*results)[0].data());
+}
+
+TEST(ExecutableTest, ResultsOnTheSameBytesAreSeparateTensors) {
+  auto kernel = std::make_shared<RecordingAffineKernel>(1, 1);
+  PlanBuilder b;
+  int64_t x = b.input({6});
+  int64_t a = b.arena({6});
+  int64_t square = b.view(a, {2, 3});
+  // A view of a's last four elements (bytes 8..24): never zero-copy.
+  int64_t tail = b.add(DType::F32, {4}, {ValueStorage::Kind::View, a, 8});
+  b.step(kernel, {x}, {a});
+  b.plan.outputs = {tail, a, a, square};
+  Executable plan = b.finish();
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({6}, {0, 1, 2, 3, 4, 5})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 4u);
+  std::vector<float> expected = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({3, 4, 5, 6}));
+  EXPECT_EQ(elementsOf((*results)[1]), expected);
+  EXPECT_EQ(elementsOf((*results)[2]), expected);
+  EXPECT_EQ((*results)[3].shape(), std::vector<int64_t>({2, 3}));
+  EXPECT_EQ(elementsOf((*results)[3]), expected);
+  // The first result on a's full bytes is written in place; the others are
+  // copies, so no two results share storage.
+  EXPECT_EQ((*results)[1].data(), kernel->lastOutput.load());
+  for (size_t i = 0; i < results->size(); ++i) {
+    EXPECT_TRUE((*results)[i].isOwned());
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE((*results)[i].data(), (*results)[j].data()) << i << " " << j;
+  }
+  (*results)[1].dataAs<float>()[0] = 100;
+  EXPECT_EQ((*results)[2].dataAs<float>()[0], 1);
+  EXPECT_EQ((*results)[3].dataAs<float>()[0], 1);
+}
+
+TEST(ExecutableTest, InputAndConstantResultsAreCopies) {
+  PlanBuilder b;
+  int64_t x = b.input({2, 2});
+  int64_t k = b.constant(tensorOf({4}, {7, 8, 9, 10}));
+  int64_t xFlat = b.view(x, {4});
+  int64_t kSquare = b.view(k, {2, 2});
+  int64_t a = b.arena({4});
+  b.step(std::make_shared<AddKernel>(), {xFlat, k}, {a});
+  b.plan.outputs = {x, k, xFlat, kSquare, a};
+  Executable plan = b.finish();
+  HostTensor input = tensorOf({2, 2}, {1, 2, 3, 4});
+  absl::StatusOr<std::vector<HostTensor>> results = plan.run({input});
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 5u);
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>({1, 2, 3, 4}));
+  EXPECT_EQ(elementsOf((*results)[1]), std::vector<float>({7, 8, 9, 10}));
+  EXPECT_EQ(elementsOf((*results)[2]), std::vector<float>({1, 2, 3, 4}));
+  EXPECT_EQ((*results)[3].shape(), std::vector<int64_t>({2, 2}));
+  EXPECT_EQ(elementsOf((*results)[3]), std::vector<float>({7, 8, 9, 10}));
+  EXPECT_EQ(elementsOf((*results)[4]), std::vector<float>({8, 10, 12, 14}));
+  for (int i : {0, 2})
+    EXPECT_NE((*results)[static_cast<size_t>(i)].data(), input.data());
+  for (int i : {1, 3})
+    EXPECT_NE((*results)[static_cast<size_t>(i)].data(),
+              plan.constants[0].data());
+  // Writing a result touches neither the caller's input nor the constant.
+  (*results)[0].dataAs<float>()[0] = -1;
+  (*results)[1].dataAs<float>()[0] = -1;
+  (*results)[3].dataAs<float>()[1] = -1;
+  EXPECT_EQ(input.dataAs<float>()[0], 1);
+  EXPECT_EQ(elementsOf(plan.constants[0]), std::vector<float>({7, 8, 9, 10}));
+  results = plan.run({input});
+  ASSERT_TRUE(results.ok());
+  EXPECT_EQ(elementsOf((*results)[1]), std::vector<float>({7, 8, 9, 10}));
+}
+
+#ifndef TGC_SANITIZED_ALLOCATOR
+TEST(ExecutableTest, HugeResultsAreResourceExhausted) {
+  auto kernel = std::make_shared<RecordingKernel>();
+  PlanBuilder b;
+  int64_t x = b.input({1}, DType::I8);
+  int64_t huge = b.arena({int64_t(1) << 61}, DType::I8); // 2 EiB
+  b.step(kernel, {x}, {huge});
+  b.plan.outputs = {huge};
+  Executable plan = b.finish();
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({*HostTensor::allocate(DType::I8, {1})});
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kResourceExhausted)
+      << results.status();
+  EXPECT_EQ(kernel->calls.load(), 0);
+}
+#endif
+
 TEST(ExecutableTest, PassesTheThreadCountToKernels) {
   auto kernel = std::make_shared<RecordingKernel>();
   PlanBuilder b;
@@ -364,29 +556,49 @@ TEST(ExecutableTest, ZeroSizeTensorsTakeNoBytes) {
 
 TEST(ExecutableTest, ConcurrentRunsEachHaveTheirOwnArena) {
   Executable plan = threeStepPlan();
+  constexpr int kThreads = 8, kIterations = 300;
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
+  // Every result is kept alive: no run may write into another's results.
+  std::vector<std::vector<HostTensor>> kept(kThreads);
+  // c = (2x + 1) + (2x - 2) = 4x - 1.
+  auto check = [&](const HostTensor &result, float v) {
+    const float *c = result.dataAs<float>();
+    for (int i = 0; i < 4; ++i)
+      if (c[i] != 4 * (v + static_cast<float>(i)) - 1)
+        failures.fetch_add(1);
+  };
+  for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      for (int iteration = 0; iteration < 300; ++iteration) {
+      for (int iteration = 0; iteration < kIterations; ++iteration) {
         float v = static_cast<float>(t * 1000 + iteration);
         absl::StatusOr<std::vector<HostTensor>> results =
             plan.run({tensorOf({4}, {v, v + 1, v + 2, v + 3})});
         if (!results.ok()) {
           failures.fetch_add(1);
+          kept[static_cast<size_t>(t)].emplace_back();
           continue;
         }
-        // c = (2x + 1) + (2x - 2) = 4x - 1.
-        const float *c = (*results)[0].dataAs<float>();
-        for (int i = 0; i < 4; ++i)
-          if (c[i] != 4 * (v + static_cast<float>(i)) - 1)
-            failures.fetch_add(1);
+        check((*results)[0], v);
+        kept[static_cast<size_t>(t)].push_back((*results)[0]);
       }
     });
   }
   for (std::thread &thread : threads)
     thread.join();
   EXPECT_EQ(failures.load(), 0);
+  std::vector<const void *> pointers;
+  for (int t = 0; t < kThreads; ++t)
+    for (int iteration = 0; iteration < kIterations; ++iteration) {
+      const HostTensor &result =
+          kept[static_cast<size_t>(t)][static_cast<size_t>(iteration)];
+      check(result, static_cast<float>(t * 1000 + iteration));
+      pointers.push_back(result.data());
+    }
+  EXPECT_EQ(failures.load(), 0);
+  std::sort(pointers.begin(), pointers.end());
+  EXPECT_EQ(std::adjacent_find(pointers.begin(), pointers.end()),
+            pointers.end());
 }
 
 TEST(ExecutableTest, CopiesGetAnEmptyRunCache) {

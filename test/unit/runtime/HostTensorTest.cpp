@@ -163,6 +163,99 @@ TEST(HostTensorTest, BorrowNullData) {
   EXPECT_THAT(negative.status().message(), HasSubstr("negative"));
 }
 
+// Sanitizer allocators abort on impossible sizes instead of returning null.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TGC_SANITIZED_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TGC_SANITIZED_ALLOCATOR 1
+#endif
+#endif
+
+TEST(HostTensorTest, AllocateUninitializedChecksLikeAllocate) {
+  for (DType dtype : kAllDTypes) {
+    absl::StatusOr<HostTensor> tensor =
+        HostTensor::allocateUninitialized(dtype, {3, 7});
+    ASSERT_TRUE(tensor.ok()) << tensor.status();
+    EXPECT_EQ(tensor->dtype(), dtype);
+    EXPECT_EQ(tensor->shape(), std::vector<int64_t>({3, 7}));
+    EXPECT_EQ(tensor->byteSize(), 21 * dtypeSize(dtype));
+    EXPECT_TRUE(tensor->isOwned());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(tensor->data()) % 64, 0u);
+    // Writable end to end.
+    std::memset(tensor->data(), 0x5a, tensor->byteSize());
+  }
+  absl::StatusOr<HostTensor> empty =
+      HostTensor::allocateUninitialized(DType::F32, {0, 5});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->numElements(), 0);
+  EXPECT_NE(empty->data(), nullptr);
+
+  absl::StatusOr<HostTensor> negative =
+      HostTensor::allocateUninitialized(DType::F32, {2, -3});
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<HostTensor> overflow =
+      HostTensor::allocateUninitialized(DType::F32, {int64_t(1) << 62});
+  EXPECT_EQ(overflow.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+#ifndef TGC_SANITIZED_ALLOCATOR
+TEST(HostTensorTest, ImpossibleAllocationsAreResourceExhausted) {
+  // 2^61 bytes: more than any address space, but no int64 overflow.
+  for (bool zeroFill : {true, false}) {
+    absl::StatusOr<HostTensor> huge =
+        zeroFill ? HostTensor::allocate(DType::I8, {int64_t(1) << 61})
+                 : HostTensor::allocateUninitialized(DType::I8,
+                                                     {int64_t(1) << 61});
+    ASSERT_FALSE(huge.ok());
+    EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
+  }
+}
+#endif
+
+TEST(HostTensorTest, ReshapedViewSharesStorage) {
+  HostTensor original = fromDoubles(DType::I32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  absl::StatusOr<HostTensor> flat = original.reshapedView({6});
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  EXPECT_EQ(flat->shape(), std::vector<int64_t>({6}));
+  EXPECT_EQ(flat->dtype(), DType::I32);
+  EXPECT_EQ(flat->data(), original.data());
+  EXPECT_TRUE(flat->isOwned());
+  flat->setInt(5, 60);
+  EXPECT_EQ(original.getInt(5), 60);
+
+  // The storage lives as long as either tensor.
+  original = HostTensor();
+  EXPECT_EQ(flat->getInt(0), 1);
+  EXPECT_EQ(flat->getInt(5), 60);
+  absl::StatusOr<HostTensor> cube = flat->reshapedView({1, 6, 1});
+  ASSERT_TRUE(cube.ok());
+  flat = HostTensor();
+  EXPECT_EQ(cube->getInt(4), 5);
+
+  // Scalars and empty tensors.
+  HostTensor scalar = fromDoubles(DType::F32, {}, {2.5});
+  absl::StatusOr<HostTensor> one = scalar.reshapedView({1, 1});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->getDouble(0), 2.5);
+  HostTensor empty = make(DType::F16, {0, 4});
+  EXPECT_TRUE(empty.reshapedView({4, 0, 2}).ok());
+
+  // A view of a borrowed tensor is borrowed.
+  int32_t buffer[4] = {7, 8, 9, 10};
+  HostTensor borrowed = *HostTensor::borrow(DType::I32, {4}, buffer);
+  absl::StatusOr<HostTensor> square = borrowed.reshapedView({2, 2});
+  ASSERT_TRUE(square.ok());
+  EXPECT_FALSE(square->isOwned());
+  EXPECT_EQ(square->data(), buffer);
+
+  absl::StatusOr<HostTensor> wrong = cube->reshapedView({7});
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(wrong.status().message(), HasSubstr("6 elements"));
+  EXPECT_EQ(cube->reshapedView({-6}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(HostTensorTest, CopiesShareOwnedStorageClonesDoNot) {
   HostTensor original = fromDoubles(DType::I32, {3}, {1, 2, 3});
   HostTensor copy = original;

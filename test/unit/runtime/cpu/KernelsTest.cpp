@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <omp.h>
 #include <random>
 #include <thread>
 
@@ -909,6 +910,21 @@ TEST(LayerNorm, WithAndWithoutScaleBias) {
       }
 }
 
+/// Inference batch norm by the definition, in double.
+HostTensor naiveBatchNorm(const HostTensor &x, const HostTensor &scale,
+                          const HostTensor &bias, const HostTensor &mean,
+                          const HostTensor &var, int64_t axis, double eps) {
+  HostTensor want = *HostTensor::allocate(x.dtype(), x.shape());
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    int64_t c = x.unflattenIndex(i)[axis];
+    want.setDouble(i, (x.getDouble(i) - mean.getDouble(c)) /
+                              std::sqrt(var.getDouble(c) + eps) *
+                              scale.getDouble(c) +
+                          bias.getDouble(c));
+  }
+  return want;
+}
+
 TEST(BatchNorm, ChannelAxisOneAndLast) {
   Shape shape{2, 4, 3, 5};
   for (DType dtype : {DType::F32, DType::F64})
@@ -921,18 +937,85 @@ TEST(BatchNorm, ChannelAxisOneAndLast) {
       HostTensor var = randomTensor(dtype, {C}, 504, 0.5, 2);
       auto kernel = createBatchNorm({dtype, shape, axis, 1e-3});
       ASSERT_TRUE(kernel.ok()) << kernel.status();
-      HostTensor want = *HostTensor::allocate(dtype, shape);
-      for (int64_t i = 0; i < x.numElements(); ++i) {
-        int64_t c = x.unflattenIndex(i)[axis];
-        want.setDouble(i, (x.getDouble(i) - mean.getDouble(c)) /
-                                  std::sqrt(var.getDouble(c) + 1e-3) *
-                                  scale.getDouble(c) +
-                              bias.getDouble(c));
-      }
+      HostTensor want = naiveBatchNorm(x, scale, bias, mean, var, axis, 1e-3);
       SCOPED_TRACE(std::string((*kernel)->name()));
       EXPECT_CLOSE(runOne(*kernel, {x, scale, bias, mean, var}, dtype, shape),
                    want, 1e-4, 1e-5);
     }
+}
+
+// Every rank and channel axis, shapes big enough to split across threads
+// mid-row and mid-plane (odd sizes), every float dtype, 1 and 3 threads.
+TEST(BatchNorm, RanksAxesDTypesAndThreads) {
+  std::vector<std::pair<Shape, int64_t>> cases = {
+      {{37}, 0},
+      {{1000, 33}, 1},        // [N, C]
+      {{33, 1000}, 0},        // channels first, 2-D
+      {{7, 19, 301}, 1},      // [N, C, L]
+      {{7, 301, 19}, 2},      // [N, L, C]
+      {{301, 7, 19}, 0},      // channel axis 0
+      {{2, 64, 17, 19}, 1},   // NCHW
+      {{2, 17, 19, 64}, 3},   // NHWC
+      {{3, 5, 67, 7}, 2},     // channel axis 2 of 4-D
+      {{1, 3, 7, 11}, 3},     // few elements, channels last
+      {{2, 3, 4, 5, 33}, 1},  // NCDHW
+      {{2, 3, 4, 5, 33}, 4}}; // NDHWC
+  for (const auto &[shape, axis] : cases)
+    for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16})
+      for (int threads : {1, 3}) {
+        int64_t C = shape[static_cast<size_t>(axis)];
+        HostTensor x = randomTensor(dtype, shape, 510, -3, 3);
+        HostTensor scale = randomTensor(dtype, {C}, 511);
+        HostTensor bias = randomTensor(dtype, {C}, 512);
+        HostTensor mean = randomTensor(dtype, {C}, 513);
+        HostTensor var = randomTensor(dtype, {C}, 514, 0.1, 3);
+        auto kernel = createBatchNorm({dtype, shape, axis, 1e-5});
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        HostTensor want = naiveBatchNorm(x, scale, bias, mean, var, axis, 1e-5);
+        bool half = dtype == DType::F16 || dtype == DType::BF16;
+        double rtol = dtype == DType::BF16 ? 2e-2 : half ? 2e-3 : 1e-5;
+        double atol = dtype == DType::BF16 ? 5e-2 : half ? 5e-3 : 1e-5;
+        SCOPED_TRACE(std::string((*kernel)->name()) + " " +
+                     std::string(dtypeName(dtype)) + " shape " +
+                     testing::PrintToString(shape) + " axis " +
+                     std::to_string(axis) + " threads " +
+                     std::to_string(threads));
+        EXPECT_CLOSE(
+            runOne(*kernel, {x, scale, bias, mean, var}, dtype, shape, threads),
+            want, rtol, atol);
+      }
+}
+
+// The statistics are run-time inputs: one kernel, different parameters per
+// call; and the output may be the input (the kernel runs in place).
+TEST(BatchNorm, ParametersPerCallAndInPlace) {
+  for (int64_t axis : {1, 3}) {
+    Shape shape{1, 32, 33, 34};
+    int64_t C = shape[static_cast<size_t>(axis)];
+    auto kernel = createBatchNorm({DType::F32, shape, axis, 1e-5});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_TRUE((*kernel)->canRunInPlace(0));
+    for (unsigned call = 0; call < 3; ++call) {
+      HostTensor x = randomTensor(DType::F32, shape, 520 + call);
+      HostTensor scale = randomTensor(DType::F32, {C}, 530 + call);
+      HostTensor bias = randomTensor(DType::F32, {C}, 540 + call);
+      HostTensor mean = randomTensor(DType::F32, {C}, 550 + call);
+      HostTensor var = randomTensor(DType::F32, {C}, 560 + call, 0.1, 3);
+      HostTensor want = naiveBatchNorm(x, scale, bias, mean, var, axis, 1e-5);
+      SCOPED_TRACE("axis " + std::to_string(axis) + " call " +
+                   std::to_string(call));
+      EXPECT_CLOSE(
+          runOne(*kernel, {x, scale, bias, mean, var}, DType::F32, shape, 2),
+          want, 1e-5, 1e-5);
+      // In place: output 0 is input 0.
+      std::vector<HostTensor> in = {x, scale, bias, mean, var};
+      std::vector<HostTensor> out = {x};
+      KernelContext context;
+      context.numThreads = 2;
+      ASSERT_TRUE((*kernel)->run(context, in, out).ok());
+      EXPECT_CLOSE(x, want, 1e-5, 1e-5);
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1197,6 +1280,47 @@ TEST(ZeroSize, EveryFactoryAcceptsEmptyTensors) {
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, {0})};
     EXPECT_TRUE((*kernel)->run({}, {}, out).ok()) << (*kernel)->name();
+  }
+}
+
+// A primitive with little work runs on the calling thread alone and leaves
+// the caller's OpenMP thread count as it found it; results are the same on
+// either side of the threshold.
+TEST(Threads, SmallPrimitivesRunSeriallyAndKeepTheThreadCount) {
+  for (int64_t n : {int64_t(8), int64_t(5000), int64_t(70000)}) {
+    Shape shape{n};
+    HostTensor x = randomTensor(DType::F32, shape, 700, -3, 3);
+    HostTensor y = randomTensor(DType::F32, shape, 701, -3, 3);
+    auto relu = createEltwise({EltwiseKind::Relu, DType::F32, shape});
+    auto tanh = createEltwise({EltwiseKind::Tanh, DType::F32, shape});
+    auto add =
+        createBinary({BinaryDesc::Kind::Add, DType::F32, shape, shape, shape});
+    ASSERT_TRUE(relu.ok() && tanh.ok() && add.ok());
+    HostTensor wantRelu = *HostTensor::allocate(DType::F32, shape),
+               wantTanh = *HostTensor::allocate(DType::F32, shape),
+               wantAdd = *HostTensor::allocate(DType::F32, shape);
+    for (int64_t i = 0; i < n; ++i) {
+      wantRelu.setDouble(i, std::max(x.getDouble(i), 0.0));
+      wantTanh.setDouble(i, std::tanh(x.getDouble(i)));
+      wantAdd.setDouble(i, x.getDouble(i) + y.getDouble(i));
+    }
+    SCOPED_TRACE("n " + std::to_string(n));
+    omp_set_num_threads(3);
+    EXPECT_CLOSE(runOne(*relu, {x}, DType::F32, shape, 2), wantRelu, 0, 0);
+    if (n < 16384) {
+      EXPECT_EQ(omp_get_max_threads(), 3);
+    }
+    omp_set_num_threads(3);
+    EXPECT_CLOSE(runOne(*tanh, {x}, DType::F32, shape, 2), wantTanh, 1e-5,
+                 1e-6);
+    if (n < 4096) {
+      EXPECT_EQ(omp_get_max_threads(), 3);
+    }
+    omp_set_num_threads(3);
+    EXPECT_CLOSE(runOne(*add, {x, y}, DType::F32, shape, 2), wantAdd, 1e-6, 0);
+    if (n < 16384) {
+      EXPECT_EQ(omp_get_max_threads(), 3);
+    }
   }
 }
 
