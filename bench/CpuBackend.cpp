@@ -196,7 +196,11 @@ compileTraced(const std::string &name, const std::vector<ArgSpec> &args,
   std::vector<std::vector<int64_t>> shapes;
   for (const ArgSpec &arg : args)
     shapes.push_back(arg.shape);
-  auto compiled = cpu::compile(result->traced.func, shapes);
+  // Primitives are created for the thread count the case runs with (the
+  // bench sets it with setThreads before compiling).
+  cpu::CompileOptions options;
+  options.numThreads = omp_get_max_threads();
+  auto compiled = cpu::compile(result->traced.func, shapes, options);
   if (!compiled)
     fail(name + ": " + llvm::toString(compiled.takeError()));
   result->function = std::move(*compiled);
@@ -399,16 +403,18 @@ __attribute__((target("avx512f"), noinline)) float fmaLoop(int64_t iterations,
   const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
 #define TGC_ACC(i) __m512 a##i = _mm512_set1_ps(seed + 0.01f * i);
   TGC_ACC(0)
-  TGC_ACC(1) TGC_ACC(2) TGC_ACC(3) TGC_ACC(4) TGC_ACC(5) TGC_ACC(6) TGC_ACC(7)
-      TGC_ACC(8) TGC_ACC(9) TGC_ACC(10) TGC_ACC(11) TGC_ACC(12) TGC_ACC(13)
-          TGC_ACC(14) TGC_ACC(15)
+  TGC_ACC(1)
+  TGC_ACC(2) TGC_ACC(3) TGC_ACC(4) TGC_ACC(5) TGC_ACC(6) TGC_ACC(7) TGC_ACC(8)
+      TGC_ACC(9) TGC_ACC(10) TGC_ACC(11) TGC_ACC(12) TGC_ACC(13) TGC_ACC(14)
+          TGC_ACC(15)
 #undef TGC_ACC
               for (int64_t i = 0; i < iterations; ++i) {
 #define TGC_FMA(i) a##i = _mm512_fmadd_ps(a##i, m, c);
     TGC_FMA(0)
-    TGC_FMA(1) TGC_FMA(2) TGC_FMA(3) TGC_FMA(4) TGC_FMA(5) TGC_FMA(6) TGC_FMA(7)
-        TGC_FMA(8) TGC_FMA(9) TGC_FMA(10) TGC_FMA(11) TGC_FMA(12) TGC_FMA(13)
-            TGC_FMA(14) TGC_FMA(15)
+    TGC_FMA(1)
+    TGC_FMA(2) TGC_FMA(3) TGC_FMA(4) TGC_FMA(5) TGC_FMA(6) TGC_FMA(7) TGC_FMA(8)
+        TGC_FMA(9) TGC_FMA(10) TGC_FMA(11) TGC_FMA(12) TGC_FMA(13) TGC_FMA(14)
+            TGC_FMA(15)
 #undef TGC_FMA
   }
   __m512 s = _mm512_add_ps(

@@ -90,6 +90,9 @@ struct Step {
 
 struct RunOptions {
   /// Intra-op threads; 0 means TGC_NUM_THREADS or the machine's cores.
+  /// oneDNN primitives keep the partitioning of the thread count current
+  /// when they were created (codegen's CompileOptions::numThreads): compile
+  /// and run with the same count.
   int numThreads = 0;
   /// Log each kernel with its time to stderr (also TGC_VERBOSE=1).
   bool verbose = false;
