@@ -401,22 +401,20 @@ constexpr double kFlopsPerFmaIteration = 16.0 * 16.0 * 2.0;
 __attribute__((target("avx512f"), noinline)) float fmaLoop(int64_t iterations,
                                                            float seed) {
   const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
+// clang-format off
 #define TGC_ACC(i) __m512 a##i = _mm512_set1_ps(seed + 0.01f * i);
-  TGC_ACC(0)
-  TGC_ACC(1)
-  TGC_ACC(2) TGC_ACC(3) TGC_ACC(4) TGC_ACC(5) TGC_ACC(6) TGC_ACC(7) TGC_ACC(8)
-      TGC_ACC(9) TGC_ACC(10) TGC_ACC(11) TGC_ACC(12) TGC_ACC(13) TGC_ACC(14)
-          TGC_ACC(15)
+  TGC_ACC(0) TGC_ACC(1) TGC_ACC(2) TGC_ACC(3) TGC_ACC(4) TGC_ACC(5)
+  TGC_ACC(6) TGC_ACC(7) TGC_ACC(8) TGC_ACC(9) TGC_ACC(10) TGC_ACC(11)
+  TGC_ACC(12) TGC_ACC(13) TGC_ACC(14) TGC_ACC(15)
 #undef TGC_ACC
-              for (int64_t i = 0; i < iterations; ++i) {
+  for (int64_t i = 0; i < iterations; ++i) {
 #define TGC_FMA(i) a##i = _mm512_fmadd_ps(a##i, m, c);
-    TGC_FMA(0)
-    TGC_FMA(1)
-    TGC_FMA(2) TGC_FMA(3) TGC_FMA(4) TGC_FMA(5) TGC_FMA(6) TGC_FMA(7) TGC_FMA(8)
-        TGC_FMA(9) TGC_FMA(10) TGC_FMA(11) TGC_FMA(12) TGC_FMA(13) TGC_FMA(14)
-            TGC_FMA(15)
+    TGC_FMA(0) TGC_FMA(1) TGC_FMA(2) TGC_FMA(3) TGC_FMA(4) TGC_FMA(5)
+    TGC_FMA(6) TGC_FMA(7) TGC_FMA(8) TGC_FMA(9) TGC_FMA(10) TGC_FMA(11)
+    TGC_FMA(12) TGC_FMA(13) TGC_FMA(14) TGC_FMA(15)
 #undef TGC_FMA
   }
+  // clang-format on
   __m512 s = _mm512_add_ps(
       _mm512_add_ps(
           _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),

@@ -392,15 +392,15 @@ Executable::run(const std::vector<HostTensor> &args,
     int64_t bytes = byteSizeOf(info.dtype, info.shape);
     int64_t rootBytes = byteSizeOf(rootInfo.dtype, rootInfo.shape);
     if (bytes < 0 || rootBytes < 0)
-      return absl::InternalError(absl::StrCat(
-          "malformed plan: output value ", id, " has an invalid shape"));
+      return absl::InternalError(absl::StrCat("malformed plan: output value ",
+                                              id, " has an invalid shape"));
     bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
                     !resultBase[static_cast<size_t>(root)] && offset == 0 &&
                     info.dtype == rootInfo.dtype && bytes == rootBytes;
     absl::StatusOr<HostTensor> result =
-        zeroCopy ? HostTensor::allocateUninitialized(rootInfo.dtype,
-                                                     rootInfo.shape)
-                 : HostTensor::allocateUninitialized(info.dtype, info.shape);
+        zeroCopy
+            ? HostTensor::allocateUninitialized(rootInfo.dtype, rootInfo.shape)
+            : HostTensor::allocateUninitialized(info.dtype, info.shape);
     if (!result.ok())
       return result.status();
     if (zeroCopy) {

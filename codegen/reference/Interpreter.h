@@ -42,7 +42,8 @@ runFunction(mlir::func::FuncOp func,
 /// op's operand types) and returns its result; the same kernels and checks
 /// as runFunction. Backends use it for ops they do not implement.
 llvm::Expected<runtime::HostTensor>
-runOp(mlir::Operation *op, llvm::ArrayRef<const runtime::HostTensor *> operands);
+runOp(mlir::Operation *op,
+      llvm::ArrayRef<const runtime::HostTensor *> operands);
 
 /// The maximum depth of nested func.call; deeper calls are an error.
 inline constexpr unsigned kMaxCallDepth = 64;

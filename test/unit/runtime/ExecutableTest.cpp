@@ -408,8 +408,7 @@ TEST(ExecutableTest, ViewResultsShareTheStepOutputsStorage) {
                                                 : std::vector<int64_t>({6, 1}));
     EXPECT_TRUE(result.isOwned());
     EXPECT_EQ(result.data(), kernel->lastOutput.load());
-    EXPECT_EQ(elementsOf(result),
-              std::vector<float>({10, 11, 12, 13, 14, 15}));
+    EXPECT_EQ(elementsOf(result), std::vector<float>({10, 11, 12, 13, 14, 15}));
   }
 
   // A result that is a view of a result, and one result read by a later

@@ -204,9 +204,9 @@ TEST(HostTensorTest, ImpossibleAllocationsAreResourceExhausted) {
   // 2^61 bytes: more than any address space, but no int64 overflow.
   for (bool zeroFill : {true, false}) {
     absl::StatusOr<HostTensor> huge =
-        zeroFill ? HostTensor::allocate(DType::I8, {int64_t(1) << 61})
-                 : HostTensor::allocateUninitialized(DType::I8,
-                                                     {int64_t(1) << 61});
+        zeroFill
+            ? HostTensor::allocate(DType::I8, {int64_t(1) << 61})
+            : HostTensor::allocateUninitialized(DType::I8, {int64_t(1) << 61});
     ASSERT_FALSE(huge.ok());
     EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
   }
