@@ -163,6 +163,7 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
   }
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = options.numThreads;
+  compileOptions.interOp = options.interOpThreads > 1;
   auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
   if (!plan)
     return plan.takeError();
@@ -173,7 +174,8 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
 
 /// The CPU plan for these inputs.
 static absl::StatusOr<std::shared_ptr<const cpu::CompiledFunction>>
-planFor(const Compiled &compiled, const CallInputs &inputs, int numThreads) {
+planFor(const Compiled &compiled, const CallInputs &inputs,
+        const FunctionOptions &options) {
   if (compiled.staticPlan)
     return compiled.staticPlan;
   std::vector<std::vector<int64_t>> shapes;
@@ -184,7 +186,8 @@ planFor(const Compiled &compiled, const CallInputs &inputs, int numThreads) {
   if (it != compiled.plans.end())
     return it->second;
   cpu::CompileOptions compileOptions;
-  compileOptions.numThreads = numThreads;
+  compileOptions.numThreads = options.numThreads;
+  compileOptions.interOp = options.interOpThreads > 1;
   auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
   if (!plan)
     return toStatus(plan.takeError());
@@ -198,11 +201,12 @@ FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
   absl::StatusOr<std::vector<runtime::HostTensor>> results;
   if (options.backend == FunctionOptions::Backend::Cpu) {
-    auto plan = planFor(compiled, inputs, options.numThreads);
+    auto plan = planFor(compiled, inputs, options);
     if (!plan.ok())
       return plan.status();
     runtime::RunOptions runOptions;
     runOptions.numThreads = options.numThreads;
+    runOptions.interOpThreads = options.interOpThreads;
     results = (*plan)->executable->run(inputs.tensors, runOptions);
   } else {
     auto ran = reference::runFunction(compiled.traced.func, inputs.tensors);

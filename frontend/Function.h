@@ -65,6 +65,9 @@ struct FunctionOptions {
   enum class Backend { Cpu, Reference } backend = Backend::Cpu;
   /// Intra-op threads for the CPU backend (0: TGC_NUM_THREADS or all cores).
   int numThreads = 0;
+  /// Inter-op parallelism for the CPU backend: run up to this many
+  /// independent kernels at once (1: in order).
+  int interOpThreads = 1;
   /// When set, calls must match these specs (one tensor argument each,
   /// kDynamic dims accept any size); they never retrace.
   std::optional<std::vector<tracing::TensorSpec>> inputSignature;

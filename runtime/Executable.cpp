@@ -25,6 +25,7 @@
 #include <cstring>
 #include <mutex>
 #include <numeric>
+#include <thread>
 
 using namespace tgc::runtime;
 
@@ -493,14 +494,16 @@ Executable::run(const std::vector<HostTensor> &args,
       return status;
   }
 
-  for (size_t s = 0; s < steps.size(); ++s) {
+  std::mutex logMutex; // verbose lines and profile events of parallel steps
+  auto runStep = [&](size_t s,
+                     const KernelContext &stepContext) -> absl::Status {
     const Step &step = steps[s];
     std::vector<HostTensor> &stepOutputs = state->stepOutputs[s];
     Clock::time_point start;
     if (timed)
       start = Clock::now();
     absl::Status status =
-        step.kernel->run(context, state->stepInputs[s], stepOutputs);
+        step.kernel->run(stepContext, state->stepInputs[s], stepOutputs);
     if (!status.ok()) {
       absl::string_view what = step.op.empty() ? sv(step.kernel->name())
                                                : absl::string_view(step.op);
@@ -519,12 +522,13 @@ Executable::run(const std::vector<HostTensor> &args,
                                               " replaced its output views"));
     }
     if (!timed)
-      continue;
+      return absl::OkStatus();
     Clock::time_point end = Clock::now();
     double startMicros =
         std::chrono::duration<double, std::micro>(start - runStart).count();
     double durationMicros =
         std::chrono::duration<double, std::micro>(end - start).count();
+    std::lock_guard lock(logMutex);
     if (verbose) {
       char time[32];
       std::snprintf(time, sizeof(time), "%.3f ms", durationMicros / 1000.0);
@@ -542,6 +546,50 @@ Executable::run(const std::vector<HostTensor> &args,
       event.durationMicros = durationMicros;
       options.profile->events.push_back(std::move(event));
     }
+    return absl::OkStatus();
+  };
+
+  int interOp = std::max(1, options.interOpThreads);
+  if (interOp > 1 && stepLevels.size() == steps.size() && !steps.empty()) {
+    // Independent steps of one level run concurrently; the memory plan was
+    // made at level granularity (planMemory), so they never share bytes
+    // that one of them writes.
+    KernelContext branchContext = context;
+    branchContext.numThreads = std::max(1, context.numThreads / interOp);
+    int64_t maxLevel = *std::max_element(stepLevels.begin(), stepLevels.end());
+    std::vector<std::vector<size_t>> byLevel(static_cast<size_t>(maxLevel) + 1);
+    for (size_t s = 0; s < steps.size(); ++s)
+      byLevel[static_cast<size_t>(stepLevels[s])].push_back(s);
+    for (const std::vector<size_t> &level : byLevel) {
+      if (level.size() == 1) {
+        if (absl::Status status = runStep(level[0], context); !status.ok())
+          return status;
+        continue;
+      }
+      std::vector<absl::Status> statuses(level.size());
+      std::vector<std::thread> workers;
+      size_t lanes =
+          std::min<size_t>(static_cast<size_t>(interOp), level.size());
+      std::atomic<size_t> next{0};
+      auto lane = [&] {
+        setNumThreads(branchContext.numThreads);
+        for (size_t i = next++; i < level.size(); i = next++)
+          statuses[i] = runStep(level[i], branchContext);
+      };
+      for (size_t w = 1; w < lanes; ++w)
+        workers.emplace_back(lane);
+      lane();
+      for (std::thread &worker : workers)
+        worker.join();
+      setNumThreads(context.numThreads);
+      for (const absl::Status &status : statuses)
+        if (!status.ok())
+          return status;
+    }
+  } else {
+    for (size_t s = 0; s < steps.size(); ++s)
+      if (absl::Status status = runStep(s, context); !status.ok())
+        return status;
   }
 
   // The results not written in place: copies of their bytes (the arena, a
@@ -684,6 +732,26 @@ absl::Status Executable::verify() const {
     if (!defined[static_cast<size_t>(root[static_cast<size_t>(id)])])
       return error("result #", i, " (value ", id, ") is never defined");
   }
+  if (!stepLevels.empty()) {
+    // Every step's operands come from steps of lower levels.
+    if (stepLevels.size() != steps.size())
+      return error("stepLevels has ", stepLevels.size(), " entries for ",
+                   steps.size(), " steps");
+    std::vector<int64_t> producerLevel(numValues, -1);
+    for (size_t s = 0; s < steps.size(); ++s) {
+      int64_t level = stepLevels[s];
+      if (level < 0)
+        return error("step ", s, " has negative level ", level);
+      for (int64_t id : steps[s].inputs)
+        if (producerLevel[static_cast<size_t>(root[static_cast<size_t>(id)])] >=
+            level)
+          return error("step ", s, " at level ", level,
+                       " reads a value produced at the same or a later level");
+      for (int64_t id : steps[s].outputs)
+        producerLevel[static_cast<size_t>(root[static_cast<size_t>(id)])] =
+            level;
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -744,16 +812,30 @@ absl::Status tgc::runtime::planMemory(Executable &executable) {
            ValueStorage::Kind::Arena;
   };
 
-  // Live ranges [first, last] in step indices, on the values owning bytes: a
+  // With step levels (inter-op parallelism), time is the level: steps of one
+  // level may run concurrently, so their operands must not share bytes.
+  const std::vector<int64_t> &levels = executable.stepLevels;
+  bool byLevel = !levels.empty();
+  if (byLevel && levels.size() != steps.size())
+    return absl::InvalidArgumentError(
+        "planMemory: stepLevels must have one entry per step");
+  auto timeOf = [&](int64_t s) {
+    return byLevel ? levels[static_cast<size_t>(s)] : s;
+  };
+  if (byLevel)
+    end = *std::max_element(levels.begin(), levels.end()) + 1;
+
+  // Live ranges [first, last] in time, on the values owning bytes: a
   // use of a view is a use of its target.
   std::vector<int64_t> first(numValues, -1), last(numValues, -1);
   auto touch = [&](int64_t id, int64_t s) {
+    s = timeOf(s);
     int64_t r = root[static_cast<size_t>(id)];
     if (first[static_cast<size_t>(r)] < 0)
       first[static_cast<size_t>(r)] = s;
     last[static_cast<size_t>(r)] = std::max(last[static_cast<size_t>(r)], s);
   };
-  for (int64_t s = 0; s < end; ++s) {
+  for (int64_t s = 0; s < static_cast<int64_t>(steps.size()); ++s) {
     const Step &step = steps[static_cast<size_t>(s)];
     for (const std::vector<int64_t> *ids : {&step.inputs, &step.outputs})
       for (int64_t id : *ids) {
@@ -782,7 +864,7 @@ absl::Status tgc::runtime::planMemory(Executable &executable) {
   std::vector<int64_t> group(numValues);
   std::iota(group.begin(), group.end(), 0);
   std::vector<int64_t> groupLast = last;
-  for (int64_t s = 0; s < end; ++s) {
+  for (int64_t s = 0; !byLevel && s < end; ++s) {
     const Step &step = steps[static_cast<size_t>(s)];
     if (!step.kernel || step.outputs.empty())
       continue;

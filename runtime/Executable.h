@@ -96,6 +96,10 @@ struct RunOptions {
   int numThreads = 0;
   /// Log each kernel with its time to stderr (also TGC_VERBOSE=1).
   bool verbose = false;
+  /// Inter-op parallelism: run up to this many independent steps (those of
+  /// one level, see Executable::stepLevels) at once, splitting the intra-op
+  /// threads between them. 1 (the default) runs steps in order.
+  int interOpThreads = 1;
   /// When set, append one Chrome trace event per kernel here.
   struct Profile *profile = nullptr;
 };
@@ -141,6 +145,11 @@ public:
   std::vector<int64_t> outputs; ///< value ids of its results
   std::vector<HostTensor> constants;
   int64_t arenaBytes = 0;
+  /// Optional: a level per step such that every step's inputs come from
+  /// steps of lower levels. When set (before planMemory), the memory plan
+  /// keeps operands of one level apart and RunOptions::interOpThreads can
+  /// run a level's steps concurrently.
+  std::vector<int64_t> stepLevels;
   /// Per-run scratch (not part of the plan; see RunStateCache).
   RunStateCache runCache;
 

@@ -574,6 +574,25 @@ cpu::compile(func::FuncOp func,
     exe.steps.push_back(std::move(step));
   }
 
+  if (options.interOp) {
+    // A step's level is one more than the highest level among the steps
+    // producing its inputs (through views); arguments and constants are
+    // ready before level 0.
+    std::vector<int64_t> producedAt(exe.values.size(), -1);
+    auto rootOf = [&](int64_t id) {
+      while (exe.values[id].storage.kind == runtime::ValueStorage::Kind::View)
+        id = exe.values[id].storage.index;
+      return id;
+    };
+    for (const runtime::Step &step : exe.steps) {
+      int64_t level = 0;
+      for (int64_t in : step.inputs)
+        level = std::max(level, producedAt[rootOf(in)] + 1);
+      for (int64_t out : step.outputs)
+        producedAt[out] = level;
+      exe.stepLevels.push_back(level);
+    }
+  }
   if (auto status = runtime::planMemory(exe); !status.ok())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    std::string(status.message()));

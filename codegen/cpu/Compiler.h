@@ -35,6 +35,10 @@ struct CompileOptions {
   /// default of runtime::resolveThreadCount). oneDNN sizes some primitives
   /// for the thread count current when they are created.
   int numThreads = 0;
+  /// Prepare the plan for inter-op parallelism (RunOptions::interOpThreads):
+  /// steps get levels and the memory plan keeps each level's operands apart
+  /// (no in-place reuse).
+  bool interOp = false;
 };
 
 /// A compiled function. Steps that fell back to the reference path refer to

@@ -53,6 +53,10 @@ struct Options {
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Write a Chrome trace JSON of the kernels here (cpu backend)")};
+  cl::opt<unsigned> interOp{
+      "inter-op",
+      cl::desc("Run up to N independent kernels at once (cpu backend)"),
+      cl::init(1)};
   cl::opt<bool> printPlan{"print-plan",
                           cl::desc("Print the compiled plan (cpu backend)")};
   cl::opt<bool> differential{
@@ -219,6 +223,7 @@ public:
         shapes.push_back(t.shape());
       tgc::cpu::CompileOptions compileOptions;
       compileOptions.numThreads = static_cast<int>(opts.threads);
+      compileOptions.interOp = opts.interOp > 1;
       auto result = tgc::cpu::compile(func, shapes, compileOptions);
       if (!result)
         return result.takeError();
@@ -228,6 +233,7 @@ public:
     }
     tgc::runtime::RunOptions options;
     options.numThreads = static_cast<int>(opts.threads);
+    options.interOpThreads = static_cast<int>(opts.interOp);
     options.verbose = tgc::runtime::verboseFromEnvironment();
     options.profile = opts.profile.empty() ? nullptr : &profile;
     auto results = compiled->executable->run(args, options);

@@ -1,6 +1,8 @@
 // Small graphs on the cpu backend against the reference interpreter.
 // RUN: tgc-run --differential %s | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=5 %s | FileCheck %s
+// RUN: tgc-run --differential --inter-op=2 %s | FileCheck %s
+// RUN: tgc-run --differential --inter-op=3 --threads=1 --dynamic-size=4 %s | FileCheck %s
 // CHECK-DAG: @mlp: ok
 // CHECK-DAG: @conv_bn_relu: ok
 // CHECK-DAG: @conv_bn_relu_nhwc: ok

@@ -385,6 +385,27 @@ TEST(Function, UndeclaredCaptureIsATraceError) {
   EXPECT_TRUE(f->specializations().empty());
 }
 
+TEST(Function, InterOpParallelismGivesTheSameResults) {
+  FunctionOptions options;
+  options.interOpThreads = 2;
+  auto branches = [](Tensor x, Tensor w1, Tensor w2) {
+    return relu(matmul(x, w1)) + tanh(matmul(x, w2));
+  };
+  auto parallel = tgc::function(branches, options);
+  auto sequential = tgc::function(branches);
+  HostTensor x = f32({2, 3}, {1, -2, 3, 0.5, 0.25, -1});
+  HostTensor w1 = f32({3, 2}, {1, 0, 0, 1, 1, 1});
+  HostTensor w2 = f32({3, 2}, {0.5, -0.5, 0.25, 0.75, -1, 1});
+  auto a = (*parallel)(x, w1, w2);
+  auto b = (*sequential)(x, w1, w2);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(runtime::allClose(*a, *b, 0, 0).ok());
+  // relu([[4, 1], [-0.5, -0.75]]) + tanh([[-3, 1], [1.3125, -1.0625]])
+  expectValues(*a, DType::F32, {2, 2},
+               {4 + std::tanh(-3.0), 1 + std::tanh(1.0), std::tanh(1.3125),
+                std::tanh(-1.0625)});
+}
+
 TEST(Function, RecursiveCallOnTheSameKeyIsAnErrorNotADeadlock) {
   HostTensor h = f32({1}, {1});
   std::function<absl::StatusOr<HostTensor>(const HostTensor &)> self;
