@@ -27,6 +27,7 @@
 #include "frontend/Tracer.h"
 #include "frontend/Variable.h"
 #include "runtime/HostTensor.h"
+#include "runtime/StridedView.h"
 #include "tracing/SpecializationCache.h"
 #include "tracing/TraceTraits.h"
 #include "tracing/TraceType.h"
@@ -49,6 +50,13 @@
 namespace tgc {
 
 namespace tracing {
+/// A strided view is keyed like the dense tensor it stands for.
+template <> struct TraceTraits<runtime::StridedView> {
+  static TraceType traceType(const runtime::StridedView &view) {
+    return TraceType::tensor(
+        TensorSpec{view.dtype(), view.shape(), false, "cpu"});
+  }
+};
 /// A TensorSpec argument is a placeholder: the TraceType it stands for.
 template <> struct TraceTraits<TensorSpec> {
   static TraceType traceType(const TensorSpec &spec) {
@@ -106,6 +114,7 @@ template <typename T, typename = void> struct Symbolic {
 template <> struct Symbolic<runtime::HostTensor> { using type = Tensor; };
 template <> struct Symbolic<tracing::TensorSpec> { using type = Tensor; };
 template <> struct Symbolic<Variable> { using type = VariableRef; };
+template <> struct Symbolic<runtime::StridedView> { using type = Tensor; };
 template <typename T>
 using SymbolicT = typename Symbolic<std::remove_cvref_t<T>>::type;
 template <typename T, typename A> struct Symbolic<std::vector<T, A>> {
@@ -155,6 +164,8 @@ template <typename M> auto sortedEntries(const M &map) {
 struct CallInputs {
   std::vector<runtime::HostTensor> tensors;
   std::vector<Variable> variables;
+  /// Set when an argument could not be turned into a dense tensor.
+  absl::Status error;
 };
 
 /// Appends the inputs of `value` in TraceType order.
@@ -162,6 +173,13 @@ template <typename T> void collectInputs(const T &value, CallInputs &out) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, runtime::HostTensor>) {
     out.tensors.push_back(value);
+  } else if constexpr (std::is_same_v<U, runtime::StridedView>) {
+    // Non-contiguous views are packed at the call boundary.
+    auto dense = value.dense();
+    if (!dense.ok() && out.error.ok())
+      out.error = dense.status();
+    out.tensors.push_back(dense.ok() ? *std::move(dense)
+                                     : runtime::HostTensor());
   } else if constexpr (std::is_same_v<U, Variable>) {
     out.tensors.push_back(value.value());
     out.variables.push_back(value);
@@ -202,6 +220,7 @@ template <typename T>
 SymbolicT<T> makeSymbolic(const T &value, SymbolicInputs &in) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, runtime::HostTensor> ||
+                std::is_same_v<U, runtime::StridedView> ||
                 std::is_same_v<U, tracing::TensorSpec>) {
     return in.pos < in.leaves.size() ? in.leaves[in.pos++] : Tensor();
   } else if constexpr (std::is_same_v<U, Variable>) {
@@ -323,6 +342,8 @@ public:
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
     tracing::TraceType argsType = prepare(inputs, classes, args...);
+    if (!inputs.error.ok())
+      return inputs.error;
     auto entry = lookup<R>(argsType, classes, args...);
     if (!entry.ok())
       return entry.status();

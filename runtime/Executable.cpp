@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/StridedView.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -323,6 +324,22 @@ std::string viewTypes(const std::vector<HostTensor> &views) {
 //===----------------------------------------------------------------------===//
 
 Kernel::~Kernel() = default;
+
+absl::StatusOr<std::vector<HostTensor>>
+Executable::run(const std::vector<StridedView> &args,
+                const RunOptions &options) const {
+  std::vector<HostTensor> dense;
+  dense.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto tensor = args[i].dense();
+    if (!tensor.ok())
+      return absl::Status(
+          tensor.status().code(),
+          absl::StrCat("argument #", i, ": ", tensor.status().message()));
+    dense.push_back(*std::move(tensor));
+  }
+  return run(dense, options);
+}
 
 absl::StatusOr<std::vector<HostTensor>>
 Executable::run(const std::vector<HostTensor> &args,

@@ -30,6 +30,7 @@
 namespace tgc::runtime {
 
 class ThreadPool;
+class StridedView;
 
 /// What a kernel may use while it runs.
 struct KernelContext {
@@ -167,6 +168,12 @@ public:
   /// step's op.
   absl::StatusOr<std::vector<HostTensor>>
   run(const std::vector<HostTensor> &args,
+      const RunOptions &options = {}) const;
+
+  /// run() on strided arguments: non-contiguous ones are packed into dense
+  /// tensors first (contiguous ones are used in place).
+  absl::StatusOr<std::vector<HostTensor>>
+  run(const std::vector<StridedView> &args,
       const RunOptions &options = {}) const;
 
   /// Checks internal consistency (value ids in range, storage in bounds,

@@ -406,6 +406,45 @@ TEST(Function, InterOpParallelismGivesTheSameResults) {
                 std::tanh(-1.0625)});
 }
 
+TEST(Function, NonContiguousViewsMatchDenseInputsOnBothBackends) {
+  using runtime::StridedView;
+  auto body = [](Tensor a, Tensor b, Tensor c) {
+    return relu(matmul(a, b) + c);
+  };
+  FunctionOptions reference;
+  reference.backend = FunctionOptions::Backend::Reference;
+  auto onCpu = tgc::function(body);
+  auto onReference = tgc::function(body, reference);
+  // a: the transpose of a 3x2 buffer; b: every other row of a 6x4 buffer,
+  // columns reversed; c: one row broadcast over 2 rows (stride 0).
+  HostTensor bufA = f32({3, 2}, {1, 2, 3, 4, 5, 6});
+  HostTensor bufB =
+      f32({6, 4}, {1,  2,  3,  4,  -1, -1, -1, -1, 0,  1,  0,  1,
+                   -1, -1, -1, -1, 2,  0,  0,  2,  -1, -1, -1, -1});
+  HostTensor bufC = f32({4}, {10, -20, 30, -40});
+  auto a = StridedView::over(bufA, 0, {2, 3}, {1, 2});
+  auto b = StridedView::over(bufB, 3, {3, 4}, {8, -1});
+  auto c = StridedView::over(bufC, 0, {2, 4}, {0, 1});
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  // The same values, dense, written out by hand.
+  HostTensor denseA = f32({2, 3}, {1, 3, 5, 2, 4, 6});
+  HostTensor denseB = f32({3, 4}, {4, 3, 2, 1, 1, 0, 1, 0, 2, 0, 0, 2});
+  HostTensor denseC = f32({2, 4}, {10, -20, 30, -40, 10, -20, 30, -40});
+  auto want = (*onReference)(denseA, denseB, denseC);
+  ASSERT_TRUE(want.ok()) << want.status();
+  // a@b = [[17, 3, 5, 11], [24, 6, 8, 14]]; + c; relu.
+  expectValues(*want, DType::F32, {2, 4}, {27, 0, 35, 0, 34, 0, 38, 0});
+  auto cpuResult = (*onCpu)(*a, *b, *c);
+  ASSERT_TRUE(cpuResult.ok()) << cpuResult.status();
+  EXPECT_TRUE(runtime::allClose(*cpuResult, *want, 1e-4, 1e-5).ok());
+  auto referenceResult = (*onReference)(*a, *b, *c);
+  ASSERT_TRUE(referenceResult.ok()) << referenceResult.status();
+  EXPECT_TRUE(runtime::allClose(*referenceResult, *want, 0, 0).ok());
+  // Views and dense tensors of one type share a specialization.
+  ASSERT_TRUE((*onCpu)(denseA, denseB, denseC).ok());
+  EXPECT_EQ(onCpu->tracingCount(), 1u);
+}
+
 TEST(Function, RecursiveCallOnTheSameKeyIsAnErrorNotADeadlock) {
   HostTensor h = f32({1}, {1});
   std::function<absl::StatusOr<HostTensor>(const HostTensor &)> self;
