@@ -9,6 +9,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
 )
 
 missing=()

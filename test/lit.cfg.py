@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -20,4 +21,15 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tgc_tools_dir, append_path=True)
 
 tool_dirs = [config.tgc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tgc-opt", "tgc-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["tgc-opt", "tgc-run", "tgc-import-onnx"], tool_dirs)
+
+# ONNX: Debian's libonnx-testdata models and protoc (to encode the hand-written
+# text-format models under test/frontend/onnx/Inputs).
+onnx_testdata = "/usr/share/libonnx-testdata/data"
+config.substitutions.append(("%onnx_testdata", onnx_testdata))
+config.substitutions.append(
+    ("%onnx_encode", "protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto"))
+if os.path.isdir(onnx_testdata):
+    config.available_features.add("onnx-testdata")
+if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
+    config.available_features.add("protoc")

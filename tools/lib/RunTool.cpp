@@ -11,6 +11,7 @@
 #include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
+#include "frontend/onnx/OnnxImporter.h"
 #include "runtime/Npy.h"
 #include "tools/lib/Registration.h"
 
@@ -37,7 +38,8 @@ using tgc::runtime::HostTensor;
 
 namespace {
 struct Options {
-  cl::opt<std::string> file{cl::Positional, cl::desc("<input .mlir file>"),
+  cl::opt<std::string> file{cl::Positional,
+                            cl::desc("<input .mlir file or .onnx model>"),
                             cl::Required};
   cl::opt<std::string> function{
       "function",
@@ -69,14 +71,16 @@ struct Options {
                "need --input, except with --differential: 3)"),
       cl::init(-1)};
   cl::list<std::string> inputs{
-      "input", cl::desc("An input: a .npy path or a literal such as "
+      "input", cl::desc("An input: a .npy path, an ONNX TensorProto .pb "
+                        "path or a literal such as "
                         "2x3xf32=1,2,3,4,5,6 (in argument order)")};
   cl::opt<uint64_t> seed{"seed", cl::desc("Seed for inputs not given"),
                          cl::init(0)};
   cl::list<std::string> outputs{"output",
                                 cl::desc("Write result #i to this .npy path")};
   cl::list<std::string> expected{
-      "expected", cl::desc("Compare result #i with this .npy (or literal)")};
+      "expected",
+      cl::desc("Compare result #i with this .npy or .pb (or literal)")};
   cl::opt<double> rtol{"rtol", cl::desc("Relative tolerance"), cl::init(1e-4)};
   cl::opt<double> atol{"atol", cl::desc("Absolute tolerance"), cl::init(1e-5)};
   cl::opt<unsigned> benchmark{
@@ -110,10 +114,13 @@ std::optional<DType> dtypeOf(mlir::Type type) {
   return std::nullopt;
 }
 
-/// Reads a tensor from a .npy path or an inline literal.
+/// Reads a tensor from a .npy path, an ONNX TensorProto .pb path or an
+/// inline literal.
 Expected<HostTensor> loadTensor(StringRef spec) {
   if (spec.contains('='))
     return tgc::parseTensorLiteral(spec);
+  if (spec.ends_with_insensitive(".pb"))
+    return tgc::readTensorProto(spec);
   auto tensor = tgc::runtime::readNpy(spec.str());
   if (!tensor.ok())
     return makeError(spec + ": " + std::string(tensor.status().message()));
@@ -384,15 +391,31 @@ Error run(const Options &opts) {
   mlir::MLIRContext context(registry);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
-  if (!buffer)
-    return makeError("cannot read '" + opts.file +
-                     "': " + buffer.getError().message());
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return makeError("failed to parse '" + opts.file + "'");
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (tgc::isOnnxModelPath(opts.file)) {
+    // An ONNX model: import it (its function is `main`). The given inputs
+    // serve where a node needs a constant (a Reshape's shape, ...).
+    tgc::ImportOptions importOptions;
+    for (const std::string &spec : opts.inputs) {
+      auto tensor = loadTensor(spec);
+      if (!tensor)
+        return tensor.takeError();
+      importOptions.argumentValues.push_back(std::move(*tensor));
+    }
+    auto imported = tgc::importOnnxModel(context, opts.file, importOptions);
+    if (!imported)
+      return imported.takeError();
+    module = std::move(*imported);
+  } else {
+    auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
+    if (!buffer)
+      return makeError("cannot read '" + opts.file +
+                       "': " + buffer.getError().message());
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return makeError("failed to parse '" + opts.file + "'");
+  }
   if (opts.differential)
     return runDifferential(*module, opts);
   mlir::func::FuncOp func = findFunction(*module, opts.function);

@@ -1,0 +1,583 @@
+//===- Model.cpp - load, check and prepare ONNX models --------------------===//
+//
+// Protobuf parsing, the ONNX checker, shape inference and version conversion
+// (each of which may throw: everything is caught here), TensorProto
+// conversion with external data and its path-safety checks, and the `.pb`
+// tensor reader.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/OnnxInternal.h"
+
+#include "onnx/checker.h"
+#include "onnx/shape_inference/implementation.h"
+#include "onnx/version_converter/convert.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <map>
+#include <sys/stat.h>
+
+using namespace tgc;
+using namespace tgc::onnximpl;
+using runtime::DType;
+using runtime::HostTensor;
+using TP = ::onnx::TensorProto;
+
+namespace {
+/// The oldest default-domain opset the importer maps directly; older models
+/// are converted to it first.
+constexpr int64_t kMinDirectOpset = 7;
+/// ONNX 1.12 knows opsets up to this one.
+constexpr int64_t kMaxOpset = 17;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Data types
+//===----------------------------------------------------------------------===//
+
+std::optional<DType> onnximpl::dtypeFromOnnx(int32_t dataType) {
+  switch (dataType) {
+  case TP::FLOAT:
+    return DType::F32;
+  case TP::FLOAT16:
+    return DType::F16;
+  case TP::BFLOAT16:
+    return DType::BF16;
+  case TP::DOUBLE:
+    return DType::F64;
+  case TP::BOOL:
+    return DType::I1;
+  case TP::INT8:
+    return DType::I8;
+  case TP::INT32:
+    return DType::I32;
+  case TP::INT64:
+    return DType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+int32_t onnximpl::onnxFromDType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return TP::FLOAT;
+  case DType::F16:
+    return TP::FLOAT16;
+  case DType::BF16:
+    return TP::BFLOAT16;
+  case DType::F64:
+    return TP::DOUBLE;
+  case DType::I1:
+    return TP::BOOL;
+  case DType::I8:
+    return TP::INT8;
+  case DType::I32:
+    return TP::INT32;
+  case DType::I64:
+    return TP::INT64;
+  }
+  return TP::UNDEFINED;
+}
+
+std::string onnximpl::onnxTypeName(int32_t dataType) {
+  if (TP::DataType_IsValid(dataType))
+    return TP::DataType_Name(static_cast<TP::DataType>(dataType));
+  return "<unknown " + std::to_string(dataType) + ">";
+}
+
+//===----------------------------------------------------------------------===//
+// External data
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Reads `length` bytes at `offset` of the external file `location`, relative
+/// to `directory`, after checking that the path stays inside the directory.
+llvm::Expected<std::string> readExternal(const ExternalData &external,
+                                         const std::string &location,
+                                         int64_t offset,
+                                         std::optional<int64_t> length,
+                                         const std::string &what) {
+  auto fail = [&](const llvm::Twine &why) {
+    return makeError(what + ": external data '" + location + "': " + why);
+  };
+  if (external.directory.empty())
+    return fail("external data needs the model's directory (import the model "
+                "from a file)");
+  if (location.empty())
+    return fail("empty location");
+  if (llvm::sys::path::is_absolute(location) || location[0] == '/' ||
+      location[0] == '\\')
+    return fail("absolute paths are not allowed (the location must be "
+                "relative to the model's directory)");
+  if (location.find('\0') != std::string::npos)
+    return fail("the location contains a NUL character");
+  for (auto it = llvm::sys::path::begin(location),
+            end = llvm::sys::path::end(location);
+       it != end; ++it)
+    if (*it == "..")
+      return fail("'..' is not allowed in the location");
+  if (llvm::StringRef(location).contains('\\'))
+    return fail("backslashes are not allowed in the location");
+
+  char dirBuf[PATH_MAX], fileBuf[PATH_MAX];
+  if (!::realpath(external.directory.c_str(), dirBuf))
+    return fail("cannot resolve the model's directory '" + external.directory +
+                "': " + std::strerror(errno));
+  std::string joined = external.directory + "/" + location;
+  if (!::realpath(joined.c_str(), fileBuf))
+    return fail(llvm::Twine("cannot open: ") + std::strerror(errno));
+  llvm::StringRef dir(dirBuf), file(fileBuf);
+  if (!file.starts_with(dir) || file.size() <= dir.size() ||
+      (file[dir.size()] != '/' && dir != "/"))
+    return fail("the path resolves to '" + file +
+                "', outside the model's directory '" + dir +
+                "' (symlinks may not leave it)");
+  struct stat info;
+  if (::stat(fileBuf, &info) != 0)
+    return fail(llvm::Twine("cannot stat: ") + std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return fail("not a regular file");
+  int64_t size = info.st_size;
+  if (offset < 0 || offset > size)
+    return fail("offset " + llvm::Twine(offset) + " is outside the file (" +
+                llvm::Twine(size) + " bytes)");
+  int64_t n = length ? *length : size - offset;
+  if (n < 0 || n > size - offset)
+    return fail("offset " + llvm::Twine(offset) + " + length " +
+                llvm::Twine(n) + " exceeds the file size (" +
+                llvm::Twine(size) + " bytes)");
+  auto buffer = llvm::MemoryBuffer::getFileSlice(fileBuf, n, offset,
+                                                 /*IsVolatile=*/false);
+  if (!buffer)
+    return fail("cannot read: " + buffer.getError().message());
+  return (*buffer)->getBuffer().str();
+}
+
+llvm::Expected<int64_t> parseExternalInt(llvm::StringRef value,
+                                         llvm::StringRef key,
+                                         const std::string &what) {
+  int64_t n;
+  if (value.getAsInteger(10, n) || n < 0)
+    return makeError(what + ": external data " + key + " '" + value +
+                     "' is not a non-negative integer");
+  return n;
+}
+
+} // namespace
+
+static std::string formatDims(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// TensorProto -> HostTensor
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<HostTensor>
+onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
+                          const std::string &what) {
+  std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
+  if (!dtype)
+    return makeError(what + " has element type " +
+                     onnxTypeName(tensor.data_type()) +
+                     ", which tgc does not support (supported: FLOAT, "
+                     "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT32, INT64)");
+  if (tensor.has_segment())
+    return makeError(what + " is segmented, which is not supported");
+  std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  for (int64_t d : shape)
+    if (d < 0)
+      return makeError(what + " has negative dim " + llvm::Twine(d));
+  size_t elementSize = runtime::dtypeSize(*dtype);
+  // Check the data against the shape before allocating anything: a bogus
+  // shape (or a file that is not a TensorProto) must not allocate terabytes.
+  auto checkedCount = HostTensor::checkedNumElements(shape);
+  int64_t bytes = 0;
+  if (!checkedCount.ok() ||
+      __builtin_mul_overflow(*checkedCount, static_cast<int64_t>(elementSize),
+                             &bytes))
+    return makeError(what + ": shape " + formatDims(shape) + " is too large");
+  int64_t available = -1; // Elements (typed fields) or bytes (raw data).
+  bool availableIsBytes = true;
+  if (tensor.data_location() == TP::EXTERNAL) {
+    available = bytes; // Checked against the file below.
+  } else if (tensor.has_raw_data()) {
+    available = static_cast<int64_t>(tensor.raw_data().size());
+  } else {
+    availableIsBytes = false;
+    switch (tensor.data_type()) {
+    case TP::FLOAT:
+      available = tensor.float_data_size();
+      break;
+    case TP::DOUBLE:
+      available = tensor.double_data_size();
+      break;
+    case TP::INT64:
+      available = tensor.int64_data_size();
+      break;
+    default:
+      available = tensor.int32_data_size();
+      break;
+    }
+  }
+  if (availableIsBytes ? available != bytes : available != *checkedCount)
+    return makeError(
+        what + " has " + llvm::Twine(available) +
+        (availableIsBytes ? " bytes" : " values") + " of data but its shape " +
+        formatDims(shape) + " and type " + onnxTypeName(tensor.data_type()) +
+        " need " + llvm::Twine(availableIsBytes ? bytes : *checkedCount));
+  auto allocated = HostTensor::allocate(*dtype, shape);
+  if (!allocated.ok())
+    return makeError(what + ": " + std::string(allocated.status().message()));
+  HostTensor result = std::move(*allocated);
+  int64_t count = result.numElements();
+
+  auto fromRaw = [&](llvm::StringRef raw) -> llvm::Error {
+    if (raw.size() != result.byteSize())
+      return makeError(what + " has " + llvm::Twine(raw.size()) +
+                       " bytes of data but its shape and type need " +
+                       llvm::Twine(result.byteSize()));
+    if (raw.size())
+      std::memcpy(result.data(), raw.data(), raw.size());
+    if (*dtype == DType::I1)
+      for (int64_t i = 0; i < count; ++i)
+        result.dataAs<uint8_t>()[i] = result.dataAs<uint8_t>()[i] != 0;
+    return llvm::Error::success();
+  };
+
+  if (tensor.data_location() == TP::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0;
+    std::optional<int64_t> length;
+    for (const auto &entry : tensor.external_data()) {
+      if (entry.key() == "location") {
+        location = entry.value();
+      } else if (entry.key() == "offset") {
+        auto n = parseExternalInt(entry.value(), "offset", what);
+        if (!n)
+          return n.takeError();
+        offset = *n;
+      } else if (entry.key() == "length") {
+        auto n = parseExternalInt(entry.value(), "length", what);
+        if (!n)
+          return n.takeError();
+        length = *n;
+      }
+    }
+    if (location.empty())
+      return makeError(what + " has external data without a location");
+    if (length && *length != static_cast<int64_t>(result.byteSize()))
+      return makeError(what + ": external data length " + llvm::Twine(*length) +
+                       " does not match its shape and "
+                       "type (" +
+                       llvm::Twine(result.byteSize()) + " bytes)");
+    if (!length)
+      length = static_cast<int64_t>(result.byteSize());
+    auto bytes = readExternal(external, location, offset, length, what);
+    if (!bytes)
+      return bytes.takeError();
+    if (auto error = fromRaw(*bytes))
+      return std::move(error);
+    return result;
+  }
+  if (tensor.has_raw_data()) {
+    if (auto error = fromRaw(tensor.raw_data()))
+      return std::move(error);
+    return result;
+  }
+
+  auto checkCount = [&](int64_t n, llvm::StringRef field) -> llvm::Error {
+    if (n != count)
+      return makeError(what + " has " + llvm::Twine(n) + " values in " + field +
+                       " but its shape " + "needs " + llvm::Twine(count));
+    return llvm::Error::success();
+  };
+  switch (tensor.data_type()) {
+  case TP::FLOAT:
+    if (auto error = checkCount(tensor.float_data_size(), "float_data"))
+      return std::move(error);
+    if (count)
+      std::memcpy(result.data(), tensor.float_data().data(),
+                  count * elementSize);
+    break;
+  case TP::DOUBLE:
+    if (auto error = checkCount(tensor.double_data_size(), "double_data"))
+      return std::move(error);
+    if (count)
+      std::memcpy(result.data(), tensor.double_data().data(),
+                  count * elementSize);
+    break;
+  case TP::INT64:
+    if (auto error = checkCount(tensor.int64_data_size(), "int64_data"))
+      return std::move(error);
+    if (count)
+      std::memcpy(result.data(), tensor.int64_data().data(),
+                  count * elementSize);
+    break;
+  case TP::INT32:
+  case TP::INT8:
+  case TP::BOOL:
+  case TP::FLOAT16:
+  case TP::BFLOAT16: {
+    if (auto error = checkCount(tensor.int32_data_size(), "int32_data"))
+      return std::move(error);
+    for (int64_t i = 0; i < count; ++i) {
+      int32_t v = tensor.int32_data(static_cast<int>(i));
+      switch (tensor.data_type()) {
+      case TP::INT32:
+        result.dataAs<int32_t>()[i] = v;
+        break;
+      case TP::INT8:
+        result.dataAs<int8_t>()[i] = static_cast<int8_t>(v);
+        break;
+      case TP::BOOL:
+        result.dataAs<uint8_t>()[i] = v != 0;
+        break;
+      default: // The 16 bits of a half or bfloat.
+        result.dataAs<uint16_t>()[i] = static_cast<uint16_t>(v);
+        break;
+      }
+    }
+    break;
+  }
+  default:
+    return makeError(what + " has unsupported element type " +
+                     onnxTypeName(tensor.data_type()));
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Models
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The opset of the default domain ("" or "ai.onnx"), or nullopt.
+std::optional<int64_t> defaultOpset(const ::onnx::ModelProto &model) {
+  for (const auto &opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      return opset.version();
+  return std::nullopt;
+}
+
+/// Model-local functions that call themselves, directly or through others,
+/// would send ONNX's shape inference (and the inliner) into endless
+/// recursion: reject them before anything walks the functions.
+llvm::Error checkFunctionRecursion(const ::onnx::ModelProto &model,
+                                   const std::string &name) {
+  std::map<std::pair<std::string, std::string>, const ::onnx::FunctionProto *>
+      functions;
+  for (const auto &f : model.functions())
+    functions[{f.domain(), f.name()}] = &f;
+  // 0: unvisited, 1: on the stack, 2: done.
+  std::map<const ::onnx::FunctionProto *, int> state;
+  std::vector<std::string> path;
+  std::function<llvm::Error(const ::onnx::FunctionProto *)> visit =
+      [&](const ::onnx::FunctionProto *f) -> llvm::Error {
+    state[f] = 1;
+    path.push_back(f->name());
+    for (const auto &n : f->node()) {
+      auto it = functions.find({n.domain(), n.op_type()});
+      if (it == functions.end())
+        continue;
+      int s = state[it->second];
+      if (s == 1) {
+        std::string cycle;
+        for (const std::string &p : path)
+          cycle += "'" + p + "' -> ";
+        return makeError(name + ": model-local function '" +
+                         it->second->name() + "' calls itself (" + cycle + "'" +
+                         it->second->name() +
+                         "'): recursive functions are not supported");
+      }
+      if (s == 0)
+        if (auto error = visit(it->second))
+          return error;
+    }
+    path.pop_back();
+    state[f] = 2;
+    return llvm::Error::success();
+  };
+  for (const auto &[key, f] : functions)
+    if (state[f] == 0)
+      if (auto error = visit(f))
+        return error;
+  return llvm::Error::success();
+}
+
+/// Runs `body`, turning any exception into an error prefixed with `stage`.
+template <typename F>
+llvm::Error guarded(llvm::StringRef stage, const std::string &model, F body) {
+  try {
+    body();
+    return llvm::Error::success();
+  } catch (const std::exception &e) {
+    std::string message = e.what();
+    while (!message.empty() &&
+           (message.back() == '\n' || message.back() == ' '))
+      message.pop_back();
+    return makeError(model + ": " + stage + ": " + message);
+  } catch (...) {
+    return makeError(model + ": " + stage + ": unknown error");
+  }
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
+            const ExternalData &external, const ImportOptions &options) {
+  const std::string &name = options.modelName;
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return makeError(name + ": the model is larger than 2 GiB; store its "
+                            "weights as external data");
+  ::onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return makeError(name + ": not a valid ONNX model: the protobuf failed to "
+                            "parse (truncated or not an ONNX file)");
+  if (!model.has_graph())
+    return makeError(name + ": not a valid ONNX model: it has no graph");
+  std::optional<int64_t> opset = defaultOpset(model);
+  if (opset && *opset > kMaxOpset)
+    return makeError(name + ": opset " + llvm::Twine(*opset) +
+                     " of the default domain is newer than the newest this "
+                     "importer knows (" +
+                     llvm::Twine(kMaxOpset) + ")");
+
+  if (auto error = checkFunctionRecursion(model, name))
+    return std::move(error);
+
+  if (options.runChecker) {
+    // The checker looks for external data files relative to a directory it
+    // only knows when it loads the file itself; our own reader checks them
+    // (with stricter path rules), so give it a copy without them.
+    ::onnx::ModelProto checked;
+    const ::onnx::ModelProto *toCheck = &model;
+    bool hasExternal = false;
+    for (const auto &init : model.graph().initializer())
+      hasExternal |= init.data_location() == TP::EXTERNAL;
+    if (hasExternal) {
+      checked = model;
+      for (auto &init : *checked.mutable_graph()->mutable_initializer())
+        if (init.data_location() == TP::EXTERNAL) {
+          // A scalar of the same type stands in for the external tensor.
+          init.clear_external_data();
+          init.clear_data_location();
+          init.clear_dims();
+          std::optional<DType> dtype = dtypeFromOnnx(init.data_type());
+          init.set_raw_data(
+              std::string(dtype ? runtime::dtypeSize(*dtype) : 1, '\0'));
+        }
+      toCheck = &checked;
+    }
+    if (auto error = guarded("the ONNX checker rejected the model", name,
+                             [&] { ::onnx::checker::check_model(*toCheck); }))
+      return std::move(error);
+  }
+
+  // Shape inference is lenient (node-level inference errors are left to the
+  // importer, whose errors name the node): older exporters produced models
+  // that ONNX 1.12's strict mode rejects but that are well-formed.
+  auto inferShapes = [&] {
+    return guarded("shape inference failed", name, [&] {
+      ::onnx::ShapeInferenceOptions inferOptions(/*check_type=*/false,
+                                                 /*strict_mode=*/0,
+                                                 /*data_prop=*/false);
+      ::onnx::shape_inference::InferShapes(
+          model, ::onnx::OpSchemaRegistry::Instance(), inferOptions);
+    });
+  };
+
+  if (opset && *opset < kMinDirectOpset) {
+    // The converter's adapters need the shapes.
+    if (auto error = inferShapes())
+      return std::move(error);
+    if (auto error =
+            guarded("converting from opset " + std::to_string(*opset) + " to " +
+                        std::to_string(kMinDirectOpset) + " failed",
+                    name, [&] {
+                      model = ::onnx::version_conversion::ConvertVersion(
+                          model, static_cast<int>(kMinDirectOpset));
+                    }))
+      return std::move(error);
+  }
+
+  if (options.runShapeInference)
+    if (auto error = inferShapes())
+      return std::move(error);
+  return importModelProto(context, model, external, options);
+}
+
+} // namespace
+
+bool tgc::isOnnxModelPath(llvm::StringRef path) {
+  return path.ends_with_insensitive(".onnx");
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
+                     const ImportOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  ImportOptions withName = options;
+  if (withName.modelName == ImportOptions().modelName)
+    withName.modelName = path.str();
+  ExternalData external;
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  external.directory = dir.empty() ? "." : std::string(dir);
+  return importBytes(context, (*buffer)->getBuffer(), external, withName);
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+tgc::importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
+                              const ImportOptions &options) {
+  ExternalData external;
+  external.directory = options.modelDirectory;
+  return importBytes(context, bytes, external, options);
+}
+
+llvm::Expected<HostTensor> tgc::readTensorProto(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  TP tensor;
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return makeError(path + ": not a valid ONNX TensorProto (the protobuf "
+                            "failed to parse)");
+  if (!tensor.has_data_type() || !TP::DataType_IsValid(tensor.data_type()))
+    return makeError(path + ": not an ONNX TensorProto (no valid data type; "
+                            "sequences and optionals are not supported)");
+  ExternalData external;
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  external.directory = dir.empty() ? "." : std::string(dir);
+  std::string what = path.str() + ": tensor";
+  if (!tensor.name().empty())
+    what += " '" + tensor.name() + "'";
+  try {
+    return tensorFromProto(tensor, external, what);
+  } catch (const std::exception &e) {
+    return makeError(what + ": " + e.what());
+  }
+}

@@ -1,0 +1,97 @@
+//===- OnnxImporter.h - import ONNX models into tgc -------------*- C++ -*-===//
+//
+// Imports an ONNX model (a serialized onnx.ModelProto, ONNX 1.12 through
+// Debian's libonnx-dev) into a module holding one func.func of tgc ops:
+//
+// - the protobuf is parsed (truncated or garbage input is an error), checked
+//   with onnx::checker::check_model, shapes are inferred with
+//   onnx::shape_inference::InferShapes, and models older than the oldest
+//   opset the importer maps directly are converted with
+//   onnx::version_conversion;
+// - initializers become tgc.constant, graph inputs that are not initializers
+//   become function arguments (symbolic dim params and unknown dims become
+//   dynamic dims), graph outputs become the returned values;
+// - each node is mapped to tgc ops; attributes are validated; nodes whose
+//   inputs are all constants are folded (evaluated with the reference
+//   interpreter) so that shape computations (Shape -> Gather -> Concat ->
+//   Reshape) end up as constants;
+// - tensors with external data are read from files next to the model, with
+//   path safety: relative locations only, no `..`, no symlinks out of the
+//   model's directory, offset and length checked against the file.
+//
+// Every error names what it is about: the node (its name, or its index when
+// it has none), its op type and opset; the initializer; the input. ONNX
+// reports problems by throwing: the library catches everything at its
+// boundary, so callers never see an exception.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_FRONTEND_ONNX_ONNXIMPORTER_H
+#define TGC_FRONTEND_ONNX_ONNXIMPORTER_H
+
+#include "runtime/HostTensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+struct ImportOptions {
+  /// The name of the imported func.func.
+  std::string functionName = "main";
+  /// Run onnx::checker::check_model first.
+  bool runChecker = true;
+  /// Run onnx::shape_inference::InferShapes (lenient: node-level problems are
+  /// reported by the importer, naming the node).
+  bool runShapeInference = true;
+  /// Fold nodes whose inputs are all constants into constants.
+  bool foldConstants = true;
+  /// Constant folding leaves results with more elements than this alone.
+  int64_t maxFoldedElements = 1 << 20;
+  /// Where external data files live when importing from bytes (importing
+  /// from a path uses the model's directory). Empty: external data is an
+  /// error.
+  std::string modelDirectory;
+  /// The name used in locations and messages when importing from bytes.
+  std::string modelName = "<onnx>";
+  /// Values of the function's arguments (graph inputs that are not
+  /// initializers, in order), where known. They are used only where a node
+  /// needs a constant (a Reshape's shape, Slice's starts, ReduceSum's axes,
+  /// ...): the function keeps every argument, but is specialized on these
+  /// values and must be called with them. tgc-run passes its --input tensors
+  /// here, as ONNX's test data feeds such operands as graph inputs.
+  std::vector<std::optional<runtime::HostTensor>> argumentValues;
+};
+
+/// Imports the ONNX model at `path`. The context gets the dialects it needs
+/// loaded.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
+                const ImportOptions &options = {});
+
+/// Imports a serialized onnx.ModelProto.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
+                         const ImportOptions &options = {});
+
+/// Reads a serialized onnx.TensorProto (the `.pb` files of the ONNX test
+/// data) into a host tensor. Element types tgc does not support are an
+/// error naming them.
+llvm::Expected<runtime::HostTensor> readTensorProto(llvm::StringRef path);
+
+/// Whether `path` names an ONNX model (ends with .onnx).
+bool isOnnxModelPath(llvm::StringRef path);
+
+/// The tgc-import-onnx command line tool; returns the exit code.
+int importOnnxToolMain(int argc, char **argv);
+
+} // namespace tgc
+
+#endif // TGC_FRONTEND_ONNX_ONNXIMPORTER_H

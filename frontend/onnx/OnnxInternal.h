@@ -1,0 +1,54 @@
+//===- OnnxInternal.h - shared by the ONNX importer's files -----*- C++ -*-===//
+//
+// Internal to frontend/onnx: protobuf-level helpers (tensor conversion,
+// external data, dtype mapping) used by Model.cpp and Importer.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_FRONTEND_ONNX_ONNXINTERNAL_H
+#define TGC_FRONTEND_ONNX_ONNXINTERNAL_H
+
+#include "frontend/onnx/OnnxImporter.h"
+#include "runtime/DType.h"
+#include "runtime/HostTensor.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+
+namespace tgc::onnximpl {
+
+inline llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The tgc dtype of an ONNX TensorProto::DataType, or nullopt.
+std::optional<runtime::DType> dtypeFromOnnx(int32_t dataType);
+/// The ONNX data type of a tgc dtype.
+int32_t onnxFromDType(runtime::DType dtype);
+/// "FLOAT", "UINT8", ... (or "<unknown N>").
+std::string onnxTypeName(int32_t dataType);
+
+/// Where external data files may be read from. Empty: none allowed.
+struct ExternalData {
+  std::string directory;
+};
+
+/// Converts a TensorProto (typed fields, raw_data or external data) into a
+/// host tensor; `what` names it in errors ("initializer 'w'").
+llvm::Expected<runtime::HostTensor>
+tensorFromProto(const ::onnx::TensorProto &tensor, const ExternalData &external,
+                const std::string &what);
+
+/// Imports a checked, shape-inferred model.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importModelProto(mlir::MLIRContext &context, ::onnx::ModelProto &model,
+                 const ExternalData &external, const ImportOptions &options);
+
+} // namespace tgc::onnximpl
+
+#endif // TGC_FRONTEND_ONNX_ONNXINTERNAL_H
