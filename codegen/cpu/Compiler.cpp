@@ -52,25 +52,7 @@ llvm::Error errorAt(Operation *op, const llvm::Twine &message) {
                                      message);
 }
 
-std::optional<DType> toDType(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isInteger(1))
-    return DType::I1;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
-  return std::nullopt;
-}
+using reference::toDType;
 
 Shape shapeOf(Value value) {
   auto type = cast<RankedTensorType>(value.getType());

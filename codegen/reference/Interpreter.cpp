@@ -68,26 +68,6 @@ Error opError(Operation *op, const llvm::Twine &message) {
                                      "' op " + message.str());
 }
 
-std::optional<DType> toDType(Type t) {
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF16())
-    return DType::F16;
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isSignlessInteger(1))
-    return DType::I1;
-  if (t.isSignlessInteger(8))
-    return DType::I8;
-  if (t.isSignlessInteger(32))
-    return DType::I32;
-  if (t.isSignlessInteger(64))
-    return DType::I64;
-  return std::nullopt;
-}
-
 std::string shapeString(llvm::ArrayRef<int64_t> shape) {
   if (shape.empty())
     return "scalar";
@@ -306,6 +286,7 @@ public:
   Expected<std::vector<HostTensor>>
   call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
        unsigned depth);
+
   Expected<HostTensor> runOp(Operation *op, Operands operands);
 };
 
@@ -457,6 +438,26 @@ Expected<HostTensor> Executor::runOp(Operation *op, Operands operands) {
 }
 
 } // namespace
+
+std::optional<DType> toDType(Type t) {
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isSignlessInteger(1))
+    return DType::I1;
+  if (t.isSignlessInteger(8))
+    return DType::I8;
+  if (t.isSignlessInteger(32))
+    return DType::I32;
+  if (t.isSignlessInteger(64))
+    return DType::I64;
+  return std::nullopt;
+}
 
 Expected<HostTensor> runOp(Operation *op,
                            llvm::ArrayRef<const HostTensor *> operands) {

@@ -19,6 +19,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <vector>
 
 namespace tgc::reference {
@@ -44,6 +45,10 @@ runFunction(mlir::func::FuncOp func,
 llvm::Expected<runtime::HostTensor>
 runOp(mlir::Operation *op,
       llvm::ArrayRef<const runtime::HostTensor *> operands);
+
+/// The runtime dtype of an MLIR element type, or nullopt for a type tgc
+/// does not use.
+std::optional<runtime::DType> toDType(mlir::Type elementType);
 
 /// The maximum depth of nested func.call; deeper calls are an error.
 inline constexpr unsigned kMaxCallDepth = 64;

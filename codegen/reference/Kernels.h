@@ -12,6 +12,7 @@
 #ifndef TGC_CODEGEN_REFERENCE_KERNELS_H
 #define TGC_CODEGEN_REFERENCE_KERNELS_H
 
+#include "codegen/reference/Interpreter.h"
 #include "runtime/HostTensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -47,7 +48,7 @@ std::string formatLocation(mlir::Location loc);
 llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
 
 /// The runtime dtype of an MLIR element type, if tgc supports it.
-std::optional<DType> toDType(mlir::Type elementType);
+using tgc::reference::toDType;
 
 /// Renders a shape as `2x3x4` (`scalar` for rank 0) and a tensor as
 /// `tensor<2x3xf32>`.

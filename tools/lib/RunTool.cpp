@@ -95,23 +95,7 @@ Error makeError(const Twine &message) {
 }
 
 std::optional<DType> dtypeOf(mlir::Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isInteger(1))
-    return DType::I1;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
-  return std::nullopt;
+  return tgc::reference::toDType(type);
 }
 
 /// Reads a tensor from a .npy path, an ONNX TensorProto .pb path or an
