@@ -178,6 +178,22 @@ std::optional<ReduceDesc::Kind> reduceKind(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// The descriptor of a windowed 2-D pool (max_pool2d or avg_pool2d).
+template <typename PoolOp>
+runtime::cpu::Pool2DDesc
+windowPoolDesc(PoolOp o, runtime::cpu::Pool2DDesc::Kind kind, Value result) {
+  runtime::cpu::Pool2DDesc desc{kind, dtypeOf(result)};
+  desc.nhwc = o.getLayout() == Layout::NHWC;
+  desc.inputShape = shapeOf(o.getInput());
+  desc.resultShape = shapeOf(result);
+  llvm::copy(o.getKernel(), desc.kernel);
+  llvm::copy(o.getStrides(), desc.strides);
+  llvm::copy(o.getPadding(), desc.padding);
+  llvm::copy(o.getDilations(), desc.dilations);
+  desc.ceilMode = o.getCeilMode();
+  return desc;
+}
+
 /// Builds the CPU kernel for `op`; Unimplemented means "fall back".
 /// `constants` maps operand index to the constant's value when the operand
 /// is a tgc.constant (for weight prepacking).
@@ -253,27 +269,12 @@ createKernel(Operation *op,
         return cpu::createConv2D(desc);
       })
       .Case([&](MaxPool2DOp o) {
-        cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::Max, dtypeOf(result)};
-        desc.nhwc = o.getLayout() == Layout::NHWC;
-        desc.inputShape = shapeOf(o.getInput());
-        desc.resultShape = shapeOf(result);
-        llvm::copy(o.getKernel(), desc.kernel);
-        llvm::copy(o.getStrides(), desc.strides);
-        llvm::copy(o.getPadding(), desc.padding);
-        llvm::copy(o.getDilations(), desc.dilations);
-        desc.ceilMode = o.getCeilMode();
-        return cpu::createPool2D(desc);
+        return cpu::createPool2D(
+            windowPoolDesc(o, cpu::Pool2DDesc::Kind::Max, result));
       })
       .Case([&](AvgPool2DOp o) {
-        cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::Avg, dtypeOf(result)};
-        desc.nhwc = o.getLayout() == Layout::NHWC;
-        desc.inputShape = shapeOf(o.getInput());
-        desc.resultShape = shapeOf(result);
-        llvm::copy(o.getKernel(), desc.kernel);
-        llvm::copy(o.getStrides(), desc.strides);
-        llvm::copy(o.getPadding(), desc.padding);
-        llvm::copy(o.getDilations(), desc.dilations);
-        desc.ceilMode = o.getCeilMode();
+        cpu::Pool2DDesc desc =
+            windowPoolDesc(o, cpu::Pool2DDesc::Kind::Avg, result);
         desc.countIncludePad = o.getCountIncludePad();
         return cpu::createPool2D(desc);
       })

@@ -88,6 +88,40 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
   }
 }
 
+/// The arguments shared by matmul and convolution: source, weights (bound
+/// as input 1, or prepacked once into `packedWeights` when constant), the
+/// optional bias (input 2), destination, and the operands of the fused
+/// binary post-ops (the inputs after them).
+template <typename OperandDesc>
+absl::Status bindContraction(
+    PrimitiveKernelSpec &spec, const dnnl::memory::desc &src,
+    const dnnl::memory::desc &weiPlain, const dnnl::memory::desc &wei,
+    const dnnl::memory::desc &packedWeights, const HostTensor *constantWeights,
+    const dnnl::memory::desc &bias, bool hasBias, const dnnl::memory::desc &dst,
+    const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc) {
+  spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
+  if (constantWeights) {
+    auto packed = prepack(weiPlain, constantWeights->data(), packedWeights);
+    if (!packed.ok())
+      return packed.status();
+    spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
+  } else {
+    spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei});
+  }
+  if (hasBias)
+    spec.bindings.push_back({DNNL_ARG_BIAS, 2, bias});
+  spec.bindings.push_back({DNNL_ARG_DST, -1, dst});
+  spec.postOps = postOps;
+  spec.postOpInputs = postOpInputIndices(postOps, hasBias ? 3 : 2);
+  spec.firstNativePostOp = fused;
+  for (size_t i = 0; i < fused; ++i)
+    if (postOps[i].kind != PostOp::Kind::Eltwise)
+      spec.bindings.push_back(
+          {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
+           spec.postOpInputs[i], operandDesc(i)});
+  return absl::OkStatus();
+}
+
 //===----------------------------------------------------------------------===//
 // matmul
 //===----------------------------------------------------------------------===//
@@ -245,27 +279,11 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     spec.name = "onednn.matmul";
     spec.primitive = dnnl::matmul(pd);
     spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
-    spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
-    if (d.constantRhs) {
-      auto packed = prepack(weiPlain, d.constantRhs->data(), pd.weights_desc());
-      if (!packed.ok())
-        return packed.status();
-      spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
-    } else {
-      spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei});
-    }
-    if (d.biasShape)
-      spec.bindings.push_back({DNNL_ARG_BIAS, 2, bias});
-    spec.bindings.push_back({DNNL_ARG_DST, -1, dst});
-    spec.postOps = d.postOps;
-    spec.postOpInputs = postOpInputIndices(d.postOps, d.biasShape ? 3 : 2);
-    spec.firstNativePostOp = fused;
-    for (size_t i = 0; i < fused; ++i)
-      if (d.postOps[i].kind != PostOp::Kind::Eltwise)
-        spec.bindings.push_back(
-            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
-                 DNNL_ARG_SRC_1,
-             spec.postOpInputs[i], operandDesc(i)});
+    if (absl::Status status = bindContraction(
+            spec, src, weiPlain, wei, pd.weights_desc(), d.constantRhs, bias,
+            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc);
+        !status.ok())
+      return status;
     return makePrimitiveKernel(std::move(spec));
   } catch (const dnnl::error &error) {
     return unimplementedFrom(error, "matmul");
@@ -445,28 +463,11 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     spec.name = "onednn.conv2d";
     spec.primitive = dnnl::convolution_forward(pd);
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
-    spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
-    if (d.constantFilter) {
-      auto packed =
-          prepack(weiPlain, d.constantFilter->data(), pd.weights_desc());
-      if (!packed.ok())
-        return packed.status();
-      spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
-    } else {
-      spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei});
-    }
-    if (d.biasShape)
-      spec.bindings.push_back({DNNL_ARG_BIAS, 2, bias});
-    spec.bindings.push_back({DNNL_ARG_DST, -1, dst});
-    spec.postOps = d.postOps;
-    spec.postOpInputs = postOpInputIndices(d.postOps, d.biasShape ? 3 : 2);
-    spec.firstNativePostOp = fused;
-    for (size_t i = 0; i < fused; ++i)
-      if (d.postOps[i].kind != PostOp::Kind::Eltwise)
-        spec.bindings.push_back(
-            {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
-                 DNNL_ARG_SRC_1,
-             spec.postOpInputs[i], operandDesc(i)});
+    if (absl::Status status = bindContraction(
+            spec, src, weiPlain, wei, pd.weights_desc(), d.constantFilter, bias,
+            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc);
+        !status.ok())
+      return status;
     return makePrimitiveKernel(std::move(spec));
   } catch (const dnnl::error &error) {
     return unimplementedFrom(error, "convolution");
