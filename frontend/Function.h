@@ -141,12 +141,6 @@ struct Symbolic<std::unordered_map<K, V, H, E, A>> {
   using type = std::unordered_map<K, SymbolicT<V>, H, E>;
 };
 
-template <typename T> struct IsMap : std::false_type {};
-template <typename K, typename V, typename C, typename A>
-struct IsMap<std::map<K, V, C, A>> : std::true_type {};
-template <typename K, typename V, typename H, typename E, typename A>
-struct IsMap<std::unordered_map<K, V, H, E, A>> : std::true_type {};
-
 /// Map entries in TraceType key order: the order tensor leaves are numbered
 /// in, whatever the container's own iteration order.
 template <typename M> auto sortedEntries(const M &map) {
@@ -191,7 +185,7 @@ template <typename T> void collectInputs(const T &value, CallInputs &out) {
   } else if constexpr (IsStdOptional<U>::value) {
     if (value)
       collectInputs(*value, out);
-  } else if constexpr (IsMap<U>::value) {
+  } else if constexpr (IsStdMap<U>::value) {
     for (const auto &entry : sortedEntries(value))
       collectInputs(entry.second->second, out);
   }
@@ -257,7 +251,7 @@ SymbolicT<T> makeSymbolic(const T &value, SymbolicInputs &in) {
     if (!value)
       return SymbolicT<T>();
     return SymbolicT<T>(makeSymbolic(*value, in));
-  } else if constexpr (IsMap<U>::value) {
+  } else if constexpr (IsStdMap<U>::value) {
     SymbolicT<T> result;
     for (const auto &entry : sortedEntries(value))
       result.emplace(entry.second->first,
