@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs bench clean
+.PHONY: demo test setup build docs bench conformance conformance-update real-models clean
 
 BUILD_DIR := build
 
@@ -28,6 +28,18 @@ docs: build
 bench: build
 	$(BUILD_DIR)/bin/bench-function-overhead
 	$(BUILD_DIR)/bin/bench-cpu-backend
+
+# The full ONNX backend test suite report (per test, per directory, per op) on
+# the reference and CPU backends; `make test` only checks expected-pass.txt.
+conformance: build
+	$(BUILD_DIR)/bin/tgc-onnx-conformance --all \
+	  --expected-pass=test/onnx/expected-pass.txt \
+	  --report=$(BUILD_DIR)/onnx-conformance.md
+
+# Rewrite test/onnx/expected-pass.txt from what passes now.
+conformance-update: build
+	$(BUILD_DIR)/bin/tgc-onnx-conformance \
+	  --write-expected-pass=test/onnx/expected-pass.txt
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -21,7 +21,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tgc_tools_dir, append_path=True)
 
 tool_dirs = [config.tgc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tgc-opt", "tgc-run", "tgc-import-onnx"], tool_dirs)
+llvm_config.add_tool_substitutions(["tgc-opt", "tgc-run", "tgc-import-onnx", "tgc-onnx-conformance"], tool_dirs)
 
 # ONNX: Debian's libonnx-testdata models and protoc (to encode the hand-written
 # text-format models under test/frontend/onnx/Inputs).

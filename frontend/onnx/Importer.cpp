@@ -162,6 +162,10 @@ private:
   llvm::Error fail(const llvm::Twine &message) const {
     return makeError(label + ": " + message);
   }
+  /// A valid node that uses something tgc does not support.
+  llvm::Error unsupported(const llvm::Twine &message) const {
+    return makeUnsupportedError(label + ": " + message);
+  }
   llvm::Error traceFailure() const;
   int numInputs() const { return node->input_size(); }
   bool has(int i) const {
@@ -394,7 +398,7 @@ llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
     return nullptr;
   auto value = reference::runOp(constant, {});
   if (!value)
-    return fail(llvm::toString(value.takeError()));
+    return prefixError(label + ": ", value.takeError());
   val->constant = std::make_shared<HostTensor>(std::move(*value));
   return val->constant;
 }
@@ -403,7 +407,7 @@ llvm::Expected<std::vector<int64_t>> Importer::constInts(int i,
                                                          llvm::StringRef what) {
   TRY(value, constIn(i));
   if (!value)
-    return fail(what + " (input #" + llvm::Twine(i) +
+    return unsupported(what + " (input #" + llvm::Twine(i) +
                 ") must be a constant (an initializer or computed from "
                 "constants); a dynamic " +
                 what + " is not supported");
@@ -418,7 +422,7 @@ llvm::Expected<std::vector<int64_t>> Importer::constInts(int i,
 llvm::Expected<double> Importer::constScalar(int i, llvm::StringRef what) {
   TRY(value, constIn(i));
   if (!value)
-    return fail(what + " (input #" + llvm::Twine(i) +
+    return unsupported(what + " (input #" + llvm::Twine(i) +
                 ") must be a constant; a dynamic " + what +
                 " is not supported");
   if (value->numElements() != 1)
@@ -939,7 +943,7 @@ llvm::Error Importer::convCast() {
     return fail("attribute 'to' is required");
   std::optional<DType> dtype = dtypeFromOnnx(static_cast<int32_t>(*to));
   if (!dtype)
-    return fail("casting to " + onnxTypeName(static_cast<int32_t>(*to)) +
+    return unsupported("casting to " + onnxTypeName(static_cast<int32_t>(*to)) +
                 " is not supported (tgc has no such element type)");
   if (*dtype == x.dtype()) {
     out(0, x);
@@ -1064,7 +1068,7 @@ Importer::spatialPads(const Tensor &x, llvm::ArrayRef<int64_t> kernel,
   for (size_t i = 0; i < n; ++i) {
     std::optional<int64_t> size = x.dim(static_cast<int64_t>(2 + i));
     if (!size)
-      return fail("auto_pad " + autoPad + " needs static spatial dims, not " +
+      return unsupported("auto_pad " + autoPad + " needs static spatial dims, not " +
                   x.describe());
     int64_t outSize = (*size + strides[i] - 1) / strides[i];
     int64_t total =
@@ -1083,7 +1087,7 @@ llvm::Error Importer::convConv() {
   TRY(w0, in(1));
   int64_t rank = x0.rank();
   if (rank != 3 && rank != 4)
-    return fail("only 1-D and 2-D convolutions are supported: the input " +
+    return unsupported("only 1-D and 2-D convolutions are supported: the input " +
                 x0.describe() + " is not supported");
   if (w0.rank() != rank)
     return fail("weight " + w0.describe() +
@@ -1093,7 +1097,7 @@ llvm::Error Importer::convConv() {
   for (size_t i = 0; i < n; ++i) {
     std::optional<int64_t> k = w0.dim(static_cast<int64_t>(2 + i));
     if (!k)
-      return fail("the weight's spatial dims must be static");
+      return unsupported("the weight's spatial dims must be static");
     kernel.push_back(*k);
   }
   TRY(kernelAttr, attrInts("kernel_shape"));
@@ -1153,10 +1157,10 @@ llvm::Error Importer::convPool() {
   TRY(x0, in(0));
   int64_t rank = x0.rank();
   if (rank != 3 && rank != 4)
-    return fail("only 1-D and 2-D pooling is supported: the input " +
+    return unsupported("only 1-D and 2-D pooling is supported: the input " +
                 x0.describe() + " is not supported");
   if (isMax && wantsOutput(1))
-    return fail("the Indices output of MaxPool is not supported");
+    return unsupported("the Indices output of MaxPool is not supported");
   size_t n = static_cast<size_t>(rank - 2);
   TRY(kernelAttr, attrInts("kernel_shape"));
   if (!kernelAttr)
@@ -1234,7 +1238,7 @@ llvm::Error Importer::convBatchNorm() {
   TRY(x, in(0));
   TRY(training, attrInt("training_mode", 0));
   if (training != 0)
-    return fail("training mode (training_mode = 1) is not supported");
+    return unsupported("training mode (training_mode = 1) is not supported");
   for (int i = 1; i < node->output_size(); ++i)
     if (wantsOutput(i))
       return fail("the training outputs (running statistics) are not "
@@ -1384,7 +1388,7 @@ llvm::Error Importer::convSoftmax() {
     // Hardmax: 1 at the first maximum along the axis.
     std::optional<int64_t> size = t.dim(a);
     if (!size)
-      return fail("Hardmax needs a static size along the axis");
+      return unsupported("Hardmax needs a static size along the axis");
     TRYT(idx, tgc::argmax(t, a, true));
     std::vector<int64_t> iotaShape(t.rank(), 1);
     iotaShape[a] = *size;
@@ -1414,7 +1418,7 @@ llvm::Error Importer::convSoftmax() {
       part *= shape[d];
   }
   if (inner == kDynamic)
-    return fail("opset < 13 " + op + " needs static dims from the axis on");
+    return unsupported("opset < 13 " + op + " needs static dims from the axis on");
   TRY(flat, reshapeTo(x, {outer, inner}));
   TRY(y2, apply(flat, 1));
   std::vector<int64_t> back = shape;
@@ -1666,7 +1670,7 @@ llvm::Error Importer::convSplit() {
   TRY(axis, axisAttr("axis", 0, x.rank()));
   std::optional<int64_t> size = x.dim(axis);
   if (!size)
-    return fail("Split needs a static size along the axis");
+    return unsupported("Split needs a static size along the axis");
   std::vector<int64_t> sizes;
   if (opset < 13) {
     TRY(s, attrInts("split"));
@@ -1768,7 +1772,7 @@ llvm::Error Importer::convPad() {
   TRY(x, in(0));
   TRY(mode, attrString("mode", "constant"));
   if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return fail("pad mode '" + mode +
+    return unsupported("pad mode '" + mode +
                 "' is not supported (constant, reflect "
                 "and edge are)");
   std::vector<int64_t> pads;
@@ -1821,7 +1825,7 @@ llvm::Error Importer::convPad() {
       continue;
     std::optional<int64_t> size = y.dim(d);
     if (!size)
-      return fail("pad mode '" + mode + "' needs static dims");
+      return unsupported("pad mode '" + mode + "' needs static dims");
     if (mode == "reflect" && (low[d] >= *size || high[d] >= *size))
       return fail("reflect padding must be smaller than the dim (" +
                   llvm::Twine(*size) + ")");
@@ -1891,7 +1895,7 @@ llvm::Error Importer::convGatherElements() {
   TRY(indices0, in(1));
   TRY(axis, axisAttr("axis", 0, data.rank()));
   if (!data.hasStaticShape() || !indices0.hasStaticShape())
-    return fail("GatherElements with dynamic shapes is not supported");
+    return unsupported("GatherElements with dynamic shapes is not supported");
   if (indices0.rank() != data.rank())
     return fail("indices " + indices0.describe() +
                 " must have the rank of the data " + data.describe());
@@ -1932,7 +1936,7 @@ llvm::Error Importer::convGatherND() {
   TRY(indices0, in(1));
   TRY(batchDims, attrInt("batch_dims", 0));
   if (!data.hasStaticShape() || !indices0.hasStaticShape())
-    return fail("GatherND with dynamic shapes is not supported");
+    return unsupported("GatherND with dynamic shapes is not supported");
   std::vector<int64_t> dataShape = data.shape(), idxShape = indices0.shape();
   int64_t r = data.rank(), q = indices0.rank(), b = batchDims;
   if (q < 1 || b < 0 || b >= std::min(r, q))
@@ -1990,16 +1994,16 @@ llvm::Error Importer::convDropout() {
   if (opset >= 12 && has(2)) {
     TRY(training, constIn(2));
     if (!training)
-      return fail("a non-constant training_mode is not supported");
+      return unsupported("a non-constant training_mode is not supported");
     if (training->numElements() == 1 && training->getInt(0) != 0)
-      return fail("training mode (training_mode = true) is not supported");
+      return unsupported("training mode (training_mode = true) is not supported");
   }
   TRY(isTest, attrInt("is_test", 1));
   (void)isTest;
   out(0, x);
   if (wantsOutput(1)) {
     if (!x.hasStaticShape())
-      return fail("the mask output needs a static shape");
+      return unsupported("the mask output needs a static shape");
     TRYT(mask, tgc::full(x.shape(), Scalar(1), DType::I1));
     out(1, mask);
   }
@@ -2056,7 +2060,7 @@ llvm::Error Importer::convConstant() {
     outConst(0, std::move(*t));
     return llvm::Error::success();
   }
-  return fail("attribute '" + name +
+  return unsupported("attribute '" + name +
               "' is not supported (strings and sparse tensors have no tgc "
               "equivalent)");
 }
@@ -2170,7 +2174,7 @@ llvm::Error Importer::convRange() {
   TRY(limitT, constIn(1));
   TRY(deltaT, constIn(2));
   if (!startT || !limitT || !deltaT)
-    return fail("start, limit and delta must be constants; a dynamic Range "
+    return unsupported("start, limit and delta must be constants; a dynamic Range "
                 "is not supported");
   DType dtype = startT->dtype();
   double start = startT->getDouble(0), limit = limitT->getDouble(0),
@@ -2237,7 +2241,7 @@ llvm::Error Importer::convEyeLike() {
   if (dtypeAttr) {
     auto d = dtypeFromOnnx(static_cast<int32_t>(*dtypeAttr));
     if (!d)
-      return fail("dtype " + onnxTypeName(static_cast<int32_t>(*dtypeAttr)) +
+      return unsupported("dtype " + onnxTypeName(static_cast<int32_t>(*dtypeAttr)) +
                   " is not supported");
     dtype = *d;
   }
@@ -2264,7 +2268,7 @@ llvm::Error Importer::convTrilu() {
     return fail("input must have rank >= 2");
   std::optional<int64_t> rows = x.dim(-2), cols = x.dim(-1);
   if (!rows || !cols)
-    return fail("Trilu needs static sizes in the last two dims");
+    return unsupported("Trilu needs static sizes in the last two dims");
   auto mask = HostTensor::allocate(DType::I1, {*rows, *cols});
   if (!mask.ok())
     return fail(std::string(mask.status().message()));
@@ -2285,9 +2289,9 @@ llvm::Error Importer::convCumSum() {
   TRY(reverse, attrInt("reverse", 0));
   std::optional<int64_t> n = x.dim(axis);
   if (!n)
-    return fail("CumSum needs a static size along the axis");
+    return unsupported("CumSum needs a static size along the axis");
   if (x.dtype() == DType::I1)
-    return fail("CumSum of booleans is not supported");
+    return unsupported("CumSum of booleans is not supported");
   // y[..., j] = sum_i x[..., i] * T[i, j]: move the axis last, multiply by a
   // triangular matrix, move it back.
   std::vector<int64_t> perm;
@@ -2343,7 +2347,7 @@ llvm::Error Importer::convDepthToSpace() {
     return fail("input must have rank 4");
   std::vector<int64_t> s = x.shape();
   if (s[1] == kDynamic || s[2] == kDynamic || s[3] == kDynamic)
-    return fail("DepthToSpace needs static C, H and W");
+    return unsupported("DepthToSpace needs static C, H and W");
   int64_t b = *bs;
   if (s[1] % (b * b))
     return fail("channels must be divisible by blocksize^2");
@@ -2374,7 +2378,7 @@ llvm::Error Importer::convSpaceToDepth() {
     return fail("input must have rank 4");
   std::vector<int64_t> s = x.shape();
   if (s[1] == kDynamic || s[2] == kDynamic || s[3] == kDynamic)
-    return fail("SpaceToDepth needs static C, H and W");
+    return unsupported("SpaceToDepth needs static C, H and W");
   int64_t b = *bs;
   if (s[2] % b || s[3] % b)
     return fail("H and W must be divisible by the blocksize");
@@ -2644,9 +2648,9 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
       }
     }
     if (!defaultDomain)
-      return fail("op '" + n.op_type() + "' of domain '" + domain +
+      return unsupported("op '" + n.op_type() + "' of domain '" + domain +
                   "' is not supported");
-    return fail("op '" + n.op_type() + "' is not supported by the importer");
+    return unsupported("op '" + n.op_type() + "' is not supported by the importer");
   }
 
   detail::TraceState *state = detail::activeTrace();
@@ -2834,16 +2838,16 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
       continue;
     std::string what = "graph input '" + input.name() + "'";
     if (!input.type().has_tensor_type())
-      return makeError(what + " is not a tensor (sequences, maps and "
+      return makeUnsupportedError(what + " is not a tensor (sequences, maps and "
                               "optionals are not supported)");
     const auto &tensorType = input.type().tensor_type();
     std::optional<DType> dtype = dtypeFromOnnx(tensorType.elem_type());
     if (!dtype)
-      return makeError(what + " has element type " +
+      return makeUnsupportedError(what + " has element type " +
                        onnxTypeName(tensorType.elem_type()) +
                        ", which tgc does not support");
     if (!tensorType.has_shape())
-      return makeError(what + " has no shape (unranked inputs are not "
+      return makeUnsupportedError(what + " has no shape (unranked inputs are not "
                               "supported)");
     ArgSpec spec;
     spec.dtype = *dtype;
@@ -2883,14 +2887,12 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
   if (importError && *importError) {
     if (!traced)
       llvm::consumeError(traced.takeError());
-    return makeError(options.modelName + ": " +
-                     llvm::toString(std::move(*importError)));
+    return prefixError(options.modelName + ": ", std::move(*importError));
   }
   if (importError)
     llvm::consumeError(std::move(*importError));
   if (!traced)
-    return makeError(options.modelName + ": " +
-                     llvm::toString(traced.takeError()));
+    return prefixError(options.modelName + ": ", traced.takeError());
 
   // Locations name the model and its inputs; dead ops (constants only used
   // by folded ops) go away.

@@ -13,6 +13,7 @@
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -192,12 +193,12 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
                           const std::string &what) {
   std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
   if (!dtype)
-    return makeError(what + " has element type " +
+    return makeUnsupportedError(what + " has element type " +
                      onnxTypeName(tensor.data_type()) +
                      ", which tgc does not support (supported: FLOAT, "
                      "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT32, INT64)");
   if (tensor.has_segment())
-    return makeError(what + " is segmented, which is not supported");
+    return makeUnsupportedError(what + " is segmented, which is not supported");
   std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   for (int64_t d : shape)
     if (d < 0)
@@ -355,7 +356,7 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
     break;
   }
   default:
-    return makeError(what + " has unsupported element type " +
+    return makeUnsupportedError(what + " has unsupported element type " +
                      onnxTypeName(tensor.data_type()));
   }
   return result;
@@ -452,7 +453,7 @@ importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
     return makeError(name + ": not a valid ONNX model: it has no graph");
   std::optional<int64_t> opset = defaultOpset(model);
   if (opset && *opset > kMaxOpset)
-    return makeError(name + ": opset " + llvm::Twine(*opset) +
+    return makeUnsupportedError(name + ": opset " + llvm::Twine(*opset) +
                      " of the default domain is newer than the newest this "
                      "importer knows (" +
                      llvm::Twine(kMaxOpset) + ")");
@@ -522,6 +523,30 @@ importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
 }
 
 } // namespace
+
+llvm::Expected<std::vector<std::string>>
+tgc::onnxModelOpTypes(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  ::onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return makeError(path + ": not a valid ONNX model: the protobuf failed to "
+                            "parse");
+  std::vector<std::string> types;
+  for (const auto &node : model.graph().node()) {
+    std::string type = node.domain().empty() || node.domain() == "ai.onnx"
+                           ? node.op_type()
+                           : node.domain() + "." + node.op_type();
+    if (llvm::find(types, type) == types.end())
+      types.push_back(std::move(type));
+  }
+  return types;
+}
 
 bool tgc::isOnnxModelPath(llvm::StringRef path) {
   return path.ends_with_insensitive(".onnx");

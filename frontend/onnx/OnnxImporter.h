@@ -39,6 +39,7 @@
 
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace tgc {
@@ -69,6 +70,18 @@ struct ImportOptions {
   /// here, as ONNX's test data feeds such operands as graph inputs.
   std::vector<std::optional<runtime::HostTensor>> argumentValues;
 };
+
+/// Errors for valid models that use something tgc does not support (an op, an
+/// attribute value, an element type, a dynamic operand where tgc needs a
+/// constant) carry this error code (Error::convertToErrorCode); malformed
+/// models and bugs carry others. The conformance runner counts the former as
+/// "unsupported", the latter as failures.
+inline std::error_code unsupportedErrorCode() {
+  return std::make_error_code(std::errc::not_supported);
+}
+
+/// The op types of the model's main graph, in first-use order (for reports).
+llvm::Expected<std::vector<std::string>> onnxModelOpTypes(llvm::StringRef path);
 
 /// Imports the ONNX model at `path`. The context gets the dialects it needs
 /// loaded.

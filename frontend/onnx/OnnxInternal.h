@@ -18,12 +18,35 @@
 #include "llvm/Support/Error.h"
 
 #include <optional>
+#include <system_error>
 #include <string>
 
 namespace tgc::onnximpl {
 
 inline llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// An error for a valid model that uses something tgc does not support (see
+/// isUnsupportedImport).
+inline llvm::Error makeUnsupportedError(const llvm::Twine &message) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::not_supported), message);
+}
+
+/// `error` with `prefix` put before its message; the error code (unsupported
+/// or not) is kept.
+inline llvm::Error prefixError(const llvm::Twine &prefix, llvm::Error error) {
+  std::error_code code = llvm::inconvertibleErrorCode();
+  std::string message;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &e) {
+    if (!message.empty())
+      message += "; ";
+    message += e.message();
+    if (e.convertToErrorCode() == unsupportedErrorCode())
+      code = unsupportedErrorCode();
+  });
+  return llvm::createStringError(code, prefix + message);
 }
 
 /// The tgc dtype of an ONNX TensorProto::DataType, or nullopt.
