@@ -41,5 +41,11 @@ conformance-update: build
 	$(BUILD_DIR)/bin/tgc-onnx-conformance \
 	  --write-expected-pass=test/onnx/expected-pass.txt
 
+# PyTorch vs tgc on ResNet-50, an MLP and a transformer encoder exported to
+# ONNX (installs python3-torch and friends first; not part of `make test`).
+real-models: build
+	@./scripts/setup.sh --real-models
+	/usr/bin/python3 scripts/real-models.py
+
 clean:
 	rm -rf $(BUILD_DIR)

@@ -2,6 +2,9 @@
 # Installs every Debian 12 package tgc needs to build and test.
 # Idempotent: packages already installed are skipped, and apt is not touched
 # at all when nothing is missing.
+#   scripts/setup.sh                the build and test dependencies
+#   scripts/setup.sh --real-models  also PyTorch, torchvision and the OpenMP
+#                                   OpenBLAS for scripts/real-models.py
 set -euo pipefail
 
 PACKAGES=(
@@ -11,6 +14,9 @@ PACKAGES=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
 )
+if [[ "${1:-}" == "--real-models" ]]; then
+  PACKAGES+=(python3-torch python3-torchvision python3-numpy libopenblas0-openmp)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
