@@ -6,9 +6,7 @@
 
 #include "gtest/gtest.h"
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <limits>
@@ -1368,41 +1366,6 @@ TEST(Concurrency, OneKernelFromFourThreads) {
   for (int t = 0; t < 4; ++t) {
     EXPECT_TRUE(results[t].ok()) << results[t];
     EXPECT_CLOSE(outs[t], wants[t], 1e-4, 1e-5);
-  }
-}
-
-/// Not an assertion: prints the GFLOP/s of a 1024^3 f32 matmul kernel at the
-/// current OMP_NUM_THREADS (set TGC_CPU_BENCH=1 to run).
-TEST(Throughput, Matmul1024) {
-  if (!std::getenv("TGC_CPU_BENCH"))
-    GTEST_SKIP() << "set TGC_CPU_BENCH=1";
-  int threads = std::getenv("OMP_NUM_THREADS")
-                    ? std::atoi(std::getenv("OMP_NUM_THREADS"))
-                    : 1;
-  Shape s{1024, 1024};
-  HostTensor a = randomTensor(DType::F32, s, 1),
-             b = randomTensor(DType::F32, s, 2);
-  for (bool constant : {false, true}) {
-    MatmulDesc d{DType::F32, s, s, s};
-    if (constant)
-      d.constantRhs = &b;
-    auto kernel = createMatmul(d);
-    ASSERT_TRUE(kernel.ok());
-    std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, s)};
-    KernelContext context;
-    context.numThreads = threads;
-    for (int i = 0; i < 3; ++i)
-      ASSERT_TRUE((*kernel)->run(context, {a, b}, out).ok());
-    int iters = 20;
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i)
-      ASSERT_TRUE((*kernel)->run(context, {a, b}, out).ok());
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    std::printf("matmul 1024^3 f32 %s, %d thread(s): %.1f GFLOP/s\n",
-                constant ? "prepacked rhs" : "plain rhs", threads,
-                2.0 * 1024 * 1024 * 1024 * iters / seconds / 1e9);
   }
 }
 
