@@ -20,8 +20,9 @@ def Tgc_Dialect : Dialect {
     The tgc dialect holds the tensor operations that tgc traces user functions
     into. Functions are `func.func`; every op consumes and produces builtin
     ranked tensors whose element type is one of f32, f16, bf16, f64, i1, i8,
-    i32 or i64 (integers are signless and interpreted as signed two's
-    complement; i1 is the boolean type). Dims may be static or dynamic (`?`);
+    i16, i32, i64, ui8, ui16, ui32 or ui64 (signless integers are interpreted
+    as signed two's complement, `ui*` as unsigned with arithmetic modulo
+    2^width; i1 is the boolean type). Dims may be static or dynamic (`?`);
     every op infers its result type from its operands and attributes, and
     dynamic dims propagate through inference. Where a result type is written
     out it may refine a dynamic inferred dim to a static one, which is checked
@@ -82,12 +83,18 @@ def Tgc_ComparePredicateAttr : I32EnumAttr<"ComparePredicate",
 //===----------------------------------------------------------------------===//
 
 def Tgc_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Tgc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+def Tgc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
+                             UI8, UI16, UI32, UI64]>;
 
-def Tgc_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+def Tgc_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
+                                 UI8, UI16, UI32, UI64]>;
 def Tgc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
-// Signed numbers: every element type but i1.
-def Tgc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I32, I64]>;
+// Numbers: every element type but i1.
+def Tgc_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64,
+                                        UI8, UI16, UI32, UI64]>;
+// Integers, signed and unsigned (not i1).
+def Tgc_IntegerTensor : RankedTensorOf<[I8, I16, I32, I64, UI8, UI16, UI32,
+                                        UI64]>;
 def Tgc_BoolTensor : RankedTensorOf<[I1]>;
 def Tgc_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Tgc_I64Tensor : RankedTensorOf<[I64]>;

@@ -23,13 +23,17 @@ using namespace tgc;
 
 namespace {
 /// One element of a constant: a float in double or an integer in int64 (i1 is
-/// 0 or 1).
+/// 0 or 1; unsigned values are zero-extended, ui64 keeps its bit pattern, see
+/// ScalarMath.h). `isUnsigned` says how an integer converts to a float.
 struct Scalar {
   bool isFloat = false;
   double f = 0;
   int64_t i = 0;
-  static Scalar ofFloat(double v) { return {true, v, 0}; }
-  static Scalar ofInt(int64_t v) { return {false, 0, v}; }
+  bool isUnsigned = false;
+  static Scalar ofFloat(double v) { return {true, v, 0, false}; }
+  static Scalar ofInt(int64_t v, bool isUnsigned = false) {
+    return {false, 0, v, isUnsigned};
+  }
 };
 
 /// Elements of a constant; a splat holds one element.
@@ -49,6 +53,9 @@ Scalar readElement(Type elementType, const APFloat &f) {
 }
 
 Scalar readElement(Type elementType, const APInt &v) {
+  if (elementType.isUnsignedInteger())
+    return Scalar::ofInt(static_cast<int64_t>(v.getZExtValue()),
+                         /*isUnsigned=*/true);
   return Scalar::ofInt(elementType.isInteger(1) ? v.getZExtValue()
                                                 : v.getSExtValue());
 }
@@ -93,18 +100,19 @@ Attribute toElementAttr(Type elementType, Scalar s) {
     } else {
       // Round once, straight from the integer.
       v.convertFromAPInt(
-          APInt(64, static_cast<uint64_t>(s.i), /*isSigned=*/true),
-          /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
+          APInt(64, static_cast<uint64_t>(s.i), /*isSigned=*/!s.isUnsigned),
+          /*IsSigned=*/!s.isUnsigned, APFloat::rmNearestTiesToEven);
     }
     return FloatAttr::get(ft, v);
   }
   auto it = cast<IntegerType>(elementType);
   unsigned bits = it.getWidth();
-  int64_t v =
-      s.isFloat ? scalar::floatToInt(s.f, bits) : scalar::wrapInt(s.i, bits);
-  return IntegerAttr::get(it,
-                          APInt(bits, static_cast<uint64_t>(v),
-                                /*isSigned=*/bits > 1, /*implicitTrunc=*/true));
+  bool isUnsigned = it.isUnsigned();
+  int64_t v = s.isFloat ? scalar::floatToInt(s.f, bits, isUnsigned)
+                        : scalar::wrapInt(s.i, bits, isUnsigned);
+  return IntegerAttr::get(
+      it, APInt(bits, static_cast<uint64_t>(v),
+                /*isSigned=*/bits > 1 && !isUnsigned, /*implicitTrunc=*/true));
 }
 
 Attribute writeElements(RankedTensorType type, const Elements &elements) {
@@ -194,6 +202,11 @@ bool isSplatOf(Attribute attr, double value) {
 unsigned intWidth(Type type) {
   return cast<RankedTensorType>(type).getElementType().getIntOrFloatBitWidth();
 }
+
+/// Whether `type`'s element type is an unsigned integer.
+bool isUnsignedElement(Type type) {
+  return getElementTypeOrSelf(type).isUnsignedInteger();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -215,8 +228,14 @@ static bool isLosslessCast(Type from, Type to) {
   if (from == to || from.isInteger(1))
     return true;
   auto fromInt = dyn_cast<IntegerType>(from);
-  if (auto toInt = dyn_cast<IntegerType>(to))
-    return fromInt && toInt.getWidth() >= fromInt.getWidth();
+  if (auto toInt = dyn_cast<IntegerType>(to)) {
+    if (!fromInt)
+      return false;
+    if (fromInt.isUnsigned() == toInt.isUnsigned())
+      return toInt.getWidth() >= fromInt.getWidth();
+    // Unsigned fits a wider signed type; signed never fits an unsigned one.
+    return fromInt.isUnsigned() && toInt.getWidth() > fromInt.getWidth();
+  }
   auto toFloat = cast<FloatType>(to);
   if (fromInt)
     return fromInt.getWidth() < toFloat.getFPMantissaWidth();
@@ -268,10 +287,11 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<NegOp>())
     return inner.getInput();
   unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
+  bool isUnsigned = isUnsignedElement(getType());
   return foldNumericUnary(
       adaptor.getInput(), getType(), [](double x) { return -x; },
       [&](int64_t x) {
-        return scalar::wrapInt(0 - static_cast<uint64_t>(x), bits);
+        return scalar::wrapInt(0 - static_cast<uint64_t>(x), bits, isUnsigned);
       });
 }
 
@@ -279,24 +299,28 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<AbsOp>())
     return inner.getResult();
   unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
+  bool isUnsigned = isUnsignedElement(getType());
   return foldNumericUnary(
       adaptor.getInput(), getType(), [](double x) { return std::fabs(x); },
       [&](int64_t x) {
-        return scalar::wrapInt(x < 0 ? 0 - static_cast<uint64_t>(x) : x, bits);
+        return scalar::wrapInt(scalar::absInt(x, isUnsigned), bits, isUnsigned);
       });
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
   if (auto inner = getInput().getDefiningOp<ReluOp>())
     return inner.getResult();
-  return foldNumericUnary(adaptor.getInput(), getType(), scalar::relu,
-                          [](int64_t x) { return x > 0 ? x : int64_t(0); });
+  bool isUnsigned = isUnsignedElement(getType());
+  return foldNumericUnary(
+      adaptor.getInput(), getType(), scalar::relu,
+      [&](int64_t x) { return scalar::reluInt(x, isUnsigned); });
 }
 
 OpFoldResult SignOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType());
   return foldNumericUnary(
       adaptor.getInput(), getType(), [](double x) { return scalar::sign(x); },
-      [](int64_t x) { return scalar::sign(x); });
+      [&](int64_t x) { return scalar::signInt(x, isUnsigned); });
 }
 
 OpFoldResult LogicalNotOp::fold(FoldAdaptor adaptor) {
@@ -311,12 +335,14 @@ OpFoldResult LogicalNotOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ClampOp::fold(FoldAdaptor adaptor) {
   double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
   unsigned bits = getElementTypeOrSelf(getType()).getIntOrFloatBitWidth();
+  bool isUnsigned = isUnsignedElement(getType());
   return foldNumericUnary(
       adaptor.getInput(), getType(),
       [&](double x) { return scalar::clamp(x, lo, hi); },
       [&](int64_t x) {
-        return std::clamp(x, scalar::attrToInt(lo, bits),
-                          scalar::attrToInt(hi, bits));
+        return scalar::clampInt(x, scalar::attrToInt(lo, bits, isUnsigned),
+                                scalar::attrToInt(hi, bits, isUnsigned),
+                                isUnsigned);
       });
 }
 
@@ -438,39 +464,69 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
                                  getType(), 1.0))
     return r;
   unsigned bits = intWidth(getType());
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](double a, double b) { return a / b; },
-      [&](int64_t a, int64_t b) { return scalar::divInt(a, b, bits); });
+      [&](int64_t a, int64_t b) {
+        return scalar::divInt(a, b, bits, isUnsigned);
+      });
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
   if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
                                  getType(), 1.0))
     return r;
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](double a, double b) { return std::pow(a, b); },
-      [](int64_t a, int64_t b) -> std::optional<int64_t> {
-        return scalar::powInt(a, b);
+      [&](int64_t a, int64_t b) -> std::optional<int64_t> {
+        return scalar::powInt(a, b, isUnsigned);
       });
+}
+
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 0.0))
+    return r;
+  unsigned bits = intWidth(getType());
+  bool isUnsigned = isUnsignedElement(getType());
+  return foldBinary(adaptor.getOperands(), getType(), nullptr,
+                    [&](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return scalar::shiftLeftInt(a, b, bits, isUnsigned);
+                    });
+}
+
+OpFoldResult ShiftRightOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldRightIdentity(getLhs(), getRhs(), adaptor.getRhs(),
+                                 getType(), 0.0))
+    return r;
+  unsigned bits = intWidth(getType());
+  bool isUnsigned = isUnsignedElement(getType());
+  return foldBinary(adaptor.getOperands(), getType(), nullptr,
+                    [&](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return scalar::shiftRightInt(a, b, bits, isUnsigned);
+                    });
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(adaptor.getOperands(), getType(), scalar::maxNaN,
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return std::max(a, b);
+                    [&](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return scalar::maxInt(a, b, isUnsigned);
                     });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
+  bool isUnsigned = isUnsignedElement(getType());
   return foldBinary(adaptor.getOperands(), getType(), scalar::minNaN,
-                    [](int64_t a, int64_t b) -> std::optional<int64_t> {
-                      return std::min(a, b);
+                    [&](int64_t a, int64_t b) -> std::optional<int64_t> {
+                      return scalar::minInt(a, b, isUnsigned);
                     });
 }
 
@@ -499,9 +555,13 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   };
   return foldPointwise(adaptor.getOperands(), getType(),
                        [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
-                         return Scalar::ofInt(a[0].isFloat
-                                                  ? compare(a[0].f, a[1].f)
-                                                  : compare(a[0].i, a[1].i));
+                         if (a[0].isFloat)
+                           return Scalar::ofInt(compare(a[0].f, a[1].f));
+                         if (a[0].isUnsigned)
+                           return Scalar::ofInt(
+                               compare(static_cast<uint64_t>(a[0].i),
+                                       static_cast<uint64_t>(a[1].i)));
+                         return Scalar::ofInt(compare(a[0].i, a[1].i));
                        });
 }
 

@@ -46,9 +46,12 @@ def Tgc_CastOp : Tgc_Op<"cast"> {
   let description = [{
     Converts every element to the result element type; the shape is kept.
     Float to integer rounds toward zero and saturates at the integer range
-    (NaN becomes 0). Integer to integer wraps (two's complement truncation or
-    sign extension). Anything to i1 is `x != 0`; i1 to a number is 0 or 1.
-    Float to float rounds to nearest even.
+    (NaN becomes 0; negative values become 0 for unsigned types, so
+    `-1.0 : f32` casts to `0 : ui8`). Integer to integer wraps modulo 2^width
+    (truncation, or sign extension from a signed and zero extension from an
+    unsigned type: `-1 : i8` casts to `255 : ui8`, `255 : ui8` to `255 : i32`).
+    Anything to i1 is `x != 0`; i1 to a number is 0 or 1. Integer to float
+    and float to float round to nearest even.
 
     ```mlir
     %1 = tgc.cast %0 : tensor<2x?xf32> to tensor<2x?xbf16>
@@ -170,6 +173,10 @@ def Tgc_DivOp : Tgc_BinaryOp<"div", Tgc_NumericTensor,
     "Elementwise division (integers round toward zero; dividing by zero is a run-time error)", "x / y">;
 def Tgc_PowOp : Tgc_BinaryOp<"pow", Tgc_NumericTensor,
     "Elementwise power (integers: exact, negative exponents give 0 unless |x| = 1)", "x ^ y">;
+def Tgc_ShiftLeftOp : Tgc_BinaryOp<"shift_left", Tgc_IntegerTensor,
+    "Elementwise left shift (integers; shift amounts outside [0, width) give 0)", "x << y">;
+def Tgc_ShiftRightOp : Tgc_BinaryOp<"shift_right", Tgc_IntegerTensor,
+    "Elementwise right shift (logical for unsigned, arithmetic for signed integers; shift amounts outside [0, width) shift every bit out)", "x >> y">;
 def Tgc_MaxOp : Tgc_BinaryOp<"max", Tgc_NumericTensor, "Elementwise maximum (NaN propagates)", "max(x, y)", [Commutative]>;
 def Tgc_MinOp : Tgc_BinaryOp<"min", Tgc_NumericTensor, "Elementwise minimum (NaN propagates)", "min(x, y)", [Commutative]>;
 def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", Tgc_BoolTensor, "Elementwise boolean and", "x && y", [Commutative]>;

@@ -337,6 +337,8 @@ TGC_DEFINE_BINARY(div, DivOp)
 TGC_DEFINE_BINARY(pow, PowOp)
 TGC_DEFINE_BINARY(maximum, MaxOp)
 TGC_DEFINE_BINARY(minimum, MinOp)
+TGC_DEFINE_BINARY(shiftLeft, ShiftLeftOp)
+TGC_DEFINE_BINARY(shiftRight, ShiftRightOp)
 #undef TGC_DEFINE_BINARY
 
 #define TGC_DEFINE_COMPARE(NAME, PRED)                                         \

@@ -38,6 +38,16 @@ Type tgc::toElementType(DType dtype, MLIRContext &context) {
     return IntegerType::get(&context, 32);
   case DType::I64:
     return IntegerType::get(&context, 64);
+  case DType::I16:
+    return IntegerType::get(&context, 16);
+  case DType::UI8:
+    return IntegerType::get(&context, 8, IntegerType::Unsigned);
+  case DType::UI16:
+    return IntegerType::get(&context, 16, IntegerType::Unsigned);
+  case DType::UI32:
+    return IntegerType::get(&context, 32, IntegerType::Unsigned);
+  case DType::UI64:
+    return IntegerType::get(&context, 64, IntegerType::Unsigned);
   }
   return Float32Type::get(&context);
 }
@@ -52,6 +62,20 @@ std::optional<DType> tgc::toDType(Type type) {
   if (type.isF64())
     return DType::F64;
   if (auto integer = dyn_cast<IntegerType>(type)) {
+    if (integer.isUnsigned()) {
+      switch (integer.getWidth()) {
+      case 8:
+        return DType::UI8;
+      case 16:
+        return DType::UI16;
+      case 32:
+        return DType::UI32;
+      case 64:
+        return DType::UI64;
+      default:
+        return std::nullopt;
+      }
+    }
     if (!integer.isSignless())
       return std::nullopt;
     switch (integer.getWidth()) {
@@ -59,6 +83,8 @@ std::optional<DType> tgc::toDType(Type type) {
       return DType::I1;
     case 8:
       return DType::I8;
+    case 16:
+      return DType::I16;
     case 32:
       return DType::I32;
     case 64:
@@ -229,6 +255,30 @@ FailureOr<TypedAttr> tgc::detail::scalarElementAttr(Scalar value,
   }
   auto intType = cast<IntegerType>(elementType);
   unsigned width = intType.getWidth();
+  std::string typeName;
+  llvm::raw_string_ostream(typeName) << intType;
+  if (intType.isUnsigned()) {
+    // Integers are exact; a double (how a uint64 above INT64_MAX arrives)
+    // must be integral and below 2^64.
+    uint64_t u;
+    bool exact;
+    if (value.isInteger()) {
+      exact = value.getInt() >= 0;
+      u = static_cast<uint64_t>(value.getInt());
+    } else {
+      double d = value.getDouble();
+      exact = std::isfinite(d) && d == std::trunc(d) && d >= 0 &&
+              d < 18446744073709551616.0;
+      u = exact ? static_cast<uint64_t>(d) : 0;
+    }
+    if (!exact || (width < 64 && u >> width != 0)) {
+      why = "scalar " + value.str() + " cannot be represented exactly as " +
+            typeName;
+      return failure();
+    }
+    return TypedAttr(
+        IntegerAttr::get(intType, APInt(width, u, /*isSigned=*/false)));
+  }
   int64_t v;
   if (value.isInteger()) {
     v = value.getInt();

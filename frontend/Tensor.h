@@ -235,6 +235,11 @@ TGC_DECLARE_BINARY(pow)
 /// Elementwise maximum / minimum (tgc.max / tgc.min).
 TGC_DECLARE_BINARY(maximum)
 TGC_DECLARE_BINARY(minimum)
+/// Bit shifts of integers (tgc.shift_left / tgc.shift_right: logical for
+/// unsigned, arithmetic for signed types; amounts outside [0, width) shift
+/// every bit out).
+TGC_DECLARE_BINARY(shiftLeft)
+TGC_DECLARE_BINARY(shiftRight)
 // Comparisons produce i1 tensors.
 TGC_DECLARE_BINARY(equal)
 TGC_DECLARE_BINARY(notEqual)

@@ -10,15 +10,20 @@ size_t tgc::runtime::dtypeSize(DType type) {
   switch (type) {
   case DType::F32:
   case DType::I32:
+  case DType::UI32:
     return 4;
   case DType::F16:
   case DType::BF16:
+  case DType::I16:
+  case DType::UI16:
     return 2;
   case DType::F64:
   case DType::I64:
+  case DType::UI64:
     return 8;
   case DType::I1:
   case DType::I8:
+  case DType::UI8:
     return 1;
   }
   assert(false && "unknown DType");
@@ -43,6 +48,16 @@ std::string_view tgc::runtime::dtypeName(DType type) {
     return "i32";
   case DType::I64:
     return "i64";
+  case DType::I16:
+    return "i16";
+  case DType::UI8:
+    return "ui8";
+  case DType::UI16:
+    return "ui16";
+  case DType::UI32:
+    return "ui32";
+  case DType::UI64:
+    return "ui64";
   }
   assert(false && "unknown DType");
   return "<invalid>";
@@ -66,10 +81,20 @@ bool tgc::runtime::isFloatDType(DType type) {
   case DType::I8:
   case DType::I32:
   case DType::I64:
+  case DType::I16:
+  case DType::UI8:
+  case DType::UI16:
+  case DType::UI32:
+  case DType::UI64:
     return false;
   }
   assert(false && "unknown DType");
   return false;
+}
+
+bool tgc::runtime::isUnsignedDType(DType type) {
+  return type == DType::UI8 || type == DType::UI16 || type == DType::UI32 ||
+         type == DType::UI64;
 }
 
 unsigned tgc::runtime::dtypeBits(DType type) {

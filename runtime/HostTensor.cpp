@@ -57,6 +57,36 @@ int64_t saturatingTruncate(double v, int64_t lo, int64_t hi) {
   return result < lo ? lo : (result > hi ? hi : result);
 }
 
+/// Truncates toward zero and saturates to [0, 2^64 - 1]; NaN gives 0.
+uint64_t saturatingTruncateUnsigned(double v) {
+  if (std::isnan(v) || v <= 0)
+    return 0;
+  constexpr double kTwo64 = 18446744073709551616.0;
+  if (v >= kTwo64)
+    return std::numeric_limits<uint64_t>::max();
+  return static_cast<uint64_t>(v);
+}
+
+/// Saturates `v` (already truncated) to the unsigned range of `bits` bits.
+uint64_t saturateUnsigned(uint64_t v, unsigned bits) {
+  uint64_t hi = bits >= 64 ? std::numeric_limits<uint64_t>::max()
+                           : (uint64_t(1) << bits) - 1;
+  return v > hi ? hi : v;
+}
+
+/// Like intToDoubleForNarrowing, for an unsigned value.
+double uintToDoubleForNarrowing(uint64_t magnitude) {
+  if (magnitude <= (uint64_t(1) << 53))
+    return static_cast<double>(magnitude);
+  int shift = 0;
+  while ((magnitude >> shift) >= (uint64_t(1) << 53))
+    ++shift;
+  uint64_t top = magnitude >> shift;
+  if ((magnitude & ((uint64_t(1) << shift) - 1)) != 0)
+    top |= 1;
+  return std::ldexp(static_cast<double>(top), shift);
+}
+
 /// Converts an int64 to a double that rounds to any format with at most 24
 /// significand bits exactly like `v` itself would: exact for |v| <= 2^53,
 /// otherwise the bits lost are folded into a sticky bit far below the
@@ -90,6 +120,11 @@ void *allocateStorage(uint64_t bytes, bool zeroFill = true) {
   if (memory && zeroFill)
     std::memset(memory, 0, rounded);
   return memory;
+}
+
+/// |a - b| of two unsigned values.
+double uintDistance(uint64_t a, uint64_t b) {
+  return static_cast<double>(a >= b ? a - b : b - a);
 }
 
 /// |a - b| without intermediate overflow or loss of the difference.
@@ -238,6 +273,16 @@ double HostTensor::getDouble(int64_t i) const {
     return load<int32_t>(dataPtr, i);
   case DType::I64:
     return static_cast<double>(load<int64_t>(dataPtr, i));
+  case DType::I16:
+    return load<int16_t>(dataPtr, i);
+  case DType::UI8:
+    return load<uint8_t>(dataPtr, i);
+  case DType::UI16:
+    return load<uint16_t>(dataPtr, i);
+  case DType::UI32:
+    return load<uint32_t>(dataPtr, i);
+  case DType::UI64:
+    return static_cast<double>(load<uint64_t>(dataPtr, i));
   }
   assert(false && "unknown DType");
   return 0;
@@ -261,9 +306,26 @@ int64_t HostTensor::getInt(int64_t i) const {
     return load<int32_t>(dataPtr, i);
   case DType::I64:
     return load<int64_t>(dataPtr, i);
+  case DType::I16:
+    return load<int16_t>(dataPtr, i);
+  case DType::UI8:
+    return load<uint8_t>(dataPtr, i);
+  case DType::UI16:
+    return load<uint16_t>(dataPtr, i);
+  case DType::UI32:
+    return load<uint32_t>(dataPtr, i);
+  case DType::UI64:
+    return static_cast<int64_t>(load<uint64_t>(dataPtr, i));
   }
   assert(false && "unknown DType");
   return 0;
+}
+
+uint64_t HostTensor::getUInt(int64_t i) const {
+  assert(i >= 0 && i < count && "element index out of range");
+  if (isFloatDType(elementType))
+    return saturatingTruncateUnsigned(getDouble(i));
+  return static_cast<uint64_t>(getInt(i));
 }
 
 void HostTensor::setDouble(int64_t i, double v) {
@@ -292,6 +354,24 @@ void HostTensor::setDouble(int64_t i, double v) {
         dataPtr, i,
         saturatingTruncate(v, std::numeric_limits<int64_t>::min(),
                            std::numeric_limits<int64_t>::max()));
+  case DType::I16:
+    return store<int16_t>(
+        dataPtr, i,
+        static_cast<int16_t>(saturatingTruncate(v, -32768, 32767)));
+  case DType::UI8:
+    return store<uint8_t>(dataPtr, i,
+                          static_cast<uint8_t>(saturateUnsigned(
+                              saturatingTruncateUnsigned(v), 8)));
+  case DType::UI16:
+    return store<uint16_t>(dataPtr, i,
+                           static_cast<uint16_t>(saturateUnsigned(
+                               saturatingTruncateUnsigned(v), 16)));
+  case DType::UI32:
+    return store<uint32_t>(dataPtr, i,
+                           static_cast<uint32_t>(saturateUnsigned(
+                               saturatingTruncateUnsigned(v), 32)));
+  case DType::UI64:
+    return store<uint64_t>(dataPtr, i, saturatingTruncateUnsigned(v));
   }
   assert(false && "unknown DType");
 }
@@ -317,8 +397,36 @@ void HostTensor::setInt(int64_t i, int64_t v) {
     return store<int32_t>(dataPtr, i, static_cast<int32_t>(v));
   case DType::I64:
     return store<int64_t>(dataPtr, i, v);
+  case DType::I16:
+    return store<int16_t>(dataPtr, i, static_cast<int16_t>(v));
+  case DType::UI8:
+    return store<uint8_t>(dataPtr, i, static_cast<uint8_t>(v));
+  case DType::UI16:
+    return store<uint16_t>(dataPtr, i, static_cast<uint16_t>(v));
+  case DType::UI32:
+    return store<uint32_t>(dataPtr, i, static_cast<uint32_t>(v));
+  case DType::UI64:
+    return store<uint64_t>(dataPtr, i, static_cast<uint64_t>(v));
   }
   assert(false && "unknown DType");
+}
+
+void HostTensor::setUInt(int64_t i, uint64_t v) {
+  assert(i >= 0 && i < count && "element index out of range");
+  switch (elementType) {
+  case DType::F32:
+    return store<float>(dataPtr, i, static_cast<float>(v));
+  case DType::F16:
+    return store<uint16_t>(dataPtr, i,
+                           doubleToHalf(uintToDoubleForNarrowing(v)));
+  case DType::BF16:
+    return store<uint16_t>(dataPtr, i,
+                           doubleToBFloat16(uintToDoubleForNarrowing(v)));
+  case DType::F64:
+    return store<double>(dataPtr, i, static_cast<double>(v));
+  default:
+    return setInt(i, static_cast<int64_t>(v));
+  }
 }
 
 HostTensor HostTensor::clone() const {
@@ -364,6 +472,7 @@ absl::Status tgc::runtime::allClose(const HostTensor &actual,
                      ", expected ", expected.describe()));
 
   const bool isFloat = isFloatDType(actual.dtype());
+  const bool isUnsigned = isUnsignedDType(actual.dtype());
   const int64_t n = actual.numElements();
   int64_t mismatches = 0;
   int64_t worstIndex = -1;
@@ -391,7 +500,9 @@ absl::Status tgc::runtime::allClose(const HostTensor &actual,
       int64_t a = actual.getInt(i), b = expected.getInt(i);
       if (a == b)
         continue;
-      score = intDistance(a, b);
+      score = isUnsigned ? uintDistance(static_cast<uint64_t>(a),
+                                        static_cast<uint64_t>(b))
+                         : intDistance(a, b);
     }
     ++mismatches;
     if (score > worstScore) {
@@ -410,6 +521,12 @@ absl::Status tgc::runtime::allClose(const HostTensor &actual,
     want = formatElement(actual.dtype(), b);
     absError = std::fabs(a - b);
     relError = absError / std::fabs(b);
+  } else if (isUnsigned) {
+    uint64_t a = actual.getUInt(worstIndex), b = expected.getUInt(worstIndex);
+    got = absl::StrCat(a);
+    want = absl::StrCat(b);
+    absError = uintDistance(a, b);
+    relError = absError / static_cast<double>(b);
   } else {
     int64_t a = actual.getInt(worstIndex), b = expected.getInt(worstIndex);
     got = absl::StrCat(a);

@@ -84,9 +84,16 @@ public:
   /// 2^53, i1 is 0 or 1, f16/bf16 are widened exactly.
   double getDouble(int64_t i) const;
 
-  /// Element `i` as int64. Integers and i1 are exact; floats are truncated
-  /// toward zero and saturated to int64, NaN gives 0.
+  /// Element `i` as int64. Integers and i1 are exact, except that ui64
+  /// values above 2^63 - 1 come back as their two's complement bit pattern
+  /// (static_cast<uint64_t> of the result is the exact value; see getUInt);
+  /// floats are truncated toward zero and saturated to int64, NaN gives 0.
   int64_t getInt(int64_t i) const;
+
+  /// Element `i` as uint64: the exact value of an unsigned integer, the bit
+  /// pattern (two's complement) of a signed one; floats are truncated toward
+  /// zero and saturated to [0, 2^64 - 1], NaN gives 0.
+  uint64_t getUInt(int64_t i) const;
 
   /// Stores `v` into element `i`. Floats round to nearest even (once);
   /// integers truncate toward zero and saturate to the type's range, NaN
@@ -96,6 +103,10 @@ public:
   /// Stores `v` into element `i`. Integers wrap (two's complement) to their
   /// width; i1 stores v != 0; floats round to nearest even (once).
   void setInt(int64_t i, int64_t v);
+
+  /// Stores the unsigned `v` into element `i`: like setInt (integers wrap to
+  /// their width), but floats get the unsigned value (rounded once).
+  void setUInt(int64_t i, uint64_t v);
 
   /// Deep copy into fresh owned storage.
   HostTensor clone() const;
@@ -127,9 +138,10 @@ private:
 /// Compares `actual` against `expected` elementwise. Both must have the same
 /// dtype and shape (InvalidArgument otherwise). Floats match when
 /// |a - b| <= atol + rtol * |b|, where NaN matches NaN and infinities match
-/// infinities of the same sign; integers and i1 must be equal. On a mismatch
-/// returns InvalidArgument naming the number of mismatches and the worst
-/// element: its index, the values, and the absolute and relative errors.
+/// infinities of the same sign; integers (signed or unsigned) and i1 must be
+/// equal. On a mismatch returns InvalidArgument naming the number of
+/// mismatches and the worst element: its index, the values, and the absolute
+/// and relative errors.
 absl::Status allClose(const HostTensor &actual, const HostTensor &expected,
                       double rtol, double atol);
 

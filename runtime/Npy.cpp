@@ -256,6 +256,7 @@ absl::StatusOr<NpyElementType> parseDescr(std::string_view descr) {
     break;
   case 'i':
     dtype = size == 1   ? std::optional(DType::I8)
+            : size == 2 ? std::optional(DType::I16)
             : size == 4 ? std::optional(DType::I32)
             : size == 8 ? std::optional(DType::I64)
                         : std::nullopt;
@@ -265,12 +266,19 @@ absl::StatusOr<NpyElementType> parseDescr(std::string_view descr) {
       dtype = DType::I1;
     break;
   case 'u':
-    return unsupported("unsigned integer types are not supported");
+    dtype = size == 1   ? std::optional(DType::UI8)
+            : size == 2 ? std::optional(DType::UI16)
+            : size == 4 ? std::optional(DType::UI32)
+            : size == 8 ? std::optional(DType::UI64)
+                        : std::nullopt;
+    break;
   default:
     break;
   }
   if (!dtype)
-    return unsupported("supported descrs are f2, f4, f8, i1, i4, i8 and b1");
+    return unsupported(
+        "supported descrs are f2, f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 "
+        "and b1");
   if (order == '|' && size != 1)
     return unsupported("byte order '|' is only valid for one-byte types");
   bool bigEndian = order == '>' || (order == '=' && kHostIsBigEndian);
@@ -347,6 +355,16 @@ std::string_view npyDescr(DType dtype) {
     return "<i4";
   case DType::I64:
     return "<i8";
+  case DType::I16:
+    return "<i2";
+  case DType::UI8:
+    return "|u1";
+  case DType::UI16:
+    return "<u2";
+  case DType::UI32:
+    return "<u4";
+  case DType::UI64:
+    return "<u8";
   }
   return "";
 }

@@ -96,9 +96,10 @@ Expected<HostTensor> runConstant(ConstantOp op) {
     }
     return out;
   }
-  bool isBool = elementType.isInteger(1);
-  auto toInt = [isBool](const APInt &v) {
-    return isBool ? static_cast<int64_t>(v.getZExtValue()) : v.getSExtValue();
+  bool zeroExtend = elementType.isInteger(1) || elementType.isUnsignedInteger();
+  auto toInt = [zeroExtend](const APInt &v) {
+    return zeroExtend ? static_cast<int64_t>(v.getZExtValue())
+                      : v.getSExtValue();
   };
   if (dense.isSplat()) {
     int64_t v = toInt(dense.getSplatValue<APInt>());
@@ -285,7 +286,8 @@ Expected<HostTensor> runPad(PadOp op, const HostTensor &in) {
   if (runtime::isFloatDType(in.dtype()))
     out->setDouble(0, value);
   else
-    out->setInt(0, scalar::floatToInt(value, runtime::dtypeBits(in.dtype())));
+    out->setInt(0, scalar::floatToInt(value, runtime::dtypeBits(in.dtype()),
+                                      runtime::isUnsignedDType(in.dtype())));
   size_t size = runtime::dtypeSize(in.dtype());
   char *dst = bytes(*out);
   for (int64_t i = 1; i < n; ++i)

@@ -72,6 +72,9 @@ Expected<HostTensor> runCast(CastOp op, const HostTensor &in) {
   if (runtime::isFloatDType(to)) {
     if (fromFloat) {
       writeDoubles(*out, readDoubles(in));
+    } else if (runtime::isUnsignedDType(in.dtype())) {
+      for (int64_t i = 0, n = in.numElements(); i < n; ++i)
+        out->setUInt(i, in.getUInt(i));
     } else {
       // Integer -> float rounds once, straight from the integer (going
       // through double would round twice for |x| > 2^53).
@@ -81,16 +84,17 @@ Expected<HostTensor> runCast(CastOp op, const HostTensor &in) {
     return out;
   }
   unsigned bits = runtime::dtypeBits(to);
+  bool toUnsigned = runtime::isUnsignedDType(to);
   std::vector<int64_t> values;
   if (fromFloat) {
     std::vector<double> doubles = readDoubles(in);
     values.resize(doubles.size());
     for (size_t i = 0; i < doubles.size(); ++i)
-      values[i] = scalar::floatToInt(doubles[i], bits);
+      values[i] = scalar::floatToInt(doubles[i], bits, toUnsigned);
   } else {
     values = readInts(in);
     for (int64_t &v : values)
-      v = scalar::wrapInt(v, bits);
+      v = scalar::wrapInt(v, bits, toUnsigned);
   }
   writeInts(*out, values);
   return out;
@@ -192,16 +196,20 @@ Expected<HostTensor> runDiv(DivOp op, Operands operands) {
         op, *operands[0], *operands[1], resultDType(op),
         [](double a, double b, std::string &) { return a / b; });
   unsigned bits = runtime::dtypeBits(operands[0]->dtype());
+  bool isUnsigned = runtime::isUnsignedDType(operands[0]->dtype());
+  auto text = [&](int64_t v) {
+    return isUnsigned ? std::to_string(static_cast<uint64_t>(v))
+                      : std::to_string(v);
+  };
   return binaryInt(
       op, operands, [&](int64_t a, int64_t b, std::string &error) -> int64_t {
-        auto r = scalar::divInt(a, b, bits);
+        auto r = scalar::divInt(a, b, bits, isUnsigned);
         if (r)
           return *r;
         if (error.empty())
-          error = b == 0 ? "integer division by zero (" + std::to_string(a) +
-                               " / 0)"
-                         : "integer division overflows (" + std::to_string(a) +
-                               " / " + std::to_string(b) + ")";
+          error = b == 0 ? "integer division by zero (" + text(a) + " / 0)"
+                         : "integer division overflows (" + text(a) + " / " +
+                               text(b) + ")";
         return 0;
       });
 }
@@ -216,6 +224,11 @@ Expected<HostTensor> runCompare(CompareOp op, Operands operands) {
     return binaryImpl<double>(
         op, lhs, rhs, DType::I1,
         [&](double a, double b, std::string &) { return compare(a, b); });
+  if (runtime::isUnsignedDType(lhs.dtype()))
+    return binaryImpl<int64_t>(
+        op, lhs, rhs, DType::I1, [&](int64_t a, int64_t b, std::string &) {
+          return compare(static_cast<uint64_t>(a), static_cast<uint64_t>(b));
+        });
   return binaryImpl<int64_t>(
       op, lhs, rhs, DType::I1,
       [&](int64_t a, int64_t b, std::string &) { return compare(a, b); });
@@ -270,6 +283,7 @@ Result runElementwise(Operation *op, Operands operands) {
     return std::nullopt;
   const HostTensor &in = *operands.front();
   auto bits = [&] { return runtime::dtypeBits(in.dtype()); };
+  bool isUnsigned = runtime::isUnsignedDType(in.dtype());
   if (auto o = dyn_cast<CastOp>(op)) {
     return runCast(o, in);
   }
@@ -281,17 +295,17 @@ Result runElementwise(Operation *op, Operands operands) {
   if (auto o = dyn_cast<AbsOp>(op)) {
     return unaryNumeric(
         o, in, [](double x) { return std::fabs(x); },
-        [](int64_t x) { return x < 0 ? wrappingNeg(x) : x; });
+        [&](int64_t x) { return scalar::absInt(x, isUnsigned); });
   }
   if (auto o = dyn_cast<ReluOp>(op)) {
     return unaryNumeric(
         o, in, [](double x) { return scalar::relu(x); },
-        [](int64_t x) { return x > 0 ? x : int64_t(0); });
+        [&](int64_t x) { return scalar::reluInt(x, isUnsigned); });
   }
   if (auto o = dyn_cast<SignOp>(op)) {
     return unaryNumeric(
         o, in, [](double x) { return scalar::sign(x); },
-        [](int64_t x) { return scalar::sign(x); });
+        [&](int64_t x) { return scalar::signInt(x, isUnsigned); });
   }
   if (auto o = dyn_cast<ClampOp>(op)) {
     double lo = o.getMin().convertToDouble();
@@ -299,9 +313,11 @@ Result runElementwise(Operation *op, Operands operands) {
     if (runtime::isFloatDType(in.dtype()))
       return unaryFloat(o, in,
                         [&](double x) { return scalar::clamp(x, lo, hi); });
-    int64_t ilo = scalar::attrToInt(lo, bits());
-    int64_t ihi = scalar::attrToInt(hi, bits());
-    return unaryInt(o, in, [&](int64_t x) { return std::clamp(x, ilo, ihi); });
+    int64_t ilo = scalar::attrToInt(lo, bits(), isUnsigned);
+    int64_t ihi = scalar::attrToInt(hi, bits(), isUnsigned);
+    return unaryInt(o, in, [&](int64_t x) {
+      return scalar::clampInt(x, ilo, ihi, isUnsigned);
+    });
   }
   if (auto o = dyn_cast<LogicalNotOp>(op)) {
     return unaryInt(o, in, [](int64_t x) -> int64_t { return x == 0; });
@@ -378,19 +394,33 @@ Result runElementwise(Operation *op, Operands operands) {
   if (auto o = dyn_cast<PowOp>(op)) {
     return binaryNumeric(
         o, operands, [](double a, double b) { return std::pow(a, b); },
-        [](int64_t a, int64_t b, std::string &) {
-          return scalar::powInt(a, b);
+        [&](int64_t a, int64_t b, std::string &) {
+          return scalar::powInt(a, b, isUnsigned);
         });
+  }
+  if (auto o = dyn_cast<ShiftLeftOp>(op)) {
+    return binaryInt(o, operands, [&](int64_t a, int64_t b, std::string &) {
+      return scalar::shiftLeftInt(a, b, bits(), isUnsigned);
+    });
+  }
+  if (auto o = dyn_cast<ShiftRightOp>(op)) {
+    return binaryInt(o, operands, [&](int64_t a, int64_t b, std::string &) {
+      return scalar::shiftRightInt(a, b, bits(), isUnsigned);
+    });
   }
   if (auto o = dyn_cast<MaxOp>(op)) {
     return binaryNumeric(
         o, operands, [](double a, double b) { return scalar::maxNaN(a, b); },
-        [](int64_t a, int64_t b, std::string &) { return std::max(a, b); });
+        [&](int64_t a, int64_t b, std::string &) {
+          return scalar::maxInt(a, b, isUnsigned);
+        });
   }
   if (auto o = dyn_cast<MinOp>(op)) {
     return binaryNumeric(
         o, operands, [](double a, double b) { return scalar::minNaN(a, b); },
-        [](int64_t a, int64_t b, std::string &) { return std::min(a, b); });
+        [&](int64_t a, int64_t b, std::string &) {
+          return scalar::minInt(a, b, isUnsigned);
+        });
   }
   if (auto o = dyn_cast<LogicalAndOp>(op)) {
     return binaryInt(

@@ -456,6 +456,16 @@ std::optional<DType> toDType(Type t) {
     return DType::I32;
   if (t.isSignlessInteger(64))
     return DType::I64;
+  if (t.isSignlessInteger(16))
+    return DType::I16;
+  if (t.isUnsignedInteger(8))
+    return DType::UI8;
+  if (t.isUnsignedInteger(16))
+    return DType::UI16;
+  if (t.isUnsignedInteger(32))
+    return DType::UI32;
+  if (t.isUnsignedInteger(64))
+    return DType::UI64;
   return std::nullopt;
 }
 

@@ -27,12 +27,16 @@ enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 
 /// The smallest and largest value of an integer dtype.
 int64_t intLowest(DType t) {
+  if (runtime::isUnsignedDType(t))
+    return 0;
   unsigned bits = runtime::dtypeBits(t);
   return bits >= 64 ? std::numeric_limits<int64_t>::min()
                     : -(int64_t(1) << (bits - 1));
 }
 int64_t intHighest(DType t) {
   unsigned bits = runtime::dtypeBits(t);
+  if (runtime::isUnsignedDType(t)) // ui64: all ones, held as -1
+    return scalar::wrapInt(-1, bits, /*isUnsigned=*/true);
   return bits >= 64 ? std::numeric_limits<int64_t>::max()
                     : (int64_t(1) << (bits - 1)) - 1;
 }
@@ -108,6 +112,7 @@ Expected<HostTensor> runReduce(Operation *op, const HostTensor &in,
   std::vector<uint64_t> acc(static_cast<size_t>(outCount),
                             static_cast<uint64_t>(init));
   std::vector<int64_t> values = readInts(in);
+  bool isUnsigned = runtime::isUnsignedDType(in.dtype());
   forEachBroadcast<1>(inShape, strides, [&](int64_t i, int64_t o) {
     int64_t v = values[i];
     switch (kind) {
@@ -116,10 +121,12 @@ Expected<HostTensor> runReduce(Operation *op, const HostTensor &in,
       acc[o] += static_cast<uint64_t>(v);
       break;
     case ReduceKind::Max:
-      acc[o] = static_cast<uint64_t>(std::max(static_cast<int64_t>(acc[o]), v));
+      acc[o] = static_cast<uint64_t>(
+          scalar::maxInt(static_cast<int64_t>(acc[o]), v, isUnsigned));
       break;
     case ReduceKind::Min:
-      acc[o] = static_cast<uint64_t>(std::min(static_cast<int64_t>(acc[o]), v));
+      acc[o] = static_cast<uint64_t>(
+          scalar::minInt(static_cast<int64_t>(acc[o]), v, isUnsigned));
       break;
     case ReduceKind::Prod:
       acc[o] *= static_cast<uint64_t>(v);
@@ -179,10 +186,12 @@ Expected<HostTensor> runArgReduce(ArgOp op, const HostTensor &in, bool isMax) {
       return isMax ? v > best : v < best;
     });
   } else {
+    bool isUnsigned = runtime::isUnsignedDType(in.dtype());
     scan(readInts(in), [&](int64_t v, int64_t best) {
       if (v == best)
         return last;
-      return isMax ? v > best : v < best;
+      return isMax ? scalar::lessInt(best, v, isUnsigned)
+                   : scalar::lessInt(v, best, isUnsigned);
     });
   }
   writeInts(*out, result);

@@ -63,6 +63,16 @@ std::optional<DType> onnximpl::dtypeFromOnnx(int32_t dataType) {
     return DType::I32;
   case TP::INT64:
     return DType::I64;
+  case TP::INT16:
+    return DType::I16;
+  case TP::UINT8:
+    return DType::UI8;
+  case TP::UINT16:
+    return DType::UI16;
+  case TP::UINT32:
+    return DType::UI32;
+  case TP::UINT64:
+    return DType::UI64;
   default:
     return std::nullopt;
   }
@@ -86,6 +96,16 @@ int32_t onnximpl::onnxFromDType(DType dtype) {
     return TP::INT32;
   case DType::I64:
     return TP::INT64;
+  case DType::I16:
+    return TP::INT16;
+  case DType::UI8:
+    return TP::UINT8;
+  case DType::UI16:
+    return TP::UINT16;
+  case DType::UI32:
+    return TP::UINT32;
+  case DType::UI64:
+    return TP::UINT64;
   }
   return TP::UNDEFINED;
 }
@@ -196,7 +216,8 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
     return makeUnsupportedError(what + " has element type " +
                      onnxTypeName(tensor.data_type()) +
                      ", which tgc does not support (supported: FLOAT, "
-                     "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT32, INT64)");
+                     "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, "
+                     "INT64, UINT8, UINT16, UINT32, UINT64)");
   if (tensor.has_segment())
     return makeUnsupportedError(what + " is segmented, which is not supported");
   std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
@@ -229,6 +250,10 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
       break;
     case TP::INT64:
       available = tensor.int64_data_size();
+      break;
+    case TP::UINT32:
+    case TP::UINT64:
+      available = tensor.uint64_data_size();
       break;
     default:
       available = tensor.int32_data_size();
@@ -329,8 +354,19 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
       std::memcpy(result.data(), tensor.int64_data().data(),
                   count * elementSize);
     break;
+  case TP::UINT32:
+  case TP::UINT64:
+    // uint32 and uint64 live in uint64_data.
+    if (auto error = checkCount(tensor.uint64_data_size(), "uint64_data"))
+      return std::move(error);
+    for (int64_t i = 0; i < count; ++i)
+      result.setUInt(i, tensor.uint64_data(static_cast<int>(i)));
+    break;
   case TP::INT32:
   case TP::INT8:
+  case TP::INT16:
+  case TP::UINT8:
+  case TP::UINT16:
   case TP::BOOL:
   case TP::FLOAT16:
   case TP::BFLOAT16: {
@@ -344,6 +380,11 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
         break;
       case TP::INT8:
         result.dataAs<int8_t>()[i] = static_cast<int8_t>(v);
+        break;
+      case TP::INT16:
+      case TP::UINT8:
+      case TP::UINT16:
+        result.setInt(i, v); // Wraps to the width.
         break;
       case TP::BOOL:
         result.dataAs<uint8_t>()[i] = v != 0;

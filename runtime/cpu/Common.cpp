@@ -46,6 +46,14 @@ std::optional<dnnl::memory::data_type> toDnnl(DType dtype) {
   }
 }
 
+absl::Status checkNativeDType(DType dtype, std::string_view what) {
+  if (hasNativeTraits(dtype))
+    return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat("no native ", std::string(what),
+                                               " kernel for ",
+                                               std::string(dtypeName(dtype))));
+}
+
 absl::Status unimplementedFrom(const dnnl::error &error,
                                std::string_view what) {
   return absl::UnimplementedError(absl::StrCat(

@@ -21,6 +21,7 @@
 #include <dnnl.hpp>
 
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -48,6 +49,10 @@ std::optional<dnnl::memory::data_type> toDnnl(DType dtype);
 /// Converts a caught oneDNN error into UnimplementedError (unsupported
 /// descriptor: the caller falls back) naming `what`.
 absl::Status unimplementedFrom(const dnnl::error &error, std::string_view what);
+
+/// UnimplementedError "no native <what> kernel for <dtype>" when `dtype` has
+/// no native traits (see hasNativeTraits), otherwise OK.
+absl::Status checkNativeDType(DType dtype, std::string_view what);
 
 using Dims = dnnl::memory::dims;
 
@@ -311,8 +316,35 @@ struct I1T {
   static S store(C v) { return v != 0; }
 };
 
-/// Calls `fn(Traits{})` for the traits of `dtype`.
+/// Whether the native kernels compute on `dtype`, i.e. dispatchDType has
+/// traits for it. i16 and the unsigned integer types have none: kernels that
+/// compute return Unimplemented for them (the CPU compiler then runs the op
+/// on the reference interpreter); kernels that only move bytes take them.
+inline bool hasNativeTraits(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+  case DType::F64:
+  case DType::F16:
+  case DType::BF16:
+  case DType::I1:
+  case DType::I8:
+  case DType::I32:
+  case DType::I64:
+    return true;
+  case DType::I16:
+  case DType::UI8:
+  case DType::UI16:
+  case DType::UI32:
+  case DType::UI64:
+    return false;
+  }
+  return false;
+}
+
+/// Calls `fn(Traits{})` for the traits of `dtype`, which must have them
+/// (hasNativeTraits).
 template <typename Fn> decltype(auto) dispatchDType(DType dtype, Fn &&fn) {
+  assert(hasNativeTraits(dtype) && "dispatchDType: no native traits");
   switch (dtype) {
   case DType::F32:
     return fn(F32T{});
@@ -329,6 +361,11 @@ template <typename Fn> decltype(auto) dispatchDType(DType dtype, Fn &&fn) {
   case DType::I64:
     return fn(I64T{});
   case DType::I1:
+  case DType::I16:
+  case DType::UI8:
+  case DType::UI16:
+  case DType::UI32:
+  case DType::UI64:
     break;
   }
   return fn(I1T{});

@@ -568,6 +568,8 @@ void nativePool(const PoolGeometry &g, bool nhwc, const void *input,
 } // namespace
 
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc) {
+  if (absl::Status s = checkNativeDType(desc.dtype, "matmul"); !s.ok())
+    return s;
   auto geometry = matmulGeometry(desc);
   if (!geometry.ok())
     return geometry.status();
@@ -592,6 +594,8 @@ absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc) {
 }
 
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
+  if (absl::Status s = checkNativeDType(desc.dtype, "conv2d"); !s.ok())
+    return s;
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();
@@ -617,6 +621,8 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
 }
 
 absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
+  if (absl::Status s = checkNativeDType(d.dtype, "pool"); !s.ok())
+    return s;
   for (const Shape *s : {&d.inputShape, &d.resultShape})
     if (absl::Status st = checkShape(*s, "pool operand"); !st.ok())
       return st;

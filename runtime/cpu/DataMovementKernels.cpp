@@ -82,6 +82,21 @@ uint64_t convertedValue(DType dtype, double value) {
   case DType::I64:
     put(scalar::attrToInt(value, 64));
     break;
+  case DType::I16:
+    put(static_cast<int16_t>(scalar::attrToInt(value, 16)));
+    break;
+  case DType::UI8:
+    put(static_cast<uint8_t>(scalar::attrToInt(value, 8, true)));
+    break;
+  case DType::UI16:
+    put(static_cast<uint16_t>(scalar::attrToInt(value, 16, true)));
+    break;
+  case DType::UI32:
+    put(static_cast<uint32_t>(scalar::attrToInt(value, 32, true)));
+    break;
+  case DType::UI64:
+    put(static_cast<uint64_t>(scalar::attrToInt(value, 64, true)));
+    break;
   }
   return bits;
 }

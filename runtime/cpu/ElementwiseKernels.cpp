@@ -255,6 +255,8 @@ void castLoop(const void *in, void *out, int64_t count, int numThreads) {
 absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
   if (absl::Status s = checkShape(d.shape, "eltwise operand"); !s.ok())
     return s;
+  if (absl::Status s = checkNativeDType(d.dtype, "eltwise"); !s.ok())
+    return s;
   if (!isFloatDType(d.dtype) && !eltwiseSupportsIntegers(d.kind))
     return absl::UnimplementedError(
         absl::StrCat("eltwise kind ", static_cast<int>(d.kind),
@@ -301,6 +303,8 @@ absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
 
 absl::StatusOr<KernelPtr> createBinary(const BinaryDesc &d) {
   using K = BinaryDesc::Kind;
+  if (absl::Status s = checkNativeDType(d.dtype, "binary"); !s.ok())
+    return s;
   for (const Shape *s : {&d.lhsShape, &d.rhsShape, &d.resultShape})
     if (absl::Status st = checkShape(*s, "binary operand"); !st.ok())
       return st;
@@ -457,6 +461,9 @@ absl::StatusOr<KernelPtr> createSelect(const SelectDesc &d) {
 absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape) {
   if (absl::Status s = checkShape(shape, "cast operand"); !s.ok())
     return s;
+  for (DType dtype : {from, to})
+    if (absl::Status s = checkNativeDType(dtype, "cast"); !s.ok())
+      return s;
   int64_t count = numElements(shape);
   if (count == 0)
     return makeNoOpKernel("native.cast");

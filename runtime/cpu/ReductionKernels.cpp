@@ -432,6 +432,8 @@ void nativeArgReduce(bool isMax, bool last, int64_t outer, int64_t len,
 } // namespace
 
 absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
+  if (absl::Status s = checkNativeDType(d.dtype, "softmax"); !s.ok())
+    return s;
   if (absl::Status s = checkShape(d.shape, "softmax operand"); !s.ok())
     return s;
   int64_t rank = static_cast<int64_t>(d.shape.size());
@@ -483,6 +485,8 @@ absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
 }
 
 absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &d) {
+  if (absl::Status s = checkNativeDType(d.dtype, "layer_norm"); !s.ok())
+    return s;
   if (absl::Status s = checkShape(d.shape, "layer_norm operand"); !s.ok())
     return s;
   int64_t rank = static_cast<int64_t>(d.shape.size());
@@ -550,6 +554,8 @@ absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &d) {
 }
 
 absl::StatusOr<KernelPtr> createBatchNorm(const BatchNormDesc &d) {
+  if (absl::Status s = checkNativeDType(d.dtype, "batch_norm"); !s.ok())
+    return s;
   if (absl::Status s = checkShape(d.shape, "batch_norm operand"); !s.ok())
     return s;
   int64_t rank = static_cast<int64_t>(d.shape.size());
@@ -597,6 +603,8 @@ absl::StatusOr<KernelPtr> createBatchNorm(const BatchNormDesc &d) {
 
 absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
   using K = ReduceDesc::Kind;
+  if (absl::Status s = checkNativeDType(d.dtype, "reduction"); !s.ok())
+    return s;
   for (const Shape *s : {&d.inputShape, &d.resultShape})
     if (absl::Status st = checkShape(*s, "reduction operand"); !st.ok())
       return st;

@@ -1040,3 +1040,56 @@ func.func @cast_large_int_rounds_once() -> tensor<f32> {
   %0 = tgc.cast %c : tensor<i64> to tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Unsigned constants fold with unsigned semantics: 255 + 1 wraps to 0,
+// 4294967295 / 2 is 2147483647, UINT64_MAX > 0, -1.0 casts to 0 : ui8 and
+// 255 : ui8 to 255.0.
+// CHECK-LABEL: func.func @fold_unsigned(
+// CHECK-DAG:     %[[A:.*]] = tgc.constant dense<0> : tensor<2xui8>
+// CHECK-DAG:     %[[B:.*]] = tgc.constant dense<2147483647> : tensor<ui32>
+// CHECK-DAG:     %[[C:.*]] = tgc.constant dense<true> : tensor<i1>
+// CHECK-DAG:     %[[D:.*]] = tgc.constant dense<0> : tensor<ui8>
+// CHECK-DAG:     %[[E:.*]] = tgc.constant dense<2.550000e+02> : tensor<f32>
+// CHECK-DAG:     %[[F:.*]] = tgc.constant dense<18446744073709551615> : tensor<ui64>
+// CHECK-DAG:     %[[G:.*]] = tgc.constant dense<128> : tensor<ui8>
+// CHECK:         return %[[A]], %[[B]], %[[C]], %[[D]], %[[E]], %[[F]], %[[G]]
+func.func @fold_unsigned() -> (tensor<2xui8>, tensor<ui32>, tensor<i1>, tensor<ui8>, tensor<f32>, tensor<ui64>, tensor<ui8>) {
+  %a = tgc.constant dense<255> : tensor<2xui8>
+  %one = tgc.constant dense<1> : tensor<2xui8>
+  %0 = tgc.add %a, %one : tensor<2xui8>
+  %b = tgc.constant dense<4294967295> : tensor<ui32>
+  %two = tgc.constant dense<2> : tensor<ui32>
+  %1 = tgc.div %b, %two : tensor<ui32>
+  %max = tgc.constant dense<18446744073709551615> : tensor<ui64>
+  %zero = tgc.constant dense<0> : tensor<ui64>
+  %2 = tgc.compare gt, %max, %zero : (tensor<ui64>, tensor<ui64>) -> tensor<i1>
+  %m1 = tgc.constant dense<-1.0> : tensor<f32>
+  %3 = tgc.cast %m1 : tensor<f32> to tensor<ui8>
+  %u = tgc.constant dense<255> : tensor<ui8>
+  %4 = tgc.cast %u : tensor<ui8> to tensor<f32>
+  %5 = tgc.max %max, %zero : tensor<ui64>
+  %s = tgc.constant dense<1> : tensor<ui8>
+  %seven = tgc.constant dense<7> : tensor<ui8>
+  %6 = tgc.shift_left %s, %seven : tensor<ui8>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2xui8>, tensor<ui32>, tensor<i1>, tensor<ui8>, tensor<f32>, tensor<ui64>, tensor<ui8>
+}
+
+// -----
+
+// A ui8 -> i16 cast is exact (zero extension), so a following cast composes;
+// i8 -> ui8 is not (it wraps negatives).
+// CHECK-LABEL: func.func @unsigned_cast_chains(
+// CHECK-SAME:    %[[X:.*]]: tensor<4xui8>, %[[Y:.*]]: tensor<4xi8>)
+// CHECK:         %[[A:.*]] = tgc.cast %[[X]] : tensor<4xui8> to tensor<4xf32>
+// CHECK:         %[[B:.*]] = tgc.cast %[[Y]] : tensor<4xi8> to tensor<4xui8>
+// CHECK:         %[[C:.*]] = tgc.cast %[[B]] : tensor<4xui8> to tensor<4xf32>
+// CHECK:         return %[[A]], %[[C]]
+func.func @unsigned_cast_chains(%x: tensor<4xui8>, %y: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = tgc.cast %x : tensor<4xui8> to tensor<4xi16>
+  %1 = tgc.cast %0 : tensor<4xi16> to tensor<4xf32>
+  %2 = tgc.cast %y : tensor<4xi8> to tensor<4xui8>
+  %3 = tgc.cast %2 : tensor<4xui8> to tensor<4xf32>
+  return %1, %3 : tensor<4xf32>, tensor<4xf32>
+}

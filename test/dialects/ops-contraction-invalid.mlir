@@ -76,7 +76,7 @@ func.func @matmul_result_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> 
 // -----
 
 func.func @matmul_bool(%a: tensor<4x8xi1>) -> tensor<4x4xi1> {
-  // expected-error @+1 {{'tgc.matmul' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4x8xi1>'}}
+  // expected-error @+1 {{'tgc.matmul' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4x8xi1>'}}
   %0 = tgc.matmul %a, %a {transpose_b} : (tensor<4x8xi1>, tensor<4x8xi1>) -> tensor<4x4xi1>
   return %0 : tensor<4x4xi1>
 }

@@ -18,10 +18,10 @@ func.func @constant_type_mismatch() -> tensor<4xf32> {
 
 // -----
 
-func.func @constant_unsigned() -> tensor<4xui8> {
-  // expected-error @+1 {{'tgc.constant' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xui8>'}}
-  %0 = tgc.constant dense<1> : tensor<4xui8>
-  return %0 : tensor<4xui8>
+func.func @constant_signed() -> tensor<4xsi8> {
+  // expected-error @+1 {{'tgc.constant' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xsi8>'}}
+  %0 = tgc.constant dense<1> : tensor<4xsi8>
+  return %0 : tensor<4xsi8>
 }
 
 // -----
@@ -51,16 +51,16 @@ func.func @cast_shape_mismatch(%x: tensor<2x?x4xf32>) -> tensor<2x3x5xf16> {
 // -----
 
 func.func @cast_complex(%x: tensor<4xf32>) -> tensor<4xcomplex<f32>> {
-  // expected-error @+1 {{'tgc.cast' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xcomplex<f32>>'}}
+  // expected-error @+1 {{'tgc.cast' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xcomplex<f32>>'}}
   %0 = tgc.cast %x : tensor<4xf32> to tensor<4xcomplex<f32>>
   return %0 : tensor<4xcomplex<f32>>
 }
 
 // -----
 
-func.func @cast_operand_element_type(%x: tensor<4xi16>) -> tensor<4xf32> {
+func.func @cast_operand_element_type(%x: tensor<4xi4>) -> tensor<4xf32> {
   // expected-error @+1 {{'tgc.cast' op operand #0 must be ranked tensor of}}
-  %0 = tgc.cast %x : tensor<4xi16> to tensor<4xf32>
+  %0 = tgc.cast %x : tensor<4xi4> to tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -75,7 +75,7 @@ func.func @exp_on_int(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @neg_on_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'tgc.neg' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'tgc.neg' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xi1>'}}
   %0 = tgc.neg %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -90,9 +90,33 @@ func.func @logical_not_on_float(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @unary_unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
+func.func @unary_signed(%x: tensor<4xsi8>) -> tensor<4xsi8> {
   // expected-error @+1 {{'tgc.abs' op operand #0 must be ranked tensor of}}
-  %0 = tgc.abs %x : tensor<4xui8>
+  %0 = tgc.abs %x : tensor<4xsi8>
+  return %0 : tensor<4xsi8>
+}
+
+// -----
+
+func.func @shift_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tgc.shift_left' op operand #0 must be ranked tensor of 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xf32>'}}
+  %0 = tgc.shift_left %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @shift_bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'tgc.shift_right' op operand #0 must be ranked tensor of}}
+  %0 = tgc.shift_right %x, %x : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @shift_mixed_signedness(%x: tensor<4xui8>, %y: tensor<4xi8>) -> tensor<4xui8> {
+  // expected-error @+1 {{'tgc.shift_left' op}}
+  %0 = tgc.shift_left %x, %y : (tensor<4xui8>, tensor<4xi8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
 }
 
@@ -176,7 +200,7 @@ func.func @binary_result_rank(%x: tensor<3xf32>) -> tensor<1x3xf32> {
 // -----
 
 func.func @binary_result_element_type(%x: tensor<3xi32>) -> tensor<3xi1> {
-  // expected-error @+1 {{'tgc.min' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xi1>'}}
+  // expected-error @+1 {{'tgc.min' op result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<3xi1>'}}
   %0 = tgc.min %x, %x : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
   return %0 : tensor<3xi1>
 }

@@ -74,7 +74,7 @@ func.func @reduce_mean_int(%x: tensor<4x5xi32>) -> tensor<4xi32> {
 // -----
 
 func.func @reduce_sum_bool(%x: tensor<4xi1>) -> tensor<i1> {
-  // expected-error @+1 {{'tgc.reduce_sum' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'tgc.reduce_sum' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<4xi1>'}}
   %0 = tgc.reduce_sum %x {axes = array<i64: 0>} : (tensor<4xi1>) -> tensor<i1>
   return %0 : tensor<i1>
 }

@@ -164,6 +164,8 @@ void printTensor(raw_ostream &os, const HostTensor &tensor) {
       os << ", ";
     if (tgc::runtime::isFloatDType(tensor.dtype()))
       os << format("%g", tensor.getDouble(i));
+    else if (tgc::runtime::isUnsignedDType(tensor.dtype()))
+      os << tensor.getUInt(i);
     else
       os << tensor.getInt(i);
   }
@@ -531,6 +533,12 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
         return makeError("bad tensor literal '" + spec + "': bad number '" +
                          text + "'");
       tensor->setDouble(i, v);
+    } else if (tgc::runtime::isUnsignedDType(*dtype)) {
+      uint64_t v;
+      if (text.getAsInteger(10, v))
+        return makeError("bad tensor literal '" + spec + "': bad integer '" +
+                         text + "'");
+      tensor->setUInt(i, v);
     } else {
       int64_t v;
       if (*dtype == DType::I1 && (text == "true" || text == "false"))

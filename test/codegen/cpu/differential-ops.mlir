@@ -22,6 +22,8 @@
 // RUN: tgc-run --differential --dynamic-size=0 %S/../../dialects/ops-data-movement.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=1 %S/../../dialects/ops-data-movement.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=3 %S/../../dialects/ops-data-movement.mlir | FileCheck %s
+// RUN: tgc-run --differential --dynamic-size=0 %S/../../dialects/ops-integer-types.mlir | FileCheck %s
+// RUN: tgc-run --differential --dynamic-size=3 %S/../../dialects/ops-integer-types.mlir | FileCheck %s
 // RUN: env TGC_ENABLE_ONEDNN=0 tgc-run --differential %S/../../dialects/ops-contraction.mlir | FileCheck %s
 
 // CHECK-NOT: MISMATCH

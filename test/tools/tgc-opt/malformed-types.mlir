@@ -67,10 +67,18 @@ func.func @index_elements(%x: tensor<4xindex>) -> tensor<4xindex> {
 
 // -----
 
-func.func @unsigned_elements(%x: tensor<4xui32>) -> tensor<4xui32> {
-  // CHECK: {{.*}}malformed-types.mlir:[[@LINE+1]]:8: error: 'tgc.relu' op operand #0 must be ranked tensor of {{.*}} values, but got 'tensor<4xui32>'
-  %0 = tgc.relu %x : tensor<4xui32>
-  return %0 : tensor<4xui32>
+func.func @signed_elements(%x: tensor<4xsi32>) -> tensor<4xsi32> {
+  // CHECK: {{.*}}malformed-types.mlir:[[@LINE+1]]:8: error: 'tgc.relu' op operand #0 must be ranked tensor of {{.*}} values, but got 'tensor<4xsi32>'
+  %0 = tgc.relu %x : tensor<4xsi32>
+  return %0 : tensor<4xsi32>
+}
+
+// -----
+
+func.func @odd_width_elements(%x: tensor<4xui7>) -> tensor<4xui7> {
+  // CHECK: {{.*}}malformed-types.mlir:[[@LINE+1]]:8: error: 'tgc.relu' op operand #0 must be ranked tensor of {{.*}} values, but got 'tensor<4xui7>'
+  %0 = tgc.relu %x : tensor<4xui7>
+  return %0 : tensor<4xui7>
 }
 
 // -----

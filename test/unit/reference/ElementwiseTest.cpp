@@ -522,6 +522,185 @@ func.func @main(%c: tensor<2xi1>, %x: tensor<2xf16>, %y: tensor<2xf16>) -> tenso
 }
 
 //===----------------------------------------------------------------------===//
+// i16 and unsigned integers
+//===----------------------------------------------------------------------===//
+
+// ui64 values above INT64_MAX are written as their int64 bit pattern.
+constexpr int64_t kU64Max = -1;                   // 18446744073709551615
+constexpr int64_t kU64Big = INT64_MIN;            // 9223372036854775808
+constexpr int64_t kU64Big1 = INT64_MIN + 1;       // 9223372036854775809
+
+TEST(ReferenceElementwise, UnsignedArithmeticWraps) {
+  const std::string t = "tensor<3xui8>";
+  // 255 + 1 wraps to 0; 0 - 1 to 255; 16 * 16 to 0.
+  expectInts(runOne(binarySource("add", t, t, t),
+                    {makeI(DType::UI8, {3}, {255, 200, 1}),
+                     makeI(DType::UI8, {3}, {1, 100, 2})}),
+             DType::UI8, {3}, {0, 44, 3});
+  expectInts(runOne(binarySource("sub", t, t, t),
+                    {makeI(DType::UI8, {3}, {0, 5, 255}),
+                     makeI(DType::UI8, {3}, {1, 7, 255})}),
+             DType::UI8, {3}, {255, 254, 0});
+  expectInts(runOne(binarySource("mul", t, t, t),
+                    {makeI(DType::UI8, {3}, {16, 15, 255}),
+                     makeI(DType::UI8, {3}, {16, 17, 255})}),
+             DType::UI8, {3}, {0, 255, 1});
+  // Negation wraps modulo 2^width.
+  expectInts(runOne(unarySource("neg", "tensor<2xui16>"),
+                    {makeI(DType::UI16, {2}, {1, 0})}),
+             DType::UI16, {2}, {65535, 0});
+  const std::string l = "tensor<2xui64>";
+  expectInts(runOne(binarySource("add", l, l, l),
+                    {makeI(DType::UI64, {2}, {kU64Max, INT64_MAX}),
+                     makeI(DType::UI64, {2}, {1, 1})}),
+             DType::UI64, {2}, {0, kU64Big});
+}
+
+TEST(ReferenceElementwise, UnsignedDivisionAndPow) {
+  const std::string t = "tensor<3xui32>";
+  // 4294967295 / 2 is 2147483647 (not -1 / 2 = 0).
+  expectInts(runOne(binarySource("div", t, t, t),
+                    {makeI(DType::UI32, {3}, {4294967295, 7, 4000000000}),
+                     makeI(DType::UI32, {3}, {2, 2, 3})}),
+             DType::UI32, {3}, {2147483647, 3, 1333333333});
+  const std::string l = "tensor<2xui64>";
+  expectInts(runOne(binarySource("div", l, l, l),
+                    {makeI(DType::UI64, {2}, {kU64Max, kU64Big}),
+                     makeI(DType::UI64, {2}, {kU64Big, 2})}),
+             DType::UI64, {2}, {1, int64_t(1) << 62});
+  // Division by zero is an error for unsigned types too.
+  std::string error = runError(binarySource("div", t, t, t),
+                               {makeI(DType::UI32, {3}, {4294967295, 1, 1}),
+                                makeI(DType::UI32, {3}, {0, 1, 1})});
+  EXPECT_NE(error.find("division by zero (4294967295 / 0)"),
+            std::string::npos)
+      << error;
+  // 2^63 as an exponent is not negative: 1^(2^63) = 1, 2^(2^63) wraps to 0.
+  expectInts(runOne(binarySource("pow", l, l, l),
+                    {makeI(DType::UI64, {2}, {1, 2}),
+                     makeI(DType::UI64, {2}, {kU64Big, kU64Big})}),
+             DType::UI64, {2}, {1, 0});
+  const std::string b = "tensor<2xui8>";
+  expectInts(runOne(binarySource("pow", b, b, b),
+                    {makeI(DType::UI8, {2}, {2, 3}),
+                     makeI(DType::UI8, {2}, {7, 5})}),
+             DType::UI8, {2}, {128, 243});
+}
+
+TEST(ReferenceElementwise, UnsignedCompareMaxMin) {
+  const std::string l = "tensor<3xui64>";
+  HostTensor x = makeI(DType::UI64, {3}, {kU64Max, 0, kU64Big});
+  HostTensor y = makeI(DType::UI64, {3}, {0, 5, kU64Big1});
+  // UINT64_MAX > 0 (as int64 it would be -1 < 0).
+  expectInts(runOne(binarySource("compare gt,", l, l, "tensor<3xi1>"), {x, y}),
+             DType::I1, {3}, {1, 0, 0});
+  expectInts(runOne(binarySource("max", l, l, l), {x, y}), DType::UI64, {3},
+             {kU64Max, 5, kU64Big1});
+  expectInts(runOne(binarySource("min", l, l, l), {x, y}), DType::UI64, {3},
+             {0, 0, kU64Big});
+  const std::string b = "tensor<2xui8>";
+  expectInts(runOne(binarySource("compare lt,", b, b, "tensor<2xi1>"),
+                    {makeI(DType::UI8, {2}, {200, 1}),
+                     makeI(DType::UI8, {2}, {100, 255})}),
+             DType::I1, {2}, {0, 1});
+}
+
+TEST(ReferenceElementwise, UnsignedUnaryOps) {
+  const std::string t = "tensor<3xui64>";
+  HostTensor x = makeI(DType::UI64, {3}, {kU64Max, 0, 3});
+  // Values above 2^63 are positive: abs and relu keep them, sign is 1.
+  expectInts(runOne(unarySource("abs", t), {x}), DType::UI64, {3},
+             {kU64Max, 0, 3});
+  expectInts(runOne(unarySource("relu", t), {x}), DType::UI64, {3},
+             {kU64Max, 0, 3});
+  expectInts(runOne(unarySource("sign", t), {x}), DType::UI64, {3}, {1, 0, 1});
+  // Clamp bounds saturate to [0, 255]: [-5, 300] -> [0, 255].
+  expectInts(runOne(unarySource("clamp", "tensor<3xui8>",
+                                "{max = 300.0 : f64, min = -5.0 : f64}"),
+                    {makeI(DType::UI8, {3}, {0, 200, 255})}),
+             DType::UI8, {3}, {0, 200, 255});
+  expectInts(runOne(unarySource("clamp", "tensor<3xui8>",
+                                "{max = 200.0 : f64, min = 10.0 : f64}"),
+                    {makeI(DType::UI8, {3}, {0, 100, 255})}),
+             DType::UI8, {3}, {10, 100, 200});
+}
+
+TEST(ReferenceElementwise, CastsWithUnsignedAndI16) {
+  // Floats saturate: -1.0 -> 0 (documented tgc.cast behaviour), 300 -> 255.
+  expectInts(runOne(castSource("tensor<5xf32>", "tensor<5xui8>"),
+                    {f32({5}, {-1.0, 300, 254.9, kNaN, 0.5})}),
+             DType::UI8, {5}, {0, 255, 254, 0, 0});
+  expectInts(runOne(castSource("tensor<3xf64>", "tensor<3xui64>"),
+                    {makeF(DType::F64, {3}, {1e30, 9223372036854775808.0, -7})}),
+             DType::UI64, {3}, {kU64Max, kU64Big, 0});
+  expectInts(runOne(castSource("tensor<2xf32>", "tensor<2xi16>"),
+                    {f32({2}, {40000, -40000})}),
+             DType::I16, {2}, {32767, -32768});
+  // Integers wrap: -1 : i8 -> 255 : ui8; 255 : ui8 -> 255 : i32 (zero
+  // extension); 65535 : ui16 -> -1 : i16; -1 : i64 -> UINT64_MAX.
+  expectInts(runOne(castSource("tensor<2xi8>", "tensor<2xui8>"),
+                    {makeI(DType::I8, {2}, {-1, 5})}),
+             DType::UI8, {2}, {255, 5});
+  expectInts(runOne(castSource("tensor<2xui8>", "tensor<2xi32>"),
+                    {makeI(DType::UI8, {2}, {255, 5})}),
+             DType::I32, {2}, {255, 5});
+  expectInts(runOne(castSource("tensor<1xui16>", "tensor<1xi16>"),
+                    {makeI(DType::UI16, {1}, {65535})}),
+             DType::I16, {1}, {-1});
+  expectInts(runOne(castSource("tensor<1xi64>", "tensor<1xui64>"),
+                    {makeI(DType::I64, {1}, {-1})}),
+             DType::UI64, {1}, {kU64Max});
+  // Unsigned to float converts the unsigned value.
+  HostTensor f = runOne(castSource("tensor<2xui64>", "tensor<2xf64>"),
+                        {makeI(DType::UI64, {2}, {kU64Max, 7})});
+  EXPECT_EQ(f.getDouble(0), 18446744073709551616.0);
+  EXPECT_EQ(f.getDouble(1), 7.0);
+  HostTensor g = runOne(castSource("tensor<1xui32>", "tensor<1xf32>"),
+                        {makeI(DType::UI32, {1}, {4294967295})});
+  EXPECT_EQ(g.getDouble(0), 4294967296.0);
+}
+
+TEST(ReferenceElementwise, ShiftOps) {
+  const std::string t = "tensor<4xui8>";
+  // Logical shifts; amounts of at least the width give 0.
+  expectInts(runOne(binarySource("shift_left", t, t, t),
+                    {makeI(DType::UI8, {4}, {1, 255, 3, 1}),
+                     makeI(DType::UI8, {4}, {7, 1, 2, 8})}),
+             DType::UI8, {4}, {128, 254, 12, 0});
+  expectInts(runOne(binarySource("shift_right", t, t, t),
+                    {makeI(DType::UI8, {4}, {128, 255, 3, 255}),
+                     makeI(DType::UI8, {4}, {7, 1, 2, 200})}),
+             DType::UI8, {4}, {1, 127, 0, 0});
+  const std::string l = "tensor<2xui64>";
+  expectInts(runOne(binarySource("shift_right", l, l, l),
+                    {makeI(DType::UI64, {2}, {kU64Max, kU64Big}),
+                     makeI(DType::UI64, {2}, {63, 64})}),
+             DType::UI64, {2}, {1, 0});
+  // Signed right shifts are arithmetic.
+  const std::string s = "tensor<3xi16>";
+  expectInts(runOne(binarySource("shift_right", s, s, s),
+                    {makeI(DType::I16, {3}, {-32768, -1, 100}),
+                     makeI(DType::I16, {3}, {15, 20, 2})}),
+             DType::I16, {3}, {-1, -1, 25});
+  expectInts(runOne(binarySource("shift_left", s, s, s),
+                    {makeI(DType::I16, {3}, {1, 3, 1}),
+                     makeI(DType::I16, {3}, {15, 1, -1})}),
+             DType::I16, {3}, {-32768, 6, 0});
+}
+
+TEST(ReferenceElementwise, I16Arithmetic) {
+  const std::string t = "tensor<3xi16>";
+  expectInts(runOne(binarySource("add", t, t, t),
+                    {makeI(DType::I16, {3}, {32767, -32768, 5}),
+                     makeI(DType::I16, {3}, {1, -1, -7})}),
+             DType::I16, {3}, {-32768, 32767, -2});
+  expectInts(runOne(binarySource("div", t, t, t),
+                    {makeI(DType::I16, {3}, {-7, -32768, 9}),
+                     makeI(DType::I16, {3}, {2, -1, -4})}),
+             DType::I16, {3}, {-3, -32768, -2});
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 

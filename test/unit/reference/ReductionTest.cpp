@@ -203,6 +203,45 @@ TEST(ReferenceReduction, ArgMinIntegers) {
              DType::I64, {}, {1});
 }
 
+TEST(ReferenceReduction, UnsignedReductions) {
+  // UINT64_MAX (bit pattern -1) is the largest ui64, not the smallest.
+  HostTensor x = makeI(DType::UI64, {3}, {5, -1, 0});
+  expectInts(runOne(functionalSource("reduce_max", "tensor<3xui64>",
+                                     "tensor<ui64>", "{axes = array<i64: 0>}"),
+                    {x}),
+             DType::UI64, {}, {-1});
+  expectInts(runOne(functionalSource("reduce_min", "tensor<3xui64>",
+                                     "tensor<ui64>", "{axes = array<i64: 0>}"),
+                    {x}),
+             DType::UI64, {}, {0});
+  expectInts(runOne(functionalSource("argmax", "tensor<3xui64>", "tensor<i64>",
+                                     "{axis = 0 : i64}"),
+                    {x}),
+             DType::I64, {}, {1});
+  expectInts(runOne(functionalSource("argmin", "tensor<3xui8>", "tensor<i64>",
+                                     "{axis = 0 : i64}"),
+                    {makeI(DType::UI8, {3}, {255, 3, 200})}),
+             DType::I64, {}, {1});
+  // Empty reductions give the unsigned identities: max 0, min all ones.
+  expectInts(runOne(functionalSource("reduce_max", "tensor<0xui8>",
+                                     "tensor<ui8>", "{axes = array<i64: 0>}"),
+                    {makeI(DType::UI8, {0}, {})}),
+             DType::UI8, {}, {0});
+  expectInts(runOne(functionalSource("reduce_min", "tensor<0xui16>",
+                                     "tensor<ui16>", "{axes = array<i64: 0>}"),
+                    {makeI(DType::UI16, {0}, {})}),
+             DType::UI16, {}, {65535});
+  // Sums wrap modulo 2^8.
+  expectInts(runOne(functionalSource("reduce_sum", "tensor<3xui8>",
+                                     "tensor<ui8>", "{axes = array<i64: 0>}"),
+                    {makeI(DType::UI8, {3}, {200, 100, 1})}),
+             DType::UI8, {}, {45});
+  expectInts(runOne(functionalSource("reduce_max", "tensor<2xi16>",
+                                     "tensor<i16>", "{axes = array<i64: 0>}"),
+                    {makeI(DType::I16, {2}, {-300, -32768})}),
+             DType::I16, {}, {-300});
+}
+
 TEST(ReferenceReduction, ArgMaxOfEmptyAxisIsAnError) {
   std::string error =
       runError(functionalSource("argmax", "tensor<2x?xf32>", "tensor<2xi64>",

@@ -584,6 +584,104 @@ TEST(AllCloseTest, IntegersAreExact) {
   EXPECT_FALSE(allClose(p, q, 10, 10).ok());
 }
 
+TEST(HostTensorTest, NarrowAndUnsignedIntegers) {
+  constexpr uint64_t kU64Max = ~uint64_t(0);
+  // i16: wraps on setInt, saturates on setDouble.
+  HostTensor i16 = make(DType::I16, {1});
+  i16.setInt(0, 32768);
+  EXPECT_EQ(i16.getInt(0), -32768);
+  i16.setInt(0, -1);
+  EXPECT_EQ(i16.dataAs<uint16_t>()[0], 0xffff);
+  EXPECT_EQ(i16.getDouble(0), -1.0);
+  i16.setDouble(0, 1e6);
+  EXPECT_EQ(i16.getInt(0), 32767);
+  i16.setDouble(0, -40000.5);
+  EXPECT_EQ(i16.getInt(0), -32768);
+
+  // ui8: 255 + 1 wraps to 0; -1 wraps to 255; doubles saturate to [0, 255].
+  HostTensor ui8 = make(DType::UI8, {1});
+  ui8.setInt(0, 255 + 1);
+  EXPECT_EQ(ui8.getInt(0), 0);
+  ui8.setInt(0, -1);
+  EXPECT_EQ(ui8.getInt(0), 255);
+  EXPECT_EQ(ui8.getDouble(0), 255.0);
+  const std::pair<double, int64_t> ui8Cases[] = {
+      {-1.0, 0}, {300.0, 255}, {254.9, 254}, {kNaN, 0}, {kInf, 255},
+      {-kInf, 0}};
+  for (auto [in, out] : ui8Cases) {
+    ui8.setDouble(0, in);
+    EXPECT_EQ(ui8.getInt(0), out) << in;
+  }
+
+  HostTensor ui16 = make(DType::UI16, {1});
+  ui16.setInt(0, 65535);
+  EXPECT_EQ(ui16.getInt(0), 65535);
+  EXPECT_EQ(ui16.getDouble(0), 65535.0);
+  ui16.setInt(0, 65536 + 7);
+  EXPECT_EQ(ui16.getInt(0), 7);
+
+  HostTensor ui32 = make(DType::UI32, {1});
+  ui32.setInt(0, -1);
+  EXPECT_EQ(ui32.getInt(0), 4294967295);
+  EXPECT_EQ(ui32.getUInt(0), 4294967295u);
+  ui32.setDouble(0, 5e9);
+  EXPECT_EQ(ui32.getInt(0), 4294967295);
+
+  // ui64 values above 2^63 round-trip exactly through getUInt/setUInt, and
+  // through getInt/setInt as their bit pattern.
+  HostTensor ui64 = make(DType::UI64, {2});
+  ui64.setUInt(0, kU64Max);
+  ui64.setUInt(1, (uint64_t(1) << 63) + 1);
+  EXPECT_EQ(ui64.getUInt(0), kU64Max);
+  EXPECT_EQ(ui64.getInt(0), -1);
+  EXPECT_EQ(ui64.getUInt(1), (uint64_t(1) << 63) + 1);
+  EXPECT_EQ(ui64.getDouble(0), 18446744073709551616.0);
+  ui64.setInt(1, ui64.getInt(0));
+  EXPECT_EQ(ui64.dataAs<uint64_t>()[1], kU64Max);
+  ui64.setDouble(0, 1e30);
+  EXPECT_EQ(ui64.getUInt(0), kU64Max);
+  ui64.setDouble(0, -5.0);
+  EXPECT_EQ(ui64.getUInt(0), 0u);
+  ui64.setDouble(0, 9223372036854775808.0);
+  EXPECT_EQ(ui64.getUInt(0), uint64_t(1) << 63);
+
+  // setUInt into floats converts the unsigned value, rounding once.
+  HostTensor f32 = make(DType::F32, {1});
+  f32.setUInt(0, kU64Max);
+  EXPECT_EQ(f32.getDouble(0), std::ldexp(1.0, 64));
+  HostTensor bf16 = make(DType::BF16, {1});
+  bf16.setUInt(0, (uint64_t(1) << 63) + (uint64_t(1) << 55) + 1);
+  EXPECT_EQ(bf16.getDouble(0), std::ldexp(1.0, 63) + std::ldexp(1.0, 56));
+  // Floats read as uint64 truncate and saturate.
+  HostTensor f64 = fromDoubles(DType::F64, {3}, {-2.5, 2.5, 1e30});
+  EXPECT_EQ(f64.getUInt(0), 0u);
+  EXPECT_EQ(f64.getUInt(1), 2u);
+  EXPECT_EQ(f64.getUInt(2), kU64Max);
+}
+
+TEST(AllCloseTest, UnsignedIntegersAreExact) {
+  HostTensor a = make(DType::UI64, {2});
+  a.setUInt(0, ~uint64_t(0));
+  a.setUInt(1, 3);
+  HostTensor b = a.clone();
+  EXPECT_TRUE(allClose(a, b, 0, 0).ok());
+  b.setUInt(0, ~uint64_t(0) - 1);
+  absl::Status status = allClose(a, b, 1, 100);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("got 18446744073709551615"));
+  EXPECT_THAT(status.message(), HasSubstr("expected 18446744073709551614"));
+  EXPECT_THAT(status.message(), HasSubstr("abs error 1,"));
+
+  HostTensor c = make(DType::UI8, {2});
+  c.setInt(0, 255);
+  HostTensor d = c.clone();
+  d.setInt(0, 0);
+  status = allClose(c, d, 0, 0);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("got 255, expected 0"));
+  EXPECT_THAT(status.message(), HasSubstr("tensor<2xui8>"));
+}
+
 TEST(AllCloseTest, RequiresSameDTypeAndShape) {
   HostTensor a = make(DType::F32, {2, 3});
   absl::Status dtype = allClose(a, make(DType::F16, {2, 3}), 1, 1);

@@ -225,6 +225,42 @@ TEST(NpyTest, ParseVersion2And3) {
   EXPECT_EQ(v3.getDouble(0), 0.1);
 }
 
+TEST(NpyTest, ParseNarrowAndUnsignedIntegers) {
+  HostTensor u1 =
+      parseOk(makeNpy(1, header("|u1", "(2,)"), rawBytes<uint8_t>({255, 7})));
+  EXPECT_EQ(u1.dtype(), DType::UI8);
+  EXPECT_EQ(u1.getInt(0), 255);
+  HostTensor i2 =
+      parseOk(makeNpy(1, header("<i2", "(2,)"), rawBytes<int16_t>({-2, 300})));
+  EXPECT_EQ(i2.dtype(), DType::I16);
+  EXPECT_EQ(i2.getInt(0), -2);
+  EXPECT_EQ(i2.getInt(1), 300);
+  HostTensor u2 = parseOk(
+      makeNpy(1, header(">u2", "(1,)"), bigEndianBytes<uint16_t>({65535})));
+  EXPECT_EQ(u2.dtype(), DType::UI16);
+  EXPECT_EQ(u2.getInt(0), 65535);
+  HostTensor u4 = parseOk(
+      makeNpy(1, header("<u4", "(1,)"), rawBytes<uint32_t>({4000000000u})));
+  EXPECT_EQ(u4.dtype(), DType::UI32);
+  EXPECT_EQ(u4.getInt(0), 4000000000);
+  HostTensor u8 = parseOk(
+      makeNpy(1, header("<u8", "(1,)"), rawBytes<uint64_t>({~uint64_t(0)})));
+  EXPECT_EQ(u8.dtype(), DType::UI64);
+  EXPECT_EQ(u8.getUInt(0), ~uint64_t(0));
+
+  // Written with numpy's descrs.
+  for (auto [dtype, descr] :
+       {std::pair(DType::UI8, "'|u1'"), std::pair(DType::I16, "'<i2'"),
+        std::pair(DType::UI16, "'<u2'"), std::pair(DType::UI32, "'<u4'"),
+        std::pair(DType::UI64, "'<u8'")}) {
+    absl::StatusOr<HostTensor> t = HostTensor::allocate(dtype, {1});
+    ASSERT_TRUE(t.ok());
+    absl::StatusOr<std::string> bytes = serializeNpy(*t);
+    ASSERT_TRUE(bytes.ok());
+    EXPECT_THAT(*bytes, HasSubstr(descr));
+  }
+}
+
 TEST(NpyTest, ParseBigEndian) {
   HostTensor f4 = parseOk(
       makeNpy(1, header(">f4", "(2,)"), bigEndianBytes<float>({1.5f, -3})));
@@ -418,8 +454,8 @@ TEST(NpyTest, RejectsBadValues) {
 
 TEST(NpyTest, RejectsUnknownDescrs) {
   const std::pair<const char *, const char *> cases[] = {
-      {"<u1", "unsigned"},   {"|u1", "unsigned"},
-      {"<u4", "unsigned"},   {"<i2", "descr"},
+      {"<u16", "descr"},     {"<i16", "descr"},
+      {"|u2", "'|'"},        {"<i3", "descr"},
       {"<c8", "descr"},      {"<f16", "descr"},
       {"|f4", "'|'"},        {"f4", "descr"},
       {"", "descr"},         {"<f", "descr"},

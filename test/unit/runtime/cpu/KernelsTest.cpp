@@ -1132,6 +1132,14 @@ TEST(Cast, AllPairsMatchHostTensorConversions) {
       for (size_t i = 0; i < values.size(); ++i)
         x.setDouble(int64_t(i), values[i]);
       auto kernel = createCast(from, to, x.shape());
+      auto native = [](DType d) {
+        return d != DType::I16 && !isUnsignedDType(d);
+      };
+      if (!native(from) || !native(to)) {
+        // i16 and unsigned types fall back to the reference interpreter.
+        EXPECT_EQ(kernel.status().code(), absl::StatusCode::kUnimplemented);
+        continue;
+      }
       ASSERT_TRUE(kernel.ok()) << kernel.status();
       HostTensor got = runOne(*kernel, {x}, to, x.shape());
       HostTensor want = *HostTensor::allocate(to, x.shape());
