@@ -158,6 +158,8 @@ std::string Tensor::describe() const {
 std::string Scalar::str() const {
   if (isInt)
     return std::to_string(intValue);
+  if (bigUnsigned)
+    return std::to_string(getUInt64());
   // The shortest text that reads back as the same double.
   char buffer[64];
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), floatValue);
@@ -265,6 +267,9 @@ FailureOr<TypedAttr> tgc::detail::scalarElementAttr(Scalar value,
     if (value.isInteger()) {
       exact = value.getInt() >= 0;
       u = static_cast<uint64_t>(value.getInt());
+    } else if (value.isBigUnsigned()) {
+      exact = true;
+      u = value.getUInt64();
     } else {
       double d = value.getDouble();
       exact = std::isfinite(d) && d == std::trunc(d) && d >= 0 &&

@@ -127,8 +127,11 @@ public:
       floatValue = static_cast<double>(v);
     } else if constexpr (std::is_unsigned_v<T> && sizeof(T) >= 8) {
       if (v > static_cast<T>(INT64_MAX)) {
+        // A double for every type but ui64, which keeps the exact value.
         isInt = false;
         floatValue = static_cast<double>(v);
+        bigUnsigned = true;
+        intValue = static_cast<int64_t>(v);
       } else {
         intValue = static_cast<int64_t>(v);
       }
@@ -142,10 +145,15 @@ public:
   double getDouble() const {
     return isInt ? static_cast<double>(intValue) : floatValue;
   }
+  /// Whether this is an unsigned integer above INT64_MAX; getUInt64() is
+  /// its exact value (getDouble() a rounded one).
+  bool isBigUnsigned() const { return bigUnsigned; }
+  uint64_t getUInt64() const { return static_cast<uint64_t>(intValue); }
   std::string str() const;
 
 private:
   bool isInt = true;
+  bool bigUnsigned = false;
   int64_t intValue = 0;
   double floatValue = 0;
 };

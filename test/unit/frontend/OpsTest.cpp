@@ -395,4 +395,55 @@ TEST_F(TracerTest, IntegerAndBoolTensors) {
   expectValues(r[5], DType::I8, {}, {97});
 }
 
+TEST_F(TracerTest, UnsignedAndI16Tensors) {
+  TracedModule traced = traceOk(
+      {spec({3}, DType::UI8), spec({2}, DType::UI64), spec({2}, DType::I16)},
+      [](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+        // Scalars convert exactly: 255 fits ui8, 2^64 - 1 fits ui64.
+        return {a[0] + 255,
+                a[1] > uint64_t(18446744073709551615ull),
+                a[1] / 2,
+                shiftLeft(a[0], 1),
+                shiftRight(a[2], 1),
+                cast(a[0], DType::I16) - 300};
+      });
+  auto r = run(traced, {makeI(DType::UI8, {3}, {1, 0, 200}),
+                        makeI(DType::UI64, {2}, {-1, 7}),
+                        makeI(DType::I16, {2}, {-7, 9})});
+  ASSERT_EQ(r.size(), 6u);
+  // x + 255 wraps modulo 256 (x - 1).
+  expectValues(r[0], DType::UI8, {3}, {0, 255, 199});
+  expectValues(r[1], DType::I1, {2}, {0, 0});
+  EXPECT_EQ(r[2].getUInt(0), 9223372036854775807u);
+  EXPECT_EQ(r[2].getUInt(1), 3u);
+  expectValues(r[3], DType::UI8, {3}, {2, 0, 144});
+  expectValues(r[4], DType::I16, {2}, {-4, 4});
+  expectValues(r[5], DType::I16, {3}, {-299, -300, -100});
+}
+
+TEST_F(TracerTest, ScalarsMustFitUnsignedTypes) {
+  std::string error =
+      traceError({spec({3}, DType::UI8)},
+                 [](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+                   return {a[0] + 256};
+                 });
+  EXPECT_NE(error.find("scalar 256 cannot be represented exactly as ui8"),
+            std::string::npos)
+      << error;
+  error = traceError({spec({3}, DType::UI32)},
+                     [](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+                       return {a[0] - 1.5};
+                     });
+  EXPECT_NE(error.find("cannot be represented exactly as ui32"),
+            std::string::npos)
+      << error;
+  error = traceError({spec({3}, DType::UI16)},
+                     [](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+                       return {a[0] * -1};
+                     });
+  EXPECT_NE(error.find("scalar -1 cannot be represented exactly as ui16"),
+            std::string::npos)
+      << error;
+}
+
 } // namespace
