@@ -670,6 +670,56 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<FoldReshapeChain>(context);
 }
 
+OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (!input.hasStaticShape())
+    return {};
+  return DenseIntElementsAttr::get(cast<RankedTensorType>(getType()),
+                                   input.getShape());
+}
+
+namespace {
+/// dynamic_reshape(x, constant) => reshape(x) when the declared result type
+/// agrees with the constant and has at most one dynamic dim (what tgc.reshape
+/// can express). tgc-infer-shapes refines the declared type from a constant
+/// shape first.
+struct DynamicReshapeOfConstant : OpRewritePattern<DynamicReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr values;
+    if (!matchPattern(op.getShape(), m_Constant(&values)))
+      return failure();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto declared = cast<RankedTensorType>(op.getType());
+    if (llvm::count_if(declared.getShape(), ShapedType::isDynamic) > 1)
+      return failure();
+    for (auto [i, value] : llvm::enumerate(values.getValues<int64_t>())) {
+      int64_t d = declared.getDimSize(i), v = value;
+      if (v == 0 && op.getCopyZeros()) {
+        if (static_cast<int64_t>(i) >= in.getRank())
+          return failure();
+        v = in.getDimSize(i);
+        if (ShapedType::isDynamic(v))
+          v = -1;
+      }
+      bool agrees = v == -1 ? true : (!ShapedType::isDynamic(d) && d == v);
+      if (!agrees)
+        return failure(); // Left to run time (and its error).
+    }
+    if (reshapeCountMismatch(in, declared))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, declared, op.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void DynamicReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                   MLIRContext *context) {
+  results.add<DynamicReshapeOfConstant>(context);
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> perm = getPermutation();
   bool identity = llvm::all_of(llvm::enumerate(perm), [](auto it) {
@@ -697,13 +747,138 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
+namespace {
+/// Constant folding of data movement creates at most this many elements
+/// (shape arithmetic and small tables; weights are folded by the importer).
+constexpr int64_t kMaxFoldedMovement = 1 << 16;
+
+/// The static shape of `type` when small enough to fold into.
+std::optional<int64_t> foldableCount(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || !ranked.hasStaticShape())
+    return std::nullopt;
+  auto count = staticElementCount(ranked.getShape());
+  if (!count || *count > kMaxFoldedMovement)
+    return std::nullopt;
+  return count;
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+} // namespace
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
     return getInputs()[0];
-  return {};
+  auto count = foldableCount(getType());
+  if (!count)
+    return {};
+  SmallVector<DenseElementsAttr> parts;
+  for (Attribute a : adaptor.getInputs()) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(a);
+    if (!dense)
+      return {};
+    parts.push_back(dense);
+  }
+  auto type = cast<RankedTensorType>(getType());
+  int64_t axis = getAxis();
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= shape[d];
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr part : parts)
+    values.emplace_back(part.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  out.reserve(*count);
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [k, part] : llvm::enumerate(parts)) {
+      int64_t chunk = part.getType().getDimSize(axis) * inner;
+      for (int64_t j = 0; j < chunk; ++j)
+        out.push_back(values[k][o * chunk + j]);
+    }
+  if (static_cast<int64_t>(out.size()) != *count)
+    return {};
+  return DenseElementsAttr::get(type, out);
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto data = dyn_cast_or_null<DenseElementsAttr>(adaptor.getData());
+  auto indices = dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getIndices());
+  auto count = foldableCount(getType());
+  if (!data || !indices || !count)
+    return {};
+  ArrayRef<int64_t> shape = data.getType().getShape();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+    return {};
+  int64_t outer = 1, inner = 1, size = shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+    inner *= shape[d];
+  SmallVector<int64_t> idx;
+  for (const APInt &v : indices.getValues<APInt>()) {
+    int64_t i = v.getSExtValue();
+    if (i < 0)
+      i += size;
+    if (i < 0 || i >= size)
+      return {}; // Out of range: the run-time error reports it.
+    idx.push_back(i);
+  }
+  SmallVector<Attribute> values(data.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  out.reserve(*count);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i : idx)
+      for (int64_t j = 0; j < inner; ++j)
+        out.push_back(values[(o * size + i) * inner + j]);
+  if (static_cast<int64_t>(out.size()) != *count)
+    return {};
+  return DenseElementsAttr::get(cast<ShapedType>(getType()), out);
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (auto count = foldableCount(getType());
+        count && dense.getType().hasStaticShape()) {
+      auto type = cast<RankedTensorType>(getType());
+      ArrayRef<int64_t> inShape = dense.getType().getShape();
+      SmallVector<int64_t> inStrides = rowMajorStrides(inShape);
+      auto steps = getSteps();
+      SmallVector<int64_t> base(type.getRank()), stride(type.getRank());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        int64_t step = steps ? (*steps)[d] : 1;
+        base[d] = inShape[d] > 0
+                      ? sliceStart(inShape[d], getStarts()[d], step)
+                      : 0;
+        stride[d] = step;
+      }
+      SmallVector<Attribute> values(dense.getValues<Attribute>());
+      SmallVector<Attribute> out;
+      out.reserve(*count);
+      SmallVector<int64_t> index(type.getRank(), 0);
+      for (int64_t n = 0; n < *count; ++n) {
+        int64_t offset = 0;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          offset += (base[d] + index[d] * stride[d]) * inStrides[d];
+        if (offset < 0 || offset >= static_cast<int64_t>(values.size()))
+          return {};
+        out.push_back(values[offset]);
+        for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+          if (++index[d] < type.getDimSize(d))
+            break;
+          index[d] = 0;
+        }
+      }
+      return DenseElementsAttr::get(cast<ShapedType>(type), out);
+    }
   if (getInput().getType() != getType())
     return {};
   auto type = cast<RankedTensorType>(getType());

@@ -10,6 +10,7 @@
 #include "dialects/TgcOps.h"
 #include "dialects/ShapeUtils.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -713,6 +714,74 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult ShapeOfOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  Inference<ShapeOfOp> infer{loc};
+  auto input = infer.ranked(adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  inferred.push_back(RankedTensorType::get({input->getRank()},
+                                           IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult
+DynamicReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
+  Inference<DynamicReshapeOp> infer{loc};
+  auto input = infer.ranked(adaptor.getInput(), "input");
+  auto shape = infer.ranked(adaptor.getShape(), "shape");
+  if (failed(input) || failed(shape))
+    return failure();
+  if (shape->getRank() != 1 || shape->isDynamicDim(0))
+    return infer.fail("shape must be a 1-D tensor of static length, got ",
+                      shapeOf(*shape));
+  int64_t rank = shape->getDimSize(0);
+  SmallVector<int64_t> dims(rank, ShapedType::kDynamic);
+  // A constant shape gives static dims (-1 stays dynamic unless the input's
+  // element count settles it).
+  DenseIntElementsAttr values;
+  if (matchPattern(adaptor.getShape(), m_Constant(&values))) {
+    int inferredDims = 0;
+    for (auto [i, v] : llvm::enumerate(values.getValues<int64_t>())) {
+      if (v < -1)
+        return infer.fail("shape has invalid dim ", v,
+                          " (dims are >= 0, or -1 to infer one)");
+      if (v == -1)
+        ++inferredDims;
+      else if (v == 0 && adaptor.getCopyZeros())
+        dims[i] = static_cast<int64_t>(i) < input->getRank()
+                      ? input->getDimSize(i)
+                      : ShapedType::kDynamic;
+      else
+        dims[i] = v;
+    }
+    if (inferredDims > 1)
+      return infer.fail("shape may contain -1 (infer this dim) only once");
+    auto inCount = staticElementCount(input->getShape());
+    if (inferredDims == 1 && inCount) {
+      int64_t rest = 1;
+      bool overflow = false;
+      for (int64_t d : dims)
+        if (!ShapedType::isDynamic(d))
+          overflow |= __builtin_mul_overflow(rest, d, &rest);
+      if (!overflow && rest > 0 && *inCount % rest == 0)
+        for (int64_t &d : dims)
+          if (ShapedType::isDynamic(d))
+            d = *inCount / rest;
+    }
+    auto outCount = staticElementCount(dims);
+    if (inCount && outCount && *inCount != *outCount)
+      return infer.fail("cannot reshape input ", shapeOf(*input), " (",
+                        *inCount, " elements) to ", formatShape(dims));
+  }
+  inferred.push_back(RankedTensorType::get(dims, input->getElementType()));
+  return success();
+}
+
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -986,6 +1055,8 @@ TGC_COMPATIBLE_RETURN_TYPES(PadOp)
 TGC_COMPATIBLE_RETURN_TYPES(GatherOp)
 TGC_COMPATIBLE_RETURN_TYPES(SqueezeOp)
 TGC_COMPATIBLE_RETURN_TYPES(UnsqueezeOp)
+TGC_COMPATIBLE_RETURN_TYPES(ShapeOfOp)
+TGC_COMPATIBLE_RETURN_TYPES(DynamicReshapeOp)
 #undef TGC_COMPATIBLE_RETURN_TYPES
 
 #define GET_OP_CLASSES

@@ -481,6 +481,47 @@ def Tgc_ReshapeOp : Tgc_Op<"reshape"> {
   let hasCanonicalizer = 1;
 }
 
+def Tgc_ShapeOfOp : Tgc_Op<"shape_of", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The shape of a tensor as a 1-D i64 tensor";
+  let description = [{
+    `result[i] = input.shape[i]`, known when the function runs. Folds to a
+    constant when the input's shape is static (as it is once a function is
+    specialized for concrete input shapes), so shape arithmetic built on it
+    (gather, concat, mul, ...) folds away before code generation.
+
+    ```mlir
+    %s = tgc.shape_of %x : tensor<?x16xf32> -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input);
+  let results = (outs Tgc_I64Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Tgc_DynamicReshapeOp : Tgc_Op<"dynamic_reshape", [Pure, InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Reshape to a shape given as a tensor";
+  let description = [{
+    Like `tgc.reshape`, with the new shape taken from the 1-D i64 tensor
+    `shape` when the function runs: each entry is a dim (>= 0), or -1 (at most
+    once) for the dim that takes the remaining elements. With `copy_zeros`, an
+    entry 0 keeps the input's dim at the same position (ONNX's Reshape
+    without `allowzero`). The result's rank is
+    the length of `shape`; its dims are static where `shape` is a constant
+    (the declared result type may refine dynamic dims). With a constant
+    `shape` it canonicalizes to `tgc.reshape`.
+
+    ```mlir
+    %y = tgc.dynamic_reshape %x, %shape : (tensor<?x?x64xf32>, tensor<4xi64>) -> tensor<?x?x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, Tgc_I64Tensor:$shape,
+                       UnitAttr:$copy_zeros);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input `,` $shape (`copy_zeros` $copy_zeros^)? attr-dict `:` functional-type(operands, results)";
+  let hasCanonicalizer = 1;
+}
+
 def Tgc_TransposeOp : Tgc_Op<"transpose", [InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Permute the dims of a tensor";
   let description = [{
@@ -587,7 +628,7 @@ def Tgc_GatherOp : Tgc_Op<"gather", [InferTypeOpAdaptorWithIsCompatible]> {
   }];
   let arguments = (ins Tgc_Tensor:$data, Tgc_IndexTensor:$indices, I64Attr:$axis);
   let results = (outs Tgc_Tensor:$result);
-  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";  let hasFolder = 1;
 }
 
 def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible]> {

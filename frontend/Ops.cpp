@@ -27,7 +27,7 @@ using runtime::HostTensor;
 
 namespace {
 
-std::string shapeOf(const Tensor &t) {
+std::string shapeText(const Tensor &t) {
   return formatShape(t.type().getShape());
 }
 
@@ -137,7 +137,7 @@ Tensor reduce(const Tensor &x, std::vector<int64_t> axes, bool keepdims,
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
   }
-  auto normalized = normalizeAxes(rec, axes, rank, "input " + shapeOf(x));
+  auto normalized = normalizeAxes(rec, axes, rank, "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
   return rec.infer<OpT>(x.value(), ArrayRef<int64_t>(*normalized), keepdims);
@@ -149,7 +149,7 @@ Tensor argReduce(const Tensor &x, int64_t axis, bool keepdims, bool last,
   OpRecorder rec(OpT::getOperationName(), {&x}, loc);
   if (!rec.ok())
     return rec.poison();
-  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeOf(x));
+  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
   return rec.infer<OpT>(x.value(), static_cast<uint64_t>(*normalized), keepdims,
@@ -163,7 +163,7 @@ Tensor softmaxLike(const Tensor &x, int64_t axis, std::source_location loc) {
     return rec.poison();
   if (x.rank() == 0)
     return rec.fail("input must have rank >= 1");
-  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeOf(x));
+  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
   return rec.infer<OpT>(x.value(), static_cast<uint64_t>(*normalized));
@@ -504,7 +504,7 @@ Tensor tgc::layerNorm(const Tensor &x, std::optional<Tensor> scale,
   OpRecorder rec(LayerNormOp::getOperationName(), operands, loc);
   if (!rec.ok())
     return rec.poison();
-  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeOf(x));
+  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
   return rec.infer<LayerNormOp>(x.value(), scale ? scale->value() : Value(),
@@ -520,7 +520,7 @@ Tensor tgc::batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
                  {&x, &scale, &bias, &mean, &variance}, loc);
   if (!rec.ok())
     return rec.poison();
-  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeOf(x));
+  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
   return rec.infer<BatchNormOp>(
@@ -565,18 +565,52 @@ Tensor tgc::reshape(const Tensor &x, std::vector<int64_t> shape,
       dims[*inferred] = ShapedType::kDynamic;
     } else {
       if (*inCount % *knownCount != 0)
-        return rec.fail("cannot reshape input " + shapeOf(x) + " (" +
+        return rec.fail("cannot reshape input " + shapeText(x) + " (" +
                         llvm::Twine(*inCount) + " elements) to " +
                         listOf(shape));
       dims[*inferred] = *inCount / *knownCount;
     }
   } else if (inCount && *inCount != *knownCount) {
-    return rec.fail("cannot reshape input " + shapeOf(x) + " (" +
+    return rec.fail("cannot reshape input " + shapeText(x) + " (" +
                     llvm::Twine(*inCount) + " elements) to " + listOf(shape) +
                     " (" + llvm::Twine(*knownCount) + " elements)");
   }
   auto type = RankedTensorType::get(dims, x.type().getElementType());
   return rec.build<ReshapeOp>(type, x.value());
+}
+
+Tensor tgc::shapeOf(const Tensor &x, std::source_location loc) {
+  OpRecorder rec(ShapeOfOp::getOperationName(), {&x}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  return rec.infer<ShapeOfOp>(x.value());
+}
+
+Tensor tgc::dynamicReshape(const Tensor &x, const Tensor &shape,
+                           std::vector<int64_t> hint, bool copyZeros,
+                           std::source_location loc) {
+  OpRecorder rec(DynamicReshapeOp::getOperationName(), {&x, &shape}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  if (shape.rank() != 1 || !shape.dim(0))
+    return rec.fail("the new shape must be a 1-D tensor of static length, "
+                    "not " + shapeText(shape));
+  if (hint.empty())
+    return rec.infer<DynamicReshapeOp>(x.value(), shape.value(), copyZeros);
+  if (static_cast<int64_t>(hint.size()) != *shape.dim(0))
+    return rec.fail("the shape hint " + listOf(hint) + " has " +
+                    llvm::Twine(hint.size()) + " dims, the new shape " +
+                    llvm::Twine(*shape.dim(0)));
+  SmallVector<int64_t> dims;
+  for (int64_t d : hint) {
+    if (d < 0 && d != kDynamic)
+      return rec.fail("the shape hint " + listOf(hint) +
+                      " has invalid dim " + llvm::Twine(d));
+    dims.push_back(d == kDynamic ? ShapedType::kDynamic : d);
+  }
+  auto type = RankedTensorType::get(dims, x.type().getElementType());
+  return rec.build<DynamicReshapeOp>(type, x.value(), shape.value(),
+                                    copyZeros);
 }
 
 Tensor tgc::transpose(const Tensor &x, std::vector<int64_t> perm,
@@ -626,7 +660,7 @@ Tensor tgc::concat(const std::vector<Tensor> &inputs, int64_t axis,
   if (inputs.empty())
     return rec.fail("needs at least one input");
   auto normalized = normalizeAxis(rec, axis, inputs.front().rank(),
-                                  "input #0 " + shapeOf(inputs.front()));
+                                  "input #0 " + shapeText(inputs.front()));
   if (!normalized)
     return rec.poison();
   SmallVector<Value> values;
@@ -663,7 +697,7 @@ Tensor tgc::gather(const Tensor &data, const Tensor &indices, int64_t axis,
   if (!rec.ok())
     return rec.poison();
   auto normalized =
-      normalizeAxis(rec, axis, data.rank(), "data " + shapeOf(data));
+      normalizeAxis(rec, axis, data.rank(), "data " + shapeText(data));
   if (!normalized)
     return rec.poison();
   return rec.infer<GatherOp>(data.value(), indices.value(),
@@ -681,7 +715,7 @@ Tensor tgc::squeeze(const Tensor &x, std::vector<int64_t> axes,
       if (x.type().getDimSize(d) == 1)
         normalized.push_back(d);
   } else {
-    auto list = normalizeAxes(rec, axes, x.rank(), "input " + shapeOf(x));
+    auto list = normalizeAxes(rec, axes, x.rank(), "input " + shapeText(x));
     if (!list)
       return rec.poison();
     normalized = std::move(*list);

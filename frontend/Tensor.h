@@ -367,6 +367,15 @@ Tensor batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
 /// (dynamic when the input has dynamic dims).
 Tensor reshape(const Tensor &x, std::vector<int64_t> shape,
                SourceLoc loc = SourceLoc::current());
+/// The shape of `x` as a 1-D i64 tensor, known when the function runs.
+Tensor shapeOf(const Tensor &x, SourceLoc loc = SourceLoc::current());
+/// Reshape to the shape held by the 1-D i64 tensor `shape` (entries >= 0, or
+/// -1 once); `hint` (optional, of the same length) gives dims known now
+/// (tgc::kDynamic elsewhere) for the result type. With `copyZeros`, a 0 entry
+/// keeps the input's dim at that position (ONNX Reshape's default).
+Tensor dynamicReshape(const Tensor &x, const Tensor &shape,
+                      std::vector<int64_t> hint = {}, bool copyZeros = false,
+                      SourceLoc loc = SourceLoc::current());
 /// result.shape[i] = x.shape[perm[i]]; negative entries count from the end; an
 /// empty `perm` reverses the dims.
 Tensor transpose(const Tensor &x, std::vector<int64_t> perm = {},

@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <system_error>
 
 using namespace mlir;
 using namespace tgc;
@@ -434,10 +435,34 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
     argTypes.push_back(concrete);
   }
   tgc::inferShapes(*module);
+  // Shape arithmetic (tgc.shape_of and what imported models compute from it)
+  // folds to constants now that shapes are concrete; tgc-infer-shapes then
+  // makes tgc.dynamic_reshape results static and canonicalization turns them
+  // into tgc.reshape. Alternate until none is left.
+  auto hasShapeOps = [&] {
+    bool found = false;
+    clone.walk([&](Operation *op) {
+      found |= isa<ShapeOfOp, DynamicReshapeOp>(op);
+    });
+    return found;
+  };
   // The function's result types follow the returned values.
-  clone.walk([&](func::ReturnOp ret) {
-    clone.setType(FunctionType::get(context, argTypes, ret->getOperandTypes()));
-  });
+  auto updateSignature = [&] {
+    clone.walk([&](func::ReturnOp ret) {
+      clone.setType(
+          FunctionType::get(context, argTypes, ret->getOperandTypes()));
+    });
+  };
+  updateSignature();
+  for (int round = 0; round < 8 && hasShapeOps(); ++round) {
+    PassManager pm(context);
+    tgc::buildCleanupPipeline(pm);
+    if (failed(pm.run(*module)))
+      return fail("folding the shape computations of '" + func.getName() +
+                  "' failed");
+    tgc::inferShapes(*module);
+    updateSignature();
+  }
   if (failed(verify(*module)))
     return fail("the specialized function failed to verify");
   if (optimize) {
@@ -471,10 +496,13 @@ cpu::compile(func::FuncOp func,
                       std::string producer) -> llvm::Expected<int64_t> {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (!type || !type.hasStaticShape() || !toDType(type.getElementType()))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     producer + ": the shape of " +
-                                         typeString(v) +
-                                         " is not known after specialization");
+      return llvm::createStringError(
+          std::make_error_code(std::errc::not_supported),
+          producer + ": the shape of " + typeString(v) +
+              " is not known after specialization (it depends on the values "
+              "of the inputs, not only their shapes; the CPU backend needs "
+              "static shapes: specialize on those values or use the "
+              "reference backend)");
     runtime::ValueInfo info;
     info.dtype = *toDType(type.getElementType());
     info.shape = shapeOf(v);

@@ -144,6 +144,63 @@ Expected<HostTensor> runReshape(ReshapeOp op, const HostTensor &in) {
   return withShape(op, in, std::move(shape));
 }
 
+Expected<HostTensor> runShapeOf(ShapeOfOp op, const HostTensor &in) {
+  auto out = allocate(op, runtime::DType::I64, {in.rank()});
+  if (!out)
+    return out.takeError();
+  for (int64_t d = 0; d < in.rank(); ++d)
+    out->setInt(d, in.dim(d));
+  return out;
+}
+
+Expected<HostTensor> runDynamicReshape(DynamicReshapeOp op,
+                                       const HostTensor &in,
+                                       const HostTensor &shapeValues) {
+  Shape shape;
+  int64_t known = 1, inferred = -1;
+  bool overflow = false;
+  for (int64_t i = 0; i < shapeValues.numElements(); ++i) {
+    int64_t d = shapeValues.getInt(i);
+    if (d == 0 && op.getCopyZeros()) {
+      if (i >= in.rank())
+        return opError(op, "new shape entry #" + std::to_string(i) +
+                               " is 0 (copy the input dim) but the input " +
+                               describeTensor(in.dtype(), in.shape()) +
+                               " has no such dim");
+      d = in.dim(i);
+    }
+    if (d < -1 || (d == -1 && inferred >= 0))
+      return opError(op, "invalid new shape: dim " + std::to_string(d) +
+                             " at #" + std::to_string(i) +
+                             " (dims are >= 0, or -1 once to infer one)");
+    if (d == -1)
+      inferred = i;
+    else
+      overflow |= __builtin_mul_overflow(known, d, &known);
+    shape.push_back(d);
+  }
+  int64_t count = in.numElements();
+  auto mismatch = [&] {
+    std::string target = "[";
+    for (auto [i, d] : llvm::enumerate(shape))
+      target += (i ? ", " : "") + std::to_string(d);
+    return opError(op, "cannot reshape " +
+                           describeTensor(in.dtype(), in.shape()) + " (" +
+                           std::to_string(count) + " elements) to " + target +
+                           "]");
+  };
+  if (overflow)
+    return mismatch();
+  if (inferred >= 0) {
+    if (known == 0 || count % known != 0)
+      return mismatch();
+    shape[inferred] = count / known;
+  } else if (known != count) {
+    return mismatch();
+  }
+  return withShape(op, in, std::move(shape));
+}
+
 Expected<HostTensor> runSqueeze(SqueezeOp op, const HostTensor &in) {
   llvm::ArrayRef<int64_t> axes = op.getAxes();
   Shape shape;
@@ -355,6 +412,12 @@ Result runDataMovement(Operation *op, Operands operands) {
   }
   if (auto o = dyn_cast<TransposeOp>(op)) {
     return runTranspose(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<ShapeOfOp>(op)) {
+    return runShapeOf(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<DynamicReshapeOp>(op)) {
+    return runDynamicReshape(o, *operands[0], *operands[1]);
   }
   if (auto o = dyn_cast<BroadcastToOp>(op)) {
     return runBroadcastTo(o, *operands[0]);

@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 using namespace tgc;
@@ -83,10 +84,30 @@ mlir::DenseElementsAttr toAttr(const HostTensor &value,
 
 /// An ONNX value: a symbolic tensor, its contents when known, or both. The
 /// tensor of a known value is created on first use.
+/// A small integer tensor (rank 0 or 1) of which only some elements are known
+/// at import time: the Shape of a tensor with dynamic dims and the shape
+/// arithmetic exporters build from it (Gather, Concat, Mul, ...). Exported
+/// models with a dynamic batch compute their Reshape targets this way; with
+/// at most one element unknown, the Reshape still imports (as -1).
+struct PartialInts {
+  DType dtype = DType::I64;
+  bool scalar = false;
+  std::vector<std::optional<int64_t>> values;
+  std::string describe() const {
+    std::string text = "[";
+    for (auto [i, v] : llvm::enumerate(values))
+      text += (i ? ", " : "") + (v ? std::to_string(*v) : std::string("?"));
+    return text + "]";
+  }
+};
+
 struct Val {
   Tensor tensor;
   std::shared_ptr<HostTensor> constant;
   std::string origin; // For the location of a materialized constant.
+  /// What is known at import time of a value computed from dynamic dims
+  /// (its tensor computes it when the function runs).
+  std::shared_ptr<PartialInts> partial;
 };
 
 using Scope = std::unordered_map<std::string, Val>;
@@ -179,6 +200,12 @@ private:
   /// The contents of input `i` when it is a constant, else null.
   llvm::Expected<std::shared_ptr<HostTensor>> constIn(int i);
   llvm::Expected<std::vector<int64_t>> constInts(int i, llvm::StringRef what);
+  /// The value of `v` when it is computed only from constants and arguments
+  /// the caller gave values for (ImportOptions::argumentValues), else null.
+  llvm::Expected<std::shared_ptr<HostTensor>> evaluateSpecialized(
+      mlir::Value v,
+      llvm::DenseMap<mlir::Value, std::shared_ptr<HostTensor>> &memo,
+      unsigned depth);
   llvm::Expected<double> constScalar(int i, llvm::StringRef what);
   void out(int i, Tensor t) {
     if (wantsOutput(i))
@@ -229,6 +256,26 @@ private:
   llvm::Error convPow();
   llvm::Error convXor();
   llvm::Error convMod();
+  llvm::Error convBitShift();
+  llvm::Error convConvInteger();
+  llvm::Error convMatMulInteger();
+  llvm::Error convQLinearMatMul();
+  llvm::Error convQLinearConv();
+  llvm::Expected<Tensor> convolve(const Tensor &x0, const Tensor &w0,
+                                  std::optional<Tensor> bias);
+  llvm::Expected<Tensor> subtractZeroPoint(const Tensor &x,
+                                           std::optional<Tensor> zp,
+                                           int64_t axis, DType type);
+  llvm::Expected<Tensor> integerMatmul(const Tensor &a,
+                                       std::optional<Tensor> azp,
+                                       const Tensor &b,
+                                       std::optional<Tensor> bzp);
+  llvm::Expected<Tensor> requantize(const Tensor &acc, const Tensor &scale,
+                                    const Tensor &zp);
+  llvm::Error convQuantizeLinear();
+  llvm::Error convDequantizeLinear();
+  llvm::Expected<Tensor> perAxisParam(const Tensor &param, const Tensor &x,
+                                      llvm::StringRef what);
   llvm::Error convPRelu();
   llvm::Error convLeakyRelu();
   llvm::Error convElu();
@@ -281,6 +328,13 @@ private:
   llvm::Error convDropout();
   llvm::Error convConstant();
   llvm::Error convShape();
+  /// Shape arithmetic on partially known values: what is known of output 0
+  /// of the node when an input is partial and the op is one the lattice
+  /// covers (nullopt otherwise). The converter still builds the ops that
+  /// compute the value when the function runs.
+  llvm::Expected<std::optional<PartialInts>> propagatePartial();
+  void registerPartialOutputs();
+  llvm::Expected<std::optional<PartialInts>> partialIn(int i);
   llvm::Error convSize();
   llvm::Error convConstantOfShape();
   llvm::Error convExpand();
@@ -292,6 +346,14 @@ private:
   llvm::Error convCumSum();
   llvm::Error convDepthToSpace();
   llvm::Error convSpaceToDepth();
+  llvm::Error convResize();
+  llvm::Error convLRN();
+  llvm::Error convConvTranspose();
+  llvm::Error convEinsum();
+  llvm::Expected<Tensor> atanOf(const Tensor &x);
+  llvm::Error convAtan();
+  llvm::Error convAsin();
+  llvm::Error convAcos();
 
   mlir::MLIRContext &context;
   ::onnx::ModelProto &model;
@@ -311,6 +373,7 @@ private:
   std::string label;
   std::vector<std::pair<std::string, Tensor>> outputs;
   std::vector<std::pair<std::string, HostTensor>> constOutputs;
+  std::vector<std::pair<std::string, PartialInts>> partialOutputs;
 };
 
 llvm::Error Importer::traceFailure() const {
@@ -394,13 +457,81 @@ llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
   }
   auto constant =
       llvm::dyn_cast_or_null<ConstantOp>(val->tensor.value().getDefiningOp());
-  if (!constant)
-    return nullptr;
+  if (!constant) {
+    // Computed from arguments whose values the caller gave (e.g. the limit
+    // of a Range is Cast(size) in the window functions): evaluate it.
+    if (options.argumentValues.empty())
+      return nullptr;
+    llvm::DenseMap<mlir::Value, std::shared_ptr<HostTensor>> memo;
+    TRY(evaluated, evaluateSpecialized(val->tensor.value(), memo, 0));
+    if (evaluated)
+      val->constant = evaluated;
+    return evaluated;
+  }
   auto value = reference::runOp(constant, {});
   if (!value)
     return prefixError(label + ": ", value.takeError());
   val->constant = std::make_shared<HostTensor>(std::move(*value));
   return val->constant;
+}
+
+llvm::Expected<std::shared_ptr<HostTensor>> Importer::evaluateSpecialized(
+    mlir::Value v,
+    llvm::DenseMap<mlir::Value, std::shared_ptr<HostTensor>> &memo,
+    unsigned depth) {
+  auto known = memo.find(v);
+  if (known != memo.end())
+    return known->second;
+  constexpr unsigned kMaxDepth = 64;
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(v.getType());
+  if (depth > kMaxDepth || !type)
+    return nullptr;
+  std::shared_ptr<HostTensor> result;
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v)) {
+    unsigned k = arg.getArgNumber();
+    mlir::Operation *parent = arg.getOwner()->getParentOp();
+    if (!parent || !llvm::isa<mlir::func::FuncOp>(parent) ||
+        k >= options.argumentValues.size() || !options.argumentValues[k])
+      return nullptr;
+    const HostTensor &given = *options.argumentValues[k];
+    std::optional<DType> dtype = reference::toDType(type.getElementType());
+    bool matches =
+        dtype && *dtype == given.dtype() && type.getRank() == given.rank();
+    for (int64_t d = 0; matches && d < given.rank(); ++d)
+      matches = type.isDynamicDim(d) || type.getDimSize(d) == given.shape()[d];
+    if (!matches) {
+      std::string declared;
+      llvm::raw_string_ostream os(declared);
+      os << type;
+      return fail("argument #" + llvm::Twine(k) + " is given as " +
+                  given.describe() + " but declared " + declared);
+    }
+    result = std::make_shared<HostTensor>(given);
+  } else {
+    mlir::Operation *op = v.getDefiningOp();
+    if (!op || op->getNumResults() != 1 ||
+        !llvm::isa<TgcDialect>(op->getDialect()) || !type.hasStaticShape() ||
+        type.getNumElements() > options.maxFoldedElements)
+      return nullptr;
+    std::vector<std::shared_ptr<HostTensor>> operands;
+    std::vector<const HostTensor *> pointers;
+    for (mlir::Value operand : op->getOperands()) {
+      TRY(value, evaluateSpecialized(operand, memo, depth + 1));
+      if (!value)
+        return nullptr;
+      operands.push_back(value);
+      pointers.push_back(value.get());
+    }
+    auto value = reference::runOp(op, pointers);
+    if (!value) {
+      // Left for run time, which reports it with the op's location.
+      llvm::consumeError(value.takeError());
+      return nullptr;
+    }
+    result = std::make_shared<HostTensor>(std::move(*value));
+  }
+  memo[v] = result;
+  return result;
 }
 
 llvm::Expected<std::vector<int64_t>> Importer::constInts(int i,
@@ -645,6 +776,107 @@ llvm::Error Importer::convMod() {
   TRYT(fix, tgc::logicalAnd(nonzero, differ));
   TRYT(shifted, tgc::add(r, b));
   TRYT(y, tgc::select(fix, shifted, r));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::convBitShift() {
+  TRY(x, in(0));
+  TRY(y, in(1));
+  TRY(direction, attrString("direction", ""));
+  if (direction != "LEFT" && direction != "RIGHT")
+    return fail("attribute 'direction' must be \"LEFT\" or \"RIGHT\", got \"" +
+                direction + "\"");
+  TRYT(z, direction == "LEFT" ? tgc::shiftLeft(x, y) : tgc::shiftRight(x, y));
+  out(0, z);
+  return llvm::Error::success();
+}
+
+/// A QuantizeLinear/DequantizeLinear scale or zero point made to broadcast
+/// against `x`: a scalar (or 1-element) stays, a 1-D per-axis parameter gets
+/// trailing 1 dims after the node's `axis`.
+llvm::Expected<Tensor> Importer::perAxisParam(const Tensor &param,
+                                              const Tensor &x,
+                                              llvm::StringRef what) {
+  if (param.rank() == 0 || (param.rank() == 1 && param.dim(0) == 1))
+    return param;
+  if (param.rank() != 1)
+    return fail(what + " " + param.describe() + " must be a scalar or 1-D");
+  TRY(axis, axisAttr("axis", 1, x.rank()));
+  std::vector<int64_t> shape(static_cast<size_t>(x.rank() - axis), 1);
+  shape[0] = param.dim(0).value_or(kDynamic);
+  return reshapeTo(param, shape);
+}
+
+llvm::Error Importer::convQuantizeLinear() {
+  TRY(x0, in(0));
+  TRY(scale0, in(1));
+  if (!runtime::isFloatDType(scale0.dtype()))
+    return fail("y_scale " + scale0.describe() + " must be a float tensor");
+  // y = saturate(round_half_even(x / y_scale) + y_zero_point), computed in
+  // the scale's float type.
+  DType floatType = scale0.dtype();
+  Tensor x = x0;
+  if (x.dtype() != floatType) {
+    TRYT(c, tgc::cast(x0, floatType));
+    x = c;
+  }
+  TRY(scale, perAxisParam(scale0, x, "y_scale"));
+  TRYT(q, tgc::div(x, scale));
+  TRYT(r, tgc::round(q));
+  Tensor y = r;
+  DType outType = DType::UI8;
+  if (has(2)) {
+    TRY(zp0, in(2));
+    outType = zp0.dtype();
+    TRYT(zpf, tgc::cast(zp0, floatType));
+    TRY(zp, perAxisParam(zpf, x, "y_zero_point"));
+    TRYT(shifted, tgc::add(r, zp));
+    y = shifted;
+  }
+  double lo, hi;
+  switch (outType) {
+  case DType::UI8:
+    lo = 0, hi = 255;
+    break;
+  case DType::I8:
+    lo = -128, hi = 127;
+    break;
+  case DType::UI16:
+    lo = 0, hi = 65535;
+    break;
+  case DType::I16:
+    lo = -32768, hi = 32767;
+    break;
+  default:
+    return unsupported("quantizing to " + std::string(runtime::dtypeName(
+                                              outType)) +
+                       " is not supported");
+  }
+  TRYT(clamped, tgc::clamp(y, lo, hi));
+  TRYT(result, tgc::cast(clamped, outType));
+  out(0, result);
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::convDequantizeLinear() {
+  TRY(x0, in(0));
+  TRY(scale0, in(1));
+  if (!runtime::isFloatDType(scale0.dtype()))
+    return fail("x_scale " + scale0.describe() + " must be a float tensor");
+  // y = (x - x_zero_point) * x_scale in the scale's float type.
+  DType floatType = scale0.dtype();
+  TRYT(x, tgc::cast(x0, floatType));
+  Tensor centered = x;
+  if (has(2)) {
+    TRY(zp0, in(2));
+    TRYT(zpf, tgc::cast(zp0, floatType));
+    TRY(zp, perAxisParam(zpf, x, "x_zero_point"));
+    TRYT(d, tgc::sub(x, zp));
+    centered = d;
+  }
+  TRY(scale, perAxisParam(scale0, x, "x_scale"));
+  TRYT(y, tgc::mul(centered, scale));
   out(0, y);
   return llvm::Error::success();
 }
@@ -1083,8 +1315,22 @@ Importer::spatialPads(const Tensor &x, llvm::ArrayRef<int64_t> kernel,
 }
 
 llvm::Error Importer::convConv() {
-  TRY(x0, in(0));
-  TRY(w0, in(1));
+  TRY(x, in(0));
+  TRY(w, in(1));
+  std::optional<Tensor> bias;
+  if (has(2)) {
+    TRY(b, in(2));
+    bias = b;
+  }
+  TRY(y, convolve(x, w, bias));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+/// The node's Conv attributes applied to `x0` and `w0` (Conv, ConvInteger,
+/// QLinearConv).
+llvm::Expected<Tensor> Importer::convolve(const Tensor &x0, const Tensor &w0,
+                                          std::optional<Tensor> bias) {
   int64_t rank = x0.rank();
   if (rank != 3 && rank != 4)
     return unsupported("only 1-D and 2-D convolutions are supported: the input " +
@@ -1137,17 +1383,169 @@ llvm::Error Importer::convConv() {
     opts.dilations = dilations;
     opts.padding = pads;
   }
-  std::optional<Tensor> bias;
-  if (has(2)) {
-    TRY(b, in(2));
-    bias = b;
-  }
   TRYT(y0, tgc::conv2d(x, w, bias, opts));
   Tensor y = y0;
   if (n == 1) {
     TRYT(t, tgc::squeeze(y0, {2}));
     y = t;
   }
+  return y;
+}
+
+/// `x - zeroPoint` in `type`, where a 1-D zero point of more than one element
+/// runs along dim `axis` of `x` (per-row, per-column or per-channel).
+llvm::Expected<Tensor> Importer::subtractZeroPoint(const Tensor &x,
+                                                   std::optional<Tensor> zp0,
+                                                   int64_t axis, DType type) {
+  TRYT(xc, tgc::cast(x, type));
+  if (!zp0)
+    return xc;
+  TRYT(zpc, tgc::cast(*zp0, type));
+  Tensor zp = zpc;
+  if (zp.rank() == 1 && zp.dim(0) != 1) {
+    if (axis < 0 || axis >= x.rank())
+      return fail("zero point " + zp0->describe() +
+                  " does not fit the operand " + x.describe());
+    std::vector<int64_t> shape(static_cast<size_t>(x.rank() - axis), 1);
+    shape[0] = zp.dim(0).value_or(kDynamic);
+    TRY(r, reshapeTo(zp, shape));
+    zp = r;
+  } else if (zp.rank() > 1) {
+    return fail("zero point " + zp0->describe() + " must be a scalar or 1-D");
+  }
+  TRYT(d, tgc::sub(xc, zp));
+  return d;
+}
+
+llvm::Error Importer::convConvInteger() {
+  // int32 result of a convolution of (x - x_zero_point) and
+  // (w - w_zero_point), computed in f64: exact for every 8-bit input.
+  TRY(x0, in(0));
+  TRY(w0, in(1));
+  std::optional<Tensor> xzp, wzp;
+  if (has(2)) {
+    TRY(t, in(2));
+    xzp = t;
+  }
+  if (has(3)) {
+    TRY(t, in(3));
+    wzp = t;
+  }
+  TRY(x, subtractZeroPoint(x0, xzp, 1, DType::F64));
+  TRY(w, subtractZeroPoint(w0, wzp, 0, DType::F64));
+  TRY(y, convolve(x, w, std::nullopt));
+  TRYT(yi, tgc::cast(y, DType::I32));
+  out(0, yi);
+  return llvm::Error::success();
+}
+
+/// The int32 product (a - a_zero_point) @ (b - b_zero_point) of 2-D or
+/// batched operands (a per-row zero point runs along a's rows, a per-column
+/// one along b's columns).
+llvm::Expected<Tensor> Importer::integerMatmul(const Tensor &a0,
+                                               std::optional<Tensor> azp,
+                                               const Tensor &b0,
+                                               std::optional<Tensor> bzp) {
+  if (a0.rank() < 2 || b0.rank() < 2)
+    return unsupported("integer matmul of " + a0.describe() + " and " +
+                       b0.describe() +
+                       ": operands of rank 1 are not supported");
+  TRY(a, subtractZeroPoint(a0, azp, a0.rank() - 2, DType::I32));
+  TRY(b, subtractZeroPoint(b0, bzp, b0.rank() - 1, DType::I32));
+  TRYT(y, tgc::matmul(a, b));
+  return y;
+}
+
+llvm::Error Importer::convMatMulInteger() {
+  TRY(a, in(0));
+  TRY(b, in(1));
+  std::optional<Tensor> azp, bzp;
+  if (has(2)) {
+    TRY(t, in(2));
+    azp = t;
+  }
+  if (has(3)) {
+    TRY(t, in(3));
+    bzp = t;
+  }
+  TRY(y, integerMatmul(a, azp, b, bzp));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+/// Requantizes an int32 accumulator: saturate(round_half_even(acc * scale) +
+/// zero_point) in the zero point's type, with `scale` a float tensor that
+/// broadcasts against `acc`.
+llvm::Expected<Tensor> Importer::requantize(const Tensor &acc,
+                                            const Tensor &scale,
+                                            const Tensor &zp) {
+  TRYT(accf, tgc::cast(acc, scale.dtype()));
+  TRYT(scaled, tgc::mul(accf, scale));
+  TRYT(rounded, tgc::round(scaled));
+  TRYT(zpf, tgc::cast(zp, scale.dtype()));
+  TRYT(shifted, tgc::add(rounded, zpf));
+  double lo, hi;
+  if (zp.dtype() == DType::UI8)
+    lo = 0, hi = 255;
+  else if (zp.dtype() == DType::I8)
+    lo = -128, hi = 127;
+  else
+    return unsupported("quantizing to " + zp.describe() + " is not supported");
+  TRYT(clamped, tgc::clamp(shifted, lo, hi));
+  TRYT(y, tgc::cast(clamped, zp.dtype()));
+  return y;
+}
+
+llvm::Error Importer::convQLinearMatMul() {
+  TRY(a, in(0));
+  TRY(as, in(1));
+  TRY(azp, in(2));
+  TRY(b, in(3));
+  TRY(bs, in(4));
+  TRY(bzp, in(5));
+  TRY(ys, in(6));
+  TRY(yzp, in(7));
+  for (const Tensor *s : {&as, &bs, &ys})
+    if (s->rank() != 0 && !(s->rank() == 1 && s->dim(0) == 1))
+      return unsupported("per-row or per-column scales are not supported");
+  TRY(acc, integerMatmul(a, azp, b, bzp));
+  TRYT(abs, tgc::mul(as, bs));
+  TRYT(scale, tgc::div(abs, ys));
+  TRY(y, requantize(acc, scale, yzp));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::convQLinearConv() {
+  TRY(x0, in(0));
+  TRY(xs, in(1));
+  TRY(xzp, in(2));
+  TRY(w0, in(3));
+  TRY(ws0, in(4));
+  TRY(wzp, in(5));
+  TRY(ys, in(6));
+  TRY(yzp, in(7));
+  // The int32 accumulator (plus the int32 bias) is exact in f64.
+  TRY(x, subtractZeroPoint(x0, xzp, 1, DType::F64));
+  TRY(w, subtractZeroPoint(w0, wzp, 0, DType::F64));
+  std::optional<Tensor> bias;
+  if (has(8)) {
+    TRY(b, in(8));
+    TRYT(bf, tgc::cast(b, DType::F64));
+    bias = bf;
+  }
+  TRY(acc, convolve(x, w, bias));
+  // A per-output-channel w_scale runs along the result's dim 1.
+  Tensor ws = ws0;
+  if (ws0.rank() == 1 && ws0.dim(0) != 1) {
+    std::vector<int64_t> shape(static_cast<size_t>(acc.rank() - 1), 1);
+    shape[0] = ws0.dim(0).value_or(kDynamic);
+    TRY(r, reshapeTo(ws0, shape));
+    ws = r;
+  }
+  TRYT(xws, tgc::mul(xs, ws));
+  TRYT(scale, tgc::div(xws, ys));
+  TRY(y, requantize(acc, scale, yzp));
   out(0, y);
   return llvm::Error::success();
 }
@@ -1184,12 +1582,23 @@ llvm::Error Importer::convPool() {
   (void)storageOrder;
   TRY(pads, spatialPads(x0, kernel, strides, dilations, ceilMode != 0));
 
+  // Integer MaxPool (ONNX allows 8-bit inputs) pools in f32, which holds
+  // every 8- and 16-bit integer exactly; max commutes with the casts.
   Tensor x = x0;
+  DType dtype = x0.dtype();
+  bool viaF32 = isMax && (dtype == DType::I8 || dtype == DType::UI8 ||
+                          dtype == DType::I16 || dtype == DType::UI16);
+  if (!runtime::isFloatDType(dtype) && !viaF32)
+    return unsupported("pooling " + x0.describe() + " is not supported");
+  if (viaF32) {
+    TRYT(xf, tgc::cast(x0, DType::F32));
+    x = xf;
+  }
   Pool2DOptions opts;
   opts.ceilMode = ceilMode != 0;
   opts.countIncludePad = countIncludePad != 0;
   if (n == 1) {
-    TRYT(xu, tgc::unsqueeze(x0, {2}));
+    TRYT(xu, tgc::unsqueeze(x, {2}));
     x = xu;
     opts.kernel = {1, kernel[0]};
     opts.strides = {1, strides[0]};
@@ -1206,6 +1615,10 @@ llvm::Error Importer::convPool() {
   if (n == 1) {
     TRYT(t, tgc::squeeze(y0, {2}));
     y = t;
+  }
+  if (viaF32) {
+    TRYT(yi, tgc::cast(y, dtype));
+    y = yi;
   }
   out(0, y);
   return llvm::Error::success();
@@ -1544,8 +1957,49 @@ llvm::Error Importer::convReshape() {
       return fail("attribute 'shape' is required");
     shape = *s;
   } else {
-    TRY(s, constInts(1, "shape"));
-    shape = s;
+    TRY(val, lookup(1));
+    TRY(known, constIn(1));
+    if (!known) {
+      // A shape computed when the function runs. Known but for one element
+      // (typically a dynamic batch): that one is inferred (-1) by a static
+      // reshape; otherwise tgc.dynamic_reshape reads it at run time.
+      std::optional<PartialInts> p;
+      if (val->partial)
+        p = *val->partial;
+      TRY(allowZeroAttr, attrInt("allowzero", 0));
+      if (p && !p->scalar) {
+        int unknown = 0;
+        bool minusOne = false;
+        for (const auto &v : p->values) {
+          unknown += !v;
+          minusOne |= v && *v == -1;
+        }
+        if (unknown == 1 && !minusOne)
+          for (const auto &v : p->values)
+            shape.push_back(v ? *v : -1);
+      }
+      if (shape.empty()) {
+        TRY(target, in(1));
+        if (target.rank() != 1 || !target.dim(0))
+          return fail("the shape input must be 1-D with a static length, not " +
+                      target.describe());
+        std::vector<int64_t> hint(*target.dim(0), kDynamic);
+        if (p && p->values.size() == hint.size())
+          for (auto [i, v] : llvm::enumerate(p->values))
+            if (v && *v > 0)
+              hint[i] = *v;
+        TRY(x64, in(0));
+        TRYT(y, tgc::dynamicReshape(x64, target.dtype() == DType::I64
+                                             ? target
+                                             : tgc::cast(target, DType::I64),
+                                    hint, /*copyZeros=*/!allowZeroAttr));
+        out(0, y);
+        return llvm::Error::success();
+      }
+    } else {
+      TRY(s, constInts(1, "shape"));
+      shape = s;
+    }
   }
   TRY(allowZero, attrInt("allowzero", 0));
   std::vector<int64_t> xs = x.shape();
@@ -2065,11 +2519,216 @@ llvm::Error Importer::convConstant() {
               "equivalent)");
 }
 
+llvm::Expected<std::optional<PartialInts>> Importer::partialIn(int i) {
+  TRY(val, lookup(i));
+  if (val->partial)
+    return std::optional<PartialInts>(*val->partial);
+  TRY(value, constIn(i));
+  if (!value || value->rank() > 1 || value->numElements() > 64 ||
+      runtime::isFloatDType(value->dtype()) || value->dtype() == DType::I1)
+    return std::optional<PartialInts>();
+  PartialInts p;
+  p.dtype = value->dtype();
+  p.scalar = value->rank() == 0;
+  for (int64_t k = 0; k < value->numElements(); ++k)
+    p.values.push_back(value->getInt(k));
+  return std::optional<PartialInts>(std::move(p));
+}
+
+llvm::Expected<std::optional<PartialInts>> Importer::propagatePartial() {
+  static const std::set<std::string> kOps = {
+      "Identity", "Cast",  "Unsqueeze", "Squeeze", "Reshape", "Gather",
+      "Concat",   "Slice", "Add",       "Sub",     "Mul",     "Div"};
+  const std::string &op = node->op_type();
+  if (!kOps.contains(op))
+    return std::optional<PartialInts>();
+  bool anyPartial = false;
+  for (int i = 0; i < numInputs(); ++i)
+    if (has(i)) {
+      TRY(val, lookup(i));
+      anyPartial |= val->partial != nullptr;
+    }
+  if (!anyPartial)
+    return std::optional<PartialInts>();
+  // Every input must be partial or a small integer constant.
+  std::vector<PartialInts> ins(numInputs());
+  for (int i = 0; i < numInputs(); ++i) {
+    if (!has(i))
+      continue;
+    TRY(p, partialIn(i));
+    if (!p)
+      return std::optional<PartialInts>();
+    ins[i] = std::move(*p);
+  }
+  auto emit = [](PartialInts result) -> llvm::Expected<std::optional<PartialInts>> {
+    return std::optional<PartialInts>(std::move(result));
+  };
+  auto constAxes = [&](int input) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> axes;
+    if (opset < 13) {
+      const AP *a = attr("axes");
+      if (!a)
+        return axes;
+      for (int64_t v : a->ints())
+        axes.push_back(v);
+      return axes;
+    }
+    if (!has(input))
+      return axes;
+    for (const auto &v : ins[input].values) {
+      if (!v)
+        return std::nullopt;
+      axes.push_back(*v);
+    }
+    return axes;
+  };
+  PartialInts x = ins[0];
+
+  if (op == "Identity")
+    return emit(x);
+  if (op == "Cast") {
+    TRY(to, attrInt("to"));
+    std::optional<DType> dtype =
+        to ? dtypeFromOnnx(static_cast<int32_t>(*to)) : std::nullopt;
+    if (!dtype || runtime::isFloatDType(*dtype) || *dtype == DType::I1)
+      return std::optional<PartialInts>();
+    x.dtype = *dtype;
+    return emit(x);
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    std::optional<std::vector<int64_t>> axes = constAxes(1);
+    if (!axes)
+      return std::optional<PartialInts>();
+    bool zero = axes->empty() || (axes->size() == 1 &&
+                                  ((*axes)[0] == 0 || (*axes)[0] == -1));
+    if (op == "Unsqueeze" && x.scalar && zero && !axes->empty()) {
+      x.scalar = false;
+      return emit(x);
+    }
+    if (op == "Squeeze" && !x.scalar && x.values.size() == 1 && zero) {
+      x.scalar = true;
+      return emit(x);
+    }
+    return std::optional<PartialInts>();
+  }
+  if (op == "Reshape") {
+    if (!has(1) || ins[1].scalar || ins[1].values.size() > 1)
+      return std::optional<PartialInts>();
+    int64_t n = static_cast<int64_t>(x.values.size());
+    if (ins[1].values.empty()) {
+      if (n != 1)
+        return std::optional<PartialInts>();
+      x.scalar = true;
+      return emit(x);
+    }
+    const auto &target = ins[1].values[0];
+    if (!target || (*target != -1 && *target != n))
+      return std::optional<PartialInts>();
+    x.scalar = false;
+    return emit(x);
+  }
+  if (op == "Gather") {
+    TRY(axis, attrInt("axis", 0));
+    if (x.scalar || (axis != 0 && axis != -1))
+      return std::optional<PartialInts>();
+    PartialInts result;
+    result.dtype = x.dtype;
+    result.scalar = ins[1].scalar;
+    int64_t n = static_cast<int64_t>(x.values.size());
+    for (const auto &index : ins[1].values) {
+      if (!index || *index < -n || *index >= n)
+        return std::optional<PartialInts>();
+      result.values.push_back(x.values[*index < 0 ? *index + n : *index]);
+    }
+    return emit(std::move(result));
+  }
+  if (op == "Concat") {
+    TRY(axis, attrInt("axis"));
+    if (!axis || (*axis != 0 && *axis != -1))
+      return std::optional<PartialInts>();
+    PartialInts result;
+    result.dtype = x.dtype;
+    for (int i = 0; i < numInputs(); ++i) {
+      if (!has(i))
+        continue;
+      if (ins[i].scalar || ins[i].dtype != x.dtype)
+        return std::optional<PartialInts>();
+      llvm::append_range(result.values, ins[i].values);
+    }
+    return emit(std::move(result));
+  }
+  if (op == "Slice") {
+    if (x.scalar || opset < 10)
+      return std::optional<PartialInts>();
+    auto scalarOf = [&](int i, int64_t fallback) -> std::optional<int64_t> {
+      if (!has(i))
+        return fallback;
+      if (ins[i].values.size() != 1 || !ins[i].values[0])
+        return std::nullopt;
+      return *ins[i].values[0];
+    };
+    std::optional<int64_t> start = scalarOf(1, 0), end = scalarOf(2, 0),
+                           axis = scalarOf(3, 0), step = scalarOf(4, 1);
+    if (!start || !end || !axis || !step || (*axis != 0 && *axis != -1) ||
+        *step == 0)
+      return std::optional<PartialInts>();
+    int64_t n = static_cast<int64_t>(x.values.size());
+    auto clampIndex = [&](int64_t v, bool forEnd) {
+      if (v < 0)
+        v += n;
+      if (*step > 0)
+        return std::clamp<int64_t>(v, 0, n);
+      return std::clamp<int64_t>(v, forEnd ? -1 : 0, n - 1);
+    };
+    int64_t b = clampIndex(*start, false), e = clampIndex(*end, true);
+    PartialInts result;
+    result.dtype = x.dtype;
+    for (int64_t k = b; *step > 0 ? k < e : k > e; k += *step)
+      if (k >= 0 && k < n)
+        result.values.push_back(x.values[k]);
+    return emit(std::move(result));
+  }
+  // Add, Sub, Mul, Div: elementwise with broadcasting of one-element sides.
+  if (!has(1) || ins[0].dtype != ins[1].dtype)
+    return std::optional<PartialInts>();
+  const PartialInts &a = ins[0], &b = ins[1];
+  size_t n = std::max(a.values.size(), b.values.size());
+  if ((a.values.size() != n && a.values.size() != 1) ||
+      (b.values.size() != n && b.values.size() != 1))
+    return std::optional<PartialInts>();
+  PartialInts result;
+  result.dtype = a.dtype;
+  result.scalar = a.scalar && b.scalar;
+  for (size_t k = 0; k < n; ++k) {
+    std::optional<int64_t> u = a.values[a.values.size() == 1 ? 0 : k];
+    std::optional<int64_t> v = b.values[b.values.size() == 1 ? 0 : k];
+    std::optional<int64_t> r;
+    if (u && v) {
+      int64_t value = 0;
+      bool overflow = false;
+      if (op == "Add")
+        overflow = __builtin_add_overflow(*u, *v, &value);
+      else if (op == "Sub")
+        overflow = __builtin_sub_overflow(*u, *v, &value);
+      else if (op == "Mul")
+        overflow = __builtin_mul_overflow(*u, *v, &value);
+      else if (*v != 0 && !(*u == INT64_MIN && *v == -1))
+        value = *u / *v; // ONNX integer Div truncates, as C++ does.
+      else
+        overflow = true;
+      if (overflow)
+        return std::optional<PartialInts>(); // Leave it to the converter (and its errors).
+      r = value;
+    } else if (op == "Mul" && ((u && *u == 0) || (v && *v == 0))) {
+      r = 0;
+    }
+    result.values.push_back(r);
+  }
+  return emit(std::move(result));
+}
+
 llvm::Error Importer::convShape() {
   TRY(x, in(0));
-  if (!x.hasStaticShape())
-    return fail("the shape of " + x.describe() +
-                " is not known before running (dynamic dims)");
   int64_t rank = x.rank();
   TRY(startAttr, attrInt("start", 0));
   TRY(endAttr, attrInt("end"));
@@ -2078,19 +2737,33 @@ llvm::Error Importer::convShape() {
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, 0, rank);
   int64_t n = std::max<int64_t>(end - start, 0);
-  auto t = HostTensor::allocate(DType::I64, {n});
-  for (int64_t i = 0; i < n; ++i)
-    t->setInt(i, x.shape()[start + i]);
-  outConst(0, std::move(*t));
+  // Dynamic dims are known when the function runs: tgc.shape_of computes
+  // them; what is known now travels along as a partial value.
+  PartialInts shape;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = x.shape()[start + i];
+    shape.values.push_back(d == kDynamic ? std::nullopt
+                                         : std::optional<int64_t>(d));
+  }
+  if (!x.hasStaticShape()) {
+    Tensor full = tgc::shapeOf(x);
+    if (n != rank)
+      full = tgc::slice(full, {start}, {start + n});
+    out(0, full);
+  }
+  if (wantsOutput(0))
+    partialOutputs.push_back({node->output(0), std::move(shape)});
   return llvm::Error::success();
 }
 
 llvm::Error Importer::convSize() {
   TRY(x, in(0));
   std::optional<int64_t> n = x.numElements();
-  if (!n)
-    return fail("the size of " + x.describe() +
-                " is not known before running (dynamic dims)");
+  if (!n) {
+    TRYT(size, tgc::reduceProd(tgc::shapeOf(x), {0}, /*keepDims=*/false));
+    out(0, size);
+    return llvm::Error::success();
+  }
   auto t = HostTensor::allocate(DType::I64, {});
   t->setInt(0, *n);
   outConst(0, std::move(*t));
@@ -2390,6 +3063,1138 @@ llvm::Error Importer::convSpaceToDepth() {
 }
 
 //===----------------------------------------------------------------------===//
+// ConvTranspose and Einsum
+//===----------------------------------------------------------------------===//
+
+/// ConvTranspose as a regular convolution: the input with stride - 1 zeros
+/// inserted after each element (reshape to [N, C, H, 1, W, 1], zero-pad to
+/// [N, C, H, sh, W, sw], reshape to [N, C, H*sh, W*sw]), padded by
+/// dilation * (kernel - 1) - pads plus output_padding (cropped where
+/// negative), convolved with the kernel flipped spatially and its in/out
+/// channels swapped per group. The weight transforms fold when it is a
+/// constant. 1-D goes through 2-D.
+llvm::Error Importer::convConvTranspose() {
+  TRY(x0, in(0));
+  TRY(w0, in(1));
+  int64_t rank = x0.rank();
+  if (rank != 3 && rank != 4)
+    return unsupported(
+        "only 1-D and 2-D transposed convolutions are supported: the input " +
+        x0.describe() + " is not supported");
+  if (w0.rank() != rank)
+    return fail("weight " + w0.describe() +
+                " must have the rank of the input " + x0.describe());
+  if (!w0.hasStaticShape())
+    return unsupported("the weight's shape must be static, not " +
+                       w0.describe());
+  std::vector<int64_t> xs = x0.shape(), ws = w0.shape();
+  for (int64_t d = 1; d < rank; ++d)
+    if (xs[d] == kDynamic)
+      return unsupported("the input's channel and spatial dims must be "
+                         "static, not " +
+                         x0.describe());
+  size_t n = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  TRY(kernelAttr, attrInts("kernel_shape"));
+  if (kernelAttr && *kernelAttr != kernel)
+    return fail("attribute 'kernel_shape' " + listOf(*kernelAttr) +
+                " does not match the weight " + w0.describe());
+  TRY(stridesAttr, attrInts("strides"));
+  TRY(dilationsAttr, attrInts("dilations"));
+  TRY(outputPaddingAttr, attrInts("output_padding"));
+  TRY(outputShapeAttr, attrInts("output_shape"));
+  std::vector<int64_t> strides =
+      stridesAttr.value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dilations =
+      dilationsAttr.value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> outputPadding =
+      outputPaddingAttr.value_or(std::vector<int64_t>(n, 0));
+  if (strides.size() != n || dilations.size() != n)
+    return fail("attributes 'strides' and 'dilations' need " + llvm::Twine(n) +
+                " values");
+  if (outputPadding.size() != n)
+    return fail("attribute 'output_padding' " + listOf(outputPadding) +
+                " needs " + llvm::Twine(n) + " values");
+  for (size_t i = 0; i < n; ++i) {
+    if (strides[i] < 1 || dilations[i] < 1)
+      return fail("strides and dilations must be >= 1");
+    if (outputPadding[i] < 0)
+      return fail("attribute 'output_padding' " + listOf(outputPadding) +
+                  " must be non-negative");
+  }
+  TRY(group, attrInt("group", 1));
+  if (group < 1)
+    return fail("attribute 'group' must be >= 1, not " + llvm::Twine(group));
+  if (xs[1] != ws[0] || xs[1] % group)
+    return fail("the input " + x0.describe() + " and the weight " +
+                w0.describe() +
+                " must have the same number of input channels, divisible by "
+                "the group (" +
+                llvm::Twine(group) + ")");
+  int64_t channels = xs[1], outChannels = ws[1] * group;
+
+  // Padding: explicit, or from output_shape / SAME (total padding split with
+  // floor division, the larger half at the end for SAME_UPPER, else at the
+  // beginning; a negative total, from an output_shape larger than the full
+  // result, extends the output with zeros).
+  TRY(autoPad, attrString("auto_pad", "NOTSET"));
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return fail("attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER "
+                "or VALID, not '" +
+                autoPad + "'");
+  TRY(padsAttr, attrInts("pads"));
+  std::vector<int64_t> full(n), begin(n, 0), end(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    full[i] = strides[i] * (xs[2 + i] - 1) + outputPadding[i] +
+              (kernel[i] - 1) * dilations[i] + 1;
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (outputShapeAttr || same) {
+    std::vector<int64_t> target(n);
+    if (outputShapeAttr) {
+      target = *outputShapeAttr;
+      // Some exporters include the batch and channel dims.
+      if (target.size() == n + 2)
+        target.erase(target.begin(), target.begin() + 2);
+      if (target.size() != n)
+        return fail("attribute 'output_shape' " + listOf(*outputShapeAttr) +
+                    " needs " + llvm::Twine(n) + " values");
+    } else {
+      // SAME as ONNX's shape inference computes it: a total padding of
+      // max(0, effective kernel - stride), so output_padding still adds.
+      for (size_t i = 0; i < n; ++i)
+        target[i] =
+            full[i] - std::max<int64_t>(0, (kernel[i] - 1) * dilations[i] + 1 -
+                                               strides[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (target[i] < 1)
+        return fail("attribute 'output_shape' " + listOf(target) +
+                    " must be positive");
+      int64_t total = full[i] - target[i];
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); // floor
+      if (autoPad == "SAME_UPPER") {
+        begin[i] = half;
+        end[i] = total - half;
+      } else {
+        begin[i] = total - half;
+        end[i] = half;
+      }
+    }
+  } else if (autoPad == "NOTSET" && padsAttr) {
+    if (padsAttr->size() != 2 * n)
+      return fail("attribute 'pads' has " + llvm::Twine(padsAttr->size()) +
+                  " values; " + llvm::Twine(2 * n) + " expected");
+    for (int64_t p : *padsAttr)
+      if (p < 0)
+        return fail("attribute 'pads' " + listOf(*padsAttr) +
+                    " must be non-negative");
+    for (size_t i = 0; i < n; ++i) {
+      begin[i] = (*padsAttr)[i];
+      end[i] = (*padsAttr)[i + n];
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (full[i] - begin[i] - end[i] < 1)
+      return fail("the output would have " +
+                  llvm::Twine(full[i] - begin[i] - end[i]) +
+                  " elements in spatial dim " + llvm::Twine(i) + " (pads " +
+                  listOf(begin) + " + " + listOf(end) + " remove everything)");
+
+  // Everything in 2-D: [h, w] per spatial parameter.
+  auto twoD = [&](const std::vector<int64_t> &v, int64_t one) {
+    return n == 1 ? std::vector<int64_t>{one, v[0]} : v;
+  };
+  std::vector<int64_t> s2 = twoD(strides, 1), d2 = twoD(dilations, 1),
+                       k2 = twoD(kernel, 1), b2 = twoD(begin, 0),
+                       e2 = twoD(end, 0), op2 = twoD(outputPadding, 0);
+  Tensor x = x0, w = w0;
+  if (n == 1) {
+    TRYT(xu, tgc::unsqueeze(x0, {2}));
+    TRYT(wu, tgc::unsqueeze(w0, {2}));
+    x = xu;
+    w = wu;
+  }
+
+  // The filter: [C, M/g, kh, kw] -> [M, C/g, kh, kw], flipped in h and w.
+  Tensor filter = w;
+  if (group == 1) {
+    TRYT(t, tgc::transpose(w, {1, 0, 2, 3}));
+    filter = t;
+  } else {
+    TRY(r, reshapeTo(w, {group, channels / group, outChannels / group, k2[0],
+                         k2[1]}));
+    TRYT(t, tgc::transpose(r, {0, 2, 1, 3, 4}));
+    TRY(f, reshapeTo(t, {outChannels, channels / group, k2[0], k2[1]}));
+    filter = f;
+  }
+  if (k2[0] > 1 || k2[1] > 1) {
+    constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+    TRYT(flipped,
+         tgc::slice(filter, {0, 0, -1, -1},
+                    {kEnd, kEnd, -(k2[0] + 1), -(k2[1] + 1)}, {1, 1, -1, -1}));
+    filter = flipped;
+  }
+
+  // The input: zeros inserted, then padded (conv2d's padding) or cropped.
+  std::vector<int64_t> lo(2), hi(2);
+  for (int i = 0; i < 2; ++i) {
+    lo[i] = (k2[i] - 1) * d2[i] - b2[i];
+    hi[i] = (k2[i] - 1) * d2[i] - e2[i] + op2[i];
+  }
+  std::vector<int64_t> shape = x.shape();
+  if (s2[0] > 1 || s2[1] > 1) {
+    TRY(r, reshapeTo(x, {shape[0], shape[1], shape[2], 1, shape[3], 1}));
+    TRYT(p,
+         tgc::pad(r, {0, 0, 0, 0, 0, 0}, {0, 0, 0, s2[0] - 1, 0, s2[1] - 1}));
+    TRY(z,
+        reshapeTo(p, {shape[0], shape[1], shape[2] * s2[0], shape[3] * s2[1]}));
+    x = z;
+    // The zeros after the last element are part of the high padding.
+    for (int i = 0; i < 2; ++i)
+      hi[i] -= s2[i] - 1;
+    shape = x.shape();
+  }
+  if (lo[0] < 0 || lo[1] < 0 || hi[0] < 0 || hi[1] < 0) {
+    std::vector<int64_t> starts = {0, 0}, ends = {shape[0], shape[1]};
+    for (int i = 0; i < 2; ++i) {
+      starts.push_back(std::max<int64_t>(0, -lo[i]));
+      ends.push_back(shape[2 + i] - std::max<int64_t>(0, -hi[i]));
+      if (ends.back() <= starts.back())
+        return unsupported("pads that crop away the whole input are not "
+                           "supported");
+    }
+    ends[0] = ends[1] = std::numeric_limits<int64_t>::max();
+    TRYT(c, tgc::slice(x, starts, ends));
+    x = c;
+  }
+  Conv2DOptions opts;
+  opts.groups = group;
+  opts.strides = {1, 1};
+  opts.dilations = d2;
+  opts.padding = {std::max<int64_t>(0, lo[0]), std::max<int64_t>(0, lo[1]),
+                  std::max<int64_t>(0, hi[0]), std::max<int64_t>(0, hi[1])};
+  std::optional<Tensor> bias;
+  if (has(2)) {
+    TRY(b, in(2));
+    bias = b;
+  }
+  TRYT(y0, tgc::conv2d(x, filter, bias, opts));
+  Tensor y = y0;
+  if (n == 1) {
+    TRYT(t, tgc::squeeze(y0, {2}));
+    y = t;
+  }
+  out(0, y);
+  return llvm::Error::success();
+}
+
+/// Einsum: the equation is parsed into labels (letters by their character
+/// code, the dims an ellipsis covers as 256 + j, right-aligned across the
+/// operands). Repeated labels within an operand become diagonals (a gather
+/// from the two dims flattened), labels needed nowhere else are summed, and
+/// the operands are contracted left to right by one batched matmul each
+/// (transposed and reshaped to [batch..., M, K] x [batch..., K, N]); a final
+/// transpose gives the output order.
+llvm::Error Importer::convEinsum() {
+  TRY(equation0, attrString("equation", ""));
+  std::string equation;
+  for (char ch : equation0)
+    if (ch != ' ')
+      equation += ch;
+  auto malformed = [&](const llvm::Twine &why) {
+    return fail("equation '" + equation0 + "': " + why);
+  };
+  constexpr int kEllipsis = 256;
+  struct Term {
+    std::vector<int> letters;
+    int ellipsisAt = -1; // Index into letters where '...' stands.
+  };
+  auto parseTerm = [&](llvm::StringRef text, Term &term) -> llvm::Error {
+    for (size_t p = 0; p < text.size(); ++p) {
+      char ch = text[p];
+      if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
+        term.letters.push_back(static_cast<unsigned char>(ch));
+        continue;
+      }
+      if (text.substr(p).starts_with("...") && term.ellipsisAt < 0) {
+        term.ellipsisAt = static_cast<int>(term.letters.size());
+        p += 2;
+        continue;
+      }
+      return malformed("unexpected '" + llvm::Twine(ch) + "' in term '" + text +
+                       "' (labels are letters, with at most one "
+                       "'...' per term)");
+    }
+    return llvm::Error::success();
+  };
+  llvm::StringRef eq(equation);
+  size_t arrow = eq.find("->");
+  llvm::StringRef lhs = eq.substr(0, arrow);
+  std::optional<llvm::StringRef> rhs;
+  if (arrow != llvm::StringRef::npos)
+    rhs = eq.substr(arrow + 2);
+  llvm::SmallVector<llvm::StringRef> termTexts;
+  lhs.split(termTexts, ',');
+  if (static_cast<int>(termTexts.size()) != numInputs())
+    return malformed("it has " + llvm::Twine(termTexts.size()) +
+                     " operand terms but the node has " +
+                     llvm::Twine(numInputs()) + " inputs");
+  std::vector<Term> terms(termTexts.size());
+  for (size_t i = 0; i < terms.size(); ++i)
+    if (auto error = parseTerm(termTexts[i], terms[i]))
+      return error;
+  Term outTerm;
+  if (rhs)
+    if (auto error = parseTerm(*rhs, outTerm))
+      return error;
+
+  struct Operand {
+    Tensor t;
+    std::vector<int> labels;
+  };
+  std::vector<Operand> operands;
+  int64_t ellipsisRank = 0;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    TRY(t, in(static_cast<int>(i)));
+    int64_t named = static_cast<int64_t>(terms[i].letters.size());
+    int64_t covered = t.rank() - named;
+    if (covered < 0 || (terms[i].ellipsisAt < 0 && covered != 0))
+      return malformed("term '" + termTexts[i] + "' does not match the rank " +
+                       "of input #" + llvm::Twine(i) + " " + t.describe());
+    ellipsisRank = std::max(ellipsisRank, covered);
+    operands.push_back({t, {}});
+  }
+  std::map<int, int64_t> sizes; // kDynamic when unknown.
+  std::map<int, int> counts;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Term &term = terms[i];
+    Operand &o = operands[i];
+    int64_t covered = o.t.rank() - static_cast<int64_t>(term.letters.size());
+    for (size_t p = 0; p <= term.letters.size(); ++p) {
+      if (static_cast<int>(p) == term.ellipsisAt)
+        for (int64_t j = 0; j < covered; ++j)
+          o.labels.push_back(kEllipsis +
+                             static_cast<int>(ellipsisRank - covered + j));
+      if (p < term.letters.size())
+        o.labels.push_back(term.letters[p]);
+    }
+    for (auto [d, label] : llvm::enumerate(o.labels)) {
+      ++counts[label];
+      int64_t size = o.t.shape()[d];
+      auto [it, inserted] = sizes.insert({label, size});
+      if (inserted || size == it->second || size == kDynamic)
+        continue;
+      if (it->second == kDynamic) {
+        it->second = size;
+      } else if (label >= kEllipsis && (size == 1 || it->second == 1)) {
+        it->second = std::max(size, it->second); // Broadcast.
+      } else {
+        std::string name = label >= kEllipsis
+                               ? "..."
+                               : std::string(1, static_cast<char>(label));
+        return malformed("label '" + name + "' has sizes " +
+                         llvm::Twine(it->second) + " and " + llvm::Twine(size));
+      }
+    }
+  }
+  std::vector<int> output;
+  if (rhs) {
+    for (size_t p = 0; p <= outTerm.letters.size(); ++p) {
+      if (static_cast<int>(p) == outTerm.ellipsisAt)
+        for (int64_t j = 0; j < ellipsisRank; ++j)
+          output.push_back(kEllipsis + static_cast<int>(j));
+      if (p < outTerm.letters.size()) {
+        int label = outTerm.letters[p];
+        if (!counts.count(label))
+          return malformed("output label '" +
+                           llvm::Twine(static_cast<char>(label)) +
+                           "' is not in any input term");
+        if (llvm::is_contained(output, label))
+          return malformed("output label '" +
+                           llvm::Twine(static_cast<char>(label)) +
+                           "' is repeated");
+        output.push_back(label);
+      }
+    }
+  } else {
+    // Implicit output: the ellipsis dims, then the labels used once, in
+    // alphabetical (ASCII) order.
+    for (int64_t j = 0; j < ellipsisRank; ++j)
+      output.push_back(kEllipsis + static_cast<int>(j));
+    for (auto [label, count] : counts)
+      if (label < kEllipsis && count == 1)
+        output.push_back(label);
+  }
+
+  auto dimsOf = [&](const Operand &o, const std::vector<int> &labels) {
+    std::vector<int64_t> dims;
+    for (int label : labels)
+      dims.push_back(
+          o.t.shape()[llvm::find(o.labels, label) - o.labels.begin()]);
+    return dims;
+  };
+  auto product = [](const std::vector<int64_t> &dims) {
+    int64_t p = 1;
+    for (int64_t d : dims) {
+      if (d == kDynamic)
+        return kDynamic;
+      p *= d;
+    }
+    return p;
+  };
+  auto reshapeIfNeeded =
+      [&](const Tensor &t,
+          const std::vector<int64_t> &shape) -> llvm::Expected<Tensor> {
+    if (t.shape() == shape)
+      return t;
+    if (llvm::count(shape, kDynamic) > 1)
+      return unsupported("Einsum needs a reshape of " + t.describe() + " to " +
+                         listOf(shape) +
+                         ", which has more than one dynamic dim");
+    return reshapeTo(t, shape);
+  };
+  auto permute = [&](Operand &o, const std::vector<int> &order) -> llvm::Error {
+    std::vector<int64_t> perm;
+    for (int label : order)
+      perm.push_back(llvm::find(o.labels, label) - o.labels.begin());
+    o.labels = order;
+    bool identity = true;
+    for (auto [i, p] : llvm::enumerate(perm))
+      identity &= static_cast<int64_t>(i) == p;
+    if (identity)
+      return llvm::Error::success();
+    TRYT(t, tgc::transpose(o.t, perm));
+    o.t = t;
+    return llvm::Error::success();
+  };
+  // Diagonals of repeated labels.
+  auto diagonal = [&](Operand &o) -> llvm::Error {
+    for (;;) {
+      int label = -1;
+      for (size_t p = 0; p < o.labels.size() && label < 0; ++p)
+        if (llvm::count(o.labels, o.labels[p]) > 1)
+          label = o.labels[p];
+      if (label < 0)
+        return llvm::Error::success();
+      std::vector<int> order, rest;
+      for (int l : o.labels)
+        if (l != label)
+          rest.push_back(l);
+      if (llvm::count(o.labels, label) > 2)
+        return unsupported("a label repeated more than twice in one term "
+                           "is not supported");
+      int64_t size = sizes[label];
+      if (size == kDynamic)
+        return unsupported("a diagonal over a dynamic dim is not supported");
+      order = rest;
+      order.push_back(label);
+      order.push_back(label);
+      // permute() looks labels up by first occurrence: do it by hand.
+      std::vector<int64_t> perm;
+      for (size_t p = 0; p < o.labels.size(); ++p)
+        if (o.labels[p] != label)
+          perm.push_back(static_cast<int64_t>(p));
+      for (size_t p = 0; p < o.labels.size(); ++p)
+        if (o.labels[p] == label)
+          perm.push_back(static_cast<int64_t>(p));
+      Tensor t = o.t;
+      if (!llvm::equal(perm, llvm::seq<int64_t>(0, o.t.rank()))) {
+        TRYT(transposed, tgc::transpose(o.t, perm));
+        t = transposed;
+      }
+      std::vector<int64_t> flat = t.shape();
+      flat.resize(flat.size() - 2);
+      flat.push_back(size * size);
+      TRY(r, reshapeIfNeeded(t, flat));
+      auto idx = HostTensor::allocate(DType::I64, {size});
+      if (!idx.ok())
+        return fail(std::string(idx.status().message()));
+      for (int64_t k = 0; k < size; ++k)
+        idx->setInt(k, k * (size + 1));
+      TRYT(idxT, constantTensor(*idx));
+      TRYT(g, tgc::gather(r, idxT, static_cast<int64_t>(rest.size())));
+      o.t = g;
+      rest.push_back(label);
+      o.labels = rest;
+    }
+  };
+  // Sums the labels of `o` that are not in `keep`.
+  auto sumOut = [&](Operand &o, const std::set<int> &keep) -> llvm::Error {
+    std::vector<int64_t> axes;
+    std::vector<int> rest;
+    for (auto [d, label] : llvm::enumerate(o.labels)) {
+      if (keep.count(label))
+        rest.push_back(label);
+      else
+        axes.push_back(static_cast<int64_t>(d));
+    }
+    if (axes.empty())
+      return llvm::Error::success();
+    TRYT(t, tgc::reduceSum(o.t, axes));
+    o.t = t;
+    o.labels = rest;
+    return llvm::Error::success();
+  };
+
+  for (Operand &o : operands)
+    if (auto error = diagonal(o))
+      return error;
+  Operand acc = operands[0];
+  std::set<int> outputSet(output.begin(), output.end());
+  if (operands.size() == 1) {
+    if (auto error = sumOut(acc, outputSet))
+      return error;
+  }
+  for (size_t i = 1; i < operands.size(); ++i) {
+    Operand b = operands[i];
+    std::set<int> keep = outputSet;
+    for (size_t j = i + 1; j < operands.size(); ++j)
+      keep.insert(operands[j].labels.begin(), operands[j].labels.end());
+    std::set<int> keepA = keep, keepB = keep;
+    keepA.insert(b.labels.begin(), b.labels.end());
+    keepB.insert(acc.labels.begin(), acc.labels.end());
+    if (auto error = sumOut(acc, keepA))
+      return error;
+    if (auto error = sumOut(b, keepB))
+      return error;
+    std::vector<int> batch, contracted, aOnly, bOnly;
+    for (int label : acc.labels) {
+      if (!llvm::is_contained(b.labels, label))
+        aOnly.push_back(label);
+      else if (keep.count(label))
+        batch.push_back(label);
+      else
+        contracted.push_back(label);
+    }
+    for (int label : b.labels)
+      if (!llvm::is_contained(acc.labels, label))
+        bOnly.push_back(label);
+    std::vector<int> orderA = batch, orderB = batch;
+    orderA.insert(orderA.end(), aOnly.begin(), aOnly.end());
+    orderA.insert(orderA.end(), contracted.begin(), contracted.end());
+    orderB.insert(orderB.end(), contracted.begin(), contracted.end());
+    orderB.insert(orderB.end(), bOnly.begin(), bOnly.end());
+    if (auto error = permute(acc, orderA))
+      return error;
+    if (auto error = permute(b, orderB))
+      return error;
+    std::vector<int64_t> shapeA = dimsOf(acc, batch), shapeB = dimsOf(b, batch);
+    std::vector<int64_t> aDims = dimsOf(acc, aOnly), bDims = dimsOf(b, bOnly),
+                         kDims = dimsOf(acc, contracted);
+    shapeA.push_back(product(aDims));
+    shapeA.push_back(product(kDims));
+    shapeB.push_back(product(dimsOf(b, contracted)));
+    shapeB.push_back(product(bDims));
+    TRY(ra, reshapeIfNeeded(acc.t, shapeA));
+    TRY(rb, reshapeIfNeeded(b.t, shapeB));
+    TRYT(product2, tgc::matmul(ra, rb));
+    std::vector<int64_t> shapeY = product2.shape();
+    shapeY.resize(shapeY.size() - 2);
+    shapeY.insert(shapeY.end(), aDims.begin(), aDims.end());
+    shapeY.insert(shapeY.end(), bDims.begin(), bDims.end());
+    TRY(y, reshapeIfNeeded(product2, shapeY));
+    acc.t = y;
+    acc.labels = batch;
+    acc.labels.insert(acc.labels.end(), aOnly.begin(), aOnly.end());
+    acc.labels.insert(acc.labels.end(), bOnly.begin(), bOnly.end());
+  }
+  if (auto error = permute(acc, output))
+    return error;
+  out(0, acc.t);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Resize, Upsample and LRN
+//===----------------------------------------------------------------------===//
+
+namespace resize {
+
+/// How Resize maps output coordinates of one axis to the input.
+struct Params {
+  std::string mode;        // nearest, linear, cubic
+  std::string coordMode;   // coordinate_transformation_mode
+  std::string nearestMode; // nearest_mode, or "simple" (Upsample, Resize-10)
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+};
+
+/// One resized axis: output position o reads the input at index[o * taps + k]
+/// (already clamped into the input) with weight[o * taps + k], or is the
+/// extrapolation value when outside[o].
+struct AxisPlan {
+  int64_t outSize = 0;
+  int64_t taps = 0;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<uint8_t> outside;
+  bool anyOutside() const { return llvm::is_contained(outside, 1); }
+};
+
+/// The plan of one axis, following the ONNX reference implementation
+/// (onnx/backend/test/case/node/resize.py): per output coordinate the source
+/// coordinate, the `n` neighbours nearest to it in the edge-padded input
+/// (ties to the left, so the ratio is in (0, 1]) and their coefficients.
+AxisPlan planAxis(const Params &p, int64_t inSize, int64_t outSize,
+                  double scale, float roiStart, float roiEnd) {
+  AxisPlan plan;
+  plan.outSize = outSize;
+  double outWidth = scale * static_cast<double>(inSize);
+  double inLast = static_cast<double>(inSize - 1);
+  bool nearest = p.mode == "nearest";
+  int64_t n = p.mode == "cubic" ? 4 : 2;
+  plan.taps = nearest ? 1 : n;
+  for (int64_t o = 0; o < outSize; ++o) {
+    double x = static_cast<double>(o);
+    if (p.nearestMode == "simple") {
+      // Upsample and Resize-10 (as onnxruntime): asymmetric, floor when
+      // upsampling and ceil when downsampling.
+      double xo = x / scale;
+      int64_t i = static_cast<int64_t>(scale < 1 ? std::ceil(xo)
+                                                 : std::floor(xo));
+      plan.index.push_back(std::clamp<int64_t>(i, 0, inSize - 1));
+      plan.weight.push_back(1);
+      plan.outside.push_back(0);
+      continue;
+    }
+    double xo = 0;
+    bool outside = false;
+    const std::string &c = p.coordMode;
+    if (c == "align_corners") {
+      xo = outWidth == 1 ? 0.0 : x * inLast / (outWidth - 1);
+    } else if (c == "asymmetric") {
+      xo = x / scale;
+    } else if (c == "tf_crop_and_resize") {
+      // The reference subtracts the two float roi values in float.
+      double extent = static_cast<float>(roiEnd - roiStart);
+      xo = outWidth == 1 ? extent * inLast / 2
+                         : x * extent * inLast / (outWidth - 1);
+      xo += static_cast<double>(roiStart) * inLast;
+      outside = xo < 0 || xo > inLast;
+    } else if (c == "pytorch_half_pixel") {
+      xo = outWidth == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    } else if (c == "tf_half_pixel_for_nn") {
+      xo = (x + 0.5) / scale;
+    } else if (c == "half_pixel_symmetric") {
+      double adjustment = static_cast<double>(outSize) / outWidth;
+      double center = static_cast<double>(inSize) / 2;
+      xo = center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+    } else { // half_pixel
+      xo = (x + 0.5) / scale - 0.5;
+    }
+    if (outside) {
+      for (int64_t k = 0; k < plan.taps; ++k) {
+        plan.index.push_back(0);
+        plan.weight.push_back(0);
+      }
+      plan.outside.push_back(1);
+      continue;
+    }
+    double base = std::floor(xo);
+    double ratio = xo - base;
+    if (ratio == 0) { // Prefer the pixel on the left: ratio in (0, 1].
+      base -= 1;
+      ratio = 1;
+    }
+    std::vector<double> coeffs;
+    if (p.mode == "nearest") {
+      bool right;
+      if (ratio == 1 || p.nearestMode == "ceil")
+        right = true;
+      else if (p.nearestMode == "floor")
+        right = false;
+      else if (p.nearestMode == "round_prefer_ceil")
+        right = ratio >= 0.5;
+      else // round_prefer_floor
+        right = ratio > 0.5;
+      coeffs = {right ? 0.0 : 1.0, right ? 1.0 : 0.0};
+    } else if (p.mode == "linear") {
+      coeffs = {1 - ratio, ratio};
+    } else {
+      double a = p.cubicA, r = ratio, s = 1 - ratio;
+      coeffs = {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+                ((a + 2) * r - (a + 3)) * r * r + 1,
+                ((a + 2) * s - (a + 3)) * s * s + 1,
+                ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
+    }
+    // The n nearest indices of the input padded by ceil(n / 2) on each side.
+    int64_t pad = (n + 1) / 2;
+    int64_t start = static_cast<int64_t>(base) - (n == 4 ? 1 : 0);
+    start = std::clamp<int64_t>(start, -pad, inSize + pad - n);
+    if (p.excludeOutside) {
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        if (start + k < 0 || start + k >= inSize)
+          coeffs[k] = 0;
+        sum += coeffs[k];
+      }
+      if (sum != 0)
+        for (double &w : coeffs)
+          w /= sum;
+    }
+    if (nearest) {
+      int64_t best = coeffs[1] > coeffs[0] ? 1 : 0;
+      plan.index.push_back(std::clamp<int64_t>(start + best, 0, inSize - 1));
+      plan.weight.push_back(1);
+    } else {
+      for (int64_t k = 0; k < n; ++k) {
+        plan.index.push_back(std::clamp<int64_t>(start + k, 0, inSize - 1));
+        plan.weight.push_back(coeffs[k]);
+      }
+    }
+    plan.outside.push_back(0);
+  }
+  // One weight 1 per position (integer source coordinates): a plain gather.
+  if (plan.taps > 1 && !plan.anyOutside()) {
+    bool single = true;
+    std::vector<int64_t> picked;
+    for (int64_t o = 0; single && o < outSize; ++o) {
+      int64_t at = -1;
+      for (int64_t k = 0; k < plan.taps; ++k) {
+        double w = plan.weight[o * plan.taps + k];
+        if (w == 1 && at < 0)
+          at = k;
+        else if (w != 0)
+          single = false;
+      }
+      single &= at >= 0;
+      if (single)
+        picked.push_back(plan.index[o * plan.taps + at]);
+    }
+    if (single) {
+      plan.taps = 1;
+      plan.index = picked;
+      plan.weight.assign(outSize, 1);
+    }
+  }
+  return plan;
+}
+
+/// Whether the plan maps every position to itself.
+bool isIdentity(const AxisPlan &plan, int64_t inSize) {
+  if (plan.taps != 1 || plan.outSize != inSize || plan.anyOutside())
+    return false;
+  for (int64_t o = 0; o < plan.outSize; ++o)
+    if (plan.index[o] != o)
+      return false;
+  return true;
+}
+
+} // namespace resize
+
+llvm::Error Importer::convResize() {
+  bool isUpsample = node->op_type() == "Upsample";
+  bool legacy = isUpsample || opset < 11;
+  TRY(x, in(0));
+  int64_t rank = x.rank();
+  resize::Params p;
+  TRY(mode, attrString("mode", "nearest"));
+  p.mode = mode;
+  double extrapolation = 0;
+  std::string policy = "stretch";
+  std::vector<int64_t> axes;
+  if (legacy) {
+    if (mode != "nearest" && mode != "linear")
+      return fail("attribute 'mode' must be nearest or linear, not '" + mode +
+                  "'");
+    p.coordMode = "asymmetric";
+    p.nearestMode = mode == "nearest" ? "simple" : "";
+  } else {
+    if (mode != "nearest" && mode != "linear" && mode != "cubic")
+      return fail("attribute 'mode' must be nearest, linear or cubic, not '" +
+                  mode + "'");
+    TRY(coordMode,
+        attrString("coordinate_transformation_mode", "half_pixel"));
+    static const llvm::StringRef coordModes[] = {
+        "half_pixel",         "half_pixel_symmetric", "pytorch_half_pixel",
+        "align_corners",      "asymmetric",           "tf_half_pixel_for_nn",
+        "tf_crop_and_resize"};
+    if (!llvm::is_contained(coordModes, coordMode))
+      return fail("attribute 'coordinate_transformation_mode' must be "
+                  "half_pixel, half_pixel_symmetric, pytorch_half_pixel, "
+                  "align_corners, asymmetric, tf_half_pixel_for_nn or "
+                  "tf_crop_and_resize, not '" +
+                  coordMode + "'");
+    p.coordMode = coordMode;
+    TRY(nearestMode, attrString("nearest_mode", "round_prefer_floor"));
+    if (nearestMode != "round_prefer_floor" &&
+        nearestMode != "round_prefer_ceil" && nearestMode != "floor" &&
+        nearestMode != "ceil")
+      return fail("attribute 'nearest_mode' must be round_prefer_floor, "
+                  "round_prefer_ceil, floor or ceil, not '" +
+                  nearestMode + "'");
+    p.nearestMode = nearestMode;
+    TRY(cubicA, attrFloat("cubic_coeff_a", -0.75));
+    p.cubicA = cubicA;
+    TRY(exclude, attrInt("exclude_outside", 0));
+    if (exclude != 0 && exclude != 1)
+      return fail("attribute 'exclude_outside' must be 0 or 1, not " +
+                  llvm::Twine(exclude));
+    p.excludeOutside = exclude == 1;
+    TRY(extrap, attrFloat("extrapolation_value", 0.0));
+    extrapolation = extrap;
+    TRY(antialias, attrInt("antialias", 0));
+    if (antialias != 0)
+      return unsupported("Resize with antialias = " + llvm::Twine(antialias) +
+                         " is not supported");
+    TRY(policyAttr, attrString("keep_aspect_ratio_policy", "stretch"));
+    if (policyAttr != "stretch" && policyAttr != "not_larger" &&
+        policyAttr != "not_smaller")
+      return fail("attribute 'keep_aspect_ratio_policy' must be stretch, "
+                  "not_larger or not_smaller, not '" +
+                  policyAttr + "'");
+    policy = policyAttr;
+    TRY(axesAttr, attrInts("axes"));
+    if (axesAttr) {
+      for (int64_t a : *axesAttr) {
+        TRY(axis, normalizeAxis(a, rank));
+        if (llvm::is_contained(axes, axis))
+          return fail("attribute 'axes' " + listOf(*axesAttr) +
+                      " has a duplicate");
+        axes.push_back(axis);
+      }
+    }
+  }
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  if (p.mode != "nearest" && !runtime::isFloatDType(x.dtype()))
+    return unsupported(p.mode + " Resize of a " + x.describe() +
+                       " input is not supported (only floating-point)");
+  int64_t numAxes = static_cast<int64_t>(axes.size());
+
+  // Scales or sizes (one of them), per listed axis.
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  auto readInput = [&](int i, llvm::StringRef what)
+      -> llvm::Expected<std::shared_ptr<HostTensor>> {
+    if (!has(i))
+      return nullptr;
+    TRY(value, constIn(i));
+    if (!value)
+      return unsupported(what + " (input #" + llvm::Twine(i) +
+                         ") must be a constant (an initializer or computed "
+                         "from constants); a dynamic " +
+                         what + " is not supported");
+    if (value->numElements() == 0)
+      return nullptr;
+    if (value->numElements() != numAxes)
+      return fail(what + " (input #" + llvm::Twine(i) + ") has " +
+                  llvm::Twine(value->numElements()) + " values; " +
+                  llvm::Twine(numAxes) + " expected");
+    return value;
+  };
+  if (isUpsample && opset < 9) {
+    TRY(scalesAttr, attrFloats("scales"));
+    if (!scalesAttr)
+      return fail("attribute 'scales' is required");
+    if (static_cast<int64_t>(scalesAttr->size()) != rank)
+      return fail("attribute 'scales' has " +
+                  llvm::Twine(scalesAttr->size()) + " values; " +
+                  llvm::Twine(rank) + " expected");
+    scales.assign(scalesAttr->begin(), scalesAttr->end());
+  } else {
+    TRY(scalesValue, readInput(legacy ? 1 : 2, "scales"));
+    if (scalesValue) {
+      if (!runtime::isFloatDType(scalesValue->dtype()))
+        return fail("scales must be floating-point");
+      for (int64_t k = 0; k < numAxes; ++k)
+        scales.push_back(scalesValue->getDouble(k));
+    }
+    if (!legacy) {
+      TRY(sizesValue, readInput(3, "sizes"));
+      if (sizesValue) {
+        if (scalesValue)
+          return fail("only one of scales and sizes may be given");
+        if (runtime::isFloatDType(sizesValue->dtype()) ||
+            sizesValue->dtype() == DType::I1)
+          return fail("sizes must be integers");
+        for (int64_t k = 0; k < numAxes; ++k)
+          sizes.push_back(sizesValue->getInt(k));
+      }
+    }
+  }
+  if (scales.empty() && sizes.empty())
+    return fail("one of scales and sizes is required");
+  for (double s : scales)
+    if (!(s > 0) || !std::isfinite(s))
+      return fail("scales must be positive and finite");
+  for (int64_t s : sizes)
+    if (s < 1)
+      return fail("sizes " + listOf(sizes) + " must be positive");
+
+  std::vector<float> roiStart(numAxes, 0), roiEnd(numAxes, 1);
+  if (p.coordMode == "tf_crop_and_resize") {
+    TRY(roi, constIn(1));
+    if (!has(1) || !roi)
+      return unsupported("tf_crop_and_resize needs a constant roi (input #1)");
+    if (roi->numElements() != 2 * numAxes ||
+        !runtime::isFloatDType(roi->dtype()))
+      return fail("roi (input #1) must have " + llvm::Twine(2 * numAxes) +
+                  " floating-point values, not " + roi->describe());
+    for (int64_t k = 0; k < numAxes; ++k) {
+      roiStart[k] = static_cast<float>(roi->getDouble(k));
+      roiEnd[k] = static_cast<float>(roi->getDouble(numAxes + k));
+    }
+  }
+
+  // Input, output size and scale per listed axis.
+  std::vector<int64_t> inSizes(numAxes), outSizes(numAxes);
+  std::vector<double> axisScales(numAxes);
+  std::vector<bool> skip(numAxes, false);
+  bool identityAtScaleOne =
+      p.coordMode != "tf_crop_and_resize" &&
+      p.coordMode != "tf_half_pixel_for_nn";
+  for (int64_t k = 0; k < numAxes; ++k) {
+    std::optional<int64_t> inSize = x.dim(axes[k]);
+    if (!sizes.empty() && inSize && *inSize == sizes[k] &&
+        identityAtScaleOne && policy == "stretch") {
+      skip[k] = true;
+      continue;
+    }
+    if (!scales.empty() && scales[k] == 1 && identityAtScaleOne) {
+      skip[k] = true;
+      continue;
+    }
+    if (!inSize)
+      return unsupported("Resize of dynamic dim " + llvm::Twine(axes[k]) +
+                         " of " + x.describe() + " is not supported");
+    if (*inSize == 0)
+      return unsupported("Resize of an empty input is not supported");
+    inSizes[k] = *inSize;
+    if (!scales.empty()) {
+      axisScales[k] = scales[k];
+      outSizes[k] = static_cast<int64_t>(
+          std::floor(scales[k] * static_cast<double>(*inSize)));
+    } else {
+      axisScales[k] = static_cast<double>(sizes[k]) /
+                      static_cast<double>(*inSize);
+      outSizes[k] = sizes[k];
+    }
+  }
+  if (!sizes.empty() && policy != "stretch") {
+    for (int64_t k = 0; k < numAxes; ++k)
+      if (skip[k])
+        return unsupported("keep_aspect_ratio_policy needs static dims");
+    double scale = axisScales[0];
+    for (double s : axisScales)
+      scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+    for (int64_t k = 0; k < numAxes; ++k) {
+      axisScales[k] = scale;
+      outSizes[k] = static_cast<int64_t>(
+          std::floor(scale * static_cast<double>(inSizes[k]) + 0.5));
+    }
+  }
+  for (int64_t k = 0; k < numAxes; ++k)
+    if (!skip[k] && (outSizes[k] < 1 || outSizes[k] > (int64_t(1) << 31)))
+      return unsupported("Resize of dim " + llvm::Twine(axes[k]) + " of " +
+                         x.describe() + " to " + llvm::Twine(outSizes[k]) +
+                         " is not supported");
+
+  // One separable step per axis (shrinking axes first): gathers of the source
+  // positions, weighted and summed.
+  std::vector<int64_t> order;
+  for (int64_t k = 0; k < numAxes; ++k)
+    if (!skip[k])
+      order.push_back(k);
+  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+    return outSizes[a] * inSizes[b] < outSizes[b] * inSizes[a];
+  });
+  Tensor y = x;
+  for (int64_t k : order) {
+    int64_t axis = axes[k];
+    resize::AxisPlan plan = resize::planAxis(
+        p, inSizes[k], outSizes[k], axisScales[k], roiStart[k], roiEnd[k]);
+    if (resize::isIdentity(plan, inSizes[k]))
+      continue;
+    int64_t positions = plan.outSize;
+    std::vector<int64_t> columnShape(rank - axis, 1);
+    columnShape[0] = positions;
+    Tensor acc;
+    for (int64_t t = 0; t < plan.taps; ++t) {
+      bool allZero = true, allOne = true;
+      auto idx = HostTensor::allocate(DType::I64, {positions});
+      auto w = HostTensor::allocate(x.dtype(), columnShape);
+      if (!idx.ok() || !w.ok())
+        return fail("cannot allocate the resize tables");
+      for (int64_t o = 0; o < positions; ++o) {
+        double weight = plan.weight[o * plan.taps + t];
+        idx->setInt(o, plan.index[o * plan.taps + t]);
+        w->setDouble(o, weight);
+        allZero &= weight == 0;
+        allOne &= weight == 1;
+      }
+      if (allZero && (acc.valid() || t + 1 < plan.taps))
+        continue;
+      TRYT(idxT, constantTensor(*idx));
+      TRYT(g, tgc::gather(y, idxT, axis));
+      Tensor term = g;
+      if (!allOne) {
+        TRYT(wT, constantTensor(*w));
+        TRYT(m, tgc::mul(g, wT));
+        term = m;
+      }
+      if (acc.valid()) {
+        TRYT(sum, tgc::add(acc, term));
+        acc = sum;
+      } else {
+        acc = term;
+      }
+    }
+    if (plan.anyOutside()) {
+      auto mask = HostTensor::allocate(DType::I1, columnShape);
+      if (!mask.ok())
+        return fail("cannot allocate the resize tables");
+      for (int64_t o = 0; o < positions; ++o)
+        mask->setInt(o, plan.outside[o]);
+      TRYT(maskT, constantTensor(*mask));
+      TRYT(sel, tgc::select(maskT, Scalar(extrapolation), acc));
+      acc = sel;
+    }
+    y = acc;
+  }
+  out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::convLRN() {
+  TRY(x, in(0));
+  TRY(sizeAttr, attrInt("size"));
+  if (!sizeAttr)
+    return fail("attribute 'size' is required");
+  if (*sizeAttr < 1)
+    return fail("attribute 'size' must be >= 1, not " +
+                llvm::Twine(*sizeAttr));
+  TRY(alpha, attrFloat("alpha", 1e-4));
+  TRY(beta, attrFloat("beta", 0.75));
+  TRY(bias, attrFloat("bias", 1.0));
+  if (!runtime::isFloatDType(x.dtype()))
+    return fail("the input " + x.describe() + " must be floating-point");
+  if (x.rank() < 2)
+    return fail("the input " + x.describe() +
+                " must have rank >= 2 (N x C x D1 x ...)");
+  std::optional<int64_t> channels = x.dim(1);
+  if (!channels)
+    return unsupported("LRN needs a static channel dim, not " + x.describe());
+  int64_t size = *sizeAttr, c = *channels;
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  TRYT(sq, tgc::mul(x, x));
+  // The mean of the squares over the channel window [c - lo, c + hi], zero
+  // outside: an average pool over [N, 1, C, rest] when the shape is static,
+  // else a sum of shifted slices.
+  Tensor mean;
+  if (x.hasStaticShape()) {
+    std::vector<int64_t> shape = x.shape();
+    int64_t rest = 1;
+    for (int64_t d = 2; d < x.rank(); ++d)
+      rest *= shape[d];
+    TRY(r, reshapeTo(sq, {shape[0], 1, c, rest}));
+    Pool2DOptions opts;
+    opts.kernel = {size, 1};
+    opts.padding = {lo, 0, hi, 0};
+    opts.countIncludePad = true;
+    TRYT(pooled, tgc::avgPool2d(r, opts));
+    TRY(back, reshapeTo(pooled, shape));
+    mean = back;
+  } else {
+    std::vector<int64_t> low(x.rank(), 0), high(x.rank(), 0);
+    low[1] = lo;
+    high[1] = hi;
+    TRYT(padded, tgc::pad(sq, low, high));
+    Tensor sum;
+    for (int64_t k = 0; k < size; ++k) {
+      std::vector<int64_t> starts(x.rank(), 0),
+          ends(x.rank(), std::numeric_limits<int64_t>::max());
+      starts[1] = k;
+      ends[1] = k + c;
+      TRYT(part, tgc::slice(padded, starts, ends));
+      if (sum.valid()) {
+        TRYT(s, tgc::add(sum, part));
+        sum = s;
+      } else {
+        sum = part;
+      }
+    }
+    TRYT(m, tgc::div(sum, Scalar(size)));
+    mean = m;
+  }
+  TRYT(scaled, tgc::mul(mean, Scalar(alpha)));
+  TRYT(shifted, tgc::add(scaled, Scalar(bias)));
+  TRYT(den, tgc::pow(shifted, Scalar(beta)));
+  TRYT(y, tgc::div(x, den));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+/// atan from existing ops (tgc has no atan): t = x, or 1/x where |x| > 1
+/// (then atan(x) = sign(x) * pi/2 - atan(t)); one half-angle step
+/// u = t / (1 + sqrt(1 + t^2)) brings |u| below tan(pi/8), where the Taylor
+/// series to u^17 is within 3e-9 (atan(t) = 2 atan(u)).
+llvm::Expected<Tensor> Importer::atanOf(const Tensor &x) {
+  TRYT(ax, tgc::abs(x));
+  TRYT(big, tgc::greater(ax, Scalar(1.0)));
+  TRYT(inv, tgc::reciprocal(x));
+  TRYT(t, tgc::select(big, inv, x));
+  TRYT(t2, tgc::mul(t, t));
+  TRYT(t21, tgc::add(t2, Scalar(1.0)));
+  TRYT(root, tgc::sqrt(t21));
+  TRYT(den, tgc::add(root, Scalar(1.0)));
+  TRYT(u, tgc::div(t, den));
+  TRYT(s, tgc::mul(u, u));
+  // u * (1 + s * (c1 + s * (c2 + ... + s * c8))), c_k = (-1)^k / (2k + 1).
+  TRYT(p8, tgc::mul(s, Scalar(1.0 / 17.0)));
+  Tensor p = p8;
+  for (int k = 7; k >= 1; --k) {
+    double c = (k % 2 ? -1.0 : 1.0) / (2 * k + 1);
+    TRYT(sum, tgc::add(p, Scalar(c)));
+    TRYT(next, tgc::mul(sum, s));
+    p = next;
+  }
+  TRYT(series, tgc::add(p, Scalar(1.0)));
+  TRYT(atanU, tgc::mul(u, series));
+  TRYT(r, tgc::mul(atanU, Scalar(2.0)));
+  TRYT(sg, tgc::sign(x));
+  TRYT(halfPi, tgc::mul(sg, Scalar(M_PI / 2)));
+  TRYT(far, tgc::sub(halfPi, r));
+  TRYT(y, tgc::select(big, far, r));
+  return y;
+}
+
+llvm::Error Importer::convAtan() {
+  TRY(x, in(0));
+  TRY(y, atanOf(x));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+/// asin(x) = atan(x / sqrt((1 - x)(1 + x))); +-1 give +-inf, hence +-pi/2.
+llvm::Error Importer::convAsin() {
+  TRY(x, in(0));
+  TRYT(a, tgc::sub(Scalar(1.0), x));
+  TRYT(b, tgc::add(x, Scalar(1.0)));
+  TRYT(ab, tgc::mul(a, b));
+  TRYT(root, tgc::sqrt(ab));
+  TRYT(q, tgc::div(x, root));
+  TRY(y, atanOf(q));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+/// acos(x) = 2 atan(sqrt((1 - x) / (1 + x))), accurate near 1 as well.
+llvm::Error Importer::convAcos() {
+  TRY(x, in(0));
+  TRYT(a, tgc::sub(Scalar(1.0), x));
+  TRYT(b, tgc::add(x, Scalar(1.0)));
+  TRYT(q, tgc::div(a, b));
+  TRYT(root, tgc::sqrt(q));
+  TRY(half, atanOf(root));
+  TRYT(y, tgc::mul(half, Scalar(2.0)));
+  out(0, y);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
 
@@ -2410,6 +4215,13 @@ const std::map<std::string, Importer::Converter> &Importer::converters() {
     m["Or"] = &Importer::binaryOp<tgc::logicalOr>;
     m["Xor"] = &Importer::convXor;
     m["Mod"] = &Importer::convMod;
+    m["BitShift"] = &Importer::convBitShift;
+    m["ConvInteger"] = &Importer::convConvInteger;
+    m["MatMulInteger"] = &Importer::convMatMulInteger;
+    m["QLinearMatMul"] = &Importer::convQLinearMatMul;
+    m["QLinearConv"] = &Importer::convQLinearConv;
+    m["QuantizeLinear"] = &Importer::convQuantizeLinear;
+    m["DequantizeLinear"] = &Importer::convDequantizeLinear;
     m["Max"] = &Importer::variadicOp<tgc::maximum>;
     m["Min"] = &Importer::variadicOp<tgc::minimum>;
     m["Sum"] = &Importer::variadicOp<tgc::add>;
@@ -2503,6 +4315,14 @@ const std::map<std::string, Importer::Converter> &Importer::converters() {
     m["CumSum"] = &Importer::convCumSum;
     m["DepthToSpace"] = &Importer::convDepthToSpace;
     m["SpaceToDepth"] = &Importer::convSpaceToDepth;
+    m["Resize"] = &Importer::convResize;
+    m["Upsample"] = &Importer::convResize;
+    m["LRN"] = &Importer::convLRN;
+    m["ConvTranspose"] = &Importer::convConvTranspose;
+    m["Einsum"] = &Importer::convEinsum;
+    m["Atan"] = &Importer::convAtan;
+    m["Asin"] = &Importer::convAsin;
+    m["Acos"] = &Importer::convAcos;
     return m;
   }();
   return table;
@@ -2594,6 +4414,7 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
     label += " in " + where;
   outputs.clear();
   constOutputs.clear();
+  partialOutputs.clear();
 
   const std::string &domain = n.domain();
   bool defaultDomain = domain.empty() || domain == "ai.onnx";
@@ -2653,6 +4474,10 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
     return unsupported("op '" + n.op_type() + "' is not supported by the importer");
   }
 
+  TRY(partialResult, propagatePartial());
+  if (partialResult && wantsOutput(0))
+    partialOutputs.push_back({n.output(0), std::move(*partialResult)});
+
   detail::TraceState *state = detail::activeTrace();
   mlir::Block *block = state->builder.getInsertionBlock();
   mlir::Operation *before = block->empty() ? nullptr : &block->back();
@@ -2668,7 +4493,30 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
   for (auto &[name, value] : constOutputs)
     scope[name] =
         Val{Tensor(), std::make_shared<HostTensor>(std::move(value)), label};
+  registerPartialOutputs();
   return llvm::Error::success();
+}
+
+void Importer::registerPartialOutputs() {
+  Scope &scope = scopes.back();
+  for (auto &[name, value] : partialOutputs) {
+    // Fully known: an ordinary constant.
+    if (llvm::all_of(value.values, [](auto &v) { return v.has_value(); })) {
+      std::vector<int64_t> shape;
+      if (!value.scalar)
+        shape.push_back(static_cast<int64_t>(value.values.size()));
+      auto t = HostTensor::allocate(value.dtype, shape);
+      for (auto [k, v] : llvm::enumerate(value.values))
+        t->setInt(static_cast<int64_t>(k), *v);
+      scope[name] = Val{Tensor(), std::make_shared<HostTensor>(std::move(*t)),
+                        label, nullptr};
+      continue;
+    }
+    auto it = scope.find(name);
+    if (it != scope.end()) // Else the converter did not produce it.
+      it->second.partial = std::make_shared<PartialInts>(value);
+  }
+  partialOutputs.clear();
 }
 
 llvm::Error Importer::importNodes(

@@ -1093,3 +1093,57 @@ func.func @unsigned_cast_chains(%x: tensor<4xui8>, %y: tensor<4xi8>) -> (tensor<
   %3 = tgc.cast %2 : tensor<4xui8> to tensor<4xf32>
   return %1, %3 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// shape_of of a static tensor folds; shape arithmetic on constants (gather,
+// mul, unsqueeze, concat, slice) folds; dynamic_reshape with a constant shape
+// that agrees with its declared type becomes reshape (copy_zeros: 0 keeps the
+// input's dim).
+// CHECK-LABEL: func.func @fold_shape_arithmetic(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x16x64xf32>)
+// CHECK-NEXT:    %[[C:.*]] = tgc.constant dense<[16, 64]> : tensor<2xi64>
+// CHECK-NEXT:    %[[R:.*]] = tgc.reshape %[[X]] : tensor<2x16x64xf32> to tensor<2x16x4x16xf32>
+// CHECK-NEXT:    return %[[R]], %[[C]]
+func.func @fold_shape_arithmetic(%x: tensor<2x16x64xf32>) -> (tensor<2x16x4x16xf32>, tensor<2xi64>) {
+  %s = tgc.shape_of %x : tensor<2x16x64xf32> -> tensor<3xi64>
+  %i = tgc.constant dense<0> : tensor<i64>
+  %b = tgc.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %one = tgc.constant dense<1> : tensor<i64>
+  %b1 = tgc.mul %b, %one : tensor<i64>
+  %u = tgc.unsqueeze %b1 {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %rest = tgc.constant dense<[0, 4, 16]> : tensor<3xi64>
+  %shape = tgc.concat %u, %rest {axis = 0 : i64} : (tensor<1xi64>, tensor<3xi64>) -> tensor<4xi64>
+  %y = tgc.dynamic_reshape %x, %shape copy_zeros : (tensor<2x16x64xf32>, tensor<4xi64>) -> tensor<2x16x4x16xf32>
+  %tail = tgc.slice %s {starts = array<i64: 1>, ends = array<i64: 3>} : (tensor<3xi64>) -> tensor<2xi64>
+  return %y, %tail : tensor<2x16x4x16xf32>, tensor<2xi64>
+}
+
+// -----
+
+// Shapes only known at run time stay: shape_of of a dynamic tensor, and a
+// dynamic_reshape whose declared type has more than one dynamic dim.
+// CHECK-LABEL: func.func @keep_dynamic_shapes(
+// CHECK:         tgc.shape_of
+// CHECK:         tgc.dynamic_reshape
+// CHECK-NOT:     tgc.reshape
+func.func @keep_dynamic_shapes(%x: tensor<?x?x64xf32>) -> tensor<?x?x4x16xf32> {
+  %s = tgc.shape_of %x : tensor<?x?x64xf32> -> tensor<3xi64>
+  %head = tgc.slice %s {starts = array<i64: 0>, ends = array<i64: 2>} : (tensor<3xi64>) -> tensor<2xi64>
+  %rest = tgc.constant dense<[4, 16]> : tensor<2xi64>
+  %shape = tgc.concat %head, %rest {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>) -> tensor<4xi64>
+  %y = tgc.dynamic_reshape %x, %shape : (tensor<?x?x64xf32>, tensor<4xi64>) -> tensor<?x?x4x16xf32>
+  return %y : tensor<?x?x4x16xf32>
+}
+
+// -----
+
+// Out-of-range constant gathers are left for the run-time error.
+// CHECK-LABEL: func.func @gather_out_of_range_not_folded(
+// CHECK:         tgc.gather
+func.func @gather_out_of_range_not_folded() -> tensor<i64> {
+  %t = tgc.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %i = tgc.constant dense<5> : tensor<i64>
+  %0 = tgc.gather %t, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  return %0 : tensor<i64>
+}

@@ -50,6 +50,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace llvm;
@@ -221,8 +222,11 @@ HostTensor asModelType(const HostTensor &t, mlir::Type modelType) {
 }
 
 /// Runs `func` on `backend` for one data set and compares the results.
+/// `unsupported` is set when the backend cannot compile the function (shapes
+/// that depend on input values).
 std::optional<std::string> runDataSet(mlir::func::FuncOp func,
-                                      StringRef backend, const DataSet &set) {
+                                      StringRef backend, const DataSet &set,
+                                      bool *unsupported = nullptr) {
   std::vector<HostTensor> inputs;
   for (auto [i, t] : enumerate(set.inputs))
     inputs.push_back(i < func.getNumArguments()
@@ -239,8 +243,12 @@ std::optional<std::string> runDataSet(mlir::func::FuncOp func,
     for (const HostTensor &t : inputs)
       shapes.push_back(t.shape());
     auto compiled = tgc::cpu::compile(func, shapes);
-    if (!compiled)
-      return "compile: " + explain(compiled.takeError()).first;
+    if (!compiled) {
+      auto [message, notSupported] = explain(compiled.takeError());
+      if (unsupported)
+        *unsupported = notSupported;
+      return "compile: " + message;
+    }
     auto ran = compiled->executable->run(inputs, {});
     if (!ran.ok())
       return "run: " + shorten(std::string(ran.status().message()));
@@ -287,18 +295,33 @@ private:
     auto generic = tgc::importOnnxModel(context, model, options);
     std::vector<DataSet> sets;
     std::optional<Result> badData = loadDataSets(test, sets);
+    std::string genericMessage;
+    bool genericUnsupported = false;
     if (generic) {
       if (badData)
         return *badData;
       auto func = findMain(**generic);
-      for (const DataSet &set : sets)
-        if (auto mismatch = runDataSet(func, backend, set))
-          return {Outcome::Fail, false, *mismatch};
-      return {Outcome::Pass, false, ""};
+      bool passed = true;
+      for (const DataSet &set : sets) {
+        bool notSupported = false;
+        if (auto mismatch = runDataSet(func, backend, set, &notSupported)) {
+          // Shapes that depend on input values: try specializing on them.
+          if (!notSupported)
+            return {Outcome::Fail, false, *mismatch};
+          genericMessage = *mismatch;
+          genericUnsupported = true;
+          passed = false;
+          break;
+        }
+      }
+      if (passed)
+        return {Outcome::Pass, false, ""};
+    } else {
+      // The import error says more than unreadable data (sequences and
+      // optionals do not parse as tensors).
+      std::tie(genericMessage, genericUnsupported) =
+          explain(generic.takeError());
     }
-    // The import error says more than unreadable data (sequences and
-    // optionals do not parse as tensors).
-    auto [genericMessage, genericUnsupported] = explain(generic.takeError());
     Result importFailure{genericUnsupported ? Outcome::Unsupported
                                             : Outcome::Fail,
                          false, genericMessage};
