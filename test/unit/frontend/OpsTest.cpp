@@ -343,6 +343,56 @@ TEST_F(TracerTest, ReshapeInfersMinusOne) {
   expectValues(r[4], DType::F32, {2, 2}, {1, 2, 3, 4});
 }
 
+TEST_F(TracerTest, ShapeOfAndDynamicReshape) {
+  std::vector<Shape> shapes;
+  TracedModule traced = traceOk(
+      {spec({kDynamic, kDynamic, 4})},
+      [&](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+        Tensor s = shapeOf(a[0]);
+        // [batch, seq, 4] -> [batch, seq, 2, 2], batch and seq from s.
+        Tensor target = concat({slice(s, {0}, {2}),
+                                constant(makeI(DType::I64, {2}, {2, 2}))},
+                               0);
+        std::vector<Tensor> out = {
+            s, dynamicReshape(a[0], target, {kDynamic, kDynamic, 2, 2}),
+            dynamicReshape(a[0], target),
+            // copy_zeros: [0, -1] keeps dim 0 and flattens the rest.
+            dynamicReshape(a[0], constant(makeI(DType::I64, {2}, {0, -1})),
+                           {}, /*copyZeros=*/true)};
+        for (const Tensor &t : out)
+          shapes.push_back(t.shape());
+        return out;
+      });
+  EXPECT_EQ(shapes, (std::vector<Shape>{{3},
+                                        {kDynamic, kDynamic, 2, 2},
+                                        {kDynamic, kDynamic, kDynamic, kDynamic},
+                                        {kDynamic, kDynamic}}));
+  auto r = run(traced, {f32({1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
+  ASSERT_EQ(r.size(), 4u);
+  expectValues(r[0], DType::I64, {3}, {1, 2, 4});
+  expectValues(r[1], DType::F32, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  expectValues(r[2], DType::F32, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  expectValues(r[3], DType::F32, {1, 8}, {1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST_F(TracerTest, DynamicReshapeErrors) {
+  std::string error =
+      traceError({spec({2, 3}), spec({kDynamic}, DType::I64)},
+                 [](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+                   return {dynamicReshape(a[0], a[1])};
+                 });
+  EXPECT_NE(error.find("the new shape must be a 1-D tensor of static length"),
+            std::string::npos)
+      << error;
+  error = traceError({spec({2, 3}), spec({2}, DType::I64)},
+                     [](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
+                       return {dynamicReshape(a[0], a[1], {2, 3, 1})};
+                     });
+  EXPECT_NE(error.find("the shape hint [2, 3, 1] has 3 dims, the new shape 2"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(TracerTest, DataMovementOps) {
   TracedModule traced =
       traceOk({spec({2, 3}), spec({2}, DType::I64), spec({1, 3})},
