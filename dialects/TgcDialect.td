@@ -66,6 +66,18 @@ def Tgc_GeluApproximationAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tgc_FusionContraction : I32EnumAttrCase<"contraction", 0>;
+def Tgc_FusionLoop : I32EnumAttrCase<"loop", 1>;
+def Tgc_FusionKind : I32EnumAttr<"FusionKind",
+    "how a fusion region becomes one kernel",
+    [Tgc_FusionContraction, Tgc_FusionLoop]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tgc";
+}
+def Tgc_FusionKindAttr : EnumAttr<Tgc_Dialect, Tgc_FusionKind, "fusion_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Tgc_CmpEQ : I32EnumAttrCase<"eq", 0>;
 def Tgc_CmpNE : I32EnumAttrCase<"ne", 1>;
 def Tgc_CmpLT : I32EnumAttrCase<"lt", 2>;

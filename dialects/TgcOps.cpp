@@ -1061,3 +1061,37 @@ TGC_COMPATIBLE_RETURN_TYPES(DynamicReshapeOp)
 
 #define GET_OP_CLASSES
 #include "dialects/TgcOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Fusion regions
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusionOp::verify() {
+  if (getBody().empty())
+    return emitOpError("needs a body");
+  Block &block = getBlock();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError("body takes ")
+           << block.getNumArguments() << " arguments but the fusion has "
+           << getInputs().size() << " inputs";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(block.getArgumentTypes(), getInputs())))
+    if (std::get<0>(pair) != std::get<1>(pair).getType())
+      return emitOpError("body argument #")
+             << i << " has type " << std::get<0>(pair) << " but input #" << i
+             << " is " << std::get<1>(pair).getType();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with tgc.yield");
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError("body yields ")
+           << yield.getValues().size() << " values but the fusion has "
+           << getNumResults() << " results";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getValues().getTypes(), getResultTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError("yielded value #")
+             << i << " has type " << std::get<0>(pair) << " but result #" << i
+             << " is " << std::get<1>(pair);
+  return success();
+}

@@ -7,6 +7,7 @@ include "dialects/TgcDialect.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 // Checks that every tensor an op touches has a well-formed shape: static dims
 // are non-negative and the product of the static dims fits in int64.
@@ -664,6 +665,62 @@ def Tgc_UnsqueezeOp : Tgc_Op<"unsqueeze", [InferTypeOpAdaptorWithIsCompatible]> 
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion regions
+//===----------------------------------------------------------------------===//
+
+def Tgc_FusionOp : Tgc_Op<"fusion", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "A group of ops compiled into one kernel";
+  let description = [{
+    Holds a group of tgc ops that a backend compiles into a single kernel:
+    the region's block arguments are the `inputs` (in order), the
+    `tgc.yield` gives the `results`. The region is isolated from above, so a
+    fusion reads nothing but its inputs. `kind` says how the group becomes a
+    kernel:
+
+    - `contraction`: one conv2d or matmul with the elementwise consumers
+      that become its post-ops (bias, activation chain, residual add), as
+      the post-op fusion table allows (`tgc-fuse-post-ops`); the CPU backend
+      emits one oneDNN primitive with post-ops.
+    - `loop`: elementwise, broadcast, reshape/transpose and reduction ops
+      (`tgc-fuse-elementwise`), compiled into generated loops.
+
+    Semantically a fusion is its body: the reference interpreter runs the
+    ops one by one.
+
+    ```mlir
+    %y = tgc.fusion #tgc.fusion_kind<contraction> (%x, %w, %b) : (tensor<1x64xf32>, tensor<64x32xf32>, tensor<32xf32>) -> tensor<1x32xf32> {
+    ^bb0(%a: tensor<1x64xf32>, %c: tensor<64x32xf32>, %d: tensor<32xf32>):
+      %0 = tgc.matmul %a, %c : (tensor<1x64xf32>, tensor<64x32xf32>) -> tensor<1x32xf32>
+      %1 = tgc.add %0, %d : (tensor<1x32xf32>, tensor<32xf32>) -> tensor<1x32xf32>
+      %2 = tgc.relu %1 : tensor<1x32xf32>
+      tgc.yield %2 : tensor<1x32xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Tgc_FusionKindAttr:$kind, Variadic<Tgc_Tensor>:$inputs);
+  let results = (outs Variadic<Tgc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::Block &getBlock() { return getBody().front(); }
+  }];
+}
+
+def Tgc_YieldOp : Tgc_Op<"yield", [Terminator, ReturnLike, HasParent<"FusionOp">]> {
+  let summary = "The results of a fusion region";
+  let description = [{
+    Terminates a `tgc.fusion` body; its operands are the fusion's results.
+  }];
+  let arguments = (ins Variadic<Tgc_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing yielded */ }]>];
 }
 
 #endif // TGC_OPS_TD

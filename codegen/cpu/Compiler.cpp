@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -377,6 +378,27 @@ struct DiagnosticCapture {
   ScopedDiagnosticHandler handler;
 };
 
+/// Replaces each tgc.fusion in `func` by the ops of its body.
+void inlineFusions(func::FuncOp func) {
+  SmallVector<FusionOp> fusions;
+  func.walk([&](FusionOp op) { fusions.push_back(op); });
+  // Innermost first is not needed: bodies are isolated and hold no fusions
+  // that outlive their parent; walk order visits nested ones first.
+  for (FusionOp fusion : fusions) {
+    OpBuilder builder(fusion);
+    IRMapping mapping;
+    Block &block = fusion.getBlock();
+    for (auto [arg, input] : llvm::zip(block.getArguments(), fusion.getInputs()))
+      mapping.map(arg, input);
+    for (Operation &op : block.without_terminator())
+      builder.clone(op, mapping);
+    auto yield = cast<YieldOp>(block.getTerminator());
+    for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
+      result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+    fusion.erase();
+  }
+}
+
 /// Gives every argument its concrete shape, inlines calls and propagates
 /// shapes; returns the specialized copy of `func` in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>
@@ -471,6 +493,9 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
     if (failed(pm.run(*module)))
       return fail("the cleanup pipeline failed on '" + func.getName() + "'");
   }
+  // Fusion regions this backend does not compile as one kernel run as their
+  // bodies, op by op.
+  inlineFusions(clone);
   return module;
 }
 

@@ -288,6 +288,12 @@ public:
        unsigned depth);
 
   Expected<HostTensor> runOp(Operation *op, Operands operands);
+
+  /// Runs the ops of `body` with its arguments bound to `inputs`; returns the
+  /// operands of its func.return / tgc.yield (nullopt when it has none).
+  Expected<std::optional<std::vector<HostTensor>>>
+  runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
+           unsigned depth);
 };
 
 Expected<std::vector<HostTensor>>
@@ -313,7 +319,18 @@ Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
                        typeString(argType) + ", got " + mismatch);
   }
 
-  Block &body = func.getBody().front();
+  auto results = runBlock(func.getBody().front(), inputs, depth);
+  if (!results)
+    return results.takeError();
+  if (!*results)
+    return funcError("has no func.return");
+  return std::move(**results);
+}
+
+Expected<std::optional<std::vector<HostTensor>>>
+Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
+                   unsigned depth) {
+  using Results = std::optional<std::vector<HostTensor>>;
   // Values live in `env`; arguments are borrowed views of the inputs, so they
   // are never written. A value is dropped after its last use in the block.
   llvm::DenseMap<Value, HostTensor> env;
@@ -321,8 +338,9 @@ Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
     auto view = HostTensor::borrow(input->dtype(), input->shape(),
                                    const_cast<void *>(input->data()));
     if (!view.ok())
-      return funcError("cannot view argument: " +
-                       std::string(view.status().message()));
+      return opError(body.getParentOp(),
+                     "cannot view argument: " +
+                         std::string(view.status().message()));
     env.try_emplace(arg, std::move(*view));
   }
   llvm::DenseMap<Value, Operation *> lastUse;
@@ -337,17 +355,34 @@ Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
       auto it = env.find(v);
       if (it == env.end())
         return opError(&op, "uses a value that is not defined in the "
-                            "function body");
+                            "enclosing body");
       operands.push_back(&it->second);
     }
 
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    if (isa<func::ReturnOp, YieldOp>(op)) {
       std::vector<HostTensor> results;
       results.reserve(operands.size());
       for (const HostTensor *t : operands)
         results.push_back(t->clone());
-      return results;
+      return Results(std::move(results));
     }
+
+    auto bindResults = [&](std::vector<HostTensor> &results) -> Error {
+      if (results.size() != op.getNumResults())
+        return opError(&op, "produced " + llvm::Twine(results.size()) +
+                                " results, expected " +
+                                llvm::Twine(op.getNumResults()));
+      for (auto [i, result] : llvm::enumerate(results)) {
+        std::string mismatch =
+            checkAgainstType(result, op.getResult(i).getType());
+        if (!mismatch.empty())
+          return opError(&op, "result #" + llvm::Twine(i) + " is " + mismatch +
+                                  " but its declared type is " +
+                                  typeString(op.getResult(i).getType()));
+        env.try_emplace(op.getResult(i), std::move(result));
+      }
+      return Error::success();
+    };
 
     if (auto callOp = dyn_cast<func::CallOp>(op)) {
       if (depth + 1 >= kMaxCallDepth)
@@ -362,19 +397,17 @@ Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
       auto results = call(callee, operands, depth + 1);
       if (!results)
         return results.takeError();
-      if (results->size() != op.getNumResults())
-        return opError(&op, "callee returned " + llvm::Twine(results->size()) +
-                                " results, expected " +
-                                llvm::Twine(op.getNumResults()));
-      for (auto [i, result] : llvm::enumerate(*results)) {
-        std::string mismatch =
-            checkAgainstType(result, op.getResult(i).getType());
-        if (!mismatch.empty())
-          return opError(&op, "result #" + llvm::Twine(i) + " is " + mismatch +
-                                  " but its declared type is " +
-                                  typeString(op.getResult(i).getType()));
-        env.try_emplace(op.getResult(i), std::move(result));
-      }
+      if (auto error = bindResults(*results))
+        return std::move(error);
+    } else if (auto fusion = dyn_cast<FusionOp>(op)) {
+      // A fusion region is its body, run op by op.
+      auto results = runBlock(fusion.getBlock(), operands, depth);
+      if (!results)
+        return results.takeError();
+      if (!*results)
+        return opError(&op, "body has no tgc.yield");
+      if (auto error = bindResults(**results))
+        return std::move(error);
     } else if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
       // A shape-only cast, as tgc-infer-shapes inserts before returns: the
       // value must fit the new type; the storage is shared.
@@ -422,10 +455,18 @@ Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
       }
     }
   }
-  return funcError("has no func.return");
+  return Results();
 }
 
 Expected<HostTensor> Executor::runOp(Operation *op, Operands operands) {
+  if (auto fusion = dyn_cast<FusionOp>(op)) {
+    auto results = runBlock(fusion.getBlock(), operands, 0);
+    if (!results)
+      return results.takeError();
+    if (!*results || (*results)->size() != 1)
+      return opError(op, "runOp needs a fusion with one result");
+    return std::move((**results)[0]);
+  }
   if (auto r = runElementwise(op, operands))
     return std::move(*r);
   if (auto r = runContraction(op, operands))
