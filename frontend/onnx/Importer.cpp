@@ -3651,8 +3651,8 @@ AxisPlan planAxis(const Params &p, int64_t inSize, int64_t outSize,
       // Upsample and Resize-10 (as onnxruntime): asymmetric, floor when
       // upsampling and ceil when downsampling.
       double xo = x / scale;
-      int64_t i = static_cast<int64_t>(scale < 1 ? std::ceil(xo)
-                                                 : std::floor(xo));
+      int64_t i =
+          static_cast<int64_t>(scale < 1 ? std::ceil(xo) : std::floor(xo));
       plan.index.push_back(std::clamp<int64_t>(i, 0, inSize - 1));
       plan.weight.push_back(1);
       plan.outside.push_back(0);
@@ -3804,11 +3804,10 @@ llvm::Error Importer::convResize() {
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
       return fail("attribute 'mode' must be nearest, linear or cubic, not '" +
                   mode + "'");
-    TRY(coordMode,
-        attrString("coordinate_transformation_mode", "half_pixel"));
+    TRY(coordMode, attrString("coordinate_transformation_mode", "half_pixel"));
     static const llvm::StringRef coordModes[] = {
-        "half_pixel",         "half_pixel_symmetric", "pytorch_half_pixel",
-        "align_corners",      "asymmetric",           "tf_half_pixel_for_nn",
+        "half_pixel",        "half_pixel_symmetric", "pytorch_half_pixel",
+        "align_corners",     "asymmetric",           "tf_half_pixel_for_nn",
         "tf_crop_and_resize"};
     if (!llvm::is_contained(coordModes, coordMode))
       return fail("attribute 'coordinate_transformation_mode' must be "
@@ -3834,25 +3833,27 @@ llvm::Error Importer::convResize() {
     p.excludeOutside = exclude == 1;
     TRY(extrap, attrFloat("extrapolation_value", 0.0));
     extrapolation = extrap;
-    TRY(antialias, attrInt("antialias", 0));
-    if (antialias != 0)
-      return unsupported("Resize with antialias = " + llvm::Twine(antialias) +
-                         " is not supported");
-    TRY(policyAttr, attrString("keep_aspect_ratio_policy", "stretch"));
-    if (policyAttr != "stretch" && policyAttr != "not_larger" &&
-        policyAttr != "not_smaller")
-      return fail("attribute 'keep_aspect_ratio_policy' must be stretch, "
-                  "not_larger or not_smaller, not '" +
-                  policyAttr + "'");
-    policy = policyAttr;
-    TRY(axesAttr, attrInts("axes"));
-    if (axesAttr) {
-      for (int64_t a : *axesAttr) {
-        TRY(axis, normalizeAxis(a, rank));
-        if (llvm::is_contained(axes, axis))
-          return fail("attribute 'axes' " + listOf(*axesAttr) +
-                      " has a duplicate");
-        axes.push_back(axis);
+    if (opset >= 18) { // antialias, keep_aspect_ratio_policy, axes
+      TRY(antialias, attrInt("antialias", 0));
+      if (antialias != 0)
+        return unsupported("Resize with antialias = " + llvm::Twine(antialias) +
+                           " is not supported");
+      TRY(policyAttr, attrString("keep_aspect_ratio_policy", "stretch"));
+      if (policyAttr != "stretch" && policyAttr != "not_larger" &&
+          policyAttr != "not_smaller")
+        return fail("attribute 'keep_aspect_ratio_policy' must be stretch, "
+                    "not_larger or not_smaller, not '" +
+                    policyAttr + "'");
+      policy = policyAttr;
+      TRY(axesAttr, attrInts("axes"));
+      if (axesAttr) {
+        for (int64_t a : *axesAttr) {
+          TRY(axis, normalizeAxis(a, rank));
+          if (llvm::is_contained(axes, axis))
+            return fail("attribute 'axes' " + listOf(*axesAttr) +
+                        " has a duplicate");
+          axes.push_back(axis);
+        }
       }
     }
   }
@@ -3867,8 +3868,9 @@ llvm::Error Importer::convResize() {
   // Scales or sizes (one of them), per listed axis.
   std::vector<double> scales;
   std::vector<int64_t> sizes;
-  auto readInput = [&](int i, llvm::StringRef what)
-      -> llvm::Expected<std::shared_ptr<HostTensor>> {
+  auto readInput =
+      [&](int i,
+          llvm::StringRef what) -> llvm::Expected<std::shared_ptr<HostTensor>> {
     if (!has(i))
       return nullptr;
     TRY(value, constIn(i));
@@ -3890,9 +3892,8 @@ llvm::Error Importer::convResize() {
     if (!scalesAttr)
       return fail("attribute 'scales' is required");
     if (static_cast<int64_t>(scalesAttr->size()) != rank)
-      return fail("attribute 'scales' has " +
-                  llvm::Twine(scalesAttr->size()) + " values; " +
-                  llvm::Twine(rank) + " expected");
+      return fail("attribute 'scales' has " + llvm::Twine(scalesAttr->size()) +
+                  " values; " + llvm::Twine(rank) + " expected");
     scales.assign(scalesAttr->begin(), scalesAttr->end());
   } else {
     TRY(scalesValue, readInput(legacy ? 1 : 2, "scales"));
@@ -3926,8 +3927,10 @@ llvm::Error Importer::convResize() {
 
   std::vector<float> roiStart(numAxes, 0), roiEnd(numAxes, 1);
   if (p.coordMode == "tf_crop_and_resize") {
+    if (!has(1))
+      return fail("tf_crop_and_resize needs the roi (input #1)");
     TRY(roi, constIn(1));
-    if (!has(1) || !roi)
+    if (!roi)
       return unsupported("tf_crop_and_resize needs a constant roi (input #1)");
     if (roi->numElements() != 2 * numAxes ||
         !runtime::isFloatDType(roi->dtype()))
@@ -3942,14 +3945,19 @@ llvm::Error Importer::convResize() {
   // Input, output size and scale per listed axis.
   std::vector<int64_t> inSizes(numAxes), outSizes(numAxes);
   std::vector<double> axisScales(numAxes);
+  // floor(v) as a size, or -1 when it is out of range (v may be huge).
+  auto toSize = [](double v) -> int64_t {
+    v = std::floor(v);
+    return v >= 0 && v <= double(int64_t(1) << 31) ? static_cast<int64_t>(v)
+                                                   : -1;
+  };
   std::vector<bool> skip(numAxes, false);
-  bool identityAtScaleOne =
-      p.coordMode != "tf_crop_and_resize" &&
-      p.coordMode != "tf_half_pixel_for_nn";
+  bool identityAtScaleOne = p.coordMode != "tf_crop_and_resize" &&
+                            p.coordMode != "tf_half_pixel_for_nn";
   for (int64_t k = 0; k < numAxes; ++k) {
     std::optional<int64_t> inSize = x.dim(axes[k]);
-    if (!sizes.empty() && inSize && *inSize == sizes[k] &&
-        identityAtScaleOne && policy == "stretch") {
+    if (!sizes.empty() && inSize && *inSize == sizes[k] && identityAtScaleOne &&
+        policy == "stretch") {
       skip[k] = true;
       continue;
     }
@@ -3958,18 +3966,18 @@ llvm::Error Importer::convResize() {
       continue;
     }
     if (!inSize)
-      return unsupported("Resize of dynamic dim " + llvm::Twine(axes[k]) +
-                         " of " + x.describe() + " is not supported");
+      return unsupported("Resize needs a static dim " + llvm::Twine(axes[k]) +
+                         " in " + x.describe() +
+                         ": resizing a dynamic dim is not supported");
     if (*inSize == 0)
       return unsupported("Resize of an empty input is not supported");
     inSizes[k] = *inSize;
     if (!scales.empty()) {
       axisScales[k] = scales[k];
-      outSizes[k] = static_cast<int64_t>(
-          std::floor(scales[k] * static_cast<double>(*inSize)));
+      outSizes[k] = toSize(scales[k] * static_cast<double>(*inSize));
     } else {
-      axisScales[k] = static_cast<double>(sizes[k]) /
-                      static_cast<double>(*inSize);
+      axisScales[k] =
+          static_cast<double>(sizes[k]) / static_cast<double>(*inSize);
       outSizes[k] = sizes[k];
     }
   }
@@ -3982,15 +3990,15 @@ llvm::Error Importer::convResize() {
       scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
     for (int64_t k = 0; k < numAxes; ++k) {
       axisScales[k] = scale;
-      outSizes[k] = static_cast<int64_t>(
-          std::floor(scale * static_cast<double>(inSizes[k]) + 0.5));
+      outSizes[k] = toSize(scale * static_cast<double>(inSizes[k]) + 0.5);
     }
   }
   for (int64_t k = 0; k < numAxes; ++k)
-    if (!skip[k] && (outSizes[k] < 1 || outSizes[k] > (int64_t(1) << 31)))
+    if (!skip[k] && outSizes[k] < 1)
       return unsupported("Resize of dim " + llvm::Twine(axes[k]) + " of " +
-                         x.describe() + " to " + llvm::Twine(outSizes[k]) +
-                         " is not supported");
+                         x.describe() +
+                         " gives an empty or too large output dim, which is "
+                         "not supported");
 
   // One separable step per axis (shrinking axes first): gathers of the source
   // positions, weighted and summed.
@@ -4064,8 +4072,7 @@ llvm::Error Importer::convLRN() {
   if (!sizeAttr)
     return fail("attribute 'size' is required");
   if (*sizeAttr < 1)
-    return fail("attribute 'size' must be >= 1, not " +
-                llvm::Twine(*sizeAttr));
+    return fail("attribute 'size' must be >= 1, not " + llvm::Twine(*sizeAttr));
   TRY(alpha, attrFloat("alpha", 1e-4));
   TRY(beta, attrFloat("beta", 0.75));
   TRY(bias, attrFloat("bias", 1.0));
@@ -4082,7 +4089,7 @@ llvm::Error Importer::convLRN() {
   TRYT(sq, tgc::mul(x, x));
   // The mean of the squares over the channel window [c - lo, c + hi], zero
   // outside: an average pool over [N, 1, C, rest] when the shape is static,
-  // else a sum of shifted slices.
+  // else a sum of shifted slices (then alpha / size scales the sum).
   Tensor mean;
   if (x.hasStaticShape()) {
     std::vector<int64_t> shape = x.shape();
@@ -4116,8 +4123,8 @@ llvm::Error Importer::convLRN() {
         sum = part;
       }
     }
-    TRYT(m, tgc::div(sum, Scalar(size)));
-    mean = m;
+    mean = sum;
+    alpha /= static_cast<double>(size);
   }
   TRYT(scaled, tgc::mul(mean, Scalar(alpha)));
   TRYT(shifted, tgc::add(scaled, Scalar(bias)));
