@@ -567,9 +567,70 @@ void nativePool(const PoolGeometry &g, bool nhwc, const void *input,
 
 } // namespace
 
-absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc) {
-  if (absl::Status s = checkNativeDType(desc.dtype, "matmul"); !s.ok())
+namespace {
+/// Whether `s` is 1 in every dim but (possibly) the last.
+bool onlyLastDim(const Shape &s) {
+  for (size_t i = 0; i + 1 < s.size(); ++i)
+    if (s[i] != 1)
+      return false;
+  return true;
+}
+
+/// lhs [B..., M, K] x rhs [K, N] is one [B*M, K] x [K, N] GEMM over the same
+/// memory (row-major, contiguous): a batch of B small GEMMs sharing the rhs
+/// is far slower (e.g. [128, 1, 768] x [768, 2304] as 128 GEMVs). Returns the
+/// flattened description, or nullopt where it does not apply (rhs batched,
+/// lhs transposed, bias or binary post-op operands broadcast over the batch
+/// in other ways than along the last dim).
+std::optional<MatmulDesc> flattenSharedRhs(const MatmulDesc &d) {
+  size_t ra = d.lhsShape.size(), rr = d.resultShape.size();
+  if (ra <= 2 || d.transposeA || rr != ra || !onlyLastDim(Shape(
+          d.rhsShape.begin(), d.rhsShape.end() - 1)))
+    return std::nullopt;
+  if (d.rhsShape.size() > 2 && d.constantRhs)
+    return std::nullopt; // The prepacked constant keeps its shape.
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < ra; ++i)
+    rows *= d.lhsShape[i];
+  if (rows == d.lhsShape[ra - 2])
+    return std::nullopt; // No batch to fold.
+  int64_t n = d.resultShape[rr - 1];
+  MatmulDesc flat = d;
+  flat.lhsShape = {rows, d.lhsShape[ra - 1]};
+  flat.rhsShape = {d.rhsShape[d.rhsShape.size() - 2], d.rhsShape.back()};
+  flat.resultShape = {rows, n};
+  auto flatten = [&](const Shape &s) -> std::optional<Shape> {
+    if (onlyLastDim(s))
+      return Shape{1, s.empty() ? 1 : s.back()};
+    if (s == d.resultShape)
+      return Shape{rows, n};
+    return std::nullopt;
+  };
+  if (d.biasShape) {
+    auto bias = flatten(*d.biasShape);
+    if (!bias)
+      return std::nullopt;
+    flat.biasShape = *bias;
+  }
+  for (PostOp &op : flat.postOps) {
+    if (op.kind == PostOp::Kind::Eltwise)
+      continue;
+    auto operand = flatten(op.operandShape);
+    if (!operand)
+      return std::nullopt;
+    op.operandShape = *operand;
+  }
+  return flat;
+}
+} // namespace
+
+absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &original) {
+  if (absl::Status s = checkNativeDType(original.dtype, "matmul"); !s.ok())
     return s;
+  if (auto g = matmulGeometry(original); !g.ok())
+    return g.status();
+  std::optional<MatmulDesc> flat = flattenSharedRhs(original);
+  const MatmulDesc &desc = flat ? *flat : original;
   auto geometry = matmulGeometry(desc);
   if (!geometry.ok())
     return geometry.status();

@@ -203,6 +203,49 @@ TEST(Matmul, BiasReluAndBinaryPostOps) {
   EXPECT_CLOSE(got, want, 1e-4, 1e-5);
 }
 
+/// lhs [B..., M, K] x rhs [K, N] runs as one [B*M, K] GEMM; bias and
+/// binary post-op operands along the last dim or of the full result shape
+/// come along, others keep the batched form. Results match either way.
+TEST(Matmul, SharedRhsBatchesFoldIntoOneGemm) {
+  struct Case {
+    Shape a, b, r, operand;
+    bool constant;
+  };
+  std::vector<Case> cases = {
+      {{128, 1, 16}, {16, 24}, {128, 1, 24}, {24}, true},
+      {{2, 3, 1, 16}, {1, 16, 24}, {2, 3, 1, 24}, {2, 3, 1, 24}, false},
+      {{4, 5, 16}, {16, 24}, {4, 5, 24}, {5, 1}, false}, // stays batched
+      {{4, 5, 16}, {16, 24}, {4, 5, 24}, {1, 1, 24}, true},
+  };
+  unsigned seed = 40;
+  for (const Case &c : cases) {
+    HostTensor x = randomTensor(DType::F32, c.a, seed++),
+               w = randomTensor(DType::F32, c.b, seed++);
+    HostTensor bias = randomTensor(DType::F32, {c.r.back()}, seed++);
+    HostTensor operand = randomTensor(DType::F32, c.operand, seed++);
+    MatmulDesc d{DType::F32, c.a, c.b, c.r};
+    d.biasShape = Shape{c.r.back()};
+    PostOp add;
+    add.kind = PostOp::Kind::Add;
+    add.operandShape = c.operand;
+    PostOp relu;
+    d.postOps = {add, relu};
+    if (c.constant)
+      d.constantRhs = &w;
+    auto kernel = createMatmul(d);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    HostTensor got = runOne(*kernel, {x, w, bias, operand}, DType::F32, c.r);
+    HostTensor want = naiveMatmul(x, w, false, false, c.r);
+    applyBroadcast(want, bias, [](double p, double q) { return p + q; });
+    applyBroadcast(want, operand, [](double p, double q) { return p + q; });
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      want.setDouble(i, std::max(want.getDouble(i), 0.0));
+    SCOPED_TRACE(testing::Message() << "case with lhs rank " << c.a.size()
+                                    << ", operand rank " << c.operand.size());
+    EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+  }
+}
+
 TEST(Matmul, ConstantRhsIsPrepacked) {
   Shape a{4, 32, 64}, b{48, 64}, r{4, 32, 48};
   HostTensor x = randomTensor(DType::F32, a, 7),
