@@ -42,3 +42,23 @@ step "tgc::function: a traced MLP called with varying batch sizes (examples/trac
 
 step "tgc::function: a traced ResNet basic block under reduce_retracing (examples/traced/TracedResidualBlock.cpp)"
 "$BIN/traced-residual-block"
+
+ONNX_DATA=/usr/share/libonnx-testdata/data
+step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
+"$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
+  --elide-constants-larger-than=16
+
+step "ONNX: tgc-run takes the .onnx model and the test's TensorProto .pb files directly"
+T="$ONNX_DATA/node/test_conv_with_strides_and_asymmetric_padding"
+"$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" \
+  --input="$T/test_data_set_0/input_1.pb" --expected="$T/test_data_set_0/output_0.pb"
+
+step "ONNX: a model with symbolic batch and sequence dims (Shape -> Slice -> Concat -> Reshape) runs at any size"
+protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto \
+  < test/frontend/onnx/Inputs/dynamic-reshape.txtpb > /tmp/tgc-demo-dynamic.onnx
+"$BIN/tgc-import-onnx" /tmp/tgc-demo-dynamic.onnx | grep -E "shape_of|dynamic_reshape"
+"$BIN/tgc-run" /tmp/tgc-demo-dynamic.onnx --input=2x3x8xf32=1 | cut -c1-60
+"$BIN/tgc-run" /tmp/tgc-demo-dynamic.onnx --input=5x1x8xf32=1 | cut -c1-60
+
+step "ONNX conformance: the pytorch-operator backend tests on both backends (make conformance runs all 1072)"
+"$BIN/tgc-onnx-conformance" --dir=pytorch-operator

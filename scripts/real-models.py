@@ -23,32 +23,12 @@ packages are missing.
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
-import time
 
-OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
-
-
-def reexec_with_peer_environment():
-    """PyTorch's BLAS must be the OpenMP OpenBLAS (the default reference BLAS
-    is 27-40x slower, the pthread one fights PyTorch's OpenMP pool), and
-    OPENBLAS_CORETYPE=Haswell halves its speed: both are read at load time,
-    so fix the environment and start again."""
-    env = dict(os.environ)
-    changed = False
-    if os.path.isdir(OPENBLAS_OPENMP) and OPENBLAS_OPENMP not in env.get(
-            "LD_LIBRARY_PATH", ""):
-        env["LD_LIBRARY_PATH"] = ":".join(
-            p for p in [OPENBLAS_OPENMP, env.get("LD_LIBRARY_PATH", "")] if p)
-        changed = True
-    if "OPENBLAS_CORETYPE" in env:
-        del env["OPENBLAS_CORETYPE"]
-        changed = True
-    if changed:
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tgcmodels import (build_model, export_onnx, median_ms,  # noqa: E402
+                       reexec_with_peer_environment, run_tgc, torchscript)
 
 
 def parse_args():
@@ -67,49 +47,6 @@ def parse_args():
         os.path.dirname(os.path.abspath(__file__)), "..", "build",
         "real-models"))
     return p.parse_args()
-
-
-def build_model(name, torch):
-    torch.manual_seed(0)
-    nn = torch.nn
-    if name == "resnet50":
-        import torchvision
-        model = torchvision.models.resnet50(weights=None)
-        return model, lambda b: torch.randn(b, 3, 224, 224)
-    if name == "mlp":
-        model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(),
-                              nn.Linear(1024, 1024), nn.ReLU(),
-                              nn.Linear(1024, 10))
-        return model, lambda b: torch.randn(b, 784)
-    if name == "transformer":
-        layer = nn.TransformerEncoderLayer(d_model=768, nhead=12,
-                                           dim_feedforward=3072, dropout=0.0,
-                                           activation="gelu",
-                                           batch_first=True)
-        model = nn.TransformerEncoder(layer, num_layers=2,
-                                      enable_nested_tensor=False)
-        return model, lambda b: torch.randn(b, 128, 768)
-    raise SystemExit(f"unknown model '{name}' (resnet50, mlp, transformer)")
-
-
-def median_ms(fn, runs):
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
-
-
-def run_tgc(tgc_run, model_path, input_path, expected_path, threads, runs,
-            rtol, atol):
-    cmd = [tgc_run, model_path, f"--input={input_path}",
-           f"--expected={expected_path}", f"--rtol={rtol}", f"--atol={atol}",
-           f"--threads={threads}", f"--benchmark={runs}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    match = re.search(r"median ([0-9.]+)", proc.stdout)
-    return proc.returncode, (float(match.group(1)) if match else None), \
-        proc.stdout + proc.stderr, cmd
 
 
 def main():
@@ -145,15 +82,8 @@ def main():
             onnx_path = base + ".onnx"
             with torch.no_grad():
                 expected = model(x)
-            # With gradients enabled the transformer layers take their
-            # composite path (their inference fast paths are fused aten ops
-            # ONNX cannot express); the numbers are the same.
-            torch.onnx.export(model, (x,), onnx_path, opset_version=17,
-                              input_names=["input"], output_names=["output"],
-                              do_constant_folding=True)
-            with torch.no_grad():
-                scripted = torch.jit.optimize_for_inference(
-                    torch.jit.freeze(torch.jit.trace(model, (x,))))
+            export_onnx(torch, model, x, onnx_path)
+            scripted = torchscript(torch, model, x)
             np.save(base + "-input.npy", x.numpy())
             np.save(base + "-expected.npy", expected.numpy())
             # Outputs near zero get an absolute tolerance scaled to the

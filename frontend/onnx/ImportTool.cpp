@@ -39,6 +39,11 @@ int tgc::importOnnxToolMain(int argc, char **argv) {
                        cl::desc("Do not fold nodes whose inputs are constant"));
   cl::opt<bool> debugInfo("mlir-print-debuginfo",
                           cl::desc("Print the locations of ops"));
+  cl::opt<int64_t> elide(
+      "elide-constants-larger-than",
+      cl::desc("Print constants with more elements than this as "
+               "dense_resource placeholders (\"...\"); 0 prints all"),
+      cl::init(0));
   cl::ParseCommandLineOptions(argc, argv,
                               "tgc-import-onnx: import an ONNX model into the "
                               "tgc dialect\n");
@@ -67,6 +72,8 @@ int tgc::importOnnxToolMain(int argc, char **argv) {
   mlir::OpPrintingFlags flags;
   if (debugInfo)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  if (elide > 0)
+    flags.elideLargeElementsAttrs(elide);
   (*module)->print(out.os(), flags);
   out.os() << "\n";
   out.keep();

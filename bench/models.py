@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""End-to-end model benchmark: tgc's fused and unfused CPU pipelines against
+PyTorch TorchScript, side by side in one run.
+
+Models (random weights, fixed seed, exported from PyTorch to ONNX): ResNet-50
+batch 1, the MLP 784-1024-1024-10 batch 64, the 2-layer transformer encoder
+(d_model 768, 12 heads, ff 3072, seq 128) batch 1. For each, at the same
+thread count: TorchScript (trace + freeze + optimize_for_inference, Debian's
+PyTorch with the OpenMP OpenBLAS), `tgc-run --pipeline=tgc-cpu-unfused` and
+`tgc-run --pipeline=tgc-cpu`; rounds alternate the three so that machine
+noise hits all of them; medians of the per-round medians are reported, with
+the ratios, the achieved GFLOP/s and the fraction of this machine's f32 peak
+(229 GFLOP/s per core: two 512-bit FMAs per cycle at ~3.6 GHz, see
+../shared/docs/peer-baselines.md) and of a GEMM measured in the same run.
+
+  /usr/bin/python3 bench/models.py [--threads 2] [--rounds 5] [--runs 10]
+      [--models resnet50,mlp,transformer]
+
+Needs python3-torch, python3-torchvision, libopenblas0-openmp (`make
+real-models` installs them). Run on an otherwise idle machine.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+from tgcmodels import (GFLOP_PER_SAMPLE, build_model,  # noqa: E402
+                       export_onnx, median_ms, reexec_with_peer_environment,
+                       run_tgc, torchscript)
+
+PEAK_PER_CORE = 229.0  # GFLOP/s, f32
+BATCH = {"resnet50": 1, "mlp": 64, "transformer": 1}
+TARGET = {"resnet50": 1.3, "mlp": 1.5, "transformer": 1.2}
+PIPELINES = ["tgc-cpu-unfused", "tgc-cpu"]
+
+
+def main():
+    reexec_with_peer_environment()
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", default="resnet50,mlp,transformer")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--tgc-run", default=os.path.join(HERE, "..", "build",
+                                                     "bin", "tgc-run"))
+    p.add_argument("--workdir", default=os.path.join(HERE, "..", "build",
+                                                     "bench-models"))
+    args = p.parse_args()
+    try:
+        import numpy as np
+        import torch
+    except ImportError as e:
+        print(f"bench/models.py: {e}: run `make real-models` first (it "
+              "installs Debian's python3-torch and friends)", file=sys.stderr)
+        return 2
+    os.makedirs(args.workdir, exist_ok=True)
+    torch.set_num_threads(args.threads)
+
+    # A GEMM in the same run: the practical peak of this machine right now.
+    a = torch.randn(2048, 2048)
+    b = torch.randn(2048, 2048)
+    torch.mm(a, b)
+    gemm_ms = median_ms(lambda: torch.mm(a, b), 5)
+    gemm = 2 * 2048 ** 3 / gemm_ms / 1e6
+    peak = PEAK_PER_CORE * args.threads
+    print(f"{args.threads} thread(s): f32 peak {peak:.0f} GFLOP/s, "
+          f"torch.mm 2048^3 {gemm:.0f} GFLOP/s ({100 * gemm / peak:.0f}% of "
+          "peak)")
+
+    rows = []
+    failed = False
+    for name in args.models.split(","):
+        model, make_input = build_model(name, torch)
+        model.eval()
+        batch = BATCH[name]
+        x = make_input(batch)
+        base = os.path.join(args.workdir, f"{name}-b{batch}")
+        with torch.no_grad():
+            expected = model(x)
+        export_onnx(torch, model, x, base + ".onnx")
+        scripted = torchscript(torch, model, x)
+        np.save(base + "-input.npy", x.numpy())
+        np.save(base + "-expected.npy", expected.numpy())
+        atol = 1e-5 * float(expected.abs().max())
+        times = {k: [] for k in ["torchscript"] + PIPELINES}
+        with torch.no_grad():
+            for _ in range(2):
+                scripted(x)
+            for _ in range(args.rounds):
+                times["torchscript"].append(
+                    median_ms(lambda: scripted(x), args.runs))
+                for pipeline in PIPELINES:
+                    status, ms, log, cmd = run_tgc(
+                        args.tgc_run, base + ".onnx", base + "-input.npy",
+                        base + "-expected.npy", args.threads, args.runs, 1e-3,
+                        atol, extra=[f"--pipeline={pipeline}"])
+                    if status != 0 or ms is None:
+                        print(f"{name}: {' '.join(cmd)} failed:\n{log}",
+                              file=sys.stderr)
+                        failed = True
+                        break
+                    times[pipeline].append(ms)
+                if failed:
+                    break
+        if failed:
+            break
+        med = {k: statistics.median(v) for k, v in times.items()}
+        gflop = GFLOP_PER_SAMPLE[name] * batch
+        rows.append((name, batch, med, gflop))
+        print(f"  {name}: done", flush=True)
+
+    print(f"\n| model | batch | TorchScript ms | tgc unfused ms | tgc fused ms "
+          f"| fused vs unfused | tgc vs TorchScript (target) | tgc GFLOP/s | "
+          f"% of peak | % of GEMM |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, batch, med, gflop in rows:
+        fused = med["tgc-cpu"]
+        rate = gflop / fused * 1e3
+        print(f"| {name} | {batch} | {med['torchscript']:.2f} | "
+              f"{med['tgc-cpu-unfused']:.2f} | {fused:.2f} | "
+              f"{med['tgc-cpu-unfused'] / fused:.2f}x | "
+              f"{med['torchscript'] / fused:.2f}x ({TARGET[name]}x) | "
+              f"{rate:.0f} | {100 * rate / peak:.0f}% | "
+              f"{100 * rate / gemm:.0f}% |")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
