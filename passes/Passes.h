@@ -19,6 +19,26 @@ namespace tgc {
 /// Returns the number of results refined.
 int64_t inferShapes(mlir::Operation *root);
 
+/// Whether `op` may join a `tgc.fusion <loop>` region: a unary or binary
+/// elementwise op, broadcast_to, transpose, reshape, squeeze, unsqueeze or
+/// reduce_sum/mean/max/min/prod whose operands and results are all f32
+/// tensors of static shape (the loop code generator's domain), or a small
+/// f32 constant (copied into the regions using it).
+bool isLoopFusable(mlir::Operation *op);
+
+/// Options of tgc-fuse-elementwise (see Passes.td).
+struct FuseElementwiseOptions {
+  int64_t maxOps = 64;
+  int64_t minComputeOps = 2;
+};
+
+/// Groups chains of loop-fusable ops in the body of `func` into
+/// `tgc.fusion <loop>` regions (see the tgc-fuse-elementwise pass). Never
+/// creates a cycle between a region and the ops outside it; values also
+/// used outside become extra results. Returns the number of regions formed.
+int64_t fuseElementwise(mlir::Operation *func,
+                        const FuseElementwiseOptions &options = {});
+
 /// Appends the tgc cleanup pipeline (canonicalize, CSE, shape refinement) to
 /// `pm`, which must be anchored on builtin.module.
 void buildCleanupPipeline(mlir::OpPassManager &pm);

@@ -21,4 +21,35 @@ def TgcInferShapes : Pass<"tgc-infer-shapes", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Group elementwise, broadcast, reshape/transpose and reduction chains into loop fusions";
+  let description = [{
+    Groups producer-consumer chains of f32 ops with static shapes that the
+    CPU backend's loop code generator compiles (unary and binary
+    elementwise ops with numpy broadcasting, broadcast_to, transpose,
+    reshape, squeeze, unsqueeze, reduce_sum/mean/max/min/prod) into
+    `tgc.fusion <loop>` regions, each compiled into one generated kernel.
+    Softmax spelled out as exp / reduce_sum / div, layer norm as
+    mean / variance arithmetic, GELU formulas and bias + activation chains
+    become one region each.
+
+    Grouping is greedy in program order: an op joins the groups of its
+    producers when the union stays within `max-ops` ops and no path leaves
+    the union and comes back through an op outside it (that would be a
+    cycle between the region and the rest of the graph). A value computed
+    in a region and also used outside becomes an extra result. Small
+    constants (splats and tensors of at most 16 elements) are copied into
+    the regions that use them. Groups with fewer than `min-compute-ops`
+    computing ops (reshape-like ops, transposes and broadcasts do not
+    count) are left alone.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "64",
+           "The most ops one region may hold">,
+    Option<"minComputeOps", "min-compute-ops", "int64_t", "2",
+           "The fewest computing ops a region must hold">,
+  ];
+  let dependentDialects = ["tgc::TgcDialect"];
+}
+
 #endif // TGC_PASSES_TD

@@ -2,6 +2,8 @@
 
 #include "codegen/cpu/Compiler.h"
 
+#include "codegen/cpu/LoopCodegen.h"
+#include "codegen/cpu/LoopKernel.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
@@ -378,10 +380,16 @@ struct DiagnosticCapture {
   ScopedDiagnosticHandler handler;
 };
 
-/// Replaces each tgc.fusion in `func` by the ops of its body.
-void inlineFusions(func::FuncOp func) {
+/// Replaces each tgc.fusion in `func` by the ops of its body. Loop fusions
+/// the loop code generator handles stay when `compileLoops` is set.
+void inlineFusions(func::FuncOp func, bool compileLoops) {
   SmallVector<FusionOp> fusions;
-  func.walk([&](FusionOp op) { fusions.push_back(op); });
+  func.walk([&](FusionOp op) {
+    if (compileLoops && op.getKind() == FusionKind::loop &&
+        cpu::isLoopFusionSupported(op))
+      return;
+    fusions.push_back(op);
+  });
   // Innermost first is not needed: bodies are isolated and hold no fusions
   // that outlive their parent; walk order visits nested ones first.
   for (FusionOp fusion : fusions) {
@@ -403,7 +411,7 @@ void inlineFusions(func::FuncOp func) {
 /// shapes; returns the specialized copy of `func` in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
-           bool optimize) {
+           bool optimize, bool compileLoops) {
   MLIRContext *context = func.getContext();
   DiagnosticCapture diagnostics(context);
   auto fail = [&](const llvm::Twine &message) {
@@ -495,7 +503,7 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
   }
   // Fusion regions this backend does not compile as one kernel run as their
   // bodies, op by op.
-  inlineFusions(clone);
+  inlineFusions(clone, compileLoops);
   return module;
 }
 
@@ -505,7 +513,8 @@ llvm::Expected<cpu::CompiledFunction>
 cpu::compile(func::FuncOp func,
              const std::vector<std::vector<int64_t>> &inputShapes,
              const CompileOptions &options) {
-  auto module = specialize(func, inputShapes, options.optimize);
+  auto module = specialize(func, inputShapes, options.optimize,
+                           options.enableOneDnn);
   if (!module)
     return module.takeError();
   auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
@@ -578,6 +587,30 @@ cpu::compile(func::FuncOp func,
           where);
       if (!id)
         return id.takeError();
+      continue;
+    }
+    if (auto fusion = dyn_cast<FusionOp>(op);
+        fusion && fusion.getKind() == FusionKind::loop) {
+      // One JIT-compiled kernel writing every result.
+      cpu::LoopKernelOptions loopOptions;
+      loopOptions.numThreads = runtime::resolveThreadCount(options.numThreads);
+      auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
+      if (!kernel.ok())
+        return errorAt(&op, std::string(kernel.status().message()));
+      runtime::Step step;
+      step.kernel = *kernel;
+      step.op = "tgc.fusion <loop> at " + locationString(op.getLoc());
+      step.path = "jit";
+      for (Value v : op.getOperands())
+        step.inputs.push_back(ids.lookup(v));
+      for (Value result : op.getResults()) {
+        auto id = addValue(result, {runtime::ValueStorage::Kind::Arena},
+                           step.op);
+        if (!id)
+          return id.takeError();
+        step.outputs.push_back(*id);
+      }
+      exe.steps.push_back(std::move(step));
       continue;
     }
     if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||

@@ -8,6 +8,7 @@
 #include "tools/lib/Registration.h"
 
 #include "dialects/TgcDialect.h"
+#include "codegen/cpu/LoopCodegen.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -42,4 +43,5 @@ void tgc::registerAllPasses() {
   mlir::registerTransformsPasses();
   tgc::registerTgcPasses();
   tgc::registerTgcPipelines();
+  tgc::cpu::registerLoopCodegenPasses();
 }

@@ -1,0 +1,207 @@
+//===- LoopKernel.cpp - JIT-compiled loop fusion kernels ------------------===//
+
+#include "codegen/cpu/LoopKernel.h"
+
+#include "codegen/cpu/LoopCodegen.h"
+#include "runtime/cpu/Common.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+class LoopFusionKernel final : public runtime::Kernel {
+public:
+  using Fn = void (*)(void **);
+  std::string label;
+  std::unique_ptr<ExecutionEngine> engine;
+  /// One chunk: rows [begin, end) along the split dim.
+  struct Chunk {
+    int64_t begin, end;
+    Fn fn;
+  };
+  std::vector<Chunk> chunks;
+  /// Elements per row of each input and result (0: read whole).
+  std::vector<int64_t> inputRowElements, outputRowElements;
+  bool inPlace = false;
+
+  std::string_view name() const override { return label; }
+  bool canRunInPlace(size_t index) const override {
+    return inPlace && index < inputRowElements.size();
+  }
+
+  absl::Status run(const runtime::KernelContext &context,
+                   const std::vector<runtime::HostTensor> &inputs,
+                   std::vector<runtime::HostTensor> &outputs) const override {
+    size_t numArgs = inputs.size() + outputs.size();
+    auto runChunk = [&](const Chunk &chunk) {
+      void *pointers[64];
+      void *args[64];
+      std::vector<void *> heapPointers, heapArgs;
+      void **ptrs = pointers, **argv = args;
+      if (numArgs > 64) {
+        heapPointers.resize(numArgs);
+        heapArgs.resize(numArgs);
+        ptrs = heapPointers.data();
+        argv = heapArgs.data();
+      }
+      size_t k = 0;
+      for (size_t i = 0; i < inputs.size(); ++i, ++k)
+        ptrs[k] = const_cast<char *>(static_cast<const char *>(
+                      inputs[i].data())) +
+                  chunk.begin * inputRowElements[i] * 4;
+      for (size_t i = 0; i < outputs.size(); ++i, ++k)
+        ptrs[k] = static_cast<char *>(outputs[i].data()) +
+                  chunk.begin * outputRowElements[i] * 4;
+      for (size_t i = 0; i < numArgs; ++i)
+        argv[i] = &ptrs[i];
+      chunk.fn(argv);
+    };
+    if (chunks.size() == 1) {
+      runChunk(chunks[0]);
+      return absl::OkStatus();
+    }
+    runtime::cpu::detail::parallelRange(
+        context.numThreads, static_cast<int64_t>(chunks.size()), 1,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t c = begin; c < end; ++c)
+            runChunk(chunks[static_cast<size_t>(c)]);
+        });
+    return absl::OkStatus();
+  }
+};
+
+int64_t numElements(Type type) {
+  return cast<RankedTensorType>(type).getNumElements();
+}
+
+} // namespace
+
+absl::StatusOr<std::shared_ptr<const runtime::Kernel>>
+cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
+  if (!isLoopFusionSupported(fusion))
+    return absl::UnimplementedError("loop fusion not supported");
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+
+  auto kernel = std::make_shared<LoopFusionKernel>();
+  kernel->label = "jit.loop[" + loopFusionOpList(fusion) + "]";
+
+  // Chunking along the row dim.
+  int64_t resultElements = 0;
+  for (Type t : fusion.getResultTypes())
+    resultElements += numElements(t);
+  std::optional<RowSplit> split;
+  int64_t numChunks = 1;
+  if (options.numThreads > 1 && resultElements >= options.minParallelElements)
+    split = analyzeRowSplit(fusion);
+  if (split)
+    numChunks = std::min<int64_t>(options.numThreads, split->size);
+  if (numChunks <= 1)
+    split.reset(), numChunks = 1;
+
+  // Row sizes per operand.
+  Block &block = fusion.getBlock();
+  auto rowElements = [&](Value v, bool row) -> int64_t {
+    if (!row)
+      return 0;
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t n = 1;
+    for (int64_t d = split->dim + 1; d < type.getRank(); ++d)
+      n *= type.getDimSize(d);
+    return n;
+  };
+  for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+    kernel->inputRowElements.push_back(
+        split ? rowElements(arg, split->inputIsRow[i]) : 0);
+  for (Value v : block.getTerminator()->getOperands())
+    kernel->outputRowElements.push_back(split ? rowElements(v, true) : 0);
+
+  // In place only for regions of elementwise ops over one shape: every
+  // element of the result reads the same element of the inputs, and nothing
+  // reads an input after writing the result.
+  bool elementwiseOnly = fusion.getNumResults() == 1;
+  for (Operation &op : block.without_terminator())
+    if (!(op.hasTrait<mlir::OpTrait::SameOperandsAndResultType>() ||
+          op.getNumOperands() == 2 || isa<ConstantOp, BroadcastToOp>(op)))
+      elementwiseOnly = false;
+  kernel->inPlace = elementwiseOnly;
+
+  // Generate the chunk functions in a context of our own.
+  DialectRegistry registry;
+  registerLoopCodegenDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  std::string firstError;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (firstError.empty())
+      firstError = diag.str();
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  std::vector<int64_t> sizes;
+  for (int64_t c = 0; c < numChunks; ++c) {
+    int64_t begin = split ? split->size * c / numChunks : 0;
+    int64_t end = split ? split->size * (c + 1) / numChunks : 0;
+    kernel->chunks.push_back({begin, end, nullptr});
+    if (!llvm::is_contained(sizes, end - begin))
+      sizes.push_back(end - begin);
+  }
+  for (int64_t rows : sizes) {
+    std::string name = "chunk_" + std::to_string(rows);
+    auto func = buildLinalgFunction(fusion, *module, name,
+                                    split ? &*split : nullptr,
+                                    split ? rows : -1);
+    if (failed(func))
+      return absl::InternalError("cannot lower " + kernel->label +
+                                 " to linalg: " + firstError);
+  }
+  if (failed(fuseLinalgOps(*module)) ||
+      failed(lowerToLLVMDialect(*module, /*noAlias=*/!elementwiseOnly)))
+    return absl::InternalError("cannot lower " + kernel->label +
+                               " to LLVM: " + firstError);
+
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return absl::InternalError(llvm::toString(builder.takeError()));
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto targetMachine = builder->createTargetMachine();
+  if (!targetMachine)
+    return absl::InternalError(llvm::toString(targetMachine.takeError()));
+  auto transformer = makeOptimizingTransformer(3, 0, targetMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  if (const char *dump = std::getenv("TGC_DUMP_JIT"); dump && *dump == '1')
+    module->print(llvm::errs());
+  auto engine = ExecutionEngine::create(*module, engineOptions,
+                                        std::move(*targetMachine));
+  if (!engine)
+    return absl::InternalError("JIT compilation of " + kernel->label +
+                               " failed: " +
+                               llvm::toString(engine.takeError()));
+  kernel->engine = std::move(*engine);
+  for (LoopFusionKernel::Chunk &chunk : kernel->chunks) {
+    int64_t rows = chunk.end - chunk.begin;
+    auto fn = kernel->engine->lookupPacked("chunk_" + std::to_string(rows));
+    if (!fn)
+      return absl::InternalError(llvm::toString(fn.takeError()));
+    chunk.fn = *fn;
+  }
+  return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
+}

@@ -1,0 +1,263 @@
+//===- FuseElementwise.cpp - loop fusion regions --------------------------===//
+//
+// tgc-fuse-elementwise: groups producer-consumer chains of elementwise,
+// broadcast, reshape/transpose and reduction ops into `tgc.fusion <loop>`
+// regions, which the CPU backend compiles into one generated kernel each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/TgcOps.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_TGCFUSEELEMENTWISE
+#include "passes/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+bool isStaticF32(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() && tensor.getElementType().isF32();
+}
+
+/// Constants small enough to copy into every region that uses them.
+bool isCloneableConstant(Operation *op) {
+  auto constant = dyn_cast<ConstantOp>(op);
+  if (!constant || !isStaticF32(constant.getType()))
+    return false;
+  auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+  return value && (value.isSplat() || value.getNumElements() <= 16);
+}
+
+/// Ops that only move or replicate data: they do not count towards a
+/// region's computing ops.
+bool isDataMovement(Operation *op) {
+  return isa<BroadcastToOp, TransposeOp, ReshapeOp, SqueezeOp, UnsqueezeOp,
+             ConstantOp>(op);
+}
+
+} // namespace
+
+bool tgc::isLoopFusable(Operation *op) {
+  if (isa<ConstantOp>(op))
+    return isCloneableConstant(op);
+  if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
+           SigmoidOp, ReluOp, ErfOp, FloorOp, CeilOp, RoundOp, SignOp,
+           LeakyReluOp, EluOp, ClampOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
+           PowOp, MaxOp, MinOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
+           ReduceMinOp, ReduceProdOp, BroadcastToOp, TransposeOp, ReshapeOp,
+           SqueezeOp, UnsqueezeOp>(op))
+    return false;
+  if (op->getNumResults() != 1)
+    return false;
+  for (Type type : op->getOperandTypes())
+    if (!isStaticF32(type))
+      return false;
+  for (Type type : op->getResultTypes())
+    if (!isStaticF32(type))
+      return false;
+  return true;
+}
+
+namespace {
+
+/// Greedy grouping over one block.
+class Grouper {
+public:
+  Grouper(Block &block, const FuseElementwiseOptions &options)
+      : block(block), options(options) {
+    int64_t i = 0;
+    for (Operation &op : block)
+      position[&op] = i++;
+  }
+
+  int64_t run() {
+    for (Operation &op : block) {
+      if (op.hasTrait<mlir::OpTrait::IsTerminator>() || isa<ConstantOp>(op) ||
+          !isLoopFusable(&op))
+        continue;
+      // The groups of its producers, in operand order.
+      SmallVector<int64_t> candidates;
+      for (Value operand : op.getOperands())
+        if (Operation *def = operand.getDefiningOp()) {
+          auto it = groupOf.find(def);
+          if (it != groupOf.end() && !llvm::is_contained(candidates, it->second))
+            candidates.push_back(it->second);
+        }
+      SmallVector<Operation *> current{&op};
+      SmallVector<int64_t> joined;
+      for (int64_t g : candidates) {
+        SmallVector<Operation *> trial(current);
+        trial.append(groups[g].begin(), groups[g].end());
+        if (static_cast<int64_t>(trial.size()) > options.maxOps)
+          continue;
+        if (createsCycle(trial))
+          continue;
+        current = std::move(trial);
+        joined.push_back(g);
+      }
+      int64_t id = static_cast<int64_t>(groups.size());
+      groups.emplace_back(current.begin(), current.end());
+      for (int64_t g : joined)
+        groups[g].clear();
+      for (Operation *member : current)
+        groupOf[member] = id;
+    }
+    int64_t formed = 0;
+    for (auto &group : groups) {
+      if (group.empty())
+        continue;
+      int64_t compute = llvm::count_if(
+          group, [](Operation *op) { return !isDataMovement(op); });
+      if (compute < options.minComputeOps)
+        continue;
+      formRegion(group);
+      ++formed;
+    }
+    if (formed)
+      (void)sortTopologically(&block);
+    return formed;
+  }
+
+private:
+  /// Whether some value leaves `members` and comes back into it through ops
+  /// outside: then no single region can hold them.
+  bool createsCycle(ArrayRef<Operation *> members) {
+    llvm::DenseSet<Operation *> set(members.begin(), members.end());
+    int64_t lowest = INT64_MAX;
+    for (Operation *op : members)
+      lowest = std::min(lowest, position.lookup(op));
+    llvm::DenseSet<Operation *> visited;
+    SmallVector<Operation *> stack;
+    for (Operation *op : members)
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (!set.contains(def) && def->getBlock() == &block)
+            stack.push_back(def);
+    // Walk producers backwards from the outside operands: reaching a member
+    // means member -> ... -> outside op -> member.
+    while (!stack.empty()) {
+      Operation *op = stack.pop_back_val();
+      if (!visited.insert(op).second || position.lookup(op) < lowest)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp()) {
+          if (def->getBlock() != &block)
+            continue;
+          if (set.contains(def))
+            return true;
+          stack.push_back(def);
+        }
+    }
+    return false;
+  }
+
+  void formRegion(SmallVector<Operation *> &group) {
+    llvm::sort(group, [&](Operation *a, Operation *b) {
+      return position.lookup(a) < position.lookup(b);
+    });
+    llvm::DenseSet<Operation *> set(group.begin(), group.end());
+    llvm::SetVector<Value> inputs;
+    llvm::SetVector<Operation *> cloned;
+    SmallVector<Value> results;
+    SmallVector<Location> locations;
+    for (Operation *op : group) {
+      locations.push_back(op->getLoc());
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && set.contains(def))
+          continue;
+        if (def && isCloneableConstant(def))
+          cloned.insert(def);
+        else
+          inputs.insert(operand);
+      }
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(),
+                         [&](Operation *user) { return !set.contains(user); }))
+          results.push_back(result);
+    }
+    OpBuilder builder(group.back());
+    builder.setInsertionPointAfter(group.back());
+    Location loc = builder.getFusedLoc(locations);
+    SmallVector<Type> resultTypes;
+    for (Value v : results)
+      resultTypes.push_back(v.getType());
+    auto fusion = FusionOp::create(
+        builder, loc, resultTypes,
+        FusionKindAttr::get(builder.getContext(), FusionKind::loop),
+        inputs.getArrayRef());
+    Block *body = new Block();
+    fusion.getBody().push_back(body);
+    IRMapping mapping;
+    for (Value input : inputs)
+      mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    for (Operation *constant : cloned)
+      inner.clone(*constant, mapping);
+    for (Operation *op : group)
+      inner.clone(*op, mapping);
+    SmallVector<Value> yielded;
+    for (Value v : results)
+      yielded.push_back(mapping.lookup(v));
+    YieldOp::create(inner, loc, yielded);
+    for (auto [old, replacement] : llvm::zip(results, fusion.getResults()))
+      old.replaceAllUsesWith(replacement);
+    for (Operation *op : llvm::reverse(group)) {
+      groupOf.erase(op);
+      op->erase();
+    }
+    for (Operation *constant : cloned)
+      if (constant->use_empty())
+        constant->erase();
+  }
+
+  Block &block;
+  const FuseElementwiseOptions &options;
+  llvm::DenseMap<Operation *, int64_t> position;
+  llvm::DenseMap<Operation *, int64_t> groupOf;
+  std::vector<SmallVector<Operation *>> groups;
+};
+
+struct FuseElementwisePass
+    : public tgc::impl::TgcFuseElementwiseBase<FuseElementwisePass> {
+  using TgcFuseElementwiseBase::TgcFuseElementwiseBase;
+  void runOnOperation() override {
+    FuseElementwiseOptions opts;
+    opts.maxOps = maxOps;
+    opts.minComputeOps = minComputeOps;
+    fuseElementwise(getOperation(), opts);
+  }
+};
+
+} // namespace
+
+int64_t tgc::fuseElementwise(Operation *root,
+                             const FuseElementwiseOptions &options) {
+  int64_t formed = 0;
+  SmallVector<func::FuncOp> funcs;
+  if (auto func = dyn_cast<func::FuncOp>(root))
+    funcs.push_back(func);
+  else
+    root->walk([&](func::FuncOp func) { funcs.push_back(func); });
+  for (func::FuncOp func : funcs) {
+    if (func.isExternal())
+      continue;
+    for (Block &block : func.getBody())
+      formed += Grouper(block, options).run();
+  }
+  return formed;
+}
