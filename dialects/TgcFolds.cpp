@@ -14,6 +14,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace tgc;
 
@@ -122,46 +124,92 @@ Attribute writeElements(RankedTensorType type, const Elements &elements) {
   if (elements.splat)
     return DenseElementsAttr::get(
         type, toElementAttr(elementType, elements.values[0]));
-  SmallVector<Attribute> attrs;
-  attrs.reserve(elements.values.size());
+  // APFloat/APInt values: an Attribute per element would be uniqued in the
+  // context for good (weights have millions).
+  if (isa<FloatType>(elementType)) {
+    SmallVector<APFloat> floats;
+    floats.reserve(elements.values.size());
+    for (const Scalar &s : elements.values)
+      floats.push_back(
+          cast<FloatAttr>(toElementAttr(elementType, s)).getValue());
+    return DenseElementsAttr::get(type, floats);
+  }
+  SmallVector<APInt> ints;
+  ints.reserve(elements.values.size());
   for (const Scalar &s : elements.values)
-    attrs.push_back(toElementAttr(elementType, s));
-  return DenseElementsAttr::get(type, attrs);
+    ints.push_back(cast<IntegerAttr>(toElementAttr(elementType, s)).getValue());
+  return DenseElementsAttr::get(type, ints);
 }
 
 using PointwiseFn = function_ref<std::optional<Scalar>(ArrayRef<Scalar>)>;
 
 /// Evaluates `fn` elementwise over constant operands. Every operand must be a
-/// splat or have exactly the (static) result shape.
+/// splat or have a static shape that broadcasts (numpy rules) to the static
+/// result shape.
 Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
                         PointwiseFn fn) {
   auto type = dyn_cast<RankedTensorType>(resultType);
   if (!type || !type.hasStaticShape())
     return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
   SmallVector<Elements> inputs;
+  // Per operand, the element stride of each result dim (0 where broadcast);
+  // empty when the operand has the result shape (or is a splat).
+  SmallVector<SmallVector<int64_t>> strides;
   bool allSplat = true;
   for (Attribute attr : operands) {
     auto elements = readElements(attr);
     if (!elements)
       return {};
-    if (!elements->splat &&
-        cast<ShapedType>(cast<TypedAttr>(attr).getType()).getShape() !=
-            type.getShape())
-      return {};
+    SmallVector<int64_t> stride;
+    ArrayRef<int64_t> in =
+        cast<ShapedType>(cast<TypedAttr>(attr).getType()).getShape();
+    if (!elements->splat && in != shape) {
+      int64_t offset = rank - static_cast<int64_t>(in.size());
+      if (offset < 0)
+        return {};
+      stride.assign(rank, 0);
+      int64_t step = 1;
+      for (int64_t d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d) {
+        if (in[d] != 1 && in[d] != shape[offset + d])
+          return {};
+        stride[offset + d] = in[d] == 1 ? 0 : step;
+        step *= in[d];
+      }
+    }
     allSplat &= elements->splat;
     inputs.push_back(std::move(*elements));
+    strides.push_back(std::move(stride));
   }
+  if (!allSplat && type.getNumElements() > kMaxFoldElements)
+    return {};
   Elements out;
   out.splat = allSplat;
   int64_t count = allSplat ? 1 : type.getNumElements();
   SmallVector<Scalar> args(inputs.size());
+  SmallVector<int64_t> index(rank, 0);
   for (int64_t n = 0; n < count; ++n) {
-    for (auto [k, in] : llvm::enumerate(inputs))
-      args[k] = in.values[in.splat ? 0 : n];
+    for (auto [k, in] : llvm::enumerate(inputs)) {
+      int64_t at = n;
+      if (in.splat) {
+        at = 0;
+      } else if (!strides[k].empty()) {
+        at = 0;
+        for (int64_t d = 0; d < rank; ++d)
+          at += index[d] * strides[k][d];
+      }
+      args[k] = in.values[at];
+    }
     auto r = fn(args);
     if (!r)
       return {};
     out.values.push_back(*r);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
   }
   return writeElements(type, out);
 }
@@ -720,6 +768,53 @@ void DynamicReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<DynamicReshapeOfConstant>(context);
 }
 
+/// Constant folding of transposes copies raw element bytes, so it covers
+/// weights (exported models transpose them at run time) up to this size.
+static constexpr int64_t kMaxFoldedTransposeBytes = int64_t(1) << 28;
+
+/// `dense` (non-splat, static shape) transposed by `perm` into `type`, or
+/// null for element types without a byte-addressable dense storage (i1).
+static Attribute transposeElements(DenseElementsAttr dense,
+                                   ArrayRef<int64_t> perm,
+                                   RankedTensorType type) {
+  Type elementType = dense.getElementType();
+  if (!elementType.isIntOrFloat() ||
+      elementType.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  int64_t width = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t count = type.getNumElements();
+  if (count * width > kMaxFoldedTransposeBytes)
+    return {};
+  ArrayRef<char> raw = dense.getRawData();
+  if (static_cast<int64_t>(raw.size()) != count * width)
+    return {};
+  ArrayRef<int64_t> inShape = dense.getType().getShape();
+  int64_t rank = type.getRank();
+  // in strides, permuted into result dim order.
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  SmallVector<int64_t> strides;
+  for (int64_t p : perm)
+    strides.push_back(inStrides[p] * width);
+  ArrayRef<int64_t> shape = type.getShape();
+  std::vector<char> out(static_cast<size_t>(count * width));
+  SmallVector<int64_t> index(rank, 0);
+  int64_t from = 0;
+  for (int64_t n = 0; n < count; ++n) {
+    std::memcpy(&out[static_cast<size_t>(n * width)], raw.data() + from,
+                static_cast<size_t>(width));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      from += strides[d];
+      if (++index[d] < shape[d])
+        break;
+      from -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, out);
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> perm = getPermutation();
   bool identity = llvm::all_of(llvm::enumerate(perm), [](auto it) {
@@ -727,10 +822,13 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   });
   if (identity && getInput().getType() == getType())
     return getInput();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    if (dense.isSplat() && cast<RankedTensorType>(getType()).hasStaticShape())
-      return dense.resizeSplat(cast<ShapedType>(getType()));
-  return {};
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  auto type = cast<RankedTensorType>(getType());
+  if (!dense || !type.hasStaticShape())
+    return {};
+  if (dense.isSplat())
+    return dense.resizeSplat(type);
+  return transposeElements(dense, perm, type);
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace tgc {
@@ -38,6 +39,16 @@ struct FuseElementwiseOptions {
 /// used outside become extra results. Returns the number of regions formed.
 int64_t fuseElementwise(mlir::Operation *func,
                         const FuseElementwiseOptions &options = {});
+
+/// Folds inference batch norms (and a constant bias add before them) into
+/// the constant weights of a preceding conv2d or matmul
+/// (tgc-fold-batch-norm).
+void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
+
+/// Wraps each conv2d/matmul and the chain of consumers the post-op table
+/// recognizes (passes/PostOpFusion.h) in a `tgc.fusion <contraction>`
+/// (tgc-fuse-post-ops).
+void populateFusePostOpsPatterns(mlir::RewritePatternSet &patterns);
 
 /// Appends the tgc cleanup pipeline (canonicalize, CSE, shape refinement) to
 /// `pm`, which must be anchored on builtin.module.

@@ -52,4 +52,60 @@ def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["tgc::TgcDialect"];
 }
 
+def TgcFoldBatchNorm : Pass<"tgc-fold-batch-norm"> {
+  let summary = "Fold inference batch norms into conv2d/matmul weights";
+  let description = [{
+    Rewrites `batch_norm(conv2d(x, W[, b]))` and
+    `batch_norm(matmul(x, W))`, optionally with a constant bias add between
+    the contraction and the batch norm, when the weights, the bias and the
+    batch norm's scale, bias, mean and variance are constants and the
+    intermediate values have no other users. With
+    `s = scale / sqrt(variance + epsilon)` per output channel, the weights
+    become `W * s` (scaled along O: dim 0 of OIHW, dim 3 of HWIO, the N
+    columns of a matmul's rhs, also for grouped and depthwise convolutions)
+    and the bias `(b - mean) * s + bias`: a conv2d with a bias operand, or a
+    matmul followed by the add of a constant. The batch norm's `axis` must
+    be the contraction's channel dim (1 for NCHW, 3 for NHWC, the last for
+    matmul). The new constants are computed in double and rounded once to
+    the element type.
+
+    Constant subgraphs computing weights (transposes, reshapes, casts and
+    elementwise ops of constants, e.g. the weight transposes of exported
+    models) fold during the rewrite, as in `tgc-cleanup`.
+  }];
+}
+
+def TgcFusePostOps : Pass<"tgc-fuse-post-ops"> {
+  let summary = "Fuse conv2d/matmul with bias, activations and residual adds";
+  let description = [{
+    Grows a `tgc.fusion <contraction>` around each conv2d (plain, grouped,
+    depthwise) and matmul (plain, batched, broadcast) with a float result,
+    and the longest chain (at most 8) of consumers that the post-op table
+    of `passes/PostOpFusion.h` recognizes, each mapped to a oneDNN post-op:
+
+    - activations: relu, clamp (relu6), leaky_relu, elu, gelu (erf and
+      tanh), sigmoid, tanh (eltwise post-ops);
+    - the same spelled out in primitive ops: `x * sigmoid(x)` (swish),
+      `x * tanh(log(1 + exp(x)))` (mish), `x * clamp(x + 3, 0, 6) / 6` and
+      `x * clamp(x / 6 + 0.5, 0, 1)` (hardswish), and the erf and tanh GELU
+      formulas as PyTorch exports them to ONNX
+      (`(x * (1 + erf(x / sqrt(2)))) * 0.5`, ...);
+    - `x * c`, `x / c`, `x + c`, `x - c` with a splat constant `c` (linear);
+    - `x + b`, `x - b`, `x * b`, `x / b` with `b` broadcast per output
+      channel (static shape whose dims are 1 except the channel dim): a
+      bias right after the contraction, binary post-ops later;
+    - `x + r` with `r` of x's static shape (residual add; binary post-op).
+
+    A consumer is fused only when every use of its input, and of the
+    values inside a spelled-out pattern, is part of the pattern: an
+    intermediate with another user is never fused away. Extra operands
+    (bias, residual) become fusion inputs and must not depend on the
+    contraction, so no cycle can form. The fusion's inputs are the
+    contraction's operands followed by each binary post-op's operand, in
+    chain order; splat constants are cloned into the body. The reference
+    interpreter runs the body; the CPU backend compiles it into one oneDNN
+    convolution or matmul with the bias and post-ops attached.
+  }];
+}
+
 #endif // TGC_PASSES_TD

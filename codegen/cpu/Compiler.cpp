@@ -8,6 +8,7 @@
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
+#include "passes/PostOpFusion.h"
 #include "runtime/cpu/Kernels.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -366,6 +367,160 @@ createKernel(Operation *op,
       });
 }
 
+/// The runtime post-op of a matched post-op table entry.
+runtime::cpu::PostOp runtimePostOp(const MatchedPostOp &matched) {
+  using runtime::cpu::PostOp;
+  PostOp p;
+  p.alpha = matched.alpha;
+  p.beta = matched.beta;
+  auto eltwise = [&](EltwiseKind kind) {
+    p.kind = PostOp::Kind::Eltwise;
+    p.eltwise = kind;
+    return p;
+  };
+  auto binary = [&](PostOp::Kind kind) {
+    p.kind = kind;
+    p.operandShape = shapeOf(matched.operand);
+    return p;
+  };
+  switch (matched.kind) {
+  case PostOpKind::Linear:
+    return eltwise(EltwiseKind::Linear);
+  case PostOpKind::Relu:
+    return eltwise(EltwiseKind::Relu);
+  case PostOpKind::Clamp:
+    return eltwise(EltwiseKind::Clamp);
+  case PostOpKind::LeakyRelu:
+    return eltwise(EltwiseKind::LeakyRelu);
+  case PostOpKind::Elu:
+    return eltwise(EltwiseKind::Elu);
+  case PostOpKind::GeluErf:
+    return eltwise(EltwiseKind::GeluErf);
+  case PostOpKind::GeluTanh:
+    return eltwise(EltwiseKind::GeluTanh);
+  case PostOpKind::Sigmoid:
+    return eltwise(EltwiseKind::Sigmoid);
+  case PostOpKind::Tanh:
+    return eltwise(EltwiseKind::Tanh);
+  case PostOpKind::Swish:
+    return eltwise(EltwiseKind::Swish);
+  case PostOpKind::HardSwish:
+    return eltwise(EltwiseKind::HardSwish);
+  case PostOpKind::Mish:
+    return eltwise(EltwiseKind::Mish);
+  case PostOpKind::Add:
+    return binary(PostOp::Kind::Add);
+  case PostOpKind::Sub:
+    return binary(PostOp::Kind::Sub);
+  case PostOpKind::Mul:
+    return binary(PostOp::Kind::Mul);
+  case PostOpKind::Div:
+    return binary(PostOp::Kind::Div);
+  }
+  return p;
+}
+
+/// One kernel input of a fused contraction: a value outside the fusion,
+/// seen with another shape when `view` is set (a per-channel bias of shape
+/// [O, 1, 1] is the conv's [O] bias).
+struct KernelInput {
+  Value value;
+  std::optional<Shape> view;
+};
+
+/// A `tgc.fusion <contraction>` compiled into one matmul or conv2d kernel.
+struct FusedContraction {
+  KernelPtr kernel;
+  std::vector<KernelInput> inputs; ///< in the kernel's input order
+  std::string description;         ///< e.g. "tgc.conv2d + bias + eltwise_relu"
+};
+
+/// The kernel of a contraction fusion whose body `chain` describes (see
+/// tgc::analyzeContractionFusion): the contraction's operands, then its
+/// bias (its own, or a per-channel add right after it), then the extra
+/// operand of each binary post-op.
+absl::StatusOr<FusedContraction>
+createFusedContraction(FusionOp fusion, const PostOpChain &chain,
+                       llvm::DenseMap<Value, const HostTensor *> &constants) {
+  namespace cpu = runtime::cpu;
+  Operation *contraction = chain.contraction;
+  auto outer = [&](Value inner) {
+    return fusion.getInputs()[cast<BlockArgument>(inner).getArgNumber()];
+  };
+  auto constantOf = [&](Value inner) -> const HostTensor * {
+    auto it = constants.find(outer(inner));
+    return it == constants.end() ? nullptr : it->second;
+  };
+  FusedContraction fused;
+  fused.description = contraction->getName().getStringRef().str();
+  for (Value operand : contraction->getOperands())
+    fused.inputs.push_back({outer(operand), std::nullopt});
+  Value result = contraction->getResult(0);
+  int64_t channelDim = contractionChannelDim(contraction);
+  int64_t channels = shapeOf(result)[channelDim];
+  bool hasBias = isa<Conv2DOp>(contraction) &&
+                 cast<Conv2DOp>(contraction).getBias();
+  if (hasBias)
+    fused.description += " + bias";
+
+  std::optional<Shape> biasShape;
+  std::vector<cpu::PostOp> postOps;
+  for (auto [i, matched] : llvm::enumerate(chain.postOps)) {
+    // A per-channel add right after the contraction is its bias.
+    if (i == 0 && !hasBias && matched.kind == PostOpKind::Add &&
+        matched.operandClass == OperandClass::PerChannel &&
+        llvm::is_contained(shapeOf(matched.operand), channels) &&
+        channels > 1) {
+      bool conv = isa<Conv2DOp>(contraction);
+      biasShape = conv ? Shape{channels} : shapeOf(matched.operand);
+      std::optional<Shape> view;
+      if (conv && shapeOf(matched.operand) != *biasShape)
+        view = biasShape;
+      fused.inputs.push_back({outer(matched.operand), view});
+      fused.description += " + bias";
+      continue;
+    }
+    postOps.push_back(runtimePostOp(matched));
+    if (matched.operand)
+      fused.inputs.push_back({outer(matched.operand), std::nullopt});
+    fused.description += " + " + matched.entry->onednn.str();
+  }
+
+  absl::StatusOr<KernelPtr> kernel;
+  if (auto o = dyn_cast<MatmulOp>(contraction)) {
+    cpu::MatmulDesc desc{dtypeOf(result), shapeOf(o.getLhs()),
+                         shapeOf(o.getRhs()), shapeOf(result)};
+    desc.transposeA = o.getTransposeA();
+    desc.transposeB = o.getTransposeB();
+    desc.constantRhs = constantOf(o.getRhs());
+    desc.biasShape = biasShape;
+    desc.postOps = std::move(postOps);
+    kernel = cpu::createMatmul(desc);
+  } else {
+    auto c = cast<Conv2DOp>(contraction);
+    cpu::Conv2DDesc desc{dtypeOf(result)};
+    desc.nhwc = c.getLayout() == Layout::NHWC;
+    desc.inputShape = shapeOf(c.getInput());
+    desc.filterShape = shapeOf(c.getFilter());
+    desc.resultShape = shapeOf(result);
+    if (c.getBias())
+      desc.biasShape = shapeOf(c.getBias());
+    else
+      desc.biasShape = biasShape;
+    llvm::copy(c.getStrides(), desc.strides);
+    llvm::copy(c.getPadding(), desc.padding);
+    llvm::copy(c.getDilations(), desc.dilations);
+    desc.groups = static_cast<int64_t>(c.getGroups());
+    desc.constantFilter = constantOf(c.getFilter());
+    desc.postOps = std::move(postOps);
+    kernel = cpu::createConv2D(desc);
+  }
+  if (!kernel.ok())
+    return kernel.status();
+  fused.kernel = *kernel;
+  return fused;
+}
+
 /// Gives every argument its concrete shape and propagates shapes; returns
 /// the specialized copy of `func` in a module of its own.
 /// The first error diagnostic emitted while it lives, with its location.
@@ -380,15 +535,23 @@ struct DiagnosticCapture {
   ScopedDiagnosticHandler handler;
 };
 
-/// Replaces each tgc.fusion in `func` by the ops of its body. Loop fusions
-/// the loop code generator handles stay when `compileLoops` is set.
+/// Whether the compiler lowers `fusion` as one kernel (a contraction with
+/// post-ops the post-op table describes) rather than op by op.
+bool compilesAsOneKernel(FusionOp fusion) {
+  return analyzeContractionFusion(fusion).has_value();
+}
+
+/// Replaces each tgc.fusion in `func` that is not compiled as one kernel by
+/// the ops of its body. Loop fusions the loop code generator handles stay
+/// when `compileLoops` is set.
 void inlineFusions(func::FuncOp func, bool compileLoops) {
   SmallVector<FusionOp> fusions;
   func.walk([&](FusionOp op) {
     if (compileLoops && op.getKind() == FusionKind::loop &&
         cpu::isLoopFusionSupported(op))
       return;
-    fusions.push_back(op);
+    if (!compilesAsOneKernel(op))
+      fusions.push_back(op);
   });
   // Innermost first is not needed: bodies are isolated and hold no fusions
   // that outlive their parent; walk order visits nested ones first.
@@ -548,6 +711,50 @@ cpu::compile(func::FuncOp func,
     return id;
   };
 
+  // A value of another shape over the storage of value `of`.
+  auto addView = [&](int64_t of, const Shape &shape, const std::string &where) {
+    runtime::ValueInfo info;
+    info.dtype = exe.values[of].dtype;
+    info.shape = shape;
+    info.storage = {runtime::ValueStorage::Kind::View, of, 0};
+    info.producer = where;
+    exe.values.push_back(std::move(info));
+    return static_cast<int64_t>(exe.values.size()) - 1;
+  };
+
+  // A contraction fusion as one kernel with bias and post-ops; false when
+  // its body is not a contraction the post-op table describes or the
+  // kernel falls back (the fusion then runs on the reference path).
+  auto lowerContractionFusion =
+      [&](FusionOp fusion, const std::string &where) -> llvm::Expected<bool> {
+    auto chain = analyzeContractionFusion(fusion);
+    if (!chain)
+      return false;
+    auto fused = createFusedContraction(fusion, *chain, constants);
+    if (!fused.ok()) {
+      if (fused.status().code() == absl::StatusCode::kUnimplemented)
+        return false;
+      return errorAt(fusion, std::string(fused.status().message()));
+    }
+    runtime::Step step;
+    step.op = "tgc.fusion(" + fused->description + ") at " +
+              locationString(fusion.getLoc());
+    step.kernel = fused->kernel;
+    std::string_view name = step.kernel->name();
+    step.path = name.substr(0, name.find('.'));
+    for (const KernelInput &in : fused->inputs) {
+      int64_t id = ids.lookup(in.value);
+      step.inputs.push_back(in.view ? addView(id, *in.view, where) : id);
+    }
+    auto id = addValue(fusion.getResult(0),
+                       {runtime::ValueStorage::Kind::Arena}, step.op);
+    if (!id)
+      return id.takeError();
+    step.outputs.push_back(*id);
+    exe.steps.push_back(std::move(step));
+    return true;
+  };
+
   for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
     auto id = addValue(
         arg, {runtime::ValueStorage::Kind::Input, static_cast<int64_t>(i), 0},
@@ -616,6 +823,13 @@ cpu::compile(func::FuncOp func,
     if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||
         op.getNumResults() != 1)
       return errorAt(&op, "is not supported by the CPU backend");
+    if (auto fusion = dyn_cast<FusionOp>(op); fusion && options.enableOneDnn) {
+      auto lowered = lowerContractionFusion(fusion, where);
+      if (!lowered)
+        return lowered.takeError();
+      if (*lowered)
+        continue;
+    }
 
     runtime::Step step;
     step.op = where;

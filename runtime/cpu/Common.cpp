@@ -390,6 +390,8 @@ std::optional<dnnl::algorithm> eltwiseAlgorithm(EltwiseKind kind, double &alpha,
     return A::eltwise_hardswish;
   case E::Mish:
     return A::eltwise_mish;
+  case E::Linear:
+    return A::eltwise_linear;
   default:
     return std::nullopt;
   }

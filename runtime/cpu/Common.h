@@ -462,6 +462,8 @@ template <EltwiseKind K, typename C> inline C eltwiseFloat(C x, C a, C b) {
     return std::sin(x);
   else if constexpr (K == E::Cos)
     return std::cos(x);
+  else if constexpr (K == E::Linear)
+    return a * x + b;
   else
     return std::isnan(x) ? x : (x > 0 ? C(1) : (x < 0 ? C(-1) : C(0)));
 }
@@ -499,6 +501,7 @@ decltype(auto) dispatchEltwise(EltwiseKind kind, Fn &&fn) {
     TGC_ELT_CASE(Erf)
     TGC_ELT_CASE(Sin)
     TGC_ELT_CASE(Cos)
+    TGC_ELT_CASE(Linear)
   case E::Sign:
     break;
   }

@@ -458,6 +458,16 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
         {d.dilations[0] - 1, d.dilations[1] - 1}, {d.padding[0], d.padding[1]},
         {d.padding[2], d.padding[3]});
     dnnl::convolution_forward::primitive_desc pd(desc, attr, **engine);
+    // oneDNN 2.6's gemm-based convolution reads a binary post-op operand
+    // that is not broadcast over the spatial dims at the wrong offsets for
+    // NHWC results: such post-ops run natively after it instead.
+    if (d.nhwc &&
+        std::string(pd.impl_info_str()).find("gemm") != std::string::npos)
+      for (size_t i = 0; i < fused; ++i)
+        if (d.postOps[i].kind != PostOp::Kind::Eltwise &&
+            numElements(d.postOps[i].operandShape) > g.o)
+          return absl::UnimplementedError(
+              "gemm convolution with a spatial NHWC binary post-op");
 
     PrimitiveKernelSpec spec;
     spec.name = "onednn.conv2d";

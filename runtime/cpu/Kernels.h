@@ -26,7 +26,8 @@ using KernelPtr = std::shared_ptr<const Kernel>;
 
 /// An elementwise function applied after a contraction, or alone. Besides
 /// the tgc unary ops: Square is x*x, Swish x*sigmoid(x), HardSwish
-/// x*min(max(x+3, 0), 6)/6, Mish x*tanh(log(1+e^x)). Integers support Relu,
+/// x*min(max(x+3, 0), 6)/6, Mish x*tanh(log(1+e^x)), Linear alpha*x+beta.
+/// Integers support Relu,
 /// Neg, Abs, Clamp, Sign and Square (wrapping); other kinds are Unimplemented
 /// for them.
 enum class EltwiseKind {
@@ -55,7 +56,8 @@ enum class EltwiseKind {
   Erf,
   Sin,
   Cos,
-  Sign
+  Sign,
+  Linear
 };
 
 struct EltwiseDesc {

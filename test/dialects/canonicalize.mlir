@@ -476,13 +476,13 @@ func.func @fold_broadcast_splat() -> tensor<2x3xf32> {
 
 // -----
 
-// Non-splat constants are only folded when they have the result shape.
-// CHECK-LABEL: func.func @no_fold_broadcast_non_splat(
-// CHECK:         %[[R:.*]] = tgc.mul
-// CHECK:         return %[[R]]
-func.func @no_fold_broadcast_non_splat() -> tensor<2x3xf32> {
+// Non-splat constants broadcast when folded (per-channel weight scaling).
+// CHECK-LABEL: func.func @fold_broadcast_non_splat(
+// CHECK-NEXT:    %[[C:.*]] = tgc.constant dense<{{\[}}[2.000000e+00, 4.000000e+00, 6.000000e+00], [-1.000000e+00, -2.000000e+00, -3.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @fold_broadcast_non_splat() -> tensor<2x3xf32> {
   %a = tgc.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
-  %b = tgc.constant dense<2.0> : tensor<2x1xf32>
+  %b = tgc.constant dense<[[2.0], [-1.0]]> : tensor<2x1xf32>
   %0 = tgc.mul %a, %b : (tensor<3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
@@ -773,13 +773,24 @@ func.func @no_fold_transpose_square(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
 
 // -----
 
-// CHECK-LABEL: func.func @no_fold_transpose_non_splat(
-// CHECK:         %[[T:.*]] = tgc.transpose
-// CHECK:         return %[[T]]
-func.func @no_fold_transpose_non_splat() -> tensor<2x1xf32> {
+// Constant transposes fold (exported models transpose their weights); i1
+// (bit-packed) constants are left alone.
+// CHECK-LABEL: func.func @fold_transpose_non_splat(
+// CHECK-DAG:     %[[A:.*]] = tgc.constant dense<{{\[}}[1.000000e+00], [2.000000e+00]]> : tensor<2x1xf32>
+// CHECK-DAG:     %[[B:.*]] = tgc.constant dense<{{\[}}{{\[}}[1, 4]], {{\[}}[2, 5]], {{\[}}[3, 6]]]> : tensor<3x1x2xi64>
+// CHECK-DAG:     %[[C:.*]] = tgc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xbf16>
+// CHECK-DAG:     %[[T:.*]] = tgc.transpose %{{.*}} {permutation = array<i64: 1, 0>} : (tensor<1x2xi1>) -> tensor<2x1xi1>
+// CHECK:         return %[[A]], %[[B]], %[[C]], %[[T]]
+func.func @fold_transpose_non_splat() -> (tensor<2x1xf32>, tensor<3x1x2xi64>, tensor<2x2xbf16>, tensor<2x1xi1>) {
   %c = tgc.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
   %0 = tgc.transpose %c {permutation = array<i64: 1, 0>} : (tensor<1x2xf32>) -> tensor<2x1xf32>
-  return %0 : tensor<2x1xf32>
+  %d = tgc.constant dense<[[[1, 2, 3]], [[4, 5, 6]]]> : tensor<2x1x3xi64>
+  %1 = tgc.transpose %d {permutation = array<i64: 2, 1, 0>} : (tensor<2x1x3xi64>) -> tensor<3x1x2xi64>
+  %e = tgc.constant dense<[[1.0, 3.0], [2.0, 4.0]]> : tensor<2x2xbf16>
+  %2 = tgc.transpose %e {permutation = array<i64: 1, 0>} : (tensor<2x2xbf16>) -> tensor<2x2xbf16>
+  %f = tgc.constant dense<[[true, false]]> : tensor<1x2xi1>
+  %3 = tgc.transpose %f {permutation = array<i64: 1, 0>} : (tensor<1x2xi1>) -> tensor<2x1xi1>
+  return %0, %1, %2, %3 : tensor<2x1xf32>, tensor<3x1x2xi64>, tensor<2x2xbf16>, tensor<2x1xi1>
 }
 
 // -----
