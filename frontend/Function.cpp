@@ -164,6 +164,7 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = options.numThreads;
   compileOptions.interOp = options.interOpThreads > 1;
+  compileOptions.fuse = compileOptions.fuse && options.fuse;
   auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
   if (!plan)
     return plan.takeError();
@@ -188,6 +189,7 @@ planFor(const Compiled &compiled, const CallInputs &inputs,
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = options.numThreads;
   compileOptions.interOp = options.interOpThreads > 1;
+  compileOptions.fuse = compileOptions.fuse && options.fuse;
   auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
   if (!plan)
     return toStatus(plan.takeError());

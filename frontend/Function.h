@@ -73,6 +73,10 @@ struct FunctionOptions {
   enum class Backend { Cpu, Reference } backend = Backend::Cpu;
   /// Intra-op threads for the CPU backend (0: TGC_NUM_THREADS or all cores).
   int numThreads = 0;
+  /// The CPU backend compiles with the `tgc-cpu` pipeline (layout, batch-norm
+  /// folding, post-op and loop fusion); false: `tgc-cpu-unfused`. TGC_FUSION=0
+  /// also turns fusion off.
+  bool fuse = true;
   /// Inter-op parallelism for the CPU backend: run up to this many
   /// independent kernels at once (1: in order).
   int interOpThreads = 1;

@@ -54,7 +54,12 @@ void populateFusePostOpsPatterns(mlir::RewritePatternSet &patterns);
 /// `pm`, which must be anchored on builtin.module.
 void buildCleanupPipeline(mlir::OpPassManager &pm);
 
-/// Registers the named tgc pass pipelines (tgc-cleanup).
+/// Appends the CPU backend's pipeline (`tgc-cpu`; with `fuse` false,
+/// `tgc-cpu-unfused`: cleanup only) to `pm`, anchored on builtin.module.
+void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
+
+/// Registers the named tgc pass pipelines (tgc-cleanup, tgc-cpu,
+/// tgc-cpu-unfused).
 void registerTgcPipelines();
 
 } // namespace tgc

@@ -2,6 +2,7 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -15,7 +16,33 @@ void tgc::buildCleanupPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void tgc::buildCpuPipeline(OpPassManager &pm, bool fuse) {
+  buildCleanupPipeline(pm);
+  if (!fuse)
+    return;
+  // Batch norms fold into the convolution / matmul before them, then
+  // contractions absorb bias, activations and residual adds as post-ops.
+  pm.addPass(createTgcFoldBatchNorm());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTgcFusePostOps());
+  // What is left of elementwise and reduction chains becomes loop fusions.
+  pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise());
+}
+
 void tgc::registerTgcPipelines() {
+  PassPipelineRegistration<>(
+      "tgc-cpu",
+      "The CPU backend's pipeline: cleanup, NHWC layout for convolutions, "
+      "batch-norm folding, post-op fusion into contractions, loop fusion of "
+      "elementwise and reduction chains (what tgc-run and tgc::function "
+      "compile with)",
+      [](OpPassManager &pm) { buildCpuPipeline(pm, /*fuse=*/true); });
+  PassPipelineRegistration<>(
+      "tgc-cpu-unfused",
+      "The CPU pipeline without layout conversion and fusion (cleanup only), "
+      "for comparison",
+      [](OpPassManager &pm) { buildCpuPipeline(pm, /*fuse=*/false); });
   PassPipelineRegistration<>(
       "tgc-cleanup",
       "Canonicalize and fold tgc ops, eliminate common subexpressions and "

@@ -21,7 +21,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 
 using namespace mlir;
@@ -574,7 +576,7 @@ void inlineFusions(func::FuncOp func, bool compileLoops) {
 /// shapes; returns the specialized copy of `func` in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
-           bool optimize, bool compileLoops) {
+           bool optimize, bool fuse, bool compileLoops) {
   MLIRContext *context = func.getContext();
   DiagnosticCapture diagnostics(context);
   auto fail = [&](const llvm::Twine &message) {
@@ -660,9 +662,10 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
     return fail("the specialized function failed to verify");
   if (optimize) {
     PassManager pm(context);
-    tgc::buildCleanupPipeline(pm);
+    tgc::buildCpuPipeline(pm, fuse);
     if (failed(pm.run(*module)))
-      return fail("the cleanup pipeline failed on '" + func.getName() + "'");
+      return fail(llvm::Twine("the ") + (fuse ? "tgc-cpu" : "tgc-cpu-unfused") +
+                  " pipeline failed on '" + func.getName() + "'");
   }
   // Fusion regions this backend does not compile as one kernel run as their
   // bodies, op by op.
@@ -672,11 +675,16 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
 
 } // namespace
 
+bool cpu::fusionEnabledFromEnvironment() {
+  const char *value = std::getenv("TGC_FUSION");
+  return !value || std::string_view(value) != "0";
+}
+
 llvm::Expected<cpu::CompiledFunction>
 cpu::compile(func::FuncOp func,
              const std::vector<std::vector<int64_t>> &inputShapes,
              const CompileOptions &options) {
-  auto module = specialize(func, inputShapes, options.optimize,
+  auto module = specialize(func, inputShapes, options.optimize, options.fuse,
                            options.enableOneDnn);
   if (!module)
     return module.takeError();

@@ -25,12 +25,19 @@
 
 namespace tgc::cpu {
 
+/// False when the environment sets TGC_FUSION=0.
+bool fusionEnabledFromEnvironment();
+
 struct CompileOptions {
   /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0 sets it).
   bool enableOneDnn = runtime::oneDnnEnabledFromEnvironment();
   /// Run the tgc-cleanup pipeline (canonicalization, folding, CSE) on the
   /// specialized function first.
   bool optimize = true;
+  /// With `optimize`: run the whole `tgc-cpu` pipeline (NHWC layout for
+  /// convolutions, batch-norm folding, post-op and loop fusion) rather than
+  /// `tgc-cpu-unfused` (cleanup only). TGC_FUSION=0 turns it off.
+  bool fuse = fusionEnabledFromEnvironment();
   /// The intra-op thread count the executable will run with (0: the
   /// default of runtime::resolveThreadCount). oneDNN sizes some primitives
   /// for the thread count current when they are created.

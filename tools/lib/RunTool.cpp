@@ -59,8 +59,16 @@ struct Options {
       "inter-op",
       cl::desc("Run up to N independent kernels at once (cpu backend)"),
       cl::init(1)};
-  cl::opt<bool> printPlan{"print-plan",
-                          cl::desc("Print the compiled plan (cpu backend)")};
+  cl::opt<bool> printPlan{
+      "print-plan",
+      cl::desc("Print the compiled plan: the partition of the function into "
+               "kernels, one step each, with the ops each covers (cpu "
+               "backend)")};
+  cl::opt<std::string> pipeline{
+      "pipeline",
+      cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
+               "folding, post-op and loop fusion) or tgc-cpu-unfused"),
+      cl::init("tgc-cpu")};
   cl::opt<bool> differential{
       "differential",
       cl::desc("Run every public function (or --function) on the cpu and "
@@ -216,6 +224,7 @@ public:
         shapes.push_back(t.shape());
       tgc::cpu::CompileOptions compileOptions;
       compileOptions.numThreads = static_cast<int>(opts.threads);
+      compileOptions.fuse = compileOptions.fuse && opts.pipeline == "tgc-cpu";
       compileOptions.interOp = opts.interOp > 1;
       auto result = tgc::cpu::compile(func, shapes, compileOptions);
       if (!result)
@@ -372,6 +381,9 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
 }
 
 Error run(const Options &opts) {
+  if (opts.pipeline != "tgc-cpu" && opts.pipeline != "tgc-cpu-unfused")
+    return makeError("unknown --pipeline '" + opts.pipeline +
+                     "' (available: tgc-cpu, tgc-cpu-unfused)");
   mlir::DialectRegistry registry;
   tgc::registerAllDialects(registry);
   mlir::MLIRContext context(registry);

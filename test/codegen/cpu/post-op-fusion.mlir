@@ -6,10 +6,10 @@
 // fusion into one oneDNN primitive with post-ops, as the PLAN lines check),
 // and with the fusions on the reference path.
 // RUN: tgc-run --differential %s | FileCheck %s
-// RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --differential - | FileCheck %s
-// RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --differential --threads=1 --seed=7 - | FileCheck %s
-// RUN: tgc-opt %s --tgc-fuse-post-ops | env TGC_ENABLE_ONEDNN=0 tgc-run --differential - | FileCheck %s
-// RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --differential --print-plan - | FileCheck %s --check-prefix=PLAN
+// RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --pipeline=tgc-cpu-unfused --differential - | FileCheck %s
+// RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --pipeline=tgc-cpu-unfused --differential --threads=1 --seed=7 - | FileCheck %s
+// RUN: tgc-opt %s --tgc-fuse-post-ops | env TGC_ENABLE_ONEDNN=0 tgc-run --pipeline=tgc-cpu-unfused --differential - | FileCheck %s
+// RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --pipeline=tgc-cpu-unfused --differential --print-plan - | FileCheck %s --check-prefix=PLAN
 
 // CHECK-NOT: MISMATCH
 // CHECK: differential: 44 functions, 0 mismatches

@@ -6,7 +6,7 @@
 // RUN: tgc-run %s --backend=cpu --seed=3 --expected=%t/ref.npy | FileCheck %s --check-prefix=MATCH
 // RUN: tgc-run %s --backend=cpu --seed=3 --output=%t/cpu.npy && tgc-run %s --backend=reference --seed=3 --expected=%t/cpu.npy | FileCheck %s --check-prefix=MATCH
 // RUN: not tgc-run %s --backend=cpu --seed=3 --expected=2x4xf32=0 2>&1 | FileCheck %s --check-prefix=PLANTED
-// RUN: tgc-run %s --backend=cpu --print-plan --threads=1 | FileCheck %s --check-prefix=PLAN
+// RUN: tgc-run %s --backend=cpu --pipeline=tgc-cpu-unfused --print-plan --threads=1 | FileCheck %s --check-prefix=PLAN
 // RUN: tgc-run %s --backend=cpu --profile=%t/profile.json --benchmark=3 | FileCheck %s --check-prefix=BENCH
 // RUN: FileCheck %s --check-prefix=PROFILE --input-file=%t/profile.json
 // RUN: not tgc-run %s --backend=cpu --input=2x5xf32=1 2>&1 | FileCheck %s --check-prefix=BADSHAPE
