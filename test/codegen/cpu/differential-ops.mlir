@@ -7,6 +7,7 @@
 // RUN: tgc-run --differential --dynamic-size=0 %S/../../dialects/ops-elementwise.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=1 %S/../../dialects/ops-elementwise.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=3 %S/../../dialects/ops-elementwise.mlir | FileCheck %s
+// RUN: tgc-run --differential --pipeline=tgc-cpu-unfused --dynamic-size=3 %S/../../dialects/ops-elementwise.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=0 %S/../../dialects/ops-contraction.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=1 %S/../../dialects/ops-contraction.mlir | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=3 %S/../../dialects/ops-contraction.mlir | FileCheck %s

@@ -1,5 +1,7 @@
 // Small graphs on the cpu backend against the reference interpreter.
 // RUN: tgc-run --differential %s | FileCheck %s
+// RUN: tgc-run --differential --pipeline=tgc-cpu-unfused %s | FileCheck %s
+// RUN: env TGC_FUSION=0 tgc-run --differential --threads=1 %s | FileCheck %s
 // RUN: tgc-run --differential --dynamic-size=5 %s | FileCheck %s
 // RUN: tgc-run --differential --inter-op=2 %s | FileCheck %s
 // RUN: tgc-run --differential --inter-op=3 --threads=1 --dynamic-size=4 %s | FileCheck %s

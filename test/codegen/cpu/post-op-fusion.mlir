@@ -6,6 +6,7 @@
 // fusion into one oneDNN primitive with post-ops, as the PLAN lines check),
 // and with the fusions on the reference path.
 // RUN: tgc-run --differential %s | FileCheck %s
+// RUN: tgc-run --differential --pipeline=tgc-cpu-unfused %s | FileCheck %s
 // RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --pipeline=tgc-cpu-unfused --differential - | FileCheck %s
 // RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --pipeline=tgc-cpu-unfused --differential --threads=1 --seed=7 - | FileCheck %s
 // RUN: tgc-opt %s --tgc-fuse-post-ops | env TGC_ENABLE_ONEDNN=0 tgc-run --pipeline=tgc-cpu-unfused --differential - | FileCheck %s
