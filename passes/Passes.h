@@ -50,6 +50,17 @@ void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
 /// (tgc-fuse-post-ops).
 void populateFusePostOpsPatterns(mlir::RewritePatternSet &patterns);
 
+/// Rewrites NCHW conv2d ops to NHWC/HWIO between transposes and sinks,
+/// hoists and cancels the transposes (tgc-convert-layout, first phase).
+void populateConvertLayoutPatterns(mlir::RewritePatternSet &patterns);
+
+/// Turns transposes that only move size-1 dims into reshapes (the second
+/// phase of tgc-convert-layout).
+void populateTransposeToReshapePatterns(mlir::RewritePatternSet &patterns);
+
+/// Runs both phases of tgc-convert-layout on `root`.
+mlir::LogicalResult convertLayoutToNHWC(mlir::Operation *root);
+
 /// Appends the tgc cleanup pipeline (canonicalize, CSE, shape refinement) to
 /// `pm`, which must be anchored on builtin.module.
 void buildCleanupPipeline(mlir::OpPassManager &pm);

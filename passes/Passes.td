@@ -108,4 +108,46 @@ def TgcFusePostOps : Pass<"tgc-fuse-post-ops"> {
   }];
 }
 
+def TgcConvertLayout : Pass<"tgc-convert-layout"> {
+  let summary = "Run NCHW convolutions in NHWC, with transposes only at the boundaries";
+  let description = [{
+    oneDNN's convolutions are fastest on NHWC activations with HWIO weights;
+    models exported from PyTorch are NCHW. This pass rewrites every NCHW
+    `tgc.conv2d` (plain, strided, dilated, grouped, depthwise) into an NHWC
+    one with `tgc.transpose`s: the input NCHW -> NHWC before, the filter
+    OIHW -> HWIO (a constant filter's transpose folds to a new constant at
+    compile time), the result NHWC -> NCHW after. It then moves the
+    transposes until they meet and cancel (`transpose(transpose(x))`
+    composes to the identity):
+
+    - NHWC -> NCHW transposes sink through their consumers: unary and
+      binary elementwise ops, compare, select and cast, when every other
+      operand is transposed the same way, a scalar, a constant (transposed
+      at compile time) or a broadcast operand whose permutation only moves
+      size-1 dims (a per-channel `1 x C x 1 x 1` bias becomes a
+      `1 x 1 x 1 x C` reshape); max/avg/global-average pools (layout
+      attribute NCHW -> NHWC); batch norm, softmax and log-softmax (channel
+      axis 1 -> 3); reductions (axes permuted; reducing H and W without
+      keepdims needs no transpose after); concat (axis permuted) of
+      transposed or constant inputs.
+    - NCHW -> NHWC transposes hoist through their producers when these have
+      no other use: elementwise ops with at most one operand needing a new
+      transpose (so the count never grows), pools and batch norms.
+
+    NHWC -> NCHW transposes only ever move towards the uses and
+    NCHW -> NHWC ones towards the definitions, so the rewriting
+    terminates. A ResNet becomes NHWC end to end: a transpose of the input,
+    and none at the end, since a transpose that only moves size-1 dims (the
+    `N x 1 x 1 x C` of a global average pool before a flatten) becomes a
+    reshape once the rest has converged. Values used by ops that cannot be
+    converted keep an NHWC -> NCHW transpose in front of them. Ops inside
+    `tgc.fusion` regions are left alone: run the pass before fusion.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"nhwc\"",
+           "The layout convolutions run in (only nhwc)">,
+  ];
+  let dependentDialects = ["tgc::TgcDialect"];
+}
+
 #endif // TGC_PASSES_TD

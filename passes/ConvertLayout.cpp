@@ -1,0 +1,578 @@
+//===- ConvertLayout.cpp - NCHW convolutions to NHWC ----------------------===//
+//
+// tgc-convert-layout: every NCHW conv2d becomes an NHWC/HWIO conv2d between
+// two transposes (NCHW -> NHWC before, NHWC -> NCHW after). The NHWC -> NCHW
+// transposes are then sunk through layout-agnostic consumers and the
+// NCHW -> NHWC transposes hoisted through producers until they meet and
+// cancel, so that chains of convolutions, pools, batch norms, activations and
+// residual adds run in NHWC with transposes only at the boundaries.
+//
+// Invariant that makes the rewriting terminate: NHWC -> NCHW transposes
+// (permutation [0, 3, 1, 2]) only move towards the uses, NCHW -> NHWC ones
+// ([0, 2, 3, 1]) only towards the definitions, and neither kind is ever
+// created on the other side of an op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/TgcOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tgc {
+#define GEN_PASS_DEF_TGCCONVERTLAYOUT
+#include "passes/Passes.h.inc"
+} // namespace tgc
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+/// transpose(nchw, kToNHWC) is NHWC; transpose(nhwc, kToNCHW) is NCHW.
+constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
+constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
+/// OIHW filter -> HWIO.
+constexpr int64_t kOIHWToHWIO[] = {2, 3, 1, 0};
+
+ArrayRef<int64_t> toNHWC() { return kToNHWC; }
+ArrayRef<int64_t> toNCHW() { return kToNCHW; }
+
+/// The type of transpose(value of `type`, perm).
+RankedTensorType permuteType(RankedTensorType type, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return RankedTensorType::get(shape, type.getElementType(),
+                               type.getEncoding());
+}
+
+/// transpose(transpose(x, first), second) == transpose(x, result).
+SmallVector<int64_t> composePermutations(ArrayRef<int64_t> first,
+                                         ArrayRef<int64_t> second) {
+  SmallVector<int64_t> out;
+  for (int64_t p : second)
+    out.push_back(first[p]);
+  return out;
+}
+
+bool isIdentity(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (static_cast<int64_t>(i) != p)
+      return false;
+  return true;
+}
+
+Value transpose(OpBuilder &builder, Location loc, Value value,
+                ArrayRef<int64_t> perm) {
+  auto type = permuteType(cast<RankedTensorType>(value.getType()), perm);
+  return TransposeOp::create(builder, loc, type, value, perm);
+}
+
+/// Whether a transpose by `perm` of a tensor of `shape` keeps the elements in
+/// row-major order (it only moves dims of size 1), so that it is a reshape.
+/// Dynamic dims count as larger than 1.
+bool isReshapeLike(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (shape[p] == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
+bool inFusion(Operation *op) { return op->getParentOfType<FusionOp>(); }
+
+/// Ops that compute each result element from the operand elements at the same
+/// (broadcast) index: a transpose of all operands commutes with them.
+bool isElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
+             SigmoidOp, ReluOp, ErfOp, SinOp, CosOp, FloorOp, CeilOp, RoundOp,
+             SignOp, LogicalNotOp, LeakyReluOp, EluOp, ClampOp, GeluOp, CastOp,
+             AddOp, SubOp, MulOp, DivOp, PowOp, ShiftLeftOp, ShiftRightOp,
+             MaxOp, MinOp, LogicalAndOp, LogicalOrOp, CompareOp, SelectOp>(op);
+}
+
+/// The transpose defining `value` with permutation `perm`, or null.
+TransposeOp transposeWith(Value value, ArrayRef<int64_t> perm) {
+  auto t = value.getDefiningOp<TransposeOp>();
+  if (!t || t.getPermutation() != perm)
+    return {};
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Operands of a permuted op
+//===----------------------------------------------------------------------===//
+
+/// How an operand of an elementwise op whose result is transposed by `perm`
+/// (rank `rank`) becomes the corresponding operand: the value equal to
+/// `transpose(x, perm)`, where `x` is the operand with leading 1s added up to
+/// `rank` (numpy broadcasting).
+enum class OperandKind {
+  Unchanged, // rank 0: broadcasts the same way whatever the layout
+  Cancel,    // defined by the inverse transpose: its input
+  Reshape,   // only size-1 dims move: a reshape (free, a view)
+  Constant,  // a constant: transposed at compile time
+  Shared,    // the same transpose of it exists in the block: reused
+  Transpose, // anything else: a new transpose at run time
+  None,      // cannot be permuted (rank above `rank`)
+};
+
+/// A transpose of `value` by `perm` in the block of `at`, or null.
+TransposeOp findTranspose(Value value, ArrayRef<int64_t> perm, Operation *at) {
+  for (Operation *user : value.getUsers())
+    if (auto t = dyn_cast<TransposeOp>(user))
+      if (t.getPermutation() == perm && t->getBlock() == at->getBlock())
+        return t;
+  return {};
+}
+
+/// How to permute `value`, an operand that will be used at `at`.
+OperandKind classify(Value value, ArrayRef<int64_t> perm, int64_t rank,
+                     Operation *at) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() > rank)
+    return OperandKind::None;
+  if (type.getRank() == 0)
+    return OperandKind::Unchanged;
+  if (type.getRank() == rank)
+    if (auto t = value.getDefiningOp<TransposeOp>())
+      if (isIdentity(composePermutations(t.getPermutation(), perm)))
+        return OperandKind::Cancel;
+  SmallVector<int64_t> extended(rank - type.getRank(), 1);
+  llvm::append_range(extended, type.getShape());
+  int64_t dynamic = llvm::count_if(extended, ShapedType::isDynamic);
+  if (isReshapeLike(extended, perm) && dynamic <= 1)
+    return OperandKind::Reshape;
+  if (type.hasStaticShape() && matchPattern(value, m_Constant()))
+    return OperandKind::Constant;
+  if (type.getRank() != rank)
+    return OperandKind::None;
+  if (findTranspose(value, perm, at))
+    return OperandKind::Shared;
+  return OperandKind::Transpose;
+}
+
+/// The operand `classify` described, created before `at` (the insertion
+/// point of `rewriter`).
+Value materialize(PatternRewriter &rewriter, Operation *at, Value value,
+                  ArrayRef<int64_t> perm, int64_t rank, OperandKind kind) {
+  Location loc = at->getLoc();
+  OpBuilder &builder = rewriter;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> extended(rank - type.getRank(), 1);
+  llvm::append_range(extended, type.getShape());
+  auto extendedType = RankedTensorType::get(extended, type.getElementType());
+  switch (kind) {
+  case OperandKind::Unchanged:
+    return value;
+  case OperandKind::Cancel:
+    return value.getDefiningOp<TransposeOp>().getInput();
+  case OperandKind::Reshape: {
+    auto target = permuteType(extendedType, perm);
+    if (target == type)
+      return value;
+    return ReshapeOp::create(builder, loc, target, value);
+  }
+  case OperandKind::Constant: {
+    if (extendedType != type)
+      value = ReshapeOp::create(builder, loc, extendedType, value);
+    return transpose(builder, loc, value, perm);
+  }
+  case OperandKind::Shared: {
+    // Moved up if needed: its operand dominates `at`, which uses it.
+    TransposeOp t = findTranspose(value, perm, at);
+    if (at->isBeforeInBlock(t))
+      rewriter.moveOpBefore(t, at);
+    return t.getResult();
+  }
+  case OperandKind::Transpose:
+    return transpose(builder, loc, value, perm);
+  case OperandKind::None:
+    break;
+  }
+  llvm_unreachable("operand that cannot be permuted");
+}
+
+/// Clones `op` with `operands` and the result types transposed by `perm`
+/// (kept when `perm` is empty).
+Operation *clonePermuted(PatternRewriter &rewriter, Operation *op,
+                         ValueRange operands, ArrayRef<int64_t> perm) {
+  IRMapping mapping;
+  mapping.map(op->getOperands(), operands);
+  Operation *clone = rewriter.clone(*op, mapping);
+  if (perm.empty())
+    return clone;
+  for (OpResult result : clone->getResults())
+    result.setType(
+        permuteType(cast<RankedTensorType>(result.getType()), perm));
+  return clone;
+}
+
+//===----------------------------------------------------------------------===//
+// Anchors
+//===----------------------------------------------------------------------===//
+
+/// conv2d NCHW/OIHW => transpose(conv2d NHWC/HWIO(transpose(x), transpose(W))).
+/// A constant filter's transpose folds at compile time.
+struct ConvertConv2DToNHWC : OpRewritePattern<Conv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getLayout() != Layout::NCHW || inFusion(op))
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    if (!resultType || resultType.getRank() != 4 ||
+        !isa<RankedTensorType>(op.getInput().getType()) ||
+        !isa<RankedTensorType>(op.getFilter().getType()))
+      return failure();
+    Location loc = op.getLoc();
+    Value input = transpose(rewriter, loc, op.getInput(), toNHWC());
+    Value filter = transpose(rewriter, loc, op.getFilter(), kOIHWToHWIO);
+    SmallVector<Value> operands{input, filter};
+    if (Value bias = op.getBias())
+      operands.push_back(bias);
+    auto conv = cast<Conv2DOp>(clonePermuted(rewriter, op, operands, toNHWC()));
+    conv.setLayout(Layout::NHWC);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType, conv.getResult(),
+                                             toNCHW());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Sinking NHWC -> NCHW transposes towards the uses
+//===----------------------------------------------------------------------===//
+
+/// op(transpose(a, toNCHW), b, ...) => transpose(op(a, b', ...), toNCHW) for
+/// elementwise ops, where every other operand is transposed the same way, a
+/// broadcast operand whose permutation is a reshape, a scalar, a constant, or
+/// a value whose NCHW -> NHWC transpose exists already (e.g. the input of a
+/// residual block, also transposed for the block's first convolution).
+struct SinkThroughElementwise : RewritePattern {
+  SinkThroughElementwise(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwise(op) || op->getNumResults() != 1 || inFusion(op))
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || resultType.getRank() != 4)
+      return failure();
+    bool anchored = false;
+    SmallVector<OperandKind> kinds;
+    for (Value operand : op->getOperands()) {
+      OperandKind kind = classify(operand, toNHWC(), 4, op);
+      if (kind == OperandKind::Cancel)
+        anchored = true;
+      if (kind == OperandKind::Transpose || kind == OperandKind::None)
+        return failure();
+      kinds.push_back(kind);
+    }
+    if (!anchored)
+      return failure();
+    SmallVector<Value> operands;
+    for (auto [operand, kind] : llvm::zip(op->getOperands(), kinds))
+      operands.push_back(
+          materialize(rewriter, op, operand, toNHWC(), 4, kind));
+    Operation *clone = clonePermuted(rewriter, op, operands, toNHWC());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType,
+                                             clone->getResult(0), toNCHW());
+    return success();
+  }
+};
+
+/// max_pool2d / avg_pool2d / global_avg_pool2d NCHW of
+/// transpose(x, toNCHW) => transpose(pool NHWC(x), toNCHW).
+template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = transposeWith(op.getInput(), toNCHW());
+    if (!t || op.getLayout() != Layout::NCHW || inFusion(op))
+      return failure();
+    auto pool = cast<PoolOp>(
+        clonePermuted(rewriter, op, ValueRange{t.getInput()}, toNHWC()));
+    pool.setLayout(Layout::NHWC);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
+                                             pool.getResult(), toNCHW());
+    return success();
+  }
+};
+
+/// batch_norm(transpose(x, toNCHW), axis a) =>
+/// transpose(batch_norm(x, axis toNCHW[a]), toNCHW).
+struct SinkThroughBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = transposeWith(op.getInput(), toNCHW());
+    if (!t || inFusion(op))
+      return failure();
+    SmallVector<Value> operands(op->getOperands());
+    operands[0] = t.getInput();
+    auto bn =
+        cast<BatchNormOp>(clonePermuted(rewriter, op, operands, toNHWC()));
+    bn.setAxis(kToNCHW[op.getAxis()]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), bn.getResult(),
+                                             toNCHW());
+    return success();
+  }
+};
+
+/// softmax / log_softmax(transpose(x, toNCHW), axis a) =>
+/// transpose(softmax(x, axis toNCHW[a]), toNCHW).
+template <typename SoftmaxOp>
+struct SinkThroughSoftmax : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern<SoftmaxOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = transposeWith(op.getInput(), toNCHW());
+    if (!t || inFusion(op))
+      return failure();
+    auto softmax = cast<SoftmaxOp>(
+        clonePermuted(rewriter, op, ValueRange{t.getInput()}, toNHWC()));
+    softmax.setAxis(kToNCHW[op.getAxis()]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
+                                             softmax.getResult(), toNCHW());
+    return success();
+  }
+};
+
+/// reduce(transpose(x, toNCHW), axes) => transpose(reduce(x, toNCHW[axes]), q)
+/// where q is toNCHW restricted to the kept dims (the identity, so no
+/// transpose, for a reduction over H and W without keepdims).
+template <typename ReduceOp>
+struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern<ReduceOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = transposeWith(op.getInput(), toNCHW());
+    if (!t || inFusion(op))
+      return failure();
+    auto inner = cast<RankedTensorType>(t.getInput().getType());
+    SmallVector<int64_t> axes;
+    for (int64_t a : op.getAxes())
+      axes.push_back(kToNCHW[a]);
+    llvm::sort(axes);
+    // Result dims of the new reduction: the dims of x, reduced ones as 1 or
+    // dropped.
+    SmallVector<int64_t> shape, kept;
+    for (int64_t d = 0; d < 4; ++d) {
+      bool reduced = llvm::is_contained(axes, d);
+      if (reduced && !op.getKeepdims())
+        continue;
+      shape.push_back(reduced ? 1 : inner.getDimSize(d));
+      kept.push_back(d);
+    }
+    // The result dims of the original reduction, as dims of x, in order.
+    SmallVector<int64_t> perm;
+    for (int64_t i = 0; i < 4; ++i) {
+      if (!op.getKeepdims() && llvm::is_contained(op.getAxes(), i))
+        continue;
+      perm.push_back(llvm::find(kept, kToNCHW[i]) - kept.begin());
+    }
+    auto reduce = cast<ReduceOp>(
+        clonePermuted(rewriter, op, ValueRange{t.getInput()}, {}));
+    reduce.setAxes(axes);
+    if (isIdentity(perm)) {
+      // Same dims in the same order: the original result type.
+      reduce.getResult().setType(op.getType());
+      rewriter.replaceOp(op, reduce.getResult());
+      return success();
+    }
+    reduce.getResult().setType(RankedTensorType::get(
+        shape, inner.getElementType(), inner.getEncoding()));
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
+                                             reduce.getResult(), perm);
+    return success();
+  }
+};
+
+/// concat(transpose(a, toNCHW), b, ..., axis) =>
+/// transpose(concat(a, b', ..., axis toNCHW[axis]), toNCHW) when every other
+/// input is transposed the same way, a constant or already transposed.
+struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    if (!resultType || resultType.getRank() != 4 || inFusion(op))
+      return failure();
+    bool anchored = false;
+    SmallVector<OperandKind> kinds;
+    for (Value operand : op.getInputs()) {
+      OperandKind kind = classify(operand, toNHWC(), 4, op);
+      if (kind == OperandKind::Cancel)
+        anchored = true;
+      if (kind != OperandKind::Cancel && kind != OperandKind::Constant &&
+          kind != OperandKind::Shared)
+        return failure();
+      kinds.push_back(kind);
+    }
+    if (!anchored)
+      return failure();
+    SmallVector<Value> operands;
+    for (auto [operand, kind] : llvm::zip(op.getInputs(), kinds))
+      operands.push_back(
+          materialize(rewriter, op, operand, toNHWC(), 4, kind));
+    auto concat =
+        cast<ConcatOp>(clonePermuted(rewriter, op, operands, toNHWC()));
+    concat.setAxis(kToNCHW[op.getAxis()]);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType,
+                                             concat.getResult(), toNCHW());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Hoisting NCHW -> NHWC transposes towards the definitions
+//===----------------------------------------------------------------------===//
+
+/// transpose(op(a, b, ...), toNHWC) => op(transpose(a, toNHWC), b', ...) when
+/// op's only use is the transpose and at most one operand needs a transpose
+/// at run time (the others cancel, are constants, scalars or reshapes), so
+/// that the number of transposes never grows.
+struct HoistThroughElementwise : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getPermutation() != toNHWC())
+      return failure();
+    Operation *def = op.getInput().getDefiningOp();
+    if (!def || !isElementwise(def) || def->getNumResults() != 1 ||
+        !def->hasOneUse() || inFusion(def))
+      return failure();
+    int64_t transposes = 0;
+    SmallVector<OperandKind> kinds;
+    for (Value operand : def->getOperands()) {
+      OperandKind kind = classify(operand, toNHWC(), 4, def);
+      if (kind == OperandKind::None)
+        return failure();
+      transposes += kind == OperandKind::Transpose;
+      kinds.push_back(kind);
+    }
+    if (transposes > 1)
+      return failure();
+    rewriter.setInsertionPoint(def);
+    SmallVector<Value> operands;
+    for (auto [operand, kind] : llvm::zip(def->getOperands(), kinds))
+      operands.push_back(
+          materialize(rewriter, def, operand, toNHWC(), 4, kind));
+    Operation *clone = clonePermuted(rewriter, def, operands, toNHWC());
+    rewriter.replaceOp(op, clone->getResult(0));
+    return success();
+  }
+};
+
+/// transpose(pool NCHW(x), toNHWC) => pool NHWC(transpose(x, toNHWC)) and
+/// transpose(batch_norm(x, axis a), toNHWC) =>
+/// batch_norm(transpose(x, toNHWC), axis toNCHW[a]) when the pool or batch
+/// norm has no other use.
+struct HoistThroughLayoutOp : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getPermutation() != toNHWC())
+      return failure();
+    Operation *def = op.getInput().getDefiningOp();
+    if (!def || !def->hasOneUse() || inFusion(def) ||
+        !isa<MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp>(def))
+      return failure();
+    if (auto layout = def->getAttrOfType<LayoutAttr>("layout"))
+      if (layout.getValue() != Layout::NCHW)
+        return failure();
+    rewriter.setInsertionPoint(def);
+    SmallVector<Value> operands(def->getOperands());
+    operands[0] = transpose(rewriter, def->getLoc(), operands[0], toNHWC());
+    Operation *clone = clonePermuted(rewriter, def, operands, toNHWC());
+    if (auto bn = dyn_cast<BatchNormOp>(clone))
+      bn.setAxis(kToNCHW[bn.getAxis()]);
+    else
+      clone->setAttr("layout",
+                     LayoutAttr::get(rewriter.getContext(), Layout::NHWC));
+    rewriter.replaceOp(op, clone->getResult(0));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Boundaries
+//===----------------------------------------------------------------------===//
+
+/// A transpose that only moves dims of size 1 is a reshape (a view), e.g.
+/// the NHWC -> NCHW transpose of a global average pool's N x 1 x 1 x C.
+struct TransposeAsReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!inType || !type || type.getNumDynamicDims() > 1 ||
+        !isReshapeLike(inType.getShape(), op.getPermutation()))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, type, op.getInput());
+    return success();
+  }
+};
+
+struct TgcConvertLayoutPass
+    : tgc::impl::TgcConvertLayoutBase<TgcConvertLayoutPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (target != "nhwc") {
+      getOperation()->emitError()
+          << "tgc-convert-layout: unsupported target '" << target
+          << "' (expected nhwc)";
+      return signalPassFailure();
+    }
+    if (failed(convertLayoutToNHWC(getOperation())))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void tgc::populateConvertLayoutPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ConvertConv2DToNHWC, SinkThroughElementwise,
+               SinkThroughPool<MaxPool2DOp>, SinkThroughPool<AvgPool2DOp>,
+               SinkThroughPool<GlobalAvgPool2DOp>, SinkThroughBatchNorm,
+               SinkThroughSoftmax<SoftmaxOp>, SinkThroughSoftmax<LogSoftmaxOp>,
+               SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
+               SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
+               SinkThroughReduce<ReduceProdOp>, SinkThroughConcat,
+               HoistThroughElementwise, HoistThroughLayoutOp>(context);
+  TransposeOp::getCanonicalizationPatterns(patterns, context);
+  ReshapeOp::getCanonicalizationPatterns(patterns, context);
+}
+
+void tgc::populateTransposeToReshapePatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<TransposeAsReshape>(context);
+  ReshapeOp::getCanonicalizationPatterns(patterns, context);
+}
+
+LogicalResult tgc::convertLayoutToNHWC(Operation *root) {
+  MLIRContext *context = root->getContext();
+  // First the layout: conversions, sinking, hoisting and cancellation reach
+  // a fixed point; only then do the transposes left at the boundaries that
+  // just move size-1 dims become reshapes (earlier, they could no longer
+  // cancel against a transpose further on).
+  RewritePatternSet layout(context);
+  populateConvertLayoutPatterns(layout);
+  if (failed(applyPatternsGreedily(root, std::move(layout))))
+    return root->emitError("tgc-convert-layout: the rewriting did not "
+                           "converge");
+  RewritePatternSet boundaries(context);
+  populateTransposeToReshapePatterns(boundaries);
+  (void)applyPatternsGreedily(root, std::move(boundaries));
+  return success();
+}
