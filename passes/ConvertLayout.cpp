@@ -289,59 +289,76 @@ struct SinkThroughElementwise : RewritePattern {
   }
 };
 
-/// max_pool2d / avg_pool2d / global_avg_pool2d NCHW of
-/// transpose(x, toNCHW) => transpose(pool NHWC(x), toNCHW).
-template <typename PoolOp> struct SinkThroughPool : OpRewritePattern<PoolOp> {
-  using OpRewritePattern<PoolOp>::OpRewritePattern;
-  LogicalResult matchAndRewrite(PoolOp op,
-                                PatternRewriter &rewriter) const override {
-    auto t = transposeWith(op.getInput(), toNCHW());
-    if (!t || op.getLayout() != Layout::NCHW || inFusion(op))
-      return failure();
-    auto pool = cast<PoolOp>(
-        clonePermuted(rewriter, op, ValueRange{t.getInput()}, toNHWC()));
-    pool.setLayout(Layout::NHWC);
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
-                                             pool.getResult(), toNCHW());
-    return success();
-  }
-};
+/// Ops whose single data operand (operand 0) and result may be NCHW or NHWC
+/// by changing attributes: pools (layout NCHW), batch norm, softmax and
+/// log-softmax (the axis), pad (low/high) and slice (starts/ends/steps).
+bool isLayoutOp(Operation *op) {
+  if (auto pool = dyn_cast<MaxPool2DOp>(op))
+    return pool.getLayout() == Layout::NCHW;
+  if (auto pool = dyn_cast<AvgPool2DOp>(op))
+    return pool.getLayout() == Layout::NCHW;
+  if (auto pool = dyn_cast<GlobalAvgPool2DOp>(op))
+    return pool.getLayout() == Layout::NCHW;
+  if (!isa<BatchNormOp, SoftmaxOp, LogSoftmaxOp, PadOp, SliceOp>(op))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  return type && type.getRank() == 4;
+}
 
-/// batch_norm(transpose(x, toNCHW), axis a) =>
-/// transpose(batch_norm(x, axis toNCHW[a]), toNCHW).
-struct SinkThroughBatchNorm : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BatchNormOp op,
+/// Per-dim attribute values of an NCHW tensor, for its NHWC transpose.
+SmallVector<int64_t> permuteDims(ArrayRef<int64_t> values) {
+  SmallVector<int64_t> out;
+  for (int64_t p : kToNHWC)
+    out.push_back(values[p]);
+  return out;
+}
+
+/// Makes `op` (an `isLayoutOp` clone whose operand 0 is now NHWC) compute
+/// in NHWC.
+void setNHWCAttributes(Operation *op) {
+  if (auto pool = dyn_cast<MaxPool2DOp>(op))
+    pool.setLayout(Layout::NHWC);
+  else if (auto pool = dyn_cast<AvgPool2DOp>(op))
+    pool.setLayout(Layout::NHWC);
+  else if (auto pool = dyn_cast<GlobalAvgPool2DOp>(op))
+    pool.setLayout(Layout::NHWC);
+  else if (auto bn = dyn_cast<BatchNormOp>(op))
+    bn.setAxis(kToNCHW[bn.getAxis()]);
+  else if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    softmax.setAxis(kToNCHW[softmax.getAxis()]);
+  else if (auto softmax = dyn_cast<LogSoftmaxOp>(op))
+    softmax.setAxis(kToNCHW[softmax.getAxis()]);
+  else if (auto pad = dyn_cast<PadOp>(op)) {
+    pad.setLow(permuteDims(pad.getLow()));
+    pad.setHigh(permuteDims(pad.getHigh()));
+  } else if (auto slice = dyn_cast<SliceOp>(op)) {
+    slice.setStarts(permuteDims(slice.getStarts()));
+    slice.setEnds(permuteDims(slice.getEnds()));
+    if (auto steps = slice.getSteps())
+      slice.setSteps(permuteDims(*steps));
+  }
+}
+
+/// layout_op NCHW(transpose(x, toNCHW)) =>
+/// transpose(layout_op NHWC(x), toNCHW): pools (layout attribute), batch
+/// norm, softmax and log-softmax (axis 1 -> 3), pad and slice (per-dim
+/// attributes permuted).
+struct SinkThroughLayoutOp : RewritePattern {
+  SinkThroughLayoutOp(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    auto t = transposeWith(op.getInput(), toNCHW());
-    if (!t || inFusion(op))
+    if (!isLayoutOp(op) || inFusion(op))
+      return failure();
+    auto t = transposeWith(op->getOperand(0), toNCHW());
+    if (!t)
       return failure();
     SmallVector<Value> operands(op->getOperands());
     operands[0] = t.getInput();
-    auto bn =
-        cast<BatchNormOp>(clonePermuted(rewriter, op, operands, toNHWC()));
-    bn.setAxis(kToNCHW[op.getAxis()]);
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), bn.getResult(),
-                                             toNCHW());
-    return success();
-  }
-};
-
-/// softmax / log_softmax(transpose(x, toNCHW), axis a) =>
-/// transpose(softmax(x, axis toNCHW[a]), toNCHW).
-template <typename SoftmaxOp>
-struct SinkThroughSoftmax : OpRewritePattern<SoftmaxOp> {
-  using OpRewritePattern<SoftmaxOp>::OpRewritePattern;
-  LogicalResult matchAndRewrite(SoftmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    auto t = transposeWith(op.getInput(), toNCHW());
-    if (!t || inFusion(op))
-      return failure();
-    auto softmax = cast<SoftmaxOp>(
-        clonePermuted(rewriter, op, ValueRange{t.getInput()}, toNHWC()));
-    softmax.setAxis(kToNCHW[op.getAxis()]);
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(),
-                                             softmax.getResult(), toNCHW());
+    Operation *clone = clonePermuted(rewriter, op, operands, toNHWC());
+    setNHWCAttributes(clone);
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op->getResult(0).getType(),
+                                             clone->getResult(0), toNCHW());
     return success();
   }
 };
@@ -472,10 +489,9 @@ struct HoistThroughElementwise : OpRewritePattern<TransposeOp> {
   }
 };
 
-/// transpose(pool NCHW(x), toNHWC) => pool NHWC(transpose(x, toNHWC)) and
-/// transpose(batch_norm(x, axis a), toNHWC) =>
-/// batch_norm(transpose(x, toNHWC), axis toNCHW[a]) when the pool or batch
-/// norm has no other use.
+/// transpose(layout_op NCHW(x), toNHWC) => layout_op NHWC(transpose(x,
+/// toNHWC)) when the pool, batch norm, softmax, pad or slice has no other
+/// use.
 struct HoistThroughLayoutOp : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
@@ -483,21 +499,13 @@ struct HoistThroughLayoutOp : OpRewritePattern<TransposeOp> {
     if (op.getPermutation() != toNHWC())
       return failure();
     Operation *def = op.getInput().getDefiningOp();
-    if (!def || !def->hasOneUse() || inFusion(def) ||
-        !isa<MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp>(def))
+    if (!def || !def->hasOneUse() || inFusion(def) || !isLayoutOp(def))
       return failure();
-    if (auto layout = def->getAttrOfType<LayoutAttr>("layout"))
-      if (layout.getValue() != Layout::NCHW)
-        return failure();
     rewriter.setInsertionPoint(def);
     SmallVector<Value> operands(def->getOperands());
     operands[0] = transpose(rewriter, def->getLoc(), operands[0], toNHWC());
     Operation *clone = clonePermuted(rewriter, def, operands, toNHWC());
-    if (auto bn = dyn_cast<BatchNormOp>(clone))
-      bn.setAxis(kToNCHW[bn.getAxis()]);
-    else
-      clone->setAttr("layout",
-                     LayoutAttr::get(rewriter.getContext(), Layout::NHWC));
+    setNHWCAttributes(clone);
     rewriter.replaceOp(op, clone->getResult(0));
     return success();
   }
@@ -543,10 +551,7 @@ struct TgcConvertLayoutPass
 void tgc::populateConvertLayoutPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ConvertConv2DToNHWC, SinkThroughElementwise,
-               SinkThroughPool<MaxPool2DOp>, SinkThroughPool<AvgPool2DOp>,
-               SinkThroughPool<GlobalAvgPool2DOp>, SinkThroughBatchNorm,
-               SinkThroughSoftmax<SoftmaxOp>, SinkThroughSoftmax<LogSoftmaxOp>,
-               SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
+               SinkThroughLayoutOp, SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
                SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
                SinkThroughReduce<ReduceProdOp>, SinkThroughConcat,
                HoistThroughElementwise, HoistThroughLayoutOp>(context);

@@ -125,14 +125,17 @@ def TgcConvertLayout : Pass<"tgc-convert-layout"> {
       operand is transposed the same way, a scalar, a constant (transposed
       at compile time) or a broadcast operand whose permutation only moves
       size-1 dims (a per-channel `1 x C x 1 x 1` bias becomes a
-      `1 x 1 x 1 x C` reshape); max/avg/global-average pools (layout
-      attribute NCHW -> NHWC); batch norm, softmax and log-softmax (channel
-      axis 1 -> 3); reductions (axes permuted; reducing H and W without
-      keepdims needs no transpose after); concat (axis permuted) of
-      transposed or constant inputs.
+      `1 x 1 x 1 x C` reshape), or whose NCHW -> NHWC transpose exists
+      already (a residual block's input); max/avg/global-average pools
+      (layout attribute NCHW -> NHWC); batch norm, softmax and log-softmax
+      (channel axis 1 -> 3); pad and slice (per-dim attributes permuted);
+      reductions (axes permuted; reducing H and W without keepdims needs no
+      transpose after); concat (axis permuted) of transposed or constant
+      inputs.
     - NCHW -> NHWC transposes hoist through their producers when these have
       no other use: elementwise ops with at most one operand needing a new
-      transpose (so the count never grows), pools and batch norms.
+      transpose (so the count never grows), pools, batch norms, softmax,
+      pad and slice.
 
     NHWC -> NCHW transposes only ever move towards the uses and
     NCHW -> NHWC ones towards the definitions, so the rewriting

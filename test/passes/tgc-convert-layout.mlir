@@ -114,20 +114,20 @@ func.func @residual(%x: tensor<1x8x4x4xf32>, %w1: tensor<8x8x3x3xf32>, %w2: tens
 // -----
 
 // Negative cases: an add with an NCHW argument that is not transposed
-// anywhere, a slice and a flatten of a non-1x1 map keep the transpose back
+// anywhere, a gather and a flatten of a non-1x1 map keep the transpose back
 // to NCHW in front of them.
 // CHECK-LABEL: func.func @negative(
-// CHECK-SAME:    %{{[^:]*}}: tensor<1x4x6x6xf32>, %{{[^:]*}}: tensor<4x4x1x1xf32>, %[[Y:[^:]*]]: tensor<1x4x6x6xf32>)
+// CHECK-SAME:    %{{[^:]*}}: tensor<1x4x6x6xf32>, %{{[^:]*}}: tensor<4x4x1x1xf32>, %[[Y:[^:]*]]: tensor<1x4x6x6xf32>, %[[I:[^:]*]]: tensor<2xi64>)
 // CHECK:         %[[C:.*]] = tgc.conv2d {{.*}}layout = #tgc.layout<NHWC>
 // CHECK-NEXT:    %[[T:.*]] = tgc.transpose %[[C]] {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x6x6x4xf32>) -> tensor<1x4x6x6xf32>
 // CHECK-NEXT:    %[[A:.*]] = tgc.add %[[T]], %[[Y]] : tensor<1x4x6x6xf32>
-// CHECK-NEXT:    %[[S:.*]] = tgc.slice %[[T]]
+// CHECK-NEXT:    %[[G:.*]] = tgc.gather %[[T]], %[[I]] {axis = 1 : i64}
 // CHECK-NEXT:    %[[F:.*]] = tgc.reshape %[[T]] : tensor<1x4x6x6xf32> to tensor<1x144xf32>
-// CHECK-NEXT:    return %[[A]], %[[S]], %[[F]]
-func.func @negative(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %y: tensor<1x4x6x6xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x2x6x6xf32>, tensor<1x144xf32>) {
+// CHECK-NEXT:    return %[[A]], %[[G]], %[[F]]
+func.func @negative(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %y: tensor<1x4x6x6xf32>, %i: tensor<2xi64>) -> (tensor<1x4x6x6xf32>, tensor<1x2x6x6xf32>, tensor<1x144xf32>) {
   %0 = tgc.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
   %1 = tgc.add %0, %y : tensor<1x4x6x6xf32>
-  %2 = tgc.slice %0 {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 1, 2, 6, 6>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x2x6x6xf32>
+  %2 = tgc.gather %0, %i {axis = 1 : i64} : (tensor<1x4x6x6xf32>, tensor<2xi64>) -> tensor<1x2x6x6xf32>
   %3 = tgc.reshape %0 : tensor<1x4x6x6xf32> to tensor<1x144xf32>
   return %1, %2, %3 : tensor<1x4x6x6xf32>, tensor<1x2x6x6xf32>, tensor<1x144xf32>
 }
@@ -219,4 +219,24 @@ func.func @reduce_keepdims(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>) -> 
     tgc.yield %4 : tensor<1x4x6x6xf32>
   }
   return %1, %2 : tensor<1x1x6x6xf32>, tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// Pad and slice: per-dim attributes follow the dims, whether the transpose
+// is sunk (the slice of a convolution's result) or hoisted (the pad before
+// one).
+// CHECK-LABEL: func.func @pad_slice(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x4x6x6xf32>
+// CHECK-NEXT:    %[[XT:.*]] = tgc.transpose %[[X]] {permutation = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT:    %[[P:.*]] = tgc.pad %[[XT]] {high = array<i64: 0, 2, 0, 0>, low = array<i64: 0, 1, 1, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x9x7x4xf32>
+// CHECK:         %[[C:.*]] = tgc.conv2d %[[P]], {{.*}}layout = #tgc.layout<NHWC>{{.*}} -> tensor<1x7x5x4xf32>
+// CHECK-NEXT:    %[[S:.*]] = tgc.slice %[[C]] {ends = array<i64: 1, 7, 5, 3>, starts = array<i64: 0, 0, 1, 1>, steps = array<i64: 1, 2, 1, 1>} : (tensor<1x7x5x4xf32>) -> tensor<1x4x4x2xf32>
+// CHECK-NEXT:    %[[T:.*]] = tgc.transpose %[[S]] {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT:    return %[[T]]
+func.func @pad_slice(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = tgc.pad %x {low = array<i64: 0, 0, 1, 1>, high = array<i64: 0, 0, 2, 0>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x9x7xf32>
+  %1 = tgc.conv2d %0, %w : (tensor<1x4x9x7xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x7x5xf32>
+  %2 = tgc.slice %1 {starts = array<i64: 0, 1, 0, 1>, ends = array<i64: 1, 3, 7, 5>, steps = array<i64: 1, 1, 2, 1>} : (tensor<1x4x7x5xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
 }

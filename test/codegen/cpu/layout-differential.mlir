@@ -87,9 +87,11 @@
 // IR-LABEL: func.func @hoist_and_keep(
 // IR:        permutation = array<i64: 0, 2, 3, 1>
 // IR-NOT:    permutation = array<i64: 0, 3, 1, 2>
+// IR:        tgc.pad
 // IR:        tgc.conv2d
-// IR-NEXT:   permutation = array<i64: 0, 3, 1, 2>
 // IR-NEXT:   tgc.slice
+// IR-NEXT:   permutation = array<i64: 0, 3, 1, 2>
+// IR-NEXT:   tgc.gather
 // IR-LABEL: func.func @dynamic_batch(
 // IR:        permutation = array<i64: 0, 2, 3, 1>
 // IR-NOT:    permutation = array<i64: 0, {{[23]}}, {{[13]}}, {{[12]}}>
@@ -199,15 +201,19 @@ func.func @channel_ops(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x1x1xf32>) -> tens
   return %8 : tensor<1x8x5x5xf32>
 }
 
-// Transposes hoisted through per-channel preprocessing; a value used by an op
-// that is not converted (a slice) keeps its transpose.
-func.func @hoist_and_keep(%x: tensor<1x3x6x6xf32>, %mean: tensor<3x1x1xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x2x6xf32> {
+// Transposes hoisted through per-channel preprocessing and a pad; a slice
+// follows the convolution into NHWC; a value used by an op that is not
+// converted (a gather) keeps its transpose.
+func.func @hoist_and_keep(%x: tensor<1x3x6x6xf32>, %mean: tensor<3x1x1xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x2x3xf32> {
   %std = tgc.constant dense<[[[0.5]], [[0.25]], [[2.0]]]> : tensor<3x1x1xf32>
+  %idx = tgc.constant dense<[3, 0, 2]> : tensor<3xi64>
   %0 = tgc.sub %x, %mean : (tensor<1x3x6x6xf32>, tensor<3x1x1xf32>) -> tensor<1x3x6x6xf32>
   %1 = tgc.div %0, %std : (tensor<1x3x6x6xf32>, tensor<3x1x1xf32>) -> tensor<1x3x6x6xf32>
-  %2 = tgc.conv2d %1, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
-  %3 = tgc.slice %2 {starts = array<i64: 0, 0, 1, 0>, ends = array<i64: 1, 4, 6, 6>, steps = array<i64: 1, 1, 3, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x2x6xf32>
-  return %3 : tensor<1x4x2x6xf32>
+  %p = tgc.pad %1 {low = array<i64: 0, 0, 2, 1>, high = array<i64: 0, 0, 0, 1>, value = 1.5 : f64} : (tensor<1x3x6x6xf32>) -> tensor<1x3x8x8xf32>
+  %2 = tgc.conv2d %p, %w {strides = array<i64: 1, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x3xf32>
+  %3 = tgc.slice %2 {starts = array<i64: 0, 0, 1, 0>, ends = array<i64: 1, 4, 6, 3>, steps = array<i64: 1, 1, 3, 1>} : (tensor<1x4x6x3xf32>) -> tensor<1x4x2x3xf32>
+  %4 = tgc.gather %3, %idx {axis = 1 : i64} : (tensor<1x4x2x3xf32>, tensor<3xi64>) -> tensor<1x3x2x3xf32>
+  return %4 : tensor<1x3x2x3xf32>
 }
 
 // A dynamic batch (random inputs use --dynamic-size).
