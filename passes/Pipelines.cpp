@@ -20,6 +20,10 @@ void tgc::buildCpuPipeline(OpPassManager &pm, bool fuse) {
   buildCleanupPipeline(pm);
   if (!fuse)
     return;
+  // NCHW convolutions become NHWC (oneDNN's fast plain layout) with
+  // transposes only at the boundaries; the weights' transposes fold.
+  pm.addPass(createTgcConvertLayout());
+  pm.addPass(createCanonicalizerPass());
   // Batch norms fold into the convolution / matmul before them, then
   // contractions absorb bias, activations and residual adds as post-ops.
   pm.addPass(createTgcFoldBatchNorm());
