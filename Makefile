@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs bench conformance conformance-update real-models clean
+.PHONY: demo test setup build docs bench bench-models conformance conformance-update real-models clean
 
 BUILD_DIR := build
 
@@ -28,6 +28,13 @@ docs: build
 bench: build
 	$(BUILD_DIR)/bin/bench-function-overhead
 	$(BUILD_DIR)/bin/bench-cpu-backend
+	$(BUILD_DIR)/bin/bench-loop-fusion
+
+# Fused vs unfused pipeline vs PyTorch TorchScript on ResNet-50, the MLP and
+# the transformer encoder (installs Debian's PyTorch first).
+bench-models: build
+	@./scripts/setup.sh --real-models
+	/usr/bin/python3 bench/models.py
 
 # The full ONNX backend test suite report (per test, per directory, per op) on
 # the reference and CPU backends; `make test` only checks expected-pass.txt.
