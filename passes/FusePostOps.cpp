@@ -592,6 +592,37 @@ std::optional<PostOpChain> tgc::analyzeContractionFusion(FusionOp fusion) {
 
 namespace {
 
+/// `add(r, reshape(v))` with `v` the end of `contraction`'s post-op chain
+/// used only by the reshape, and `r` of the reshape's type not computed
+/// from the contraction, becomes `reshape(add(reshape(r), v))` (reshapes are
+/// views): the residual add joins the chain. Returns whether it rewrote.
+bool sinkReshapeBelowResidualAdd(Operation *contraction, Value v,
+                                 PatternRewriter &rewriter) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || !v.hasOneUse())
+    return false;
+  auto reshape = dyn_cast<ReshapeOp>(*v.getUsers().begin());
+  if (!reshape || !reshape.getResult().hasOneUse())
+    return false;
+  auto add = dyn_cast<AddOp>(*reshape.getResult().getUsers().begin());
+  if (!add || add.getType() != reshape.getType() ||
+      add->getBlock() != contraction->getBlock())
+    return false;
+  bool lhs = add.getLhs() == reshape.getResult();
+  Value residual = lhs ? add.getRhs() : add.getLhs();
+  if (residual == reshape.getResult() ||
+      residual.getType() != reshape.getType() ||
+      dependsOn(residual, contraction))
+    return false;
+  rewriter.setInsertionPoint(add);
+  Value viewed = ReshapeOp::create(rewriter, residual.getLoc(), type, residual);
+  Value sum = lhs ? AddOp::create(rewriter, add.getLoc(), type, v, viewed)
+                  : AddOp::create(rewriter, add.getLoc(), type, viewed, v);
+  rewriter.replaceOpWithNewOp<ReshapeOp>(add, add.getType(), sum);
+  rewriter.eraseOp(reshape);
+  return true;
+}
+
 /// contraction + post-op chain => tgc.fusion <contraction>. Kernel operands
 /// (the contraction's, then each binary post-op's extra operand) become the
 /// fusion's inputs; splat constants are cloned into the body.
@@ -604,8 +635,16 @@ struct FusePostOps : RewritePattern {
     if (!isFusableContraction(op) || isa<FusionOp>(op->getParentOp()))
       return failure();
     PostOpChain chain = matchPostOpChain(op);
+    bool changed = false;
+    while (chain.postOps.size() < kMaxFusedPostOps &&
+           sinkReshapeBelowResidualAdd(op, chain.result(), rewriter)) {
+      changed = true;
+      chain = matchPostOpChain(op);
+    }
     if (chain.postOps.empty())
-      return rewriter.notifyMatchFailure(op, "no post-op consumes the result");
+      return changed ? success()
+                     : rewriter.notifyMatchFailure(
+                           op, "no post-op consumes the result");
 
     SmallVector<Operation *> ops;
     SmallVector<Value> inputs(op->getOperands());

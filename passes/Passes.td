@@ -94,7 +94,11 @@ def TgcFusePostOps : Pass<"tgc-fuse-post-ops"> {
     - `x + b`, `x - b`, `x * b`, `x / b` with `b` broadcast per output
       channel (static shape whose dims are 1 except the channel dim): a
       bias right after the contraction, binary post-ops later;
-    - `x + r` with `r` of x's static shape (residual add; binary post-op).
+    - `x + r` with `r` of x's static shape (residual add; binary post-op),
+      also when x reaches the add through a single-use `tgc.reshape`: the
+      reshape moves after the add and `r` is reshaped (a view) to the
+      chain's shape (a transformer's output projection `[S, D]` reshaped to
+      `[1, S, D]` before its residual).
 
     A consumer is fused only when every use of its input, and of the
     values inside a spelled-out pattern, is part of the pattern: an

@@ -482,7 +482,19 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
       fused.description += " + bias";
       continue;
     }
-    postOps.push_back(runtimePostOp(matched));
+    cpu::PostOp post = runtimePostOp(matched);
+    bool linear = post.kind == cpu::PostOp::Kind::Eltwise &&
+                  post.eltwise == EltwiseKind::Linear;
+    if (linear && !postOps.empty() &&
+        postOps.back().kind == cpu::PostOp::Kind::Eltwise &&
+        postOps.back().eltwise == EltwiseKind::Linear) {
+      // a2 * (a1 * x + b1) + b2: one linear post-op.
+      cpu::PostOp &prev = postOps.back();
+      prev.beta = post.alpha * prev.beta + post.beta;
+      prev.alpha *= post.alpha;
+    } else if (!(linear && post.alpha == 1 && post.beta == 0)) {
+      postOps.push_back(post);
+    }
     if (matched.operand)
       fused.inputs.push_back({outer(matched.operand), std::nullopt});
     fused.description += " + " + matched.entry->onednn.str();

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cstdlib>
 
 namespace tgc::runtime::cpu::detail {
@@ -513,10 +514,25 @@ absl::Status checkPostOps(const std::vector<PostOp> &postOps,
 
 size_t fusablePostOps(const std::vector<PostOp> &postOps) {
   size_t n = 0;
+  // oneDNN 2.6's jit post-op injectors (brgemm matmul at least) apply the
+  // alpha/beta of the first eltwise post-op of an algorithm to later ones of
+  // the same algorithm (linear 3, relu, linear 0.125 computes linear 3
+  // twice): such a later one and what follows run natively.
+  std::vector<std::tuple<dnnl::algorithm, float, float>> seen;
   for (const PostOp &p : postOps) {
-    double a = p.alpha, b = p.beta;
-    if (p.kind == PostOp::Kind::Eltwise && !eltwiseAlgorithm(p.eltwise, a, b))
-      break;
+    if (p.kind == PostOp::Kind::Eltwise) {
+      double a = p.alpha, b = p.beta;
+      auto alg = eltwiseAlgorithm(p.eltwise, a, b);
+      if (!alg)
+        break;
+      auto params = std::tuple(*alg, static_cast<float>(a),
+                               static_cast<float>(b));
+      if (std::any_of(seen.begin(), seen.end(), [&](const auto &q) {
+            return std::get<0>(q) == std::get<0>(params) && q != params;
+          }))
+        break;
+      seen.push_back(params);
+    }
     ++n;
   }
   return n;

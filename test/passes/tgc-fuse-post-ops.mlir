@@ -272,3 +272,59 @@ func.func @residual_depends_on_result(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, 
   %4 = tgc.relu %3 : tensor<4x8xi32>
   return %2, %4 : tensor<4x8xf32>, tensor<4x8xi32>
 }
+
+// -----
+
+// A residual add after a reshape (a view) of the chain's result: the
+// reshape moves below the add, the residual is viewed with the
+// contraction's shape, and the add joins the chain (the attention output
+// projection of a transformer: [S, D] -> [1, S, D] before the residual).
+// CHECK-LABEL: func.func @residual_through_reshape(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>, %[[B:.*]]: tensor<8xf32>, %[[R:.*]]: tensor<1x4x8xf32>)
+// CHECK:         %[[V:.*]] = tgc.reshape %[[R]] : tensor<1x4x8xf32> to tensor<4x8xf32>
+// CHECK-NEXT:    %[[F:.*]] = tgc.fusion <contraction>(%[[X]], %[[W]], %[[B]], %[[V]])
+// CHECK:           tgc.matmul
+// CHECK-NEXT:      %[[A:.*]] = tgc.add %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8xf32>)
+// CHECK-NEXT:      %[[S:.*]] = tgc.add %{{.*}}, %[[A]] : tensor<4x8xf32>
+// CHECK-NEXT:      tgc.yield %[[S]]
+// CHECK:         %[[O:.*]] = tgc.reshape %[[F]] : tensor<4x8xf32> to tensor<1x4x8xf32>
+// CHECK-NEXT:    return %[[O]]
+func.func @residual_through_reshape(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %r: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = tgc.add %0, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %2 = tgc.reshape %1 : tensor<4x8xf32> to tensor<1x4x8xf32>
+  %3 = tgc.add %r, %2 : tensor<1x4x8xf32>
+  return %3 : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Negative: the reshaped result has another user, the residual depends on
+// the contraction, the add broadcasts: the adds stay outside.
+// CHECK-LABEL: func.func @residual_through_reshape_negative(
+// CHECK:         tgc.fusion <contraction>
+// CHECK-NOT:       tgc.reshape
+// CHECK:         %[[R0:.*]] = tgc.reshape %{{.*}} : tensor<4x8xf32> to tensor<1x4x8xf32>
+// CHECK-NEXT:    tgc.add %{{.*}}, %[[R0]] : tensor<1x4x8xf32>
+// CHECK:         %[[M1:.*]] = tgc.matmul
+// CHECK-NEXT:    %[[R1:.*]] = tgc.reshape %[[M1]]
+// CHECK-NEXT:    %[[T1:.*]] = tgc.tanh %[[R1]]
+// CHECK-NEXT:    tgc.add %[[T1]], %[[R1]]
+// CHECK:         %[[M2:.*]] = tgc.matmul
+// CHECK-NEXT:    %[[R2:.*]] = tgc.reshape %[[M2]]
+// CHECK-NEXT:    tgc.add %[[R2]], %{{.*}} : (tensor<1x4x8xf32>, tensor<2x4x8xf32>)
+// CHECK-NOT:     tgc.fusion
+func.func @residual_through_reshape_negative(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %r: tensor<1x4x8xf32>, %q: tensor<2x4x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<2x4x8xf32>) {
+  %0 = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = tgc.relu %0 : tensor<4x8xf32>
+  %2 = tgc.reshape %1 : tensor<4x8xf32> to tensor<1x4x8xf32>
+  %3 = tgc.add %r, %2 : tensor<1x4x8xf32>
+  %4 = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %5 = tgc.reshape %4 : tensor<4x8xf32> to tensor<1x4x8xf32>
+  %6 = tgc.tanh %5 : tensor<1x4x8xf32>
+  %7 = tgc.add %6, %5 : tensor<1x4x8xf32>
+  %8 = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %9 = tgc.reshape %8 : tensor<4x8xf32> to tensor<1x4x8xf32>
+  %10 = tgc.add %9, %q : (tensor<1x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %2, %3, %7, %10 : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<2x4x8xf32>
+}

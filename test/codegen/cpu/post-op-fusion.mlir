@@ -13,7 +13,7 @@
 // RUN: tgc-opt %s --tgc-fuse-post-ops | tgc-run --pipeline=tgc-cpu-unfused --differential --print-plan - | FileCheck %s --check-prefix=PLAN
 
 // CHECK-NOT: MISMATCH
-// CHECK: differential: 44 functions, 0 mismatches
+// CHECK: differential: 47 functions, 0 mismatches
 // PLAN:     tgc.fusion(tgc.matmul + bias + eltwise_gelu_tanh) at
 // PLAN:     @gelu_tanh_cube_mm: ok
 // PLAN:     tgc.fusion(tgc.conv2d + bias + eltwise_gelu_tanh) at
@@ -102,6 +102,12 @@
 // PLAN:     @nhwc_depthwise_residual: ok
 // PLAN:     tgc.fusion(tgc.conv2d + bias + binary_add + eltwise_relu) at
 // PLAN:     @resnet_tail: ok
+// PLAN:     tgc.fusion(tgc.matmul + bias + binary_add) at
+// PLAN:     @residual_through_reshape_mm: ok
+// PLAN:     tgc.fusion(tgc.matmul + eltwise_linear + eltwise_linear) at
+// PLAN:     @shift_then_scale_mm: ok
+// PLAN:     tgc.fusion(tgc.matmul + eltwise_linear + eltwise_relu + eltwise_linear) at
+// PLAN:     @scale_relu_scale_mm: ok
 
 func.func @gelu_tanh_cube_mm(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %h = tgc.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
@@ -565,4 +571,37 @@ func.func @resnet_tail(%x: tensor<1x16x8x8xf32>, %r: tensor<1x16x8x8xf32>) -> te
   %1 = tgc.add %0, %r : tensor<1x16x8x8xf32>
   %2 = tgc.relu %1 : tensor<1x16x8x8xf32>
   return %2 : tensor<1x16x8x8xf32>
+}
+
+// The residual add after a reshape of the chain's result joins the chain
+// (the residual is viewed with the matmul's shape).
+func.func @residual_through_reshape_mm(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %r: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = tgc.add %0, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %2 = tgc.reshape %1 : tensor<4x8xf32> to tensor<1x4x8xf32>
+  %3 = tgc.add %r, %2 : tensor<1x4x8xf32>
+  return %3 : tensor<1x4x8xf32>
+}
+
+// A splat bias (a shift) then a scale: consecutive linear post-ops become
+// one (oneDNN 2.6 would apply the first one's alpha/beta twice).
+func.func @shift_then_scale_mm(%x: tensor<4x1x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x1x8xf32> {
+  %b = tgc.constant dense<0.5> : tensor<8xf32>
+  %0 = tgc.matmul %x, %w : (tensor<4x1x8xf32>, tensor<8x8xf32>) -> tensor<4x1x8xf32>
+  %1 = tgc.add %0, %b : (tensor<4x1x8xf32>, tensor<8xf32>) -> tensor<4x1x8xf32>
+  %c = tgc.constant dense<8.0> : tensor<f32>
+  %2 = tgc.div %1, %c : (tensor<4x1x8xf32>, tensor<f32>) -> tensor<4x1x8xf32>
+  return %2 : tensor<4x1x8xf32>
+}
+
+// Two linear post-ops with an activation between them: the second runs
+// natively after the primitive.
+func.func @scale_relu_scale_mm(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %c3 = tgc.constant dense<3.0> : tensor<f32>
+  %1 = tgc.mul %0, %c3 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %2 = tgc.relu %1 : tensor<4x8xf32>
+  %c8 = tgc.constant dense<8.0> : tensor<f32>
+  %3 = tgc.div %2, %c8 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
 }
