@@ -33,3 +33,18 @@ if os.path.isdir(onnx_testdata):
     config.available_features.add("onnx-testdata")
 if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
     config.available_features.add("protoc")
+
+# CUDA: compile-only tests (generated CUDA C++ and NVRTC's PTX) need the
+# toolkit (TGC_ENABLE_CUDA), not a GPU.
+if config.tgc_enable_cuda.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("cuda-toolkit")
+    llvm_config.add_tool_substitutions(["tgc-cuda-codegen"], tool_dirs)
+
+# Whether the machine has a CUDA driver at all (most CI machines do not).
+# (dlopen("libcuda.so.1") as runtime/cuda does; the toolkit's stub is not
+# on the loader path).
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+except OSError:
+    config.available_features.add("no-cuda-driver")

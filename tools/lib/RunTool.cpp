@@ -13,6 +13,7 @@
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "runtime/Npy.h"
+#include "runtime/cuda/Device.h"
 #include "tools/lib/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,8 +47,8 @@ struct Options {
       cl::desc("Function to run (default: the only or first public one)")};
   cl::opt<std::string> backend{
       "backend",
-      cl::desc("Backend: cpu (oneDNN + native kernels) or reference (the "
-               "interpreter)"),
+      cl::desc("Backend: cpu (oneDNN + native kernels), cuda (an NVIDIA "
+               "GPU) or reference (the interpreter)"),
       cl::init("cpu")};
   /// --threads=N is taken out of argv before LLVM's parser sees it: a
   /// hidden option of libLLVM already uses that name.
@@ -251,14 +252,31 @@ private:
   std::optional<tgc::cpu::CompiledFunction> compiled;
 };
 
+/// The CUDA backend: opens the device first, so a machine without a GPU or
+/// driver gets "no CUDA device: <reason>" (and a non-zero exit).
+Expected<std::unique_ptr<Runner>> makeCudaRunner() {
+  auto device = tgc::cuda::openDevice(0);
+  if (!device.ok())
+    return makeError("no CUDA device: " +
+                     std::string(device.status().message()));
+  // runtime/cuda (device, pool, streams, kernel cache, executables) and
+  // codegen/cuda (fusion regions to CUDA C++, NVRTC) exist; compiling a
+  // whole function for them does not yet (docs/cuda-backend.md).
+  return makeError("the cuda backend found " + (*device)->describe() +
+                   " but cannot compile functions yet (see "
+                   "docs/cuda-backend.md)");
+}
+
 Expected<std::unique_ptr<Runner>>
 makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
   if (backend == "reference")
     return std::make_unique<ReferenceRunner>(func);
   if (backend == "cpu")
     return std::make_unique<CpuRunner>(func, opts);
+  if (backend == "cuda")
+    return makeCudaRunner();
   return makeError("unknown backend '" + backend +
-                   "' (available: cpu, reference)");
+                   "' (available: cpu, cuda, reference)");
 }
 
 /// The inputs of `func`: given ones first, the rest random.

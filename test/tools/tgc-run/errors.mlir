@@ -42,5 +42,5 @@ func.func @div(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {
 
 // CPU-OOB: tgc-run: error: {{.*}}out of range
 // CPU-DIVZERO: tgc-run: error: {{.*}}division by zero
-// BACKEND: tgc-run: error: unknown backend 'tpu' (available: cpu, reference)
+// BACKEND: tgc-run: error: unknown backend 'tpu' (available: cpu, cuda, reference)
 // NOFILE: tgc-run: error: cannot read '{{.*}}does-not-exist'

@@ -1,0 +1,84 @@
+//===- KernelGen.h - tgc.fusion <loop> regions to CUDA C++ ------*- C++ -*-===//
+//
+// The CUDA backend generates CUDA C++ for fusion regions and compiles it
+// with NVRTC (Nvrtc.h); docs/cuda-backend.md explains why NVRTC rather than
+// MLIR's GPU/NVVM path.
+//
+// A `tgc.fusion <loop>` whose body is elementwise ops, broadcasts,
+// transposes and reshapes over f32 tensors of static shapes becomes one
+// kernel: one thread per output element in a grid-stride loop. Each thread
+// turns its linear index into an index of the output shape and computes
+// every body value at the index it needs: broadcasting projects the index
+// (size-1 dims read index 0), a transpose permutes it, a reshape goes
+// through the linear index. Values are computed once per (value, index)
+// and kept in registers; math uses the CUDA math library (expf, tanhf,
+// erff, ...; no fast-math flags, so results track the reference within
+// f32 rounding).
+//
+// Not yet: reductions (softmax / layer norm rows would be one block per
+// row with a shared-memory tree reduction), other element types, dynamic
+// shapes. Those regions are rejected with an error on the offending op.
+//
+// Links MLIR only (no runtime, no CUDA library).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_CODEGEN_CUDA_KERNELGEN_H
+#define TGC_CODEGEN_CUDA_KERNELGEN_H
+
+#include "dialects/TgcOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace tgc::cuda {
+
+/// The launch configuration used for a grid-stride kernel over n elements.
+struct LaunchConfig {
+  unsigned grid = 1;
+  unsigned block = 256;
+};
+LaunchConfig launchConfigFor(int64_t numElements);
+
+struct GeneratedKernel {
+  /// The extern "C" entry point.
+  std::string name;
+  /// The kernel's code (without the prelude): a __global__ function taking
+  /// `const float *` per fusion operand, then `float *` per result.
+  std::string code;
+  /// The iteration domain: the shape every result has.
+  std::vector<int64_t> shape;
+  int64_t numElements = 0;
+  LaunchConfig launch;
+  /// "add,tanh,mul".
+  std::string opList;
+};
+
+/// Helper device functions every kernel may call (NaN-propagating max/min,
+/// relu, sign).
+const std::string &kernelPrelude();
+
+/// A self-contained translation unit: the prelude and `kernel`.
+std::string kernelSource(const GeneratedKernel &kernel);
+
+/// Generates the kernel for `fusion`, named `name` (a C identifier). On
+/// failure an error is emitted on the op (or fusion) that is not supported.
+mlir::FailureOr<GeneratedKernel> generateLoopKernel(FusionOp fusion,
+                                                    llvm::StringRef name);
+
+struct GeneratedModule {
+  std::vector<GeneratedKernel> kernels;
+  /// One translation unit: the prelude and every kernel.
+  std::string source;
+};
+
+/// Every `tgc.fusion <loop>` of every function in `module`, in order; the
+/// kernels are named tgc_<function>_<i>. Contraction fusions and ops outside
+/// fusions are not kernels of this generator and are skipped.
+mlir::FailureOr<GeneratedModule> generateModuleKernels(mlir::ModuleOp module);
+
+} // namespace tgc::cuda
+
+#endif // TGC_CODEGEN_CUDA_KERNELGEN_H
