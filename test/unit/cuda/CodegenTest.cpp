@@ -1,0 +1,103 @@
+//===- CodegenTest.cpp - generated kernels, compiled and run --------------===//
+
+#include "codegen/cuda/KernelGen.h"
+#include "codegen/cuda/Nvrtc.h"
+#include "dialects/TgcDialect.h"
+#include "runtime/cuda/Executable.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace tgc;
+
+namespace {
+constexpr const char *kModule = R"mlir(
+func.func @f(%x: tensor<3x5xf32>, %b: tensor<5xf32>) -> tensor<3x5xf32> {
+  %0 = tgc.fusion <loop> (%x, %b) : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32> {
+  ^bb0(%a: tensor<3x5xf32>, %c: tensor<5xf32>):
+    %1 = tgc.add %a, %c : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+    %2 = tgc.tanh %1 : tensor<3x5xf32>
+    tgc.yield %2 : tensor<3x5xf32>
+  }
+  return %0 : tensor<3x5xf32>
+}
+)mlir";
+
+struct Generated {
+  mlir::MLIRContext context;
+  cuda::GeneratedKernel kernel;
+};
+
+std::unique_ptr<Generated> generate() {
+  auto g = std::make_unique<Generated>();
+  g->context.loadDialect<TgcDialect, mlir::func::FuncDialect>();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kModule, &g->context);
+  EXPECT_TRUE(module);
+  FusionOp fusion;
+  module->walk([&](FusionOp op) { fusion = op; });
+  auto kernel = cuda::generateLoopKernel(fusion, "k");
+  EXPECT_TRUE(mlir::succeeded(kernel));
+  g->kernel = *kernel;
+  return g;
+}
+} // namespace
+
+TEST(CudaCodegen, CompilesToPtxAndCubinWithoutAGpu) {
+  auto g = generate();
+  EXPECT_EQ(g->kernel.numElements, 15);
+  EXPECT_EQ(g->kernel.opList, "add,tanh");
+  auto ptx = cuda::compileCuda(cuda::kernelSource(g->kernel), "sm_90");
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_NE(ptx->find(".target sm_90"), std::string::npos);
+  EXPECT_NE(ptx->find(".entry k("), std::string::npos);
+  auto cubin = cuda::compileCuda(cuda::kernelSource(g->kernel), "sm_90",
+                                 cuda::ImageKind::Cubin);
+  ASSERT_TRUE(cubin.ok()) << cubin.status();
+  EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
+  auto bad = cuda::compileCuda("this is not CUDA", "sm_90");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("NVRTC failed"), absl::string_view::npos);
+}
+
+TEST(CudaCodegen, RunsOnTheDevice) {
+  auto device = cuda::openDevice(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  auto g = generate();
+  cuda::KernelCompiler compile = [](const std::string &source,
+                                    const std::string &arch) {
+    return cuda::compileCuda(source, arch);
+  };
+  auto image = (*device)->kernels().getImage(cuda::kernelSource(g->kernel),
+                                             (*device)->arch(), compile);
+  ASSERT_TRUE(image.ok()) << image.status();
+  cuda::ExecutableSpec spec;
+  spec.inputs = {{runtime::DType::F32, {3, 5}}, {runtime::DType::F32, {5}}};
+  spec.intermediates = {{runtime::DType::F32, {3, 5}}};
+  spec.kernels = {{g->kernel.name, *image}};
+  spec.launches = {{0, g->kernel.launch.grid, g->kernel.launch.block, 0,
+                    {0, 1, 2}}};
+  spec.results = {2};
+  auto executable = cuda::DeviceExecutable::create(spec);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto x = *runtime::HostTensor::allocate(runtime::DType::F32, {3, 5});
+  auto b = *runtime::HostTensor::allocate(runtime::DType::F32, {5});
+  for (int i = 0; i < 15; ++i)
+    x.setDouble(i, 0.1 * i - 0.7);
+  for (int i = 0; i < 5; ++i)
+    b.setDouble(i, 0.25 * i);
+  for (int call = 0; call < 2; ++call) {
+    auto results = (*executable)->run(**device, {x, b});
+    ASSERT_TRUE(results.ok()) << results.status();
+    for (int i = 0; i < 15; ++i)
+      EXPECT_NEAR((*results)[0].getDouble(i),
+                  std::tanh(x.getDouble(i) + b.getDouble(i % 5)), 1e-6);
+  }
+  // The second call reused the first call's blocks.
+  EXPECT_GT((*device)->pool().stats().hits, 0);
+}
