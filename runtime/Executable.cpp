@@ -49,7 +49,10 @@ std::string typeString(DType dtype, const std::vector<int64_t> &shape) {
 }
 
 std::string typeString(const ValueInfo &info) {
-  return typeString(info.dtype, info.shape);
+  std::string result = typeString(info.dtype, info.shape);
+  if (!info.layout.empty())
+    absl::StrAppend(&result, " (", info.layout, ")");
+  return result;
 }
 
 /// Byte size of a value, or -1 for a negative dim or an overflow.
@@ -60,6 +63,13 @@ int64_t byteSizeOf(DType dtype, const std::vector<int64_t> &shape) {
       return -1;
   }
   return bytes;
+}
+
+/// Byte size of a value's storage: its layout's size, or the dense size.
+int64_t byteSizeOf(const ValueInfo &info) {
+  if (!info.layout.empty())
+    return info.layoutBytes;
+  return byteSizeOf(info.dtype, info.shape);
 }
 
 int64_t alignUp(int64_t bytes) {
@@ -447,7 +457,7 @@ Executable::run(const std::vector<HostTensor> &args,
           "malformed plan: value ", v, " is a view of an invalid value"));
     const ValueStorage &storage = values[static_cast<size_t>(root)].storage;
     const ValueInfo &info = values[v];
-    int64_t bytes = byteSizeOf(info.dtype, info.shape);
+    int64_t bytes = byteSizeOf(info);
     uint8_t *base = nullptr;
     int64_t capacity = 0;
     switch (storage.kind) {
@@ -630,7 +640,7 @@ absl::Status Executable::verify() const {
 
   std::vector<int64_t> bytes(numValues);
   for (size_t v = 0; v < numValues; ++v) {
-    bytes[v] = byteSizeOf(values[v].dtype, values[v].shape);
+    bytes[v] = byteSizeOf(values[v]);
     if (bytes[v] < 0)
       return error("value ", v, " has an invalid shape");
   }
@@ -698,6 +708,30 @@ absl::Status Executable::verify() const {
     }
     }
   }
+
+  // Values in an opaque layout live in the arena and reach no view or result.
+  for (size_t v = 0; v < numValues; ++v) {
+    const ValueInfo &info = values[v];
+    if (info.layout.empty())
+      continue;
+    if (info.storage.kind != ValueStorage::Kind::Arena)
+      return error("value ", v, " in layout ", info.layout, " is not an arena value");
+    if (info.layoutBytes < 0)
+      return error("value ", v, " has negative layout size ", info.layoutBytes);
+  }
+  for (size_t v = 0; v < numValues; ++v) {
+    const ValueStorage &storage = values[v].storage;
+    if (storage.kind == ValueStorage::Kind::View &&
+        !values[static_cast<size_t>(storage.index)].layout.empty())
+      return error("value ", v, " is a view of value ", storage.index,
+                   ", which is in layout ",
+                   values[static_cast<size_t>(storage.index)].layout);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (inRange(outputs[i], numValues) &&
+        !values[static_cast<size_t>(outputs[i])].layout.empty())
+      return error("result #", i, " (value ", outputs[i], ") is in layout ",
+                   values[static_cast<size_t>(outputs[i])].layout);
 
   // Def-before-use over the values that own bytes: inputs and constants are
   // defined on entry, the rest by the step that writes them (or a view).
@@ -815,7 +849,7 @@ absl::Status tgc::runtime::planMemory(Executable &executable) {
 
   std::vector<int64_t> bytes(numValues), root(numValues);
   for (size_t v = 0; v < numValues; ++v) {
-    bytes[v] = byteSizeOf(values[v].dtype, values[v].shape);
+    bytes[v] = byteSizeOf(values[v]);
     if (bytes[v] < 0)
       return absl::InvalidArgumentError(
           absl::StrCat("planMemory: value ", v, " has an invalid shape"));

@@ -76,6 +76,14 @@ struct ValueInfo {
   ValueStorage storage;
   /// For messages: the op and location that produced it.
   std::string producer;
+  /// Non-empty for a value kept in an opaque kernel layout (e.g. oneDNN's
+  /// nChw16c between convolutions), named here for listings: `shape` stays
+  /// the logical shape, the value takes `layoutBytes` bytes (blocked layouts
+  /// pad channels), and only the kernels created for that layout read or
+  /// write it. Such a value is an Arena value, never a result nor the
+  /// target of a view.
+  std::string layout;
+  int64_t layoutBytes = 0;
 };
 
 struct Step {

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <functional>
 #include <cstring>
 #include <string_view>
 #include <system_error>
@@ -201,6 +202,46 @@ windowPoolDesc(PoolOp o, runtime::cpu::Pool2DDesc::Kind kind, Value result) {
   return desc;
 }
 
+/// The descriptor of a 2-D pool op (max, avg, global avg), if `op` is one.
+std::optional<runtime::cpu::Pool2DDesc> poolDescOf(Operation *op) {
+  namespace cpu = runtime::cpu;
+  if (auto o = dyn_cast<MaxPool2DOp>(op))
+    return windowPoolDesc(o, cpu::Pool2DDesc::Kind::Max, o.getResult());
+  if (auto o = dyn_cast<AvgPool2DOp>(op)) {
+    cpu::Pool2DDesc desc =
+        windowPoolDesc(o, cpu::Pool2DDesc::Kind::Avg, o.getResult());
+    desc.countIncludePad = o.getCountIncludePad();
+    return desc;
+  }
+  if (auto o = dyn_cast<GlobalAvgPool2DOp>(op)) {
+    cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::GlobalAvg,
+                         dtypeOf(o.getResult())};
+    desc.nhwc = o.getLayout() == Layout::NHWC;
+    desc.inputShape = shapeOf(o.getInput());
+    desc.resultShape = shapeOf(o.getResult());
+    return desc;
+  }
+  return std::nullopt;
+}
+
+/// The descriptor of a conv2d op (no post-ops).
+runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
+                                      const HostTensor *constantFilter) {
+  runtime::cpu::Conv2DDesc desc{dtypeOf(o.getResult())};
+  desc.nhwc = o.getLayout() == Layout::NHWC;
+  desc.inputShape = shapeOf(o.getInput());
+  desc.filterShape = shapeOf(o.getFilter());
+  desc.resultShape = shapeOf(o.getResult());
+  if (o.getBias())
+    desc.biasShape = shapeOf(o.getBias());
+  llvm::copy(o.getStrides(), desc.strides);
+  llvm::copy(o.getPadding(), desc.padding);
+  llvm::copy(o.getDilations(), desc.dilations);
+  desc.groups = static_cast<int64_t>(o.getGroups());
+  desc.constantFilter = constantFilter;
+  return desc;
+}
+
 /// Builds the CPU kernel for `op`; Unimplemented means "fall back".
 /// `constants` maps operand index to the constant's value when the operand
 /// is a tgc.constant (for weight prepacking).
@@ -261,37 +302,10 @@ createKernel(Operation *op,
         return cpu::createMatmul(desc);
       })
       .Case([&](Conv2DOp o) {
-        cpu::Conv2DDesc desc{dtypeOf(result)};
-        desc.nhwc = o.getLayout() == Layout::NHWC;
-        desc.inputShape = shapeOf(o.getInput());
-        desc.filterShape = shapeOf(o.getFilter());
-        desc.resultShape = shapeOf(result);
-        if (o.getBias())
-          desc.biasShape = shapeOf(o.getBias());
-        llvm::copy(o.getStrides(), desc.strides);
-        llvm::copy(o.getPadding(), desc.padding);
-        llvm::copy(o.getDilations(), desc.dilations);
-        desc.groups = static_cast<int64_t>(o.getGroups());
-        desc.constantFilter = constantOf(o.getFilter());
-        return cpu::createConv2D(desc);
+        return cpu::createConv2D(conv2DDescOf(o, constantOf(o.getFilter())));
       })
-      .Case([&](MaxPool2DOp o) {
-        return cpu::createPool2D(
-            windowPoolDesc(o, cpu::Pool2DDesc::Kind::Max, result));
-      })
-      .Case([&](AvgPool2DOp o) {
-        cpu::Pool2DDesc desc =
-            windowPoolDesc(o, cpu::Pool2DDesc::Kind::Avg, result);
-        desc.countIncludePad = o.getCountIncludePad();
-        return cpu::createPool2D(desc);
-      })
-      .Case([&](GlobalAvgPool2DOp o) {
-        cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::GlobalAvg, dtypeOf(result)};
-        desc.nhwc = o.getLayout() == Layout::NHWC;
-        desc.inputShape = shapeOf(o.getInput());
-        desc.resultShape = shapeOf(result);
-        return cpu::createPool2D(desc);
-      })
+      .Case<MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp>(
+          [&](Operation *pool) { return cpu::createPool2D(*poolDescOf(pool)); })
       .Case([&](SelectOp o) {
         return cpu::createSelect(
             cpu::SelectDesc{dtypeOf(result), shapeOf(o.getCondition()),
@@ -428,6 +442,8 @@ runtime::cpu::PostOp runtimePostOp(const MatchedPostOp &matched) {
 struct KernelInput {
   Value value;
   std::optional<Shape> view;
+  /// Passed in its blocked layout (LayoutContext) rather than plain.
+  bool inLayout = false;
 };
 
 /// A `tgc.fusion <contraction>` compiled into one matmul or conv2d kernel.
@@ -435,7 +451,95 @@ struct FusedContraction {
   KernelPtr kernel;
   std::vector<KernelInput> inputs; ///< in the kernel's input order
   std::string description;         ///< e.g. "tgc.conv2d + bias + eltwise_relu"
+  /// The result's blocked layout (nullopt: plain).
+  std::optional<runtime::cpu::ActivationLayout> resultLayout;
+  /// The layout plain input 0 is reordered to first (nullopt: none).
+  std::optional<runtime::cpu::ActivationLayout> inputLayout;
 };
+
+/// Blocked activation layouts for a contraction fusion (NHWC conv2d).
+struct LayoutContext {
+  /// The blocked layout of a value outside the fusion, or null when plain.
+  std::function<const runtime::cpu::ActivationLayout *(Value)> layoutOf;
+  /// Whether the result has consumers that take blocked layouts.
+  bool preferBlocked = false;
+  /// nChw16c rather than oneDNN's choice (ConvLayouts::blockTag).
+  bool blockTag = false;
+};
+
+/// Whether a binary post-op operand of shape `operand` is broadcast over all
+/// but the channel dim of an NHWC result (or is a scalar).
+bool perChannelOrScalar(const Shape &operand) {
+  for (size_t i = 0; i + 1 < operand.size(); ++i)
+    if (operand[i] != 1)
+      return false;
+  return true;
+}
+
+/// Tries `desc` (an NHWC conv2d whose input is fused.inputs[0] and whose
+/// binary post-op i reads fused.inputs[postOpInputs[i]], -1 for none) with
+/// blocked activation layouts. On success fills `fused` (kernel, layouts,
+/// which inputs stay blocked) and returns true; false means "use the plain
+/// kernel".
+absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
+                                   const std::vector<int> &postOpInputs,
+                                   const LayoutContext &layoutContext,
+                                   FusedContraction &fused) {
+  namespace cpu = runtime::cpu;
+  // The input as it comes, a residual operand already in a blocked layout
+  // fixes the result's, else oneDNN picks (and for a plain input that
+  // feeds blocked consumers, picks the input's layout too: a reorder).
+  cpu::ConvLayouts layouts;
+  layouts.input = layoutContext.layoutOf(fused.inputs[0].value);
+  layouts.postOpOperands.assign(desc.postOps.size(), nullptr);
+  for (size_t i = 0; i < desc.postOps.size(); ++i) {
+    if (postOpInputs[i] < 0 || desc.postOps[i].operandShape != desc.resultShape)
+      continue;
+    const cpu::ActivationLayout *layout = layoutContext.layoutOf(
+        fused.inputs[static_cast<size_t>(postOpInputs[i])].value);
+    if (!layout)
+      continue;
+    if (!layouts.result)
+      layouts.result = layout;
+    if (cpu::sameLayout(*layout, *layouts.result))
+      layouts.postOpOperands[i] = layout;
+  }
+  if (!layouts.input && !layouts.result && !layoutContext.preferBlocked)
+    return false;
+  layouts.anyInput = !layouts.input && layoutContext.preferBlocked;
+  layouts.blockTag = layoutContext.blockTag;
+  auto blocked = cpu::createLayoutConv2D(desc, layouts);
+  if (!blocked.ok()) {
+    if (blocked.status().code() != absl::StatusCode::kUnimplemented)
+      return blocked.status();
+    return false;
+  }
+  // Every operand the result's layout does not cover must be per-channel
+  // or a scalar: oneDNN reads a full one in dst's layout.
+  for (size_t i = 0; i < desc.postOps.size(); ++i)
+    if (postOpInputs[i] >= 0 && !layouts.postOpOperands[i] &&
+        blocked->resultLayout &&
+        !perChannelOrScalar(desc.postOps[i].operandShape))
+      return false;
+  if (!layouts.input && !blocked->inputLayout && !blocked->resultLayout &&
+      !layouts.result)
+    return false; // plain after all: the plain kernel
+  fused.kernel = blocked->kernel;
+  fused.inputLayout = blocked->inputLayout;
+  fused.resultLayout = blocked->resultLayout;
+  fused.inputs[0].inLayout = layouts.input != nullptr;
+  for (size_t i = 0; i < desc.postOps.size(); ++i)
+    if (layouts.postOpOperands[i])
+      fused.inputs[static_cast<size_t>(postOpInputs[i])].inLayout = true;
+  const cpu::ActivationLayout *in =
+      layouts.input ? layouts.input
+                    : (fused.inputLayout ? &*fused.inputLayout : nullptr);
+  fused.description += " [" + (in ? in->name : std::string("nhwc")) + " -> " +
+                       (fused.resultLayout ? fused.resultLayout->name
+                                           : std::string("nhwc")) +
+                       "]";
+  return true;
+}
 
 /// The kernel of a contraction fusion whose body `chain` describes (see
 /// tgc::analyzeContractionFusion): the contraction's operands, then its
@@ -443,7 +547,8 @@ struct FusedContraction {
 /// operand of each binary post-op.
 absl::StatusOr<FusedContraction>
 createFusedContraction(FusionOp fusion, const PostOpChain &chain,
-                       llvm::DenseMap<Value, const HostTensor *> &constants) {
+                       llvm::DenseMap<Value, const HostTensor *> &constants,
+                       const LayoutContext *layoutContext = nullptr) {
   namespace cpu = runtime::cpu;
   Operation *contraction = chain.contraction;
   auto outer = [&](Value inner) {
@@ -467,6 +572,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
 
   std::optional<Shape> biasShape;
   std::vector<cpu::PostOp> postOps;
+  // Per post-op: the kernel input of its operand (or -1).
+  std::vector<int> postOpInputs;
   for (auto [i, matched] : llvm::enumerate(chain.postOps)) {
     // A per-channel add right after the contraction is its bias.
     if (i == 0 && !hasBias && matched.kind == PostOpKind::Add &&
@@ -494,6 +601,9 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
       prev.alpha *= post.alpha;
     } else if (!(linear && post.alpha == 1 && post.beta == 0)) {
       postOps.push_back(post);
+      postOpInputs.push_back(matched.operand
+                                 ? static_cast<int>(fused.inputs.size())
+                                 : -1);
     }
     if (matched.operand)
       fused.inputs.push_back({outer(matched.operand), std::nullopt});
@@ -527,6 +637,13 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.groups = static_cast<int64_t>(c.getGroups());
     desc.constantFilter = constantOf(c.getFilter());
     desc.postOps = std::move(postOps);
+    if (layoutContext && desc.nhwc) {
+      auto blocked = tryLayoutConv(desc, postOpInputs, *layoutContext, fused);
+      if (!blocked.ok())
+        return blocked.status();
+      if (*blocked)
+        return fused;
+    }
     kernel = cpu::createConv2D(desc);
   }
   if (!kernel.ok())
@@ -692,6 +809,45 @@ bool cpu::fusionEnabledFromEnvironment() {
   return !value || std::string_view(value) != "0";
 }
 
+cpu::ActivationLayouts cpu::activationLayoutsFromEnvironment() {
+  const char *value = std::getenv("TGC_BLOCKED_LAYOUTS");
+  std::string_view text = value ? value : "";
+  if (text == "1" || text == "any")
+    return ActivationLayouts::OneDnnPreferred;
+  if (text == "16" || text == "nChw16c")
+    return ActivationLayouts::Blocked16;
+  return ActivationLayouts::Plain;
+}
+
+namespace {
+/// Whether `use` is consumed by a kernel that takes a blocked activation
+/// layout: the input or a full-shape residual operand of an NHWC conv2d
+/// contraction fusion, or the input of an NHWC pool.
+bool takesBlockedLayout(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto pool = poolDescOf(user))
+    return pool->nhwc && use.getOperandNumber() == 0;
+  if (auto conv = dyn_cast<Conv2DOp>(user))
+    return conv.getLayout() == Layout::NHWC && use.getOperandNumber() == 0;
+  auto fusion = dyn_cast<FusionOp>(user);
+  if (!fusion)
+    return false;
+  auto chain = analyzeContractionFusion(fusion);
+  if (!chain)
+    return false;
+  auto conv = dyn_cast<Conv2DOp>(chain->contraction);
+  if (!conv || conv.getLayout() != Layout::NHWC)
+    return false;
+  Value arg = fusion.getBlock().getArgument(use.getOperandNumber());
+  if (conv.getInput() == arg)
+    return true;
+  for (const MatchedPostOp &post : chain->postOps)
+    if (post.operand == arg && shapeOf(arg) == shapeOf(chain->result()))
+      return true;
+  return false;
+}
+} // namespace
+
 llvm::Expected<cpu::CompiledFunction>
 cpu::compile(func::FuncOp func,
              const std::vector<std::vector<int64_t>> &inputShapes,
@@ -742,6 +898,137 @@ cpu::compile(func::FuncOp func,
     return static_cast<int64_t>(exe.values.size()) - 1;
   };
 
+  // Blocked activation layouts (options.blockedLayouts): the values kept in
+  // one, and the plain copy of each made by a reorder where needed.
+  bool blockedLayouts =
+      options.activationLayouts != cpu::ActivationLayouts::Plain &&
+      options.enableOneDnn;
+  bool blockTag =
+      options.activationLayouts == cpu::ActivationLayouts::Blocked16;
+  llvm::DenseMap<Value, runtime::cpu::ActivationLayout> layouts;
+  llvm::DenseMap<Value, int64_t> plainIds;
+  auto layoutOf = [&](Value v) -> const runtime::cpu::ActivationLayout * {
+    auto it = layouts.find(v);
+    return it == layouts.end() ? nullptr : &it->second;
+  };
+  auto preferBlocked = [&](Value v) {
+    return llvm::any_of(v.getUses(),
+                        [](OpOperand &use) { return takesBlockedLayout(use); });
+  };
+  // Marks value `id` (the result of `v`) as kept in `layout`.
+  auto setLayout = [&](Value v, int64_t id,
+                       const runtime::cpu::ActivationLayout &layout) {
+    exe.values[id].layout = layout.name;
+    exe.values[id].layoutBytes = layout.bytes;
+    layouts[v] = layout;
+  };
+  // The id of `v` in plain layout: a value in a blocked layout gets one
+  // reorder step (before its first plain use) whose result serves every
+  // plain use.
+  auto plainId = [&](Value v, const std::string &forWhat)
+      -> llvm::Expected<int64_t> {
+    const runtime::cpu::ActivationLayout *layout = layoutOf(v);
+    if (!layout)
+      return ids.lookup(v);
+    if (auto it = plainIds.find(v); it != plainIds.end())
+      return it->second;
+    int64_t from = ids.lookup(v);
+    runtime::ValueInfo info = exe.values[from];
+    auto kernel = runtime::cpu::createLayoutReorder(info.dtype, info.shape,
+                                                    layout, nullptr);
+    if (!kernel.ok())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          forWhat + ": " + std::string(kernel.status().message()));
+    runtime::Step step;
+    step.kernel = *kernel;
+    step.path = "onednn";
+    step.op = "layout reorder " + layout->name + " -> nhwc for " + forWhat;
+    step.inputs.push_back(from);
+    info.layout.clear();
+    info.layoutBytes = 0;
+    info.storage = {runtime::ValueStorage::Kind::Arena};
+    info.producer = step.op;
+    exe.values.push_back(std::move(info));
+    int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
+    step.outputs.push_back(id);
+    exe.steps.push_back(std::move(step));
+    plainIds[v] = id;
+    return id;
+  };
+
+  // Plain value `v` (id `plain`) reordered into `layout`, once per value.
+  llvm::DenseMap<Value, std::pair<runtime::cpu::ActivationLayout, int64_t>>
+      blockedCopies;
+  auto reorderTo = [&](Value v, int64_t plain,
+                       const runtime::cpu::ActivationLayout &layout,
+                       const std::string &forWhat) -> llvm::Expected<int64_t> {
+    if (auto it = blockedCopies.find(v);
+        it != blockedCopies.end() &&
+        runtime::cpu::sameLayout(it->second.first, layout))
+      return it->second.second;
+    runtime::ValueInfo info = exe.values[plain];
+    auto kernel = runtime::cpu::createLayoutReorder(info.dtype, info.shape,
+                                                    nullptr, &layout);
+    if (!kernel.ok())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          forWhat + ": " + std::string(kernel.status().message()));
+    runtime::Step step;
+    step.kernel = *kernel;
+    step.path = "onednn";
+    step.op = "layout reorder nhwc -> " + layout.name + " for " + forWhat;
+    step.inputs.push_back(plain);
+    info.layout = layout.name;
+    info.layoutBytes = layout.bytes;
+    info.storage = {runtime::ValueStorage::Kind::Arena};
+    info.producer = step.op;
+    exe.values.push_back(std::move(info));
+    int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
+    step.outputs.push_back(id);
+    exe.steps.push_back(std::move(step));
+    blockedCopies[v] = {layout, id};
+    return id;
+  };
+
+  // The step of a fused contraction (or layout conv) `fused` computing
+  // `op`'s result: plain inputs, blocked ones, a plain input reordered into
+  // the layout the kernel picked for it.
+  auto emitFused = [&](FusedContraction &fused, Operation *op,
+                       std::string stepOp,
+                       const std::string &where) -> llvm::Error {
+    runtime::Step step;
+    step.op = std::move(stepOp);
+    step.kernel = fused.kernel;
+    std::string_view name = step.kernel->name();
+    step.path = name.substr(0, name.find('.'));
+    for (auto [i, in] : llvm::enumerate(fused.inputs)) {
+      int64_t id = ids.lookup(in.value);
+      if (!in.inLayout) {
+        auto plain = plainId(in.value, where);
+        if (!plain)
+          return plain.takeError();
+        id = *plain;
+      }
+      if (i == 0 && fused.inputLayout) {
+        auto reordered = reorderTo(in.value, id, *fused.inputLayout, where);
+        if (!reordered)
+          return reordered.takeError();
+        id = *reordered;
+      }
+      step.inputs.push_back(in.view ? addView(id, *in.view, where) : id);
+    }
+    auto id = addValue(op->getResult(0), {runtime::ValueStorage::Kind::Arena},
+                       step.op);
+    if (!id)
+      return id.takeError();
+    if (fused.resultLayout)
+      setLayout(op->getResult(0), *id, *fused.resultLayout);
+    step.outputs.push_back(*id);
+    exe.steps.push_back(std::move(step));
+    return llvm::Error::success();
+  };
+
   // A contraction fusion as one kernel with bias and post-ops; false when
   // its body is not a contraction the post-op table describes or the
   // kernel falls back (the fusion then runs on the reference path).
@@ -750,30 +1037,54 @@ cpu::compile(func::FuncOp func,
     auto chain = analyzeContractionFusion(fusion);
     if (!chain)
       return false;
-    auto fused = createFusedContraction(fusion, *chain, constants);
+    LayoutContext layoutContext;
+    layoutContext.layoutOf = layoutOf;
+    layoutContext.blockTag = blockTag;
+    layoutContext.preferBlocked = preferBlocked(fusion.getResult(0));
+    auto fused = createFusedContraction(
+        fusion, *chain, constants, blockedLayouts ? &layoutContext : nullptr);
     if (!fused.ok()) {
       if (fused.status().code() == absl::StatusCode::kUnimplemented)
         return false;
       return errorAt(fusion, std::string(fused.status().message()));
     }
-    runtime::Step step;
-    step.op = "tgc.fusion(" + fused->description + ") at " +
-              locationString(fusion.getLoc());
-    step.kernel = fused->kernel;
-    std::string_view name = step.kernel->name();
-    step.path = name.substr(0, name.find('.'));
-    for (const KernelInput &in : fused->inputs) {
-      int64_t id = ids.lookup(in.value);
-      step.inputs.push_back(in.view ? addView(id, *in.view, where) : id);
-    }
-    auto id = addValue(fusion.getResult(0),
-                       {runtime::ValueStorage::Kind::Arena}, step.op);
-    if (!id)
-      return id.takeError();
-    step.outputs.push_back(*id);
-    exe.steps.push_back(std::move(step));
+    if (auto error = emitFused(*fused, fusion,
+                               "tgc.fusion(" + fused->description + ") at " +
+                                   locationString(fusion.getLoc()),
+                               where))
+      return std::move(error);
     return true;
   };
+
+  // A conv2d with no post-ops, when blocked layouts apply to it.
+  auto lowerLayoutConv = [&](Conv2DOp conv,
+                             const std::string &where) -> llvm::Expected<bool> {
+    if (conv.getLayout() != Layout::NHWC)
+      return false;
+    FusedContraction fused;
+    fused.description = "tgc.conv2d";
+    for (Value operand : conv->getOperands())
+      fused.inputs.push_back({operand, std::nullopt});
+    LayoutContext layoutContext;
+    layoutContext.layoutOf = layoutOf;
+    layoutContext.blockTag = blockTag;
+    layoutContext.preferBlocked = preferBlocked(conv.getResult());
+    auto it = constants.find(conv.getFilter());
+    auto blocked = tryLayoutConv(
+        conv2DDescOf(conv, it == constants.end() ? nullptr : it->second), {},
+        layoutContext, fused);
+    if (!blocked.ok())
+      return errorAt(conv, std::string(blocked.status().message()));
+    if (!*blocked)
+      return false;
+    if (auto error = emitFused(fused, conv,
+                               fused.description + " at " +
+                                   locationString(conv.getLoc()),
+                               where))
+      return std::move(error);
+    return true;
+  };
+
 
   for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
     auto id = addValue(
@@ -788,8 +1099,12 @@ cpu::compile(func::FuncOp func,
     std::string where = op.getName().getStringRef().str() + " at " +
                         locationString(op.getLoc());
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands())
-        exe.outputs.push_back(ids.lookup(v));
+      for (Value v : ret.getOperands()) {
+        auto id = plainId(v, "the result");
+        if (!id)
+          return id.takeError();
+        exe.outputs.push_back(*id);
+      }
       continue;
     }
     if (auto constant = dyn_cast<ConstantOp>(op)) {
@@ -808,10 +1123,11 @@ cpu::compile(func::FuncOp func,
       continue;
     }
     if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op)) {
-      auto id = addValue(
-          op.getResult(0),
-          {runtime::ValueStorage::Kind::View, ids.lookup(op.getOperand(0)), 0},
-          where);
+      auto of = plainId(op.getOperand(0), where);
+      if (!of)
+        return of.takeError();
+      auto id = addValue(op.getResult(0),
+                         {runtime::ValueStorage::Kind::View, *of, 0}, where);
       if (!id)
         return id.takeError();
       continue;
@@ -828,8 +1144,12 @@ cpu::compile(func::FuncOp func,
       step.kernel = *kernel;
       step.op = "tgc.fusion <loop> at " + locationString(op.getLoc());
       step.path = "jit";
-      for (Value v : op.getOperands())
-        step.inputs.push_back(ids.lookup(v));
+      for (Value v : op.getOperands()) {
+        auto in = plainId(v, where);
+        if (!in)
+          return in.takeError();
+        step.inputs.push_back(*in);
+      }
       for (Value result : op.getResults()) {
         auto id = addValue(result, {runtime::ValueStorage::Kind::Arena},
                            step.op);
@@ -851,6 +1171,42 @@ cpu::compile(func::FuncOp func,
         continue;
     }
 
+    if (auto conv = dyn_cast<Conv2DOp>(op); conv && blockedLayouts) {
+      auto lowered = lowerLayoutConv(conv, where);
+      if (!lowered)
+        return lowered.takeError();
+      if (*lowered)
+        continue;
+    }
+    if (auto pool = poolDescOf(&op);
+        pool && blockedLayouts && layoutOf(op.getOperand(0))) {
+      // A pool over a blocked input keeps oneDNN's layout.
+      auto kernel =
+          runtime::cpu::createLayoutPool2D(*pool, *layoutOf(op.getOperand(0)));
+      if (!kernel.ok() &&
+          kernel.status().code() != absl::StatusCode::kUnimplemented)
+        return errorAt(&op, std::string(kernel.status().message()));
+      if (kernel.ok()) {
+        runtime::Step step;
+        step.kernel = kernel->kernel;
+        step.path = "onednn";
+        step.op = where + " [" + layoutOf(op.getOperand(0))->name + " -> " +
+                  (kernel->resultLayout ? kernel->resultLayout->name
+                                        : std::string("nhwc")) +
+                  "]";
+        step.inputs.push_back(ids.lookup(op.getOperand(0)));
+        auto id = addValue(op.getResult(0),
+                           {runtime::ValueStorage::Kind::Arena}, where);
+        if (!id)
+          return id.takeError();
+        if (kernel->resultLayout)
+          setLayout(op.getResult(0), *id, *kernel->resultLayout);
+        step.outputs.push_back(*id);
+        exe.steps.push_back(std::move(step));
+        continue;
+      }
+    }
+
     runtime::Step step;
     step.op = where;
     if (options.enableOneDnn) {
@@ -867,8 +1223,12 @@ cpu::compile(func::FuncOp func,
       step.kernel = std::make_shared<ReferenceKernel>(&op);
       step.path = "reference";
     }
-    for (Value v : op.getOperands())
-      step.inputs.push_back(ids.lookup(v));
+    for (Value v : op.getOperands()) {
+      auto in = plainId(v, where);
+      if (!in)
+        return in.takeError();
+      step.inputs.push_back(*in);
+    }
     auto id =
         addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
     if (!id)

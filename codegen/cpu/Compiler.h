@@ -28,6 +28,24 @@ namespace tgc::cpu {
 /// False when the environment sets TGC_FUSION=0.
 bool fusionEnabledFromEnvironment();
 
+/// How activations between NHWC oneDNN convolutions and pools are laid out.
+enum class ActivationLayouts {
+  /// Plain NHWC everywhere (the default).
+  Plain,
+  /// The layout oneDNN picks (format `any`) where every consumer is a
+  /// oneDNN convolution or pool; reorders only at the boundaries. oneDNN 2.6
+  /// keeps NHWC on AVX-512 machines (brgemm kernels), so this changes the
+  /// plan only where it prefers a blocked layout.
+  OneDnnPreferred,
+  /// nChw16c between oneDNN convolutions and pools (oneDNN's older direct
+  /// and 1x1 kernels), with reorders at the boundaries.
+  Blocked16,
+};
+
+/// TGC_BLOCKED_LAYOUTS: 1 or "any" is OneDnnPreferred, "16" or "nChw16c"
+/// Blocked16, anything else (or unset) Plain.
+ActivationLayouts activationLayoutsFromEnvironment();
+
 struct CompileOptions {
   /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0 sets it).
   bool enableOneDnn = runtime::oneDnnEnabledFromEnvironment();
@@ -42,6 +60,10 @@ struct CompileOptions {
   /// default of runtime::resolveThreadCount). oneDNN sizes some primitives
   /// for the thread count current when they are created.
   int numThreads = 0;
+  /// Keep activations between NHWC oneDNN convolutions and pools in a
+  /// blocked layout, with reorders to plain NHWC only where another kernel,
+  /// a view or a result needs it (TGC_BLOCKED_LAYOUTS sets it).
+  ActivationLayouts activationLayouts = activationLayoutsFromEnvironment();
   /// Prepare the plan for inter-op parallelism (RunOptions::interOpThreads):
   /// steps get levels and the memory plan keeps each level's operands apart
   /// (no in-place reuse).

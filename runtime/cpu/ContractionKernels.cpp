@@ -291,6 +291,58 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
 }
 
 //===----------------------------------------------------------------------===//
+// Blocked activation layouts
+//===----------------------------------------------------------------------===//
+
+dnnl::memory::desc descOf(const ActivationLayout &layout) {
+  return dnnl::memory::desc(
+      *static_cast<const dnnl_memory_desc_t *>(layout.desc.get()));
+}
+
+/// oneDNN's tag spelling of a 4-D activation descriptor (logical dims
+/// n, c, h, w): outer dims by decreasing stride, blocked ones upper case,
+/// then the inner blocks, e.g. "nChw16c", "nhwc".
+std::string layoutName(const dnnl::memory::desc &md) {
+  const dnnl_memory_desc_t &d = md.data;
+  if (d.format_kind != dnnl_blocked || d.ndims != 4)
+    return "opaque";
+  const char *letters = "nchw";
+  const dnnl_blocking_desc_t &b = d.format_desc.blocking;
+  bool blocked[4] = {false, false, false, false};
+  for (int k = 0; k < b.inner_nblks; ++k)
+    blocked[b.inner_idxs[k]] = true;
+  int order[4] = {0, 1, 2, 3};
+  std::stable_sort(order, order + 4,
+                   [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  std::string name;
+  for (int i : order)
+    name += blocked[i] ? static_cast<char>(letters[i] - 'a' + 'A') : letters[i];
+  for (int k = 0; k < b.inner_nblks; ++k)
+    absl::StrAppend(&name, b.inner_blks[k], std::string(1, letters[b.inner_idxs[k]]));
+  return name;
+}
+
+ActivationLayout layoutOf(const dnnl::memory::desc &md) {
+  ActivationLayout layout;
+  layout.desc = std::make_shared<dnnl_memory_desc_t>(md.data);
+  layout.bytes = static_cast<int64_t>(md.get_size());
+  layout.name = layoutName(md);
+  return layout;
+}
+
+/// Plain NHWC (logical n, c, h, w) of an NHWC-shaped tensor.
+dnnl::memory::desc nhwcDesc(const Shape &nhwcShape, dt type) {
+  return dnnl::memory::desc(
+      {nhwcShape[0], nhwcShape[3], nhwcShape[1], nhwcShape[2]}, type, tag::nhwc);
+}
+
+/// Whether a primitive runs oneDNN's reference implementation (far slower
+/// than the plain NHWC path the caller falls back to).
+bool isReferenceImpl(const char *implInfo) {
+  return std::string(implInfo).find("ref") != std::string::npos;
+}
+
+//===----------------------------------------------------------------------===//
 // conv2d
 //===----------------------------------------------------------------------===//
 
@@ -415,8 +467,13 @@ dnnl::memory::desc convOperandDesc(const Shape &operandShape, bool nhwc,
                      type);
 }
 
-absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
-                                        const ConvGeometry &g, size_t fused) {
+/// The oneDNN convolution of `d` with its first `fused` post-ops in the
+/// primitive. With `layouts` (NHWC only; all post-ops fused), activations
+/// may be blocked and the result layout is reported in `resultLayout`.
+absl::StatusOr<KernelPtr>
+tryOneDnnConv(const Conv2DDesc &d, const ConvGeometry &g, size_t fused,
+              const ConvLayouts *layouts = nullptr,
+              LayoutKernel *chosen = nullptr) {
   auto engine = cpuEngine();
   if (!engine.ok())
     return engine.status();
@@ -425,6 +482,17 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     tag act = d.nhwc ? tag::nhwc : tag::nchw;
     dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
     dnnl::memory::desc dst({g.n, g.o, g.oh, g.ow}, type, act);
+    dnnl::memory::desc plainSrc = src, plainDst = dst;
+    if (layouts) {
+      tag preferred = layouts->blockTag ? tag::nChw16c : tag::any;
+      if (layouts->input)
+        src = descOf(*layouts->input);
+      else if (layouts->anyInput)
+        src = dnnl::memory::desc({g.n, g.c, g.h, g.w}, type, tag::any);
+      dst = layouts->result
+                ? descOf(*layouts->result)
+                : dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, type, preferred);
+    }
     Shape wdims, wstrides;
     if (d.groups == 1) {
       wdims = {g.o, g.ci, g.kh, g.kw};
@@ -446,6 +514,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     if (d.biasShape)
       bias = dnnl::memory::desc({g.o}, type, tag::a);
     auto operandDesc = [&](size_t i) {
+      if (layouts && i < layouts->postOpOperands.size() &&
+          layouts->postOpOperands[i])
+        return descOf(*layouts->postOpOperands[i]);
       return convOperandDesc(d.postOps[i].operandShape, d.nhwc, type);
     };
     dnnl::post_ops ops;
@@ -458,10 +529,23 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
         {d.dilations[0] - 1, d.dilations[1] - 1}, {d.padding[0], d.padding[1]},
         {d.padding[2], d.padding[3]});
     dnnl::convolution_forward::primitive_desc pd(desc, attr, **engine);
+    if (layouts) {
+      if (isReferenceImpl(pd.impl_info_str()))
+        return absl::UnimplementedError(
+            "blocked-layout convolution runs only on oneDNN's reference path");
+      src = pd.src_desc();
+      dst = pd.dst_desc();
+      chosen->inputLayout = std::nullopt;
+      chosen->resultLayout = std::nullopt;
+      if (!layouts->input && src != plainSrc)
+        chosen->inputLayout = layoutOf(src);
+      if (dst != plainDst)
+        chosen->resultLayout = layoutOf(dst);
+    }
     // oneDNN 2.6's gemm-based convolution reads a binary post-op operand
     // that is not broadcast over the spatial dims at the wrong offsets for
     // NHWC results: such post-ops run natively after it instead.
-    if (d.nhwc &&
+    if (d.nhwc && dst == plainDst &&
         std::string(pd.impl_info_str()).find("gemm") != std::string::npos)
       for (size_t i = 0; i < fused; ++i)
         if (d.postOps[i].kind != PostOp::Kind::Eltwise &&
@@ -691,7 +775,97 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
   return createNativeConv(desc, *geometry);
 }
 
+bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
+  return a.desc && b.desc && descOf(a) == descOf(b);
+}
+
+absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
+                                                const ConvLayouts &layouts) {
+  if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
+    return absl::UnimplementedError("blocked layouts need an NHWC float conv2d");
+  auto geometry = convGeometry(desc);
+  if (!geometry.ok())
+    return geometry.status();
+  if (absl::Status s = checkPostOps(desc.postOps, desc.resultShape); !s.ok())
+    return s;
+  if (desc.constantFilter && (desc.constantFilter->dtype() != desc.dtype ||
+                              desc.constantFilter->shape() != desc.filterShape))
+    return absl::InvalidArgumentError(
+        "constant filter does not match filterShape");
+  if (numElements(desc.resultShape) == 0 || numElements(desc.inputShape) == 0)
+    return absl::UnimplementedError("blocked layouts of an empty conv2d");
+  if (fusablePostOps(desc.postOps) != desc.postOps.size())
+    return absl::UnimplementedError(
+        "blocked layouts need every post-op fused into the convolution");
+  for (size_t i = 0; i < layouts.postOpOperands.size(); ++i)
+    if (layouts.postOpOperands[i] &&
+        (i >= desc.postOps.size() ||
+         desc.postOps[i].operandShape != desc.resultShape ||
+         !layouts.result || !sameLayout(*layouts.postOpOperands[i], *layouts.result)))
+      return absl::UnimplementedError(
+          "a blocked post-op operand must be in the result's layout");
+  LayoutKernel result;
+  auto kernel = tryOneDnnConv(desc, *geometry, desc.postOps.size(), &layouts,
+                              &result);
+  if (!kernel.ok())
+    return kernel.status();
+  result.kernel = *kernel;
+  return result;
+}
+
+namespace {
+absl::StatusOr<KernelPtr>
+createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
+                 std::optional<ActivationLayout> *resultLayout);
+} // namespace
+
 absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
+  return createPool2DImpl(d, nullptr, nullptr);
+}
+
+absl::StatusOr<LayoutKernel>
+createLayoutPool2D(const Pool2DDesc &desc, const ActivationLayout &input) {
+  if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
+    return absl::UnimplementedError("blocked layouts need an NHWC float pool");
+  LayoutKernel result;
+  auto kernel = createPool2DImpl(desc, &input, &result.resultLayout);
+  if (!kernel.ok())
+    return kernel.status();
+  result.kernel = *kernel;
+  return result;
+}
+
+absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
+                                              const Shape &nhwcShape,
+                                              const ActivationLayout *from,
+                                              const ActivationLayout *to) {
+  if (nhwcShape.size() != 4)
+    return absl::InvalidArgumentError("layout reorders take NHWC shapes");
+  auto type = toDnnl(dtype);
+  if (!type)
+    return absl::UnimplementedError("no oneDNN type for a layout reorder");
+  auto engine = cpuEngine();
+  if (!engine.ok())
+    return engine.status();
+  try {
+    dnnl::memory::desc src = from ? descOf(*from) : nhwcDesc(nhwcShape, *type);
+    dnnl::memory::desc dst = to ? descOf(*to) : nhwcDesc(nhwcShape, *type);
+    dnnl::reorder::primitive_desc pd(**engine, src, **engine, dst, makeAttr());
+    PrimitiveKernelSpec spec;
+    spec.name = "onednn.reorder";
+    spec.primitive = dnnl::reorder(pd);
+    spec.work = numElements(nhwcShape);
+    spec.bindings = {{DNNL_ARG_FROM, 0, src}, {DNNL_ARG_TO, -1, dst}};
+    return makePrimitiveKernel(std::move(spec));
+  } catch (const dnnl::error &error) {
+    return unimplementedFrom(error, "layout reorder");
+  }
+}
+
+namespace {
+absl::StatusOr<KernelPtr>
+createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
+                 std::optional<ActivationLayout> *resultLayout) {
   if (absl::Status s = checkNativeDType(d.dtype, "pool"); !s.ok())
     return s;
   for (const Shape *s : {&d.inputShape, &d.resultShape})
@@ -738,8 +912,11 @@ absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
     return absl::InvalidArgumentError(
         absl::StrCat("pool result ", shapeString(d.resultShape),
                      " does not match the computed ", shapeString(expected)));
-  if (numElements(d.resultShape) == 0)
+  if (numElements(d.resultShape) == 0) {
+    if (inputLayout)
+      return absl::UnimplementedError("blocked layouts of an empty pool");
     return makeNoOpKernel("native.pool2d");
+  }
 
   // oneDNN: the bottom/right padding is enlarged so that its (floor) output
   // size formula gives the ceil-mode size; positions there are outside the
@@ -766,6 +943,11 @@ absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
       tag act = d.nhwc ? tag::nhwc : tag::nchw;
       dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
       dnnl::memory::desc dst({g.n, g.c, g.oh, g.ow}, type, act);
+      dnnl::memory::desc plainDst = dst;
+      if (inputLayout) {
+        src = descOf(*inputLayout);
+        dst = dnnl::memory::desc({g.n, g.c, g.oh, g.ow}, type, tag::any);
+      }
       dnnl::algorithm alg =
           g.isMax
               ? dnnl::algorithm::pooling_max
@@ -777,16 +959,29 @@ absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
           {g.dilations[0] - 1, g.dilations[1] - 1},
           {g.padding[0], g.padding[1]}, {padEnd[0], padEnd[1]});
       dnnl::pooling_v2_forward::primitive_desc pd(desc, makeAttr(), **engine);
+      if (inputLayout) {
+        if (isReferenceImpl(pd.impl_info_str()))
+          return absl::UnimplementedError(
+              "blocked-layout pooling runs only on oneDNN's reference path");
+        dst = pd.dst_desc();
+        *resultLayout = std::nullopt;
+        if (dst != plainDst)
+          *resultLayout = layoutOf(dst);
+      }
       PrimitiveKernelSpec spec;
       spec.name = "onednn.pool2d";
       spec.primitive = dnnl::pooling_v2_forward(pd);
       spec.work = g.n * g.c * std::max<int64_t>(g.oh * g.ow, g.h * g.w);
       spec.bindings = {{DNNL_ARG_SRC, 0, src}, {DNNL_ARG_DST, -1, dst}};
       return makePrimitiveKernel(std::move(spec));
-    } catch (const dnnl::error &) {
+    } catch (const dnnl::error &error) {
+      if (inputLayout)
+        return unimplementedFrom(error, "blocked-layout pooling");
       // Fall through to the native loop.
     }
   }
+  if (inputLayout)
+    return absl::UnimplementedError("no oneDNN pooling for this layout");
   bool nhwc = d.nhwc;
   DType dtype = d.dtype;
   return makeKernel(
@@ -800,5 +995,6 @@ absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
         return absl::OkStatus();
       });
 }
+} // namespace
 
 } // namespace tgc::runtime::cpu

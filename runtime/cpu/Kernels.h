@@ -120,6 +120,63 @@ struct Pool2DDesc {
 };
 absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &desc);
 
+//===----------------------------------------------------------------------===//
+// Blocked activation layouts
+//===----------------------------------------------------------------------===//
+
+/// An activation layout picked by oneDNN for an NHWC convolution or pooling
+/// result (e.g. nChw16c), opaque outside these kernels: a value in it flows
+/// only between kernels created for it (ValueInfo::layout), with a reorder
+/// (createLayoutReorder) where plain NHWC is needed. `bytes` may exceed the
+/// dense size: blocked layouts pad channels to the block (3 -> 16), and
+/// the kernels keep the padding zero.
+struct ActivationLayout {
+  std::shared_ptr<const void> desc; ///< the oneDNN memory descriptor
+  int64_t bytes = 0;
+  std::string name; ///< e.g. "nChw16c"
+};
+bool sameLayout(const ActivationLayout &a, const ActivationLayout &b);
+
+/// A kernel and the layouts of its input and result (nullopt: plain NHWC).
+struct LayoutKernel {
+  KernelPtr kernel;
+  /// With ConvLayouts::anyInput: the layout the input must be reordered to.
+  std::optional<ActivationLayout> inputLayout;
+  std::optional<ActivationLayout> resultLayout;
+};
+
+/// The activation layouts of a blocked convolution; null is plain NHWC.
+struct ConvLayouts {
+  const ActivationLayout *input = nullptr;
+  /// Without `input`: let oneDNN pick the input's layout too (it keeps a
+  /// plain input's layout for the result otherwise).
+  bool anyInput = false;
+  /// Ask for nChw16c rather than oneDNN's choice (format `any`, which
+  /// oneDNN 2.6 resolves to NHWC for NHWC inputs on AVX-512 brgemm
+  /// machines) where the layout is open.
+  bool blockTag = false;
+  /// The result in exactly this layout; null: oneDNN's preferred one.
+  const ActivationLayout *result = nullptr;
+  /// Per desc.postOps entry, the layout of its binary operand (a residual
+  /// of the result's shape in `result`'s layout, or null).
+  std::vector<const ActivationLayout *> postOpOperands;
+};
+/// An NHWC oneDNN convolution whose activations may be in blocked layouts:
+/// every post-op must fuse into the primitive, and a descriptor only
+/// oneDNN's reference implementation runs is refused. Unimplemented when
+/// not possible: the caller uses createConv2D on plain NHWC operands.
+absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
+                                                const ConvLayouts &layouts);
+/// An NHWC oneDNN pooling over an input in `input`, writing the layout
+/// oneDNN pairs with it. Unimplemented as createLayoutConv2D.
+absl::StatusOr<LayoutKernel>
+createLayoutPool2D(const Pool2DDesc &desc, const ActivationLayout &input);
+/// Reorders an NHWC-shaped activation between layouts (null: plain NHWC).
+absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
+                                              const Shape &nhwcShape,
+                                              const ActivationLayout *from,
+                                              const ActivationLayout *to);
+
 /// Unary elementwise op (tgc unary ops incl. leaky_relu/elu/clamp/gelu).
 absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &desc);
 

@@ -649,6 +649,30 @@ TEST(ExecutableTest, PlanMemoryReusesBytesAlongAChain) {
   EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>(256, 10));
 }
 
+TEST(ExecutableTest, ValuesInAnOpaqueLayoutTakeTheLayoutsBytes) {
+  // a is kept in a padded layout of 4096 bytes (its kernels know how): the
+  // plan gives it that many, and c never overlaps them.
+  PlanBuilder b;
+  int64_t x = b.input({4});
+  int64_t a = b.arena({4}), c = b.arena({4});
+  b.plan.values[static_cast<size_t>(a)].layout = "padded";
+  b.plan.values[static_cast<size_t>(a)].layoutBytes = 4096;
+  b.step(std::make_shared<AffineKernel>(2, 1), {x}, {a});
+  b.step(std::make_shared<AffineKernel>(1, 1), {a}, {c});
+  b.plan.outputs = {c};
+  Executable plan = b.finish();
+  ASSERT_TRUE(plan.verify().ok());
+  const ValueStorage &sa = plan.values[static_cast<size_t>(a)].storage;
+  const ValueStorage &sc = plan.values[static_cast<size_t>(c)].storage;
+  EXPECT_GE(plan.arenaBytes, 4096 + 16);
+  EXPECT_TRUE(sc.offset >= sa.offset + 4096 || sc.offset + 16 <= sa.offset);
+  EXPECT_THAT(plan.describe(), HasSubstr("tensor<4xf32> (padded)"));
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({4}, {1, 2, 3, 4})});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), (std::vector<float>{4, 6, 8, 10}));
+}
+
 TEST(ExecutableTest, PlanMemoryAlignsOffsets) {
   PlanBuilder b;
   int64_t x = b.input({3});
@@ -1015,6 +1039,30 @@ TEST(ExecutableTest, VerifyCatchesMalformedPlans) {
        [](Executable &e) { e.inputs[0] = 2; }, "not input 0"},
       {"invalid shape", [](Executable &e) { e.values[3].shape = {-1}; },
        "invalid shape"},
+      {"result in an opaque layout",
+       [](Executable &e) {
+         e.values[4].layout = "nChw16c";
+         e.values[4].layoutBytes = 16;
+       },
+       "is in layout nChw16c"},
+      {"view of a value in an opaque layout",
+       [](Executable &e) {
+         e.values[2].layout = "nChw16c";
+         e.values[2].layoutBytes = 16;
+       },
+       "which is in layout nChw16c"},
+      {"input in an opaque layout",
+       [](Executable &e) {
+         e.values[0].layout = "nChw16c";
+         e.values[0].layoutBytes = 16;
+       },
+       "is not an arena value"},
+      {"layout larger than the arena",
+       [](Executable &e) {
+         e.values[3].layout = "nChw16c";
+         e.values[3].layoutBytes = 1 << 20;
+       },
+       "does not fit in the arena"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.what);

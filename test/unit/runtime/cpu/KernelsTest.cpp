@@ -454,6 +454,155 @@ TEST(Conv2D, BinaryPostOpsInBothLayouts) {
   }
 }
 
+/// A blocked buffer of `layout` (flat, its byte size).
+Shape blockedShape(const ActivationLayout &layout) {
+  return {layout.bytes / 4};
+}
+
+TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
+  // 24 channels: nChw16c pads them to 32. conv1 3x3 + relu, then conv2
+  // 1x1 + residual (conv1's result, in the same layout) + relu.
+  const int64_t C = 24, H = 7, W = 7;
+  HostTensor x = randomTensor(DType::F32, {1, H, W, C}, 41);
+  HostTensor f1 = randomTensor(DType::F32, {3, 3, C, C}, 42, -0.2, 0.2);
+  HostTensor f2 = randomTensor(DType::F32, {1, 1, C, C}, 43, -0.3, 0.3);
+  PostOp relu, add;
+  add.kind = PostOp::Kind::Add;
+  add.operandShape = {1, H, W, C};
+  Conv2DDesc d1;
+  d1.dtype = DType::F32;
+  d1.nhwc = true;
+  d1.inputShape = d1.resultShape = {1, H, W, C};
+  d1.filterShape = f1.shape();
+  d1.padding[0] = d1.padding[1] = d1.padding[2] = d1.padding[3] = 1;
+  d1.postOps = {relu};
+  d1.constantFilter = &f1;
+  Conv2DDesc d2 = d1;
+  d2.filterShape = f2.shape();
+  d2.padding[0] = d2.padding[1] = d2.padding[2] = d2.padding[3] = 0;
+  d2.postOps = {add, relu};
+  d2.constantFilter = &f2;
+
+  // Plain NHWC.
+  auto p1 = createConv2D(d1), p2 = createConv2D(d2);
+  ASSERT_TRUE(p1.ok() && p2.ok());
+  HostTensor y1 = runOne(*p1, {x, f1}, DType::F32, d1.resultShape);
+  HostTensor want = runOne(*p2, {y1, f2, y1}, DType::F32, d2.resultShape);
+
+  // nChw16c: the plain input reordered in, both convolutions blocked, the
+  // result reordered out.
+  ConvLayouts l1;
+  l1.anyInput = true;
+  l1.blockTag = true;
+  auto b1 = createLayoutConv2D(d1, l1);
+  ASSERT_TRUE(b1.ok()) << b1.status();
+  ASSERT_TRUE(b1->inputLayout && b1->resultLayout);
+  EXPECT_EQ(b1->inputLayout->name, "nChw16c");
+  EXPECT_EQ(b1->resultLayout->name, "nChw16c");
+  EXPECT_EQ(b1->resultLayout->bytes, 32 * H * W * 4);
+  const ActivationLayout &L = *b1->resultLayout;
+  ConvLayouts l2;
+  l2.input = &L;
+  l2.result = &L;
+  l2.postOpOperands = {&L, nullptr};
+  auto b2 = createLayoutConv2D(d2, l2);
+  ASSERT_TRUE(b2.ok()) << b2.status();
+  ASSERT_TRUE(b2->resultLayout);
+  EXPECT_TRUE(sameLayout(*b2->resultLayout, L));
+  auto in = createLayoutReorder(DType::F32, x.shape(), nullptr,
+                                &*b1->inputLayout);
+  auto out = createLayoutReorder(DType::F32, x.shape(), &L, nullptr);
+  ASSERT_TRUE(in.ok() && out.ok());
+  HostTensor xb = runOne(*in, {x}, DType::F32, blockedShape(*b1->inputLayout));
+  HostTensor y1b = runOne(b1->kernel, {xb, f1}, DType::F32, blockedShape(L), 2);
+  // The padded channels 24..31 (second block, lanes 8..15) are zero.
+  for (int64_t p = 0; p < H * W; ++p)
+    for (int64_t lane = 8; lane < 16; ++lane)
+      ASSERT_EQ(y1b.getDouble((H * W + p) * 16 + lane), 0.0);
+  HostTensor y2b =
+      runOne(b2->kernel, {y1b, f2, y1b}, DType::F32, blockedShape(L), 2);
+  HostTensor got = runOne(*out, {y2b}, DType::F32, want.shape());
+  EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+}
+
+TEST(BlockedLayouts, PoolKeepsTheLayout) {
+  const int64_t C = 24;
+  HostTensor x = randomTensor(DType::F32, {1, 9, 9, C}, 44);
+  Pool2DDesc d;
+  d.kind = Pool2DDesc::Kind::Max;
+  d.dtype = DType::F32;
+  d.nhwc = true;
+  d.inputShape = x.shape();
+  d.resultShape = {1, 5, 5, C};
+  d.kernel[0] = d.kernel[1] = 3;
+  d.strides[0] = d.strides[1] = 2;
+  d.padding[0] = d.padding[1] = d.padding[2] = d.padding[3] = 1;
+  auto plain = createPool2D(d);
+  ASSERT_TRUE(plain.ok());
+  HostTensor want = runOne(*plain, {x}, DType::F32, d.resultShape);
+  // nChw16c from a 1x1 convolution's preferred input layout.
+  Conv2DDesc c;
+  c.dtype = DType::F32;
+  c.nhwc = true;
+  c.inputShape = c.resultShape = x.shape();
+  c.filterShape = {1, 1, C, C};
+  ConvLayouts any;
+  any.anyInput = true;
+  any.blockTag = true;
+  HostTensor f = randomTensor(DType::F32, c.filterShape, 45);
+  c.constantFilter = &f;
+  auto conv = createLayoutConv2D(c, any);
+  ASSERT_TRUE(conv.ok() && conv->inputLayout) << conv.status();
+  const ActivationLayout &L = *conv->inputLayout;
+  auto pool = createLayoutPool2D(d, L);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  ASSERT_TRUE(pool->resultLayout);
+  EXPECT_EQ(pool->resultLayout->name, "nChw16c");
+  auto in = createLayoutReorder(DType::F32, x.shape(), nullptr, &L);
+  auto out = createLayoutReorder(DType::F32, d.resultShape,
+                                 &*pool->resultLayout, nullptr);
+  ASSERT_TRUE(in.ok() && out.ok());
+  HostTensor xb = runOne(*in, {x}, DType::F32, blockedShape(L));
+  HostTensor yb = runOne(pool->kernel, {xb}, DType::F32,
+                         blockedShape(*pool->resultLayout));
+  HostTensor got = runOne(*out, {yb}, DType::F32, want.shape());
+  EXPECT_CLOSE(got, want, 0, 0);
+}
+
+TEST(BlockedLayouts, RefusedWhereTheyDoNotApply) {
+  Conv2DDesc d;
+  d.dtype = DType::F32;
+  d.nhwc = false; // NCHW
+  d.inputShape = d.resultShape = {1, 16, 4, 4};
+  d.filterShape = {16, 16, 1, 1};
+  ConvLayouts any;
+  any.anyInput = true;
+  any.blockTag = true;
+  EXPECT_EQ(createLayoutConv2D(d, any).status().code(),
+            absl::StatusCode::kUnimplemented);
+  d.nhwc = true;
+  d.inputShape = d.resultShape = {1, 4, 4, 16};
+  d.filterShape = {1, 1, 16, 16};
+  d.dtype = DType::F64;
+  EXPECT_EQ(createLayoutConv2D(d, any).status().code(),
+            absl::StatusCode::kUnimplemented);
+  // A blocked residual operand in another layout than the result's.
+  d.dtype = DType::F32;
+  HostTensor f = randomTensor(DType::F32, d.filterShape, 46);
+  d.constantFilter = &f;
+  auto conv = createLayoutConv2D(d, any);
+  ASSERT_TRUE(conv.ok() && conv->resultLayout);
+  PostOp add;
+  add.kind = PostOp::Kind::Add;
+  add.operandShape = d.resultShape;
+  d.postOps = {add};
+  ConvLayouts mismatch;
+  mismatch.input = &*conv->resultLayout;
+  mismatch.postOpOperands = {&*conv->resultLayout};
+  EXPECT_EQ(createLayoutConv2D(d, mismatch).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
 TEST(Conv2D, F64RunsNatively) {
   checkConv({1, 2, 5, 5, 3, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}}, true, false,
             true, {}, DType::F64);
