@@ -256,9 +256,12 @@ private:
 /// driver gets "no CUDA device: <reason>" (and a non-zero exit).
 Expected<std::unique_ptr<Runner>> makeCudaRunner() {
   auto device = tgc::cuda::openDevice(0);
-  if (!device.ok())
-    return makeError("no CUDA device: " +
-                     std::string(device.status().message()));
+  if (!device.ok()) {
+    std::string reason(device.status().message());
+    return makeError(StringRef(reason).starts_with("no CUDA device")
+                         ? reason
+                         : "no CUDA device: " + reason);
+  }
   // runtime/cuda (device, pool, streams, kernel cache, executables) and
   // codegen/cuda (fusion regions to CUDA C++, NVRTC) exist; compiling a
   // whole function for them does not yet (docs/cuda-backend.md).
