@@ -62,3 +62,12 @@ protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto \
 
 step "ONNX conformance: the pytorch-operator backend tests on both backends (make conformance runs all 1072)"
 "$BIN/tgc-onnx-conformance" --dir=pytorch-operator
+
+step "Fusion: the tgc-cpu pipeline (tgc-opt --tgc-cpu) on examples/fusion.mlir: NHWC conv, post-ops, a loop fusion"
+"$BIN/tgc-opt" --tgc-cpu examples/fusion.mlir | grep -E "tgc.fusion|tgc.transpose|return" | cut -c1-150
+
+step "Fusion: the CPU plan unfused (--pipeline=tgc-cpu-unfused) and fused (default), checked against the interpreter"
+"$BIN/tgc-run" examples/fusion.mlir --backend=reference --seed=5 --output=/tmp/tgc-demo-fusion.npy
+"$BIN/tgc-run" examples/fusion.mlir --seed=5 --pipeline=tgc-cpu-unfused --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-120
+echo "--- fused:"
+"$BIN/tgc-run" examples/fusion.mlir --seed=5 --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-140
