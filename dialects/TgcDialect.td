@@ -78,6 +78,23 @@ def Tgc_FusionKindAttr : EnumAttr<Tgc_Dialect, Tgc_FusionKind, "fusion_kind"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tgc_ScatterNone : I32EnumAttrCase<"none", 0>;
+def Tgc_ScatterAdd : I32EnumAttrCase<"add", 1>;
+def Tgc_ScatterMul : I32EnumAttrCase<"mul", 2>;
+def Tgc_ScatterMax : I32EnumAttrCase<"max", 3>;
+def Tgc_ScatterMin : I32EnumAttrCase<"min", 4>;
+def Tgc_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how a scatter combines an update with the element it lands on",
+    [Tgc_ScatterNone, Tgc_ScatterAdd, Tgc_ScatterMul, Tgc_ScatterMax,
+     Tgc_ScatterMin]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tgc";
+}
+def Tgc_ScatterReductionAttr
+    : EnumAttr<Tgc_Dialect, Tgc_ScatterReduction, "scatter_reduction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Tgc_CmpEQ : I32EnumAttrCase<"eq", 0>;
 def Tgc_CmpNE : I32EnumAttrCase<"ne", 1>;
 def Tgc_CmpLT : I32EnumAttrCase<"lt", 2>;

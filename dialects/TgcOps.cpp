@@ -964,6 +964,122 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// The checks shared by the scatters: the updates' element type and the
+/// reduction's need for numbers.
+template <typename OpT>
+static LogicalResult verifyScatterCommon(const Inference<OpT> &infer,
+                                         RankedTensorType data,
+                                         RankedTensorType updates,
+                                         ScatterReduction reduction) {
+  if (failed(infer.sameElementType(data, updates, "data", "updates")))
+    return failure();
+  if (reduction != ScatterReduction::none &&
+      data.getElementType().isSignlessInteger(1))
+    return infer.fail("reduction '", stringifyScatterReduction(reduction),
+                      "' needs a numeric element type, got ",
+                      data.getElementType());
+  return success();
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  Inference<ScatterElementsOp> infer{loc};
+  auto data = infer.ranked(adaptor.getData(), "data");
+  auto indices = infer.ranked(adaptor.getIndices(), "indices");
+  auto updates = infer.ranked(adaptor.getUpdates(), "updates");
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  int64_t rank = data->getRank();
+  if (axis < 0 || axis >= rank)
+    return infer.fail("axis ", axis, " is out of range [0, ", rank,
+                      ") for data ", shapeOf(*data));
+  if (indices->getRank() != rank)
+    return infer.fail("indices ", shapeOf(*indices),
+                      " must have the rank of data ", shapeOf(*data));
+  if (!areCompatibleTensorTypes(
+          RankedTensorType::get(updates->getShape(), data->getElementType()),
+          RankedTensorType::get(indices->getShape(), data->getElementType())))
+    return infer.fail("updates ", shapeOf(*updates),
+                      " must have the shape of indices ", shapeOf(*indices));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t i = indices->getDimSize(d), n = data->getDimSize(d);
+    if (d != axis && !ShapedType::isDynamic(i) && !ShapedType::isDynamic(n) &&
+        i > n)
+      return infer.fail("indices dim ", d, " (", i, ") exceeds data dim ", d,
+                        " (", n, ")");
+  }
+  if (failed(verifyScatterCommon(infer, *data, *updates,
+                                 adaptor.getReduction())))
+    return failure();
+  inferred.push_back(*data);
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  Inference<ScatterNDOp> infer{loc};
+  auto data = infer.ranked(adaptor.getData(), "data");
+  auto indices = infer.ranked(adaptor.getIndices(), "indices");
+  auto updates = infer.ranked(adaptor.getUpdates(), "updates");
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  if (indices->getRank() < 1)
+    return infer.fail("indices must have rank >= 1");
+  int64_t k = indices->getShape().back();
+  if (ShapedType::isDynamic(k))
+    return infer.fail("the last dim of indices ", shapeOf(*indices),
+                      " must be static");
+  if (k < 1 || k > data->getRank())
+    return infer.fail("the last dim of indices (", k, ") must be in [1, ",
+                      data->getRank(), "] for data ", shapeOf(*data));
+  SmallVector<int64_t> expected(indices->getShape().drop_back());
+  llvm::append_range(expected, data->getShape().drop_front(k));
+  if (!areCompatibleTensorTypes(
+          RankedTensorType::get(updates->getShape(), data->getElementType()),
+          RankedTensorType::get(expected, data->getElementType())))
+    return infer.fail("updates ", shapeOf(*updates), " must have shape ",
+                      formatShape(expected),
+                      " (indices.shape[:-1] + data.shape[k:])");
+  if (failed(verifyScatterCommon(infer, *data, *updates,
+                                 adaptor.getReduction())))
+    return failure();
+  inferred.push_back(*data);
+  return success();
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  Inference<TopKOp> infer{loc};
+  auto input = infer.ranked(adaptor.getInput(), "input");
+  if (failed(input))
+    return failure();
+  int64_t rank = input->getRank();
+  if (rank == 0)
+    return infer.fail("input must have rank >= 1");
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (axis < 0 || axis >= rank)
+    return infer.fail("axis ", axis, " is out of range [0, ", rank,
+                      ") for input ", shapeOf(*input));
+  int64_t k = static_cast<int64_t>(adaptor.getK());
+  if (k < 0)
+    return infer.fail("k must be non-negative, got ", k);
+  int64_t size = input->getDimSize(axis);
+  if (!ShapedType::isDynamic(size) && k > size)
+    return infer.fail("k = ", k, " exceeds dim ", axis, " of size ", size,
+                      " in input ", shapeOf(*input));
+  SmallVector<int64_t> shape(input->getShape());
+  shape[axis] = k;
+  inferred.push_back(RankedTensorType::get(shape, input->getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
 LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
@@ -1053,6 +1169,9 @@ TGC_COMPATIBLE_RETURN_TYPES(ConcatOp)
 TGC_COMPATIBLE_RETURN_TYPES(SliceOp)
 TGC_COMPATIBLE_RETURN_TYPES(PadOp)
 TGC_COMPATIBLE_RETURN_TYPES(GatherOp)
+TGC_COMPATIBLE_RETURN_TYPES(ScatterElementsOp)
+TGC_COMPATIBLE_RETURN_TYPES(ScatterNDOp)
+TGC_COMPATIBLE_RETURN_TYPES(TopKOp)
 TGC_COMPATIBLE_RETURN_TYPES(SqueezeOp)
 TGC_COMPATIBLE_RETURN_TYPES(UnsqueezeOp)
 TGC_COMPATIBLE_RETURN_TYPES(ShapeOfOp)

@@ -632,6 +632,85 @@ def Tgc_GatherOp : Tgc_Op<"gather", [InferTypeOpAdaptorWithIsCompatible]> {
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";  let hasFolder = 1;
 }
 
+def Tgc_ScatterElementsOp : Tgc_Op<"scatter_elements",
+    [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Scatter updates into a copy of the data, element by element";
+  let description = [{
+    The result is `data` with, for every position `p` of `indices` (in
+    row-major order), the element at `p` with `p[axis]` replaced by
+    `indices[p]` set to `updates[p]` (`reduction = none`, the default; a later
+    update to the same element wins) or combined with it (`add`, `mul`,
+    `max`, `min`; NaN propagates through `max` and `min`). `indices` and
+    `updates` have the same shape and the rank of `data`; outside `axis`
+    their dims must not exceed those of `data`. Indices are i32 or i64;
+    negative ones count from the end; an index out of range is a run-time
+    error. Reductions other than `none` need a numeric element type.
+
+    ```mlir
+    %y = tgc.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tgc.scatter_reduction<add>}
+        : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$data, Tgc_IndexTensor:$indices,
+      Tgc_Tensor:$updates, I64Attr:$axis,
+      DefaultValuedAttr<Tgc_ScatterReductionAttr, "ScatterReduction::none">:$reduction);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Tgc_ScatterNDOp : Tgc_Op<"scatter_nd", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "Scatter slices into a copy of the data by index tuples";
+  let description = [{
+    `indices` has rank `q >= 1` and a static last dim `k` in `[1, rank(data)]`;
+    each of its `k`-tuples addresses a slice `data[i0, ..., ik-1]` of shape
+    `data.shape[k:]`. `updates` has shape `indices.shape[:-1] +
+    data.shape[k:]`. The result is `data` with, for every tuple (in row-major
+    order), its slice replaced by the matching slice of `updates`
+    (`reduction = none`, the default; a later tuple wins) or combined with it
+    element by element (`add`, `mul`, `max`, `min`). Indices are i32 or i64;
+    negative ones count from the end; an index out of range is a run-time
+    error. Reductions other than `none` need a numeric element type.
+
+    ```mlir
+    %y = tgc.scatter_nd %x, %i, %u {reduction = #tgc.scatter_reduction<mul>}
+        : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$data, Tgc_IndexTensor:$indices,
+      Tgc_Tensor:$updates,
+      DefaultValuedAttr<Tgc_ScatterReductionAttr, "ScatterReduction::none">:$reduction);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Tgc_TopKOp : Tgc_Op<"topk", [InferTypeOpAdaptorWithIsCompatible]> {
+  let summary = "The k largest (or smallest) elements along an axis";
+  let description = [{
+    Selects the `k` largest elements (`largest = false`: the smallest) along
+    `axis` (in `[0, rank)`) and returns them and their i64 indices; the
+    results have the input's shape with dim `axis` equal to `k`. Elements
+    come in order, best first (also when `sorted = false`, which only allows
+    any order); equal elements keep the order of their indices (the lower
+    index first), and NaN counts as larger than every number. `k` must not be
+    negative nor exceed the dim (a dynamic dim is checked when the function
+    runs).
+
+    ```mlir
+    %v, %i = tgc.topk %x {axis = 1 : i64, k = 3 : i64}
+        : (tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>)
+    ```
+  }];
+  let arguments = (ins Tgc_NumericTensor:$input, I64Attr:$k, I64Attr:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$largest,
+      DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Tgc_NumericTensor:$values, Tgc_I64Tensor:$indices);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible]> {
   let summary = "Remove size-1 dims";
   let description = [{

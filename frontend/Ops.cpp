@@ -704,6 +704,74 @@ Tensor tgc::gather(const Tensor &data, const Tensor &indices, int64_t axis,
                              static_cast<uint64_t>(*normalized));
 }
 
+/// The scatter reduction named `name`; records an error when unknown.
+static std::optional<ScatterReduction>
+scatterReduction(OpRecorder &rec, std::string_view name) {
+  auto r = symbolizeScatterReduction(llvm::StringRef(name.data(), name.size()));
+  if (!r)
+    rec.fail("unknown reduction '" + llvm::StringRef(name.data(), name.size()) +
+             "' (none, add, mul, max or min)");
+  return r;
+}
+
+Tensor tgc::scatterElements(const Tensor &data, const Tensor &indices,
+                            const Tensor &updates, int64_t axis,
+                            std::string_view reduction,
+                            std::source_location loc) {
+  OpRecorder rec(ScatterElementsOp::getOperationName(),
+                 {&data, &indices, &updates}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  auto normalized =
+      normalizeAxis(rec, axis, data.rank(), "data " + shapeText(data));
+  if (!normalized)
+    return rec.poison();
+  auto r = scatterReduction(rec, reduction);
+  if (!r)
+    return rec.poison();
+  return rec.infer<ScatterElementsOp>(
+      data.value(), indices.value(), updates.value(),
+      static_cast<uint64_t>(*normalized),
+      *r);
+}
+
+Tensor tgc::scatterND(const Tensor &data, const Tensor &indices,
+                      const Tensor &updates, std::string_view reduction,
+                      std::source_location loc) {
+  OpRecorder rec(ScatterNDOp::getOperationName(), {&data, &indices, &updates},
+                 loc);
+  if (!rec.ok())
+    return rec.poison();
+  auto r = scatterReduction(rec, reduction);
+  if (!r)
+    return rec.poison();
+  return rec.infer<ScatterNDOp>(data.value(), indices.value(), updates.value(),
+                                *r);
+}
+
+std::pair<Tensor, Tensor> tgc::topk(const Tensor &x, int64_t k, int64_t axis,
+                                    bool largest, bool sorted,
+                                    std::source_location loc) {
+  OpRecorder rec(TopKOp::getOperationName(), {&x}, loc);
+  if (!rec.ok())
+    return {rec.poison(), rec.poison()};
+  if (x.rank() == 0) {
+    rec.fail("input must have rank >= 1");
+    return {rec.poison(), rec.poison()};
+  }
+  auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
+  if (!normalized)
+    return {rec.poison(), rec.poison()};
+  if (k < 0) {
+    rec.fail("k must be non-negative, got " + llvm::Twine(k));
+    return {rec.poison(), rec.poison()};
+  }
+  auto results = rec.inferResults<TopKOp>(
+      2, x.value(), static_cast<uint64_t>(k),
+      static_cast<uint64_t>(*normalized), largest, sorted);
+  return {results[0], results[1]};
+}
+
 Tensor tgc::squeeze(const Tensor &x, std::vector<int64_t> axes,
                     std::source_location loc) {
   OpRecorder rec(SqueezeOp::getOperationName(), {&x}, loc);

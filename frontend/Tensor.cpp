@@ -238,6 +238,33 @@ Tensor OpRecorder::finishInferred(Operation *op, unsigned errorsBefore) {
   return finishVerified(op, errorsBefore);
 }
 
+std::vector<Tensor> OpRecorder::finishInferredResults(Operation *op,
+                                                      unsigned errorsBefore,
+                                                      unsigned n) {
+  auto inferable = dyn_cast<InferTypeOpInterface>(op);
+  SmallVector<Type, 2> types;
+  if (!inferable)
+    return std::vector<Tensor>(
+        n, discard(op, errorsBefore, "has no result type inference"));
+  if (failed(inferable.inferReturnTypes(
+          &context(), op->getLoc(), op->getOperands(),
+          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+          op->getRegions(), types)) ||
+      types.size() != n || op->getNumResults() != n ||
+      !llvm::all_of(types, llvm::IsaPred<RankedTensorType>))
+    return std::vector<Tensor>(
+        n, discard(op, errorsBefore, "failed to infer its result types"));
+  for (auto [result, type] : llvm::zip(op->getResults(), types))
+    result.setType(type);
+  if (failed(verify(op)))
+    return std::vector<Tensor>(
+        n, discard(op, errorsBefore, "failed to verify"));
+  std::vector<Tensor> results;
+  for (Value result : op->getResults())
+    results.push_back(TensorAccess::make(result, trace->id));
+  return results;
+}
+
 Tensor OpRecorder::finishVerified(Operation *op, unsigned errorsBefore) {
   if (op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()) || failed(verify(op)))

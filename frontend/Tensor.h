@@ -43,7 +43,9 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tgc {
@@ -397,6 +399,23 @@ Tensor pad(const Tensor &x, std::vector<int64_t> low, std::vector<int64_t> high,
 /// data.shape[:axis] + indices.shape + data.shape[axis+1:].
 Tensor gather(const Tensor &data, const Tensor &indices, int64_t axis = 0,
               SourceLoc loc = SourceLoc::current());
+/// A copy of `data` with `updates[p]` stored (or combined by `reduction`:
+/// "none", "add", "mul", "max", "min") at `p` with `p[axis]` replaced by
+/// `indices[p]`; negative axis and indices count from the end.
+Tensor scatterElements(const Tensor &data, const Tensor &indices,
+                       const Tensor &updates, int64_t axis = 0,
+                       std::string_view reduction = "none",
+                       SourceLoc loc = SourceLoc::current());
+/// A copy of `data` with the slices addressed by the index tuples in the
+/// last dim of `indices` replaced by (or combined with) `updates`.
+Tensor scatterND(const Tensor &data, const Tensor &indices,
+                 const Tensor &updates, std::string_view reduction = "none",
+                 SourceLoc loc = SourceLoc::current());
+/// The k largest (or smallest) elements along `axis` and their i64 indices,
+/// best first; ties in index order.
+std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int64_t axis = -1,
+                               bool largest = true, bool sorted = true,
+                               SourceLoc loc = SourceLoc::current());
 /// Removes the listed size-1 dims; an empty list removes every static size-1
 /// dim.
 Tensor squeeze(const Tensor &x, std::vector<int64_t> axes = {},

@@ -124,6 +124,19 @@ public:
     return finishInferred(op.getOperation(), errorsBefore);
   }
 
+  /// Like infer for an op with `n` results; every result is poisoned on
+  /// failure.
+  template <typename OpT, typename... Args>
+  std::vector<Tensor> inferResults(unsigned n, Args &&...args) {
+    if (!usable)
+      return std::vector<Tensor>(n, poison());
+    unsigned errorsBefore = trace->getErrorCount();
+    llvm::SmallVector<mlir::Type, 2> types(n, placeholderType());
+    auto op = OpT::create(builder(), loc(), mlir::TypeRange(types),
+                          std::forward<Args>(args)...);
+    return finishInferredResults(op.getOperation(), errorsBefore, n);
+  }
+
   /// Creates OpT with the given result type and verifies it.
   template <typename OpT, typename... Args>
   Tensor build(mlir::Type resultType, Args &&...args) {
@@ -138,6 +151,8 @@ public:
 private:
   mlir::Type placeholderType();
   Tensor finishInferred(mlir::Operation *op, unsigned errorsBefore);
+  std::vector<Tensor> finishInferredResults(mlir::Operation *op,
+                                            unsigned errorsBefore, unsigned n);
   Tensor finishVerified(mlir::Operation *op, unsigned errorsBefore);
   Tensor discard(mlir::Operation *op, unsigned errorsBefore,
                  llvm::StringRef what);

@@ -91,15 +91,22 @@ public:
     std::vector<const HostTensor *> operands;
     for (const HostTensor &t : inputs)
       operands.push_back(&t);
-    auto result = reference::runOp(op, operands);
-    if (!result)
-      return absl::InvalidArgumentError(llvm::toString(result.takeError()));
-    HostTensor &out = outputs[0];
-    if (result->dtype() != out.dtype() || result->shape() != out.shape())
-      return absl::InternalError("reference result " + result->describe() +
-                                 " does not fit the planned " + out.describe());
-    if (out.byteSize())
-      std::memcpy(out.data(), result->data(), out.byteSize());
+    auto results = reference::runOpResults(op, operands);
+    if (!results)
+      return absl::InvalidArgumentError(llvm::toString(results.takeError()));
+    if (results->size() != outputs.size())
+      return absl::InternalError("reference produced " +
+                                 std::to_string(results->size()) +
+                                 " results for " +
+                                 std::to_string(outputs.size()) + " outputs");
+    for (auto [result, out] : llvm::zip(*results, outputs)) {
+      if (result.dtype() != out.dtype() || result.shape() != out.shape())
+        return absl::InternalError("reference result " + result.describe() +
+                                   " does not fit the planned " +
+                                   out.describe());
+      if (out.byteSize())
+        std::memcpy(out.data(), result.data(), out.byteSize());
+    }
     return absl::OkStatus();
   }
 
@@ -1161,8 +1168,30 @@ cpu::compile(func::FuncOp func,
       continue;
     }
     if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||
-        op.getNumResults() != 1)
+        op.getNumResults() == 0 ||
+        (isa<FusionOp>(op) && op.getNumResults() != 1))
       return errorAt(&op, "is not supported by the CPU backend");
+    if (op.getNumResults() > 1) {
+      // Multi-result ops (topk) run on the reference kernels.
+      runtime::Step step;
+      step.op = where;
+      step.kernel = std::make_shared<ReferenceKernel>(&op);
+      step.path = "reference";
+      for (Value v : op.getOperands()) {
+        auto in = plainId(v, where);
+        if (!in)
+          return in.takeError();
+        step.inputs.push_back(*in);
+      }
+      for (Value result : op.getResults()) {
+        auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, where);
+        if (!id)
+          return id.takeError();
+        step.outputs.push_back(*id);
+      }
+      exe.steps.push_back(std::move(step));
+      continue;
+    }
     if (auto fusion = dyn_cast<FusionOp>(op); fusion && options.enableOneDnn) {
       auto lowered = lowerContractionFusion(fusion, where);
       if (!lowered)

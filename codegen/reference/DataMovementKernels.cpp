@@ -1,7 +1,7 @@
 //===- DataMovementKernels.cpp - constants and data movement --------------===//
 //
 // constant, reshape, transpose, broadcast_to, concat, slice, pad, gather,
-// squeeze and unsqueeze. Apart from constant and pad's fill value these move
+// scatter_elements, scatter_nd, squeeze and unsqueeze. Apart from constant and pad's fill value these move
 // raw elements without converting them.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +15,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 using llvm::Expected;
@@ -401,6 +403,162 @@ Expected<HostTensor> runGather(GatherOp op, const HostTensor &data,
   return out;
 }
 
+/// An index read from an indices tensor, checked against `[-size, size)` and
+/// wrapped to `[0, size)`.
+Expected<int64_t> wrapIndex(Operation *op, int64_t i, int64_t size) {
+  if (i < -size || i >= size)
+    return opError(op, "index " + std::to_string(i) + " is out of range [" +
+                           std::to_string(-size) + ", " +
+                           std::to_string(size) + ")");
+  return i < 0 ? i + size : i;
+}
+
+/// A copy of `data` with `updates[u]` written to (or combined with) element
+/// `dst[u]`, in order of u.
+Expected<HostTensor> applyScatter(Operation *op, const HostTensor &data,
+                                  const HostTensor &updates,
+                                  ScatterReduction reduction,
+                                  const std::vector<int64_t> &dst) {
+  HostTensor out = data.clone();
+  if (dst.empty())
+    return out;
+  if (reduction == ScatterReduction::none) {
+    size_t size = runtime::dtypeSize(data.dtype());
+    const char *src = bytes(updates);
+    char *to = bytes(out);
+    for (auto [u, d] : llvm::enumerate(dst))
+      std::memcpy(to + d * size, src + u * size, size);
+    return out;
+  }
+  if (runtime::isFloatDType(data.dtype())) {
+    std::vector<double> values = readDoubles(data), upd = readDoubles(updates);
+    for (auto [u, d] : llvm::enumerate(dst)) {
+      double &a = values[d];
+      double b = upd[u];
+      switch (reduction) {
+      case ScatterReduction::add:
+        a += b;
+        break;
+      case ScatterReduction::mul:
+        a *= b;
+        break;
+      case ScatterReduction::max:
+        a = std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN()
+                                           : std::max(a, b);
+        break;
+      case ScatterReduction::min:
+        a = std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN()
+                                           : std::min(a, b);
+        break;
+      case ScatterReduction::none:
+        break;
+      }
+    }
+    writeDoubles(out, values);
+    return out;
+  }
+  bool isUnsigned = runtime::isUnsignedDType(data.dtype());
+  std::vector<int64_t> values = readInts(data), upd = readInts(updates);
+  for (auto [u, d] : llvm::enumerate(dst)) {
+    int64_t &a = values[d];
+    int64_t b = upd[u];
+    bool less = isUnsigned ? static_cast<uint64_t>(b) < static_cast<uint64_t>(a)
+                           : b < a;
+    switch (reduction) {
+    case ScatterReduction::add: // Wraps, like the result dtype.
+      a = static_cast<int64_t>(static_cast<uint64_t>(a) +
+                               static_cast<uint64_t>(b));
+      break;
+    case ScatterReduction::mul:
+      a = static_cast<int64_t>(static_cast<uint64_t>(a) *
+                               static_cast<uint64_t>(b));
+      break;
+    case ScatterReduction::max:
+      if (!less && b != a)
+        a = b;
+      break;
+    case ScatterReduction::min:
+      if (less)
+        a = b;
+      break;
+    case ScatterReduction::none:
+      break;
+    }
+  }
+  writeInts(out, values);
+  return out;
+}
+
+Expected<HostTensor> runScatterElements(ScatterElementsOp op,
+                                        const HostTensor &data,
+                                        const HostTensor &indices,
+                                        const HostTensor &updates) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  int64_t rank = data.rank();
+  if (updates.shape() != indices.shape())
+    return opError(op, "updates " + shapeString(updates.shape()) +
+                           " must have the shape of indices " +
+                           shapeString(indices.shape()));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && indices.dim(d) > data.dim(d))
+      return opError(op, "indices dim " + std::to_string(d) + " (" +
+                             std::to_string(indices.dim(d)) +
+                             ") exceeds data dim " + std::to_string(d) + " (" +
+                             std::to_string(data.dim(d)) + ")");
+  Shape strides = rowMajorStrides(data.shape());
+  std::vector<int64_t> idx = readInts(indices);
+  std::vector<int64_t> dst(idx.size());
+  Shape coord(rank, 0);
+  for (size_t p = 0; p < idx.size(); ++p) {
+    auto j = wrapIndex(op, idx[p], data.dim(axis));
+    if (!j)
+      return j.takeError();
+    int64_t off = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      off += (d == axis ? *j : coord[d]) * strides[d];
+    dst[p] = off;
+    for (int64_t d = rank - 1; d >= 0; --d) { // Odometer over indices.
+      if (++coord[d] < indices.dim(d))
+        break;
+      coord[d] = 0;
+    }
+  }
+  return applyScatter(op, data, updates, op.getReduction(), dst);
+}
+
+Expected<HostTensor> runScatterND(ScatterNDOp op, const HostTensor &data,
+                                  const HostTensor &indices,
+                                  const HostTensor &updates) {
+  int64_t q = indices.rank();
+  int64_t k = indices.dim(q - 1);
+  Shape expected(indices.shape().begin(), indices.shape().end() - 1);
+  expected.insert(expected.end(), data.shape().begin() + k, data.shape().end());
+  if (updates.shape() != expected)
+    return opError(op, "updates " + shapeString(updates.shape()) +
+                           " must have shape " + shapeString(expected) +
+                           " (indices.shape[:-1] + data.shape[k:])");
+  Shape strides = rowMajorStrides(data.shape());
+  int64_t slice = 1;
+  for (int64_t d = k; d < data.rank(); ++d)
+    slice *= data.dim(d);
+  std::vector<int64_t> idx = readInts(indices);
+  int64_t tuples = k ? static_cast<int64_t>(idx.size()) / k : 0;
+  std::vector<int64_t> dst;
+  dst.reserve(tuples * slice);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t base = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      auto i = wrapIndex(op, idx[t * k + j], data.dim(j));
+      if (!i)
+        return i.takeError();
+      base += *i * strides[j];
+    }
+    for (int64_t s = 0; s < slice; ++s)
+      dst.push_back(base + s);
+  }
+  return applyScatter(op, data, updates, op.getReduction(), dst);
+}
+
 } // namespace
 
 Result runDataMovement(Operation *op, Operands operands) {
@@ -433,6 +591,12 @@ Result runDataMovement(Operation *op, Operands operands) {
   }
   if (auto o = dyn_cast<GatherOp>(op)) {
     return runGather(o, *operands[0], *operands[1]);
+  }
+  if (auto o = dyn_cast<ScatterElementsOp>(op)) {
+    return runScatterElements(o, *operands[0], *operands[1], *operands[2]);
+  }
+  if (auto o = dyn_cast<ScatterNDOp>(op)) {
+    return runScatterND(o, *operands[0], *operands[1], *operands[2]);
   }
   if (auto o = dyn_cast<SqueezeOp>(op)) {
     return runSqueeze(o, *operands[0]);

@@ -288,6 +288,9 @@ public:
        unsigned depth);
 
   Expected<HostTensor> runOp(Operation *op, Operands operands);
+  /// Every result of `op` (a fusion's yielded values).
+  Expected<std::vector<HostTensor>> runOpResults(Operation *op,
+                                                 Operands operands);
 
   /// Runs the ops of `body` with its arguments bound to `inputs`; returns the
   /// operands of its func.return / tgc.yield (nullopt when it has none).
@@ -420,7 +423,7 @@ Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
     } else {
       if (!llvm::isa_and_nonnull<TgcDialect>(op.getDialect()))
         return opError(&op, "is not supported by the reference interpreter");
-      if (op.getNumResults() != 1)
+      if (op.getNumResults() == 0)
         return opError(&op, "has an unexpected number of results");
       // Operands were produced under their declared types; check that the
       // element types and ranks agree before the kernels rely on them.
@@ -431,19 +434,28 @@ Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
                                   " but its type is " +
                                   typeString(v.getType()));
       }
-      if (!toDType(cast<RankedTensorType>(op.getResult(0).getType())
-                       .getElementType()))
-        return opError(&op, "has an unsupported result element type");
-      auto result = runOp(&op, operands);
-      if (!result)
-        return result.takeError();
-      Type declared = op.getResult(0).getType();
-      std::string mismatch = checkAgainstType(*result, declared);
-      if (!mismatch.empty())
-        return opError(&op, "produced " + mismatch +
-                                " but its declared result type is " +
-                                typeString(declared));
-      env.try_emplace(op.getResult(0), std::move(*result));
+      for (Value result : op.getResults())
+        if (!toDType(cast<RankedTensorType>(result.getType()).getElementType()))
+          return opError(&op, "has an unsupported result element type");
+      auto results = runOpResults(&op, operands);
+      if (!results)
+        return results.takeError();
+      if (results->size() != op.getNumResults())
+        return opError(&op, "produced " + llvm::Twine(results->size()) +
+                                " results, expected " +
+                                llvm::Twine(op.getNumResults()));
+      for (auto [i, result] : llvm::enumerate(*results)) {
+        Type declared = op.getResult(i).getType();
+        std::string mismatch = checkAgainstType(result, declared);
+        if (!mismatch.empty())
+          return opError(&op, "produced " + mismatch +
+                                  " but its declared result type" +
+                                  (op.getNumResults() > 1
+                                       ? " #" + std::to_string(i)
+                                       : std::string()) +
+                                  " is " + typeString(declared));
+        env.try_emplace(op.getResult(i), std::move(result));
+      }
     }
 
     // Free values whose last use was this op.
@@ -456,6 +468,26 @@ Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
     }
   }
   return Results();
+}
+
+Expected<std::vector<HostTensor>>
+Executor::runOpResults(Operation *op, Operands operands) {
+  if (auto fusion = dyn_cast<FusionOp>(op)) {
+    auto results = runBlock(fusion.getBlock(), operands, 0);
+    if (!results)
+      return results.takeError();
+    if (!*results)
+      return opError(op, "body has no tgc.yield");
+    return std::move(**results);
+  }
+  if (auto r = runMultiResult(op, operands))
+    return std::move(*r);
+  auto result = runOp(op, operands);
+  if (!result)
+    return result.takeError();
+  std::vector<HostTensor> results;
+  results.push_back(std::move(*result));
+  return results;
 }
 
 Expected<HostTensor> Executor::runOp(Operation *op, Operands operands) {
@@ -521,6 +553,19 @@ Expected<HostTensor> runOp(Operation *op,
                                    "runOp: wrong number of operands");
   Executor executor;
   return executor.runOp(op, operands);
+}
+
+Expected<std::vector<HostTensor>>
+runOpResults(Operation *op, llvm::ArrayRef<const HostTensor *> operands) {
+  if (!op || op->getNumResults() == 0 ||
+      !llvm::isa_and_nonnull<TgcDialect>(op->getDialect()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "runOpResults: not a tgc op with results");
+  if (operands.size() != op->getNumOperands())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "runOpResults: wrong number of operands");
+  Executor executor;
+  return executor.runOpResults(op, operands);
 }
 
 Expected<std::vector<HostTensor>>

@@ -46,6 +46,12 @@ llvm::Expected<runtime::HostTensor>
 runOp(mlir::Operation *op,
       llvm::ArrayRef<const runtime::HostTensor *> operands);
 
+/// Like runOp for an op with any number of results (topk, a multi-result
+/// fusion): every result in order.
+llvm::Expected<std::vector<runtime::HostTensor>>
+runOpResults(mlir::Operation *op,
+             llvm::ArrayRef<const runtime::HostTensor *> operands);
+
 /// The runtime dtype of an MLIR element type, or nullopt for a type tgc
 /// does not use.
 std::optional<runtime::DType> toDType(mlir::Type elementType);

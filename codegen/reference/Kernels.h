@@ -154,9 +154,13 @@ std::optional<llvm::Expected<HostTensor>> runContraction(mlir::Operation *op,
 std::optional<llvm::Expected<HostTensor>> runReduction(mlir::Operation *op,
                                                        Operands operands);
 /// constant, reshape, transpose, broadcast_to, concat, slice, pad, gather,
-/// squeeze, unsqueeze.
+/// scatter_elements, scatter_nd, squeeze, unsqueeze.
 std::optional<llvm::Expected<HostTensor>> runDataMovement(mlir::Operation *op,
                                                           Operands operands);
+
+/// Ops with more than one result (topk): every result in order.
+std::optional<llvm::Expected<std::vector<HostTensor>>>
+runMultiResult(mlir::Operation *op, Operands operands);
 
 } // namespace tgc::reference::detail
 

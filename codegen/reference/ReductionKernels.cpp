@@ -1,6 +1,7 @@
 //===- ReductionKernels.cpp - reductions and normalization ----------------===//
 //
-// reduce_*, argmax/argmin, softmax/log_softmax, layer_norm and batch_norm.
+// reduce_*, argmax/argmin, topk, softmax/log_softmax, layer_norm and
+// batch_norm.
 // Floats accumulate in double, integers in wrapping int64.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +13,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -307,6 +310,81 @@ Expected<HostTensor> runBatchNorm(BatchNormOp op, Operands operands) {
   return out;
 }
 
+/// topk: per line along the axis, the k best positions (NaN above every
+/// number; equal values in index order), values copied bit for bit.
+Expected<std::vector<HostTensor>> runTopK(TopKOp op, const HostTensor &in) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  int64_t k = static_cast<int64_t>(op.getK());
+  bool largest = op.getLargest();
+  int64_t size = in.dim(axis);
+  if (k > size)
+    return opError(op, "k = " + std::to_string(k) + " exceeds dim " +
+                           std::to_string(axis) + " of size " +
+                           std::to_string(size) + " in input " +
+                           shapeString(in.shape()));
+  Shape shape = in.shape();
+  shape[axis] = k;
+  auto values = allocate(op, in.dtype(), shape);
+  if (!values)
+    return values.takeError();
+  auto indices = allocate(op, DType::I64, shape);
+  if (!indices)
+    return indices.takeError();
+  int64_t outer = dimProduct(in, 0, axis);
+  int64_t inner = dimProduct(in, axis + 1, in.rank());
+  bool isFloat = runtime::isFloatDType(in.dtype());
+  bool isUnsigned = runtime::isUnsignedDType(in.dtype());
+  std::vector<double> fv;
+  std::vector<int64_t> iv;
+  if (isFloat)
+    fv = readDoubles(in);
+  else
+    iv = readInts(in);
+  // Whether element a goes before element b (flat indices into the input).
+  auto greater = [&](int64_t a, int64_t b) {
+    if (isFloat) {
+      double x = fv[a], y = fv[b];
+      if (std::isnan(x) || std::isnan(y))
+        return std::isnan(x) && !std::isnan(y);
+      return x > y;
+    }
+    if (isUnsigned)
+      return static_cast<uint64_t>(iv[a]) > static_cast<uint64_t>(iv[b]);
+    return iv[a] > iv[b];
+  };
+  size_t elementSize = runtime::dtypeSize(in.dtype());
+  const char *src = static_cast<const char *>(in.data());
+  char *dst = static_cast<char *>(values->data());
+  std::vector<int64_t> order(size);
+  std::vector<int64_t> outIdx;
+  outIdx.reserve(outer * k * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t base = o * size * inner + i;
+      for (int64_t j = 0; j < size; ++j)
+        order[j] = j;
+      std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                        [&](int64_t a, int64_t b) {
+                          int64_t fa = base + a * inner, fb = base + b * inner;
+                          if (largest ? greater(fa, fb) : greater(fb, fa))
+                            return true;
+                          if (largest ? greater(fb, fa) : greater(fa, fb))
+                            return false;
+                          return a < b;
+                        });
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t to = (o * k + j) * inner + i;
+        std::memcpy(dst + to * elementSize,
+                    src + (base + order[j] * inner) * elementSize, elementSize);
+        indices->setInt(to, order[j]);
+      }
+    }
+  std::vector<HostTensor> results;
+  results.push_back(std::move(*values));
+  results.push_back(std::move(*indices));
+  return results;
+}
+
 } // namespace
 
 Result runReduction(Operation *op, Operands operands) {
@@ -347,6 +425,13 @@ Result runReduction(Operation *op, Operands operands) {
   if (auto o = dyn_cast<BatchNormOp>(op)) {
     return runBatchNorm(o, operands);
   }
+  return std::nullopt;
+}
+
+std::optional<Expected<std::vector<HostTensor>>>
+runMultiResult(Operation *op, Operands operands) {
+  if (auto o = dyn_cast<TopKOp>(op))
+    return runTopK(o, *operands[0]);
   return std::nullopt;
 }
 

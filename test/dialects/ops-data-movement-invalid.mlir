@@ -374,3 +374,128 @@ func.func @unsqueeze_result_mismatch(%x: tensor<3xf32>) -> tensor<1x3xf32> {
   %0 = tgc.unsqueeze %x {axes = array<i64: 1>} : (tensor<3xf32>) -> tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
 }
+
+// -----
+
+func.func @scatter_elements_axis(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) -> tensor<3x5xf32> {
+  // expected-error @+2 {{'tgc.scatter_elements' op axis 2 is out of range [0, 2) for data 3x5}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 2 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @scatter_elements_rank(%x: tensor<3x5xf32>, %i: tensor<6xi64>, %u: tensor<6xf32>) -> tensor<3x5xf32> {
+  // expected-error @+2 {{'tgc.scatter_elements' op indices 6 must have the rank of data 3x5}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 0 : i64} : (tensor<3x5xf32>, tensor<6xi64>, tensor<6xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @scatter_elements_updates_shape(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<2x3xf32>) -> tensor<3x5xf32> {
+  // expected-error @+2 {{'tgc.scatter_elements' op updates 2x3 must have the shape of indices 3x2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<2x3xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @scatter_elements_indices_too_big(%x: tensor<3x5xf32>, %i: tensor<4x2xi64>, %u: tensor<4x2xf32>) -> tensor<3x5xf32> {
+  // expected-error @+2 {{'tgc.scatter_elements' op indices dim 0 (4) exceeds data dim 0 (3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<4x2xi64>, tensor<4x2xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @scatter_elements_element_type(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf16>) -> tensor<3x5xf32> {
+  // expected-error @+2 {{'tgc.scatter_elements' op data and updates must have the same element type, got 'f32' and 'f16'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf16>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @scatter_elements_bool_add(%x: tensor<4xi1>, %i: tensor<2xi64>, %u: tensor<2xi1>) -> tensor<4xi1> {
+  // expected-error @+2 {{'tgc.scatter_elements' op reduction 'add' needs a numeric element type, got 'i1'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = #tgc.scatter_reduction<add>} : (tensor<4xi1>, tensor<2xi64>, tensor<2xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @scatter_nd_scalar_indices(%x: tensor<4xf32>, %i: tensor<i64>, %u: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+2 {{'tgc.scatter_nd' op indices must have rank >= 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_nd %x, %i, %u : (tensor<4xf32>, tensor<i64>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_dynamic_tuple(%x: tensor<4xf32>, %i: tensor<2x?xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{'tgc.scatter_nd' op the last dim of indices 2x? must be static}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_nd %x, %i, %u : (tensor<4xf32>, tensor<2x?xi64>, tensor<2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_tuple_too_long(%x: tensor<4xf32>, %i: tensor<2x2xi64>, %u: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{'tgc.scatter_nd' op the last dim of indices (2) must be in [1, 1] for data 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_nd %x, %i, %u : (tensor<4xf32>, tensor<2x2xi64>, tensor<2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_updates_shape(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{'tgc.scatter_nd' op updates 2x4 must have shape 2x3 (indices.shape[:-1] + data.shape[k:])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_nd %x, %i, %u : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @scatter_nd_element_type(%x: tensor<4xf32>, %i: tensor<2x1xi64>, %u: tensor<2xi32>) -> tensor<4xf32> {
+  // expected-error @+2 {{'tgc.scatter_nd' op data and updates must have the same element type, got 'f32' and 'i32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_nd %x, %i, %u : (tensor<4xf32>, tensor<2x1xi64>, tensor<2xi32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_nd_bool_mul(%x: tensor<4xi1>, %i: tensor<2x1xi64>, %u: tensor<2xi1>) -> tensor<4xi1> {
+  // expected-error @+2 {{'tgc.scatter_nd' op reduction 'mul' needs a numeric element type, got 'i1'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_nd %x, %i, %u {reduction = #tgc.scatter_reduction<mul>} : (tensor<4xi1>, tensor<2x1xi64>, tensor<2xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @scatter_elements_result_mismatch(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) -> tensor<3x4xf32> {
+  // expected-error @+2 {{'tgc.scatter_elements' op inferred type(s) 'tensor<3x5xf32>' are incompatible with return type(s) of operation 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @scatter_elements_float_indices(%x: tensor<3x5xf32>, %i: tensor<3x2xf32>, %u: tensor<3x2xf32>) -> tensor<3x5xf32> {
+  // expected-error @+1 {{'tgc.scatter_elements' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3x2xf32>'}}
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}

@@ -171,3 +171,47 @@ func.func @unsqueeze(%x: tensor<3x?xf32>, %s: tensor<i1>) -> (tensor<1x3x1x?xf32
   %2 = tgc.unsqueeze %s {axes = array<i64: 0, 1>} : (tensor<i1>) -> tensor<1x1xi1>
   return %0, %1, %2 : tensor<1x3x1x?xf32>, tensor<3x?x1xf32>, tensor<1x1xi1>
 }
+
+// Constant in-range indices, so that the differential runs compare values
+// (random indices are mostly out of range: both backends fail).
+// CHECK-LABEL: func.func @scatter_elements(
+// CHECK:         %[[I:.*]] = tgc.constant dense<{{\[}}[0, 4], [2, 2], [-1, 3]]> : tensor<3x2xi64>
+// CHECK-NEXT:    tgc.scatter_elements %{{.*}}, %[[I]], %{{.*}} {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    tgc.scatter_elements %{{.*}}, %[[I]], %{{.*}} {axis = 1 : i64, reduction = #tgc.scatter_reduction<add>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    tgc.scatter_elements %{{.*}}, %[[I]], %{{.*}} {axis = 1 : i64, reduction = #tgc.scatter_reduction<min>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+func.func @scatter_elements(%x: tensor<3x5xf32>, %u: tensor<3x2xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>) {
+  %i = tgc.constant dense<[[0, 4], [2, 2], [-1, 3]]> : tensor<3x2xi64>
+  %0 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+  %1 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tgc.scatter_reduction<add>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+  %2 = tgc.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = #tgc.scatter_reduction<min>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+  return %0, %1, %2 : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>
+}
+
+// CHECK-LABEL: func.func @scatter_elements_types(
+// CHECK:         tgc.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64, reduction = #tgc.scatter_reduction<max>} : (tensor<?x4xi32>, tensor<?x4xi32>, tensor<?x4xi32>) -> tensor<?x4xi32>
+// CHECK-NEXT:    tgc.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<4xi1>, tensor<2xi64>, tensor<2xi1>) -> tensor<4xi1>
+func.func @scatter_elements_types(%y: tensor<?x4xi32>, %j: tensor<?x4xi32>, %v: tensor<?x4xi32>, %b: tensor<4xi1>, %k: tensor<2xi64>, %c: tensor<2xi1>) -> (tensor<?x4xi32>, tensor<4xi1>) {
+  %0 = tgc.scatter_elements %y, %j, %v {axis = 0 : i64, reduction = #tgc.scatter_reduction<max>} : (tensor<?x4xi32>, tensor<?x4xi32>, tensor<?x4xi32>) -> tensor<?x4xi32>
+  %1 = tgc.scatter_elements %b, %k, %c {axis = 0 : i64} : (tensor<4xi1>, tensor<2xi64>, tensor<2xi1>) -> tensor<4xi1>
+  return %0, %1 : tensor<?x4xi32>, tensor<4xi1>
+}
+
+// CHECK-LABEL: func.func @scatter_nd(
+// CHECK:         tgc.scatter_nd %{{.*}}, %{{.*}}, %{{.*}} {reduction = #tgc.scatter_reduction<mul>} : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+// CHECK-NEXT:    tgc.scatter_nd %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x4x4xf32>, tensor<3x2xi64>, tensor<3x4xf32>) -> tensor<4x4x4xf32>
+func.func @scatter_nd(%x: tensor<4x4x4xf32>, %u: tensor<2x4x4xf32>, %w: tensor<3x4xf32>) -> (tensor<4x4x4xf32>, tensor<4x4x4xf32>) {
+  %i = tgc.constant dense<[[3], [-4]]> : tensor<2x1xi64>
+  %j = tgc.constant dense<[[0, 1], [3, -1], [0, 1]]> : tensor<3x2xi64>
+  %0 = tgc.scatter_nd %x, %i, %u {reduction = #tgc.scatter_reduction<mul>} : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+  %1 = tgc.scatter_nd %x, %j, %w : (tensor<4x4x4xf32>, tensor<3x2xi64>, tensor<3x4xf32>) -> tensor<4x4x4xf32>
+  return %0, %1 : tensor<4x4x4xf32>, tensor<4x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @scatter_nd_types(
+// CHECK:         tgc.scatter_nd %{{.*}}, %{{.*}}, %{{.*}} {reduction = #tgc.scatter_reduction<min>} : (tensor<5x?xi64>, tensor<3x2xi32>, tensor<3xi64>) -> tensor<5x?xi64>
+// CHECK-NEXT:    tgc.scatter_nd %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8xf16>, tensor<?x1xi64>, tensor<?xf16>) -> tensor<8xf16>
+func.func @scatter_nd_types(%y: tensor<5x?xi64>, %j: tensor<3x2xi32>, %v: tensor<3xi64>, %w: tensor<8xf16>, %k: tensor<?x1xi64>, %z: tensor<?xf16>) -> (tensor<5x?xi64>, tensor<8xf16>) {
+  %0 = tgc.scatter_nd %y, %j, %v {reduction = #tgc.scatter_reduction<min>} : (tensor<5x?xi64>, tensor<3x2xi32>, tensor<3xi64>) -> tensor<5x?xi64>
+  %1 = tgc.scatter_nd %w, %k, %z : (tensor<8xf16>, tensor<?x1xi64>, tensor<?xf16>) -> tensor<8xf16>
+  return %0, %1 : tensor<5x?xi64>, tensor<8xf16>
+}

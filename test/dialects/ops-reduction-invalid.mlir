@@ -146,3 +146,56 @@ func.func @argmax_missing_axis(%x: tensor<4xf32>) -> tensor<i64> {
   %0 = tgc.argmax %x : (tensor<4xf32>) -> tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+func.func @topk_scalar(%x: tensor<f32>) {
+  // expected-error @+2 {{'tgc.topk' op input must have rank >= 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = tgc.topk %x {axis = 0 : i64, k = 1 : i64} : (tensor<f32>) -> (tensor<f32>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @topk_axis(%x: tensor<4x10xf32>) {
+  // expected-error @+2 {{'tgc.topk' op axis 2 is out of range [0, 2) for input 4x10}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = tgc.topk %x {axis = 2 : i64, k = 1 : i64} : (tensor<4x10xf32>) -> (tensor<4x1xf32>, tensor<4x1xi64>)
+  return
+}
+
+// -----
+
+func.func @topk_negative_k(%x: tensor<4x10xf32>) {
+  // expected-error @+2 {{'tgc.topk' op k must be non-negative, got -1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = tgc.topk %x {axis = 1 : i64, k = -1 : i64} : (tensor<4x10xf32>) -> (tensor<4x1xf32>, tensor<4x1xi64>)
+  return
+}
+
+// -----
+
+func.func @topk_k_too_big(%x: tensor<4x10xf32>) {
+  // expected-error @+2 {{'tgc.topk' op k = 5 exceeds dim 0 of size 4 in input 4x10}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = tgc.topk %x {axis = 0 : i64, k = 5 : i64} : (tensor<4x10xf32>) -> (tensor<5x10xf32>, tensor<5x10xi64>)
+  return
+}
+
+// -----
+
+func.func @topk_indices_type(%x: tensor<4x10xf32>) {
+  // expected-error @+1 {{'tgc.topk' op result #1 must be ranked tensor of 64-bit signless integer values, but got 'tensor<4x3xi32>'}}
+  %0, %1 = tgc.topk %x {axis = 1 : i64, k = 3 : i64} : (tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi32>)
+  return
+}
+
+// -----
+
+func.func @topk_result_mismatch(%x: tensor<4x10xf32>) {
+  // expected-error @+2 {{'tgc.topk' op inferred type(s) 'tensor<4x3xf32>', 'tensor<4x3xi64>' are incompatible with return type(s) of operation 'tensor<4x2xf32>', 'tensor<4x2xi64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = tgc.topk %x {axis = 1 : i64, k = 3 : i64} : (tensor<4x10xf32>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
+  return
+}

@@ -84,3 +84,15 @@ func.func @argmin(%x: tensor<7xf16>, %y: tensor<2x?xi8>) -> (tensor<i64>, tensor
   %3 = tgc.argmin %y {axis = 0 : i64, keepdims} : (tensor<2x?xi8>) -> tensor<1x?xi64>
   return %0, %1, %2, %3 : tensor<i64>, tensor<1xi64>, tensor<2xi64>, tensor<1x?xi64>
 }
+
+// CHECK-LABEL: func.func @topk(
+// CHECK:         %[[V0:.*]], %[[I0:.*]] = tgc.topk %{{.*}} {axis = 1 : i64, k = 3 : i64} : (tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>)
+// CHECK-NEXT:    %[[V1:.*]], %[[I1:.*]] = tgc.topk %{{.*}} {axis = 0 : i64, k = 2 : i64, largest = false, sorted = false} : (tensor<?x6xi32>) -> (tensor<2x6xi32>, tensor<2x6xi64>)
+// CHECK-NEXT:    %[[V2:.*]], %[[I2:.*]] = tgc.topk %{{.*}} {axis = 1 : i64, k = 0 : i64} : (tensor<3x?xbf16>) -> (tensor<3x0xbf16>, tensor<3x0xi64>)
+// CHECK-NEXT:    return %[[V0]], %[[I0]], %[[V1]], %[[I1]], %[[V2]], %[[I2]] :
+func.func @topk(%x: tensor<4x10xf32>, %y: tensor<?x6xi32>, %z: tensor<3x?xbf16>) -> (tensor<4x3xf32>, tensor<4x3xi64>, tensor<2x6xi32>, tensor<2x6xi64>, tensor<3x0xbf16>, tensor<3x0xi64>) {
+  %0, %1 = tgc.topk %x {axis = 1 : i64, k = 3 : i64} : (tensor<4x10xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>)
+  %2, %3 = tgc.topk %y {axis = 0 : i64, k = 2 : i64, largest = false, sorted = false} : (tensor<?x6xi32>) -> (tensor<2x6xi32>, tensor<2x6xi64>)
+  %4, %5 = tgc.topk %z {axis = 1 : i64, k = 0 : i64} : (tensor<3x?xbf16>) -> (tensor<3x0xbf16>, tensor<3x0xi64>)
+  return %0, %1, %2, %3, %4, %5 : tensor<4x3xf32>, tensor<4x3xi64>, tensor<2x6xi32>, tensor<2x6xi64>, tensor<3x0xbf16>, tensor<3x0xi64>
+}

@@ -380,4 +380,65 @@ func.func @main(%x: tensor<2x1xf64>, %s: tensor<1xf64>, %b: tensor<1xf64>, %m: t
       DType::F64, {2, 1}, {2, -2}, 1e-12, 0);
 }
 
+//===----------------------------------------------------------------------===//
+// topk
+//===----------------------------------------------------------------------===//
+
+std::string topkSource(const std::string &attrs, const std::string &in,
+                       const std::string &out, const std::string &outIdx) {
+  return "func.func @main(%x: " + in + ") -> (" + out + ", " + outIdx +
+         ") {\n  %0, %1 = tgc.topk %x " + attrs + " : (" + in + ") -> (" +
+         out + ", " + outIdx + ")\n  return %0, %1 : " + out + ", " + outIdx +
+         "\n}\n";
+}
+
+TEST(ReferenceReduction, TopK) {
+  HostTensor x = f32({2, 4}, {3, 1, 3, 2, kNaN, 5, -1, 5});
+  // Largest: equal values keep index order; NaN is above every number.
+  RunOutcome largest =
+      run(topkSource("{axis = 1 : i64, k = 3 : i64}", "tensor<2x4xf32>",
+                     "tensor<2x3xf32>", "tensor<2x3xi64>"),
+          {x});
+  ASSERT_EQ(largest.error, "");
+  ASSERT_EQ(largest.results.size(), 2u);
+  const HostTensor &v = largest.results[0];
+  EXPECT_EQ(v.shape(), (Shape{2, 3}));
+  std::vector<double> expected = {3, 3, 2, kNaN, 5, 5};
+  for (int64_t i = 0; i < 6; ++i) {
+    if (std::isnan(expected[i]))
+      EXPECT_TRUE(std::isnan(v.getDouble(i))) << i;
+    else
+      EXPECT_EQ(v.getDouble(i), expected[i]) << i;
+  }
+  expectInts(largest.results[1], DType::I64, {2, 3}, {0, 2, 3, 0, 1, 3});
+  // Smallest: NaN comes last.
+  RunOutcome smallest =
+      run(topkSource("{axis = 1 : i64, k = 2 : i64, largest = false}",
+                     "tensor<2x4xf32>", "tensor<2x2xf32>", "tensor<2x2xi64>"),
+          {x});
+  ASSERT_EQ(smallest.error, "");
+  expectFloats(smallest.results[0], DType::F32, {2, 2}, {1, 2, -1, 5}, 0, 0);
+  expectInts(smallest.results[1], DType::I64, {2, 2}, {1, 3, 2, 1});
+  // Axis 0 of an integer tensor; the tie at 3 picks row 0.
+  RunOutcome ints = run(topkSource("{axis = 0 : i64, k = 1 : i64}",
+                                   "tensor<2x3xi32>", "tensor<1x3xi32>",
+                                   "tensor<1x3xi64>"),
+                        {makeI(DType::I32, {2, 3}, {1, 5, 3, 4, 2, 3})});
+  ASSERT_EQ(ints.error, "");
+  expectInts(ints.results[0], DType::I32, {1, 3}, {4, 5, 3});
+  expectInts(ints.results[1], DType::I64, {1, 3}, {1, 0, 0});
+}
+
+TEST(ReferenceReduction, TopKLargerThanTheDimIsAnError) {
+  std::string error =
+      runError(topkSource("{axis = 0 : i64, k = 3 : i64}", "tensor<?xf32>",
+                          "tensor<3xf32>", "tensor<3xi64>"),
+               {f32({2}, {1, 2})});
+  EXPECT_EQ(error.rfind("test.mlir:2:12: 'tgc.topk' op k = 3 exceeds dim 0 "
+                        "of size 2 in input 2",
+                        0),
+            0u)
+      << error;
+}
+
 } // namespace
