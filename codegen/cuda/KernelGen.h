@@ -15,8 +15,15 @@
 // erff, ...; no fast-math flags, so results track the reference within
 // f32 rounding).
 //
-// Not yet: reductions (softmax / layer norm rows would be one block per
-// row with a shared-memory tree reduction), other element types, dynamic
+// A region with reductions over the innermost axes (softmax, layer norm,
+// reduce_* over rows) becomes a row kernel: one block per row of the first
+// reduction's operand. Each reduction is a loop of the block's threads over
+// the row followed by a block-wide reduction (warp shuffles, then shared
+// memory); values that do not vary along the row (the reductions' results
+// and what is computed from them) are computed once per row; results are
+// stored per element (one more loop over the row) or per row.
+//
+// Not yet: reductions over outer axes, other element types, dynamic
 // shapes. Those regions are rejected with an error on the offending op.
 //
 // Links MLIR only (no runtime, no CUDA library).
@@ -41,6 +48,9 @@ struct LaunchConfig {
   unsigned block = 256;
 };
 LaunchConfig launchConfigFor(int64_t numElements);
+/// The launch configuration of a row kernel: one block per row (up to
+/// 65535, then a grid-stride loop over rows), 32 to 256 threads per block.
+LaunchConfig rowLaunchConfigFor(int64_t rows, int64_t rowLength);
 
 struct GeneratedKernel {
   /// The extern "C" entry point.
@@ -54,6 +64,11 @@ struct GeneratedKernel {
   LaunchConfig launch;
   /// "add,tanh,mul".
   std::string opList;
+  /// Row kernels (regions with reductions): `shape` is the shape of the
+  /// rows (the first reduction's operand), `rows` blocks each reduce
+  /// `rowLength` elements. 0 for grid-stride elementwise kernels.
+  int64_t rows = 0;
+  int64_t rowLength = 0;
 };
 
 /// Helper device functions every kernel may call (NaN-propagating max/min,

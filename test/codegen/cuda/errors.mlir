@@ -4,16 +4,57 @@
 // Ops, element types and shapes the generator does not handle are located
 // errors, never crashes; every unsupported region is reported.
 
-// CHECK: error: CUDA codegen: reductions in loop fusions are not supported yet ('tgc.reduce_sum')
-func.func @reduction(%x: tensor<4x17xf32>) -> tensor<4x1xf32> {
-  %0 = tgc.fusion <loop> (%x) : (tensor<4x17xf32>) -> tensor<4x1xf32> {
+// Reductions over the innermost axes become row kernels
+// (reductions.mlir); outer axes are not supported yet.
+// CHECK: error: CUDA codegen: 'tgc.reduce_sum' over axes [0] of 4x17: only reductions over the innermost axes (one row per block) are supported yet
+func.func @outer_reduction(%x: tensor<4x17xf32>) -> tensor<1x17xf32> {
+  %0 = tgc.fusion <loop> (%x) : (tensor<4x17xf32>) -> tensor<1x17xf32> {
   ^bb0(%a: tensor<4x17xf32>):
     %1 = tgc.exp %a : tensor<4x17xf32>
-    // expected-error @+1 {{CUDA codegen: reductions in loop fusions are not supported yet ('tgc.reduce_sum')}}
-    %2 = tgc.reduce_sum %1 {axes = array<i64: 1>, keepdims} : (tensor<4x17xf32>) -> tensor<4x1xf32>
-    tgc.yield %2 : tensor<4x1xf32>
+    // expected-error @+1 {{CUDA codegen: 'tgc.reduce_sum' over axes [0] of 4x17: only reductions over the innermost axes (one row per block) are supported yet}}
+    %2 = tgc.reduce_sum %1 {axes = array<i64: 0>, keepdims} : (tensor<4x17xf32>) -> tensor<1x17xf32>
+    tgc.yield %2 : tensor<1x17xf32>
   }
-  return %0 : tensor<4x1xf32>
+  return %0 : tensor<1x17xf32>
+}
+
+// CHECK: error: CUDA codegen: 'tgc.reduce_max' over axes [1] of 4x17x3: only reductions over the innermost axes
+func.func @middle_reduction(%x: tensor<4x17x3xf32>) -> tensor<4x3xf32> {
+  %0 = tgc.fusion <loop> (%x) : (tensor<4x17x3xf32>) -> tensor<4x3xf32> {
+  ^bb0(%a: tensor<4x17x3xf32>):
+    // expected-error @+1 {{'tgc.reduce_max' over axes [1] of 4x17x3}}
+    %1 = tgc.reduce_max %a {axes = array<i64: 1>} : (tensor<4x17x3xf32>) -> tensor<4x3xf32>
+    tgc.yield %1 : tensor<4x3xf32>
+  }
+  return %0 : tensor<4x3xf32>
+}
+
+// A result that is neither per element nor per row of the reduction.
+// CHECK: error: CUDA codegen: result #1 ('tensor<17xf32>') is neither per element nor per row of the reduction's 4 rows of 17
+func.func @row_and_column(%x: tensor<4x17xf32>, %c: tensor<17xf32>) -> (tensor<4x1xf32>, tensor<17xf32>) {
+  // expected-error @+1 {{result #1 ('tensor<17xf32>') is neither per element nor per row of the reduction's 4 rows of 17}}
+  %0:2 = tgc.fusion <loop> (%x, %c) : (tensor<4x17xf32>, tensor<17xf32>) -> (tensor<4x1xf32>, tensor<17xf32>) {
+  ^bb0(%a: tensor<4x17xf32>, %b: tensor<17xf32>):
+    %1 = tgc.reduce_sum %a {axes = array<i64: 1>, keepdims} : (tensor<4x17xf32>) -> tensor<4x1xf32>
+    %2 = tgc.exp %b : tensor<17xf32>
+    tgc.yield %1, %2 : tensor<4x1xf32>, tensor<17xf32>
+  }
+  return %0#0, %0#1 : tensor<4x1xf32>, tensor<17xf32>
+}
+
+// A reduction's result used along the axes it reduces (transposed back
+// over the row) cannot be computed per row.
+// CHECK: error: CUDA codegen: the result of 'tgc.reduce_sum' is used along the axes it reduces
+func.func @reduced_along_row(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = tgc.fusion <loop> (%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    // expected-error @+1 {{the result of 'tgc.reduce_sum' is used along the axes it reduces}}
+    %1 = tgc.reduce_sum %a {axes = array<i64: 1>, keepdims} : (tensor<4x4xf32>) -> tensor<4x1xf32>
+    %2 = tgc.reshape %1 : tensor<4x1xf32> to tensor<1x4xf32>
+    %3 = tgc.add %a, %2 : (tensor<4x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32>
+    tgc.yield %3 : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
 }
 
 // CHECK: error: CUDA codegen: only f32 is supported, got 'tensor<8xf16>'
