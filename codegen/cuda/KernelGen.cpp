@@ -604,9 +604,13 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
       firstReduction = &op;
   }
   ArrayRef<int64_t> shape = shapeOf(fusion->getResult(0));
+  // Results of an elementwise kernel have the same number of elements
+  // (reshapes of one another); each is computed at its own index.
   if (!firstReduction)
     for (Value result : fusion->getResults())
-      if (shapeOf(result) != shape)
+      if (cast<RankedTensorType>(result.getType()).getNumElements() !=
+          cast<RankedTensorType>(fusion->getResult(0).getType())
+              .getNumElements())
         return fusion.emitError("CUDA codegen: results of different shapes (")
                << fusion->getResult(0).getType() << ", " << result.getType()
                << ") are not supported yet";
@@ -638,7 +642,10 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
   Operation *yield = fusion.getBlock().getTerminator();
   std::string stores;
   for (auto [k, value] : llvm::enumerate(yield->getOperands())) {
-    FailureOr<std::string> v = valueAt(value, outIndex);
+    SmallVector<std::string> index = outIndex;
+    if (shapeOf(value) != shape)
+      index = indexLocals("i", shapeOf(value), "p");
+    FailureOr<std::string> v = valueAt(value, index);
     if (failed(v))
       return failure();
     stores += "    out" + std::to_string(k) + "[i] = " + *v + ";\n";

@@ -60,6 +60,19 @@ DeviceExecutable::create(ExecutableSpec spec) {
     if (p.results[i] < 0 || p.results[i] >= n)
       return absl::InvalidArgumentError(
           absl::StrCat("result ", i, ": no buffer ", p.results[i]));
+  if (!p.resultSpecs.empty()) {
+    if (p.resultSpecs.size() != p.results.size())
+      return absl::InvalidArgumentError(
+          absl::StrCat(p.resultSpecs.size(), " result specs for ",
+                       p.results.size(), " results"));
+    for (size_t i = 0; i < p.results.size(); ++i)
+      if (p.resultSpecs[i].byteSize() >
+          executable->bufferSpec(p.results[i]).byteSize())
+        return absl::InvalidArgumentError(absl::StrCat(
+            "result ", i, ": ", p.resultSpecs[i].describe(),
+            " does not fit buffer ", p.results[i], " (",
+            executable->bufferSpec(p.results[i]).describe(), ")"));
+  }
   return executable;
 }
 
@@ -180,8 +193,10 @@ DeviceExecutable::run(Device &device, const std::vector<HostTensor> &args) {
       return fail(status);
   }
   std::vector<HostTensor> results;
-  for (int b : program.results) {
-    TensorSpec spec = bufferSpec(b);
+  for (size_t r = 0; r < program.results.size(); ++r) {
+    const int b = program.results[r];
+    TensorSpec spec = program.resultSpecs.empty() ? bufferSpec(b)
+                                                  : program.resultSpecs[r];
     auto tensor = HostTensor::allocateUninitialized(spec.dtype, spec.shape);
     if (!tensor.ok())
       return fail(tensor.status());

@@ -58,6 +58,10 @@ struct ExecutableSpec {
   std::vector<Launch> launches;
   /// The buffer each result is copied back from.
   std::vector<int> results;
+  /// Optional, one per result: the dtype and shape it is copied back as (a
+  /// view of the first bytes of its buffer: a reshape, or an intermediate
+  /// buffer shared by values of several shapes). Empty: the buffer's own.
+  std::vector<TensorSpec> resultSpecs;
 };
 
 class DeviceExecutable {

@@ -14,6 +14,9 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "runtime/Npy.h"
 #include "runtime/cuda/Device.h"
+#ifdef TGC_HAVE_CUDA_CODEGEN
+#include "codegen/cuda/Compiler.h"
+#endif
 #include "tools/lib/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -63,8 +66,16 @@ struct Options {
   cl::opt<bool> printPlan{
       "print-plan",
       cl::desc("Print the compiled plan: the partition of the function into "
-               "kernels, one step each, with the ops each covers (cpu "
-               "backend)")};
+               "kernels, one step each, with the ops each covers (cpu and "
+               "cuda backends; the cuda plan is printed even without a GPU)")};
+  cl::opt<bool> compileOnly{
+      "compile-only",
+      cl::desc("Compile for the inputs' shapes (and print the plan with "
+               "--print-plan), do not run; needs no GPU for --backend=cuda")};
+  cl::opt<std::string> cudaArch{
+      "cuda-arch",
+      cl::desc("GPU arch to compile for with --backend=cuda (default: the "
+               "device's, or sm_90 without one)")};
   cl::opt<std::string> pipeline{
       "pipeline",
       cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
@@ -217,23 +228,28 @@ class CpuRunner final : public Runner {
 public:
   CpuRunner(mlir::func::FuncOp func, const Options &opts)
       : func(func), opts(opts) {}
+  Error compile(const std::vector<HostTensor> &args) {
+    if (compiled)
+      return Error::success();
+    std::vector<std::vector<int64_t>> shapes;
+    for (const HostTensor &t : args)
+      shapes.push_back(t.shape());
+    tgc::cpu::CompileOptions compileOptions;
+    compileOptions.numThreads = static_cast<int>(opts.threads);
+    compileOptions.fuse = compileOptions.fuse && opts.pipeline == "tgc-cpu";
+    compileOptions.interOp = opts.interOp > 1;
+    auto result = tgc::cpu::compile(func, shapes, compileOptions);
+    if (!result)
+      return result.takeError();
+    compiled = std::move(*result);
+    if (opts.printPlan)
+      outs() << compiled->executable->describe();
+    return Error::success();
+  }
   Expected<std::vector<HostTensor>>
   run(const std::vector<HostTensor> &args) override {
-    if (!compiled) {
-      std::vector<std::vector<int64_t>> shapes;
-      for (const HostTensor &t : args)
-        shapes.push_back(t.shape());
-      tgc::cpu::CompileOptions compileOptions;
-      compileOptions.numThreads = static_cast<int>(opts.threads);
-      compileOptions.fuse = compileOptions.fuse && opts.pipeline == "tgc-cpu";
-      compileOptions.interOp = opts.interOp > 1;
-      auto result = tgc::cpu::compile(func, shapes, compileOptions);
-      if (!result)
-        return result.takeError();
-      compiled = std::move(*result);
-      if (opts.printPlan)
-        outs() << compiled->executable->describe();
-    }
+    if (Error error = compile(args))
+      return std::move(error);
     tgc::runtime::RunOptions options;
     options.numThreads = static_cast<int>(opts.threads);
     options.interOpThreads = static_cast<int>(opts.interOp);
@@ -252,22 +268,80 @@ private:
   std::optional<tgc::cpu::CompiledFunction> compiled;
 };
 
-/// The CUDA backend: opens the device first, so a machine without a GPU or
-/// driver gets "no CUDA device: <reason>" (and a non-zero exit).
-Expected<std::unique_ptr<Runner>> makeCudaRunner() {
-  auto device = tgc::cuda::openDevice(0);
-  if (!device.ok()) {
-    std::string reason(device.status().message());
-    return makeError(StringRef(reason).starts_with("no CUDA device")
-                         ? reason
-                         : "no CUDA device: " + reason);
+/// The CUDA backend: compiles for the shapes of the first call's arguments
+/// (no GPU needed: the arch is the device's, --cuda-arch or sm_90) and runs
+/// on device 0. Without a GPU or driver, running is "no CUDA device:
+/// <reason>" (and a non-zero exit); --print-plan / --compile-only still
+/// compile and print the plan first.
+class CudaRunner final : public Runner {
+public:
+  CudaRunner(mlir::func::FuncOp func, const Options &opts,
+             std::shared_ptr<tgc::cuda::Device> device, std::string noDevice)
+      : func(func), opts(opts), device(device), noDevice(std::move(noDevice)) {}
+  Error compile(const std::vector<HostTensor> &args) {
+#ifdef TGC_HAVE_CUDA_CODEGEN
+    if (compiled)
+      return Error::success();
+    std::vector<std::vector<int64_t>> shapes;
+    for (const HostTensor &t : args)
+      shapes.push_back(t.shape());
+    tgc::cuda::CompileOptions options;
+    if (!opts.cudaArch.empty())
+      options.arch = opts.cudaArch;
+    else if (device)
+      options.arch = device->arch();
+    options.fuse = opts.pipeline == "tgc-cpu";
+    auto result = tgc::cuda::compile(func, shapes, options);
+    if (!result)
+      return result.takeError();
+    compiled = std::move(*result);
+    if (opts.printPlan)
+      outs() << compiled->describe();
+    return Error::success();
+#else
+    return makeError("this build has no CUDA code generation (configure "
+                     "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
+#endif
   }
-  // runtime/cuda (device, pool, streams, kernel cache, executables) and
-  // codegen/cuda (fusion regions to CUDA C++, NVRTC) exist; compiling a
-  // whole function for them does not yet (docs/cuda-backend.md).
-  return makeError("the cuda backend found " + (*device)->describe() +
-                   " but cannot compile functions yet (see "
-                   "docs/cuda-backend.md)");
+  Expected<std::vector<HostTensor>>
+  run(const std::vector<HostTensor> &args) override {
+    if (!device)
+      return makeError(noDevice);
+#ifdef TGC_HAVE_CUDA_CODEGEN
+    if (Error error = compile(args))
+      return std::move(error);
+    auto results = compiled->executable->run(*device, args);
+    if (!results.ok())
+      return makeError(std::string(results.status().message()));
+    return std::move(*results);
+#else
+    return makeError("this build has no CUDA code generation (configure "
+                     "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
+#endif
+  }
+
+private:
+  mlir::func::FuncOp func;
+  const Options &opts;
+  std::shared_ptr<tgc::cuda::Device> device;
+  std::string noDevice;
+#ifdef TGC_HAVE_CUDA_CODEGEN
+  std::optional<tgc::cuda::CompiledFunction> compiled;
+#endif
+};
+
+Expected<std::unique_ptr<Runner>> makeCudaRunner(mlir::func::FuncOp func,
+                                                 const Options &opts) {
+  auto device = tgc::cuda::openDevice(0);
+  if (device.ok())
+    return std::make_unique<CudaRunner>(func, opts, *device, std::string());
+  std::string reason(device.status().message());
+  if (!StringRef(reason).starts_with("no CUDA device"))
+    reason = "no CUDA device: " + reason;
+  // Without a device, only a compile (--print-plan, --compile-only) goes on.
+  if (!opts.printPlan && !opts.compileOnly)
+    return makeError(reason);
+  return std::make_unique<CudaRunner>(func, opts, nullptr, reason);
 }
 
 Expected<std::unique_ptr<Runner>>
@@ -277,7 +351,7 @@ makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
   if (backend == "cpu")
     return std::make_unique<CpuRunner>(func, opts);
   if (backend == "cuda")
-    return makeCudaRunner();
+    return makeCudaRunner(func, opts);
   return makeError("unknown backend '" + backend +
                    "' (available: cpu, cuda, reference)");
 }
@@ -450,6 +524,19 @@ Error run(const Options &opts) {
   if (!args)
     return args.takeError();
 
+  if (auto *cuda = dynamic_cast<CudaRunner *>(runner->get())) {
+    if (Error error = cuda->compile(*args))
+      return error;
+  } else if (opts.compileOnly) {
+    if (auto *cpu = dynamic_cast<CpuRunner *>(runner->get())) {
+      if (Error error = cpu->compile(*args))
+        return error;
+    } else {
+      return makeError("--compile-only needs --backend=cpu or cuda");
+    }
+  }
+  if (opts.compileOnly)
+    return Error::success();
   auto results = (*runner)->run(*args);
   if (!results)
     return results.takeError();

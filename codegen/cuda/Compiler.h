@@ -1,0 +1,86 @@
+//===- Compiler.h - tgc functions to CUDA device executables ----*- C++ -*-===//
+//
+// Mirrors cpu::compile (codegen/cpu/Compiler.h): the function is cloned and
+// specialized for concrete input shapes, the `tgc-cuda` fusion pipeline runs
+// (cleanup, then tgc-fuse-elementwise; no layout conversion or post-op
+// fusion: contractions have no GPU kernel yet), every loop fusion becomes a
+// generated kernel (KernelGen.h; single elementwise, broadcast, transpose
+// and reduction ops become one-op kernels), NVRTC compiles them for the
+// target arch in one translation unit, and a DeviceExecutable plan (buffers,
+// launches in order, one synchronization per call) is built.
+//
+// Compiling needs no GPU or driver: the arch comes from the options.
+// Ops that no kernel covers (matmul, conv2d, gather, ... and non-f32
+// computation) are compile errors naming the op and its location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_CODEGEN_CUDA_COMPILER_H
+#define TGC_CODEGEN_CUDA_COMPILER_H
+
+#include "codegen/cuda/KernelGen.h"
+#include "codegen/cuda/Nvrtc.h"
+#include "runtime/cuda/Executable.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tgc::cuda {
+
+struct CompileOptions {
+  /// The GPU to compile for ("sm_90": H100/H200). tgc-run passes the arch
+  /// of the device it opened.
+  std::string arch = "sm_90";
+  /// Cubin for exactly `arch` (the default: no driver JIT at load time) or
+  /// PTX for compute_NN (the driver JIT-compiles it for newer GPUs).
+  ImageKind imageKind = ImageKind::Cubin;
+  /// Run tgc-cleanup on the specialized function.
+  bool optimize = true;
+  /// With `optimize`: form loop fusions (tgc-fuse-elementwise); otherwise
+  /// every op is a kernel of its own.
+  bool fuse = true;
+};
+
+/// One kernel launch of the plan.
+struct PlannedLaunch {
+  std::string kernel;
+  /// "row" (one block per row) or "elementwise" (grid-stride).
+  std::string kind;
+  std::string opList;
+  std::string location;
+  LaunchConfig launch;
+  int64_t rows = 0, rowLength = 0, numElements = 0;
+  /// Buffer and type of every operand, then every result.
+  std::vector<std::pair<int, std::string>> operands, results;
+};
+
+struct CompiledFunction {
+  std::shared_ptr<DeviceExecutable> executable;
+  /// The specialized, fused copy of the function.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::string functionName;
+  std::string arch;
+  ImageKind imageKind = ImageKind::Cubin;
+  /// The generated CUDA C++ of every kernel (one translation unit).
+  std::string source;
+  std::vector<PlannedLaunch> launches;
+  /// The plan: kernels with their ops, launch shapes, buffers and sizes.
+  std::string describe() const;
+  std::string planText;
+};
+
+/// Compiles `func` for inputs of exactly `inputShapes` (one per argument).
+/// `func` itself is not modified.
+llvm::Expected<CompiledFunction>
+compile(mlir::func::FuncOp func,
+        const std::vector<std::vector<int64_t>> &inputShapes,
+        const CompileOptions &options = {});
+
+} // namespace tgc::cuda
+
+#endif // TGC_CODEGEN_CUDA_COMPILER_H

@@ -1,0 +1,188 @@
+//===- CompilerTest.cpp - cuda::compile ------------------------------------===//
+//
+// Compiling needs only NVRTC and runs everywhere with the toolkit; running
+// the compiled functions against the reference interpreter needs a GPU and
+// skips ("no CUDA device: ...") without one.
+
+#include "codegen/cuda/Compiler.h"
+#include "codegen/reference/Interpreter.h"
+#include "dialects/TgcDialect.h"
+#include "runtime/cuda/Device.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace tgc;
+using runtime::HostTensor;
+
+namespace {
+constexpr const char *kModule = R"mlir(
+func.func @chain(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?xf32>) {
+  %0 = tgc.add %x, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  %1 = tgc.gelu %0 : tensor<?x8xf32>
+  %2 = tgc.mul %1, %0 : tensor<?x8xf32>
+  %3 = tgc.reshape %2 : tensor<?x8xf32> to tensor<?xf32>
+  return %2, %3 : tensor<?x8xf32>, tensor<?xf32>
+}
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %m = tgc.reduce_max %x {axes = array<i64: 1>, keepdims} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  %d = tgc.sub %x, %m : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %e = tgc.exp %d : tensor<?x?xf32>
+  %s = tgc.reduce_sum %e {axes = array<i64: 1>, keepdims} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  %y = tgc.div %e, %s : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+func.func @layer_norm(%x: tensor<?x?x?xf32>, %g: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?x?xf32> {
+  %eps = tgc.constant dense<1.0e-05> : tensor<f32>
+  %two = tgc.constant dense<2.0> : tensor<f32>
+  %mean = tgc.reduce_mean %x {axes = array<i64: 2>, keepdims} : (tensor<?x?x?xf32>) -> tensor<?x?x1xf32>
+  %d = tgc.sub %x, %mean : (tensor<?x?x?xf32>, tensor<?x?x1xf32>) -> tensor<?x?x?xf32>
+  %sq = tgc.pow %d, %two : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?x?xf32>
+  %var = tgc.reduce_mean %sq {axes = array<i64: 2>, keepdims} : (tensor<?x?x?xf32>) -> tensor<?x?x1xf32>
+  %ve = tgc.add %var, %eps : (tensor<?x?x1xf32>, tensor<f32>) -> tensor<?x?x1xf32>
+  %r = tgc.rsqrt %ve : tensor<?x?x1xf32>
+  %n = tgc.mul %d, %r : (tensor<?x?x?xf32>, tensor<?x?x1xf32>) -> tensor<?x?x?xf32>
+  %s = tgc.mul %n, %g : (tensor<?x?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
+  %y = tgc.add %s, %b : (tensor<?x?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
+  return %y : tensor<?x?x?xf32>
+}
+func.func @per_row(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>) {
+  %a = tgc.abs %x : tensor<?x?xf32>
+  %s = tgc.reduce_sum %a {axes = array<i64: 1>} : (tensor<?x?xf32>) -> tensor<?xf32>
+  %m = tgc.reduce_min %x {axes = array<i64: 1>, keepdims} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  %p = tgc.reduce_prod %x {axes = array<i64: 1>} : (tensor<?x?xf32>) -> tensor<?xf32>
+  return %s, %m, %p : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>
+}
+func.func @dense(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+)mlir";
+
+struct Fixture {
+  Fixture() {
+    context.loadDialect<TgcDialect, mlir::func::FuncDialect>();
+    module = mlir::parseSourceString<mlir::ModuleOp>(kModule, &context);
+    EXPECT_TRUE(module);
+  }
+  mlir::func::FuncOp get(llvm::StringRef name) {
+    return module->lookupSymbol<mlir::func::FuncOp>(name);
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+std::vector<HostTensor> randomInputs(const std::vector<std::vector<int64_t>> &shapes,
+                                     unsigned seed, double scale = 1.0) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-scale, scale);
+  std::vector<HostTensor> inputs;
+  for (const auto &shape : shapes) {
+    auto t = *HostTensor::allocate(runtime::DType::F32, shape);
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setDouble(i, dist(rng));
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+} // namespace
+
+TEST(CudaCompiler, CompilesWithoutAGpu) {
+  Fixture f;
+  auto softmax = cuda::compile(f.get("softmax"), {{33, 1000}});
+  ASSERT_TRUE(static_cast<bool>(softmax)) << llvm::toString(softmax.takeError());
+  ASSERT_EQ(softmax->launches.size(), 1u);
+  EXPECT_EQ(softmax->launches[0].kind, "row");
+  EXPECT_EQ(softmax->launches[0].rows, 33);
+  EXPECT_EQ(softmax->launches[0].rowLength, 1000);
+  EXPECT_EQ(softmax->executable->spec().kernels[0].image.substr(0, 4),
+            "\x7f" "ELF");
+  EXPECT_NE(softmax->describe().find("[reduce_max,sub,exp,reduce_sum,div]"),
+            std::string::npos);
+
+  cuda::CompileOptions ptx;
+  ptx.imageKind = cuda::ImageKind::Ptx;
+  ptx.arch = "sm_80";
+  auto ln = cuda::compile(f.get("layer_norm"), {{2, 3, 17}, {17}, {17}}, ptx);
+  ASSERT_TRUE(static_cast<bool>(ln)) << llvm::toString(ln.takeError());
+  ASSERT_EQ(ln->launches.size(), 1u);
+  EXPECT_NE(ln->executable->spec().kernels[0].image.find(".target sm_80"),
+            std::string::npos);
+
+  auto chain = cuda::compile(f.get("chain"), {{5, 8}, {8}});
+  ASSERT_TRUE(static_cast<bool>(chain)) << llvm::toString(chain.takeError());
+  EXPECT_EQ(chain->launches.size(), 1u);
+  EXPECT_EQ(chain->executable->spec().resultSpecs[1].shape,
+            std::vector<int64_t>{40});
+}
+
+TEST(CudaCompiler, UnsupportedOpsAreLocatedErrors) {
+  Fixture f;
+  auto dense = cuda::compile(f.get("dense"), {{2, 4}, {4, 8}});
+  ASSERT_FALSE(static_cast<bool>(dense));
+  std::string message = llvm::toString(dense.takeError());
+  EXPECT_NE(message.find("tgc.matmul at "), std::string::npos) << message;
+  EXPECT_NE(message.find("is not supported by the cuda backend yet"),
+            std::string::npos)
+      << message;
+  auto wrong = cuda::compile(f.get("softmax"), {{3}});
+  EXPECT_FALSE(static_cast<bool>(wrong));
+  llvm::consumeError(wrong.takeError());
+  cuda::CompileOptions bad;
+  bad.arch = "sm_1";
+  auto arch = cuda::compile(f.get("softmax"), {{3, 4}}, bad);
+  EXPECT_FALSE(static_cast<bool>(arch));
+  llvm::consumeError(arch.takeError());
+}
+
+// Every function at several sizes (rows shorter than a warp, longer than a
+// block, more rows than the grid's 65535 blocks) against the reference.
+TEST(CudaCompiler, MatchesTheReferenceOnTheDevice) {
+  auto device = cuda::openDevice(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  Fixture f;
+  struct Case {
+    const char *function;
+    std::vector<std::vector<int64_t>> shapes;
+    double scale = 1.0;
+  };
+  std::vector<Case> cases = {
+      {"chain", {{5, 8}, {8}}},
+      {"chain", {{100000, 8}, {8}}},
+      {"softmax", {{3, 17}}},
+      {"softmax", {{33, 1000}}},
+      {"softmax", {{8, 4099}}},
+      {"softmax", {{70000, 5}}},
+      {"layer_norm", {{2, 3, 17}, {17}, {17}}},
+      {"layer_norm", {{4, 128, 768}, {768}, {768}}},
+      {"per_row", {{17, 1000}}, 1.0},
+      {"per_row", {{70000, 3}}, 1.0},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.function);
+    cuda::CompileOptions options;
+    options.arch = (*device)->arch();
+    auto compiled = cuda::compile(f.get(c.function), c.shapes, options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    auto inputs = randomInputs(c.shapes, 7, c.scale);
+    auto want = reference::runFunction(f.get(c.function), inputs);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    for (int call = 0; call < 2; ++call) {
+      auto got = compiled->executable->run(**device, inputs);
+      ASSERT_TRUE(got.ok()) << got.status() << "\n" << compiled->describe();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t i = 0; i < got->size(); ++i) {
+        auto close = runtime::allClose((*got)[i], (*want)[i], 1e-4, 1e-5);
+        EXPECT_TRUE(close.ok()) << "result #" << i << ": " << close << "\n"
+                                << compiled->describe();
+      }
+    }
+  }
+}
