@@ -8,6 +8,7 @@
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
+#include "passes/Specialize.h"
 #include "passes/PostOpFusion.h"
 #include "runtime/cpu/Kernels.h"
 
@@ -35,23 +36,6 @@ using runtime::cpu::KernelPtr;
 using runtime::cpu::Shape;
 
 namespace {
-
-std::string locationString(Location loc) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-    return s;
-  }
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationString(name.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return locationString(fused.getLocations().front());
-  loc.print(os);
-  return s;
-}
 
 llvm::Error errorAt(Operation *op, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -713,100 +697,27 @@ void inlineFusions(func::FuncOp func, bool compileLoops) {
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
            bool optimize, bool fuse, bool compileLoops) {
-  MLIRContext *context = func.getContext();
-  DiagnosticCapture diagnostics(context);
-  auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        diagnostics.first.empty() ? message.str() : diagnostics.first);
-  };
-  // The whole module comes along so that calls can be inlined.
-  auto parent = func->getParentOfType<ModuleOp>();
-  OwningOpRef<ModuleOp> module = parent ? cast<ModuleOp>(parent->clone())
-                                        : ModuleOp::create(func.getLoc());
-  if (!parent)
-    module->push_back(cast<func::FuncOp>(func->clone()));
-  auto clone = module->lookupSymbol<func::FuncOp>(func.getName());
-  bool hasCalls = false;
-  clone.walk([&](func::CallOp) { hasCalls = true; });
-  if (hasCalls) {
-    PassManager pm(context);
-    pm.addPass(createInlinerPass());
-    if (failed(pm.run(*module)))
-      return fail("cannot inline the calls of '" + func.getName() + "'");
-    bool callsLeft = false;
-    clone.walk([&](func::CallOp) { callsLeft = true; });
-    if (callsLeft)
-      return fail("'" + func.getName() +
-                  "' has calls that cannot be inlined (recursion?); the CPU "
-                  "backend compiles call-free functions");
-  }
-  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (other != clone)
-      other.erase();
-  clone.setPublic();
-  if (shapes.size() != clone.getNumArguments())
-    return fail("function '" + func.getName() + "' takes " +
-                llvm::Twine(clone.getNumArguments()) + " arguments, got " +
-                llvm::Twine(shapes.size()));
-  SmallVector<Type> argTypes;
-  for (auto [i, arg] : llvm::enumerate(clone.getArguments())) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type)
-      return fail("argument #" + llvm::Twine(i) + " is not a ranked tensor");
-    const std::vector<int64_t> &shape = shapes[i];
-    bool fits = static_cast<int64_t>(shape.size()) == type.getRank();
-    for (size_t d = 0; fits && d < shape.size(); ++d)
-      fits = shape[d] >= 0 && dimsCompatible(type.getDimSize(d), shape[d]);
-    if (!fits)
-      return fail("argument #" + llvm::Twine(i) + ": expected " +
-                  typeString(arg) + ", got shape " + formatShape(shape));
-    auto concrete = RankedTensorType::get(shape, type.getElementType());
-    arg.setType(concrete);
-    argTypes.push_back(concrete);
-  }
-  tgc::inferShapes(*module);
-  // Shape arithmetic (tgc.shape_of and what imported models compute from it)
-  // folds to constants now that shapes are concrete; tgc-infer-shapes then
-  // makes tgc.dynamic_reshape results static and canonicalization turns them
-  // into tgc.reshape. Alternate until none is left.
-  auto hasShapeOps = [&] {
-    bool found = false;
-    clone.walk([&](Operation *op) {
-      found |= isa<ShapeOfOp, DynamicReshapeOp>(op);
-    });
-    return found;
-  };
-  // The function's result types follow the returned values.
-  auto updateSignature = [&] {
-    clone.walk([&](func::ReturnOp ret) {
-      clone.setType(
-          FunctionType::get(context, argTypes, ret->getOperandTypes()));
-    });
-  };
-  updateSignature();
-  for (int round = 0; round < 8 && hasShapeOps(); ++round) {
-    PassManager pm(context);
-    tgc::buildCleanupPipeline(pm);
-    if (failed(pm.run(*module)))
-      return fail("folding the shape computations of '" + func.getName() +
-                  "' failed");
-    tgc::inferShapes(*module);
-    updateSignature();
-  }
-  if (failed(verify(*module)))
-    return fail("the specialized function failed to verify");
+  auto module = tgc::specializeForShapes(func, shapes);
+  if (!module)
+    return module.takeError();
+  auto clone = (*module)->lookupSymbol<func::FuncOp>(func.getName());
   if (optimize) {
-    PassManager pm(context);
+    DiagnosticCapture diagnostics(func.getContext());
+    PassManager pm(func.getContext());
     tgc::buildCpuPipeline(pm, fuse);
-    if (failed(pm.run(*module)))
-      return fail(llvm::Twine("the ") + (fuse ? "tgc-cpu" : "tgc-cpu-unfused") +
-                  " pipeline failed on '" + func.getName() + "'");
+    if (failed(pm.run(**module)))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          diagnostics.first.empty()
+              ? (llvm::Twine("the ") + (fuse ? "tgc-cpu" : "tgc-cpu-unfused") +
+                 " pipeline failed on '" + func.getName() + "'")
+                    .str()
+              : diagnostics.first);
   }
   // Fusion regions this backend does not compile as one kernel run as their
   // bodies, op by op.
   inlineFusions(clone, compileLoops);
-  return module;
+  return std::move(*module);
 }
 
 } // namespace

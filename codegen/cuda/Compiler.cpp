@@ -6,6 +6,7 @@
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
+#include "passes/Specialize.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,22 +27,6 @@ using runtime::HostTensor;
 
 namespace {
 
-std::string locationString(Location loc) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-    return s;
-  }
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationString(name.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return locationString(fused.getLocations().front());
-  loc.print(os);
-  return s;
-}
 
 llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -110,86 +95,21 @@ FusionOp wrapInFusion(Operation *op) {
   return fusion;
 }
 
-/// Clones `func` (with its module, so calls can be inlined), gives every
-/// argument its concrete shape and propagates shapes (as cpu::compile).
+/// `func` specialized for `shapes` (tgc::specializeForShapes), then the
+/// tgc-cuda pipeline.
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
            const cuda::CompileOptions &options) {
   MLIRContext *context = func.getContext();
+  auto specialized = tgc::specializeForShapes(func, shapes);
+  if (!specialized)
+    return specialized.takeError();
+  OwningOpRef<ModuleOp> module = std::move(*specialized);
   DiagnosticCapture diagnostics(context);
   auto fail = [&](const llvm::Twine &message) {
     return makeError(diagnostics.first.empty() ? message.str()
                                                : diagnostics.first);
   };
-  auto parent = func->getParentOfType<ModuleOp>();
-  OwningOpRef<ModuleOp> module = parent ? cast<ModuleOp>(parent->clone())
-                                        : ModuleOp::create(func.getLoc());
-  if (!parent)
-    module->push_back(cast<func::FuncOp>(func->clone()));
-  auto clone = module->lookupSymbol<func::FuncOp>(func.getName());
-  bool hasCalls = false;
-  clone.walk([&](func::CallOp) { hasCalls = true; });
-  if (hasCalls) {
-    PassManager pm(context);
-    pm.addPass(createInlinerPass());
-    if (failed(pm.run(*module)))
-      return fail("cannot inline the calls of '" + func.getName() + "'");
-    bool callsLeft = false;
-    clone.walk([&](func::CallOp) { callsLeft = true; });
-    if (callsLeft)
-      return fail("'" + func.getName() +
-                  "' has calls that cannot be inlined (recursion?)");
-  }
-  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (other != clone)
-      other.erase();
-  clone.setPublic();
-  if (shapes.size() != clone.getNumArguments())
-    return fail("function '" + func.getName() + "' takes " +
-                llvm::Twine(clone.getNumArguments()) + " arguments, got " +
-                llvm::Twine(shapes.size()));
-  SmallVector<Type> argTypes;
-  for (auto [i, arg] : llvm::enumerate(clone.getArguments())) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type)
-      return fail("argument #" + llvm::Twine(i) + " is not a ranked tensor");
-    const std::vector<int64_t> &shape = shapes[i];
-    bool fits = static_cast<int64_t>(shape.size()) == type.getRank();
-    for (size_t d = 0; fits && d < shape.size(); ++d)
-      fits = shape[d] >= 0 && dimsCompatible(type.getDimSize(d), shape[d]);
-    if (!fits)
-      return fail("argument #" + llvm::Twine(i) + ": expected " +
-                  typeString(type) + ", got shape " + formatShape(shape));
-    auto concrete = RankedTensorType::get(shape, type.getElementType());
-    arg.setType(concrete);
-    argTypes.push_back(concrete);
-  }
-  tgc::inferShapes(*module);
-  auto hasShapeOps = [&] {
-    bool found = false;
-    clone.walk([&](Operation *op) {
-      found |= isa<ShapeOfOp, DynamicReshapeOp>(op);
-    });
-    return found;
-  };
-  auto updateSignature = [&] {
-    clone.walk([&](func::ReturnOp ret) {
-      clone.setType(
-          FunctionType::get(context, argTypes, ret->getOperandTypes()));
-    });
-  };
-  updateSignature();
-  for (int round = 0; round < 8 && hasShapeOps(); ++round) {
-    PassManager pm(context);
-    tgc::buildCleanupPipeline(pm);
-    if (failed(pm.run(*module)))
-      return fail("folding the shape computations of '" + func.getName() +
-                  "' failed");
-    tgc::inferShapes(*module);
-    updateSignature();
-  }
-  if (failed(verify(*module)))
-    return fail("the specialized function failed to verify");
   if (options.optimize) {
     // The tgc-cuda pipeline: cleanup and loop fusion. No NHWC layout
     // conversion (a oneDNN preference) and no post-op fusion: contractions
