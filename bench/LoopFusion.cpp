@@ -80,9 +80,9 @@ double streamBandwidth(int threads) {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t i = 0; i < n; ++i)
       b[i] = a[i];
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     best = std::max(best, 2.0 * n * sizeof(float) / seconds / 1e9);
   }
   benchmark::DoNotOptimize(b[n / 2]);
@@ -138,11 +138,14 @@ std::string caseSource(const std::string &pattern,
            " : i64} : (" + t + ", " + vec + ", " + vec + ") -> " + t + "\n";
     } else {
       s += "  %eps = tgc.constant dense<1.0e-05> : tensor<f32>\n";
-      s += "  %mean = tgc.reduce_mean %x " + axes + " : (" + t + ") -> " + k + "\n";
+      s += "  %mean = tgc.reduce_mean %x " + axes + " : (" + t + ") -> " + k +
+           "\n";
       s += "  %d = tgc.sub %x, %mean : (" + t + ", " + k + ") -> " + t + "\n";
       s += "  %sq = tgc.mul %d, %d : " + t + "\n";
-      s += "  %var = tgc.reduce_mean %sq " + axes + " : (" + t + ") -> " + k + "\n";
-      s += "  %ve = tgc.add %var, %eps : (" + k + ", tensor<f32>) -> " + k + "\n";
+      s += "  %var = tgc.reduce_mean %sq " + axes + " : (" + t + ") -> " + k +
+           "\n";
+      s += "  %ve = tgc.add %var, %eps : (" + k + ", tensor<f32>) -> " + k +
+           "\n";
       s += "  %r = tgc.rsqrt %ve : " + k + "\n";
       s += "  %n = tgc.mul %d, %r : (" + t + ", " + k + ") -> " + t + "\n";
       s += "  %sc = tgc.mul %n, %g : (" + t + ", " + vec + ") -> " + t + "\n";
@@ -218,7 +221,8 @@ struct Case {
     runtime::KernelContext kc;
     kc.numThreads = threads;
     for (size_t s = 0; s < plan.steps.size(); ++s) {
-      absl::Status status = plan.steps[s].kernel->run(kc, inputs[s], outputs[s]);
+      absl::Status status =
+          plan.steps[s].kernel->run(kc, inputs[s], outputs[s]);
       if (!status.ok())
         fail("kernel: " + status.ToString());
     }
@@ -259,7 +263,8 @@ std::unique_ptr<Case> makeCase(const std::string &pattern,
   const runtime::Executable &plan = *c->compiled.executable;
   for (int64_t id : plan.outputs) {
     const runtime::ValueInfo &info = plan.values[static_cast<size_t>(id)];
-    HostTensor t = check(HostTensor::allocate(info.dtype, info.shape), "allocate");
+    HostTensor t =
+        check(HostTensor::allocate(info.dtype, info.shape), "allocate");
     c->bytes += static_cast<double>(t.byteSize());
     c->results.push_back(std::move(t));
   }
@@ -271,9 +276,9 @@ std::unique_ptr<Case> makeCase(const std::string &pattern,
     std::vector<HostTensor> v;
     for (int64_t id : ids) {
       const runtime::ValueInfo &info = plan.values[static_cast<size_t>(id)];
-      v.push_back(check(HostTensor::borrow(info.dtype, info.shape,
-                                           c->pointer(id)),
-                        "borrow"));
+      v.push_back(
+          check(HostTensor::borrow(info.dtype, info.shape, c->pointer(id)),
+                "borrow"));
     }
     return v;
   };
@@ -299,9 +304,8 @@ void BM_Kernel(benchmark::State &state, std::string pattern,
   (void)perCall;
   state.counters["BW_GBps"] = benchmark::Counter(
       c->bytes, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["BW_GBps"] =
-      benchmark::Counter(c->bytes / 1e9,
-                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["BW_GBps"] = benchmark::Counter(
+      c->bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["stream_GBps"] = streamBandwidth(threads);
   state.counters["kernels"] =
       static_cast<double>(c->compiled.executable->steps.size());

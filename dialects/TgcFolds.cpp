@@ -112,9 +112,9 @@ Attribute toElementAttr(Type elementType, Scalar s) {
   bool isUnsigned = it.isUnsigned();
   int64_t v = s.isFloat ? scalar::floatToInt(s.f, bits, isUnsigned)
                         : scalar::wrapInt(s.i, bits, isUnsigned);
-  return IntegerAttr::get(
-      it, APInt(bits, static_cast<uint64_t>(v),
-                /*isSigned=*/bits > 1 && !isUnsigned, /*implicitTrunc=*/true));
+  return IntegerAttr::get(it, APInt(bits, static_cast<uint64_t>(v),
+                                    /*isSigned=*/bits > 1 && !isUnsigned,
+                                    /*implicitTrunc=*/true));
 }
 
 Attribute writeElements(RankedTensorType type, const Elements &elements) {
@@ -953,9 +953,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
       SmallVector<int64_t> base(type.getRank()), stride(type.getRank());
       for (int64_t d = 0; d < type.getRank(); ++d) {
         int64_t step = steps ? (*steps)[d] : 1;
-        base[d] = inShape[d] > 0
-                      ? sliceStart(inShape[d], getStarts()[d], step)
-                      : 0;
+        base[d] =
+            inShape[d] > 0 ? sliceStart(inShape[d], getStarts()[d], step) : 0;
         stride[d] = step;
       }
       SmallVector<Attribute> values(dense.getValues<Attribute>());

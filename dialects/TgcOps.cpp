@@ -10,8 +10,8 @@
 #include "dialects/TgcOps.h"
 #include "dialects/ShapeUtils.h"
 
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -722,8 +722,8 @@ LogicalResult ShapeOfOp::inferReturnTypes(MLIRContext *context,
   auto input = infer.ranked(adaptor.getInput(), "input");
   if (failed(input))
     return failure();
-  inferred.push_back(RankedTensorType::get({input->getRank()},
-                                           IntegerType::get(context, 64)));
+  inferred.push_back(
+      RankedTensorType::get({input->getRank()}, IntegerType::get(context, 64)));
   return success();
 }
 
@@ -967,10 +967,9 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 /// The checks shared by the scatters: the updates' element type and the
 /// reduction's need for numbers.
 template <typename OpT>
-static LogicalResult verifyScatterCommon(const Inference<OpT> &infer,
-                                         RankedTensorType data,
-                                         RankedTensorType updates,
-                                         ScatterReduction reduction) {
+static LogicalResult
+verifyScatterCommon(const Inference<OpT> &infer, RankedTensorType data,
+                    RankedTensorType updates, ScatterReduction reduction) {
   if (failed(infer.sameElementType(data, updates, "data", "updates")))
     return failure();
   if (reduction != ScatterReduction::none &&
@@ -981,9 +980,10 @@ static LogicalResult verifyScatterCommon(const Inference<OpT> &infer,
   return success();
 }
 
-LogicalResult ScatterElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                    Adaptor adaptor,
+                                    SmallVectorImpl<Type> &inferred) {
   Inference<ScatterElementsOp> infer{loc};
   auto data = infer.ranked(adaptor.getData(), "data");
   auto indices = infer.ranked(adaptor.getIndices(), "indices");
@@ -1010,8 +1010,8 @@ LogicalResult ScatterElementsOp::inferReturnTypes(
       return infer.fail("indices dim ", d, " (", i, ") exceeds data dim ", d,
                         " (", n, ")");
   }
-  if (failed(verifyScatterCommon(infer, *data, *updates,
-                                 adaptor.getReduction())))
+  if (failed(
+          verifyScatterCommon(infer, *data, *updates, adaptor.getReduction())))
     return failure();
   inferred.push_back(*data);
   return success();
@@ -1044,8 +1044,8 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
     return infer.fail("updates ", shapeOf(*updates), " must have shape ",
                       formatShape(expected),
                       " (indices.shape[:-1] + data.shape[k:])");
-  if (failed(verifyScatterCommon(infer, *data, *updates,
-                                 adaptor.getReduction())))
+  if (failed(
+          verifyScatterCommon(infer, *data, *updates, adaptor.getReduction())))
     return failure();
   inferred.push_back(*data);
   return success();
@@ -1076,7 +1076,8 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape(input->getShape());
   shape[axis] = k;
   inferred.push_back(RankedTensorType::get(shape, input->getElementType()));
-  inferred.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  inferred.push_back(
+      RankedTensorType::get(shape, IntegerType::get(context, 64)));
   return success();
 }
 

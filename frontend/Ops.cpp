@@ -594,7 +594,8 @@ Tensor tgc::dynamicReshape(const Tensor &x, const Tensor &shape,
     return rec.poison();
   if (shape.rank() != 1 || !shape.dim(0))
     return rec.fail("the new shape must be a 1-D tensor of static length, "
-                    "not " + shapeText(shape));
+                    "not " +
+                    shapeText(shape));
   if (hint.empty())
     return rec.infer<DynamicReshapeOp>(x.value(), shape.value(), copyZeros);
   if (static_cast<int64_t>(hint.size()) != *shape.dim(0))
@@ -604,13 +605,12 @@ Tensor tgc::dynamicReshape(const Tensor &x, const Tensor &shape,
   SmallVector<int64_t> dims;
   for (int64_t d : hint) {
     if (d < 0 && d != kDynamic)
-      return rec.fail("the shape hint " + listOf(hint) +
-                      " has invalid dim " + llvm::Twine(d));
+      return rec.fail("the shape hint " + listOf(hint) + " has invalid dim " +
+                      llvm::Twine(d));
     dims.push_back(d == kDynamic ? ShapedType::kDynamic : d);
   }
   auto type = RankedTensorType::get(dims, x.type().getElementType());
-  return rec.build<DynamicReshapeOp>(type, x.value(), shape.value(),
-                                    copyZeros);
+  return rec.build<DynamicReshapeOp>(type, x.value(), shape.value(), copyZeros);
 }
 
 Tensor tgc::transpose(const Tensor &x, std::vector<int64_t> perm,
@@ -705,8 +705,8 @@ Tensor tgc::gather(const Tensor &data, const Tensor &indices, int64_t axis,
 }
 
 /// The scatter reduction named `name`; records an error when unknown.
-static std::optional<ScatterReduction>
-scatterReduction(OpRecorder &rec, std::string_view name) {
+static std::optional<ScatterReduction> scatterReduction(OpRecorder &rec,
+                                                        std::string_view name) {
   auto r = symbolizeScatterReduction(llvm::StringRef(name.data(), name.size()));
   if (!r)
     rec.fail("unknown reduction '" + llvm::StringRef(name.data(), name.size()) +
@@ -729,10 +729,9 @@ Tensor tgc::scatterElements(const Tensor &data, const Tensor &indices,
   auto r = scatterReduction(rec, reduction);
   if (!r)
     return rec.poison();
-  return rec.infer<ScatterElementsOp>(
-      data.value(), indices.value(), updates.value(),
-      static_cast<uint64_t>(*normalized),
-      *r);
+  return rec.infer<ScatterElementsOp>(data.value(), indices.value(),
+                                      updates.value(),
+                                      static_cast<uint64_t>(*normalized), *r);
 }
 
 Tensor tgc::scatterND(const Tensor &data, const Tensor &indices,

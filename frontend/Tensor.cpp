@@ -257,8 +257,8 @@ std::vector<Tensor> OpRecorder::finishInferredResults(Operation *op,
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);
   if (failed(verify(op)))
-    return std::vector<Tensor>(
-        n, discard(op, errorsBefore, "failed to verify"));
+    return std::vector<Tensor>(n,
+                               discard(op, errorsBefore, "failed to verify"));
   std::vector<Tensor> results;
   for (Value result : op->getResults())
     results.push_back(TensorAccess::make(result, trace->id));

@@ -211,8 +211,7 @@ Operation *clonePermuted(PatternRewriter &rewriter, Operation *op,
   if (perm.empty())
     return clone;
   for (OpResult result : clone->getResults())
-    result.setType(
-        permuteType(cast<RankedTensorType>(result.getType()), perm));
+    result.setType(permuteType(cast<RankedTensorType>(result.getType()), perm));
   return clone;
 }
 
@@ -280,8 +279,7 @@ struct SinkThroughElementwise : RewritePattern {
       return failure();
     SmallVector<Value> operands;
     for (auto [operand, kind] : llvm::zip(op->getOperands(), kinds))
-      operands.push_back(
-          materialize(rewriter, op, operand, toNHWC(), 4, kind));
+      operands.push_back(materialize(rewriter, op, operand, toNHWC(), 4, kind));
     Operation *clone = clonePermuted(rewriter, op, operands, toNHWC());
     rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType,
                                              clone->getResult(0), toNCHW());
@@ -438,13 +436,12 @@ struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
       return failure();
     SmallVector<Value> operands;
     for (auto [operand, kind] : llvm::zip(op.getInputs(), kinds))
-      operands.push_back(
-          materialize(rewriter, op, operand, toNHWC(), 4, kind));
+      operands.push_back(materialize(rewriter, op, operand, toNHWC(), 4, kind));
     auto concat =
         cast<ConcatOp>(clonePermuted(rewriter, op, operands, toNHWC()));
     concat.setAxis(kToNCHW[op.getAxis()]);
-    rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType,
-                                             concat.getResult(), toNCHW());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType, concat.getResult(),
+                                             toNCHW());
     return success();
   }
 };
@@ -536,9 +533,8 @@ struct TgcConvertLayoutPass
   using Base::Base;
   void runOnOperation() override {
     if (target != "nhwc") {
-      getOperation()->emitError()
-          << "tgc-convert-layout: unsupported target '" << target
-          << "' (expected nhwc)";
+      getOperation()->emitError() << "tgc-convert-layout: unsupported target '"
+                                  << target << "' (expected nhwc)";
       return signalPassFailure();
     }
     if (failed(convertLayoutToNHWC(getOperation())))
@@ -550,8 +546,8 @@ struct TgcConvertLayoutPass
 
 void tgc::populateConvertLayoutPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ConvertConv2DToNHWC, SinkThroughElementwise,
-               SinkThroughLayoutOp, SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
+  patterns.add<ConvertConv2DToNHWC, SinkThroughElementwise, SinkThroughLayoutOp,
+               SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceMeanOp>,
                SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMinOp>,
                SinkThroughReduce<ReduceProdOp>, SinkThroughConcat,
                HoistThroughElementwise, HoistThroughLayoutOp>(context);

@@ -34,8 +34,8 @@ std::optional<std::vector<double>> readFloats(Value value) {
     return std::nullopt;
   size_t count = static_cast<size_t>(attr.getNumElements());
   if (attr.isSplat())
-    return std::vector<double>(
-        count, attr.getSplatValue<APFloat>().convertToDouble());
+    return std::vector<double>(count,
+                               attr.getSplatValue<APFloat>().convertToDouble());
   std::vector<double> out;
   out.reserve(count);
   if (attr.getElementType().isF32()) {
@@ -126,7 +126,8 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
     }
     if (!def || !isa<Conv2DOp, MatmulOp>(def) || !isFusableContraction(def) ||
         !def->getResult(0).hasOneUse() || def->getResult(0).getType() != type)
-      return rewriter.notifyMatchFailure(bn, "not after a single-use contraction");
+      return rewriter.notifyMatchFailure(bn,
+                                         "not after a single-use contraction");
     int64_t channelDim = contractionChannelDim(def);
     if (static_cast<int64_t>(bn.getAxis()) != channelDim ||
         type.isDynamicDim(channelDim))
@@ -186,7 +187,8 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
     Value newWeights =
         ConstantOp::create(rewriter, loc, makeFloats(weightType, *w));
     auto biasType = RankedTensorType::get({channels}, type.getElementType());
-    Value newBias = ConstantOp::create(rewriter, loc, makeFloats(biasType, bias));
+    Value newBias =
+        ConstantOp::create(rewriter, loc, makeFloats(biasType, bias));
     Operation *contraction = rewriter.clone(*def);
     Value result;
     if (isa<Conv2DOp>(def)) {

@@ -94,7 +94,8 @@ public:
       for (Value operand : op.getOperands())
         if (Operation *def = operand.getDefiningOp()) {
           auto it = groupOf.find(def);
-          if (it != groupOf.end() && !llvm::is_contained(candidates, it->second))
+          if (it != groupOf.end() &&
+              !llvm::is_contained(candidates, it->second))
             candidates.push_back(it->second);
         }
       SmallVector<Operation *> current{&op};

@@ -74,26 +74,22 @@ constexpr double kGeluKappa = 0.044715;
 // Spelled-out GELU (tanh form) as PyTorch exports it to ONNX:
 // 0.5 * (x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * (x * (x * x)))))).
 constexpr PatternNode kGeluTanhCube[] = {
-    {"tgc.mul", in(), in()},                    // 0: x * x
-    {"tgc.mul", in(), node(0)},                 // 1: x^3
-    {"tgc.mul", node(1), cst(kGeluKappa)},      // 2
-    {"tgc.add", in(), node(2)},                 // 3
-    {"tgc.mul", node(3), cst(kSqrt2OverPi)},    // 4
-    {"tgc.tanh", node(4), none()},              // 5
-    {"tgc.add", node(5), cst(1)},               // 6
-    {"tgc.mul", in(), node(6)},                 // 7
-    {"tgc.mul", node(7), cst(0.5)},             // 8
+    {"tgc.mul", in(), in()},                 // 0: x * x
+    {"tgc.mul", in(), node(0)},              // 1: x^3
+    {"tgc.mul", node(1), cst(kGeluKappa)},   // 2
+    {"tgc.add", in(), node(2)},              // 3
+    {"tgc.mul", node(3), cst(kSqrt2OverPi)}, // 4
+    {"tgc.tanh", node(4), none()},           // 5
+    {"tgc.add", node(5), cst(1)},            // 6
+    {"tgc.mul", in(), node(6)},              // 7
+    {"tgc.mul", node(7), cst(0.5)},          // 8
 };
 // The same with x^3 as pow(x, 3).
 constexpr PatternNode kGeluTanhPow[] = {
-    {"tgc.pow", in(), cst(3)},
-    {"tgc.mul", node(0), cst(kGeluKappa)},
-    {"tgc.add", in(), node(1)},
-    {"tgc.mul", node(2), cst(kSqrt2OverPi)},
-    {"tgc.tanh", node(3), none()},
-    {"tgc.add", node(4), cst(1)},
-    {"tgc.mul", in(), node(5)},
-    {"tgc.mul", node(6), cst(0.5)},
+    {"tgc.pow", in(), cst(3)},     {"tgc.mul", node(0), cst(kGeluKappa)},
+    {"tgc.add", in(), node(1)},    {"tgc.mul", node(2), cst(kSqrt2OverPi)},
+    {"tgc.tanh", node(3), none()}, {"tgc.add", node(4), cst(1)},
+    {"tgc.mul", in(), node(5)},    {"tgc.mul", node(6), cst(0.5)},
 };
 // (0.5 * x) * (1 + tanh(...)), the order of Python's `0.5 * x * (...)`.
 constexpr PatternNode kGeluTanhCubeHalfFirst[] = {
@@ -108,49 +104,37 @@ constexpr PatternNode kGeluTanhCubeHalfFirst[] = {
     {"tgc.mul", node(7), node(6)},
 };
 constexpr PatternNode kGeluTanhPowHalfFirst[] = {
-    {"tgc.pow", in(), cst(3)},
-    {"tgc.mul", node(0), cst(kGeluKappa)},
-    {"tgc.add", in(), node(1)},
-    {"tgc.mul", node(2), cst(kSqrt2OverPi)},
-    {"tgc.tanh", node(3), none()},
-    {"tgc.add", node(4), cst(1)},
-    {"tgc.mul", in(), cst(0.5)},
-    {"tgc.mul", node(6), node(5)},
+    {"tgc.pow", in(), cst(3)},     {"tgc.mul", node(0), cst(kGeluKappa)},
+    {"tgc.add", in(), node(1)},    {"tgc.mul", node(2), cst(kSqrt2OverPi)},
+    {"tgc.tanh", node(3), none()}, {"tgc.add", node(4), cst(1)},
+    {"tgc.mul", in(), cst(0.5)},   {"tgc.mul", node(6), node(5)},
 };
 // Spelled-out GELU (erf form) as PyTorch exports it to ONNX:
 // (x * (1 + erf(x / sqrt(2)))) * 0.5.
 constexpr PatternNode kGeluErfDiv[] = {
-    {"tgc.div", in(), cst(kSqrt2)},
-    {"tgc.erf", node(0), none()},
-    {"tgc.add", node(1), cst(1)},
-    {"tgc.mul", in(), node(2)},
+    {"tgc.div", in(), cst(kSqrt2)}, {"tgc.erf", node(0), none()},
+    {"tgc.add", node(1), cst(1)},   {"tgc.mul", in(), node(2)},
     {"tgc.mul", node(3), cst(0.5)},
 };
 constexpr PatternNode kGeluErfMul[] = {
-    {"tgc.mul", in(), cst(kSqrtHalf)},
-    {"tgc.erf", node(0), none()},
-    {"tgc.add", node(1), cst(1)},
-    {"tgc.mul", in(), node(2)},
+    {"tgc.mul", in(), cst(kSqrtHalf)}, {"tgc.erf", node(0), none()},
+    {"tgc.add", node(1), cst(1)},      {"tgc.mul", in(), node(2)},
     {"tgc.mul", node(3), cst(0.5)},
 };
 constexpr PatternNode kGeluErfDivHalfFirst[] = {
-    {"tgc.div", in(), cst(kSqrt2)},
-    {"tgc.erf", node(0), none()},
-    {"tgc.add", node(1), cst(1)},
-    {"tgc.mul", in(), cst(0.5)},
+    {"tgc.div", in(), cst(kSqrt2)}, {"tgc.erf", node(0), none()},
+    {"tgc.add", node(1), cst(1)},   {"tgc.mul", in(), cst(0.5)},
     {"tgc.mul", node(3), node(2)},
 };
 constexpr PatternNode kGeluErfMulHalfFirst[] = {
-    {"tgc.mul", in(), cst(kSqrtHalf)},
-    {"tgc.erf", node(0), none()},
-    {"tgc.add", node(1), cst(1)},
-    {"tgc.mul", in(), cst(0.5)},
+    {"tgc.mul", in(), cst(kSqrtHalf)}, {"tgc.erf", node(0), none()},
+    {"tgc.add", node(1), cst(1)},      {"tgc.mul", in(), cst(0.5)},
     {"tgc.mul", node(3), node(2)},
 };
 // x * tanh(log(1 + e^x)) (the ONNX importer's Mish).
 constexpr PatternNode kMish[] = {
-    {"tgc.exp", in(), none()},          {"tgc.add", node(0), cst(1)},
-    {"tgc.log", node(1), none()},       {"tgc.tanh", node(2), none()},
+    {"tgc.exp", in(), none()},    {"tgc.add", node(0), cst(1)},
+    {"tgc.log", node(1), none()}, {"tgc.tanh", node(2), none()},
     {"tgc.mul", in(), node(3)},
 };
 // x * clamp(x / 6 + 0.5, 0, 1) (ONNX HardSwish as imported).
@@ -213,9 +197,11 @@ const PostOpPattern kPostOpTable[] = {
      "eltwise_gelu_tanh", K::GeluTanh, kGeluTanhCube},
     {"gelu_tanh", "(0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x*x*x)))",
      "eltwise_gelu_tanh", K::GeluTanh, kGeluTanhCubeHalfFirst},
-    {"gelu_tanh", "0.5 * (x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))))",
+    {"gelu_tanh",
+     "0.5 * (x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))))",
      "eltwise_gelu_tanh", K::GeluTanh, kGeluTanhPow},
-    {"gelu_tanh", "(0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3))))",
+    {"gelu_tanh",
+     "(0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3))))",
      "eltwise_gelu_tanh", K::GeluTanh, kGeluTanhPowHalfFirst},
     {"gelu_erf", "(x * (1 + erf(x / sqrt(2)))) * 0.5", "eltwise_gelu_erf",
      K::GeluErf, kGeluErfDiv},
@@ -288,8 +274,7 @@ bool tgc::isFusableContraction(Operation *op) {
 int64_t tgc::contractionChannelDim(Operation *contraction) {
   if (auto conv = dyn_cast<Conv2DOp>(contraction))
     return conv.getLayout() == Layout::NHWC ? 3 : 1;
-  return cast<RankedTensorType>(contraction->getResult(0).getType())
-             .getRank() -
+  return cast<RankedTensorType>(contraction->getResult(0).getType()).getRank() -
          1;
 }
 
@@ -398,8 +383,7 @@ private:
     }
     case PatternRef::Channel:
     case PatternRef::Full: {
-      if (value == input ||
-          llvm::any_of(b.nodes, [&](Operation *op) {
+      if (value == input || llvm::any_of(b.nodes, [&](Operation *op) {
             return op && op->getResult(0) == value;
           }))
         return false;
@@ -425,11 +409,10 @@ private:
       return finish(b);
     const PatternNode &pattern = entry.nodes[at];
     // Candidates are users of the first operand that is already bound.
-    const PatternRef &anchor =
-        (pattern.lhs.kind == PatternRef::Input ||
-         pattern.lhs.kind == PatternRef::Node)
-            ? pattern.lhs
-            : pattern.rhs;
+    const PatternRef &anchor = (pattern.lhs.kind == PatternRef::Input ||
+                                pattern.lhs.kind == PatternRef::Node)
+                                   ? pattern.lhs
+                                   : pattern.rhs;
     Value from = anchor.kind == PatternRef::Input
                      ? input
                      : b.nodes[anchor.node]->getResult(0);
@@ -488,8 +471,9 @@ private:
     m.operand = b.operand;
     m.operandClass = b.operandClass;
     m.ops.assign(b.nodes.begin(), b.nodes.end());
-    llvm::sort(m.ops,
-               [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    llvm::sort(m.ops, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
     // The entry's result must come last.
     if (m.ops.back() != b.nodes.back())
       return false;
@@ -653,8 +637,8 @@ struct FusePostOps : RewritePattern {
       if (p.operand)
         inputs.push_back(p.operand);
     }
-    llvm::sort(ops,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     Operation *last = ops.back();
     Value result = chain.result();
     if (last->getResult(0) != result)
@@ -664,10 +648,9 @@ struct FusePostOps : RewritePattern {
     for (Operation *o : ops)
       locs.push_back(o->getLoc());
     rewriter.setInsertionPoint(last);
-    auto fusion =
-        FusionOp::create(rewriter, rewriter.getFusedLoc(locs),
-                         TypeRange{result.getType()}, FusionKind::contraction,
-                         inputs);
+    auto fusion = FusionOp::create(rewriter, rewriter.getFusedLoc(locs),
+                                   TypeRange{result.getType()},
+                                   FusionKind::contraction, inputs);
     Block *body = rewriter.createBlock(&fusion.getBody());
     IRMapping mapping;
     for (Value v : inputs)
@@ -701,8 +684,7 @@ struct FusePostOps : RewritePattern {
   }
 };
 
-struct TgcFusePostOpsPass
-    : tgc::impl::TgcFusePostOpsBase<TgcFusePostOpsPass> {
+struct TgcFusePostOpsPass : tgc::impl::TgcFusePostOpsBase<TgcFusePostOpsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateFusePostOpsPatterns(patterns);

@@ -36,8 +36,8 @@ enum class DType : uint8_t {
 
 /// Every DType, in declaration order (handy for tests and loops).
 inline constexpr DType kAllDTypes[] = {
-    DType::F32, DType::F16, DType::BF16, DType::F64,  DType::I1,
-    DType::I8,  DType::I32, DType::I64,  DType::I16,  DType::UI8,
+    DType::F32,  DType::F16,  DType::BF16, DType::F64, DType::I1,
+    DType::I8,   DType::I32,  DType::I64,  DType::I16, DType::UI8,
     DType::UI16, DType::UI32, DType::UI64};
 
 /// Bytes per element (I1 takes one byte).

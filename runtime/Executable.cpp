@@ -715,7 +715,8 @@ absl::Status Executable::verify() const {
     if (info.layout.empty())
       continue;
     if (info.storage.kind != ValueStorage::Kind::Arena)
-      return error("value ", v, " in layout ", info.layout, " is not an arena value");
+      return error("value ", v, " in layout ", info.layout,
+                   " is not an arena value");
     if (info.layoutBytes < 0)
       return error("value ", v, " has negative layout size ", info.layoutBytes);
   }

@@ -356,8 +356,7 @@ void HostTensor::setDouble(int64_t i, double v) {
                            std::numeric_limits<int64_t>::max()));
   case DType::I16:
     return store<int16_t>(
-        dataPtr, i,
-        static_cast<int16_t>(saturatingTruncate(v, -32768, 32767)));
+        dataPtr, i, static_cast<int16_t>(saturatingTruncate(v, -32768, 32767)));
   case DType::UI8:
     return store<uint8_t>(dataPtr, i,
                           static_cast<uint8_t>(saturateUnsigned(

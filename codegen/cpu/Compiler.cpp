@@ -8,14 +8,14 @@
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
-#include "passes/Specialize.h"
 #include "passes/PostOpFusion.h"
+#include "passes/Specialize.h"
 #include "runtime/cpu/Kernels.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -23,8 +23,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <system_error>
 
@@ -79,10 +79,9 @@ public:
     if (!results)
       return absl::InvalidArgumentError(llvm::toString(results.takeError()));
     if (results->size() != outputs.size())
-      return absl::InternalError("reference produced " +
-                                 std::to_string(results->size()) +
-                                 " results for " +
-                                 std::to_string(outputs.size()) + " outputs");
+      return absl::InternalError(
+          "reference produced " + std::to_string(results->size()) +
+          " results for " + std::to_string(outputs.size()) + " outputs");
     for (auto [result, out] : llvm::zip(*results, outputs)) {
       if (result.dtype() != out.dtype() || result.shape() != out.shape())
         return absl::InternalError("reference result " + result.describe() +
@@ -525,10 +524,10 @@ absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
   const cpu::ActivationLayout *in =
       layouts.input ? layouts.input
                     : (fused.inputLayout ? &*fused.inputLayout : nullptr);
-  fused.description += " [" + (in ? in->name : std::string("nhwc")) + " -> " +
-                       (fused.resultLayout ? fused.resultLayout->name
-                                           : std::string("nhwc")) +
-                       "]";
+  fused.description +=
+      " [" + (in ? in->name : std::string("nhwc")) + " -> " +
+      (fused.resultLayout ? fused.resultLayout->name : std::string("nhwc")) +
+      "]";
   return true;
 }
 
@@ -556,8 +555,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
   Value result = contraction->getResult(0);
   int64_t channelDim = contractionChannelDim(contraction);
   int64_t channels = shapeOf(result)[channelDim];
-  bool hasBias = isa<Conv2DOp>(contraction) &&
-                 cast<Conv2DOp>(contraction).getBias();
+  bool hasBias =
+      isa<Conv2DOp>(contraction) && cast<Conv2DOp>(contraction).getBias();
   if (hasBias)
     fused.description += " + bias";
 
@@ -592,9 +591,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
       prev.alpha *= post.alpha;
     } else if (!(linear && post.alpha == 1 && post.beta == 0)) {
       postOps.push_back(post);
-      postOpInputs.push_back(matched.operand
-                                 ? static_cast<int>(fused.inputs.size())
-                                 : -1);
+      postOpInputs.push_back(
+          matched.operand ? static_cast<int>(fused.inputs.size()) : -1);
     }
     if (matched.operand)
       fused.inputs.push_back({outer(matched.operand), std::nullopt});
@@ -681,12 +679,14 @@ void inlineFusions(func::FuncOp func, bool compileLoops) {
     OpBuilder builder(fusion);
     IRMapping mapping;
     Block &block = fusion.getBlock();
-    for (auto [arg, input] : llvm::zip(block.getArguments(), fusion.getInputs()))
+    for (auto [arg, input] :
+         llvm::zip(block.getArguments(), fusion.getInputs()))
       mapping.map(arg, input);
     for (Operation &op : block.without_terminator())
       builder.clone(op, mapping);
     auto yield = cast<YieldOp>(block.getTerminator());
-    for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
+    for (auto [result, value] :
+         llvm::zip(fusion.getResults(), yield.getValues()))
       result.replaceAllUsesWith(mapping.lookupOrDefault(value));
     fusion.erase();
   }
@@ -843,8 +843,8 @@ cpu::compile(func::FuncOp func,
   // The id of `v` in plain layout: a value in a blocked layout gets one
   // reorder step (before its first plain use) whose result serves every
   // plain use.
-  auto plainId = [&](Value v, const std::string &forWhat)
-      -> llvm::Expected<int64_t> {
+  auto plainId = [&](Value v,
+                     const std::string &forWhat) -> llvm::Expected<int64_t> {
     const runtime::cpu::ActivationLayout *layout = layoutOf(v);
     if (!layout)
       return ids.lookup(v);
@@ -995,14 +995,12 @@ cpu::compile(func::FuncOp func,
       return errorAt(conv, std::string(blocked.status().message()));
     if (!*blocked)
       return false;
-    if (auto error = emitFused(fused, conv,
-                               fused.description + " at " +
-                                   locationString(conv.getLoc()),
-                               where))
+    if (auto error = emitFused(
+            fused, conv,
+            fused.description + " at " + locationString(conv.getLoc()), where))
       return std::move(error);
     return true;
   };
-
 
   for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
     auto id = addValue(
@@ -1069,8 +1067,8 @@ cpu::compile(func::FuncOp func,
         step.inputs.push_back(*in);
       }
       for (Value result : op.getResults()) {
-        auto id = addValue(result, {runtime::ValueStorage::Kind::Arena},
-                           step.op);
+        auto id =
+            addValue(result, {runtime::ValueStorage::Kind::Arena}, step.op);
         if (!id)
           return id.takeError();
         step.outputs.push_back(*id);

@@ -141,7 +141,8 @@ std::optional<cpu::RowSplit> cpu::analyzeRowSplit(FusionOp fusion) {
       row = rowShaped(result);
       for (Value operand : op.getOperands()) {
         auto t = cast<RankedTensorType>(operand.getType());
-        bool aligned = row && t.getRank() == type.getRank() && rowShaped(operand);
+        bool aligned =
+            row && t.getRank() == type.getRank() && rowShaped(operand);
         ok &= require(operand, aligned);
       }
     } else if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
@@ -157,7 +158,8 @@ std::optional<cpu::RowSplit> cpu::analyzeRowSplit(FusionOp fusion) {
       ok &= require(op.getOperand(0), row);
     } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
       bool preserves = true;
-      for (int64_t d = 0; d <= k && d < (int64_t)transpose.getPermutation().size(); ++d)
+      for (int64_t d = 0;
+           d <= k && d < (int64_t)transpose.getPermutation().size(); ++d)
         preserves &= transpose.getPermutation()[d] == d;
       row = preserves && rowShaped(op.getOperand(0)) && rowShaped(result);
       ok &= require(op.getOperand(0), row);
@@ -192,8 +194,8 @@ class LinalgEmitter {
 public:
   LinalgEmitter(OpBuilder &b, Location loc, const cpu::RowSplit *split,
                 int64_t rows)
-      : b(b), loc(loc), ctx(b.getContext()), f32(b.getF32Type()),
-        split(split), rows(rows) {}
+      : b(b), loc(loc), ctx(b.getContext()), f32(b.getF32Type()), split(split),
+        rows(rows) {}
 
   /// The target type of source value `v`.
   RankedTensorType typeOf(Value v) {
@@ -205,16 +207,15 @@ public:
   }
 
   Value constantF(OpBuilder &builder, Location l, double value) {
-    return arith::ConstantOp::create(builder, l, builder.getF32FloatAttr(
-                                                     static_cast<float>(value)));
+    return arith::ConstantOp::create(
+        builder, l, builder.getF32FloatAttr(static_cast<float>(value)));
   }
 
   SmallVector<utils::IteratorType> parallel(int64_t n) {
     return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
   }
 
-  using ScalarFn =
-      llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+  using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
   /// A linalg.generic computing `fn` elementwise over `type`, broadcasting
   /// the operands with numpy rules.
@@ -349,23 +350,27 @@ public:
       all.push_back(i);
     for (int64_t i = 0; i < type.getRank(); ++i)
       allOut.push_back(i);
-    Value collapsed = src.getRank() == 1
-                          ? input
-                          : tensor::CollapseShapeOp::create(
-                                b, loc, flat, input,
-                                ArrayRef<ReassociationIndices>{all})
-                                .getResult();
+    Value collapsed =
+        src.getRank() == 1
+            ? input
+            : tensor::CollapseShapeOp::create(
+                  b, loc, flat, input, ArrayRef<ReassociationIndices>{all})
+                  .getResult();
     if (type.getRank() == 1)
       return collapsed;
-    return tensor::ExpandShapeOp::create(b, loc, type, collapsed,
-                                         ArrayRef<ReassociationIndices>{allOut});
+    return tensor::ExpandShapeOp::create(
+        b, loc, type, collapsed, ArrayRef<ReassociationIndices>{allOut});
   }
 
   /// The scalar body of an elementwise op.
   Value scalar(Operation *op, OpBuilder &nb, Location nl, ValueRange a) {
     auto c = [&](double v) { return constantF(nb, nl, v); };
-    auto mul = [&](Value x, Value y) { return arith::MulFOp::create(nb, nl, x, y); };
-    auto add = [&](Value x, Value y) { return arith::AddFOp::create(nb, nl, x, y); };
+    auto mul = [&](Value x, Value y) {
+      return arith::MulFOp::create(nb, nl, x, y);
+    };
+    auto add = [&](Value x, Value y) {
+      return arith::AddFOp::create(nb, nl, x, y);
+    };
     auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
       return arith::CmpFOp::create(nb, nl, p, x, y);
     };
@@ -384,7 +389,8 @@ public:
         })
         .Case([&](TanhOp) { return math::TanhOp::create(nb, nl, a[0]); })
         .Case([&](SigmoidOp) {
-          Value e = math::ExpOp::create(nb, nl, arith::NegFOp::create(nb, nl, a[0]));
+          Value e =
+              math::ExpOp::create(nb, nl, arith::NegFOp::create(nb, nl, a[0]));
           return arith::DivFOp::create(nb, nl, c(1.0), add(c(1.0), e));
         })
         .Case([&](ReluOp) {
@@ -395,7 +401,8 @@ public:
         .Case([&](CeilOp) { return math::CeilOp::create(nb, nl, a[0]); })
         .Case([&](RoundOp) { return math::RoundEvenOp::create(nb, nl, a[0]); })
         .Case([&](SignOp) {
-          Value neg = sel(cmp(arith::CmpFPredicate::OLT, a[0], c(0.0)), c(-1.0), a[0]);
+          Value neg =
+              sel(cmp(arith::CmpFPredicate::OLT, a[0], c(0.0)), c(-1.0), a[0]);
           return sel(cmp(arith::CmpFPredicate::OGT, a[0], c(0.0)), c(1.0), neg);
         })
         .Case([&](LeakyReluOp o) {
@@ -408,8 +415,8 @@ public:
                      mul(c(o.getAlpha().convertToDouble()), em1));
         })
         .Case([&](ClampOp o) {
-          Value lo = arith::MaximumFOp::create(
-              nb, nl, a[0], c(o.getMin().convertToDouble()));
+          Value lo = arith::MaximumFOp::create(nb, nl, a[0],
+                                               c(o.getMin().convertToDouble()));
           return arith::MinimumFOp::create(nb, nl, lo,
                                            c(o.getMax().convertToDouble()));
         })
@@ -474,8 +481,8 @@ public:
     if (combine) {
       ArrayRef<int64_t> axes =
           cast<DenseI64ArrayAttr>(op->getAttr("axes")).asArrayRef();
-      Value reduced = reduce(operands[0], axes, op->hasAttr("keepdims"), type,
-                             *combine);
+      Value reduced =
+          reduce(operands[0], axes, op->hasAttr("keepdims"), type, *combine);
       if (!mean)
         return reduced;
       auto inType = cast<RankedTensorType>(operands[0].getType());
@@ -484,13 +491,14 @@ public:
         count *= inType.getDimSize(a);
       double scale = count ? 1.0 / static_cast<double>(count)
                            : std::numeric_limits<double>::quiet_NaN();
-      return elementwise(reduced, type,
-                         [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-                           if (count == 0)
-                             return constantF(nb, nl, scale);
-                           return arith::MulFOp::create(nb, nl, a[0],
-                                                        constantF(nb, nl, scale));
-                         });
+      return elementwise(
+          reduced, type,
+          [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+            if (count == 0)
+              return constantF(nb, nl, scale);
+            return arith::MulFOp::create(nb, nl, a[0],
+                                         constantF(nb, nl, scale));
+          });
     }
     bool unsupported = false;
     Value v = elementwise(operands, type,
@@ -516,11 +524,9 @@ private:
 
 } // namespace
 
-FailureOr<func::FuncOp> cpu::buildLinalgFunction(FusionOp fusion,
-                                                 ModuleOp module,
-                                                 StringRef name,
-                                                 const RowSplit *split,
-                                                 int64_t rows) {
+FailureOr<func::FuncOp>
+cpu::buildLinalgFunction(FusionOp fusion, ModuleOp module, StringRef name,
+                         const RowSplit *split, int64_t rows) {
   if (!isLoopFusionSupported(fusion))
     return failure();
   MLIRContext *ctx = module.getContext();
@@ -594,20 +600,18 @@ struct ApproximateMathPass
   }
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          name.consume_front("math.");
-          return name == "exp" || name == "expm1" || name == "tanh" ||
-                 name == "log" || name == "log1p" || name == "erf";
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      name.consume_front("math.");
+      return name == "exp" || name == "expm1" || name == "tanh" ||
+             name == "log" || name == "log1p" || name == "erf";
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };
 
 /// Marks every function argument llvm.noalias.
-struct NoAliasPass
-    : public PassWrapper<NoAliasPass, OperationPass<ModuleOp>> {
+struct NoAliasPass : public PassWrapper<NoAliasPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(NoAliasPass)
   void runOnOperation() override {
     getOperation().walk([](func::FuncOp func) {
@@ -656,12 +660,12 @@ LogicalResult cpu::lowerToLLVMDialect(ModuleOp module, bool noAlias) {
 }
 
 void cpu::registerLoopCodegenDialects(DialectRegistry &registry) {
-  registry.insert<func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                  linalg::LinalgDialect, tensor::TensorDialect,
-                  bufferization::BufferizationDialect, memref::MemRefDialect,
-                  scf::SCFDialect, cf::ControlFlowDialect,
-                  affine::AffineDialect, vector::VectorDialect,
-                  LLVM::LLVMDialect>();
+  registry
+      .insert<func::FuncDialect, arith::ArithDialect, math::MathDialect,
+              linalg::LinalgDialect, tensor::TensorDialect,
+              bufferization::BufferizationDialect, memref::MemRefDialect,
+              scf::SCFDialect, cf::ControlFlowDialect, affine::AffineDialect,
+              vector::VectorDialect, LLVM::LLVMDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
@@ -730,9 +734,9 @@ struct LowerLoopFusionsPass
         return signalPassFailure();
       }
       if (split) {
-        (*func)->setAttr("tgc.split_dim",
-                         IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                          split->dim));
+        (*func)->setAttr(
+            "tgc.split_dim",
+            IntegerAttr::get(IntegerType::get(&getContext(), 64), split->dim));
       }
       if (toLLVM)
         continue;
@@ -740,8 +744,8 @@ struct LowerLoopFusionsPass
       func->setPrivate();
       if (split)
         continue;
-      auto call = func::CallOp::create(b, fusion.getLoc(), *func,
-                                       fusion.getInputs());
+      auto call =
+          func::CallOp::create(b, fusion.getLoc(), *func, fusion.getInputs());
       fusion.replaceAllUsesWith(call.getResults());
       fusion.erase();
     }

@@ -57,9 +57,9 @@ public:
       }
       size_t k = 0;
       for (size_t i = 0; i < inputs.size(); ++i, ++k)
-        ptrs[k] = const_cast<char *>(static_cast<const char *>(
-                      inputs[i].data())) +
-                  chunk.begin * inputRowElements[i] * 4;
+        ptrs[k] =
+            const_cast<char *>(static_cast<const char *>(inputs[i].data())) +
+            chunk.begin * inputRowElements[i] * 4;
       for (size_t i = 0; i < outputs.size(); ++i, ++k)
         ptrs[k] = static_cast<char *>(outputs[i].data()) +
                   chunk.begin * outputRowElements[i] * 4;
@@ -162,9 +162,8 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   }
   for (int64_t rows : sizes) {
     std::string name = "chunk_" + std::to_string(rows);
-    auto func = buildLinalgFunction(fusion, *module, name,
-                                    split ? &*split : nullptr,
-                                    split ? rows : -1);
+    auto func = buildLinalgFunction(
+        fusion, *module, name, split ? &*split : nullptr, split ? rows : -1);
     if (failed(func))
       return absl::InternalError("cannot lower " + kernel->label +
                                  " to linalg: " + firstError);
@@ -192,9 +191,9 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   auto engine = ExecutionEngine::create(*module, engineOptions,
                                         std::move(*targetMachine));
   if (!engine)
-    return absl::InternalError("JIT compilation of " + kernel->label +
-                               " failed: " +
-                               llvm::toString(engine.takeError()));
+    return absl::InternalError(
+        "JIT compilation of " + kernel->label +
+        " failed: " + llvm::toString(engine.takeError()));
   kernel->engine = std::move(*engine);
   for (LoopFusionKernel::Chunk &chunk : kernel->chunks) {
     int64_t rows = chunk.end - chunk.begin;

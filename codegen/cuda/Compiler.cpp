@@ -27,7 +27,6 @@ using runtime::HostTensor;
 
 namespace {
 
-
 llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -179,9 +178,9 @@ cuda::compile(func::FuncOp func,
       continue;
     if (!isLoopFusable(&op)) {
       std::string why;
-      for (Type type : llvm::concat<Type>(
-               llvm::to_vector(op.getOperandTypes()),
-               llvm::to_vector(op.getResultTypes()))) {
+      for (Type type :
+           llvm::concat<Type>(llvm::to_vector(op.getOperandTypes()),
+                              llvm::to_vector(op.getResultTypes()))) {
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (tensor && !tensor.getElementType().isF32()) {
           why = "generated kernels compute on f32, got " + typeString(type);
@@ -355,9 +354,9 @@ cuda::compile(func::FuncOp func,
     auto compiledImage =
         compileCuda(compiled.source, options.arch, options.imageKind);
     if (!compiledImage.ok())
-      return makeError("compiling the kernels of '" + func.getName() +
-                       "' with NVRTC: " +
-                       std::string(compiledImage.status().message()));
+      return makeError(
+          "compiling the kernels of '" + func.getName() +
+          "' with NVRTC: " + std::string(compiledImage.status().message()));
     image = std::move(*compiledImage);
   }
   for (Step &step : steps) {

@@ -103,9 +103,7 @@ std::string floatLiteral(float value) {
   return s + "f";
 }
 
-std::string join(ArrayRef<std::string> parts) {
-  return llvm::join(parts, ",");
-}
+std::string join(ArrayRef<std::string> parts) { return llvm::join(parts, ","); }
 
 /// Where generated statements go: the kernel's per-element (or per-row)
 /// body, or the column loop of a row kernel. Values are memoized per scope
@@ -211,8 +209,8 @@ std::string KernelEmitter::linearIndex(ArrayRef<std::string> index,
   return expr.empty() ? "0" : expr;
 }
 
-SmallVector<std::string>
-KernelEmitter::delinearize(const std::string &linear, ArrayRef<int64_t> shape) {
+SmallVector<std::string> KernelEmitter::delinearize(const std::string &linear,
+                                                    ArrayRef<int64_t> shape) {
   SmallVector<std::string> index(shape.size(), "0");
   int64_t stride = 1;
   for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
@@ -239,12 +237,13 @@ bool KernelEmitter::variesInLoop(ArrayRef<std::string> index) const {
   for (const std::string &component : index) {
     StringRef text = component;
     while (!text.empty()) {
-      size_t start = text.find_if([](char c) { return llvm::isAlpha(c) || c == '_'; });
+      size_t start =
+          text.find_if([](char c) { return llvm::isAlpha(c) || c == '_'; });
       if (start == StringRef::npos)
         break;
       text = text.drop_front(start);
-      size_t end = text.find_if_not(
-          [](char c) { return llvm::isAlnum(c) || c == '_'; });
+      size_t end =
+          text.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
       if (current->locals.contains(text.take_front(end)))
         return true;
       text = text.drop_front(std::min(end, text.size()));
@@ -439,8 +438,8 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
       array = name + "_c" + std::to_string(constantArrays.size() - 1);
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << "__device__ const float " << array << "["
-         << value.getNumElements() << "] = {";
+      os << "__device__ const float " << array << "[" << value.getNumElements()
+         << "] = {";
       int64_t i = 0;
       for (APFloat v : value.getValues<APFloat>())
         os << (i++ ? ", " : "") << floatLiteral(v.convertToFloat());
@@ -512,7 +511,9 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
 
 FailureOr<std::string> KernelEmitter::scalar(Operation *op,
                                              ArrayRef<std::string> a) {
-  auto f = [](const llvm::APFloat &v) { return floatLiteral(v.convertToFloat()); };
+  auto f = [](const llvm::APFloat &v) {
+    return floatLiteral(v.convertToFloat());
+  };
   auto call = [&](StringRef fn) { return (fn + "(" + a[0] + ")").str(); };
   auto bin = [&](StringRef sym) {
     return ("(" + a[0] + " " + sym + " " + a[1] + ")").str();
@@ -631,8 +632,7 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
   if (firstReduction)
     return runRowKernel(std::move(kernel), firstReduction);
 
-  SmallVector<std::string> outIndex =
-      delinearize("i", shape);
+  SmallVector<std::string> outIndex = delinearize("i", shape);
   for (size_t d = 0; d < outIndex.size(); ++d)
     if (outIndex[d] != "0" && outIndex[d] != "i") {
       std::string local = "o" + std::to_string(d);
@@ -822,8 +822,7 @@ FailureOr<GeneratedKernel> tgc::cuda::generateLoopKernel(FusionOp fusion,
   return KernelEmitter(fusion, name).run();
 }
 
-FailureOr<GeneratedModule>
-tgc::cuda::generateModuleKernels(ModuleOp module) {
+FailureOr<GeneratedModule> tgc::cuda::generateModuleKernels(ModuleOp module) {
   GeneratedModule generated;
   bool ok = true;
   module.walk([&](func::FuncOp func) {
@@ -831,8 +830,8 @@ tgc::cuda::generateModuleKernels(ModuleOp module) {
     func.walk([&](FusionOp fusion) {
       if (fusion.getKind() != FusionKind::loop)
         return;
-      std::string name = "tgc_" + sanitize(func.getName()) + "_" +
-                         std::to_string(index++);
+      std::string name =
+          "tgc_" + sanitize(func.getName()) + "_" + std::to_string(index++);
       FailureOr<GeneratedKernel> kernel = generateLoopKernel(fusion, name);
       if (failed(kernel)) {
         ok = false;

@@ -2,9 +2,9 @@
 
 #include "codegen/cuda/Nvrtc.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 
 #include <nvrtc.h>
 
@@ -28,8 +28,8 @@ absl::StatusOr<int> tgc::cuda::parseArch(const std::string &arch) {
       digits = digits.substr(std::strlen(prefix));
   int cc = 0;
   if (digits.empty() || !absl::SimpleAtoi(digits, &cc) || cc <= 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad CUDA arch '", arch, "' (expected sm_NN, e.g. sm_90)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad CUDA arch '", arch, "' (expected sm_NN, e.g. sm_90)"));
   int count = 0;
   if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
     std::vector<int> archs(count);
@@ -59,9 +59,8 @@ absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
         absl::StrCat("nvrtcCreateProgram: ", nvrtcGetErrorString(r)));
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram *)> guard(
       &program, [](nvrtcProgram *p) { nvrtcDestroyProgram(p); });
-  std::string archOption =
-      absl::StrCat("--gpu-architecture=",
-                   kind == ImageKind::Ptx ? "compute_" : "sm_", *cc);
+  std::string archOption = absl::StrCat(
+      "--gpu-architecture=", kind == ImageKind::Ptx ? "compute_" : "sm_", *cc);
   const char *options[] = {archOption.c_str(), "--std=c++17",
                            "--device-as-default-execution-space"};
   nvrtcResult compiled =
@@ -72,10 +71,9 @@ absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
   if (logSize > 1)
     nvrtcGetProgramLog(program, log.data());
   if (compiled != NVRTC_SUCCESS)
-    return absl::InvalidArgumentError(
-        absl::StrCat("NVRTC failed to compile the generated CUDA code for ",
-                     arch, ": ", nvrtcGetErrorString(compiled), "\n",
-                     log.c_str()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "NVRTC failed to compile the generated CUDA code for ", arch, ": ",
+        nvrtcGetErrorString(compiled), "\n", log.c_str()));
   size_t size = 0;
   std::string image;
   if (kind == ImageKind::Ptx) {

@@ -1,8 +1,8 @@
 //===- DataMovementKernels.cpp - constants and data movement --------------===//
 //
 // constant, reshape, transpose, broadcast_to, concat, slice, pad, gather,
-// scatter_elements, scatter_nd, squeeze and unsqueeze. Apart from constant and pad's fill value these move
-// raw elements without converting them.
+// scatter_elements, scatter_nd, squeeze and unsqueeze. Apart from constant and
+// pad's fill value these move raw elements without converting them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -186,10 +186,9 @@ Expected<HostTensor> runDynamicReshape(DynamicReshapeOp op,
     std::string target = "[";
     for (auto [i, d] : llvm::enumerate(shape))
       target += (i ? ", " : "") + std::to_string(d);
-    return opError(op, "cannot reshape " +
-                           describeTensor(in.dtype(), in.shape()) + " (" +
-                           std::to_string(count) + " elements) to " + target +
-                           "]");
+    return opError(
+        op, "cannot reshape " + describeTensor(in.dtype(), in.shape()) + " (" +
+                std::to_string(count) + " elements) to " + target + "]");
   };
   if (overflow)
     return mismatch();
@@ -408,8 +407,8 @@ Expected<HostTensor> runGather(GatherOp op, const HostTensor &data,
 Expected<int64_t> wrapIndex(Operation *op, int64_t i, int64_t size) {
   if (i < -size || i >= size)
     return opError(op, "index " + std::to_string(i) + " is out of range [" +
-                           std::to_string(-size) + ", " +
-                           std::to_string(size) + ")");
+                           std::to_string(-size) + ", " + std::to_string(size) +
+                           ")");
   return i < 0 ? i + size : i;
 }
 
@@ -443,12 +442,14 @@ Expected<HostTensor> applyScatter(Operation *op, const HostTensor &data,
         a *= b;
         break;
       case ScatterReduction::max:
-        a = std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN()
-                                           : std::max(a, b);
+        a = std::isnan(a) || std::isnan(b)
+                ? std::numeric_limits<double>::quiet_NaN()
+                : std::max(a, b);
         break;
       case ScatterReduction::min:
-        a = std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN()
-                                           : std::min(a, b);
+        a = std::isnan(a) || std::isnan(b)
+                ? std::numeric_limits<double>::quiet_NaN()
+                : std::min(a, b);
         break;
       case ScatterReduction::none:
         break;

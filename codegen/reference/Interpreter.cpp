@@ -448,12 +448,11 @@ Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
         Type declared = op.getResult(i).getType();
         std::string mismatch = checkAgainstType(result, declared);
         if (!mismatch.empty())
-          return opError(&op, "produced " + mismatch +
-                                  " but its declared result type" +
-                                  (op.getNumResults() > 1
-                                       ? " #" + std::to_string(i)
-                                       : std::string()) +
-                                  " is " + typeString(declared));
+          return opError(
+              &op, "produced " + mismatch + " but its declared result type" +
+                       (op.getNumResults() > 1 ? " #" + std::to_string(i)
+                                               : std::string()) +
+                       " is " + typeString(declared));
         env.try_emplace(op.getResult(i), std::move(result));
       }
     }
@@ -470,8 +469,8 @@ Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
   return Results();
 }
 
-Expected<std::vector<HostTensor>>
-Executor::runOpResults(Operation *op, Operands operands) {
+Expected<std::vector<HostTensor>> Executor::runOpResults(Operation *op,
+                                                         Operands operands) {
   if (auto fusion = dyn_cast<FusionOp>(op)) {
     auto results = runBlock(fusion.getBlock(), operands, 0);
     if (!results)

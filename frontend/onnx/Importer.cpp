@@ -543,9 +543,9 @@ llvm::Expected<std::vector<int64_t>> Importer::constInts(int i,
   TRY(value, constIn(i));
   if (!value)
     return unsupported(what + " (input #" + llvm::Twine(i) +
-                ") must be a constant (an initializer or computed from "
-                "constants); a dynamic " +
-                what + " is not supported");
+                       ") must be a constant (an initializer or computed from "
+                       "constants); a dynamic " +
+                       what + " is not supported");
   if (runtime::isFloatDType(value->dtype()) || value->dtype() == DType::I1)
     return fail(what + " (input #" + llvm::Twine(i) + ") must be integers");
   std::vector<int64_t> result;
@@ -558,8 +558,8 @@ llvm::Expected<double> Importer::constScalar(int i, llvm::StringRef what) {
   TRY(value, constIn(i));
   if (!value)
     return unsupported(what + " (input #" + llvm::Twine(i) +
-                ") must be a constant; a dynamic " + what +
-                " is not supported");
+                       ") must be a constant; a dynamic " + what +
+                       " is not supported");
   if (value->numElements() != 1)
     return fail(what + " (input #" + llvm::Twine(i) +
                 ") must have one element, not " +
@@ -853,8 +853,8 @@ llvm::Error Importer::convQuantizeLinear() {
     lo = -32768, hi = 32767;
     break;
   default:
-    return unsupported("quantizing to " + std::string(runtime::dtypeName(
-                                              outType)) +
+    return unsupported("quantizing to " +
+                       std::string(runtime::dtypeName(outType)) +
                        " is not supported");
   }
   TRYT(clamped, tgc::clamp(y, lo, hi));
@@ -1180,7 +1180,7 @@ llvm::Error Importer::convCast() {
   std::optional<DType> dtype = dtypeFromOnnx(static_cast<int32_t>(*to));
   if (!dtype)
     return unsupported("casting to " + onnxTypeName(static_cast<int32_t>(*to)) +
-                " is not supported (tgc has no such element type)");
+                       " is not supported (tgc has no such element type)");
   if (*dtype == x.dtype()) {
     out(0, x);
     return llvm::Error::success();
@@ -1304,8 +1304,8 @@ Importer::spatialPads(const Tensor &x, llvm::ArrayRef<int64_t> kernel,
   for (size_t i = 0; i < n; ++i) {
     std::optional<int64_t> size = x.dim(static_cast<int64_t>(2 + i));
     if (!size)
-      return unsupported("auto_pad " + autoPad + " needs static spatial dims, not " +
-                  x.describe());
+      return unsupported("auto_pad " + autoPad +
+                         " needs static spatial dims, not " + x.describe());
     int64_t outSize = (*size + strides[i] - 1) / strides[i];
     int64_t total =
         std::max<int64_t>(0, (outSize - 1) * strides[i] +
@@ -1337,8 +1337,9 @@ llvm::Expected<Tensor> Importer::convolve(const Tensor &x0, const Tensor &w0,
                                           std::optional<Tensor> bias) {
   int64_t rank = x0.rank();
   if (rank != 3 && rank != 4)
-    return unsupported("only 1-D and 2-D convolutions are supported: the input " +
-                x0.describe() + " is not supported");
+    return unsupported(
+        "only 1-D and 2-D convolutions are supported: the input " +
+        x0.describe() + " is not supported");
   if (w0.rank() != rank)
     return fail("weight " + w0.describe() +
                 " must have the rank of the input " + x0.describe());
@@ -1480,9 +1481,8 @@ llvm::Error Importer::convMatMulInteger() {
 /// Requantizes an int32 accumulator: saturate(round_half_even(acc * scale) +
 /// zero_point) in the zero point's type, with `scale` a float tensor that
 /// broadcasts against `acc`.
-llvm::Expected<Tensor> Importer::requantize(const Tensor &acc,
-                                            const Tensor &scale,
-                                            const Tensor &zp) {
+llvm::Expected<Tensor>
+Importer::requantize(const Tensor &acc, const Tensor &scale, const Tensor &zp) {
   TRYT(accf, tgc::cast(acc, scale.dtype()));
   TRYT(scaled, tgc::mul(accf, scale));
   TRYT(rounded, tgc::round(scaled));
@@ -1560,7 +1560,7 @@ llvm::Error Importer::convPool() {
   int64_t rank = x0.rank();
   if (rank != 3 && rank != 4)
     return unsupported("only 1-D and 2-D pooling is supported: the input " +
-                x0.describe() + " is not supported");
+                       x0.describe() + " is not supported");
   if (isMax && wantsOutput(1))
     return unsupported("the Indices output of MaxPool is not supported");
   size_t n = static_cast<size_t>(rank - 2);
@@ -1835,7 +1835,8 @@ llvm::Error Importer::convSoftmax() {
       part *= shape[d];
   }
   if (inner == kDynamic)
-    return unsupported("opset < 13 " + op + " needs static dims from the axis on");
+    return unsupported("opset < 13 " + op +
+                       " needs static dims from the axis on");
   TRY(flat, reshapeTo(x, {outer, inner}));
   TRY(y2, apply(flat, 1));
   std::vector<int64_t> back = shape;
@@ -1993,9 +1994,10 @@ llvm::Error Importer::convReshape() {
             if (v && *v > 0)
               hint[i] = *v;
         TRY(x64, in(0));
-        TRYT(y, tgc::dynamicReshape(x64, target.dtype() == DType::I64
-                                             ? target
-                                             : tgc::cast(target, DType::I64),
+        TRYT(y, tgc::dynamicReshape(x64,
+                                    target.dtype() == DType::I64
+                                        ? target
+                                        : tgc::cast(target, DType::I64),
                                     hint, /*copyZeros=*/!allowZeroAttr));
         out(0, y);
         return llvm::Error::success();
@@ -2231,8 +2233,8 @@ llvm::Error Importer::convPad() {
   TRY(mode, attrString("mode", "constant"));
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     return unsupported("pad mode '" + mode +
-                "' is not supported (constant, reflect "
-                "and edge are)");
+                       "' is not supported (constant, reflect "
+                       "and edge are)");
   std::vector<int64_t> pads;
   double value = 0.0;
   if (opset < 11) {
@@ -2456,7 +2458,8 @@ llvm::Error Importer::convScatterElements() {
   if (reduction != "none" && reduction != "add" && reduction != "mul" &&
       reduction != "max" && reduction != "min")
     return fail("attribute 'reduction' must be none, add, mul, max or min, "
-                "not '" + reduction + "'");
+                "not '" +
+                reduction + "'");
   TRYT(y, tgc::scatterElements(data, indices, updates, axis, reduction));
   out(0, y);
   return llvm::Error::success();
@@ -2470,7 +2473,8 @@ llvm::Error Importer::convScatterND() {
   if (reduction != "none" && reduction != "add" && reduction != "mul" &&
       reduction != "max" && reduction != "min")
     return fail("attribute 'reduction' must be none, add, mul, max or min, "
-                "not '" + reduction + "'");
+                "not '" +
+                reduction + "'");
   TRYT(y, tgc::scatterND(data, indices, updates, reduction));
   out(0, y);
   return llvm::Error::success();
@@ -2511,7 +2515,8 @@ llvm::Error Importer::convDropout() {
     if (!training)
       return unsupported("a non-constant training_mode is not supported");
     if (training->numElements() == 1 && training->getInt(0) != 0)
-      return unsupported("training mode (training_mode = true) is not supported");
+      return unsupported(
+          "training mode (training_mode = true) is not supported");
   }
   TRY(isTest, attrInt("is_test", 1));
   (void)isTest;
@@ -2575,9 +2580,10 @@ llvm::Error Importer::convConstant() {
     outConst(0, std::move(*t));
     return llvm::Error::success();
   }
-  return unsupported("attribute '" + name +
-              "' is not supported (strings and sparse tensors have no tgc "
-              "equivalent)");
+  return unsupported(
+      "attribute '" + name +
+      "' is not supported (strings and sparse tensors have no tgc "
+      "equivalent)");
 }
 
 llvm::Expected<std::optional<PartialInts>> Importer::partialIn(int i) {
@@ -2621,7 +2627,8 @@ llvm::Expected<std::optional<PartialInts>> Importer::propagatePartial() {
       return std::optional<PartialInts>();
     ins[i] = std::move(*p);
   }
-  auto emit = [](PartialInts result) -> llvm::Expected<std::optional<PartialInts>> {
+  auto emit =
+      [](PartialInts result) -> llvm::Expected<std::optional<PartialInts>> {
     return std::optional<PartialInts>(std::move(result));
   };
   auto constAxes = [&](int input) -> std::optional<std::vector<int64_t>> {
@@ -2660,8 +2667,8 @@ llvm::Expected<std::optional<PartialInts>> Importer::propagatePartial() {
     std::optional<std::vector<int64_t>> axes = constAxes(1);
     if (!axes)
       return std::optional<PartialInts>();
-    bool zero = axes->empty() || (axes->size() == 1 &&
-                                  ((*axes)[0] == 0 || (*axes)[0] == -1));
+    bool zero = axes->empty() ||
+                (axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1));
     if (op == "Unsqueeze" && x.scalar && zero && !axes->empty()) {
       x.scalar = false;
       return emit(x);
@@ -2778,7 +2785,8 @@ llvm::Expected<std::optional<PartialInts>> Importer::propagatePartial() {
       else
         overflow = true;
       if (overflow)
-        return std::optional<PartialInts>(); // Leave it to the converter (and its errors).
+        return std::optional<PartialInts>(); // Leave it to the converter (and
+                                             // its errors).
       r = value;
     } else if (op == "Mul" && ((u && *u == 0) || (v && *v == 0))) {
       r = 0;
@@ -2908,8 +2916,9 @@ llvm::Error Importer::convRange() {
   TRY(limitT, constIn(1));
   TRY(deltaT, constIn(2));
   if (!startT || !limitT || !deltaT)
-    return unsupported("start, limit and delta must be constants; a dynamic Range "
-                "is not supported");
+    return unsupported(
+        "start, limit and delta must be constants; a dynamic Range "
+        "is not supported");
   DType dtype = startT->dtype();
   double start = startT->getDouble(0), limit = limitT->getDouble(0),
          delta = deltaT->getDouble(0);
@@ -2975,8 +2984,9 @@ llvm::Error Importer::convEyeLike() {
   if (dtypeAttr) {
     auto d = dtypeFromOnnx(static_cast<int32_t>(*dtypeAttr));
     if (!d)
-      return unsupported("dtype " + onnxTypeName(static_cast<int32_t>(*dtypeAttr)) +
-                  " is not supported");
+      return unsupported("dtype " +
+                         onnxTypeName(static_cast<int32_t>(*dtypeAttr)) +
+                         " is not supported");
     dtype = *d;
   }
   auto t = HostTensor::allocate(dtype, x.shape());
@@ -3687,11 +3697,11 @@ struct ActivationInfo {
   double alpha, beta;
 };
 constexpr ActivationInfo kActivations[] = {
-    {"relu", 0, 0, 0, 0},         {"tanh", 0, 0, 0, 0},
-    {"sigmoid", 0, 0, 0, 0},      {"affine", 1, 1, 1.0, 0.0},
-    {"leakyrelu", 1, 0, 0.01, 0}, {"thresholdedrelu", 1, 0, 1.0, 0},
+    {"relu", 0, 0, 0, 0},           {"tanh", 0, 0, 0, 0},
+    {"sigmoid", 0, 0, 0, 0},        {"affine", 1, 1, 1.0, 0.0},
+    {"leakyrelu", 1, 0, 0.01, 0},   {"thresholdedrelu", 1, 0, 1.0, 0},
     {"scaledtanh", 1, 1, 1.0, 1.0}, {"hardsigmoid", 1, 1, 0.2, 0.5},
-    {"elu", 1, 0, 1.0, 0},        {"softsign", 0, 0, 0, 0},
+    {"elu", 1, 0, 1.0, 0},          {"softsign", 0, 0, 0, 0},
     {"softplus", 0, 0, 0, 0},
 };
 
@@ -3762,7 +3772,7 @@ llvm::Error Importer::convRecurrent() {
   bool lstm = op == "LSTM", gru = op == "GRU";
   int64_t gates = lstm ? 4 : gru ? 3 : 1;
   std::vector<std::string> defaults =
-      lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+      lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
       : gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
             : std::vector<std::string>{"Tanh"};
   size_t perDir = defaults.size();
@@ -3844,9 +3854,8 @@ llvm::Error Importer::convRecurrent() {
   TRY(r, in(2));
   if (!runtime::isFloatDType(x0.dtype()))
     return fail("X " + x0.describe() + " must be a float tensor");
-  for (auto [t, what] : {std::pair<const Tensor &, const char *>{x0, "X"},
-                         {w, "W"},
-                         {r, "R"}})
+  for (auto [t, what] :
+       {std::pair<const Tensor &, const char *>{x0, "X"}, {w, "W"}, {r, "R"}})
     if (t.rank() != 3)
       return fail(llvm::Twine(what) + " " + t.describe() + " must be 3-D");
   int64_t hidden;
@@ -3867,14 +3876,16 @@ llvm::Error Importer::convRecurrent() {
       ok = shape[i] == kDynamic || expected[i] == kDynamic ||
            shape[i] == expected[i];
     if (ok && t.dtype() != x0.dtype())
-      return fail(what + " " + t.describe() + " must have the element type "
-                  "of X " + x0.describe());
+      return fail(what + " " + t.describe() +
+                  " must have the element type "
+                  "of X " +
+                  x0.describe());
     if (ok)
       return llvm::Error::success();
     std::string text = "[";
     for (auto [i, v] : llvm::enumerate(expected))
-      text += (i ? ", " : "") + (v == kDynamic ? std::string("*")
-                                               : std::to_string(v));
+      text += (i ? ", " : "") +
+              (v == kDynamic ? std::string("*") : std::to_string(v));
     return fail(what + " " + t.describe() + " does not match hidden_size " +
                 llvm::Twine(hidden) + " and direction '" + direction +
                 "': expected shape " + text + "]");
@@ -3955,8 +3966,8 @@ llvm::Error Importer::convRecurrent() {
       for (int64_t k = 0; k < known->numElements(); ++k) {
         int64_t len = known->getInt(k);
         if (len < 0 || len > seq)
-          return fail("sequence_lens[" + llvm::Twine(k) + "] = " +
-                      llvm::Twine(len) + " is outside [0, " +
+          return fail("sequence_lens[" + llvm::Twine(k) +
+                      "] = " + llvm::Twine(len) + " is outside [0, " +
                       llvm::Twine(seq) + "]");
         needed = needed || len < seq;
       }
@@ -4077,9 +4088,8 @@ llvm::Error Importer::convRecurrent() {
           if (hr)
             RNN_SET(pre, tgc::add(xh, tgc::mul(rg, *hr)));
         } else if (h) {
-          RNN_SET(pre, tgc::add(
-                           xh, tgc::matmul(tgc::mul(rg, *h), *rh,
-                                           {false, true})));
+          RNN_SET(pre, tgc::add(xh, tgc::matmul(tgc::mul(rg, *h), *rh,
+                                                {false, true})));
         }
         TRYT(cand, recurrent::apply(f[1], clipped(pre)));
         // (1 - z) * cand + z * h = cand + z * (h - cand)
@@ -5033,8 +5043,9 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
     }
     if (!defaultDomain)
       return unsupported("op '" + n.op_type() + "' of domain '" + domain +
-                  "' is not supported");
-    return unsupported("op '" + n.op_type() + "' is not supported by the importer");
+                         "' is not supported");
+    return unsupported("op '" + n.op_type() +
+                       "' is not supported by the importer");
   }
 
   TRY(partialResult, propagatePartial());
@@ -5249,17 +5260,19 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
       continue;
     std::string what = "graph input '" + input.name() + "'";
     if (!input.type().has_tensor_type())
-      return makeUnsupportedError(what + " is not a tensor (sequences, maps and "
-                              "optionals are not supported)");
+      return makeUnsupportedError(what +
+                                  " is not a tensor (sequences, maps and "
+                                  "optionals are not supported)");
     const auto &tensorType = input.type().tensor_type();
     std::optional<DType> dtype = dtypeFromOnnx(tensorType.elem_type());
     if (!dtype)
       return makeUnsupportedError(what + " has element type " +
-                       onnxTypeName(tensorType.elem_type()) +
-                       ", which tgc does not support");
+                                  onnxTypeName(tensorType.elem_type()) +
+                                  ", which tgc does not support");
     if (!tensorType.has_shape())
-      return makeUnsupportedError(what + " has no shape (unranked inputs are not "
-                              "supported)");
+      return makeUnsupportedError(what +
+                                  " has no shape (unranked inputs are not "
+                                  "supported)");
     ArgSpec spec;
     spec.dtype = *dtype;
     for (const auto &dim : tensorType.shape().dim()) {

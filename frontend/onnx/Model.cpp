@@ -213,11 +213,11 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
                           const std::string &what) {
   std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
   if (!dtype)
-    return makeUnsupportedError(what + " has element type " +
-                     onnxTypeName(tensor.data_type()) +
-                     ", which tgc does not support (supported: FLOAT, "
-                     "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, "
-                     "INT64, UINT8, UINT16, UINT32, UINT64)");
+    return makeUnsupportedError(
+        what + " has element type " + onnxTypeName(tensor.data_type()) +
+        ", which tgc does not support (supported: FLOAT, "
+        "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, "
+        "INT64, UINT8, UINT16, UINT32, UINT64)");
   if (tensor.has_segment())
     return makeUnsupportedError(what + " is segmented, which is not supported");
   std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
@@ -398,7 +398,7 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
   }
   default:
     return makeUnsupportedError(what + " has unsupported element type " +
-                     onnxTypeName(tensor.data_type()));
+                                onnxTypeName(tensor.data_type()));
   }
   return result;
 }
@@ -494,10 +494,11 @@ importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
     return makeError(name + ": not a valid ONNX model: it has no graph");
   std::optional<int64_t> opset = defaultOpset(model);
   if (opset && *opset > kMaxOpset)
-    return makeUnsupportedError(name + ": opset " + llvm::Twine(*opset) +
-                     " of the default domain is newer than the newest this "
-                     "importer knows (" +
-                     llvm::Twine(kMaxOpset) + ")");
+    return makeUnsupportedError(
+        name + ": opset " + llvm::Twine(*opset) +
+        " of the default domain is newer than the newest this "
+        "importer knows (" +
+        llvm::Twine(kMaxOpset) + ")");
 
   if (auto error = checkFunctionRecursion(model, name))
     return std::move(error);

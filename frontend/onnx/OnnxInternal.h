@@ -18,8 +18,8 @@
 #include "llvm/Support/Error.h"
 
 #include <optional>
-#include <system_error>
 #include <string>
+#include <system_error>
 
 namespace tgc::onnximpl {
 
@@ -30,8 +30,8 @@ inline llvm::Error makeError(const llvm::Twine &message) {
 /// An error for a valid model that uses something tgc does not support (see
 /// isUnsupportedImport).
 inline llvm::Error makeUnsupportedError(const llvm::Twine &message) {
-  return llvm::createStringError(
-      std::make_error_code(std::errc::not_supported), message);
+  return llvm::createStringError(std::make_error_code(std::errc::not_supported),
+                                 message);
 }
 
 /// `error` with `prefix` put before its message; the error code (unsupported

@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cstdlib>
+#include <tuple>
 
 namespace tgc::runtime::cpu::detail {
 
@@ -525,8 +525,8 @@ size_t fusablePostOps(const std::vector<PostOp> &postOps) {
       auto alg = eltwiseAlgorithm(p.eltwise, a, b);
       if (!alg)
         break;
-      auto params = std::tuple(*alg, static_cast<float>(a),
-                               static_cast<float>(b));
+      auto params =
+          std::tuple(*alg, static_cast<float>(a), static_cast<float>(b));
       if (std::any_of(seen.begin(), seen.end(), [&](const auto &q) {
             return std::get<0>(q) == std::get<0>(params) && q != params;
           }))

@@ -318,7 +318,8 @@ std::string layoutName(const dnnl::memory::desc &md) {
   for (int i : order)
     name += blocked[i] ? static_cast<char>(letters[i] - 'a' + 'A') : letters[i];
   for (int k = 0; k < b.inner_nblks; ++k)
-    absl::StrAppend(&name, b.inner_blks[k], std::string(1, letters[b.inner_idxs[k]]));
+    absl::StrAppend(&name, b.inner_blks[k],
+                    std::string(1, letters[b.inner_idxs[k]]));
   return name;
 }
 
@@ -333,7 +334,8 @@ ActivationLayout layoutOf(const dnnl::memory::desc &md) {
 /// Plain NHWC (logical n, c, h, w) of an NHWC-shaped tensor.
 dnnl::memory::desc nhwcDesc(const Shape &nhwcShape, dt type) {
   return dnnl::memory::desc(
-      {nhwcShape[0], nhwcShape[3], nhwcShape[1], nhwcShape[2]}, type, tag::nhwc);
+      {nhwcShape[0], nhwcShape[3], nhwcShape[1], nhwcShape[2]}, type,
+      tag::nhwc);
 }
 
 /// Whether a primitive runs oneDNN's reference implementation (far slower
@@ -470,10 +472,10 @@ dnnl::memory::desc convOperandDesc(const Shape &operandShape, bool nhwc,
 /// The oneDNN convolution of `d` with its first `fused` post-ops in the
 /// primitive. With `layouts` (NHWC only; all post-ops fused), activations
 /// may be blocked and the result layout is reported in `resultLayout`.
-absl::StatusOr<KernelPtr>
-tryOneDnnConv(const Conv2DDesc &d, const ConvGeometry &g, size_t fused,
-              const ConvLayouts *layouts = nullptr,
-              LayoutKernel *chosen = nullptr) {
+absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
+                                        const ConvGeometry &g, size_t fused,
+                                        const ConvLayouts *layouts = nullptr,
+                                        LayoutKernel *chosen = nullptr) {
   auto engine = cpuEngine();
   if (!engine.ok())
     return engine.status();
@@ -678,8 +680,8 @@ bool onlyLastDim(const Shape &s) {
 /// in other ways than along the last dim).
 std::optional<MatmulDesc> flattenSharedRhs(const MatmulDesc &d) {
   size_t ra = d.lhsShape.size(), rr = d.resultShape.size();
-  if (ra <= 2 || d.transposeA || rr != ra || !onlyLastDim(Shape(
-          d.rhsShape.begin(), d.rhsShape.end() - 1)))
+  if (ra <= 2 || d.transposeA || rr != ra ||
+      !onlyLastDim(Shape(d.rhsShape.begin(), d.rhsShape.end() - 1)))
     return std::nullopt;
   if (d.rhsShape.size() > 2 && d.constantRhs)
     return std::nullopt; // The prepacked constant keeps its shape.
@@ -782,7 +784,8 @@ bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
 absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
                                                 const ConvLayouts &layouts) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
-    return absl::UnimplementedError("blocked layouts need an NHWC float conv2d");
+    return absl::UnimplementedError(
+        "blocked layouts need an NHWC float conv2d");
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();
@@ -800,13 +803,13 @@ absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
   for (size_t i = 0; i < layouts.postOpOperands.size(); ++i)
     if (layouts.postOpOperands[i] &&
         (i >= desc.postOps.size() ||
-         desc.postOps[i].operandShape != desc.resultShape ||
-         !layouts.result || !sameLayout(*layouts.postOpOperands[i], *layouts.result)))
+         desc.postOps[i].operandShape != desc.resultShape || !layouts.result ||
+         !sameLayout(*layouts.postOpOperands[i], *layouts.result)))
       return absl::UnimplementedError(
           "a blocked post-op operand must be in the result's layout");
   LayoutKernel result;
-  auto kernel = tryOneDnnConv(desc, *geometry, desc.postOps.size(), &layouts,
-                              &result);
+  auto kernel =
+      tryOneDnnConv(desc, *geometry, desc.postOps.size(), &layouts, &result);
   if (!kernel.ok())
     return kernel.status();
   result.kernel = *kernel;
@@ -823,8 +826,8 @@ absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
   return createPool2DImpl(d, nullptr, nullptr);
 }
 
-absl::StatusOr<LayoutKernel>
-createLayoutPool2D(const Pool2DDesc &desc, const ActivationLayout &input) {
+absl::StatusOr<LayoutKernel> createLayoutPool2D(const Pool2DDesc &desc,
+                                                const ActivationLayout &input) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
     return absl::UnimplementedError("blocked layouts need an NHWC float pool");
   LayoutKernel result;

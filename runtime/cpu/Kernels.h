@@ -169,8 +169,8 @@ absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
                                                 const ConvLayouts &layouts);
 /// An NHWC oneDNN pooling over an input in `input`, writing the layout
 /// oneDNN pairs with it. Unimplemented as createLayoutConv2D.
-absl::StatusOr<LayoutKernel>
-createLayoutPool2D(const Pool2DDesc &desc, const ActivationLayout &input);
+absl::StatusOr<LayoutKernel> createLayoutPool2D(const Pool2DDesc &desc,
+                                                const ActivationLayout &input);
 /// Reorders an NHWC-shaped activation between layouts (null: plain NHWC).
 absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
                                               const Shape &nhwcShape,

@@ -36,8 +36,7 @@ absl::Status Stream::copyToHost(void *dst, DevicePtr src, size_t bytes) {
       "cuMemcpyDtoHAsync");
 }
 
-absl::Status Stream::copyOnDevice(DevicePtr dst, DevicePtr src,
-                                  size_t bytes) {
+absl::Status Stream::copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
   if (bytes == 0)
     return absl::OkStatus();
   return device.api().check(
@@ -48,8 +47,8 @@ absl::Status Stream::copyOnDevice(DevicePtr dst, DevicePtr src,
 absl::Status Stream::launch(void *function, unsigned grid, unsigned block,
                             unsigned sharedBytes, void **params) {
   return device.api().check(
-      device.api().cuLaunchKernel(static_cast<CUfunction>(function), grid, 1,
-                                  1, block, 1, 1, sharedBytes, stream, params,
+      device.api().cuLaunchKernel(static_cast<CUfunction>(function), grid, 1, 1,
+                                  block, 1, 1, sharedBytes, stream, params,
                                   nullptr),
       "cuLaunchKernel");
 }
@@ -129,7 +128,9 @@ Device::~Device() {
     driver->cuDevicePrimaryCtxRelease(device);
 }
 
-std::string Device::arch() const { return absl::StrCat("sm_", ccMajor, ccMinor); }
+std::string Device::arch() const {
+  return absl::StrCat("sm_", ccMajor, ccMinor);
+}
 
 std::string Device::describe() const {
   return absl::StrFormat("%s (%s, %d SMs, %.1f GiB)", deviceName, arch(),
@@ -144,9 +145,9 @@ absl::StatusOr<std::unique_ptr<Stream>> Device::createStream() {
   if (auto status = makeCurrent(); !status.ok())
     return status;
   CUstream stream = nullptr;
-  if (auto status = driver->check(
-          driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-          "cuStreamCreate");
+  if (auto status =
+          driver->check(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+                        "cuStreamCreate");
       !status.ok())
     return status;
   return std::unique_ptr<Stream>(new Stream(*this, stream));
@@ -160,7 +161,8 @@ absl::StatusOr<int> tgc::cuda::deviceCount() {
   if (auto status = (*driver)->check((*driver)->cuDeviceGetCount(&count),
                                      "cuDeviceGetCount");
       !status.ok())
-    return absl::NotFoundError(absl::StrCat("no CUDA device (", status.message(), ")"));
+    return absl::NotFoundError(
+        absl::StrCat("no CUDA device (", status.message(), ")"));
   return count;
 }
 
@@ -189,8 +191,9 @@ absl::StatusOr<std::shared_ptr<Device>> tgc::cuda::openDevice(int ordinal) {
       !s.ok())
     return s;
   char name[256] = {};
-  if (auto s = check(api.cuDeviceGetName(name, sizeof(name) - 1, device->device),
-                     "cuDeviceGetName");
+  if (auto s =
+          check(api.cuDeviceGetName(name, sizeof(name) - 1, device->device),
+                "cuDeviceGetName");
       !s.ok())
     return s;
   device->deviceName = name;
@@ -202,18 +205,18 @@ absl::StatusOr<std::shared_ptr<Device>> tgc::cuda::openDevice(int ordinal) {
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &device->ccMinor},
       {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &device->smCount}};
   for (auto &a : attributes)
-    if (auto s = check(api.cuDeviceGetAttribute(a.value, a.attribute,
-                                                device->device),
-                       "cuDeviceGetAttribute");
+    if (auto s = check(
+            api.cuDeviceGetAttribute(a.value, a.attribute, device->device),
+            "cuDeviceGetAttribute");
         !s.ok())
       return s;
   if (auto s = check(api.cuDeviceTotalMem(&device->memoryBytes, device->device),
                      "cuDeviceTotalMem");
       !s.ok())
     return s;
-  if (auto s = check(api.cuDevicePrimaryCtxRetain(&device->context,
-                                                  device->device),
-                     "cuDevicePrimaryCtxRetain");
+  if (auto s =
+          check(api.cuDevicePrimaryCtxRetain(&device->context, device->device),
+                "cuDevicePrimaryCtxRetain");
       !s.ok())
     return s;
   device->allocator = std::make_unique<DriverAllocator>(*device);

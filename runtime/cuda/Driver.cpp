@@ -17,9 +17,9 @@ std::string DriverApi::describe(CUresult result, const char *what) const {
     cuGetErrorName(result, &name);
   if (cuGetErrorString)
     cuGetErrorString(result, &text);
-  return absl::StrCat(what, " failed: ",
-                      name ? name : absl::StrCat("CUresult ", result), " (",
-                      text ? text : "unknown error", ")");
+  return absl::StrCat(
+      what, " failed: ", name ? name : absl::StrCat("CUresult ", result), " (",
+      text ? text : "unknown error", ")");
 }
 
 absl::Status DriverApi::check(CUresult result, const char *what) const {
@@ -38,8 +38,7 @@ std::string tgc::cuda::driverLibraryName() {
 }
 
 namespace {
-template <typename Fn>
-bool lookup(void *handle, const char *symbol, Fn &fn) {
+template <typename Fn> bool lookup(void *handle, const char *symbol, Fn &fn) {
   fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
   return fn != nullptr;
 }

@@ -52,8 +52,7 @@ struct DriverApi {
   CUresult (*cuDeviceGetCount)(int *count);
   CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
   CUresult (*cuDeviceGetName)(char *name, int len, CUdevice device);
-  CUresult (*cuDeviceGetAttribute)(int *value, int attribute,
-                                   CUdevice device);
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute, CUdevice device);
   CUresult (*cuDeviceTotalMem)(size_t *bytes, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);
@@ -62,12 +61,12 @@ struct DriverApi {
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr ptr);
   CUresult (*cuMemGetInfo)(size_t *free, size_t *total);
-  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src,
-                                size_t bytes, CUstream stream);
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes,
+                                CUstream stream);
   CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes,
                                 CUstream stream);
-  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src,
-                                size_t bytes, CUstream stream);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                CUstream stream);
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags);
   CUresult (*cuStreamDestroy)(CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);

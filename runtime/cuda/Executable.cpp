@@ -31,7 +31,8 @@ TensorSpec DeviceExecutable::bufferSpec(int buffer) const {
     return program.inputs[b];
   b -= program.inputs.size();
   if (b < program.constants.size())
-    return TensorSpec{program.constants[b].dtype(), program.constants[b].shape()};
+    return TensorSpec{program.constants[b].dtype(),
+                      program.constants[b].shape()};
   b -= program.constants.size();
   return program.intermediates[b];
 }
@@ -68,10 +69,10 @@ DeviceExecutable::create(ExecutableSpec spec) {
     for (size_t i = 0; i < p.results.size(); ++i)
       if (p.resultSpecs[i].byteSize() >
           executable->bufferSpec(p.results[i]).byteSize())
-        return absl::InvalidArgumentError(absl::StrCat(
-            "result ", i, ": ", p.resultSpecs[i].describe(),
-            " does not fit buffer ", p.results[i], " (",
-            executable->bufferSpec(p.results[i]).describe(), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("result ", i, ": ", p.resultSpecs[i].describe(),
+                         " does not fit buffer ", p.results[i], " (",
+                         executable->bufferSpec(p.results[i]).describe(), ")"));
   }
   return executable;
 }
@@ -106,8 +107,8 @@ absl::Status DeviceExecutable::prepare(Device &device) {
     return created.status();
   stream = std::move(*created);
   for (const KernelImage &kernel : program.kernels) {
-    auto function = device.kernels().getFunctionFromImage(kernel.image,
-                                                          kernel.name);
+    auto function =
+        device.kernels().getFunctionFromImage(kernel.image, kernel.name);
     if (!function.ok())
       return function.status();
     functions.push_back(*function);
@@ -129,15 +130,14 @@ absl::Status DeviceExecutable::prepare(Device &device) {
 absl::StatusOr<std::vector<HostTensor>>
 DeviceExecutable::run(Device &device, const std::vector<HostTensor> &args) {
   if (args.size() != program.inputs.size())
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", program.inputs.size(), " arguments, got ",
-                     args.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", program.inputs.size(), " arguments, got ", args.size()));
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].dtype() != program.inputs[i].dtype ||
         args[i].shape() != program.inputs[i].shape)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "argument #", i, " is ", args[i].describe(), ", expected ",
-          program.inputs[i].describe()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument #", i, " is ", args[i].describe(),
+                       ", expected ", program.inputs[i].describe()));
 
   std::lock_guard<std::mutex> lock(mutex);
   if (auto status = prepare(device); !status.ok())
@@ -170,8 +170,7 @@ DeviceExecutable::run(Device &device, const std::vector<HostTensor> &args) {
         !status.ok())
       return fail(status);
   }
-  buffers.insert(buffers.end(), constantBuffers.begin(),
-                 constantBuffers.end());
+  buffers.insert(buffers.end(), constantBuffers.begin(), constantBuffers.end());
   for (const TensorSpec &spec : program.intermediates) {
     auto ptr = device.pool().allocate(spec.byteSize());
     if (!ptr.ok())
@@ -186,17 +185,17 @@ DeviceExecutable::run(Device &device, const std::vector<HostTensor> &args) {
     std::vector<void *> params;
     for (DevicePtr &value : values)
       params.push_back(&value);
-    if (auto status = stream->launch(functions[launch.kernel], launch.grid,
-                                     launch.block, launch.sharedBytes,
-                                     params.data());
+    if (auto status =
+            stream->launch(functions[launch.kernel], launch.grid, launch.block,
+                           launch.sharedBytes, params.data());
         !status.ok())
       return fail(status);
   }
   std::vector<HostTensor> results;
   for (size_t r = 0; r < program.results.size(); ++r) {
     const int b = program.results[r];
-    TensorSpec spec = program.resultSpecs.empty() ? bufferSpec(b)
-                                                  : program.resultSpecs[r];
+    TensorSpec spec =
+        program.resultSpecs.empty() ? bufferSpec(b) : program.resultSpecs[r];
     auto tensor = HostTensor::allocateUninitialized(spec.dtype, spec.shape);
     if (!tensor.ok())
       return fail(tensor.status());

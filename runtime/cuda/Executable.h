@@ -1,4 +1,5 @@
-//===- Executable.h - a compiled function for one CUDA device ----*- C++ -*-===//
+//===- Executable.h - a compiled function for one CUDA device ----*- C++
+//-*-===//
 //
 // What codegen/cuda produces and the runtime runs: device buffers (the
 // function's inputs, constants uploaded once, intermediates from the pool),

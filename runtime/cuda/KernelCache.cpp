@@ -42,9 +42,8 @@ KernelCache::getImageLocked(const std::string &source, const std::string &arch,
   return *image;
 }
 
-absl::StatusOr<void *>
-KernelCache::getFunctionLocked(const std::string &image,
-                               const std::string &name) {
+absl::StatusOr<void *> KernelCache::getFunctionLocked(const std::string &image,
+                                                      const std::string &name) {
   if (!loader)
     return absl::FailedPreconditionError("kernel cache without a loader");
   uint64_t hash = hashSource(image);

@@ -1,4 +1,5 @@
-//===- KernelCache.h - compiled and loaded kernels, cached -------*- C++ -*-===//
+//===- KernelCache.h - compiled and loaded kernels, cached -------*- C++
+//-*-===//
 //
 // Generated kernels are compiled once per (source, arch) and loaded once per
 // device: the cache maps the source's hash (FNV-1a 64; the source itself is

@@ -66,9 +66,8 @@ absl::StatusOr<DevicePtr> CachingMemoryPool::allocate(size_t bytes) {
   if (!ptr.ok())
     return ptr.status();
   counters.bytesInUse += size;
-  counters.peakBytesReserved =
-      std::max(counters.peakBytesReserved,
-               counters.bytesInUse + counters.bytesCached);
+  counters.peakBytesReserved = std::max(
+      counters.peakBytesReserved, counters.bytesInUse + counters.bytesCached);
   inUse.emplace(*ptr, size);
   return *ptr;
 }

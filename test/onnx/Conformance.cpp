@@ -2,11 +2,11 @@
 //
 // tgc-onnx-conformance runs the ONNX backend tests shipped by Debian's
 // libonnx-testdata (node, simple, pytorch-converted, pytorch-operator: one
-// directory per test holding model.onnx and test_data_set_N/{input,output}_M.pb)
-// on tgc's backends, compares with the expected outputs using ONNX's own
-// tolerances (rtol 1e-3, atol 1e-7, as numpy.testing.assert_allclose) and
-// reports, per test and backend, pass / fail / unsupported with the reason,
-// with totals per directory and per op.
+// directory per test holding model.onnx and
+// test_data_set_N/{input,output}_M.pb) on tgc's backends, compares with the
+// expected outputs using ONNX's own tolerances (rtol 1e-3, atol 1e-7, as
+// numpy.testing.assert_allclose) and reports, per test and backend, pass / fail
+// / unsupported with the reason, with totals per directory and per op.
 //
 // - "unsupported": the importer refused a valid model because it uses
 //   something tgc does not support (errors with unsupportedErrorCode()), or a
@@ -170,8 +170,7 @@ std::vector<std::string> dataSetDirs(StringRef testDir) {
        it.increment(ec)) {
     StringRef file = sys::path::filename(it->path());
     int index;
-    if (file.consume_front("test_data_set_") &&
-        !file.getAsInteger(10, index))
+    if (file.consume_front("test_data_set_") && !file.getAsInteger(10, index))
       found.emplace_back(index, it->path());
   }
   llvm::sort(found);
@@ -195,7 +194,8 @@ std::optional<Result> loadDataSets(const TestCase &test,
         if (!tensor) {
           auto [message, unsupported] = explain(tensor.takeError());
           // Sequences and optionals parse as tensors without a data type.
-          bool noTensor = StringRef(message).contains("not an ONNX TensorProto");
+          bool noTensor =
+              StringRef(message).contains("not an ONNX TensorProto");
           return Result{unsupported || noTensor ? Outcome::Unsupported
                                                 : Outcome::Fail,
                         false, message};
@@ -259,13 +259,14 @@ std::optional<std::string> runDataSet(mlir::func::FuncOp func,
                    set.outputs.size())
         .str();
   for (auto [i, got] : enumerate(results)) {
-    HostTensor expected = i < func.getNumResults()
-                              ? asModelType(set.outputs[i],
-                                            func.getResultTypes()[i])
-                              : set.outputs[i];
+    HostTensor expected =
+        i < func.getNumResults()
+            ? asModelType(set.outputs[i], func.getResultTypes()[i])
+            : set.outputs[i];
     absl::Status status = tgc::runtime::allClose(got, expected, rtol, atol);
     if (!status.ok())
-      return formatv("output #{0}: {1}", i, std::string(status.message())).str();
+      return formatv("output #{0}: {1}", i, std::string(status.message()))
+          .str();
   }
   return std::nullopt;
 }
@@ -277,9 +278,9 @@ public:
   Result run(const TestCase &test, StringRef backend) {
     auto start = std::chrono::steady_clock::now();
     Result result = runImpl(test, backend);
-    result.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     return result;
   }
 
@@ -288,9 +289,8 @@ private:
     std::string model = test.path + "/model.onnx";
     mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
     // Errors come back as llvm::Error; keep diagnostics off stderr.
-    mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-      return mlir::success();
-    });
+    mlir::ScopedDiagnosticHandler quiet(
+        &context, [](mlir::Diagnostic &) { return mlir::success(); });
     tgc::ImportOptions options;
     auto generic = tgc::importOnnxModel(context, model, options);
     std::vector<DataSet> sets;
@@ -489,9 +489,10 @@ int realMain() {
       }
     }
 
-  outs() << formatv("ONNX backend tests under {0} (rtol {1:e}, atol {2:e}): {3} "
-                    "tests run\n",
-                    rootDir, rtol.getValue(), atol.getValue(), ran);
+  outs() << formatv(
+      "ONNX backend tests under {0} (rtol {1:e}, atol {2:e}): {3} "
+      "tests run\n",
+      rootDir, rtol.getValue(), atol.getValue(), ran);
   for (const std::string &dir : dirs)
     for (const std::string &backend : backends) {
       auto it = perDir.find({dir, backend});
@@ -514,11 +515,12 @@ int realMain() {
       return 2;
     }
     os << "# tgc ONNX conformance report\n\n"
-       << formatv("ONNX backend test data: `{0}` (Debian libonnx-testdata, "
-                  "ONNX 1.12). Tolerance: rtol {1:e}, atol {2:e}. A test passes "
-                  "when every data set matches; \"specialized\" passes needed "
-                  "the model imported for the data set's input values.\n\n",
-                  rootDir, rtol.getValue(), atol.getValue());
+       << formatv(
+              "ONNX backend test data: `{0}` (Debian libonnx-testdata, "
+              "ONNX 1.12). Tolerance: rtol {1:e}, atol {2:e}. A test passes "
+              "when every data set matches; \"specialized\" passes needed "
+              "the model imported for the data set's input values.\n\n",
+              rootDir, rtol.getValue(), atol.getValue());
     os << "## Totals per directory\n\n| directory | backend | tests | pass | "
           "of which specialized | fail | unsupported | pass % |\n"
           "|---|---|---:|---:|---:|---:|---:|---:|\n";
@@ -600,12 +602,11 @@ int realMain() {
       auto [dir, name] = StringRef(id).split('/');
       if (!is_contained(dirs, dir.str()) ||
           (!filters.empty() && none_of(filters, [&](const std::string &f) {
-             return name.contains(f);
-           })))
+            return name.contains(f);
+          })))
         continue;
-      auto it = llvm::find_if(tests, [&](const TestCase &t) {
-        return t.id() == id;
-      });
+      auto it =
+          llvm::find_if(tests, [&](const TestCase &t) { return t.id() == id; });
       if (it == tests.end()) {
         errs() << "MISSING   " << backend << " " << id
                << ": no such test under " << rootDir << "\n";

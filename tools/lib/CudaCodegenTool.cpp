@@ -11,9 +11,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -66,8 +66,8 @@ int tgc::cudaCodegenToolMain(int argc, char **argv) {
     verifier = std::make_unique<mlir::SourceMgrDiagnosticVerifierHandler>(
         sourceMgr, &context);
   else
-    handler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr,
-                                                                 &context);
+    handler =
+        std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr, &context);
   auto finish = [&](bool ok) {
     if (verify)
       return mlir::failed(verifier->verify()) ? 1 : 0;
@@ -96,7 +96,8 @@ int tgc::cudaCodegenToolMain(int argc, char **argv) {
   if (emit == "ptx") {
     auto ptx = tgc::cuda::compileCuda(generated->source, arch);
     if (!ptx.ok()) {
-      errs() << "tgc-cuda-codegen: error: " << std::string(ptx.status().message()) << "\n";
+      errs() << "tgc-cuda-codegen: error: "
+             << std::string(ptx.status().message()) << "\n";
       return 1;
     }
     text = *ptx;

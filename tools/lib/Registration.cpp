@@ -7,8 +7,8 @@
 
 #include "tools/lib/Registration.h"
 
-#include "dialects/TgcDialect.h"
 #include "codegen/cpu/LoopCodegen.h"
+#include "dialects/TgcDialect.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -58,10 +58,12 @@ TEST(CudaCodegen, CompilesToPtxAndCubinWithoutAGpu) {
   auto cubin = cuda::compileCuda(cuda::kernelSource(g->kernel), "sm_90",
                                  cuda::ImageKind::Cubin);
   ASSERT_TRUE(cubin.ok()) << cubin.status();
-  EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(cubin->substr(0, 4), "\x7f"
+                                 "ELF");
   auto bad = cuda::compileCuda("this is not CUDA", "sm_90");
   EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("NVRTC failed"), absl::string_view::npos);
+  EXPECT_NE(bad.status().message().find("NVRTC failed"),
+            absl::string_view::npos);
 }
 
 TEST(CudaCodegen, RunsOnTheDevice) {
@@ -80,8 +82,8 @@ TEST(CudaCodegen, RunsOnTheDevice) {
   spec.inputs = {{runtime::DType::F32, {3, 5}}, {runtime::DType::F32, {5}}};
   spec.intermediates = {{runtime::DType::F32, {3, 5}}};
   spec.kernels = {{g->kernel.name, *image}};
-  spec.launches = {{0, g->kernel.launch.grid, g->kernel.launch.block, 0,
-                    {0, 1, 2}}};
+  spec.launches = {
+      {0, g->kernel.launch.grid, g->kernel.launch.block, 0, {0, 1, 2}}};
   spec.results = {2};
   auto executable = cuda::DeviceExecutable::create(spec);
   ASSERT_TRUE(executable.ok()) << executable.status();

@@ -1,4 +1,5 @@
-//===- CompilerTest.cpp - cuda::compile ------------------------------------===//
+//===- CompilerTest.cpp - cuda::compile
+//------------------------------------===//
 //
 // Compiling needs only NVRTC and runs everywhere with the toolkit; running
 // the compiled functions against the reference interpreter needs a GPU and
@@ -77,8 +78,9 @@ struct Fixture {
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
-std::vector<HostTensor> randomInputs(const std::vector<std::vector<int64_t>> &shapes,
-                                     unsigned seed, double scale = 1.0) {
+std::vector<HostTensor>
+randomInputs(const std::vector<std::vector<int64_t>> &shapes, unsigned seed,
+             double scale = 1.0) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> dist(-scale, scale);
   std::vector<HostTensor> inputs;
@@ -95,13 +97,14 @@ std::vector<HostTensor> randomInputs(const std::vector<std::vector<int64_t>> &sh
 TEST(CudaCompiler, CompilesWithoutAGpu) {
   Fixture f;
   auto softmax = cuda::compile(f.get("softmax"), {{33, 1000}});
-  ASSERT_TRUE(static_cast<bool>(softmax)) << llvm::toString(softmax.takeError());
+  ASSERT_TRUE(static_cast<bool>(softmax))
+      << llvm::toString(softmax.takeError());
   ASSERT_EQ(softmax->launches.size(), 1u);
   EXPECT_EQ(softmax->launches[0].kind, "row");
   EXPECT_EQ(softmax->launches[0].rows, 33);
   EXPECT_EQ(softmax->launches[0].rowLength, 1000);
-  EXPECT_EQ(softmax->executable->spec().kernels[0].image.substr(0, 4),
-            "\x7f" "ELF");
+  EXPECT_EQ(softmax->executable->spec().kernels[0].image.substr(0, 4), "\x7f"
+                                                                       "ELF");
   EXPECT_NE(softmax->describe().find("[reduce_max,sub,exp,reduce_sum,div]"),
             std::string::npos);
 

@@ -350,23 +350,23 @@ TEST_F(TracerTest, ShapeOfAndDynamicReshape) {
       [&](llvm::ArrayRef<Tensor> a) -> std::vector<Tensor> {
         Tensor s = shapeOf(a[0]);
         // [batch, seq, 4] -> [batch, seq, 2, 2], batch and seq from s.
-        Tensor target = concat({slice(s, {0}, {2}),
-                                constant(makeI(DType::I64, {2}, {2, 2}))},
-                               0);
+        Tensor target = concat(
+            {slice(s, {0}, {2}), constant(makeI(DType::I64, {2}, {2, 2}))}, 0);
         std::vector<Tensor> out = {
             s, dynamicReshape(a[0], target, {kDynamic, kDynamic, 2, 2}),
             dynamicReshape(a[0], target),
             // copy_zeros: [0, -1] keeps dim 0 and flattens the rest.
-            dynamicReshape(a[0], constant(makeI(DType::I64, {2}, {0, -1})),
-                           {}, /*copyZeros=*/true)};
+            dynamicReshape(a[0], constant(makeI(DType::I64, {2}, {0, -1})), {},
+                           /*copyZeros=*/true)};
         for (const Tensor &t : out)
           shapes.push_back(t.shape());
         return out;
       });
-  EXPECT_EQ(shapes, (std::vector<Shape>{{3},
-                                        {kDynamic, kDynamic, 2, 2},
-                                        {kDynamic, kDynamic, kDynamic, kDynamic},
-                                        {kDynamic, kDynamic}}));
+  EXPECT_EQ(shapes,
+            (std::vector<Shape>{{3},
+                                {kDynamic, kDynamic, 2, 2},
+                                {kDynamic, kDynamic, kDynamic, kDynamic},
+                                {kDynamic, kDynamic}}));
   auto r = run(traced, {f32({1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
   ASSERT_EQ(r.size(), 4u);
   expectValues(r[0], DType::I64, {3}, {1, 2, 4});

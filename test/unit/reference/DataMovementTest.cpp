@@ -385,29 +385,28 @@ TEST(ReferenceDataMovement, GatherIndexOutOfRangeIsAnError) {
 std::string scatterSource(const std::string &op, const std::string &attrs,
                           const std::string &data, const std::string &indices,
                           const std::string &updates) {
-  return "func.func @main(%d: " + data + ", %i: " + indices + ", %u: " +
-         updates + ") -> " + data + " {\n  %0 = tgc." + op +
+  return "func.func @main(%d: " + data + ", %i: " + indices +
+         ", %u: " + updates + ") -> " + data + " {\n  %0 = tgc." + op +
          " %d, %i, %u " + attrs + " : (" + data + ", " + indices + ", " +
          updates + ") -> " + data + "\n  return %0 : " + data + "\n}\n";
 }
 
 TEST(ReferenceDataMovement, ScatterElements) {
   // ONNX's examples: along axis 1 of one row, and along axis 0.
-  expectFloats(runOne(scatterSource("scatter_elements", "{axis = 1 : i64}",
-                                    "tensor<1x5xf32>", "tensor<1x2xi64>",
-                                    "tensor<1x2xf32>"),
-                      {f32({1, 5}, {1, 2, 3, 4, 5}),
-                       makeI(DType::I64, {1, 2}, {1, 3}),
-                       f32({1, 2}, {1.5, 2.5})}),
-               DType::F32, {1, 5}, {1, 1.5, 3, 2.5, 5}, 0, 0);
   expectFloats(
-      runOne(scatterSource("scatter_elements", "{axis = 0 : i64}",
-                           "tensor<3x3xf32>", "tensor<2x3xi32>",
-                           "tensor<2x3xf32>"),
-             {f32({3, 3}, std::vector<double>(9, 0)),
-              makeI(DType::I32, {2, 3}, {1, 0, 2, 0, 2, 1}),
-              f32({2, 3}, {1, 1.5, 1.25, 2, 2.5, 2.25})}),
-      DType::F32, {3, 3}, {2, 1.5, 0, 1, 0, 2.25, 0, 2.5, 1.25}, 0, 0);
+      runOne(scatterSource("scatter_elements", "{axis = 1 : i64}",
+                           "tensor<1x5xf32>", "tensor<1x2xi64>",
+                           "tensor<1x2xf32>"),
+             {f32({1, 5}, {1, 2, 3, 4, 5}), makeI(DType::I64, {1, 2}, {1, 3}),
+              f32({1, 2}, {1.5, 2.5})}),
+      DType::F32, {1, 5}, {1, 1.5, 3, 2.5, 5}, 0, 0);
+  expectFloats(runOne(scatterSource("scatter_elements", "{axis = 0 : i64}",
+                                    "tensor<3x3xf32>", "tensor<2x3xi32>",
+                                    "tensor<2x3xf32>"),
+                      {f32({3, 3}, std::vector<double>(9, 0)),
+                       makeI(DType::I32, {2, 3}, {1, 0, 2, 0, 2, 1}),
+                       f32({2, 3}, {1, 1.5, 1.25, 2, 2.5, 2.25})}),
+               DType::F32, {3, 3}, {2, 1.5, 0, 1, 0, 2.25, 0, 2.5, 1.25}, 0, 0);
   // Duplicates: add sums them, none keeps the last; -1 is the last element.
   expectFloats(runOne(scatterSource("scatter_elements",
                                     "{axis = 1 : i64, reduction = "
@@ -418,9 +417,9 @@ TEST(ReferenceDataMovement, ScatterElements) {
                        makeI(DType::I64, {1, 3}, {1, 1, -1}),
                        f32({1, 3}, {1.5, 2, 10})}),
                DType::F32, {1, 5}, {1, 5.5, 3, 4, 15}, 0, 0);
-  std::string none = scatterSource("scatter_elements", "{axis = 0 : i64}",
-                                   "tensor<2xi32>", "tensor<2xi64>",
-                                   "tensor<2xi32>");
+  std::string none =
+      scatterSource("scatter_elements", "{axis = 0 : i64}", "tensor<2xi32>",
+                    "tensor<2xi64>", "tensor<2xi32>");
   expectInts(runOne(none, {makeI(DType::I32, {2}, {0, 0}),
                            makeI(DType::I64, {2}, {1, 1}),
                            makeI(DType::I32, {2}, {5, 6})}),
@@ -438,19 +437,17 @@ TEST(ReferenceDataMovement, ScatterElements) {
              DType::I32, {3}, {20, 3, 40});
   HostTensor idx = makeI(DType::I64, {3}, {0, 1, 2});
   HostTensor upd = makeI(DType::I32, {3}, {1, 7, 4});
-  expectInts(runOne(ints("max"), {data, idx, upd}), DType::I32, {3},
-             {2, 7, 4});
-  expectInts(runOne(ints("min"), {data, idx, upd}), DType::I32, {3},
-             {1, 3, 4});
+  expectInts(runOne(ints("max"), {data, idx, upd}), DType::I32, {3}, {2, 7, 4});
+  expectInts(runOne(ints("min"), {data, idx, upd}), DType::I32, {3}, {1, 3, 4});
   // ui8 max compares unsigned: 200 > 100.
-  expectInts(runOne(scatterSource("scatter_elements",
-                                  "{axis = 0 : i64, reduction = "
-                                  "#tgc.scatter_reduction<max>}",
-                                  "tensor<1xui8>", "tensor<1xi64>",
-                                  "tensor<1xui8>"),
-                    {makeI(DType::UI8, {1}, {100}), makeI(DType::I64, {1}, {0}),
-                     makeI(DType::UI8, {1}, {200})}),
-             DType::UI8, {1}, {200});
+  expectInts(
+      runOne(scatterSource("scatter_elements",
+                           "{axis = 0 : i64, reduction = "
+                           "#tgc.scatter_reduction<max>}",
+                           "tensor<1xui8>", "tensor<1xi64>", "tensor<1xui8>"),
+             {makeI(DType::UI8, {1}, {100}), makeI(DType::I64, {1}, {0}),
+              makeI(DType::UI8, {1}, {200})}),
+      DType::UI8, {1}, {200});
 }
 
 TEST(ReferenceDataMovement, ScatterElementsIndexOutOfRangeIsAnError) {
@@ -482,14 +479,13 @@ TEST(ReferenceDataMovement, ScatterND) {
                        f32({4}, {9, 10, 11, 12})}),
                DType::F32, {8}, {1, 11, 3, 10, 9, 6, 7, 12}, 0, 0);
   // Rows, with a duplicate row summed.
-  expectFloats(runOne(scatterSource("scatter_nd",
-                                    "{reduction = #tgc.scatter_reduction<add>}",
-                                    "tensor<2x2xf32>", "tensor<2x1xi32>",
-                                    "tensor<2x2xf32>"),
-                      {f32({2, 2}, {1, 2, 3, 4}),
-                       makeI(DType::I32, {2, 1}, {0, -2}),
-                       f32({2, 2}, {10, 20, 1, 1})}),
-               DType::F32, {2, 2}, {12, 23, 3, 4}, 0, 0);
+  expectFloats(
+      runOne(scatterSource(
+                 "scatter_nd", "{reduction = #tgc.scatter_reduction<add>}",
+                 "tensor<2x2xf32>", "tensor<2x1xi32>", "tensor<2x2xf32>"),
+             {f32({2, 2}, {1, 2, 3, 4}), makeI(DType::I32, {2, 1}, {0, -2}),
+              f32({2, 2}, {10, 20, 1, 1})}),
+      DType::F32, {2, 2}, {12, 23, 3, 4}, 0, 0);
   // Full index pairs, one negative.
   expectInts(runOne(scatterSource("scatter_nd", "", "tensor<2x3xi64>",
                                   "tensor<2x2xi64>", "tensor<2xi64>"),

@@ -526,9 +526,9 @@ func.func @main(%c: tensor<2xi1>, %x: tensor<2xf16>, %y: tensor<2xf16>) -> tenso
 //===----------------------------------------------------------------------===//
 
 // ui64 values above INT64_MAX are written as their int64 bit pattern.
-constexpr int64_t kU64Max = -1;                   // 18446744073709551615
-constexpr int64_t kU64Big = INT64_MIN;            // 9223372036854775808
-constexpr int64_t kU64Big1 = INT64_MIN + 1;       // 9223372036854775809
+constexpr int64_t kU64Max = -1;             // 18446744073709551615
+constexpr int64_t kU64Big = INT64_MIN;      // 9223372036854775808
+constexpr int64_t kU64Big1 = INT64_MIN + 1; // 9223372036854775809
 
 TEST(ReferenceElementwise, UnsignedArithmeticWraps) {
   const std::string t = "tensor<3xui8>";
@@ -572,8 +572,7 @@ TEST(ReferenceElementwise, UnsignedDivisionAndPow) {
   std::string error = runError(binarySource("div", t, t, t),
                                {makeI(DType::UI32, {3}, {4294967295, 1, 1}),
                                 makeI(DType::UI32, {3}, {0, 1, 1})});
-  EXPECT_NE(error.find("division by zero (4294967295 / 0)"),
-            std::string::npos)
+  EXPECT_NE(error.find("division by zero (4294967295 / 0)"), std::string::npos)
       << error;
   // 2^63 as an exponent is not negative: 1^(2^63) = 1, 2^(2^63) wraps to 0.
   expectInts(runOne(binarySource("pow", l, l, l),
@@ -581,10 +580,10 @@ TEST(ReferenceElementwise, UnsignedDivisionAndPow) {
                      makeI(DType::UI64, {2}, {kU64Big, kU64Big})}),
              DType::UI64, {2}, {1, 0});
   const std::string b = "tensor<2xui8>";
-  expectInts(runOne(binarySource("pow", b, b, b),
-                    {makeI(DType::UI8, {2}, {2, 3}),
-                     makeI(DType::UI8, {2}, {7, 5})}),
-             DType::UI8, {2}, {128, 243});
+  expectInts(
+      runOne(binarySource("pow", b, b, b),
+             {makeI(DType::UI8, {2}, {2, 3}), makeI(DType::UI8, {2}, {7, 5})}),
+      DType::UI8, {2}, {128, 243});
 }
 
 TEST(ReferenceElementwise, UnsignedCompareMaxMin) {
@@ -630,9 +629,10 @@ TEST(ReferenceElementwise, CastsWithUnsignedAndI16) {
   expectInts(runOne(castSource("tensor<5xf32>", "tensor<5xui8>"),
                     {f32({5}, {-1.0, 300, 254.9, kNaN, 0.5})}),
              DType::UI8, {5}, {0, 255, 254, 0, 0});
-  expectInts(runOne(castSource("tensor<3xf64>", "tensor<3xui64>"),
-                    {makeF(DType::F64, {3}, {1e30, 9223372036854775808.0, -7})}),
-             DType::UI64, {3}, {kU64Max, kU64Big, 0});
+  expectInts(
+      runOne(castSource("tensor<3xf64>", "tensor<3xui64>"),
+             {makeF(DType::F64, {3}, {1e30, 9223372036854775808.0, -7})}),
+      DType::UI64, {3}, {kU64Max, kU64Big, 0});
   expectInts(runOne(castSource("tensor<2xf32>", "tensor<2xi16>"),
                     {f32({2}, {40000, -40000})}),
              DType::I16, {2}, {32767, -32768});

@@ -387,8 +387,8 @@ func.func @main(%x: tensor<2x1xf64>, %s: tensor<1xf64>, %b: tensor<1xf64>, %m: t
 std::string topkSource(const std::string &attrs, const std::string &in,
                        const std::string &out, const std::string &outIdx) {
   return "func.func @main(%x: " + in + ") -> (" + out + ", " + outIdx +
-         ") {\n  %0, %1 = tgc.topk %x " + attrs + " : (" + in + ") -> (" +
-         out + ", " + outIdx + ")\n  return %0, %1 : " + out + ", " + outIdx +
+         ") {\n  %0, %1 = tgc.topk %x " + attrs + " : (" + in + ") -> (" + out +
+         ", " + outIdx + ")\n  return %0, %1 : " + out + ", " + outIdx +
          "\n}\n";
 }
 
@@ -420,10 +420,10 @@ TEST(ReferenceReduction, TopK) {
   expectFloats(smallest.results[0], DType::F32, {2, 2}, {1, 2, -1, 5}, 0, 0);
   expectInts(smallest.results[1], DType::I64, {2, 2}, {1, 3, 2, 1});
   // Axis 0 of an integer tensor; the tie at 3 picks row 0.
-  RunOutcome ints = run(topkSource("{axis = 0 : i64, k = 1 : i64}",
-                                   "tensor<2x3xi32>", "tensor<1x3xi32>",
-                                   "tensor<1x3xi64>"),
-                        {makeI(DType::I32, {2, 3}, {1, 5, 3, 4, 2, 3})});
+  RunOutcome ints =
+      run(topkSource("{axis = 0 : i64, k = 1 : i64}", "tensor<2x3xi32>",
+                     "tensor<1x3xi32>", "tensor<1x3xi64>"),
+          {makeI(DType::I32, {2, 3}, {1, 5, 3, 4, 2, 3})});
   ASSERT_EQ(ints.error, "");
   expectInts(ints.results[0], DType::I32, {1, 3}, {4, 5, 3});
   expectInts(ints.results[1], DType::I64, {1, 3}, {1, 0, 0});

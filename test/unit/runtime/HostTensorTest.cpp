@@ -605,9 +605,9 @@ TEST(HostTensorTest, NarrowAndUnsignedIntegers) {
   ui8.setInt(0, -1);
   EXPECT_EQ(ui8.getInt(0), 255);
   EXPECT_EQ(ui8.getDouble(0), 255.0);
-  const std::pair<double, int64_t> ui8Cases[] = {
-      {-1.0, 0}, {300.0, 255}, {254.9, 254}, {kNaN, 0}, {kInf, 255},
-      {-kInf, 0}};
+  const std::pair<double, int64_t> ui8Cases[] = {{-1.0, 0},    {300.0, 255},
+                                                 {254.9, 254}, {kNaN, 0},
+                                                 {kInf, 255},  {-kInf, 0}};
   for (auto [in, out] : ui8Cases) {
     ui8.setDouble(0, in);
     EXPECT_EQ(ui8.getInt(0), out) << in;

@@ -509,8 +509,8 @@ TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
   ASSERT_TRUE(b2.ok()) << b2.status();
   ASSERT_TRUE(b2->resultLayout);
   EXPECT_TRUE(sameLayout(*b2->resultLayout, L));
-  auto in = createLayoutReorder(DType::F32, x.shape(), nullptr,
-                                &*b1->inputLayout);
+  auto in =
+      createLayoutReorder(DType::F32, x.shape(), nullptr, &*b1->inputLayout);
   auto out = createLayoutReorder(DType::F32, x.shape(), &L, nullptr);
   ASSERT_TRUE(in.ok() && out.ok());
   HostTensor xb = runOne(*in, {x}, DType::F32, blockedShape(*b1->inputLayout));
@@ -563,8 +563,8 @@ TEST(BlockedLayouts, PoolKeepsTheLayout) {
                                  &*pool->resultLayout, nullptr);
   ASSERT_TRUE(in.ok() && out.ok());
   HostTensor xb = runOne(*in, {x}, DType::F32, blockedShape(L));
-  HostTensor yb = runOne(pool->kernel, {xb}, DType::F32,
-                         blockedShape(*pool->resultLayout));
+  HostTensor yb =
+      runOne(pool->kernel, {xb}, DType::F32, blockedShape(*pool->resultLayout));
   HostTensor got = runOne(*out, {yb}, DType::F32, want.shape());
   EXPECT_CLOSE(got, want, 0, 0);
 }

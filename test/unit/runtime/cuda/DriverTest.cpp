@@ -67,7 +67,8 @@ TEST(Driver, BadOrdinal) {
     GTEST_SKIP() << "no CUDA device: " << count.status().message();
   auto device = openDevice(*count);
   ASSERT_FALSE(device.ok());
-  EXPECT_TRUE(startsWith(std::string(device.status().message()), "no CUDA device with ordinal"))
+  EXPECT_TRUE(startsWith(std::string(device.status().message()),
+                         "no CUDA device with ordinal"))
       << device.status();
 }
 

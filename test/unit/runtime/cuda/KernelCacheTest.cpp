@@ -34,9 +34,9 @@ TEST(KernelCache, HashIsStable) {
 
 TEST(KernelCache, CompilesOncePerSourceAndArch) {
   int compilations = 0;
-  KernelCompiler compile = [&](const std::string &source,
-                               const std::string &arch)
-      -> absl::StatusOr<std::string> {
+  KernelCompiler compile =
+      [&](const std::string &source,
+          const std::string &arch) -> absl::StatusOr<std::string> {
     ++compilations;
     return "image of " + source + " for " + arch;
   };
@@ -56,8 +56,9 @@ TEST(KernelCache, CompilesOncePerSourceAndArch) {
 
 TEST(KernelCache, CompileErrorsAreNotCached) {
   int calls = 0;
-  KernelCompiler failing = [&](const std::string &, const std::string &)
-      -> absl::StatusOr<std::string> {
+  KernelCompiler failing =
+      [&](const std::string &,
+          const std::string &) -> absl::StatusOr<std::string> {
     ++calls;
     return absl::InvalidArgumentError("syntax error");
   };
