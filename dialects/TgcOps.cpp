@@ -11,6 +11,7 @@
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -1214,4 +1215,18 @@ LogicalResult FusionOp::verify() {
              << i << " has type " << std::get<0>(pair) << " but result #" << i
              << " is " << std::get<1>(pair);
   return success();
+}
+
+void FusionOp::inlineBody() {
+  OpBuilder builder(*this);
+  IRMapping mapping;
+  Block &block = getBlock();
+  for (auto [arg, input] : llvm::zip(block.getArguments(), getInputs()))
+    mapping.map(arg, input);
+  for (Operation &op : block.without_terminator())
+    builder.clone(op, mapping);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  for (auto [result, value] : llvm::zip(getResults(), yield.getValues()))
+    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+  erase();
 }

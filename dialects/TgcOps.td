@@ -789,6 +789,9 @@ def Tgc_FusionOp : Tgc_Op<"fusion", [IsolatedFromAbove,
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     mlir::Block &getBlock() { return getBody().front(); }
+    /// Replaces this fusion by the ops of its body (for backends that run it
+    /// op by op) and erases it.
+    void inlineBody();
   }];
 }
 

@@ -14,7 +14,6 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -673,23 +672,10 @@ void inlineFusions(func::FuncOp func, bool compileLoops) {
     if (!compilesAsOneKernel(op))
       fusions.push_back(op);
   });
-  // Innermost first is not needed: bodies are isolated and hold no fusions
-  // that outlive their parent; walk order visits nested ones first.
-  for (FusionOp fusion : fusions) {
-    OpBuilder builder(fusion);
-    IRMapping mapping;
-    Block &block = fusion.getBlock();
-    for (auto [arg, input] :
-         llvm::zip(block.getArguments(), fusion.getInputs()))
-      mapping.map(arg, input);
-    for (Operation &op : block.without_terminator())
-      builder.clone(op, mapping);
-    auto yield = cast<YieldOp>(block.getTerminator());
-    for (auto [result, value] :
-         llvm::zip(fusion.getResults(), yield.getValues()))
-      result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-    fusion.erase();
-  }
+  // Bodies are isolated and hold no fusions that outlive their parent; walk
+  // order visits nested ones first.
+  for (FusionOp fusion : fusions)
+    fusion.inlineBody();
 }
 
 /// Gives every argument its concrete shape, inlines calls and propagates

@@ -56,21 +56,6 @@ bool isView(Operation *op) {
   return isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op);
 }
 
-/// Replaces `fusion` by the ops of its body.
-void inlineFusion(FusionOp fusion) {
-  OpBuilder builder(fusion);
-  IRMapping mapping;
-  Block &block = fusion.getBlock();
-  for (auto [arg, input] : llvm::zip(block.getArguments(), fusion.getInputs()))
-    mapping.map(arg, input);
-  for (Operation &op : block.without_terminator())
-    builder.clone(op, mapping);
-  auto yield = cast<YieldOp>(block.getTerminator());
-  for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
-    result.replaceAllUsesWith(mapping.lookupOrDefault(value));
-  fusion.erase();
-}
-
 /// Wraps `op` in a one-op `tgc.fusion <loop>`.
 FusionOp wrapInFusion(Operation *op) {
   OpBuilder builder(op);
@@ -166,12 +151,12 @@ cuda::compile(func::FuncOp func,
   //    their ops; single loop-fusable ops become one-op fusions.
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
     if (fusion.getKind() != FusionKind::loop) {
-      inlineFusion(fusion);
+      fusion.inlineBody();
       continue;
     }
     DiagnosticCapture capture(context);
     if (failed(generateLoopKernel(fusion, "probe")))
-      inlineFusion(fusion);
+      fusion.inlineBody();
   }
   for (Operation &op : llvm::make_early_inc_range(body)) {
     if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))

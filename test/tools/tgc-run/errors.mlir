@@ -1,6 +1,7 @@
 // tgc-run reports bad command lines, bad inputs and run-time errors with a
 // clear message and a non-zero exit, never a crash.
 // RUN: not tgc-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// RUN: not tgc-run %s --function=gather --pipeline=fast 2>&1 | FileCheck %s --check-prefix=BADPIPE
 // RUN: not tgc-run %s --backend=reference --function=gather --input=3xf32=1,2,3 --input=2xi64=0,7 2>&1 | FileCheck %s --check-prefix=OOB
 // RUN: not tgc-run %s --backend=reference --function=gather --input=3xi32=1,2,3 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not tgc-run %s --function=gather --input=3xf32=1,2 2>&1 | FileCheck %s --check-prefix=COUNT
@@ -17,6 +18,7 @@
 // RUN: not tgc-run %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=NOFILE
 
 // NOFUNC: tgc-run: error: no function named 'nope'
+// BADPIPE: tgc-run: error: unknown --pipeline 'fast' (available: tgc-cpu, tgc-cpu-unfused)
 // OOB: tgc-run: error: {{.*}}errors.mlir:[[# @LINE + 8]]:{{[0-9]+}}: 'tgc.gather' op {{.*}}7{{.*}}out of range
 // DTYPE: tgc-run: error: {{.*}}argument #0{{.*}}
 // COUNT: tgc-run: error: bad tensor literal '3xf32=1,2': 2 values for shape 3 (3 elements)
