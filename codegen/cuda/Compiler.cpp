@@ -161,7 +161,7 @@ cuda::compile(func::FuncOp func,
   for (Operation &op : llvm::make_early_inc_range(body)) {
     if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))
       continue;
-    if (!isLoopFusable(&op)) {
+    if (!isLoopFusable(&op) && !hasStandaloneKernel(&op)) {
       std::string why;
       for (Type type :
            llvm::concat<Type>(llvm::to_vector(op.getOperandTypes()),

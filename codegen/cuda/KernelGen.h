@@ -83,6 +83,12 @@ std::string kernelSource(const GeneratedKernel &kernel);
 mlir::FailureOr<GeneratedKernel> generateLoopKernel(FusionOp fusion,
                                                     llvm::StringRef name);
 
+/// Whether `op` (not loop-fusable: see tgc::isLoopFusable) still has a
+/// generated kernel of its own (pools, gather, slice, pad, concat, outer
+/// reductions, ...): the CUDA compiler wraps such ops in a one-op
+/// `tgc.fusion <loop>` and calls generateLoopKernel on it.
+bool hasStandaloneKernel(mlir::Operation *op);
+
 struct GeneratedModule {
   std::vector<GeneratedKernel> kernels;
   /// One translation unit: the prelude and every kernel.

@@ -42,9 +42,70 @@ struct KernelImage {
   std::string image;
 };
 
-/// One kernel launch. Every kernel takes only device pointers (static
-/// shapes are baked into the code), one per entry of `buffers`.
+/// A (batched) matrix multiplication on cuBLASLt (Blas.h), row-major:
+///   D[i] = epilogue(alpha * op(A[i]) * op(B[i]) + beta * C[i] + bias)
+/// for i < batch, op(X) = X^T when trans is set (A is then stored k x m,
+/// B n x k). The bias (length n, one value per output column) is added
+/// before the activation, as cuBLASLt's BIAS epilogues do; C (the residual,
+/// when `c` >= 0) has D's shape and strides.
+struct MatmulCall {
+  enum class Epilogue { None, Relu, Gelu, Bias, BiasRelu, BiasGelu };
+  /// The element type of A, B, C, D and the bias (f32, f16 or bf16;
+  /// accumulation is always f32).
+  runtime::DType dtype = runtime::DType::F32;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  bool transA = false, transB = false;
+  /// Elements between consecutive matrices of the batch; 0 broadcasts one
+  /// matrix to every batch (strideD is never 0 when batch > 1).
+  int64_t strideA = 0, strideB = 0, strideC = 0, strideD = 0;
+  /// Gelu is the tanh approximation (cuBLASLt's GELU epilogue).
+  Epilogue epilogue = Epilogue::None;
+  float alpha = 1, beta = 0;
+  /// Lets f32 matmuls use TF32 tensor cores (faster, ~1e-3 relative error);
+  /// off by default: results track the reference interpreter.
+  bool allowTf32 = false;
+  /// Buffers; `c` and `bias` are -1 when absent (beta must then be 0, and
+  /// the epilogue must not add a bias).
+  int a = -1, b = -1, c = -1, bias = -1, d = -1;
+  /// "matmul 8x(128x768 * 768x2304) +bias relu".
+  std::string describe() const;
+};
+
+/// A 2-D convolution on cuDNN (Dnn.h):
+///   y = act(conv(x, w) + alpha2 * z + bias)
+/// NCHW (filter KCRS, i.e. OIHW) or NHWC (filter KRSC, i.e. OHWI): the
+/// compiler hands the filter over in cuDNN's order. Padding is symmetric
+/// (the compiler pads asymmetric inputs with a kernel first).
+struct ConvCall {
+  runtime::DType dtype = runtime::DType::F32;
+  bool nhwc = false;
+  int64_t n = 1, c = 1, h = 1, w = 1; ///< input
+  int64_t k = 1, r = 1, s = 1;        ///< output channels, filter size
+  int64_t groups = 1;
+  int64_t padH = 0, padW = 0, strideH = 1, strideW = 1, dilationH = 1,
+          dilationW = 1;
+  int64_t outH = 1, outW = 1;
+  /// ReLU after the bias and residual (cuDNN's fused conv-bias-activation);
+  /// otherwise no activation.
+  bool relu = false;
+  /// The scale of the residual `z` (used when z >= 0).
+  float alpha2 = 1;
+  bool allowTf32 = false;
+  /// Buffers: input, filter, bias (k values; -1: none), residual (y's
+  /// shape; -1: none), output.
+  int x = -1, filter = -1, bias = -1, z = -1, y = -1;
+  /// "conv 1x64x56x56 * 64x64x3x3 pad 1 stride 1 -> 1x64x56x56 +bias +z relu".
+  std::string describe() const;
+};
+
+/// One step of the plan: a generated kernel launch, or a library call.
+/// Every kernel takes only device pointers (static shapes are baked into
+/// the code), one per entry of `buffers`.
 struct Launch {
+  enum class Kind { Kernel, Matmul, Conv };
+  Kind kind = Kind::Kernel;
+  /// Kernel: index into ExecutableSpec::kernels; Matmul / Conv: index into
+  /// ExecutableSpec::matmuls / convs.
   int kernel = 0;
   unsigned grid = 1, block = 256, sharedBytes = 0;
   std::vector<int> buffers;
@@ -57,12 +118,46 @@ struct ExecutableSpec {
   std::vector<TensorSpec> intermediates;
   std::vector<KernelImage> kernels;
   std::vector<Launch> launches;
+  std::vector<MatmulCall> matmuls;
+  std::vector<ConvCall> convs;
   /// The buffer each result is copied back from.
   std::vector<int> results;
   /// Optional, one per result: the dtype and shape it is copied back as (a
   /// view of the first bytes of its buffer: a reshape, or an intermediate
   /// buffer shared by values of several shapes). Empty: the buffer's own.
   std::vector<TensorSpec> resultSpecs;
+};
+
+/// A tensor that lives in a device's memory (a block of its pool, returned
+/// when the last copy of the DeviceTensor goes). Results of runOnDevice are
+/// DeviceTensors, so chained calls never go through the host.
+class DeviceTensor {
+public:
+  DeviceTensor() = default;
+  /// An uninitialized tensor on `device`.
+  static absl::StatusOr<DeviceTensor> allocate(std::shared_ptr<Device> device,
+                                               TensorSpec spec);
+  /// A copy of `host` on `device` (synchronous).
+  static absl::StatusOr<DeviceTensor>
+  fromHost(std::shared_ptr<Device> device, const runtime::HostTensor &host);
+  /// A copy on the host (synchronous).
+  absl::StatusOr<runtime::HostTensor> toHost() const;
+
+  bool valid() const { return storage != nullptr; }
+  const TensorSpec &spec() const { return tensorSpec; }
+  runtime::DType dtype() const { return tensorSpec.dtype; }
+  const std::vector<int64_t> &shape() const { return tensorSpec.shape; }
+  size_t byteSize() const { return tensorSpec.byteSize(); }
+  DevicePtr data() const;
+  /// The device it lives on (null for a default-constructed tensor).
+  Device *device() const;
+  /// "cuda:0 2x3xf32".
+  std::string describe() const;
+
+private:
+  struct Storage;
+  std::shared_ptr<Storage> storage;
+  TensorSpec tensorSpec;
 };
 
 class DeviceExecutable {
@@ -82,6 +177,12 @@ public:
   /// on): one stream, one synchronization.
   absl::StatusOr<std::vector<runtime::HostTensor>>
   run(Device &device, const std::vector<runtime::HostTensor> &args);
+
+  /// Runs on the device the arguments live on, without host transfers:
+  /// the results stay on the device. Still one synchronization per call
+  /// (so that the results are complete when it returns).
+  absl::StatusOr<std::vector<DeviceTensor>>
+  runOnDevice(const std::vector<DeviceTensor> &args);
 
 private:
   explicit DeviceExecutable(ExecutableSpec spec) : program(std::move(spec)) {}
