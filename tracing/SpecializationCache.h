@@ -221,16 +221,22 @@ private:
       return {call, reason};
     }
     // The closest previous specialization: the most recent one with a
-    // mismatch (all mismatch, or we would have hit).
+    // mismatch (all mismatch, or we would have hit), preferring one for the
+    // same target device.
     const Entry *closest = nullptr;
     std::optional<Mismatch> difference;
-    for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-      if (auto m = call.kind() == TraceType::Kind::Sequence
-                       ? findArgsMismatch(call, (*it)->type)
-                       : findMismatch(call, (*it)->type)) {
-        closest = it->get();
-        difference = std::move(m);
-        break;
+    std::string callTarget = targetOf(call);
+    for (bool sameTarget : {true, false}) {
+      for (auto it = entries.rbegin(); it != entries.rend() && !closest;
+           ++it) {
+        if (sameTarget && targetOf((*it)->type) != callTarget)
+          continue;
+        if (auto m = call.kind() == TraceType::Kind::Sequence
+                         ? findArgsMismatch(call, (*it)->type)
+                         : findMismatch(call, (*it)->type)) {
+          closest = it->get();
+          difference = std::move(m);
+        }
       }
     }
     reason.kind = TraceReason::Kind::NewType;

@@ -282,6 +282,12 @@ TraceType TraceType::user(std::string typeName, TraceType inner) {
   return makeNode(std::move(node));
 }
 
+static constexpr const char *kTargetTypeName = "@target";
+
+TraceType TraceType::target(std::string device) {
+  return user(kTargetTypeName, string(std::move(device)));
+}
+
 //===----------------------------------------------------------------------===//
 // Accessors
 //===----------------------------------------------------------------------===//
@@ -363,6 +369,17 @@ const std::string &TraceType::userTypeName() const {
 const TraceType &TraceType::userInner() const {
   assert(kind() == Kind::User && "userInner() of a non-user type");
   return node().children.front();
+}
+
+bool TraceType::isTarget() const {
+  return kind() == Kind::User && node().text == kTargetTypeName &&
+         node().children.size() == 1 &&
+         node().children.front().kind() == Kind::String;
+}
+
+const std::string &TraceType::targetDevice() const {
+  assert(isTarget() && "targetDevice() of a non-target type");
+  return node().children.front().stringValue();
 }
 
 size_t TraceType::hash() const { return node().hash; }
@@ -833,6 +850,10 @@ static void print(llvm::raw_ostream &os, const TraceType &type) {
     os << '}';
     return;
   case Kind::User:
+    if (type.isTarget()) {
+      os << '@' << type.targetDevice();
+      return;
+    }
     os << type.userTypeName() << '(';
     print(os, type.userInner());
     os << ')';
@@ -1113,8 +1134,21 @@ tracing::findArgsMismatch(const TraceType &actualArgs,
   };
   if (!isArgs(actualArgs) || !isArgs(expectedArgs))
     return findMismatch(actualArgs, expectedArgs);
+  std::string actualTarget = targetOf(actualArgs),
+              expectedTarget = targetOf(expectedArgs);
+  if (actualTarget != expectedTarget)
+    return Mismatch{"target", "@" + expectedTarget, "@" + actualTarget,
+                    "target device differs: expected " + expectedTarget +
+                        ", got " + actualTarget};
   llvm::ArrayRef<TraceType> a = actualArgs.elements(),
                             e = expectedArgs.elements();
+  auto dropTarget = [](llvm::ArrayRef<TraceType> elements) {
+    return !elements.empty() && elements.back().isTarget()
+               ? elements.drop_back()
+               : elements;
+  };
+  a = dropTarget(a);
+  e = dropTarget(e);
   if (a.size() != e.size())
     return Mismatch{
         "", expectedArgs.str(), actualArgs.str(),
@@ -1124,6 +1158,13 @@ tracing::findArgsMismatch(const TraceType &actualArgs,
             findMismatch(a[i], e[i], "arg" + std::to_string(i)))
       return m;
   return std::nullopt;
+}
+
+std::string tracing::targetOf(const TraceType &key) {
+  if (key.kind() == Kind::Sequence && key.sequenceKind() == SequenceKind::Tuple &&
+      !key.elements().empty() && key.elements().back().isTarget())
+    return key.elements().back().targetDevice();
+  return "cpu";
 }
 
 //===----------------------------------------------------------------------===//

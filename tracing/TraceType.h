@@ -112,6 +112,13 @@ public:
   static TraceType map(std::vector<std::pair<TraceType, TraceType>> entries);
   /// A user type, identified by name, described by `inner`.
   static TraceType user(std::string typeName, TraceType inner);
+  /// The device a call runs on ("cuda:0"): tgc::function appends it to the
+  /// key (after the arguments and captures) of a function that does not run
+  /// on the CPU, so that specializations for different devices never share a
+  /// key and signatures show where they run. A user type named "@target"
+  /// holding the device string (equal only to the same device; no common
+  /// supertype with another), printed "@cuda:0". See targetOf().
+  static TraceType target(std::string device);
 
   //===--------------------------------------------------------------------===//
   // Accessors (each asserts the kind it needs)
@@ -153,6 +160,10 @@ public:
   /// User.
   const std::string &userTypeName() const;
   const TraceType &userInner() const;
+  /// Made by target().
+  bool isTarget() const;
+  /// target(): the device string.
+  const std::string &targetDevice() const;
 
   //===--------------------------------------------------------------------===//
   // Identity, order, lattice
@@ -227,9 +238,16 @@ std::vector<Mismatch> findMismatches(const TraceType &actual,
 
 /// findMismatch for argument tuples (as built by traceTypeOfArgs): the
 /// arguments are named "arg0", "arg1", ...; a different argument count is
-/// reported at path "" with reason "expected N arguments, got M".
+/// reported at path "" with reason "expected N arguments, got M". A trailing
+/// target() is not an argument: a different target (a missing one is "cpu")
+/// is reported first, at path "target" with reason "target device differs:
+/// expected cpu, got cuda:0".
 std::optional<Mismatch> findArgsMismatch(const TraceType &actualArgs,
                                          const TraceType &expectedArgs);
+
+/// The target device of a key: the device of its last element when the key
+/// is a tuple ending in a target(), else "cpu".
+std::string targetOf(const TraceType &key);
 
 /// Deterministic dispatch: the index of the most specific candidate that
 /// accepts `call` (call.isSubtypeOf(candidate)), or std::nullopt when none
