@@ -2,6 +2,13 @@
 
 #include "frontend/Function.h"
 
+#include "runtime/cuda/Device.h"
+#include "runtime/cuda/Executable.h"
+#ifdef TGC_HAVE_CUDA_CODEGEN
+#include "codegen/cuda/Compiler.h"
+#endif
+
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace tgc;
@@ -127,15 +134,81 @@ FunctionState::FunctionState(FunctionOptions opts)
   }
 }
 
-TraceType FunctionState::withCaptures(const TraceType &argsType) const {
-  if (options.captures.empty())
+bool detail::hasCudaCodegen() {
+#ifdef TGC_HAVE_CUDA_CODEGEN
+  return true;
+#else
+  return false;
+#endif
+}
+
+static constexpr const char *kNoCudaCodegen =
+    "this build of tgc has no CUDA code generation (configure with the CUDA "
+    "toolkit: TGC_ENABLE_CUDA=ON)";
+
+absl::Status detail::normalizeOptions(FunctionOptions &options) {
+  if (options.inputSignature) {
+    if (auto status = validateSignature(*options.inputSignature); !status.ok())
+      return status;
+  }
+  if (options.maxSpecializations == 0)
+    return absl::InvalidArgumentError(
+        "tgc: maxSpecializations must be at least 1");
+  using Backend = FunctionOptions::Backend;
+  if (options.device.isCuda() && options.device.ordinal < 0)
+    return absl::InvalidArgumentError(
+        "tgc: function '" + options.name + "': invalid CUDA device ordinal " +
+        std::to_string(options.device.ordinal));
+  if (options.backend == Backend::Cuda && options.device.isCpu())
+    options.device = Device::cuda(0);
+  if (options.device.isCuda()) {
+    if (options.backend == Backend::Reference)
+      return absl::InvalidArgumentError(
+          "tgc: function '" + options.name +
+          "': the reference backend runs on the cpu, not " +
+          options.device.str());
+    options.backend = Backend::Cuda;
+    if (!hasCudaCodegen())
+      return absl::FailedPreconditionError("tgc: function '" + options.name +
+                                           "' targets " +
+                                           options.device.str() + ": " +
+                                           kNoCudaCodegen);
+  }
+  return absl::OkStatus();
+}
+
+TraceType FunctionState::cacheKey(const TraceType &argsType) const {
+  if (options.captures.empty() && options.device.isCpu())
     return argsType;
   std::vector<TraceType> elements(argsType.elements().begin(),
                                   argsType.elements().end());
   for (const CaptureRef &capture : options.captures)
     elements.push_back(tracing::traceTypeOf(capture.current()));
+  if (!options.device.isCpu())
+    elements.push_back(TraceType::target(options.device.str()));
   return TraceType::sequence(TraceType::SequenceKind::Tuple,
                              std::move(elements));
+}
+
+absl::StatusOr<std::shared_ptr<cuda::Device>>
+FunctionState::openTarget() const {
+  std::string prefix =
+      "tgc: function '" + options.name + "' targets " + options.device.str();
+  if (!hasCudaCodegen())
+    return absl::FailedPreconditionError(prefix + ": " + kNoCudaCodegen);
+  auto device = cuda::openDevice(options.device.ordinal);
+  if (device.ok())
+    return device;
+  std::string reason(device.status().message());
+  if (!llvm::StringRef(reason).starts_with("no CUDA device"))
+    reason = "no CUDA device: " + reason;
+  return absl::Status(device.status().code(), prefix + ": " + reason);
+}
+
+absl::Status FunctionState::checkCall() const {
+  if (options.device.isCpu())
+    return absl::OkStatus();
+  return openTarget().status();
 }
 
 absl::Status FunctionState::checkSignature(const TraceType &call) const {
@@ -151,8 +224,33 @@ absl::Status FunctionState::checkSignature(const TraceType &call) const {
   return absl::OkStatus();
 }
 
+/// Compiles `compiled` for the target CUDA device and these input shapes.
+static llvm::Expected<std::shared_ptr<const cuda::CompiledFunction>>
+compileCuda(const Compiled &compiled,
+            const std::vector<std::vector<int64_t>> &shapes,
+            const FunctionState &state) {
+  auto device = state.openTarget();
+  if (!device.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   std::string(device.status().message()));
+#ifdef TGC_HAVE_CUDA_CODEGEN
+  cuda::CompileOptions compileOptions;
+  compileOptions.arch = (*device)->arch();
+  compileOptions.fuse = state.options.fuse;
+  auto plan = cuda::compile(compiled.traced.func, shapes, compileOptions);
+  if (!plan)
+    return plan.takeError();
+  return std::make_shared<const cuda::CompiledFunction>(std::move(*plan));
+#else
+  (void)compiled;
+  (void)shapes;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "tgc: " + std::string(kNoCudaCodegen));
+#endif
+}
+
 llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
-  if (options.backend != FunctionOptions::Backend::Cpu)
+  if (options.backend == FunctionOptions::Backend::Reference)
     return llvm::Error::success();
   std::vector<std::vector<int64_t>> shapes;
   for (mlir::Type type : compiled.traced.func.getArgumentTypes()) {
@@ -160,6 +258,13 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
     if (!tensor.hasStaticShape())
       return llvm::Error::success(); // compiled per input shapes on use
     shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
+  }
+  if (compiled.target.isCuda()) {
+    auto plan = compileCuda(compiled, shapes, *this);
+    if (!plan)
+      return plan.takeError();
+    compiled.cudaStaticPlan = std::move(*plan);
+    return llvm::Error::success();
   }
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = options.numThreads;
@@ -198,11 +303,40 @@ planFor(const Compiled &compiled, const CallInputs &inputs,
   return shared;
 }
 
+/// The CUDA plan for these inputs.
+static absl::StatusOr<std::shared_ptr<const cuda::CompiledFunction>>
+cudaPlanFor(const Compiled &compiled,
+            const std::vector<std::vector<int64_t>> &shapes,
+            const FunctionState &state) {
+  if (compiled.cudaStaticPlan)
+    return compiled.cudaStaticPlan;
+  std::lock_guard lock(compiled.planMutex);
+  auto it = compiled.cudaPlans.find(shapes);
+  if (it != compiled.cudaPlans.end())
+    return it->second;
+  auto plan = compileCuda(compiled, shapes, state);
+  if (!plan)
+    return toStatus(plan.takeError());
+  compiled.cudaPlans.emplace(shapes, *plan);
+  return *plan;
+}
+
 absl::StatusOr<std::vector<runtime::HostTensor>>
 FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
   absl::StatusOr<std::vector<runtime::HostTensor>> results;
-  if (options.backend == FunctionOptions::Backend::Cpu) {
+  if (compiled.target.isCuda()) {
+    auto device = openTarget();
+    if (!device.ok())
+      return device.status();
+    std::vector<std::vector<int64_t>> shapes;
+    for (const runtime::HostTensor &t : inputs.tensors)
+      shapes.push_back(t.shape());
+    auto plan = cudaPlanFor(compiled, shapes, *this);
+    if (!plan.ok())
+      return plan.status();
+    results = (*plan)->executable->run(**device, inputs.tensors);
+  } else if (options.backend == FunctionOptions::Backend::Cpu) {
     auto plan = planFor(compiled, inputs, options);
     if (!plan.ok())
       return plan.status();

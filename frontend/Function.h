@@ -3,12 +3,16 @@
 // tgc::function wraps a C++ callable written over symbolic tgc::Tensors. Each
 // call maps its arguments to a TraceType; the specialization cache decides
 // whether an existing specialization serves it or the callable is traced
-// again; the specialization runs on the reference interpreter (the default
-// backend until the CPU backend lands) and the results come back as host
-// tensors in the structure the callable returned.
+// again; the specialization runs on its target device (FunctionOptions::
+// device: the CPU backend by default, the reference interpreter, or a CUDA
+// device) and the results come back in the structure the callable returned.
 //
 //   auto f = tgc::function([](Tensor x, Tensor w) { return relu(x * w); });
 //   absl::StatusOr<HostTensor> y = (*f)(x, w);
+//
+//   FunctionOptions options;
+//   options.device = *Device::parse("cuda:0");   // key: (..., @cuda:0)
+//   auto g = tgc::function(callable, options);
 //
 // Arguments: runtime::HostTensor (becomes a symbolic Tensor), tracing::
 // TensorSpec (a placeholder, for concrete functions), scalars (baked into the
@@ -28,6 +32,7 @@
 #include "frontend/Variable.h"
 #include "runtime/HostTensor.h"
 #include "runtime/StridedView.h"
+#include "tracing/Device.h"
 #include "tracing/SpecializationCache.h"
 #include "tracing/TraceTraits.h"
 #include "tracing/TraceType.h"
@@ -49,6 +54,11 @@
 
 namespace tgc {
 
+namespace cuda {
+struct CompiledFunction;
+class Device;
+} // namespace cuda
+
 namespace tracing {
 /// A strided view is keyed like the dense tensor it stands for.
 template <> struct TraceTraits<runtime::StridedView> {
@@ -68,9 +78,15 @@ template <> struct TraceTraits<TensorSpec> {
 struct FunctionOptions {
   /// Name of the traced func.func (and of the function in messages).
   std::string name = "traced";
-  /// Where specializations run: compiled for the CPU (oneDNN primitives and
-  /// native kernels), or on the reference interpreter.
-  enum class Backend { Cpu, Reference } backend = Backend::Cpu;
+  /// How specializations run: compiled for the CPU (oneDNN primitives and
+  /// native kernels), on the reference interpreter (on the CPU), or compiled
+  /// for a CUDA device (generated kernels; Backend::Cuda alone means cuda:0).
+  enum class Backend { Cpu, Reference, Cuda } backend = Backend::Cpu;
+  /// Where specializations run (Device::parse("cuda:1")). A CUDA device
+  /// selects Backend::Cuda. A CUDA target is part of every key (the
+  /// signatures end in "@cuda:0"); the device is opened on the first call
+  /// (no GPU or driver: that call fails with "no CUDA device: ...").
+  Device device;
   /// Intra-op threads for the CPU backend (0: TGC_NUM_THREADS or all cores).
   int numThreads = 0;
   /// The CPU backend compiles with the `tgc-cpu` pipeline (layout, batch-norm
@@ -282,6 +298,8 @@ struct Compiled {
   /// Then the final value of each assigned variable, by alias class (the
   /// occurrence index of its first occurrence).
   std::vector<int64_t> variableWrites;
+  /// Where it runs (the key's target).
+  Device target;
   /// CPU backend: the plan of a specialization with static shapes, compiled
   /// when it is traced; specializations with dynamic dims compile one plan
   /// per set of input shapes on first use.
@@ -290,6 +308,11 @@ struct Compiled {
   mutable std::map<std::vector<std::vector<int64_t>>,
                    std::shared_ptr<const cpu::CompiledFunction>>
       plans;
+  /// CUDA backend: the same, compiled for the target device's arch.
+  std::shared_ptr<const cuda::CompiledFunction> cudaStaticPlan;
+  mutable std::map<std::vector<std::vector<int64_t>>,
+                   std::shared_ptr<const cuda::CompiledFunction>>
+      cudaPlans;
 };
 
 /// State shared by copies of a Function.
@@ -303,11 +326,18 @@ struct FunctionState {
 
   absl::Status checkSignature(const tracing::TraceType &call) const;
   /// The cache key: the arguments' TraceType followed by the types of the
-  /// captures (read now).
-  tracing::TraceType withCaptures(const tracing::TraceType &argsType) const;
-  /// Runs a specialization on `inputs`.
-  /// CPU backend: compiles a specialization whose argument shapes are all
-  /// static (errors come back as tracing errors).
+  /// captures (read now) and, unless it is the CPU, the target device
+  /// (TraceType::target).
+  tracing::TraceType cacheKey(const tracing::TraceType &argsType) const;
+  /// The target CUDA device, opened (once per process). Errors name the
+  /// function and the target: "tgc: function 'f' targets cuda:0: no CUDA
+  /// device: ...", or say that this build has no CUDA code generation.
+  absl::StatusOr<std::shared_ptr<cuda::Device>> openTarget() const;
+  /// Checks what a call needs before its specialization is looked up (and
+  /// perhaps traced): a CUDA target's device.
+  absl::Status checkCall() const;
+  /// Compiles a specialization whose argument shapes are all static for its
+  /// target (CPU or CUDA; errors come back as tracing errors).
   llvm::Error compileStatic(Compiled &compiled) const;
   /// Runs a specialization on the call's inputs, writes assigned variables
   /// back, and returns the callable's results.
@@ -318,6 +348,14 @@ struct FunctionState {
 
 /// Validates an input signature.
 absl::Status validateSignature(const std::vector<tracing::TensorSpec> &specs);
+
+/// Validates `options` (input signature, cache size, device and backend) and
+/// makes the device and the backend agree: a CUDA device selects
+/// Backend::Cuda, Backend::Cuda with the CPU device targets cuda:0.
+absl::Status normalizeOptions(FunctionOptions &options);
+
+/// Whether this build of tgc compiles for CUDA (TGC_ENABLE_CUDA).
+bool hasCudaCodegen();
 
 absl::Status toStatus(llvm::Error error);
 
@@ -342,6 +380,8 @@ public:
     tracing::TraceType argsType = prepare(inputs, classes, args...);
     if (!inputs.error.ok())
       return inputs.error;
+    if (auto status = state->checkCall(); !status.ok())
+      return status;
     auto entry = lookup<R>(argsType, classes, args...);
     if (!entry.ok())
       return entry.status();
@@ -370,7 +410,7 @@ public:
     tracing::TraceType type = prepare(inputs, classes, args...);
     if (auto status = state->checkSignature(type); !status.ok())
       return status;
-    auto entry = state->cache.getConcrete(state->withCaptures(type),
+    auto entry = state->cache.getConcrete(state->cacheKey(type),
                                           builder<R>(classes, args...));
     if (!entry)
       return detail::toStatus(entry.takeError());
@@ -418,12 +458,12 @@ private:
       if (auto status = state->checkSignature(argsType); !status.ok())
         return status;
       auto entry = state->cache.getConcrete(
-          state->withCaptures(*state->signature), builder<R>(classes, args...));
+          state->cacheKey(*state->signature), builder<R>(classes, args...));
       if (!entry)
         return detail::toStatus(entry.takeError());
       return *entry;
     }
-    auto entry = state->cache.getOrTrace(state->withCaptures(argsType),
+    auto entry = state->cache.getOrTrace(state->cacheKey(argsType),
                                          builder<R>(classes, args...));
     if (!entry)
       return detail::toStatus(entry.takeError());
@@ -448,6 +488,7 @@ private:
         argSpecs.push_back(ArgSpec{spec.dtype, spec.shape});
       }
       auto compiled = std::make_shared<detail::Compiled>();
+      compiled->target = state->options.device;
       detail::SymbolicInputs inputs;
       detail::CaptureScope captures;
       Tracer tracer(state->context);
@@ -516,14 +557,8 @@ template <typename F>
 absl::StatusOr<Function<F>>
 function(F callable, FunctionOptions options = {},
          std::source_location loc = std::source_location::current()) {
-  if (options.inputSignature) {
-    if (auto status = detail::validateSignature(*options.inputSignature);
-        !status.ok())
-      return status;
-  }
-  if (options.maxSpecializations == 0)
-    return absl::InvalidArgumentError(
-        "tgc: maxSpecializations must be at least 1");
+  if (auto status = detail::normalizeOptions(options); !status.ok())
+    return status;
   auto state = std::make_shared<detail::FunctionState>(std::move(options));
   state->location = loc;
   return Function<F>(std::move(callable), std::move(state));

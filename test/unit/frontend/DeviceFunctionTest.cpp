@@ -1,0 +1,263 @@
+//===- DeviceFunctionTest.cpp - tgc::function on a target device ----------===//
+//
+// FunctionOptions::device: options, the target in the cache key, errors
+// without a GPU or driver (clear, nothing cached, CPU functions unaffected),
+// and, on a machine with a GPU, CUDA specializations against the CPU backend.
+// GPU tests skip with "no CUDA device: <reason>" elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Function.h"
+
+#include "FrontendTestUtils.h"
+
+#include "runtime/cuda/Device.h"
+
+#include <cmath>
+
+using namespace tgc;
+using namespace tgc::frontend::test;
+using tracing::TensorSpec;
+
+namespace {
+
+constexpr int64_t kDyn = tracing::kDynamic;
+
+HostTensor ramp(Shape shape, double scale = 0.25) {
+  auto t = HostTensor::allocate(DType::F32, shape);
+  for (int64_t i = 0; i < t->numElements(); ++i)
+    t->setDouble(i, scale * static_cast<double>(i % 17) - 1.5);
+  return *t;
+}
+
+/// Why there is no usable CUDA device here, or "" when there is one.
+std::string noCudaDevice() {
+  auto device = cuda::openDevice(0);
+  if (device.ok())
+    return "";
+  return std::string(device.status().message());
+}
+
+#define SKIP_WITHOUT_GPU()                                                     \
+  do {                                                                         \
+    std::string reason = noCudaDevice();                                       \
+    if (!reason.empty())                                                       \
+      GTEST_SKIP() << "no CUDA device: " << reason;                            \
+  } while (false)
+
+#define SKIP_WITH_GPU()                                                        \
+  do {                                                                         \
+    if (noCudaDevice().empty())                                                \
+      GTEST_SKIP() << "a CUDA device is present";                              \
+  } while (false)
+
+void expectNear(const HostTensor &actual, const HostTensor &expected,
+                double rtol = 1e-5, double atol = 1e-5) {
+  ASSERT_EQ(actual.dtype(), expected.dtype());
+  ASSERT_EQ(actual.shape(), expected.shape());
+  for (int64_t i = 0; i < actual.numElements(); ++i) {
+    double a = actual.getDouble(i), e = expected.getDouble(i);
+    ASSERT_LE(std::abs(a - e), atol + rtol * std::abs(e))
+        << "element " << i << ": " << a << " vs " << e;
+  }
+}
+
+FunctionOptions onDevice(Device device, std::string name = "f") {
+  FunctionOptions options;
+  options.name = std::move(name);
+  options.device = device;
+  return options;
+}
+
+auto gelu1 = [](Tensor x, Tensor b) { return gelu(x * 2.0 + b) - x; };
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+TEST(DeviceFunction, DeviceAndBackendAgree) {
+  if (!detail::hasCudaCodegen())
+    GTEST_SKIP() << "this build has no CUDA code generation";
+  FunctionOptions options;
+  options.backend = FunctionOptions::Backend::Cuda;
+  auto f = tgc::function(gelu1, options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->options().device, Device::cuda(0));
+
+  auto g = tgc::function(gelu1, onDevice(*Device::parse("cuda:1")));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->options().backend, FunctionOptions::Backend::Cuda);
+  EXPECT_EQ(g->options().device.str(), "cuda:1");
+
+  auto cpu = tgc::function(gelu1);
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_EQ(cpu->options().device, Device::cpu());
+  EXPECT_EQ(cpu->options().backend, FunctionOptions::Backend::Cpu);
+}
+
+TEST(DeviceFunction, InvalidDeviceOptionsAreRejectedAtCreation) {
+  FunctionOptions options = onDevice(Device::cuda(0));
+  options.backend = FunctionOptions::Backend::Reference;
+  auto f = tgc::function(gelu1, options);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(),
+            "tgc: function 'f': the reference backend runs on the cpu, not "
+            "cuda:0");
+  auto g = tgc::function(gelu1, onDevice(Device::cuda(-2)));
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "tgc: function 'f': invalid CUDA device ordinal -2");
+}
+
+TEST(DeviceFunction, BuildsWithoutCudaCodegenSaySo) {
+  if (detail::hasCudaCodegen())
+    GTEST_SKIP() << "this build has CUDA code generation";
+  auto f = tgc::function(gelu1, onDevice(Device::cuda(0)));
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(),
+            "tgc: function 'f' targets cuda:0: this build of tgc has no CUDA "
+            "code generation (configure with the CUDA toolkit: "
+            "TGC_ENABLE_CUDA=ON)");
+}
+
+//===----------------------------------------------------------------------===//
+// Without a GPU or driver
+//===----------------------------------------------------------------------===//
+
+TEST(DeviceFunction, NoDeviceIsAClearErrorAndCachesNothing) {
+  if (!detail::hasCudaCodegen())
+    GTEST_SKIP() << "this build has no CUDA code generation";
+  SKIP_WITH_GPU();
+  std::string reason = noCudaDevice();
+  std::string expectedReason =
+      llvm::StringRef(reason).starts_with("no CUDA device")
+          ? reason
+          : "no CUDA device: " + reason;
+  auto f = tgc::function(gelu1, onDevice(Device::cuda(0)));
+  ASSERT_TRUE(f.ok()) << f.status();
+  HostTensor x = ramp({2, 3}), b = ramp({3});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto r = (*f)(x, b);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(),
+              "tgc: function 'f' targets cuda:0: " + expectedReason);
+  }
+  // The call failed before tracing: nothing traced, nothing cached.
+  EXPECT_EQ(f->tracingCount(), 0u);
+  EXPECT_TRUE(f->specializations().empty());
+  // A concrete function traces, and the compile needs the device's arch:
+  // the failed trace leaves nothing behind.
+  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {2, 3}},
+                                      TensorSpec{DType::F32, {3}});
+  ASSERT_FALSE(concrete.ok());
+  EXPECT_EQ(concrete.status().message(),
+            "tgc: function 'f' targets cuda:0: " + expectedReason);
+  EXPECT_TRUE(f->specializations().empty());
+  ASSERT_EQ(f->history().size(), 1u);
+  EXPECT_TRUE(f->history()[0].failed);
+  // The same callable on the CPU, and CPU functions in general, still work.
+  auto cpu = tgc::function(gelu1, onDevice(Device::cpu()));
+  ASSERT_TRUE(cpu.ok());
+  auto r = (*cpu)(x, b);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto reference = tgc::function(gelu1, [] {
+    FunctionOptions o;
+    o.backend = FunctionOptions::Backend::Reference;
+    return o;
+  }());
+  expectNear(*r, *(*reference)(x, b));
+  // Another ordinal names itself.
+  auto g = tgc::function(gelu1, onDevice(Device::cuda(3), "g"));
+  auto rg = (*g)(x, b);
+  ASSERT_FALSE(rg.ok());
+  EXPECT_TRUE(llvm::StringRef(std::string(rg.status().message()))
+                  .starts_with("tgc: function 'g' targets cuda:3: no CUDA "
+                               "device"))
+      << rg.status();
+}
+
+//===----------------------------------------------------------------------===//
+// On a GPU
+//===----------------------------------------------------------------------===//
+
+TEST(DeviceFunction, RunsOnCudaLikeOnTheCpu) {
+  SKIP_WITHOUT_GPU();
+  auto onCuda = tgc::function(gelu1, onDevice(Device::cuda(0)));
+  auto onCpu = tgc::function(gelu1, onDevice(Device::cpu()));
+  ASSERT_TRUE(onCuda.ok()) << onCuda.status();
+  for (Shape shape : {Shape{2, 3}, Shape{64, 3}, Shape{2, 3}}) {
+    HostTensor x = ramp(shape), b = ramp({3}, 0.5);
+    auto expected = (*onCpu)(x, b);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    auto actual = (*onCuda)(x, b);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    expectNear(*actual, *expected, 1e-4, 1e-5);
+  }
+  EXPECT_EQ(onCuda->tracingCount(), 2u);
+  auto specs = onCuda->specializations();
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].signature, "(Tensor<2x3xf32>, Tensor<3xf32>, @cuda:0)");
+  EXPECT_EQ(specs[0].hits, 2u);
+  // CPU signatures do not change.
+  EXPECT_EQ(onCpu->specializations()[0].signature,
+            "(Tensor<2x3xf32>, Tensor<3xf32>)");
+}
+
+TEST(DeviceFunction, DynamicShapesCompileOncePerShapeOnCuda) {
+  SKIP_WITHOUT_GPU();
+  FunctionOptions options = onDevice(Device::cuda(0));
+  options.inputSignature = std::vector<TensorSpec>{
+      TensorSpec{DType::F32, {kDyn, 8}}, TensorSpec{DType::F32, {8}}};
+  auto f = tgc::function(
+      [](Tensor x, Tensor b) { return softmax(x + b, -1); }, options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  FunctionOptions cpuOptions = options;
+  cpuOptions.device = Device::cpu();
+  cpuOptions.backend = FunctionOptions::Backend::Cpu;
+  auto cpu = tgc::function(
+      [](Tensor x, Tensor b) { return softmax(x + b, -1); }, cpuOptions);
+  for (int64_t rows : {1, 5, 40, 5}) {
+    HostTensor x = ramp({rows, 8}), b = ramp({8}, 0.1);
+    auto actual = (*f)(x, b);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    expectNear(*actual, *(*cpu)(x, b), 1e-4, 1e-6);
+  }
+  EXPECT_EQ(f->tracingCount(), 1u);
+  EXPECT_EQ(f->specializations()[0].signature,
+            "(Tensor<?x8xf32>, Tensor<8xf32>, @cuda:0)");
+}
+
+TEST(DeviceFunction, UnsupportedOpsFailTheTraceAndLeaveNothing) {
+  SKIP_WITHOUT_GPU();
+  auto f = tgc::function([](Tensor x) { return argmax(x, 0); },
+                         onDevice(Device::cuda(0)));
+  ASSERT_TRUE(f.ok());
+  auto r = (*f)(ramp({4, 3}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("cuda backend"),
+            std::string::npos)
+      << r.status();
+  EXPECT_TRUE(f->specializations().empty());
+  // The same callable and shapes on the CPU are fine.
+  auto cpu = tgc::function([](Tensor x) { return argmax(x, 0); });
+  EXPECT_TRUE((*cpu)(ramp({4, 3})).ok());
+}
+
+TEST(DeviceFunction, VariablesUpdateFromCuda) {
+  SKIP_WITHOUT_GPU();
+  Variable counter = Variable::create(f32({2}, {0, 10}));
+  auto f = tgc::function(
+      [](VariableRef v, Tensor step) {
+        v.assign(v.read() + step);
+        return v.read() * 2.0;
+      },
+      onDevice(Device::cuda(0)));
+  ASSERT_TRUE(f.ok());
+  for (int i = 0; i < 3; ++i) {
+    auto r = (*f)(counter, f32({2}, {1, 2}));
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+  expectValues(counter.value(), DType::F32, {2}, {3, 16});
+}
+
+} // namespace
