@@ -45,6 +45,10 @@ int64_t fuseElementwise(mlir::Operation *func,
 /// (tgc-fold-batch-norm).
 void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
 
+/// Softmax, log_softmax, layer_norm and batch_norm over static f32 tensors
+/// to reductions and elementwise ops (tgc-decompose-normalizations).
+void populateDecomposeNormalizationPatterns(mlir::RewritePatternSet &patterns);
+
 /// Wraps each conv2d/matmul and the chain of consumers the post-op table
 /// recognizes (passes/PostOpFusion.h) in a `tgc.fusion <contraction>`
 /// (tgc-fuse-post-ops).
@@ -69,8 +73,13 @@ void buildCleanupPipeline(mlir::OpPassManager &pm);
 /// `tgc-cpu-unfused`: cleanup only) to `pm`, anchored on builtin.module.
 void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
 
+/// Appends the CUDA backend's pipeline (`tgc-cuda`: cleanup, batch-norm
+/// folding, post-op and loop fusion, no layout conversion; with `fuse`
+/// false cleanup only) to `pm`, anchored on builtin.module.
+void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true);
+
 /// Registers the named tgc pass pipelines (tgc-cleanup, tgc-cpu,
-/// tgc-cpu-unfused).
+/// tgc-cpu-unfused, tgc-cuda).
 void registerTgcPipelines();
 
 } // namespace tgc

@@ -75,6 +75,22 @@ def TgcFoldBatchNorm : Pass<"tgc-fold-batch-norm"> {
   }];
 }
 
+def TgcDecomposeNormalizations : Pass<"tgc-decompose-normalizations"> {
+  let summary = "Decompose softmax, log_softmax, layer_norm and batch_norm into primitive ops";
+  let description = [{
+    For static f32 tensors: `softmax(x) = e / reduce_sum(e)` with
+    `e = exp(x - reduce_max(x))` along the op's axis; `log_softmax(x) =
+    (x - reduce_max(x)) - log(reduce_sum(e))`; `layer_norm` as
+    `(x - mean) * rsqrt(mean((x - mean)^2) + epsilon) * scale + bias` over
+    `[axis, rank)` (reductions with `keepdims`); `batch_norm` as
+    `(x - mean) * (scale * rsqrt(variance + epsilon)) + bias` with the
+    per-channel operands reshaped to broadcast along `axis`. Loop fusion then
+    puts each decomposition, with its neighbours, into one generated kernel.
+    The CUDA pipeline runs it (after batch-norm folding); the CPU pipeline
+    keeps these ops whole for oneDNN's kernels.
+  }];
+}
+
 def TgcFusePostOps : Pass<"tgc-fuse-post-ops"> {
   let summary = "Fuse conv2d/matmul with bias, activations and residual adds";
   let description = [{

@@ -34,7 +34,33 @@ void tgc::buildCpuPipeline(OpPassManager &pm, bool fuse) {
   pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise());
 }
 
+void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse) {
+  buildCleanupPipeline(pm);
+  if (!fuse)
+    return;
+  // No layout conversion: cuDNN runs NCHW convolutions natively. Batch
+  // norms fold into contractions, which absorb bias, activation and
+  // residual post-ops (the same table as the CPU; the CUDA compiler maps
+  // what cuBLASLt / cuDNN epilogues compute to them and generates a kernel
+  // for the rest).
+  pm.addPass(createTgcFoldBatchNorm());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTgcFusePostOps());
+  // Normalizations become reductions and elementwise ops that loop fusion
+  // groups with their neighbours (no library kernel takes them whole).
+  pm.addPass(createTgcDecomposeNormalizations());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise());
+}
+
 void tgc::registerTgcPipelines() {
+  PassPipelineRegistration<>(
+      "tgc-cuda",
+      "The CUDA backend's pipeline: cleanup, batch-norm folding, post-op "
+      "fusion into contractions (cuBLASLt / cuDNN epilogues), loop fusion "
+      "of elementwise and reduction chains (generated kernels)",
+      [](OpPassManager &pm) { buildCudaPipeline(pm, /*fuse=*/true); });
   PassPipelineRegistration<>(
       "tgc-cpu",
       "The CPU backend's pipeline: cleanup, NHWC layout for convolutions, "

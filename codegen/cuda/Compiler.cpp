@@ -6,6 +6,7 @@
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
+#include "passes/PostOpFusion.h"
 #include "passes/Specialize.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -56,8 +57,8 @@ bool isView(Operation *op) {
   return isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op);
 }
 
-/// Wraps `op` in a one-op `tgc.fusion <loop>`.
-FusionOp wrapInFusion(Operation *op) {
+/// Wraps `op` in a one-op `tgc.fusion` of `kind`.
+FusionOp wrapInFusion(Operation *op, FusionKind kind = FusionKind::loop) {
   OpBuilder builder(op);
   SmallVector<Value> inputs;
   for (Value operand : op->getOperands())
@@ -65,7 +66,7 @@ FusionOp wrapInFusion(Operation *op) {
       inputs.push_back(operand);
   auto fusion = FusionOp::create(
       builder, op->getLoc(), op->getResultTypes(),
-      FusionKindAttr::get(builder.getContext(), FusionKind::loop), inputs);
+      FusionKindAttr::get(builder.getContext(), kind), inputs);
   Block *body = new Block();
   fusion.getBody().push_back(body);
   IRMapping mapping;
@@ -95,13 +96,10 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
                                                : diagnostics.first);
   };
   if (options.optimize) {
-    // The tgc-cuda pipeline: cleanup and loop fusion. No NHWC layout
-    // conversion (a oneDNN preference) and no post-op fusion: contractions
-    // have no GPU kernel yet (cuBLASLt / cuDNN epilogues will take them).
+    // The tgc-cuda pipeline (passes/Pipelines.cpp): cleanup, batch-norm
+    // folding, post-op fusion into contractions, loop fusion.
     PassManager pm(context);
-    tgc::buildCleanupPipeline(pm);
-    if (options.fuse)
-      pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise());
+    tgc::buildCudaPipeline(pm, options.fuse);
     if (failed(pm.run(*module)))
       return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
   }
@@ -128,6 +126,231 @@ std::string notSupported(Operation *op, const std::string &why = "") {
   return message;
 }
 
+//===----------------------------------------------------------------------===//
+// Contractions: cuBLASLt matmuls and cuDNN convolutions
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t> shapeOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return {type.getShape().begin(), type.getShape().end()};
+}
+
+size_t byteSizeOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto dtype = reference::toDType(tensor.getElementType());
+  return static_cast<size_t>(tensor.getNumElements()) *
+         (dtype ? runtime::dtypeSize(*dtype) : 4);
+}
+
+int64_t product(llvm::ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+/// What a library call computes of a contraction fusion's post-op chain: a
+/// prefix of the chain (`count` post-ops) mapped to the call's scale, bias,
+/// residual and activation. The rest of the chain becomes a generated
+/// kernel after the call.
+struct LibraryEpilogue {
+  size_t count = 0;
+  float alpha = 1;
+  /// Values inside the fusion body (block arguments), or null.
+  Value bias, residual;
+  /// "relu", "gelu_tanh" or empty.
+  std::string activation;
+  /// The names of the fused post-ops, for the plan.
+  std::vector<std::string> names;
+};
+
+/// The longest prefix of `chain` that cuBLASLt's epilogues (matmul:
+/// alpha, bias, C with beta = 1, relu or tanh-GELU) or cuDNN's fused
+/// conv-bias-activation (conv: bias, residual, relu) compute.
+LibraryEpilogue libraryEpilogue(const PostOpChain &chain) {
+  LibraryEpilogue epilogue;
+  Operation *contraction = chain.contraction;
+  const bool conv = isa<Conv2DOp>(contraction);
+  const int64_t channels =
+      shapeOf(contraction->getResult(0))[contractionChannelDim(contraction)];
+  if (auto c = dyn_cast<Conv2DOp>(contraction); c && c.getBias()) {
+    epilogue.bias = c.getBias();
+    epilogue.names.push_back("bias");
+  }
+  auto &posts = chain.postOps;
+  size_t i = 0;
+  // matmul: alpha * (A B) first.
+  if (!conv && i < posts.size() && posts[i].kind == PostOpKind::Linear &&
+      posts[i].beta == 0) {
+    epilogue.alpha = static_cast<float>(posts[i].alpha);
+    epilogue.names.push_back(posts[i].entry->name.str());
+    ++i;
+  }
+  // Then a bias and a residual, in either order.
+  for (int adds = 0; adds < 2 && i < posts.size(); ++adds) {
+    const MatchedPostOp &post = posts[i];
+    if (post.kind != PostOpKind::Add)
+      break;
+    if (post.operandClass == OperandClass::PerChannel && !epilogue.bias &&
+        product(shapeOf(post.operand)) == channels) {
+      epilogue.bias = post.operand;
+      epilogue.names.push_back("bias");
+    } else if (post.operandClass == OperandClass::Full &&
+               !epilogue.residual &&
+               shapeOf(post.operand) == shapeOf(contraction->getResult(0))) {
+      epilogue.residual = post.operand;
+      epilogue.names.push_back("residual add");
+    } else {
+      break;
+    }
+    ++i;
+  }
+  if (i < posts.size()) {
+    if (posts[i].kind == PostOpKind::Relu) {
+      epilogue.activation = "relu";
+    } else if (!conv && posts[i].kind == PostOpKind::GeluTanh &&
+               !epilogue.residual) {
+      // cuBLASLt adds C before the epilogue's GELU too, which is what the
+      // chain says; but keep GELU with a residual on the generated path
+      // (no cuBLASLt epilogue promises GELU with beta != 0).
+      epilogue.activation = "gelu_tanh";
+    }
+    if (!epilogue.activation.empty()) {
+      epilogue.names.push_back(epilogue.activation);
+      ++i;
+    }
+  }
+  epilogue.count = i;
+  return epilogue;
+}
+
+/// Moves the post-ops of `chain` after its first `keep` into a new
+/// `tgc.fusion <loop>` right after `fusion`, fed by `fusion`'s result (the
+/// chain's value after `keep` post-ops) and the extra operands. Post-ops
+/// keep the contraction's type, so `fusion`'s result type does not change.
+LogicalResult splitChain(FusionOp fusion, const PostOpChain &chain,
+                         size_t keep) {
+  Block &block = fusion.getBlock();
+  Value cut = keep == 0 ? chain.contraction->getResult(0)
+                        : chain.postOps[keep - 1].result();
+  if (cut.getType() != fusion.getResult(0).getType())
+    return failure();
+  llvm::SetVector<Operation *> moved;
+  for (size_t i = keep; i < chain.postOps.size(); ++i)
+    for (Operation *op : chain.postOps[i].ops)
+      moved.insert(op);
+  // The new fusion's inputs: the cut value, then every block argument the
+  // moved ops read.
+  SmallVector<Value> inputs{fusion.getResult(0)};
+  SmallVector<Value> innerInputs{cut};
+  for (Operation *op : moved)
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == &block &&
+          !llvm::is_contained(innerInputs, operand)) {
+        innerInputs.push_back(operand);
+        inputs.push_back(fusion.getInputs()[arg.getArgNumber()]);
+      }
+  OpBuilder builder(fusion->getContext());
+  builder.setInsertionPointAfter(fusion);
+  auto loop = FusionOp::create(
+      builder, moved.back()->getLoc(), fusion.getResultTypes(),
+      FusionKindAttr::get(builder.getContext(), FusionKind::loop), inputs);
+  Block *body = new Block();
+  loop.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value inner : innerInputs)
+    mapping.map(inner, body->addArgument(inner.getType(), inner.getLoc()));
+  OpBuilder inside = OpBuilder::atBlockEnd(body);
+  for (Operation *op : moved) {
+    for (Value operand : op->getOperands())
+      if (!mapping.contains(operand))
+        if (Operation *def = operand.getDefiningOp(); def && isa<ConstantOp>(def))
+          inside.clone(*def, mapping);
+    inside.clone(*op, mapping);
+  }
+  YieldOp::create(inside, loop.getLoc(),
+                  ValueRange{mapping.lookup(moved.back()->getResult(0))});
+  fusion.getResult(0).replaceAllUsesExcept(loop.getResult(0), loop);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  yield->setOperands(ValueRange{cut});
+  for (Operation *op : llvm::reverse(moved))
+    op->erase();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (isa<ConstantOp>(op) && op.use_empty())
+      op.erase();
+  return success();
+}
+
+/// Wraps a contraction outside any fusion in a `tgc.fusion <contraction>`
+/// with no post-ops.
+FusionOp wrapContraction(Operation *op) {
+  return wrapInFusion(op, FusionKind::contraction);
+}
+
+/// Pads a convolution's input outside its fusion when the padding is
+/// asymmetric (cuDNN pads symmetrically): the conv then pads by the
+/// smaller amount on each side.
+void padAsymmetricConvolution(FusionOp fusion, Conv2DOp conv) {
+  llvm::ArrayRef<int64_t> pad = conv.getPadding();
+  if (pad.size() != 4 || (pad[0] == pad[2] && pad[1] == pad[3]))
+    return;
+  const bool nhwc = conv.getLayout() == Layout::NHWC;
+  int64_t padH = std::min(pad[0], pad[2]), padW = std::min(pad[1], pad[3]);
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  int hDim = nhwc ? 1 : 2, wDim = nhwc ? 2 : 3;
+  low[hDim] = pad[0] - padH;
+  high[hDim] = pad[2] - padH;
+  low[wDim] = pad[1] - padW;
+  high[wDim] = pad[3] - padW;
+  auto arg = cast<BlockArgument>(conv.getInput());
+  Value outer = fusion.getInputs()[arg.getArgNumber()];
+  auto type = cast<RankedTensorType>(outer.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (int d = 0; d < 4; ++d)
+    shape[d] += low[d] + high[d];
+  OpBuilder builder(fusion);
+  auto padded = PadOp::create(
+      builder, conv.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+      outer, builder.getDenseI64ArrayAttr(low),
+      builder.getDenseI64ArrayAttr(high), builder.getF64FloatAttr(0.0));
+  // A new fusion input (the old one may have other users inside).
+  fusion.getInputsMutable().append(ValueRange{padded.getResult()});
+  BlockArgument newArg = fusion.getBlock().addArgument(
+      padded.getType(), conv.getLoc());
+  conv.getInputMutable().assign(newArg);
+  conv.setPaddingAttr(
+      builder.getDenseI64ArrayAttr({padH, padW, padH, padW}));
+}
+
+/// Contraction fusions the library calls compute: unanalyzable ones are
+/// split into their ops, lone contractions get a fusion of their own,
+/// asymmetric conv padding moves into a pad op, and post-ops no library
+/// epilogue computes move into a loop fusion after the call.
+LogicalResult prepareContractions(Block &body) {
+  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>()))
+    if (fusion.getKind() == FusionKind::contraction &&
+        !analyzeContractionFusion(fusion))
+      fusion.inlineBody();
+  for (Operation &op : llvm::make_early_inc_range(body))
+    if (isFusableContraction(&op))
+      wrapContraction(&op);
+  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
+    if (fusion.getKind() != FusionKind::contraction)
+      continue;
+    auto chain = analyzeContractionFusion(fusion);
+    if (!chain)
+      return fusion.emitError("internal error: unanalyzable contraction fusion");
+    if (auto conv = dyn_cast<Conv2DOp>(chain->contraction))
+      padAsymmetricConvolution(fusion, conv);
+    LibraryEpilogue epilogue = libraryEpilogue(*chain);
+    if (epilogue.count < chain->postOps.size() &&
+        failed(splitChain(fusion, *chain, epilogue.count)))
+      return fusion.emitError("internal error: cannot split the post-ops");
+  }
+  return success();
+}
+
 } // namespace
 
 std::string cuda::CompiledFunction::describe() const { return planText; }
@@ -146,14 +369,18 @@ cuda::compile(func::FuncOp func,
   MLIRContext *context = func.getContext();
   Block &body = specialized.getBody().front();
 
-  // 1. Partition: contraction fusions run as their ops (no GPU kernel for
-  //    contractions yet); loop fusions the generator rejects are split into
-  //    their ops; single loop-fusable ops become one-op fusions.
+  // 1. Partition: contraction fusions become library calls (cuBLASLt,
+  //    cuDNN) with what their epilogues compute, the rest of their post-ops
+  //    a loop fusion after them; loop fusions the generator rejects are
+  //    split into their ops; single ops with a kernel become one-op fusions.
+  {
+    DiagnosticCapture capture(context);
+    if (failed(prepareContractions(body)))
+      return makeError(capture.first);
+  }
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
-    if (fusion.getKind() != FusionKind::loop) {
-      fusion.inlineBody();
+    if (fusion.getKind() != FusionKind::loop)
       continue;
-    }
     DiagnosticCapture capture(context);
     if (failed(generateLoopKernel(fusion, "probe")))
       fusion.inlineBody();
@@ -205,8 +432,15 @@ cuda::compile(func::FuncOp func,
   }
   struct Step {
     FusionOp fusion;
+    Launch::Kind kind = Launch::Kind::Kernel;
     GeneratedKernel kernel;
+    /// Library calls, with logical buffer numbers until the memory plan.
+    MatmulCall matmul;
+    ConvCall conv;
+    std::string description;
     std::vector<int> operands, results;
+    /// Library calls: the type of each operand, for the plan.
+    std::vector<std::string> operandTexts;
   };
   std::vector<Step> steps;
   std::vector<Value> returned;
@@ -214,6 +448,215 @@ cuda::compile(func::FuncOp func,
   std::string sanitized;
   for (char c : func.getName())
     sanitized += llvm::isAlnum(c) ? c : '_';
+
+  // A contraction fusion (its chain is what the library epilogue computes:
+  // prepareContractions split off the rest) as a cuBLASLt or cuDNN call.
+  // Buffers are logical here; the result buffer is filled in by the caller.
+  auto planLibraryCall = [&](FusionOp fusion, Launch::Kind &kind,
+                             MatmulCall &matmul, ConvCall &conv,
+                             std::string &description,
+                             std::vector<int> &operands,
+                             std::vector<std::string> &operandTexts)
+      -> llvm::Error {
+    auto chain = analyzeContractionFusion(fusion);
+    if (!chain)
+      return makeError("internal error: unanalyzable contraction fusion at " +
+                       locationString(fusion.getLoc()));
+    LibraryEpilogue epilogue = libraryEpilogue(*chain);
+    Operation *contraction = chain->contraction;
+    if (epilogue.count != chain->postOps.size())
+      return makeError(notSupported(contraction, "post-ops left unsplit"));
+    auto outer = [&](Value inner) -> Value {
+      return fusion.getInputs()[cast<BlockArgument>(inner).getArgNumber()];
+    };
+    auto bufferFor = [&](Value inner) {
+      int b = bufferOf.lookup(outer(inner));
+      operands.push_back(b);
+      operandTexts.push_back(shapeText(inner.getType()));
+      return b;
+    };
+    auto resultType = cast<RankedTensorType>(contraction->getResultTypes()[0]);
+    auto dtype = reference::toDType(resultType.getElementType());
+    if (!dtype || (*dtype != runtime::DType::F32 &&
+                   *dtype != runtime::DType::F16 &&
+                   *dtype != runtime::DType::BF16))
+      return makeError(notSupported(
+          contraction, "cuBLASLt and cuDNN calls take f32, f16 or bf16, got " +
+                           typeString(resultType)));
+    std::string fused;
+    for (const std::string &name : epilogue.names)
+      fused += " + " + name;
+    auto dims = [](llvm::ArrayRef<int64_t> shape) {
+      std::string s;
+      for (auto [i, d] : llvm::enumerate(shape))
+        s += (i ? "x" : "") + std::to_string(d);
+      return s;
+    };
+
+    if (auto mm = dyn_cast<MatmulOp>(contraction)) {
+      kind = Launch::Kind::Matmul;
+      std::vector<int64_t> lhs = shapeOf(mm.getLhs()), rhs = shapeOf(mm.getRhs()),
+                           out = shapeOf(mm.getResult());
+      const size_t rank = out.size();
+      matmul.dtype = *dtype;
+      matmul.transA = mm.getTransposeA();
+      matmul.transB = mm.getTransposeB();
+      matmul.m = out[rank - 2];
+      matmul.n = out[rank - 1];
+      matmul.k = matmul.transA ? lhs[lhs.size() - 2] : lhs.back();
+      llvm::ArrayRef<int64_t> outBatch(out.data(), rank - 2);
+      const int64_t batch = product(outBatch);
+      // Elements between batch matrices of an operand: 0 when one matrix
+      // serves every batch, the matrix size when its batch dims are the
+      // result's; other broadcasts have no single stride.
+      auto strideOf = [&](llvm::ArrayRef<int64_t> shape) -> int64_t {
+        llvm::ArrayRef<int64_t> b = shape.drop_back(2);
+        if (product(b) == 1)
+          return 0;
+        SmallVector<int64_t> padded(outBatch.size() - b.size(), 1);
+        padded.append(b.begin(), b.end());
+        if (llvm::ArrayRef<int64_t>(padded) != outBatch)
+          return -1;
+        return shape[shape.size() - 2] * shape.back();
+      };
+      matmul.batch = batch;
+      matmul.strideA = strideOf(lhs);
+      matmul.strideB = strideOf(rhs);
+      if (matmul.strideA < 0 || matmul.strideB < 0)
+        return makeError(notSupported(
+            contraction, "batch dims broadcast partially (" + dims(lhs) +
+                             " * " + dims(rhs) +
+                             "); cuBLASLt batches need one stride"));
+      matmul.strideC = matmul.strideD = batch > 1 ? matmul.m * matmul.n : 0;
+      // [B.., M, K] x [K, N]: one GEMM of B*M rows.
+      if (batch > 1 && matmul.strideB == 0 && !matmul.transA &&
+          matmul.strideA == matmul.m * matmul.k) {
+        matmul.m *= batch;
+        matmul.batch = 1;
+        matmul.strideA = matmul.strideC = matmul.strideD = 0;
+      }
+      matmul.alpha = epilogue.alpha;
+      matmul.allowTf32 = options.allowTf32;
+      matmul.a = bufferFor(mm.getLhs());
+      matmul.b = bufferFor(mm.getRhs());
+      if (epilogue.residual) {
+        matmul.c = bufferFor(epilogue.residual);
+        matmul.beta = 1;
+      }
+      if (epilogue.bias)
+        matmul.bias = bufferFor(epilogue.bias);
+      using E = MatmulCall::Epilogue;
+      const bool bias = static_cast<bool>(epilogue.bias);
+      if (epilogue.activation == "relu")
+        matmul.epilogue = bias ? E::BiasRelu : E::Relu;
+      else if (epilogue.activation == "gelu_tanh")
+        matmul.epilogue = bias ? E::BiasGelu : E::Gelu;
+      else
+        matmul.epilogue = bias ? E::Bias : E::None;
+      description = "cublasLt matmul " +
+                    (matmul.batch > 1 ? std::to_string(matmul.batch) + "x" : "") +
+                    "(" + std::to_string(matmul.m) + "x" +
+                    std::to_string(matmul.k) + " * " +
+                    std::to_string(matmul.k) + "x" +
+                    std::to_string(matmul.n) + ")" +
+                    (matmul.transA ? " transA" : "") +
+                    (matmul.transB ? " transB" : "") + fused;
+      return llvm::Error::success();
+    }
+
+    auto c2d = cast<Conv2DOp>(contraction);
+    kind = Launch::Kind::Conv;
+    std::vector<int64_t> in = shapeOf(c2d.getInput()),
+                         filter = shapeOf(c2d.getFilter()),
+                         out = shapeOf(c2d.getResult());
+    conv.dtype = *dtype;
+    conv.nhwc = c2d.getLayout() == Layout::NHWC;
+    conv.n = in[0];
+    if (conv.nhwc) {
+      conv.h = in[1], conv.w = in[2], conv.c = in[3];
+      conv.r = filter[0], conv.s = filter[1], conv.k = filter[3];
+      conv.outH = out[1], conv.outW = out[2];
+    } else {
+      conv.c = in[1], conv.h = in[2], conv.w = in[3];
+      conv.k = filter[0], conv.r = filter[2], conv.s = filter[3];
+      conv.outH = out[2], conv.outW = out[3];
+    }
+    llvm::ArrayRef<int64_t> pad = c2d.getPadding();
+    if (pad[0] != pad[2] || pad[1] != pad[3])
+      return makeError(notSupported(contraction, "asymmetric padding"));
+    conv.padH = pad[0], conv.padW = pad[1];
+    conv.strideH = c2d.getStrides()[0], conv.strideW = c2d.getStrides()[1];
+    conv.dilationH = c2d.getDilations()[0];
+    conv.dilationW = c2d.getDilations()[1];
+    conv.groups = c2d.getGroups();
+    conv.relu = epilogue.activation == "relu";
+    conv.allowTf32 = options.allowTf32;
+    conv.x = bufferFor(c2d.getInput());
+    if (!conv.nhwc) {
+      conv.filter = bufferFor(c2d.getFilter());
+    } else {
+      // cuDNN's NHWC filters are KRSC (OHWI); tgc's are HWIO: permute the
+      // constant once, here.
+      Value filterValue = outer(c2d.getFilter());
+      int b = bufferOf.lookup(filterValue);
+      if (logical[b].kind != Logical::Constant)
+        return makeError(notSupported(
+            contraction, "an NHWC convolution needs a constant filter on "
+                         "the cuda backend (cuDNN wants it as OHWI)"));
+      const HostTensor &hwio = spec.constants[logical[b].index];
+      auto ohwi = HostTensor::allocateUninitialized(
+          hwio.dtype(), {conv.k, conv.r, conv.s, filter[2]});
+      if (!ohwi.ok())
+        return makeError(std::string(ohwi.status().message()));
+      const size_t size = runtime::dtypeSize(hwio.dtype());
+      const auto *src = static_cast<const char *>(hwio.data());
+      auto *dst = static_cast<char *>(ohwi->data());
+      const int64_t ci = filter[2];
+      for (int64_t r = 0; r < conv.r; ++r)
+        for (int64_t s = 0; s < conv.s; ++s)
+          for (int64_t c = 0; c < ci; ++c)
+            for (int64_t k = 0; k < conv.k; ++k)
+              std::memcpy(dst + (((k * conv.r + r) * conv.s + s) * ci + c) * size,
+                          src + (((r * conv.s + s) * ci + c) * conv.k + k) * size,
+                          size);
+      conv.filter = static_cast<int>(logical.size());
+      logical.push_back({Logical::Constant,
+                         static_cast<int>(spec.constants.size()),
+                         ohwi->byteSize()});
+      spec.constants.push_back(std::move(*ohwi));
+      operands.push_back(conv.filter);
+      operandTexts.push_back(dims({conv.k, conv.r, conv.s, filter[2]}) + "x" +
+                             typeString(resultType.getElementType()) +
+                             " (OHWI)");
+    }
+    if (epilogue.bias)
+      conv.bias = bufferFor(epilogue.bias);
+    if (epilogue.residual) {
+      conv.z = bufferFor(epilogue.residual);
+      conv.alpha2 = 1;
+    }
+    description = "cudnn conv2d " + std::string(conv.nhwc ? "NHWC " : "") +
+                  dims(in) + " * " + std::to_string(conv.k) + "x" +
+                  std::to_string(conv.c / conv.groups) + "x" +
+                  std::to_string(conv.r) + "x" + std::to_string(conv.s);
+    if (conv.strideH != 1 || conv.strideW != 1)
+      description += " stride " + std::to_string(conv.strideH) +
+                     (conv.strideW != conv.strideH
+                          ? "," + std::to_string(conv.strideW)
+                          : "");
+    if (conv.padH || conv.padW)
+      description += " pad " + std::to_string(conv.padH) +
+                     (conv.padW != conv.padH ? "," + std::to_string(conv.padW)
+                                             : "");
+    if (conv.dilationH != 1 || conv.dilationW != 1)
+      description += " dilation " + std::to_string(conv.dilationH) + "," +
+                     std::to_string(conv.dilationW);
+    if (conv.groups != 1)
+      description += " groups " + std::to_string(conv.groups);
+    description += fused;
+    return llvm::Error::success();
+  };
+
   for (Operation &op : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       returned.assign(ret.getOperands().begin(), ret.getOperands().end());
@@ -235,6 +678,25 @@ cuda::compile(func::FuncOp func,
       continue;
     }
     auto fusion = cast<FusionOp>(op);
+    if (fusion.getKind() == FusionKind::contraction) {
+      Step step;
+      step.fusion = fusion;
+      if (auto error = planLibraryCall(fusion, step.kind, step.matmul,
+                                       step.conv, step.description,
+                                       step.operands, step.operandTexts))
+        return std::move(error);
+      Value result = fusion.getResult(0);
+      bufferOf[result] = static_cast<int>(logical.size());
+      step.results.push_back(static_cast<int>(logical.size()));
+      logical.push_back(
+          {Logical::Intermediate, -1, byteSizeOf(result.getType())});
+      if (step.kind == Launch::Kind::Matmul)
+        step.matmul.d = step.results[0];
+      else
+        step.conv.y = step.results[0];
+      steps.push_back(std::move(step));
+      continue;
+    }
     std::string name = "tgc_" + sanitized + "_" + std::to_string(kernelIndex++);
     DiagnosticCapture capture(context);
     FailureOr<GeneratedKernel> kernel = generateLoopKernel(fusion, name);
@@ -246,15 +708,16 @@ cuda::compile(func::FuncOp func,
         why = why.substr(strlen("CUDA codegen: "));
       return makeError(notSupported(&inner, why));
     }
-    Step step{fusion, std::move(*kernel), {}, {}};
+    Step step;
+    step.fusion = fusion;
+    step.kernel = std::move(*kernel);
     for (Value operand : fusion.getInputs())
       step.operands.push_back(bufferOf.lookup(operand));
     for (Value result : fusion.getResults()) {
-      auto type = cast<RankedTensorType>(result.getType());
       bufferOf[result] = static_cast<int>(logical.size());
       step.results.push_back(static_cast<int>(logical.size()));
-      logical.push_back({Logical::Intermediate, -1,
-                         static_cast<size_t>(type.getNumElements()) * 4});
+      logical.push_back(
+          {Logical::Intermediate, -1, byteSizeOf(result.getType())});
     }
     steps.push_back(std::move(step));
   }
@@ -332,10 +795,14 @@ cuda::compile(func::FuncOp func,
 
   // 4. One translation unit, compiled once.
   compiled.source = kernelPrelude();
+  size_t numKernels = 0;
   for (const Step &step : steps)
-    compiled.source += "\n" + step.kernel.code;
+    if (step.kind == Launch::Kind::Kernel) {
+      compiled.source += "\n" + step.kernel.code;
+      ++numKernels;
+    }
   std::string image;
-  if (!steps.empty()) {
+  if (numKernels) {
     auto compiledImage =
         compileCuda(compiled.source, options.arch, options.imageKind);
     if (!compiledImage.ok())
@@ -345,6 +812,44 @@ cuda::compile(func::FuncOp func,
     image = std::move(*compiledImage);
   }
   for (Step &step : steps) {
+    if (step.kind != Launch::Kind::Kernel) {
+      Launch launch;
+      launch.kind = step.kind;
+      PlannedLaunch planned;
+      planned.kind = step.kind == Launch::Kind::Matmul ? "cublasLt" : "cudnn";
+      planned.opList = step.description;
+      planned.location = locationString(step.fusion.getLoc());
+      auto remap = [&](int &b) {
+        if (b >= 0)
+          b = physical(b);
+      };
+      if (step.kind == Launch::Kind::Matmul) {
+        MatmulCall call = step.matmul;
+        for (int *b : {&call.a, &call.b, &call.c, &call.bias, &call.d})
+          remap(*b);
+        launch.kernel = static_cast<int>(spec.matmuls.size());
+        spec.matmuls.push_back(call);
+      } else {
+        ConvCall call = step.conv;
+        for (int *b : {&call.x, &call.filter, &call.bias, &call.z, &call.y})
+          remap(*b);
+        launch.kernel = static_cast<int>(spec.convs.size());
+        spec.convs.push_back(call);
+      }
+      // Operands in the call's order: the fusion's inputs are not (a
+      // permuted filter is a constant of its own).
+      for (auto [b, text] : llvm::zip(step.operands, step.operandTexts)) {
+        launch.buffers.push_back(physical(b));
+        planned.operands.push_back({physical(b), text});
+      }
+      for (auto [b, v] : llvm::zip(step.results, step.fusion.getResults())) {
+        launch.buffers.push_back(physical(b));
+        planned.results.push_back({physical(b), shapeText(v.getType())});
+      }
+      spec.launches.push_back(std::move(launch));
+      compiled.launches.push_back(std::move(planned));
+      continue;
+    }
     Launch launch;
     launch.kernel = static_cast<int>(spec.kernels.size());
     spec.kernels.push_back(KernelImage{step.kernel.name, image});
@@ -391,8 +896,15 @@ cuda::compile(func::FuncOp func,
   llvm::raw_string_ostream os(text);
   os << "cuda plan for @" << func.getName() << " (" << options.arch << ", "
      << (options.imageKind == ImageKind::Cubin ? "cubin" : "ptx") << ", "
-     << nvrtcVersion() << "): " << steps.size() << " kernel"
-     << (steps.size() == 1 ? "" : "s") << ", one synchronization per call\n";
+     << nvrtcVersion() << "): " << numKernels << " kernel"
+     << (numKernels == 1 ? "" : "s");
+  if (!spec.matmuls.empty())
+    os << ", " << spec.matmuls.size() << " cuBLASLt matmul"
+       << (spec.matmuls.size() == 1 ? "" : "s");
+  if (!spec.convs.empty())
+    os << ", " << spec.convs.size() << " cuDNN convolution"
+       << (spec.convs.size() == 1 ? "" : "s");
+  os << ", one synchronization per call\n";
   os << "buffers:";
   for (int i = 0; i < numInputs; ++i)
     os << " b" << i << " input " << spec.inputs[i].describe() << ";";
@@ -406,14 +918,19 @@ cuda::compile(func::FuncOp func,
        << " intermediate " << slotBytes[i] << " B;";
   os << "\n";
   for (auto [i, planned] : llvm::enumerate(compiled.launches)) {
-    os << "[" << i << "] " << planned.kernel << " <<<" << planned.launch.grid
-       << ", " << planned.launch.block << ">>> " << planned.kind;
-    if (planned.kind == "row")
-      os << " (" << planned.rows << " rows of " << planned.rowLength
-         << ", one block per row)";
-    else
-      os << " (" << planned.numElements << " elements)";
-    os << " [" << planned.opList << "] at " << planned.location << " (";
+    os << "[" << i << "] ";
+    if (planned.kind == "cublasLt" || planned.kind == "cudnn") {
+      os << planned.opList << " at " << planned.location << " (";
+    } else {
+      os << planned.kernel << " <<<" << planned.launch.grid << ", "
+         << planned.launch.block << ">>> " << planned.kind;
+      if (planned.kind == "row")
+        os << " (" << planned.rows << " rows of " << planned.rowLength
+           << ", one block per row)";
+      else
+        os << " (" << planned.numElements << " elements)";
+      os << " [" << planned.opList << "] at " << planned.location << " (";
+    }
     for (auto [k, operand] : llvm::enumerate(planned.operands))
       os << (k ? ", " : "") << "b" << operand.first << ":" << operand.second;
     os << ") -> (";

@@ -1,17 +1,23 @@
 //===- Compiler.h - tgc functions to CUDA device executables ----*- C++ -*-===//
 //
 // Mirrors cpu::compile (codegen/cpu/Compiler.h): the function is cloned and
-// specialized for concrete input shapes, the `tgc-cuda` fusion pipeline runs
-// (cleanup, then tgc-fuse-elementwise; no layout conversion or post-op
-// fusion: contractions have no GPU kernel yet), every loop fusion becomes a
-// generated kernel (KernelGen.h; single elementwise, broadcast, transpose
-// and reduction ops become one-op kernels), NVRTC compiles them for the
-// target arch in one translation unit, and a DeviceExecutable plan (buffers,
-// launches in order, one synchronization per call) is built.
+// specialized for concrete input shapes, the `tgc-cuda` pipeline runs
+// (cleanup, batch-norm folding, post-op fusion into contractions, loop
+// fusion; no layout conversion), and the graph is partitioned:
+//  - every `tgc.fusion <contraction>` becomes one library call: matmuls on
+//    cuBLASLt (alpha, bias, residual C, relu / tanh-GELU epilogues), 2-D
+//    convolutions on cuDNN (bias, residual, relu fused). Post-ops of the
+//    same table that no epilogue computes move into a loop fusion right
+//    after the call; asymmetric conv padding into a pad kernel before it;
+//  - every loop fusion becomes a generated kernel (KernelGen.h), as do
+//    single ops the generator covers.
+// NVRTC compiles the kernels for the target arch in one translation unit,
+// and a DeviceExecutable plan (buffers, steps in order, one synchronization
+// per call) is built.
 //
 // Compiling needs no GPU or driver: the arch comes from the options.
-// Ops that no kernel covers (matmul, conv2d, gather, ... and non-f32
-// computation) are compile errors naming the op and its location.
+// Ops that nothing covers are compile errors naming the op and its
+// location.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,9 +47,13 @@ struct CompileOptions {
   ImageKind imageKind = ImageKind::Cubin;
   /// Run tgc-cleanup on the specialized function.
   bool optimize = true;
-  /// With `optimize`: form loop fusions (tgc-fuse-elementwise); otherwise
-  /// every op is a kernel of its own.
+  /// With `optimize`: the tgc-cuda pipeline's fusions (post-ops into
+  /// cuBLASLt / cuDNN epilogues, loop fusions); otherwise every op is a
+  /// kernel or library call of its own.
   bool fuse = true;
+  /// Let f32 matmuls and convolutions use TF32 tensor cores (PyTorch's
+  /// default for convolutions; ~1e-3 relative error). Off: full f32.
+  bool allowTf32 = false;
 };
 
 /// One kernel launch of the plan.
