@@ -102,13 +102,19 @@ struct ConvCall {
 /// Every kernel takes only device pointers (static shapes are baked into
 /// the code), one per entry of `buffers`.
 struct Launch {
-  enum class Kind { Kernel, Matmul, Conv };
-  Kind kind = Kind::Kernel;
   /// Kernel: index into ExecutableSpec::kernels; Matmul / Conv: index into
   /// ExecutableSpec::matmuls / convs.
   int kernel = 0;
+  /// Kernels only: the launch configuration.
   unsigned grid = 1, block = 256, sharedBytes = 0;
+  /// Kernels: their arguments. Library calls name their buffers in their
+  /// MatmulCall / ConvCall; `buffers` may list them too (checked to be in
+  /// range, otherwise unused).
   std::vector<int> buffers;
+  /// Last, so that `{kernel, grid, block, sharedBytes, buffers}` still
+  /// initializes a kernel launch.
+  enum class Kind { Kernel, Matmul, Conv };
+  Kind kind = Kind::Kernel;
 };
 
 /// Buffers are numbered inputs first, then constants, then intermediates.
@@ -155,22 +161,38 @@ public:
   std::string describe() const;
 
 private:
+  friend class DeviceExecutable;
   struct Storage;
+  /// Takes over `ptr`, a block of `device`'s pool.
+  static DeviceTensor adopt(std::shared_ptr<Device> device, DevicePtr ptr,
+                            TensorSpec spec);
   std::shared_ptr<Storage> storage;
   TensorSpec tensorSpec;
 };
 
+class BlasMatmul;
+class DnnConv;
+
 class DeviceExecutable {
 public:
-  /// Checks the spec: every buffer and kernel index in range, every result
-  /// an input, constant or intermediate of the right size.
+  ~DeviceExecutable();
+
+  /// Checks the spec: every buffer, kernel, matmul and conv index in range,
+  /// every result an input, constant or intermediate of the right size;
+  /// library calls: dtypes (f32, f16, bf16), shapes, buffers large enough
+  /// for their (strided) operands, outputs that are intermediates and do
+  /// not alias their inputs, a C for beta != 0, a bias for the bias
+  /// epilogues.
   static absl::StatusOr<std::unique_ptr<DeviceExecutable>>
   create(ExecutableSpec spec);
 
   const ExecutableSpec &spec() const { return program; }
   int numBuffers() const;
   TensorSpec bufferSpec(int buffer) const;
-  /// One line per launch: "launch k0 <<<grid, block>>> (b0, b3)".
+  /// One line per step: "launch k0 <<<grid, block>>> (b0:4xf32, b3:4xf32)",
+  /// "matmul 128x768 * 768x2304 +bias relu (A b0:..., B b1:..., bias
+  /// b2:...) -> b3:...", "conv ... (x b0:..., w b1:...) -> b2:...", then
+  /// "results: b3".
   std::string describe() const;
 
   /// Runs on `device` (the executable binds to the first device it runs
@@ -178,15 +200,28 @@ public:
   absl::StatusOr<std::vector<runtime::HostTensor>>
   run(Device &device, const std::vector<runtime::HostTensor> &args);
 
-  /// Runs on the device the arguments live on, without host transfers:
-  /// the results stay on the device. Still one synchronization per call
-  /// (so that the results are complete when it returns).
+  /// Runs on the device the arguments live on (the bound device, or device
+  /// 0, when there are none), without host transfers: the results stay on
+  /// the device. Still one synchronization per call (so that the results
+  /// are complete when it returns). Results never alias the arguments, the
+  /// constants or each other: an intermediate buffer that holds a result is
+  /// handed over to it (the first result it holds; intermediates are fresh
+  /// pool blocks each call), anything else is copied on the device into a
+  /// fresh block.
   absl::StatusOr<std::vector<DeviceTensor>>
   runOnDevice(const std::vector<DeviceTensor> &args);
 
 private:
-  explicit DeviceExecutable(ExecutableSpec spec) : program(std::move(spec)) {}
+  explicit DeviceExecutable(ExecutableSpec spec);
+  /// Binds to `device` on the first call: stream, kernels, constants,
+  /// library plans (cuBLASLt / cuDNN are loaded only when the plan has such
+  /// steps).
   absl::Status prepare(Device &device);
+  /// Enqueues every step. `buffers` holds the inputs' addresses on entry and
+  /// every buffer's on return; what it allocates (intermediates, the
+  /// workspace) is appended to `owned`.
+  absl::Status enqueueSteps(Device &device, std::vector<DevicePtr> &buffers,
+                            std::vector<DevicePtr> &owned);
 
   ExecutableSpec program;
   std::mutex mutex;
@@ -195,6 +230,11 @@ private:
   std::vector<void *> functions;
   /// Device copies of the constants (owned, from the pool).
   std::vector<DevicePtr> constantBuffers;
+  /// One per ExecutableSpec::matmuls / convs entry that a step uses.
+  std::vector<std::unique_ptr<BlasMatmul>> matmulPlans;
+  std::vector<std::unique_ptr<DnnConv>> convPlans;
+  /// The most workspace one library call needs (one pool block per call).
+  size_t workspaceBytes = 0;
 };
 
 } // namespace tgc::cuda
