@@ -2,9 +2,15 @@
 
 #include "codegen/cuda/KernelGen.h"
 
+#include "dialects/ScalarMath.h"
+#include "dialects/ShapeUtils.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -13,7 +19,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <optional>
 
 using namespace mlir;
 using namespace tgc;
@@ -78,6 +86,69 @@ TGC_BLOCK_REDUCE(tgc_block_sum, tgc_add, 0.0f)
 TGC_BLOCK_REDUCE(tgc_block_prod, tgc_mul, 1.0f)
 TGC_BLOCK_REDUCE(tgc_block_max, tgc_max, __int_as_float(0xff800000))
 TGC_BLOCK_REDUCE(tgc_block_min, tgc_min, __int_as_float(0x7f800000))
+// f16 and bf16 are stored as their 16-bit encodings (runtime/Float16.h) and
+// computed in f32; narrowing rounds to nearest even (bf16 NaNs stay quiet
+// NaNs with the sign and top payload bits).
+static __device__ __forceinline__ float tgc_load_f16(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+static __device__ __forceinline__ unsigned short tgc_store_f16(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+static __device__ __forceinline__ float tgc_load_bf16(unsigned short b) {
+  return __uint_as_float((unsigned int)b << 16);
+}
+static __device__ __forceinline__ unsigned short tgc_store_bf16(float f) {
+  unsigned int u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (unsigned short)((u >> 16) | 0x40u);
+  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+// Float to integer: toward zero, saturating, NaN to 0 (tgc.cast).
+static __device__ __forceinline__ long long tgc_f2s(float v, double lo, double hi,
+                                                    long long loInt, long long hiInt) {
+  if (v != v)
+    return 0;
+  double d = v;
+  return d <= lo ? loInt : (d >= hi ? hiInt : (long long)d);
+}
+static __device__ __forceinline__ unsigned long long tgc_f2u(float v, double limit,
+                                                             unsigned long long maxInt) {
+  if (v != v || v <= 0.0f)
+    return 0;
+  double d = v;
+  return d >= limit ? maxInt : (unsigned long long)d;
+}
+// argmax/argmin: whether `v` replaces the best so far `b` (NaN wins over
+// numbers; ties keep the first index, or take the last one).
+static __device__ __forceinline__ bool tgc_arg_better(float v, float b, bool isMax, bool last) {
+  if (b != b)
+    return v != v && last;
+  if (v != v)
+    return true;
+  if (v == b)
+    return last;
+  return isMax ? v > b : v < b;
+}
+static __device__ __forceinline__ bool tgc_arg_better(long long v, long long b, bool isMax, bool last) {
+  return v == b ? last : (isMax ? v > b : v < b);
+}
+static __device__ __forceinline__ bool tgc_arg_better(unsigned long long v, unsigned long long b,
+                                                      bool isMax, bool last) {
+  return v == b ? last : (isMax ? v > b : v < b);
+}
+// A gather index: negative ones count from the end. Out-of-range indices
+// (a run-time error in the reference interpreter) are clamped so that the
+// kernel never reads out of bounds.
+static __device__ __forceinline__ long long tgc_gather_index(long long i, long long n) {
+  if (i < 0)
+    i += n;
+  return i < 0 ? 0 : (i >= n ? n - 1 : i);
+}
 )";
   return prelude;
 }
@@ -87,6 +158,139 @@ std::string tgc::cuda::kernelSource(const GeneratedKernel &kernel) {
 }
 
 namespace {
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+/// The element types generated kernels handle. Floats compute in f32 (f16
+/// and bf16 are loaded and stored as their encodings), i1 as bool (stored
+/// as one byte), integers in their own C type.
+enum class Elem { F32, F16, BF16, I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64 };
+
+std::optional<Elem> elemOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    type = tensor.getElementType();
+  if (type.isF32())
+    return Elem::F32;
+  if (type.isF16())
+    return Elem::F16;
+  if (type.isBF16())
+    return Elem::BF16;
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer)
+    return std::nullopt;
+  const bool u = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 1:
+    return u ? std::nullopt : std::optional<Elem>(Elem::I1);
+  case 8:
+    return u ? Elem::UI8 : Elem::I8;
+  case 16:
+    return u ? Elem::UI16 : Elem::I16;
+  case 32:
+    return u ? Elem::UI32 : Elem::I32;
+  case 64:
+    return u ? Elem::UI64 : Elem::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+Elem elemOf(Value v) { return *elemOf(v.getType()); }
+
+bool isFloat(Elem e) {
+  return e == Elem::F32 || e == Elem::F16 || e == Elem::BF16;
+}
+bool isUnsigned(Elem e) {
+  return e == Elem::UI8 || e == Elem::UI16 || e == Elem::UI32 ||
+         e == Elem::UI64;
+}
+unsigned bitsOf(Elem e) {
+  switch (e) {
+  case Elem::I1:
+    return 1;
+  case Elem::I8:
+  case Elem::UI8:
+    return 8;
+  case Elem::F16:
+  case Elem::BF16:
+  case Elem::I16:
+  case Elem::UI16:
+    return 16;
+  case Elem::F32:
+  case Elem::I32:
+  case Elem::UI32:
+    return 32;
+  default:
+    return 64;
+  }
+}
+
+/// The C type of the buffers.
+std::string storageType(Elem e) {
+  switch (e) {
+  case Elem::F32:
+    return "float";
+  case Elem::F16:
+  case Elem::BF16:
+  case Elem::UI16:
+    return "unsigned short";
+  case Elem::I1:
+  case Elem::UI8:
+    return "unsigned char";
+  case Elem::I8:
+    return "signed char";
+  case Elem::I16:
+    return "short";
+  case Elem::I32:
+    return "int";
+  case Elem::I64:
+    return "long long";
+  case Elem::UI32:
+    return "unsigned int";
+  case Elem::UI64:
+    return "unsigned long long";
+  }
+  return "float";
+}
+
+/// The C type values are computed in.
+std::string computeType(Elem e) {
+  if (isFloat(e))
+    return "float";
+  if (e == Elem::I1)
+    return "bool";
+  return storageType(e);
+}
+
+/// A buffer element (`element` is `in0[...]`) as a computed value.
+std::string loadExpr(Elem e, const std::string &element) {
+  switch (e) {
+  case Elem::F16:
+    return "tgc_load_f16(" + element + ")";
+  case Elem::BF16:
+    return "tgc_load_bf16(" + element + ")";
+  case Elem::I1:
+    return "(" + element + " != 0)";
+  default:
+    return element;
+  }
+}
+
+/// A computed value as a buffer element.
+std::string storeExpr(Elem e, const std::string &value) {
+  switch (e) {
+  case Elem::F16:
+    return "tgc_store_f16(" + value + ")";
+  case Elem::BF16:
+    return "tgc_store_bf16(" + value + ")";
+  case Elem::I1:
+    return "(unsigned char)(" + value + ")";
+  default:
+    return value;
+  }
+}
 
 /// A float literal CUDA C++ reads back exactly.
 std::string floatLiteral(float value) {
@@ -103,26 +307,103 @@ std::string floatLiteral(float value) {
   return s + "f";
 }
 
+float toFloat(APFloat value) {
+  bool lost = false;
+  value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  return value.convertToFloat();
+}
+
+/// An integer literal of element type `e` (`v` holds the value as
+/// ScalarMath.h does: unsigned values by their bit pattern).
+std::string intLiteral(int64_t v, Elem e) {
+  if (e == Elem::I1)
+    return v ? "true" : "false";
+  if (isUnsigned(e))
+    return "((" + computeType(e) + ")" +
+           std::to_string(static_cast<uint64_t>(v)) + "ULL)";
+  if (v == std::numeric_limits<int64_t>::min())
+    return "((long long)(-9223372036854775807LL - 1))";
+  if (e == Elem::I32 && v > std::numeric_limits<int32_t>::min())
+    return std::to_string(v);
+  return "((" + computeType(e) + ")" + std::to_string(v) + "LL)";
+}
+
+/// The element values of a constant as literals of its compute type.
+std::vector<std::string> constantLiterals(DenseElementsAttr value, Elem e) {
+  std::vector<std::string> literals;
+  if (isFloat(e)) {
+    for (APFloat v : value.getValues<APFloat>())
+      literals.push_back(floatLiteral(toFloat(v)));
+  } else {
+    for (APInt v : value.getValues<APInt>())
+      literals.push_back(intLiteral(
+          e == Elem::I1 ? static_cast<int64_t>(v.getBoolValue())
+          : isUnsigned(e) ? static_cast<int64_t>(v.getZExtValue())
+                          : v.getSExtValue(),
+          e));
+  }
+  return literals;
+}
+
+/// The lowest / highest value of an integer element type, as a literal.
+std::string intLowest(Elem e) {
+  if (isUnsigned(e))
+    return intLiteral(0, e);
+  unsigned bits = bitsOf(e);
+  return intLiteral(bits >= 64 ? std::numeric_limits<int64_t>::min()
+                               : -(int64_t(1) << (bits - 1)),
+                    e);
+}
+std::string intHighest(Elem e) {
+  unsigned bits = bitsOf(e);
+  if (isUnsigned(e))
+    return intLiteral(scalar::wrapInt(-1, bits, /*isUnsigned=*/true), e);
+  return intLiteral(bits >= 64 ? std::numeric_limits<int64_t>::max()
+                               : (int64_t(1) << (bits - 1)) - 1,
+                    e);
+}
+
 std::string join(ArrayRef<std::string> parts) { return llvm::join(parts, ","); }
 
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text;
+  for (int64_t d : shape)
+    text += (text.empty() ? "" : "x") + std::to_string(d);
+  return text;
+}
+
 /// Where generated statements go: the kernel's per-element (or per-row)
-/// body, or the column loop of a row kernel. Values are memoized per scope
-/// by (value, index); the locals a loop scope defines mark the indices that
-/// vary along the row.
+/// body, or a nested scope (the column loop of a row kernel, the loop of a
+/// reduction or window, a branch of a pad or concat). Values are memoized
+/// per scope by (value, index); a nested scope sees its parents' values.
+/// The locals a nested scope defines mark the indices that depend on it:
+/// values at other indices are computed in the enclosing scope (once per
+/// row, outside the loop).
 struct Scope {
   std::string body;
   std::string indent = "    ";
   std::map<std::pair<void *, std::string>, std::string> memo;
-  /// Locals defined in this scope (loop scopes of row kernels only).
+  /// Locals defined in this scope (nested scopes only).
   llvm::StringSet<> locals;
   /// indexLocals() results, by linear index and dims.
   std::map<std::string, SmallVector<std::string>> indexCache;
-  bool isLoop = false;
+  Scope *parent = nullptr;
+  bool nested = false;
+};
+
+enum class Mode {
+  /// One thread per output element, in a grid-stride loop; reductions are
+  /// loops of the thread.
+  Elementwise,
+  /// One block per row of the first reduction's operand.
+  Row,
 };
 
 class KernelEmitter {
 public:
-  KernelEmitter(FusionOp fusion, StringRef name) : fusion(fusion), name(name) {}
+  KernelEmitter(FusionOp fusion, StringRef name, std::string opList, Mode mode)
+      : fusion(fusion), name(name), opList(std::move(opList)),
+        rowMode(mode == Mode::Row) {}
 
   FailureOr<GeneratedKernel> run();
 
@@ -133,6 +414,14 @@ private:
   FailureOr<std::string> emitOp(Operation *op, ArrayRef<std::string> index);
   FailureOr<std::string> emitReduction(Operation *op,
                                        ArrayRef<std::string> index);
+  FailureOr<std::string> emitSerialReduction(Operation *op,
+                                             ArrayRef<std::string> index);
+  FailureOr<std::string> emitArgReduction(Operation *op,
+                                          ArrayRef<std::string> index);
+  FailureOr<std::string> emitPool(Operation *op, ArrayRef<std::string> index);
+  FailureOr<std::string> emitPad(PadOp op, ArrayRef<std::string> index);
+  FailureOr<std::string> emitConcat(ConcatOp op, ArrayRef<std::string> index);
+  FailureOr<std::string> emitGather(GatherOp op, ArrayRef<std::string> index);
   std::string linearIndex(ArrayRef<std::string> index, ArrayRef<int64_t> shape);
   SmallVector<std::string> delinearize(const std::string &linear,
                                        ArrayRef<int64_t> shape);
@@ -143,16 +432,26 @@ private:
                                        StringRef prefix);
   std::string fresh(StringRef prefix) {
     std::string local = (prefix + Twine(counter++)).str();
-    if (current->isLoop)
+    if (current->nested)
       current->locals.insert(local);
     return local;
   }
   void line(const std::string &text) {
     current->body += current->indent + text + "\n";
   }
-  /// Whether `index` uses a local of the current loop scope.
-  bool variesInLoop(ArrayRef<std::string> index) const;
+  /// A nested scope of the current one, `depth` levels deeper.
+  Scope nestedScope(int depth = 1) {
+    Scope scope;
+    scope.nested = true;
+    scope.parent = current;
+    scope.indent = current->indent + std::string(2 * depth, ' ');
+    return scope;
+  }
+  /// Whether `index` uses a local of `scope`.
+  static bool usesLocals(const Scope &scope, ArrayRef<std::string> index);
   FailureOr<std::string> scalar(Operation *op, ArrayRef<std::string> a);
+  FailureOr<std::string> integerScalar(Operation *op, ArrayRef<std::string> a,
+                                       Elem e);
   FailureOr<GeneratedKernel> runRowKernel(GeneratedKernel kernel,
                                           Operation *firstReduction);
   std::string parameters() const;
@@ -160,6 +459,7 @@ private:
 
   FusionOp fusion;
   std::string name;
+  std::string opList;
   std::string globals;
   Scope main;
   Scope *current = &main;
@@ -174,7 +474,7 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-/// Checks types: ranked, static, f32.
+/// Checks types: ranked, static, an element type kernels handle.
 LogicalResult checkType(Operation *op, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
@@ -182,16 +482,54 @@ LogicalResult checkType(Operation *op, Type type) {
   if (!tensor.hasStaticShape())
     return op->emitError("CUDA codegen: dynamic shapes are not supported, got ")
            << type;
-  if (!tensor.getElementType().isF32())
-    return op->emitError("CUDA codegen: only f32 is supported, got ") << type;
+  if (!elemOf(tensor))
+    return op->emitError("CUDA codegen: unsupported element type, got ")
+           << type << " (generated kernels handle f32, f16, bf16, i1 and "
+           << "integers)";
   return success();
 }
 
-bool isElementwise(Operation *op) {
+/// Float elementwise ops (loop-fusable ones and the rest), with numpy
+/// broadcasting of their operands.
+bool isFloatElementwise(Operation *op) {
   return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
              SigmoidOp, ReluOp, ErfOp, FloorOp, CeilOp, RoundOp, SignOp,
              LeakyReluOp, EluOp, ClampOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
              PowOp, MaxOp, MinOp, BroadcastToOp>(op);
+}
+
+/// Every elementwise op of the generator: the float ones and sin, cos,
+/// logical ops, compare, select and cast (any element type).
+bool isElementwise(Operation *op) {
+  return isFloatElementwise(op) ||
+         isa<SinOp, CosOp, LogicalNotOp, LogicalAndOp, LogicalOrOp, CompareOp,
+             SelectOp, CastOp>(op);
+}
+
+bool isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+      op);
+}
+
+ArrayRef<int64_t> reductionAxes(Operation *op) {
+  return op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+}
+
+/// Whether the dims of size > 1 that `op` reduces all come after the ones
+/// it keeps: every row is one contiguous run of the operand.
+bool reducesInnermost(Operation *op) {
+  ArrayRef<int64_t> shape = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> axes = reductionAxes(op);
+  bool reduced = false;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (shape[d] == 1)
+      continue;
+    bool r = llvm::is_contained(axes, d);
+    if (reduced && !r)
+      return false;
+    reduced |= r;
+  }
+  return true;
 }
 
 std::string KernelEmitter::linearIndex(ArrayRef<std::string> index,
@@ -231,9 +569,8 @@ SmallVector<std::string> KernelEmitter::delinearize(const std::string &linear,
   return index;
 }
 
-bool KernelEmitter::variesInLoop(ArrayRef<std::string> index) const {
-  if (!current->isLoop)
-    return false;
+bool KernelEmitter::usesLocals(const Scope &scope,
+                               ArrayRef<std::string> index) {
   for (const std::string &component : index) {
     StringRef text = component;
     while (!text.empty()) {
@@ -244,7 +581,7 @@ bool KernelEmitter::variesInLoop(ArrayRef<std::string> index) const {
       text = text.drop_front(start);
       size_t end =
           text.find_if_not([](char c) { return llvm::isAlnum(c) || c == '_'; });
-      if (current->locals.contains(text.take_front(end)))
+      if (scope.locals.contains(text.take_front(end)))
         return true;
       text = text.drop_front(std::min(end, text.size()));
     }
@@ -284,24 +621,29 @@ SmallVector<std::string> KernelEmitter::indexLocals(const std::string &linear,
   return index;
 }
 
+
 FailureOr<std::string> KernelEmitter::valueAt(Value v,
                                               ArrayRef<std::string> index) {
-  // In a row kernel, a value at an index that does not vary along the row
-  // is computed once per row, before the loop.
-  Scope *scope = current;
-  if (rowMode && current->isLoop && !variesInLoop(index))
-    scope = &main;
   auto key = std::make_pair(v.getAsOpaquePointer(), join(index));
-  if (auto it = scope->memo.find(key); it != scope->memo.end())
-    return it->second;
+  for (Scope *s = current; s; s = s->parent)
+    if (auto it = s->memo.find(key); it != s->memo.end())
+      return it->second;
+  // A value at an index that does not depend on a nested scope's locals is
+  // computed in the enclosing scope: once per row before the column loop,
+  // once per output element before a reduction's or window's loop.
+  Scope *scope = current;
+  while (scope->nested && scope->parent && !usesLocals(*scope, index))
+    scope = scope->parent;
   Scope *saved = current;
   current = scope;
   std::string result;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Elem e = elemOf(v);
     result = fresh("v");
-    line("const float " + result + " = in" +
-         std::to_string(arg.getArgNumber()) + "[" +
-         linearIndex(index, shapeOf(v)) + "];");
+    line("const " + computeType(e) + " " + result + " = " +
+         loadExpr(e, "in" + std::to_string(arg.getArgNumber()) + "[" +
+                         linearIndex(index, shapeOf(v)) + "]") +
+         ";");
   } else {
     FailureOr<std::string> expr = emitOp(v.getDefiningOp(), index);
     if (failed(expr)) {
@@ -315,37 +657,22 @@ FailureOr<std::string> KernelEmitter::valueAt(Value v,
   return result;
 }
 
-namespace {
-bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
-      op);
-}
-
-ArrayRef<int64_t> reductionAxes(Operation *op) {
-  return op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
-}
-
-/// Whether the dims of size > 1 that `op` reduces all come after the ones
-/// it keeps: every row is one contiguous run of the operand.
-bool reducesInnermost(Operation *op) {
-  ArrayRef<int64_t> shape = shapeOf(op->getOperand(0));
-  ArrayRef<int64_t> axes = reductionAxes(op);
-  bool reduced = false;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (shape[d] == 1)
-      continue;
-    bool r = llvm::is_contained(axes, d);
-    if (reduced && !r)
-      return false;
-    reduced |= r;
+/// `x * mul + add` as a C expression, folding the trivial parts.
+std::string affine(const std::string &x, int64_t mul, int64_t add) {
+  std::string e;
+  if (x != "0" && mul != 0)
+    e = mul == 1 ? x : x + " * " + std::to_string(mul);
+  if (add != 0) {
+    if (e.empty())
+      return std::to_string(add);
+    e += add > 0 ? " + " + std::to_string(add) : " - " + std::to_string(-add);
   }
-  return true;
+  return e.empty() ? "0" : "(" + e + ")";
 }
-} // namespace
 
 FailureOr<std::string>
 KernelEmitter::emitReduction(Operation *op, ArrayRef<std::string> index) {
-  if (current->isLoop)
+  if (current->nested)
     return op->emitError("CUDA codegen: the result of '")
            << op->getName()
            << "' is used along the axes it reduces; only reductions whose "
@@ -362,8 +689,7 @@ KernelEmitter::emitReduction(Operation *op, ArrayRef<std::string> index) {
   }
 
   // The loop over the row: thread t handles columns t, t + blockDim.x, ...
-  Scope loop;
-  loop.isLoop = true;
+  Scope loop = nestedScope();
   loop.indent = "      ";
   loop.locals.insert("j");
   Scope *saved = current;
@@ -417,6 +743,448 @@ KernelEmitter::emitReduction(Operation *op, ArrayRef<std::string> index) {
   return result;
 }
 
+/// Loops `for (idx_t k = 0; k < n; ++k)`, one per (local, n), around `body`
+/// (indented for the innermost loop), at `indent`.
+std::string wrapInLoops(ArrayRef<std::pair<std::string, int64_t>> loops,
+                        const std::string &indent, const std::string &body) {
+  std::string head, tail, ind = indent;
+  for (const auto &[k, n] : loops) {
+    head += ind + "for (idx_t " + k + " = 0; " + k + " < " + std::to_string(n) +
+            "; ++" + k + ") {\n";
+    tail = ind + "}\n" + tail;
+    ind += "  ";
+  }
+  return head + body + tail;
+}
+
+FailureOr<std::string>
+KernelEmitter::emitSerialReduction(Operation *op, ArrayRef<std::string> index) {
+  // One thread per output element: a loop over the reduced dims (the
+  // thread's neighbours read the neighbouring elements of the kept dims, so
+  // reductions over outer axes read coalesced columns).
+  Value input = op->getOperand(0);
+  ArrayRef<int64_t> inShape = shapeOf(input);
+  ArrayRef<int64_t> axes = reductionAxes(op);
+  const bool keepdims = op->hasAttr("keepdims");
+  const Elem e = elemOf(op->getResult(0));
+  SmallVector<std::pair<std::string, int64_t>> loops;
+  SmallVector<std::string> inIndex;
+  int64_t count = 1;
+  size_t next = 0;
+  for (int64_t d = 0; d < static_cast<int64_t>(inShape.size()); ++d) {
+    if (llvm::is_contained(axes, d)) {
+      count *= inShape[d];
+      if (inShape[d] == 1) {
+        inIndex.push_back("0");
+      } else {
+        std::string k = "k" + std::to_string(counter++);
+        loops.push_back({k, inShape[d]});
+        inIndex.push_back(k);
+      }
+      if (keepdims)
+        ++next;
+    } else {
+      inIndex.push_back(inShape[d] == 1 ? "0" : index[next]);
+      ++next;
+    }
+  }
+
+  std::string accType, identity, combine, finish;
+  const std::string acc = fresh("a");
+  const std::string t = computeType(e);
+  if (isFloat(e)) {
+    accType = "float";
+    if (isa<ReduceSumOp, ReduceMeanOp>(op))
+      identity = "0.0f", combine = "tgc_add";
+    else if (isa<ReduceProdOp>(op))
+      identity = "1.0f", combine = "tgc_mul";
+    else if (isa<ReduceMaxOp>(op))
+      identity = "__int_as_float(0xff800000)", combine = "tgc_max";
+    else
+      identity = "__int_as_float(0x7f800000)", combine = "tgc_min";
+    finish = acc;
+    if (isa<ReduceMeanOp>(op))
+      finish += " / " + floatLiteral(static_cast<float>(count));
+  } else if (isa<ReduceSumOp, ReduceProdOp>(op)) {
+    // Wrapping integer arithmetic.
+    accType = "unsigned long long";
+    identity = isa<ReduceSumOp>(op) ? "0ULL" : "1ULL";
+    finish = "(" + t + ")" + acc;
+  } else if (isa<ReduceMaxOp, ReduceMinOp>(op)) {
+    accType = t;
+    identity = isa<ReduceMaxOp>(op) ? intLowest(e) : intHighest(e);
+    finish = acc;
+  } else {
+    return op->emitError("CUDA codegen: '")
+           << op->getName() << "' of " << op->getOperand(0).getType()
+           << " is not supported";
+  }
+
+  line("// " + op->getName().getStringRef().str() + " over " +
+       std::to_string(count) + " elements");
+  line(accType + " " + acc + " = " + identity + ";");
+  Scope loop = nestedScope(static_cast<int>(loops.size()));
+  for (const auto &l : loops)
+    loop.locals.insert(l.first);
+  Scope *saved = current;
+  current = &loop;
+  FailureOr<std::string> value = valueAt(input, inIndex);
+  if (failed(value)) {
+    current = saved;
+    return failure();
+  }
+  if (isFloat(e))
+    line(acc + " = " + combine + "(" + acc + ", " + *value + ");");
+  else if (isa<ReduceSumOp>(op))
+    line(acc + " += (unsigned long long)" + *value + ";");
+  else if (isa<ReduceProdOp>(op))
+    line(acc + " *= (unsigned long long)" + *value + ";");
+  else if (isa<ReduceMaxOp>(op))
+    line(acc + " = " + *value + " > " + acc + " ? " + *value + " : " + acc +
+         ";");
+  else
+    line(acc + " = " + *value + " < " + acc + " ? " + *value + " : " + acc +
+         ";");
+  current = saved;
+  current->body += wrapInLoops(loops, current->indent, loop.body);
+  std::string result = fresh("v");
+  line("const " + t + " " + result + " = " + finish + ";");
+  return result;
+}
+
+FailureOr<std::string>
+KernelEmitter::emitArgReduction(Operation *op, ArrayRef<std::string> index) {
+  Value input = op->getOperand(0);
+  ArrayRef<int64_t> inShape = shapeOf(input);
+  const int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+  const bool keepdims = op->hasAttr("keepdims");
+  const bool last = op->hasAttr("select_last_index");
+  const bool isMax = isa<ArgMaxOp>(op);
+  const Elem e = elemOf(input);
+  if (inShape[axis] == 0)
+    return op->emitError("CUDA codegen: '")
+           << op->getName() << "' over the empty axis " << axis;
+  const std::string cmpType = isFloat(e)      ? "float"
+                              : isUnsigned(e) ? "unsigned long long"
+                                              : "long long";
+  std::string k = "k" + std::to_string(counter++);
+  SmallVector<std::string> inIndex;
+  size_t next = 0;
+  for (int64_t d = 0; d < static_cast<int64_t>(inShape.size()); ++d) {
+    if (d == axis) {
+      inIndex.push_back(inShape[d] == 1 ? "0" : k);
+      if (keepdims)
+        ++next;
+    } else {
+      inIndex.push_back(inShape[d] == 1 ? "0" : index[next]);
+      ++next;
+    }
+  }
+  const std::string best = fresh("a"), bestValue = fresh("b");
+  line("// " + op->getName().getStringRef().str() + " over " +
+       std::to_string(inShape[axis]) + " elements");
+  line("long long " + best + " = 0;");
+  line(cmpType + " " + bestValue + " = 0;");
+  Scope loop = nestedScope();
+  loop.locals.insert(k);
+  Scope *saved = current;
+  current = &loop;
+  FailureOr<std::string> value = valueAt(input, inIndex);
+  if (failed(value)) {
+    current = saved;
+    return failure();
+  }
+  std::string v = cmpType == "float" ? *value : "(" + cmpType + ")" + *value;
+  line("if (" + k + " == 0 || tgc_arg_better(" + v + ", " + bestValue + ", " +
+       (isMax ? "true" : "false") + ", " + (last ? "true" : "false") +
+       ")) {");
+  line("  " + bestValue + " = " + v + ";");
+  line("  " + best + " = " + k + ";");
+  line("}");
+  current = saved;
+  current->body += wrapInLoops({{k, inShape[axis]}}, current->indent, loop.body);
+  return best;
+}
+
+FailureOr<std::string> KernelEmitter::emitPool(Operation *op,
+                                               ArrayRef<std::string> index) {
+  Value input = op->getOperand(0);
+  ArrayRef<int64_t> inShape = shapeOf(input);
+  auto layout = op->getAttrOfType<LayoutAttr>("layout");
+  const bool nhwc = layout && layout.getValue() == Layout::NHWC;
+  const int64_t hDim = nhwc ? 1 : 2, wDim = nhwc ? 2 : 3, cDim = nhwc ? 3 : 1;
+  const int64_t height = inShape[hDim], width = inShape[wDim];
+  auto component = [&](int64_t d, const std::string &local) {
+    return inShape[d] == 1 ? std::string("0") : local;
+  };
+  std::string n = component(0, index[0]), c = component(cDim, index[cDim]);
+  const std::string acc = fresh("a");
+  const std::string i0 = current->indent, i1 = i0 + "  ", i2 = i1 + "  ";
+
+  if (isa<GlobalAvgPool2DOp>(op)) {
+    line("// " + op->getName().getStringRef().str() + " over " +
+         std::to_string(height) + "x" + std::to_string(width));
+    line("float " + acc + " = 0.0f;");
+    std::string ih = "h" + std::to_string(counter++),
+                iw = "w" + std::to_string(counter++);
+    Scope loop = nestedScope(2);
+    loop.locals.insert(ih);
+    loop.locals.insert(iw);
+    SmallVector<std::string> in(4);
+    in[0] = n, in[cDim] = c, in[hDim] = component(hDim, ih),
+    in[wDim] = component(wDim, iw);
+    Scope *saved = current;
+    current = &loop;
+    FailureOr<std::string> value = valueAt(input, in);
+    if (failed(value)) {
+      current = saved;
+      return failure();
+    }
+    line(acc + " += " + *value + ";");
+    current = saved;
+    current->body += wrapInLoops({{ih, height}, {iw, width}}, i0, loop.body);
+    std::string result = fresh("v");
+    line("const float " + result + " = " + acc + " / " +
+         floatLiteral(static_cast<float>(height * width)) + ";");
+    return result;
+  }
+
+  const bool isMax = isa<MaxPool2DOp>(op);
+  auto attr = [&](StringRef attrName) {
+    return op->getAttrOfType<DenseI64ArrayAttr>(attrName).asArrayRef();
+  };
+  ArrayRef<int64_t> kernel = attr("kernel"), strides = attr("strides"),
+                    pads = attr("padding"), dilations = attr("dilations");
+  const bool countIncludePad = op->hasAttr("count_include_pad");
+  const int64_t pt = pads[0], pl = pads[1], pb = pads[2], pr = pads[3];
+  const std::string hBase = affine(index[hDim], strides[0], -pt);
+  const std::string wBase = affine(index[wDim], strides[1], -pl);
+  std::string r = "r" + std::to_string(counter++),
+              s = "s" + std::to_string(counter++),
+              ih = "h" + std::to_string(counter++),
+              iw = "w" + std::to_string(counter++);
+  const std::string ihExpr = hBase == "0" ? affine(r, dilations[0], 0)
+                                          : "(" + hBase + " + " +
+                                                affine(r, dilations[0], 0) +
+                                                ")";
+  const std::string iwExpr = wBase == "0" ? affine(s, dilations[1], 0)
+                                          : "(" + wBase + " + " +
+                                                affine(s, dilations[1], 0) +
+                                                ")";
+  line("// " + op->getName().getStringRef().str() + " " +
+       std::to_string(kernel[0]) + "x" + std::to_string(kernel[1]) +
+       " window of " + std::to_string(height) + "x" + std::to_string(width) +
+       (nhwc ? " (NHWC)" : " (NCHW)"));
+  line("float " + acc + " = " +
+       (isMax ? "__int_as_float(0xff800000)" : "0.0f") + ";");
+  std::string count;
+  if (!isMax && !countIncludePad) {
+    count = fresh("n");
+    line("int " + count + " = 0;");
+  }
+  Scope loop = nestedScope(2);
+  for (const std::string &local : {r, s, ih, iw})
+    loop.locals.insert(local);
+  SmallVector<std::string> in(4);
+  in[0] = n, in[cDim] = c, in[hDim] = component(hDim, ih),
+  in[wDim] = component(wDim, iw);
+  Scope *saved = current;
+  current = &loop;
+  FailureOr<std::string> value = valueAt(input, in);
+  if (failed(value)) {
+    current = saved;
+    return failure();
+  }
+  if (isMax)
+    line(acc + " = tgc_max(" + acc + ", " + *value + ");");
+  else
+    line(acc + " += " + *value + ";");
+  if (!count.empty())
+    line("++" + count + ";");
+  current = saved;
+  std::string text;
+  text += i0 + "for (idx_t " + r + " = 0; " + r + " < " +
+          std::to_string(kernel[0]) + "; ++" + r + ") {\n";
+  text += i1 + "const idx_t " + ih + " = " + ihExpr + ";\n";
+  text += i1 + "if (" + ih + " < 0 || " + ih + " >= " + std::to_string(height) +
+          ")\n" + i1 + "  continue;\n";
+  text += i1 + "for (idx_t " + s + " = 0; " + s + " < " +
+          std::to_string(kernel[1]) + "; ++" + s + ") {\n";
+  text += i2 + "const idx_t " + iw + " = " + iwExpr + ";\n";
+  text += i2 + "if (" + iw + " < 0 || " + iw + " >= " + std::to_string(width) +
+          ")\n" + i2 + "  continue;\n";
+  text += loop.body + i1 + "}\n" + i0 + "}\n";
+  current->body += text;
+  std::string result = fresh("v");
+  if (isMax) {
+    line("const float " + result + " = " + acc + ";");
+    return result;
+  }
+  if (!countIncludePad) {
+    line("const float " + result + " = " + acc + " / (float)" + count + ";");
+    return result;
+  }
+  // The divisor counts the window's positions inside the padded input
+  // (not those past it that ceil_mode adds).
+  std::string rows = fresh("n"), cols = fresh("n");
+  line("int " + rows + " = 0, " + cols + " = 0;");
+  line("for (idx_t " + r + " = 0; " + r + " < " + std::to_string(kernel[0]) +
+       "; ++" + r + ") {");
+  line("  const idx_t " + ih + " = " + ihExpr + ";");
+  line("  " + rows + " += " + ih + " >= " + std::to_string(-pt) + " && " + ih +
+       " < " + std::to_string(height + pb) + ";");
+  line("}");
+  line("for (idx_t " + s + " = 0; " + s + " < " + std::to_string(kernel[1]) +
+       "; ++" + s + ") {");
+  line("  const idx_t " + iw + " = " + iwExpr + ";");
+  line("  " + cols + " += " + iw + " >= " + std::to_string(-pl) + " && " + iw +
+       " < " + std::to_string(width + pr) + ";");
+  line("}");
+  line("const float " + result + " = " + acc + " / (float)(" + rows + " * " +
+       cols + ");");
+  return result;
+}
+
+FailureOr<std::string> KernelEmitter::emitPad(PadOp op,
+                                              ArrayRef<std::string> index) {
+  Value input = op.getInput();
+  ArrayRef<int64_t> inShape = shapeOf(input);
+  ArrayRef<int64_t> low = op.getLow(), high = op.getHigh();
+  const Elem e = elemOf(op.getResult());
+  const double fillValue = op.getValue().convertToDouble();
+  const std::string fill =
+      isFloat(e) ? floatLiteral(static_cast<float>(fillValue))
+                 : intLiteral(scalar::floatToInt(fillValue, bitsOf(e),
+                                                 isUnsigned(e)),
+                              e);
+  if (cast<RankedTensorType>(input.getType()).getNumElements() == 0)
+    return fill;
+  // The input's index in a branch of its own (its locals keep what depends
+  // on them from being computed outside the branch, out of bounds).
+  Scope branch = nestedScope();
+  SmallVector<std::string> in, localLines;
+  std::string cond;
+  for (size_t d = 0; d < inShape.size(); ++d) {
+    if (low[d] == 0 && high[d] == 0) {
+      in.push_back(inShape[d] == 1 ? "0" : index[d]);
+      continue;
+    }
+    cond += (cond.empty() ? "" : " && ") + index[d] +
+            " >= " + std::to_string(low[d]) + " && " + index[d] + " < " +
+            std::to_string(low[d] + inShape[d]);
+    if (inShape[d] == 1) {
+      in.push_back("0");
+      continue;
+    }
+    std::string q = "q" + std::to_string(counter++);
+    branch.locals.insert(q);
+    localLines.push_back("const idx_t " + q + " = " +
+                         affine(index[d], 1, -low[d]) + ";");
+    in.push_back(q);
+  }
+  if (cond.empty()) // Nothing is padded.
+    return valueAt(input, in);
+  const std::string result = fresh("v");
+  line(computeType(e) + " " + result + " = " + fill + ";");
+  Scope *saved = current;
+  current = &branch;
+  for (const std::string &text : localLines)
+    line(text);
+  FailureOr<std::string> value = valueAt(input, in);
+  if (failed(value)) {
+    current = saved;
+    return failure();
+  }
+  line(result + " = " + *value + ";");
+  current = saved;
+  current->body += current->indent + "if (" + cond + ") {\n" + branch.body +
+                   current->indent + "}\n";
+  return result;
+}
+
+FailureOr<std::string> KernelEmitter::emitConcat(ConcatOp op,
+                                                 ArrayRef<std::string> index) {
+  const int64_t axis = static_cast<int64_t>(op.getAxis());
+  const Elem e = elemOf(op.getResult());
+  const std::string result = fresh("v");
+  line(computeType(e) + " " + result + ";");
+  SmallVector<std::pair<Value, int64_t>> parts; // (input, offset)
+  int64_t offset = 0;
+  for (Value input : op.getInputs()) {
+    if (shapeOf(input)[axis] != 0)
+      parts.push_back({input, offset});
+    offset += shapeOf(input)[axis];
+  }
+  std::string text;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    auto [input, start] = parts[k];
+    ArrayRef<int64_t> inShape = shapeOf(input);
+    Scope branch = nestedScope();
+    std::string q = "q" + std::to_string(counter++);
+    branch.locals.insert(q);
+    SmallVector<std::string> in;
+    for (size_t d = 0; d < inShape.size(); ++d)
+      in.push_back(inShape[d] == 1                      ? "0"
+                   : static_cast<int64_t>(d) == axis ? q
+                                                     : index[d]);
+    Scope *saved = current;
+    current = &branch;
+    line("const idx_t " + q + " = " + affine(index[axis], 1, -start) + ";");
+    FailureOr<std::string> value = valueAt(input, in);
+    if (failed(value)) {
+      current = saved;
+      return failure();
+    }
+    line(result + " = " + *value + ";");
+    current = saved;
+    const std::string &ind = current->indent;
+    const std::string end = std::to_string(start + inShape[axis]);
+    if (parts.size() == 1)
+      text += ind + "{\n";
+    else if (k == 0)
+      text += ind + "if (" + index[axis] + " < " + end + ") {\n";
+    else if (k + 1 < parts.size())
+      text += " else if (" + index[axis] + " < " + end + ") {\n";
+    else
+      text += " else {\n";
+    text += branch.body + ind + "}";
+  }
+  current->body += text + "\n";
+  return result;
+}
+
+FailureOr<std::string> KernelEmitter::emitGather(GatherOp op,
+                                                 ArrayRef<std::string> index) {
+  Value data = op.getData(), indices = op.getIndices();
+  const int64_t axis = static_cast<int64_t>(op.getAxis());
+  ArrayRef<int64_t> dataShape = shapeOf(data), indShape = shapeOf(indices);
+  const int64_t rank = static_cast<int64_t>(indShape.size());
+  SmallVector<std::string> indIndex;
+  for (int64_t d = 0; d < rank; ++d)
+    indIndex.push_back(indShape[d] == 1 ? "0" : index[axis + d]);
+  FailureOr<std::string> position = valueAt(indices, indIndex);
+  if (failed(position))
+    return failure();
+  SmallVector<std::string> in;
+  for (int64_t d = 0; d < static_cast<int64_t>(dataShape.size()); ++d) {
+    if (d < axis) {
+      in.push_back(dataShape[d] == 1 ? "0" : index[d]);
+    } else if (d == axis) {
+      if (dataShape[d] == 1) {
+        in.push_back("0");
+        continue;
+      }
+      std::string g = fresh("g");
+      line("const idx_t " + g + " = (idx_t)tgc_gather_index((long long)" +
+           *position + ", " + std::to_string(dataShape[d]) + "LL);");
+      in.push_back(g);
+    } else {
+      in.push_back(dataShape[d] == 1 ? "0" : index[d - 1 + rank]);
+    }
+  }
+  return valueAt(data, in);
+}
+
 FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
                                              ArrayRef<std::string> index) {
   for (Type type : op->getOperandTypes())
@@ -425,30 +1193,38 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
   for (Type type : op->getResultTypes())
     if (failed(checkType(op, type)))
       return failure();
+  if (op->getNumResults() != 1)
+    return op->emitError("CUDA codegen: '")
+           << op->getName() << "' is not supported in a loop fusion";
   ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+  const Elem resultElem = elemOf(op->getResult(0));
 
   if (auto constant = dyn_cast<ConstantOp>(op)) {
     auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!value)
       return op->emitError("CUDA codegen: unsupported constant");
-    if (value.isSplat())
-      return floatLiteral(value.getSplatValue<APFloat>().convertToFloat());
+    if (value.isSplat()) {
+      auto splat = DenseElementsAttr::get(
+          RankedTensorType::get({}, value.getElementType()),
+          value.getSplatValue<Attribute>());
+      return constantLiterals(splat, resultElem).front();
+    }
     std::string &array = constantArrays[op];
     if (array.empty()) {
       array = name + "_c" + std::to_string(constantArrays.size() - 1);
       std::string text;
       llvm::raw_string_ostream os(text);
-      os << "__device__ const float " << array << "[" << value.getNumElements()
-         << "] = {";
+      os << "__device__ const " << computeType(resultElem) << " " << array
+         << "[" << value.getNumElements() << "] = {";
       int64_t i = 0;
-      for (APFloat v : value.getValues<APFloat>())
-        os << (i++ ? ", " : "") << floatLiteral(v.convertToFloat());
+      for (const std::string &literal : constantLiterals(value, resultElem))
+        os << (i++ ? ", " : "") << literal;
       os << "};\n";
       globals += text;
     }
     std::string result = fresh("v");
-    line("const float " + result + " = " + array + "[" +
-         linearIndex(index, shape) + "];");
+    line("const " + computeType(resultElem) + " " + result + " = " + array +
+         "[" + linearIndex(index, shape) + "];");
     return result;
   }
 
@@ -475,6 +1251,41 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
     return valueAt(op->getOperand(0), delinearize(local, inShape));
   }
 
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    // Input index start + i * step per dim (numpy semantics, resolved here).
+    ArrayRef<int64_t> inShape = shapeOf(slice.getInput());
+    auto steps = slice.getSteps();
+    SmallVector<std::string> in;
+    for (size_t d = 0; d < inShape.size(); ++d) {
+      if (inShape[d] == 1 || shape[d] == 0) {
+        in.push_back("0");
+        continue;
+      }
+      int64_t step = steps ? (*steps)[d] : 1;
+      int64_t start = sliceStart(inShape[d], slice.getStarts()[d], step);
+      in.push_back(affine(index[d], step, start));
+    }
+    return valueAt(slice.getInput(), in);
+  }
+  if (auto pad = dyn_cast<PadOp>(op))
+    return emitPad(pad, index);
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return emitConcat(concat, index);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return emitGather(gather, index);
+  if (isa<MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp>(op)) {
+    if (rowMode)
+      return op->emitError("CUDA codegen: '")
+             << op->getName() << "' is not supported in a row kernel";
+    return emitPool(op, index);
+  }
+  if (isa<ArgMaxOp, ArgMinOp>(op)) {
+    if (rowMode)
+      return op->emitError("CUDA codegen: '")
+             << op->getName() << "' is not supported in a row kernel";
+    return emitArgReduction(op, index);
+  }
+
   if (isElementwise(op)) {
     SmallVector<std::string> operands;
     const int64_t rank = static_cast<int64_t>(shape.size());
@@ -495,25 +1306,100 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
     if (isa<BroadcastToOp>(op))
       return *expr;
     std::string result = fresh("v");
-    line("const float " + result + " = " + *expr + ";");
+    line("const " + computeType(resultElem) + " " + result + " = " + *expr +
+         ";");
     return result;
   }
 
-  if (isReduction(op)) {
-    if (!rowMode)
-      return op->emitError("CUDA codegen: internal error: a reduction outside "
-                           "a row kernel");
-    return emitReduction(op, index);
-  }
+  if (isReduction(op))
+    return rowMode ? emitReduction(op, index) : emitSerialReduction(op, index);
   return op->emitError("CUDA codegen: '")
          << op->getName() << "' is not supported in a loop fusion";
 }
 
+/// tgc.cast of a computed value `x` from `from` to `to` (dialects/TgcOps.td:
+/// float to integer truncates and saturates, NaN to 0; integer to integer
+/// wraps; anything to i1 is x != 0; to f16/bf16 rounds to nearest even).
+std::string castExpr(Elem from, Elem to, const std::string &x) {
+  if (from == to)
+    return x;
+  if (isFloat(to)) {
+    std::string f = isFloat(from) ? x : "(float)" + x;
+    if (to == Elem::F16)
+      return "tgc_load_f16(tgc_store_f16(" + f + "))";
+    if (to == Elem::BF16)
+      return "tgc_load_bf16(tgc_store_bf16(" + f + "))";
+    return f;
+  }
+  if (to == Elem::I1)
+    return "(" + x + (isFloat(from) ? " != 0.0f)" : " != 0)");
+  const std::string t = computeType(to);
+  const unsigned bits = bitsOf(to);
+  if (!isFloat(from))
+    return "((" + t + ")" + x + ")";
+  if (isUnsigned(to)) {
+    std::string limit = bits >= 64 ? "18446744073709551616.0"
+                                   : std::to_string(uint64_t(1) << bits) + ".0";
+    return "((" + t + ")tgc_f2u(" + x + ", " + limit + ", " +
+           std::to_string(static_cast<uint64_t>(
+               scalar::wrapInt(-1, bits, /*isUnsigned=*/true))) +
+           "ULL))";
+  }
+  int64_t lo = bits >= 64 ? std::numeric_limits<int64_t>::min()
+                          : -(int64_t(1) << (bits - 1));
+  int64_t hi = bits >= 64 ? std::numeric_limits<int64_t>::max()
+                          : (int64_t(1) << (bits - 1)) - 1;
+  std::string loD = bits >= 64 ? "-9223372036854775808.0"
+                               : std::to_string(lo) + ".0";
+  std::string hiD = bits >= 64 ? "9223372036854775807.0"
+                               : std::to_string(hi) + ".0";
+  return "((" + t + ")tgc_f2s(" + x + ", " + loD + ", " + hiD + ", " +
+         intLiteral(lo, Elem::I64) + ", " + intLiteral(hi, Elem::I64) + "))";
+}
+
 FailureOr<std::string> KernelEmitter::scalar(Operation *op,
                                              ArrayRef<std::string> a) {
-  auto f = [](const llvm::APFloat &v) {
-    return floatLiteral(v.convertToFloat());
-  };
+  const Elem out = elemOf(op->getResult(0));
+  if (auto cast = dyn_cast<CastOp>(op))
+    return castExpr(elemOf(cast.getInput()), out, a[0]);
+  if (auto compare = dyn_cast<CompareOp>(op)) {
+    StringRef symbol;
+    switch (compare.getPredicate()) {
+    case ComparePredicate::eq:
+      symbol = "==";
+      break;
+    case ComparePredicate::ne:
+      symbol = "!=";
+      break;
+    case ComparePredicate::lt:
+      symbol = "<";
+      break;
+    case ComparePredicate::le:
+      symbol = "<=";
+      break;
+    case ComparePredicate::gt:
+      symbol = ">";
+      break;
+    case ComparePredicate::ge:
+      symbol = ">=";
+      break;
+    }
+    return "(" + a[0] + " " + symbol.str() + " " + a[1] + ")";
+  }
+  if (isa<SelectOp>(op))
+    return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
+  if (isa<LogicalNotOp>(op))
+    return "(!" + a[0] + ")";
+  if (isa<LogicalAndOp>(op))
+    return "(" + a[0] + " && " + a[1] + ")";
+  if (isa<LogicalOrOp>(op))
+    return "(" + a[0] + " || " + a[1] + ")";
+  if (isa<BroadcastToOp>(op))
+    return a[0];
+  if (!isFloat(out))
+    return integerScalar(op, a, out);
+
+  auto f = [](const llvm::APFloat &v) { return floatLiteral(toFloat(v)); };
   auto call = [&](StringRef fn) { return (fn + "(" + a[0] + ")").str(); };
   auto bin = [&](StringRef sym) {
     return ("(" + a[0] + " " + sym + " " + a[1] + ")").str();
@@ -533,6 +1419,8 @@ FailureOr<std::string> KernelEmitter::scalar(Operation *op,
       .Case([&](SigmoidOp) { return "(1.0f / (1.0f + expf(-" + a[0] + ")))"; })
       .Case([&](ReluOp) { return call("tgc_relu"); })
       .Case([&](ErfOp) { return call("erff"); })
+      .Case([&](SinOp) { return call("sinf"); })
+      .Case([&](CosOp) { return call("cosf"); })
       .Case([&](FloorOp) { return call("floorf"); })
       .Case([&](CeilOp) { return call("ceilf"); })
       // Round half to even: rintf in the default rounding mode.
@@ -564,10 +1452,54 @@ FailureOr<std::string> KernelEmitter::scalar(Operation *op,
       .Case([&](PowOp) { return fn2("powf"); })
       .Case([&](MaxOp) { return fn2("tgc_max"); })
       .Case([&](MinOp) { return fn2("tgc_min"); })
-      .Case([&](BroadcastToOp) { return a[0]; })
       .Default([&](Operation *op) -> FailureOr<std::string> {
         return op->emitError("CUDA codegen: '")
                << op->getName() << "' is not supported in a loop fusion";
+      });
+}
+
+FailureOr<std::string> KernelEmitter::integerScalar(Operation *op,
+                                                    ArrayRef<std::string> a,
+                                                    Elem e) {
+  // Wrapping arithmetic in unsigned 64 bits, then back to the type.
+  const std::string t = computeType(e);
+  auto wrap = [&](const std::string &expr) {
+    return "((" + t + ")(" + expr + "))";
+  };
+  auto u = [&](const std::string &x) { return "(unsigned long long)" + x; };
+  const bool unsignedType = isUnsigned(e);
+  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
+      .Case([&](AddOp) { return wrap(u(a[0]) + " + " + u(a[1])); })
+      .Case([&](SubOp) { return wrap(u(a[0]) + " - " + u(a[1])); })
+      .Case([&](MulOp) { return wrap(u(a[0]) + " * " + u(a[1])); })
+      .Case([&](NegOp) { return wrap("0ULL - " + u(a[0])); })
+      .Case([&](AbsOp) -> std::string {
+        if (unsignedType)
+          return a[0];
+        return "(" + a[0] + " < 0 ? " + wrap("0ULL - " + u(a[0])) + " : " +
+               a[0] + ")";
+      })
+      .Case([&](MaxOp) {
+        return "(" + a[0] + " < " + a[1] + " ? " + a[1] + " : " + a[0] + ")";
+      })
+      .Case([&](MinOp) {
+        return "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
+      })
+      .Case([&](ReluOp) -> std::string {
+        if (unsignedType)
+          return a[0];
+        return "(" + a[0] + " > 0 ? " + a[0] + " : (" + t + ")0)";
+      })
+      .Case([&](SignOp) -> std::string {
+        if (unsignedType)
+          return "((" + t + ")(" + a[0] + " != 0))";
+        return "((" + t + ")((" + a[0] + " > 0) - (" + a[0] + " < 0)))";
+      })
+      .Default([&](Operation *op) -> FailureOr<std::string> {
+        return op->emitError("CUDA codegen: '")
+               << op->getName() << "' on " << op->getResult(0).getType()
+               << " is not supported (integer kernels handle add, sub, mul, "
+                  "neg, abs, max, min, relu and sign)";
       });
 }
 
@@ -584,25 +1516,19 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
     if (failed(checkType(fusion, result.getType())))
       return failure();
   Operation *firstReduction = nullptr;
-  for (Operation &op : fusion.getBlock().without_terminator()) {
-    if (!isReduction(&op))
-      continue;
-    if (failed(checkType(&op, op.getOperand(0).getType())) ||
-        failed(checkType(&op, op.getResult(0).getType())))
-      return failure();
-    if (!reducesInnermost(&op)) {
-      std::string axes, shapeText;
-      for (int64_t a : reductionAxes(&op))
-        axes += (axes.empty() ? "" : ", ") + std::to_string(a);
-      for (int64_t d : shapeOf(op.getOperand(0)))
-        shapeText += (shapeText.empty() ? "" : "x") + std::to_string(d);
-      return op.emitError("CUDA codegen: '")
-             << op.getName() << "' over axes [" << axes << "] of " << shapeText
-             << ": only reductions over the innermost axes (one row per "
-                "block) are supported yet";
+  if (rowMode) {
+    for (Operation &op : fusion.getBlock().without_terminator()) {
+      if (!isReduction(&op))
+        continue;
+      if (failed(checkType(&op, op.getOperand(0).getType())) ||
+          failed(checkType(&op, op.getResult(0).getType())))
+        return failure();
+      if (!firstReduction)
+        firstReduction = &op;
     }
     if (!firstReduction)
-      firstReduction = &op;
+      return fusion.emitError(
+          "CUDA codegen: internal error: a row kernel without reductions");
   }
   ArrayRef<int64_t> shape = shapeOf(fusion->getResult(0));
   // Results of an elementwise kernel have the same number of elements
@@ -622,13 +1548,7 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
   for (int64_t d : shape)
     kernel.numElements *= d;
   kernel.launch = launchConfigFor(kernel.numElements);
-  for (Operation &op : fusion.getBlock().without_terminator()) {
-    if (isa<ConstantOp>(op))
-      continue;
-    if (!kernel.opList.empty())
-      kernel.opList += ",";
-    kernel.opList += op.getName().stripDialect().str();
-  }
+  kernel.opList = opList;
   if (firstReduction)
     return runRowKernel(std::move(kernel), firstReduction);
 
@@ -648,12 +1568,11 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
     FailureOr<std::string> v = valueAt(value, index);
     if (failed(v))
       return failure();
-    stores += "    out" + std::to_string(k) + "[i] = " + *v + ";\n";
+    stores += "    out" + std::to_string(k) +
+              "[i] = " + storeExpr(elemOf(fusion->getResult(k)), *v) + ";\n";
   }
 
-  std::string shapeText;
-  for (int64_t d : shape)
-    shapeText += (shapeText.empty() ? "" : "x") + std::to_string(d);
+  std::string shapeText = shapeString(shape);
   std::string code;
   llvm::raw_string_ostream os(code);
   os << "// " << name << ": " << kernel.opList << " over "
@@ -673,10 +1592,12 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
 std::string KernelEmitter::parameters() const {
   std::string params;
   for (unsigned k = 0; k < fusion->getNumOperands(); ++k)
-    params += (k ? ", " : "") + std::string("const float *__restrict__ in") +
+    params += (k ? ", const " : "const ") +
+              storageType(elemOf(fusion->getOperand(k))) + " *__restrict__ in" +
               std::to_string(k);
   for (unsigned k = 0; k < fusion->getNumResults(); ++k)
-    params += ", float *__restrict__ out" + std::to_string(k);
+    params += ", " + storageType(elemOf(fusion->getResult(k))) +
+              " *__restrict__ out" + std::to_string(k);
   return params;
 }
 
@@ -697,7 +1618,6 @@ FailureOr<GeneratedKernel>
 KernelEmitter::runRowKernel(GeneratedKernel kernel, Operation *firstReduction) {
   // The rows are those of the first reduction's operand: its kept dims, one
   // block each; every block strides over the reduced (innermost) dims.
-  rowMode = true;
   ArrayRef<int64_t> rowShape = shapeOf(firstReduction->getOperand(0));
   ArrayRef<int64_t> axes = reductionAxes(firstReduction);
   SmallVector<int64_t> keptShape, reducedShape;
@@ -738,8 +1658,7 @@ KernelEmitter::runRowKernel(GeneratedKernel kernel, Operation *firstReduction) {
   SmallVector<std::string> rowIndex = indexLocals("row", keptShape, "r");
   const std::string colsText = std::to_string(cols);
   if (!perElement.empty()) {
-    Scope loop;
-    loop.isLoop = true;
+    Scope loop = nestedScope();
     loop.indent = "      ";
     loop.locals.insert("j");
     current = &loop;
@@ -769,7 +1688,7 @@ KernelEmitter::runRowKernel(GeneratedKernel kernel, Operation *firstReduction) {
       if (failed(v))
         return failure();
       stores += loop.indent + "out" + std::to_string(k) + "[" + linear +
-                "] = " + *v + ";\n";
+                "] = " + storeExpr(elemOf(fusion->getResult(k)), *v) + ";\n";
     }
     current = &main;
     line("for (idx_t j = threadIdx.x; j < " + colsText +
@@ -784,14 +1703,13 @@ KernelEmitter::runRowKernel(GeneratedKernel kernel, Operation *firstReduction) {
     FailureOr<std::string> v = valueAt(value, index);
     if (failed(v))
       return failure();
-    stores += "out" + std::to_string(k) + "[row] = " + *v + "; ";
+    stores += "out" + std::to_string(k) +
+              "[row] = " + storeExpr(elemOf(fusion->getResult(k)), *v) + "; ";
   }
   if (!stores.empty())
     line("if (threadIdx.x == 0) { " + stores + "}");
 
-  std::string shapeText;
-  for (int64_t d : rowShape)
-    shapeText += (shapeText.empty() ? "" : "x") + std::to_string(d);
+  std::string shapeText = shapeString(rowShape);
   std::string code;
   llvm::raw_string_ostream os(code);
   os << "// " << name << ": " << kernel.opList << " over " << shapeText << " ("
@@ -815,11 +1733,185 @@ std::string sanitize(StringRef text) {
   return out;
 }
 
+//===----------------------------------------------------------------------===//
+// Normalizations spelled out
+//===----------------------------------------------------------------------===//
+
+/// Rewrites softmax, log_softmax, layer_norm and batch_norm in `block` into
+/// the reductions and elementwise ops they are made of (the reference
+/// interpreter's formulas), so that they become row kernels over the
+/// innermost axes or per-thread loops over other axes. Statistics and
+/// constants are f32 (kernels compute every float type in f32).
+void spellOutNormalizations(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, BatchNormOp>(op))
+      ops.push_back(&op);
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0);
+    auto type = cast<RankedTensorType>(x.getType());
+    const int64_t rank = type.getRank();
+    auto like = [&](ArrayRef<int64_t> shape) {
+      return RankedTensorType::get(shape, type.getElementType());
+    };
+    auto f32Constant = [&](double value) -> Value {
+      auto t = RankedTensorType::get({}, b.getF32Type());
+      return ConstantOp::create(
+          b, loc, t,
+          DenseElementsAttr::get(t, ArrayRef<float>{static_cast<float>(value)}));
+    };
+    Value y;
+    if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
+      int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+      SmallVector<int64_t> kept(type.getShape());
+      kept[axis] = 1;
+      auto axes = b.getDenseI64ArrayAttr({axis});
+      Value m = ReduceMaxOp::create(b, loc, like(kept), x, axes, b.getUnitAttr());
+      Value d = SubOp::create(b, loc, type, x, m);
+      Value e = ExpOp::create(b, loc, type, d);
+      Value s = ReduceSumOp::create(b, loc, like(kept), e, axes, b.getUnitAttr());
+      if (isa<SoftmaxOp>(op))
+        y = DivOp::create(b, loc, type, e, s);
+      else
+        y = SubOp::create(b, loc, type, d,
+                          LogOp::create(b, loc, like(kept), s));
+    } else if (auto ln = dyn_cast<LayerNormOp>(op)) {
+      int64_t axis = static_cast<int64_t>(ln.getAxis());
+      SmallVector<int64_t> kept(type.getShape()), axesList;
+      for (int64_t d = axis; d < rank; ++d) {
+        kept[d] = 1;
+        axesList.push_back(d);
+      }
+      auto axes = b.getDenseI64ArrayAttr(axesList);
+      Value mean =
+          ReduceMeanOp::create(b, loc, like(kept), x, axes, b.getUnitAttr());
+      Value c = SubOp::create(b, loc, type, x, mean);
+      Value sq = MulOp::create(b, loc, type, c, c);
+      Value var =
+          ReduceMeanOp::create(b, loc, like(kept), sq, axes, b.getUnitAttr());
+      Value ve = AddOp::create(b, loc, like(kept), var,
+                               f32Constant(ln.getEpsilon().convertToDouble()));
+      Value inv = ReciprocalOp::create(b, loc, like(kept),
+                                       SqrtOp::create(b, loc, like(kept), ve));
+      y = MulOp::create(b, loc, type, c, inv);
+      if (Value scale = ln.getScale())
+        y = MulOp::create(b, loc, type, y, scale);
+      if (Value bias = ln.getBias())
+        y = AddOp::create(b, loc, type, y, bias);
+    } else {
+      auto bn = cast<BatchNormOp>(op);
+      int64_t axis = static_cast<int64_t>(bn.getAxis());
+      // The per-channel operands as C x 1 x ... (broadcast over the dims
+      // after the channel).
+      SmallVector<int64_t> channelShape{type.getShape()[axis]};
+      channelShape.append(rank - axis - 1, 1);
+      auto perChannel = [&](Value v) -> Value {
+        auto t = RankedTensorType::get(
+            channelShape, cast<RankedTensorType>(v.getType()).getElementType());
+        return ReshapeOp::create(b, loc, t, v);
+      };
+      auto channelType = like(channelShape);
+      Value ve = AddOp::create(b, loc, channelType, perChannel(bn.getVariance()),
+                               f32Constant(bn.getEpsilon().convertToDouble()));
+      Value inv = ReciprocalOp::create(
+          b, loc, channelType, SqrtOp::create(b, loc, channelType, ve));
+      Value c = SubOp::create(b, loc, type, x, perChannel(bn.getMean()));
+      y = MulOp::create(b, loc, type, c, inv);
+      y = MulOp::create(b, loc, type, y, perChannel(bn.getScale()));
+      y = AddOp::create(b, loc, type, y, perChannel(bn.getBias()));
+    }
+    op->getResult(0).replaceAllUsesWith(y);
+    op->erase();
+  }
+}
+
+SmallVector<Type> allTypes(Operation *op) {
+  SmallVector<Type> types(op->getOperandTypes());
+  types.append(op->getResultTypes().begin(), op->getResultTypes().end());
+  return types;
+}
+
+/// Whether `fusion` is a row kernel's: reductions (at least one), all over
+/// the innermost axes, among float elementwise ops and reshapes.
+bool isRowRegion(FusionOp fusion) {
+  bool any = false;
+  for (Operation &op : fusion.getBlock().without_terminator()) {
+    if (isReduction(&op)) {
+      any = true;
+      if (!reducesInnermost(&op))
+        return false;
+    } else if (!isFloatElementwise(&op) &&
+               !isa<TransposeOp, ReshapeOp, SqueezeOp, UnsqueezeOp,
+                    ConstantOp>(op)) {
+      return false;
+    }
+    for (Type type : allTypes(&op)) {
+      std::optional<Elem> e = elemOf(type);
+      if (!e || !isFloat(*e))
+        return false;
+    }
+  }
+  return any;
+}
+
+bool sameResultSizes(FusionOp fusion) {
+  for (Type type : fusion->getResultTypes()) {
+    auto t = cast<RankedTensorType>(type);
+    auto first = cast<RankedTensorType>(fusion->getResult(0).getType());
+    if (!t.hasStaticShape() || !first.hasStaticShape() ||
+        t.getNumElements() != first.getNumElements())
+      return false;
+  }
+  return true;
+}
+
+FailureOr<GeneratedKernel> generate(FusionOp fusion, StringRef name,
+                                    const std::string &opList) {
+  if (fusion.getKind() == FusionKind::loop && fusion->getNumResults() > 0 &&
+      isRowRegion(fusion)) {
+    // Reductions over the innermost axes: a row kernel, unless the region
+    // needs what row kernels cannot do (a reduction's result used along
+    // the row, results neither per element nor per row); then one thread
+    // per output element when the results allow it.
+    {
+      ScopedDiagnosticHandler quiet(fusion->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<GeneratedKernel> kernel =
+          KernelEmitter(fusion, name, opList, Mode::Row).run();
+      if (succeeded(kernel))
+        return kernel;
+    }
+    if (!sameResultSizes(fusion))
+      return KernelEmitter(fusion, name, opList, Mode::Row).run();
+  }
+  return KernelEmitter(fusion, name, opList, Mode::Elementwise).run();
+}
+
 } // namespace
 
 FailureOr<GeneratedKernel> tgc::cuda::generateLoopKernel(FusionOp fusion,
                                                          StringRef name) {
-  return KernelEmitter(fusion, name).run();
+  std::string opList;
+  bool spellOut = false;
+  for (Operation &op : fusion.getBlock().without_terminator()) {
+    spellOut |= isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, BatchNormOp>(op);
+    if (isa<ConstantOp>(op))
+      continue;
+    if (!opList.empty())
+      opList += ",";
+    opList += op.getName().stripDialect().str();
+  }
+  if (!spellOut)
+    return generate(fusion, name, opList);
+  // Normalizations are spelled out in a copy of the region.
+  Operation *copy = fusion->clone();
+  spellOutNormalizations(cast<FusionOp>(copy).getBlock());
+  FailureOr<GeneratedKernel> kernel =
+      generate(cast<FusionOp>(copy), name, opList);
+  copy->destroy();
+  return kernel;
 }
 
 FailureOr<GeneratedModule> tgc::cuda::generateModuleKernels(ModuleOp module) {
@@ -849,7 +1941,41 @@ FailureOr<GeneratedModule> tgc::cuda::generateModuleKernels(ModuleOp module) {
 }
 
 bool cuda::hasStandaloneKernel(Operation *op) {
-  // Filled in as the generator learns ops beyond the loop-fusable ones.
-  (void)op;
-  return false;
+  // Contractions go to cuBLASLt / cuDNN; structural ops are not kernels.
+  if (!isa_and_nonnull<TgcDialect>(op->getDialect()) ||
+      isa<FusionOp, YieldOp, ConstantOp, MatmulOp, Conv2DOp>(op) ||
+      op->getNumResults() == 0 || op->getNumRegions() != 0)
+    return false;
+  for (Type type : allTypes(op)) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return false;
+  }
+  // Exactly what the generator accepts: wrap the op alone, as the CUDA
+  // compiler does, in a detached fusion and generate its kernel.
+  MLIRContext *context = op->getContext();
+  OpBuilder builder(context);
+  SmallVector<Value> inputs;
+  for (Value operand : op->getOperands())
+    if (!llvm::is_contained(inputs, operand))
+      inputs.push_back(operand);
+  auto fusion = FusionOp::create(
+      builder, op->getLoc(), op->getResultTypes(),
+      FusionKindAttr::get(context, FusionKind::loop), inputs);
+  Block *body = new Block();
+  fusion.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  Operation *clone = inner.clone(*op, mapping);
+  YieldOp::create(inner, op->getLoc(), clone->getResults());
+  bool ok;
+  {
+    ScopedDiagnosticHandler quiet(context,
+                                  [](Diagnostic &) { return success(); });
+    ok = succeeded(generateLoopKernel(fusion, "probe"));
+  }
+  fusion->destroy();
+  return ok;
 }
