@@ -205,7 +205,83 @@ FunctionState::openTarget() const {
   return absl::Status(device.status().code(), prefix + ": " + reason);
 }
 
-absl::Status FunctionState::checkCall() const {
+/// The path and placement of the first tensor leaf of `type` that is
+/// neither on the host nor on `target` (path segments as in findMismatch).
+static bool findMisplaced(const TraceType &type, const std::string &target,
+                          std::string path, std::string &misplacedPath,
+                          std::string &placement) {
+  switch (type.kind()) {
+  case TraceType::Kind::Tensor:
+  case TraceType::Kind::Variable: {
+    const std::string &device = type.tensorSpec().device;
+    if (device == "cpu" || device == target)
+      return false;
+    misplacedPath = std::move(path);
+    placement = device;
+    return true;
+  }
+  case TraceType::Kind::Sequence: {
+    bool pair = type.sequenceKind() == TraceType::SequenceKind::Pair;
+    for (auto [i, element] : llvm::enumerate(type.elements())) {
+      std::string sub = pair ? (i == 0 ? ".first" : ".second")
+                             : "[" + std::to_string(i) + "]";
+      if (findMisplaced(element, target, path + sub, misplacedPath, placement))
+        return true;
+    }
+    return false;
+  }
+  case TraceType::Kind::Optional:
+    if (auto value = type.optionalValue())
+      return findMisplaced(*value, target, path + ".value()", misplacedPath,
+                           placement);
+    return false;
+  case TraceType::Kind::Map:
+    for (const auto &[key, value] : type.mapEntries()) {
+      std::string label = key.kind() == TraceType::Kind::String
+                              ? "\"" + key.stringValue() + "\""
+                              : key.str();
+      if (findMisplaced(value, target, path + "[" + label + "]", misplacedPath,
+                        placement))
+        return true;
+    }
+    return false;
+  case TraceType::Kind::User:
+    return findMisplaced(type.userInner(), target, path, misplacedPath,
+                         placement);
+  default:
+    return false;
+  }
+}
+
+absl::Status FunctionState::checkPlacement(const TraceType &argsType) const {
+  std::string target = options.device.str();
+  std::string path, placement;
+  bool misplaced = false;
+  if (argsType.kind() == TraceType::Kind::Sequence) {
+    for (auto [i, arg] : llvm::enumerate(argsType.elements()))
+      if ((misplaced = findMisplaced(arg, target, "arg" + std::to_string(i),
+                                     path, placement)))
+        break;
+  } else {
+    misplaced = findMisplaced(argsType, target, "arguments", path, placement);
+  }
+  if (!misplaced)
+    return absl::OkStatus();
+  std::string message = "tgc: function '" + options.name + "' ";
+  if (options.device.isCpu())
+    message += "runs on the cpu but " + path + " is a tensor on " + placement +
+               " (copy it to the host with DeviceTensor::toHost(), or create "
+               "the function with device " +
+               placement + ")";
+  else
+    message += "targets " + target + " but " + path + " is a tensor on " +
+               placement + " (tensors are not moved between devices)";
+  return absl::InvalidArgumentError(message);
+}
+
+absl::Status FunctionState::checkCall(const TraceType &argsType) const {
+  if (auto status = checkPlacement(argsType); !status.ok())
+    return status;
   if (options.device.isCpu())
     return absl::OkStatus();
   return openTarget().status();
@@ -364,6 +440,64 @@ FunctionState::execute(const Compiled &compiled,
     Variable variable = inputs.variables[cls];
     if (auto status = variable.assign((*results)[compiled.numOutputs + i]);
         !status.ok())
+      return status;
+  }
+  results->resize(compiled.numOutputs);
+  return std::move(*results);
+}
+
+absl::StatusOr<std::vector<cuda::DeviceTensor>>
+FunctionState::executeOnDevice(const Compiled &compiled,
+                               const CallInputs &inputs) const {
+  if (!compiled.target.isCuda())
+    return absl::InternalError("tgc: function '" + options.name +
+                               "' has device tensor arguments but runs on "
+                               "the cpu");
+  auto device = openTarget();
+  if (!device.ok())
+    return device.status();
+  // Device tensors are used in place; host tensors are copied in.
+  std::vector<cuda::DeviceTensor> args(inputs.tensors.size());
+  std::vector<bool> onDevice(inputs.tensors.size(), false);
+  for (const auto &[index, tensor] : inputs.deviceTensors) {
+    args[index] = tensor;
+    onDevice[index] = true;
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < inputs.tensors.size(); ++i) {
+    if (!onDevice[i]) {
+      auto copy = cuda::DeviceTensor::fromHost(*device, inputs.tensors[i]);
+      if (!copy.ok())
+        return copy.status();
+      args[i] = std::move(*copy);
+    }
+    shapes.push_back(args[i].shape());
+  }
+  auto plan = cudaPlanFor(compiled, shapes, *this);
+  if (!plan.ok())
+    return plan.status();
+  auto results = (*plan)->executable->runOnDevice(args);
+  if (!results.ok())
+    return results.status();
+  size_t expected = compiled.numOutputs + compiled.variableWrites.size();
+  if (results->size() != expected)
+    return absl::InternalError(
+        "tgc: specialization returned " + std::to_string(results->size()) +
+        " results, expected " + std::to_string(expected));
+  // Variables live on the host: their new values are copied back, and land
+  // only when the whole call succeeded.
+  std::vector<runtime::HostTensor> writes;
+  for (size_t i = 0; i < compiled.variableWrites.size(); ++i) {
+    auto host = (*results)[compiled.numOutputs + i].toHost();
+    if (!host.ok())
+      return host.status();
+    writes.push_back(std::move(*host));
+  }
+  for (auto [i, cls] : llvm::enumerate(compiled.variableWrites)) {
+    if (cls < 0 || static_cast<size_t>(cls) >= inputs.variables.size())
+      return absl::InternalError("tgc: bad variable index in specialization");
+    Variable variable = inputs.variables[cls];
+    if (auto status = variable.assign(writes[i]); !status.ok())
       return status;
   }
   results->resize(compiled.numOutputs);

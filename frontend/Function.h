@@ -32,6 +32,7 @@
 #include "frontend/Variable.h"
 #include "runtime/HostTensor.h"
 #include "runtime/StridedView.h"
+#include "runtime/cuda/Executable.h"
 #include "tracing/Device.h"
 #include "tracing/SpecializationCache.h"
 #include "tracing/TraceTraits.h"
@@ -56,7 +57,6 @@ namespace tgc {
 
 namespace cuda {
 struct CompiledFunction;
-class Device;
 } // namespace cuda
 
 namespace tracing {
@@ -65,6 +65,16 @@ template <> struct TraceTraits<runtime::StridedView> {
   static TraceType traceType(const runtime::StridedView &view) {
     return TraceType::tensor(
         TensorSpec{view.dtype(), view.shape(), false, "cpu"});
+  }
+};
+/// A device tensor is keyed by dtype, shape and placement ("cuda:0"): never
+/// equal to a host tensor of the same type.
+template <> struct TraceTraits<cuda::DeviceTensor> {
+  static TraceType traceType(const cuda::DeviceTensor &tensor) {
+    return TraceType::tensor(
+        TensorSpec{tensor.dtype(), tensor.shape(), false,
+                   tensor.device() ? Device::cuda(tensor.device()->ordinal()).str()
+                                   : "cuda:?"});
   }
 };
 /// A TensorSpec argument is a placeholder: the TraceType it stands for.
@@ -135,6 +145,7 @@ template <> struct Symbolic<runtime::HostTensor> { using type = Tensor; };
 template <> struct Symbolic<tracing::TensorSpec> { using type = Tensor; };
 template <> struct Symbolic<Variable> { using type = VariableRef; };
 template <> struct Symbolic<runtime::StridedView> { using type = Tensor; };
+template <> struct Symbolic<cuda::DeviceTensor> { using type = Tensor; };
 template <typename T>
 using SymbolicT = typename Symbolic<std::remove_cvref_t<T>>::type;
 template <typename T, typename A> struct Symbolic<std::vector<T, A>> {
@@ -173,10 +184,49 @@ template <typename M> auto sortedEntries(const M &map) {
   return entries;
 }
 
+/// Whether an argument of type T holds cuda::DeviceTensors (directly or in
+/// containers): calls with such arguments return device-resident results.
+template <typename T> struct HoldsDeviceTensor : std::false_type {};
+template <typename T>
+inline constexpr bool kHoldsDeviceTensor =
+    HoldsDeviceTensor<std::remove_cvref_t<T>>::value;
+template <> struct HoldsDeviceTensor<cuda::DeviceTensor> : std::true_type {};
+template <typename T, typename A>
+struct HoldsDeviceTensor<std::vector<T, A>>
+    : std::bool_constant<kHoldsDeviceTensor<T>> {};
+template <typename T, size_t N>
+struct HoldsDeviceTensor<std::array<T, N>>
+    : std::bool_constant<kHoldsDeviceTensor<T>> {};
+template <typename... Ts>
+struct HoldsDeviceTensor<std::tuple<Ts...>>
+    : std::bool_constant<(kHoldsDeviceTensor<Ts> || ...)> {};
+template <typename A, typename B>
+struct HoldsDeviceTensor<std::pair<A, B>>
+    : std::bool_constant<kHoldsDeviceTensor<A> || kHoldsDeviceTensor<B>> {};
+template <typename T>
+struct HoldsDeviceTensor<std::optional<T>>
+    : std::bool_constant<kHoldsDeviceTensor<T>> {};
+template <typename K, typename V, typename C, typename A>
+struct HoldsDeviceTensor<std::map<K, V, C, A>>
+    : std::bool_constant<kHoldsDeviceTensor<V>> {};
+template <typename K, typename V, typename H, typename E, typename A>
+struct HoldsDeviceTensor<std::unordered_map<K, V, H, E, A>>
+    : std::bool_constant<kHoldsDeviceTensor<V>> {};
+
+/// The tensor type of a call's results: device tensors when any argument
+/// holds one, host tensors otherwise.
+template <typename... Args>
+using ResultLeafT =
+    std::conditional_t<(kHoldsDeviceTensor<Args> || ...), cuda::DeviceTensor,
+                       runtime::HostTensor>;
+
 /// The tensors a call feeds to a specialization, in TraceType order, and
 /// the variables among them (in order of occurrence).
 struct CallInputs {
+  /// One per tensor leaf (an empty placeholder for a device tensor).
   std::vector<runtime::HostTensor> tensors;
+  /// The device tensors among them: (index into `tensors`, tensor).
+  std::vector<std::pair<size_t, cuda::DeviceTensor>> deviceTensors;
   std::vector<Variable> variables;
   /// Set when an argument could not be turned into a dense tensor.
   absl::Status error;
@@ -194,6 +244,12 @@ template <typename T> void collectInputs(const T &value, CallInputs &out) {
       out.error = dense.status();
     out.tensors.push_back(dense.ok() ? *std::move(dense)
                                      : runtime::HostTensor());
+  } else if constexpr (std::is_same_v<U, cuda::DeviceTensor>) {
+    if (!value.valid() && out.error.ok())
+      out.error = absl::InvalidArgumentError(
+          "tgc: an argument is an empty (default-constructed) DeviceTensor");
+    out.deviceTensors.emplace_back(out.tensors.size(), value);
+    out.tensors.emplace_back();
   } else if constexpr (std::is_same_v<U, Variable>) {
     out.tensors.push_back(value.value());
     out.variables.push_back(value);
@@ -235,6 +291,7 @@ SymbolicT<T> makeSymbolic(const T &value, SymbolicInputs &in) {
   using U = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<U, runtime::HostTensor> ||
                 std::is_same_v<U, runtime::StridedView> ||
+                std::is_same_v<U, cuda::DeviceTensor> ||
                 std::is_same_v<U, tracing::TensorSpec>) {
     return in.pos < in.leaves.size() ? in.leaves[in.pos++] : Tensor();
   } else if constexpr (std::is_same_v<U, Variable>) {
@@ -334,8 +391,12 @@ struct FunctionState {
   /// device: ...", or say that this build has no CUDA code generation.
   absl::StatusOr<std::shared_ptr<cuda::Device>> openTarget() const;
   /// Checks what a call needs before its specialization is looked up (and
-  /// perhaps traced): a CUDA target's device.
-  absl::Status checkCall() const;
+  /// perhaps traced): every tensor argument on the host or on the target
+  /// device, and a CUDA target's device.
+  absl::Status checkCall(const tracing::TraceType &argsType) const;
+  /// Every tensor argument on the host or on the target device: "tgc:
+  /// function 'f' runs on the cpu but arg0 is a tensor on cuda:0 (...)".
+  absl::Status checkPlacement(const tracing::TraceType &argsType) const;
   /// Compiles a specialization whose argument shapes are all static for its
   /// target (CPU or CUDA; errors come back as tracing errors).
   llvm::Error compileStatic(Compiled &compiled) const;
@@ -343,6 +404,10 @@ struct FunctionState {
   /// back, and returns the callable's results.
   absl::StatusOr<std::vector<runtime::HostTensor>>
   execute(const Compiled &compiled, const CallInputs &inputs) const;
+  /// The same on a CUDA target with device-resident results: device tensor
+  /// arguments are used in place, host ones are copied in first.
+  absl::StatusOr<std::vector<cuda::DeviceTensor>>
+  executeOnDevice(const Compiled &compiled, const CallInputs &inputs) const;
   std::vector<SpecializationInfo> specializations() const;
 };
 
@@ -369,18 +434,21 @@ public:
         state(std::move(state)) {}
 
   /// Calls the function: finds or traces the specialization for the
-  /// arguments, runs it, and returns host tensors in the structure the
-  /// callable returned.
+  /// arguments, runs it, and returns the results in the structure the
+  /// callable returned: host tensors, or cuda::DeviceTensors on the target
+  /// device when any argument is a device tensor (no host round trip).
   template <typename... Args>
   auto operator()(const Args &...args) const -> absl::StatusOr<
-      HostStructureT<std::invoke_result_t<F &, detail::SymbolicT<Args>...>>> {
+      StructureT<std::invoke_result_t<F &, detail::SymbolicT<Args>...>,
+                 detail::ResultLeafT<Args...>>> {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
+    using Leaf = detail::ResultLeafT<Args...>;
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
     tracing::TraceType argsType = prepare(inputs, classes, args...);
     if (!inputs.error.ok())
       return inputs.error;
-    if (auto status = state->checkCall(); !status.ok())
+    if (auto status = state->checkCall(argsType); !status.ok())
       return status;
     auto entry = lookup<R>(argsType, classes, args...);
     if (!entry.ok())
@@ -391,7 +459,11 @@ public:
           "tgc: '" + state->options.name +
           "' was traced for arguments of another C++ type with the same "
           "TraceType; call it with one argument structure");
-    auto outputs = state->execute(compiled, inputs);
+    absl::StatusOr<std::vector<Leaf>> outputs;
+    if constexpr (std::is_same_v<Leaf, cuda::DeviceTensor>)
+      outputs = state->executeOnDevice(compiled, inputs);
+    else
+      outputs = state->execute(compiled, inputs);
     if (!outputs.ok())
       return outputs.status();
     size_t pos = 0;
@@ -409,6 +481,8 @@ public:
     std::vector<int64_t> classes;
     tracing::TraceType type = prepare(inputs, classes, args...);
     if (auto status = state->checkSignature(type); !status.ok())
+      return status;
+    if (auto status = state->checkPlacement(type); !status.ok())
       return status;
     auto entry = state->cache.getConcrete(state->cacheKey(type),
                                           builder<R>(classes, args...));

@@ -6,7 +6,8 @@
 // tensors (depth-first, left to right; map values in the map's iteration
 // order; an empty optional contributes nothing), and the results of running
 // the function are mapped back into the same structure with every Tensor
-// replaced by a runtime::HostTensor:
+// replaced by a runtime::HostTensor (StructureT<R, Leaf> replaces it by any
+// leaf type: cuda::DeviceTensor for device-resident results):
 //
 //   HostStructureT<std::tuple<Tensor, std::vector<Tensor>>>
 //       == std::tuple<runtime::HostTensor, std::vector<runtime::HostTensor>>
@@ -62,7 +63,7 @@ inline constexpr bool kIsOutputStructure =
     IsOutputStructure<std::remove_cvref_t<R>>::value;
 
 namespace detail {
-template <typename R> struct HostStructureImpl {
+template <typename R, typename Leaf> struct StructureImpl {
   static_assert(
       kIsOutputStructure<R>,
       "tgc: a traced function must return a tgc::Tensor or a "
@@ -72,38 +73,50 @@ template <typename R> struct HostStructureImpl {
 };
 } // namespace detail
 
+/// R with every Tensor replaced by `Leaf` (runtime::HostTensor for host
+/// results, cuda::DeviceTensor for device-resident ones).
+template <typename R, typename Leaf>
+using StructureT =
+    typename detail::StructureImpl<std::remove_cvref_t<R>, Leaf>::type;
+
 /// R with every Tensor replaced by runtime::HostTensor.
-template <typename R>
-struct HostStructure : detail::HostStructureImpl<std::remove_cvref_t<R>> {};
+template <typename R> struct HostStructure {
+  using type = StructureT<R, runtime::HostTensor>;
+};
 template <typename R> using HostStructureT = typename HostStructure<R>::type;
 
 namespace detail {
-template <> struct HostStructureImpl<Tensor> {
-  using type = runtime::HostTensor;
+template <typename Leaf> struct StructureImpl<Tensor, Leaf> {
+  using type = Leaf;
 };
-template <typename... Ts> struct HostStructureImpl<std::tuple<Ts...>> {
-  using type = std::tuple<HostStructureT<Ts>...>;
+template <typename... Ts, typename Leaf>
+struct StructureImpl<std::tuple<Ts...>, Leaf> {
+  using type = std::tuple<StructureT<Ts, Leaf>...>;
 };
-template <typename A, typename B> struct HostStructureImpl<std::pair<A, B>> {
-  using type = std::pair<HostStructureT<A>, HostStructureT<B>>;
+template <typename A, typename B, typename Leaf>
+struct StructureImpl<std::pair<A, B>, Leaf> {
+  using type = std::pair<StructureT<A, Leaf>, StructureT<B, Leaf>>;
 };
-template <typename T, typename Alloc>
-struct HostStructureImpl<std::vector<T, Alloc>> {
-  using type = std::vector<HostStructureT<T>>;
+template <typename T, typename Alloc, typename Leaf>
+struct StructureImpl<std::vector<T, Alloc>, Leaf> {
+  using type = std::vector<StructureT<T, Leaf>>;
 };
-template <typename T, size_t N> struct HostStructureImpl<std::array<T, N>> {
-  using type = std::array<HostStructureT<T>, N>;
+template <typename T, size_t N, typename Leaf>
+struct StructureImpl<std::array<T, N>, Leaf> {
+  using type = std::array<StructureT<T, Leaf>, N>;
 };
-template <typename T> struct HostStructureImpl<std::optional<T>> {
-  using type = std::optional<HostStructureT<T>>;
+template <typename T, typename Leaf>
+struct StructureImpl<std::optional<T>, Leaf> {
+  using type = std::optional<StructureT<T, Leaf>>;
 };
-template <typename K, typename T, typename C, typename A>
-struct HostStructureImpl<std::map<K, T, C, A>> {
-  using type = std::map<K, HostStructureT<T>, C>;
+template <typename K, typename T, typename C, typename A, typename Leaf>
+struct StructureImpl<std::map<K, T, C, A>, Leaf> {
+  using type = std::map<K, StructureT<T, Leaf>, C>;
 };
-template <typename K, typename T, typename H, typename E, typename A>
-struct HostStructureImpl<std::unordered_map<K, T, H, E, A>> {
-  using type = std::unordered_map<K, HostStructureT<T>, H, E>;
+template <typename K, typename T, typename H, typename E, typename A,
+          typename Leaf>
+struct StructureImpl<std::unordered_map<K, T, H, E, A>, Leaf> {
+  using type = std::unordered_map<K, StructureT<T, Leaf>, H, E>;
 };
 
 template <typename T> struct IsStdArray : std::false_type {};
@@ -168,44 +181,43 @@ template <typename R> size_t countOutputs(const R &value) {
 }
 
 /// Rebuilds the structure of `symbolic` (the value the callable returned while
-/// tracing) from `flat`, starting at `pos` and advancing it; tensors are moved
-/// out of `flat`. When `flat` runs short the missing entries are default
-/// HostTensors and `pos` still advances, so `pos != flat.size()` afterwards
-/// tells a mismatch.
-template <typename R>
-HostStructureT<R> unflattenOutputs(const R &symbolic,
-                                   std::vector<runtime::HostTensor> &flat,
-                                   size_t &pos) {
+/// tracing) from `flat` (host or device tensors), starting at `pos` and
+/// advancing it; tensors are moved out of `flat`. When `flat` runs short the
+/// missing entries are default-constructed and `pos` still advances, so
+/// `pos != flat.size()` afterwards tells a mismatch.
+template <typename R, typename Leaf>
+StructureT<R, Leaf> unflattenOutputs(const R &symbolic, std::vector<Leaf> &flat,
+                                     size_t &pos) {
   using T = std::remove_cvref_t<R>;
-  using Host = HostStructureT<T>;
+  using Out = StructureT<T, Leaf>;
   if constexpr (std::is_same_v<T, Tensor>) {
     size_t index = pos++;
-    return index < flat.size() ? std::move(flat[index]) : runtime::HostTensor();
+    return index < flat.size() ? std::move(flat[index]) : Leaf();
   } else if constexpr (detail::IsTupleOrPair<T>::value) {
     // Braced initialization evaluates left to right.
     return std::apply(
         [&](const auto &...elements) {
-          return Host{unflattenOutputs(elements, flat, pos)...};
+          return Out{unflattenOutputs(elements, flat, pos)...};
         },
         symbolic);
   } else if constexpr (detail::IsStdVector<T>::value) {
-    Host result;
+    Out result;
     result.reserve(symbolic.size());
     for (const auto &element : symbolic)
       result.push_back(unflattenOutputs(element, flat, pos));
     return result;
   } else if constexpr (detail::IsStdArray<T>::value) {
-    Host result;
+    Out result;
     for (size_t i = 0; i < symbolic.size(); ++i)
       result[i] = unflattenOutputs(symbolic[i], flat, pos);
     return result;
   } else if constexpr (detail::IsStdOptional<T>::value) {
     if (!symbolic)
-      return Host();
-    return Host(unflattenOutputs(*symbolic, flat, pos));
+      return Out();
+    return Out(unflattenOutputs(*symbolic, flat, pos));
   } else {
     static_assert(detail::IsStdMap<T>::value);
-    Host result;
+    Out result;
     for (const auto &entry : symbolic)
       result.emplace(entry.first, unflattenOutputs(entry.second, flat, pos));
     return result;
@@ -213,9 +225,9 @@ HostStructureT<R> unflattenOutputs(const R &symbolic,
 }
 
 /// Convenience: rebuilds the whole structure from `flat` starting at 0.
-template <typename R>
-HostStructureT<R> unflattenOutputs(const R &symbolic,
-                                   std::vector<runtime::HostTensor> flat) {
+template <typename R, typename Leaf>
+StructureT<R, Leaf> unflattenOutputs(const R &symbolic,
+                                     std::vector<Leaf> flat) {
   size_t pos = 0;
   return unflattenOutputs(symbolic, flat, pos);
 }
