@@ -323,11 +323,53 @@ void padAsymmetricConvolution(FusionOp fusion, Conv2DOp conv) {
       builder.getDenseI64ArrayAttr({padH, padW, padH, padW}));
 }
 
+/// Replaces operand `arg` (a block argument of `fusion`) of `user` with a
+/// new fusion input computed outside by `build` from the outer value.
+template <typename Build>
+void materializeOperand(FusionOp fusion, OpOperand &use, Build build) {
+  auto arg = cast<BlockArgument>(use.get());
+  Value outer = fusion.getInputs()[arg.getArgNumber()];
+  OpBuilder builder(fusion);
+  Value value = build(builder, outer);
+  fusion.getInputsMutable().append(ValueRange{value});
+  use.set(fusion.getBlock().addArgument(value.getType(), value.getLoc()));
+}
+
+/// A matmul whose operand's batch dims broadcast against the other's only
+/// in part (2x1xMxK * 3xKxN) gets the operand broadcast to the result's
+/// batch dims first: cuBLASLt batches have one stride per operand.
+void broadcastPartialBatches(FusionOp fusion, MatmulOp matmul) {
+  auto resultType = cast<RankedTensorType>(matmul.getType());
+  llvm::ArrayRef<int64_t> outBatch = resultType.getShape().drop_back(2);
+  for (OpOperand &use : matmul->getOpOperands()) {
+    auto type = cast<RankedTensorType>(use.get().getType());
+    llvm::ArrayRef<int64_t> batch = type.getShape().drop_back(2);
+    if (product(batch) == 1)
+      continue;
+    SmallVector<int64_t> padded(outBatch.size() - batch.size(), 1);
+    padded.append(batch.begin(), batch.end());
+    if (llvm::ArrayRef<int64_t>(padded) == outBatch)
+      continue;
+    SmallVector<int64_t> shape(outBatch);
+    shape.append(type.getShape().take_back(2).begin(),
+                 type.getShape().take_back(2).end());
+    materializeOperand(fusion, use, [&](OpBuilder &b, Value outer) -> Value {
+      return BroadcastToOp::create(
+          b, matmul.getLoc(),
+          RankedTensorType::get(shape, type.getElementType()), outer);
+    });
+  }
+}
+
 /// Contraction fusions the library calls compute: unanalyzable ones are
 /// split into their ops, lone contractions get a fusion of their own,
-/// asymmetric conv padding moves into a pad op, and post-ops no library
-/// epilogue computes move into a loop fusion after the call.
-LogicalResult prepareContractions(Block &body) {
+/// asymmetric conv padding moves into a pad op, partially broadcast matmul
+/// batches into a broadcast, and post-ops no library epilogue computes
+/// into a loop fusion after the call. `ohwiFilters` receives, for NHWC
+/// convolutions with a computed filter, the filter transposed to cuDNN's
+/// OHWI by a kernel before the call.
+LogicalResult prepareContractions(Block &body,
+                                  llvm::DenseMap<Operation *, Value> &ohwiFilters) {
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>()))
     if (fusion.getKind() == FusionKind::contraction &&
         !analyzeContractionFusion(fusion))
@@ -341,8 +383,27 @@ LogicalResult prepareContractions(Block &body) {
     auto chain = analyzeContractionFusion(fusion);
     if (!chain)
       return fusion.emitError("internal error: unanalyzable contraction fusion");
-    if (auto conv = dyn_cast<Conv2DOp>(chain->contraction))
+    if (auto conv = dyn_cast<Conv2DOp>(chain->contraction)) {
       padAsymmetricConvolution(fusion, conv);
+      Value filter =
+          fusion.getInputs()[cast<BlockArgument>(conv.getFilter())
+                                 .getArgNumber()];
+      if (conv.getLayout() == Layout::NHWC &&
+          !isa_and_nonnull<ConstantOp>(filter.getDefiningOp())) {
+        auto type = cast<RankedTensorType>(filter.getType());
+        llvm::ArrayRef<int64_t> hwio = type.getShape();
+        OpBuilder builder(fusion);
+        auto transpose = TransposeOp::create(
+            builder, conv.getLoc(),
+            RankedTensorType::get({hwio[3], hwio[0], hwio[1], hwio[2]},
+                                  type.getElementType()),
+            filter, builder.getDenseI64ArrayAttr({3, 0, 1, 2}));
+        // A kernel of its own (nothing in the IR uses it: the plan does).
+        ohwiFilters[conv] = wrapInFusion(transpose)->getResult(0);
+      }
+    }
+    if (auto matmul = dyn_cast<MatmulOp>(chain->contraction))
+      broadcastPartialBatches(fusion, matmul);
     LibraryEpilogue epilogue = libraryEpilogue(*chain);
     if (epilogue.count < chain->postOps.size() &&
         failed(splitChain(fusion, *chain, epilogue.count)))
@@ -373,9 +434,10 @@ cuda::compile(func::FuncOp func,
   //    cuDNN) with what their epilogues compute, the rest of their post-ops
   //    a loop fusion after them; loop fusions the generator rejects are
   //    split into their ops; single ops with a kernel become one-op fusions.
+  llvm::DenseMap<Operation *, Value> ohwiFilters;
   {
     DiagnosticCapture capture(context);
-    if (failed(prepareContractions(body)))
+    if (failed(prepareContractions(body, ohwiFilters)))
       return makeError(capture.first);
   }
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
@@ -594,15 +656,20 @@ cuda::compile(func::FuncOp func,
     conv.x = bufferFor(c2d.getInput());
     if (!conv.nhwc) {
       conv.filter = bufferFor(c2d.getFilter());
+    } else if (Value transposed = ohwiFilters.lookup(c2d)) {
+      // Transposed by a kernel before the call.
+      conv.filter = bufferOf.lookup(transposed);
+      operands.push_back(conv.filter);
+      operandTexts.push_back(shapeText(transposed.getType()) + " (OHWI)");
     } else {
       // cuDNN's NHWC filters are KRSC (OHWI); tgc's are HWIO: permute the
       // constant once, here.
       Value filterValue = outer(c2d.getFilter());
       int b = bufferOf.lookup(filterValue);
       if (logical[b].kind != Logical::Constant)
-        return makeError(notSupported(
-            contraction, "an NHWC convolution needs a constant filter on "
-                         "the cuda backend (cuDNN wants it as OHWI)"));
+        return makeError("internal error: the filter of an NHWC convolution "
+                         "at " + locationString(c2d.getLoc()) +
+                         " is neither constant nor transposed");
       const HostTensor &hwio = spec.constants[logical[b].index];
       auto ohwi = HostTensor::allocateUninitialized(
           hwio.dtype(), {conv.k, conv.r, conv.s, filter[2]});

@@ -83,8 +83,18 @@ struct Options {
       cl::init("tgc-cpu")};
   cl::opt<bool> differential{
       "differential",
-      cl::desc("Run every public function (or --function) on the cpu and "
-               "reference backends with random inputs and compare")};
+      cl::desc("Run every public function (or --function) on --backend (cpu "
+               "or cuda) and on the reference interpreter with random inputs "
+               "and compare")};
+  cl::opt<bool> allowTf32{
+      "allow-tf32",
+      cl::desc("cuda backend: let f32 matmuls and convolutions use TF32 "
+               "tensor cores (~1e-3 relative error)")};
+  cl::opt<int> noDeviceExitCode{
+      "no-device-exit-code",
+      cl::desc("Exit code when --backend=cuda finds no GPU or driver "
+               "(default 1; test suites use 77, ctest's skip code)"),
+      cl::init(1)};
   cl::opt<int> dynamicSize{
       "dynamic-size",
       cl::desc("Size of dynamic dims in random inputs (default: dynamic dims "
@@ -291,6 +301,7 @@ public:
     else if (device)
       options.arch = device->arch();
     options.fuse = opts.pipeline == "tgc-cpu";
+    options.allowTf32 = opts.allowTf32;
     auto result = tgc::cuda::compile(func, shapes, options);
     if (!result)
       return result.takeError();
@@ -314,6 +325,40 @@ public:
     if (!results.ok())
       return makeError(std::string(results.status().message()));
     return std::move(*results);
+#else
+    return makeError("this build has no CUDA code generation (configure "
+                     "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
+#endif
+  }
+  /// Times `iterations` calls with the arguments already on the device
+  /// (DeviceExecutable::runOnDevice: no host transfers, one
+  /// synchronization per call), as GPU frameworks are timed.
+  Expected<std::vector<double>>
+  benchmarkOnDevice(const std::vector<HostTensor> &args, unsigned iterations) {
+    if (!device)
+      return makeError(noDevice);
+#ifdef TGC_HAVE_CUDA_CODEGEN
+    if (Error error = compile(args))
+      return std::move(error);
+    std::vector<tgc::cuda::DeviceTensor> onDevice;
+    for (const HostTensor &arg : args) {
+      auto tensor = tgc::cuda::DeviceTensor::fromHost(device, arg);
+      if (!tensor.ok())
+        return makeError(std::string(tensor.status().message()));
+      onDevice.push_back(std::move(*tensor));
+    }
+    std::vector<double> ms;
+    for (unsigned i = 0; i <= iterations; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      auto results = compiled->executable->runOnDevice(onDevice);
+      auto stop = std::chrono::steady_clock::now();
+      if (!results.ok())
+        return makeError(std::string(results.status().message()));
+      if (i > 0) // the first call is a warm-up
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+    return ms;
 #else
     return makeError("this build has no CUDA code generation (configure "
                      "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
@@ -397,11 +442,89 @@ std::string firstLocation(StringRef message) {
   return "";
 }
 
-/// Runs every selected function on both backends and compares: the cpu
-/// backend must agree with the reference (or both must fail).
-Error runDifferential(mlir::ModuleOp module, const Options &opts) {
+/// Whether `message` is a backend refusing an op it has no kernel for.
+bool isUnsupported(StringRef message) {
+  return message.contains("is not supported by the cuda backend");
+}
+
+/// --differential --backend=cuda --compile-only: compiles every selected
+/// function for its random inputs' shapes (no GPU needed) and reports which
+/// the cuda backend compiles and which it refuses (and why).
+Error compileDifferential(mlir::ModuleOp module, const Options &opts) {
   int64_t dynamicSize = opts.dynamicSize >= 0 ? opts.dynamicSize : 3;
-  unsigned checked = 0, failed = 0;
+  unsigned checked = 0, compiled = 0, unsupported = 0, failed = 0;
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic() ||
+        (!opts.function.empty() && func.getName() != opts.function))
+      continue;
+    ++checked;
+    auto args = makeInputs(func, opts, dynamicSize);
+    if (!args) {
+      outs() << "@" << func.getName() << ": skipped ("
+             << toString(args.takeError()) << ")\n";
+      continue;
+    }
+    CudaRunner cuda(func, opts, nullptr, "compile only");
+    if (Error error = cuda.compile(*args)) {
+      std::string message = toString(std::move(error));
+      if (isUnsupported(message)) {
+        ++unsupported;
+        outs() << "@" << func.getName() << ": unsupported: " << message
+               << "\n";
+      } else {
+        // The reference may refuse these inputs too (a declared static dim
+        // the random size contradicts, ...): then the compile error is
+        // the same complaint.
+        ReferenceRunner reference(func);
+        auto want = reference.run(*args);
+        if (!want) {
+          consumeError(want.takeError());
+          outs() << "@" << func.getName() << ": both fail (" << message
+                 << ")\n";
+          continue;
+        }
+        ++failed;
+        outs() << "@" << func.getName() << ": FAILED to compile: " << message
+               << "\n";
+      }
+      continue;
+    }
+    ++compiled;
+    outs() << "@" << func.getName() << ": compiles\n";
+  }
+  outs() << "cuda compile: " << checked << " functions, " << compiled
+         << " compile, " << unsupported << " unsupported, " << failed
+         << " failed\n";
+  if (failed)
+    return makeError(Twine(failed) + " function(s) failed to compile for cuda");
+  return Error::success();
+}
+
+/// Runs every selected function on --backend (cpu or cuda) and on the
+/// reference interpreter and compares: the backend must agree with the
+/// reference (or both must fail at the same op).
+Error runDifferential(mlir::ModuleOp module, const Options &opts) {
+  const std::string backend = opts.backend;
+  if (backend != "cpu" && backend != "cuda")
+    return makeError("--differential compares --backend=cpu or cuda with "
+                     "the reference interpreter, not '" +
+                     backend + "'");
+  std::shared_ptr<tgc::cuda::Device> device;
+  if (backend == "cuda" && opts.compileOnly)
+    return compileDifferential(module, opts);
+  if (backend == "cuda") {
+    auto opened = tgc::cuda::openDevice(0);
+    if (!opened.ok()) {
+      std::string reason(opened.status().message());
+      if (!StringRef(reason).starts_with("no CUDA device"))
+        reason = "no CUDA device: " + reason;
+      outs() << "differential: skipped (" << reason << ")\n";
+      return makeError(reason);
+    }
+    device = *opened;
+  }
+  int64_t dynamicSize = opts.dynamicSize >= 0 ? opts.dynamicSize : 3;
+  unsigned checked = 0, failed = 0, unsupported = 0;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic() ||
         (!opts.function.empty() && func.getName() != opts.function))
@@ -414,9 +537,13 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
       continue;
     }
     ReferenceRunner reference(func);
-    CpuRunner cpu(func, opts);
+    std::unique_ptr<Runner> tested;
+    if (backend == "cuda")
+      tested = std::make_unique<CudaRunner>(func, opts, device, "");
+    else
+      tested = std::make_unique<CpuRunner>(func, opts);
     auto want = reference.run(*args);
-    auto got = cpu.run(*args);
+    auto got = tested->run(*args);
     if (!want || !got) {
       std::string wantError = want ? "" : toString(want.takeError());
       std::string gotError = got ? "" : toString(got.takeError());
@@ -427,16 +554,23 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
                << firstLocation(wantError) << "\n";
         continue;
       }
+      if (wantError.empty() && isUnsupported(gotError)) {
+        // Reported, not a mismatch: the backend refused to compile.
+        ++unsupported;
+        outs() << "@" << func.getName() << ": unsupported on " << backend
+               << ": " << gotError << "\n";
+        continue;
+      }
       if (!wantError.empty() && !gotError.empty()) {
         ++failed;
         outs() << "@" << func.getName()
                << ": MISMATCH: both fail, differently: reference: " << wantError
-               << "; cpu: " << gotError << "\n";
+               << "; " << backend << ": " << gotError << "\n";
         continue;
       }
       ++failed;
       outs() << "@" << func.getName() << ": MISMATCH: "
-             << (wantError.empty() ? "cpu failed: " + gotError
+             << (wantError.empty() ? backend + " failed: " + gotError
                                    : "reference failed: " + wantError)
              << "\n";
       continue;
@@ -468,10 +602,13 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     }
   }
   outs() << "differential: " << checked << " functions, " << failed
-         << " mismatches\n";
+         << " mismatches";
+  if (unsupported)
+    outs() << ", " << unsupported << " unsupported on " << backend;
+  outs() << "\n";
   if (failed)
-    return makeError(Twine(failed) + " function(s) differ between the cpu and "
-                                     "reference backends");
+    return makeError(Twine(failed) + " function(s) differ between the " +
+                     backend + " and reference backends");
   return Error::success();
 }
 
@@ -543,7 +680,15 @@ Error run(const Options &opts) {
 
   if (opts.benchmark > 0) {
     std::vector<double> ms;
-    for (unsigned i = 0; i < opts.benchmark; ++i) {
+    auto *cuda = dynamic_cast<CudaRunner *>(runner->get());
+    if (cuda) {
+      // On the device: arguments uploaded once, results left there.
+      auto timed = cuda->benchmarkOnDevice(*args, opts.benchmark);
+      if (!timed)
+        return timed.takeError();
+      ms = std::move(*timed);
+    }
+    for (unsigned i = 0; !cuda && i < opts.benchmark; ++i) {
       auto start = std::chrono::steady_clock::now();
       auto again = (*runner)->run(*args);
       auto stop = std::chrono::steady_clock::now();
@@ -694,8 +839,11 @@ int tgc::runToolMain(int argc, char **argv) {
                               "backend (default TGC_NUM_THREADS or all "
                               "cores)\n");
   if (Error error = run(opts)) {
-    errs() << "tgc-run: error: " << toString(std::move(error)) << "\n";
-    return 1;
+    std::string message = toString(std::move(error));
+    errs() << "tgc-run: error: " << message << "\n";
+    return StringRef(message).starts_with("no CUDA device")
+               ? opts.noDeviceExitCode.getValue()
+               : 1;
   }
   return 0;
 }
