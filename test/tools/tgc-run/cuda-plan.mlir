@@ -9,7 +9,7 @@
 // RUN: tgc-run %s --function=layer_norm --backend=cuda --compile-only --print-plan --cuda-arch=sm_90 | FileCheck %s --check-prefix=LN
 // RUN: tgc-run %s --function=mlp --backend=cuda --compile-only --print-plan --cuda-arch=sm_90 --pipeline=tgc-cpu-unfused | FileCheck %s --check-prefix=VIEW
 // RUN: tgc-run %s --function=mlp --backend=cuda --compile-only --print-plan --cuda-arch=sm_90 | FileCheck %s --check-prefix=FUSED
-// RUN: not tgc-run %s --function=dense --backend=cuda --compile-only --cuda-arch=sm_90 2>&1 | FileCheck %s --check-prefix=MATMUL
+// RUN: tgc-run %s --function=dense --backend=cuda --compile-only --print-plan --cuda-arch=sm_90 | FileCheck %s --check-prefix=MATMUL
 // RUN: not tgc-run %s --function=outer --backend=cuda --compile-only --cuda-arch=sm_90 2>&1 | FileCheck %s --check-prefix=OUTER
 // RUN: not tgc-run %s --function=integer --backend=cuda --compile-only --cuda-arch=sm_90 2>&1 | FileCheck %s --check-prefix=INT
 // RUN: not tgc-run %s --function=softmax --backend=cuda --compile-only --cuda-arch=sm_10 2>&1 | FileCheck %s --check-prefix=ARCH
@@ -92,7 +92,12 @@ func.func @mlp(%x: tensor<2x3xf32>) -> (tensor<f32>, tensor<6xf32>) {
   return %3, %2 : tensor<f32>, tensor<6xf32>
 }
 
-// MATMUL: tgc-run: error: tgc.matmul at {{.*}}cuda-plan.mlir:[[@LINE+3]]:8 is not supported by the cuda backend yet
+// A matmul with its bias and relu is one cuBLASLt call (epilogue
+// BIAS_RELU); the tanh before it a kernel (more in cuda-contractions.mlir).
+// MATMUL:      1 kernel, 1 cuBLASLt matmul, one synchronization per call
+// MATMUL:      [0] tgc_dense_0 <<<1, 256>>> elementwise (8 elements) [tanh] at {{.*}}cuda-plan.mlir:[[@LINE+4]]:8 (b0:2x4xf32) -> (b3:2x4xf32)
+// MATMUL-NEXT: [1] cublasLt matmul (2x4 * 4x8) + bias + relu at {{.*}}cuda-plan.mlir:[[@LINE+4]]:8 (b3:2x4xf32, b1:4x8xf32, b2:8xf32) -> (b4:2x8xf32)
+// MATMUL-NEXT: results: b4:2x8xf32
 func.func @dense(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
   %0 = tgc.tanh %x : tensor<2x4xf32>
   %1 = tgc.matmul %0, %w : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
