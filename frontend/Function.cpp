@@ -379,22 +379,29 @@ planFor(const Compiled &compiled, const CallInputs &inputs,
   return shared;
 }
 
-/// The CUDA plan for these inputs.
-static absl::StatusOr<std::shared_ptr<const cuda::CompiledFunction>>
-cudaPlanFor(const Compiled &compiled,
-            const std::vector<std::vector<int64_t>> &shapes,
-            const FunctionState &state) {
+/// The CUDA executable for these inputs (compiled on first use).
+static absl::StatusOr<std::shared_ptr<cuda::DeviceExecutable>>
+cudaExecutableFor(const Compiled &compiled,
+                  const std::vector<std::vector<int64_t>> &shapes,
+                  const FunctionState &state) {
+#ifdef TGC_HAVE_CUDA_CODEGEN
   if (compiled.cudaStaticPlan)
-    return compiled.cudaStaticPlan;
+    return compiled.cudaStaticPlan->executable;
   std::lock_guard lock(compiled.planMutex);
   auto it = compiled.cudaPlans.find(shapes);
   if (it != compiled.cudaPlans.end())
-    return it->second;
+    return it->second->executable;
   auto plan = compileCuda(compiled, shapes, state);
   if (!plan)
     return toStatus(plan.takeError());
   compiled.cudaPlans.emplace(shapes, *plan);
-  return *plan;
+  return (*plan)->executable;
+#else
+  (void)compiled;
+  (void)shapes;
+  (void)state;
+  return absl::FailedPreconditionError("tgc: " + std::string(kNoCudaCodegen));
+#endif
 }
 
 absl::StatusOr<std::vector<runtime::HostTensor>>
@@ -408,10 +415,10 @@ FunctionState::execute(const Compiled &compiled,
     std::vector<std::vector<int64_t>> shapes;
     for (const runtime::HostTensor &t : inputs.tensors)
       shapes.push_back(t.shape());
-    auto plan = cudaPlanFor(compiled, shapes, *this);
-    if (!plan.ok())
-      return plan.status();
-    results = (*plan)->executable->run(**device, inputs.tensors);
+    auto executable = cudaExecutableFor(compiled, shapes, *this);
+    if (!executable.ok())
+      return executable.status();
+    results = (*executable)->run(**device, inputs.tensors);
   } else if (options.backend == FunctionOptions::Backend::Cpu) {
     auto plan = planFor(compiled, inputs, options);
     if (!plan.ok())
@@ -473,10 +480,10 @@ FunctionState::executeOnDevice(const Compiled &compiled,
     }
     shapes.push_back(args[i].shape());
   }
-  auto plan = cudaPlanFor(compiled, shapes, *this);
-  if (!plan.ok())
-    return plan.status();
-  auto results = (*plan)->executable->runOnDevice(args);
+  auto executable = cudaExecutableFor(compiled, shapes, *this);
+  if (!executable.ok())
+    return executable.status();
+  auto results = (*executable)->runOnDevice(args);
   if (!results.ok())
     return results.status();
   size_t expected = compiled.numOutputs + compiled.variableWrites.size();
