@@ -156,9 +156,9 @@ absl::Status detail::normalizeOptions(FunctionOptions &options) {
         "tgc: maxSpecializations must be at least 1");
   using Backend = FunctionOptions::Backend;
   if (options.device.isCuda() && options.device.ordinal < 0)
-    return absl::InvalidArgumentError(
-        "tgc: function '" + options.name + "': invalid CUDA device ordinal " +
-        std::to_string(options.device.ordinal));
+    return absl::InvalidArgumentError("tgc: function '" + options.name +
+                                      "': invalid CUDA device ordinal " +
+                                      std::to_string(options.device.ordinal));
   if (options.backend == Backend::Cuda && options.device.isCpu())
     options.device = Device::cuda(0);
   if (options.device.isCuda()) {
@@ -170,9 +170,8 @@ absl::Status detail::normalizeOptions(FunctionOptions &options) {
     options.backend = Backend::Cuda;
     if (!hasCudaCodegen())
       return absl::FailedPreconditionError("tgc: function '" + options.name +
-                                           "' targets " +
-                                           options.device.str() + ": " +
-                                           kNoCudaCodegen);
+                                           "' targets " + options.device.str() +
+                                           ": " + kNoCudaCodegen);
   }
   return absl::OkStatus();
 }

@@ -71,10 +71,10 @@ template <> struct TraceTraits<runtime::StridedView> {
 /// equal to a host tensor of the same type.
 template <> struct TraceTraits<cuda::DeviceTensor> {
   static TraceType traceType(const cuda::DeviceTensor &tensor) {
-    return TraceType::tensor(
-        TensorSpec{tensor.dtype(), tensor.shape(), false,
-                   tensor.device() ? Device::cuda(tensor.device()->ordinal()).str()
-                                   : "cuda:?"});
+    return TraceType::tensor(TensorSpec{
+        tensor.dtype(), tensor.shape(), false,
+        tensor.device() ? Device::cuda(tensor.device()->ordinal()).str()
+                        : "cuda:?"});
   }
 };
 /// A TensorSpec argument is a placeholder: the TraceType it stands for.
@@ -216,9 +216,8 @@ struct HoldsDeviceTensor<std::unordered_map<K, V, H, E, A>>
 /// The tensor type of a call's results: device tensors when any argument
 /// holds one, host tensors otherwise.
 template <typename... Args>
-using ResultLeafT =
-    std::conditional_t<(kHoldsDeviceTensor<Args> || ...), cuda::DeviceTensor,
-                       runtime::HostTensor>;
+using ResultLeafT = std::conditional_t<(kHoldsDeviceTensor<Args> || ...),
+                                       cuda::DeviceTensor, runtime::HostTensor>;
 
 /// The tensors a call feeds to a specialization, in TraceType order, and
 /// the variables among them (in order of occurrence).
@@ -531,8 +530,8 @@ private:
     if (state->signature) {
       if (auto status = state->checkSignature(argsType); !status.ok())
         return status;
-      auto entry = state->cache.getConcrete(
-          state->cacheKey(*state->signature), builder<R>(classes, args...));
+      auto entry = state->cache.getConcrete(state->cacheKey(*state->signature),
+                                            builder<R>(classes, args...));
       if (!entry)
         return detail::toStatus(entry.takeError());
       return *entry;

@@ -1,4 +1,5 @@
-//===- Device.h - where a traced function runs and a tensor lives -*- C++ -*-===//
+//===- Device.h - where a traced function runs and a tensor lives -*- C++
+//-*-===//
 //
 // A Device names a place: the host CPU ("cpu") or CUDA device N ("cuda:N").
 // Its str() is the placement string of TensorSpec::device in TraceTypes
@@ -41,7 +42,8 @@ struct Device {
   std::string str() const;
 
   bool operator==(const Device &other) const {
-    return kind == other.kind && (kind == Kind::Cpu || ordinal == other.ordinal);
+    return kind == other.kind &&
+           (kind == Kind::Cpu || ordinal == other.ordinal);
   }
   bool operator!=(const Device &other) const { return !(*this == other); }
 };

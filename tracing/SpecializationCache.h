@@ -227,8 +227,7 @@ private:
     std::optional<Mismatch> difference;
     std::string callTarget = targetOf(call);
     for (bool sameTarget : {true, false}) {
-      for (auto it = entries.rbegin(); it != entries.rend() && !closest;
-           ++it) {
+      for (auto it = entries.rbegin(); it != entries.rend() && !closest; ++it) {
         if (sameTarget && targetOf((*it)->type) != callTarget)
           continue;
         if (auto m = call.kind() == TraceType::Kind::Sequence

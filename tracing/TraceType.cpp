@@ -1161,8 +1161,9 @@ tracing::findArgsMismatch(const TraceType &actualArgs,
 }
 
 std::string tracing::targetOf(const TraceType &key) {
-  if (key.kind() == Kind::Sequence && key.sequenceKind() == SequenceKind::Tuple &&
-      !key.elements().empty() && key.elements().back().isTarget())
+  if (key.kind() == Kind::Sequence &&
+      key.sequenceKind() == SequenceKind::Tuple && !key.elements().empty() &&
+      key.elements().back().isTarget())
     return key.elements().back().targetDevice();
   return "cpu";
 }

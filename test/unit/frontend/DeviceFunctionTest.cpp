@@ -179,24 +179,26 @@ TEST(DeviceFunction, NoDeviceIsAClearErrorAndCachesNothing) {
 
 // Results are typed by the arguments' placement: device tensors in,
 // device tensors out.
-using HostArgsResult = decltype(std::declval<const Function<decltype(gelu1)> &>()(
-    std::declval<HostTensor>(), std::declval<HostTensor>()));
+using HostArgsResult =
+    decltype(std::declval<const Function<decltype(gelu1)> &>()(
+        std::declval<HostTensor>(), std::declval<HostTensor>()));
 using DeviceArgsResult =
     decltype(std::declval<const Function<decltype(gelu1)> &>()(
         std::declval<cuda::DeviceTensor>(), std::declval<HostTensor>()));
 static_assert(std::is_same_v<HostArgsResult, absl::StatusOr<HostTensor>>);
 static_assert(
     std::is_same_v<DeviceArgsResult, absl::StatusOr<cuda::DeviceTensor>>);
-static_assert(std::is_same_v<
-              detail::ResultLeafT<std::vector<std::optional<cuda::DeviceTensor>>>,
-              cuda::DeviceTensor>);
+static_assert(
+    std::is_same_v<
+        detail::ResultLeafT<std::vector<std::optional<cuda::DeviceTensor>>>,
+        cuda::DeviceTensor>);
 static_assert(
     std::is_same_v<detail::ResultLeafT<std::map<int, HostTensor>, double>,
                    HostTensor>);
-static_assert(std::is_same_v<StructureT<std::pair<Tensor, std::vector<Tensor>>,
-                                        cuda::DeviceTensor>,
-                             std::pair<cuda::DeviceTensor,
-                                       std::vector<cuda::DeviceTensor>>>);
+static_assert(
+    std::is_same_v<
+        StructureT<std::pair<Tensor, std::vector<Tensor>>, cuda::DeviceTensor>,
+        std::pair<cuda::DeviceTensor, std::vector<cuda::DeviceTensor>>>);
 
 TEST(DeviceFunction, EmptyDeviceTensorIsAnError) {
   auto f = tgc::function(gelu1);
@@ -229,34 +231,35 @@ TEST(DeviceFunction, MisplacedTensorsAreClearErrors) {
             "tgc: function 'f' runs on the cpu but arg1[1] is a tensor on "
             "cuda:0 (copy it to the host with DeviceTensor::toHost(), or "
             "create the function with device cuda:0)");
-  status = cpu.checkPlacement(argsOf({TraceType::map(
-      {{TraceType::string("w"),
-        TraceType::optional(tensorOn({2}, "cuda:1"))}})}));
-  EXPECT_EQ(status.message(),
-            "tgc: function 'f' runs on the cpu but arg0[\"w\"].value() is a "
-            "tensor on cuda:1 (copy it to the host with DeviceTensor::toHost(), "
-            "or create the function with device cuda:1)");
+  status = cpu.checkPlacement(argsOf(
+      {TraceType::map({{TraceType::string("w"),
+                        TraceType::optional(tensorOn({2}, "cuda:1"))}})}));
+  EXPECT_EQ(
+      status.message(),
+      "tgc: function 'f' runs on the cpu but arg0[\"w\"].value() is a "
+      "tensor on cuda:1 (copy it to the host with DeviceTensor::toHost(), "
+      "or create the function with device cuda:1)");
 
   FunctionOptions options = onDevice(Device::cuda(0));
   ASSERT_TRUE(detail::normalizeOptions(options).ok() ||
               !detail::hasCudaCodegen());
   detail::FunctionState gpu(options);
-  EXPECT_TRUE(gpu.checkPlacement(argsOf({tensorOn({2}, "cpu"),
-                                         tensorOn({2}, "cuda:0")}))
+  EXPECT_TRUE(gpu.checkPlacement(
+                     argsOf({tensorOn({2}, "cpu"), tensorOn({2}, "cuda:0")}))
                   .ok());
-  status = gpu.checkPlacement(
-      argsOf({tensorOn({2}, "cuda:0"),
-              TraceType::sequence(TraceType::SequenceKind::Pair,
-                                  {tensorOn({2}, "cpu"),
-                                   tensorOn({2}, "cuda:1")})}));
+  status = gpu.checkPlacement(argsOf(
+      {tensorOn({2}, "cuda:0"),
+       TraceType::sequence(TraceType::SequenceKind::Pair,
+                           {tensorOn({2}, "cpu"), tensorOn({2}, "cuda:1")})}));
   EXPECT_EQ(status.message(),
             "tgc: function 'f' targets cuda:0 but arg1.second is a tensor on "
             "cuda:1 (tensors are not moved between devices)");
 
   // Through the API: a concrete function for device placeholders.
   auto f = tgc::function(gelu1, onDevice(Device::cpu()));
-  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {2}, false, "cuda:0"},
-                                      TensorSpec{DType::F32, {2}});
+  auto concrete =
+      f->concreteFunction(TensorSpec{DType::F32, {2}, false, "cuda:0"},
+                          TensorSpec{DType::F32, {2}});
   ASSERT_FALSE(concrete.ok());
   EXPECT_EQ(concrete.status().message(),
             "tgc: function 'f' runs on the cpu but arg0 is a tensor on "
@@ -297,8 +300,8 @@ TEST(DeviceFunction, DynamicShapesCompileOncePerShapeOnCuda) {
   FunctionOptions options = onDevice(Device::cuda(0));
   options.inputSignature = std::vector<TensorSpec>{
       TensorSpec{DType::F32, {kDyn, 8}}, TensorSpec{DType::F32, {8}}};
-  auto f = tgc::function(
-      [](Tensor x, Tensor b) { return softmax(x + b, -1); }, options);
+  auto f = tgc::function([](Tensor x, Tensor b) { return softmax(x + b, -1); },
+                         options);
   ASSERT_TRUE(f.ok()) << f.status();
   FunctionOptions cpuOptions = options;
   cpuOptions.device = Device::cpu();

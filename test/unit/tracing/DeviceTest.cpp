@@ -117,8 +117,8 @@ TEST(TensorPlacement, SubtypesAndSupertypesStayOnOneDevice) {
   EXPECT_EQ(m->reason, "device differs: expected cuda:0, got cpu");
   // Dispatch never sends a host call to a device specialization.
   EXPECT_FALSE(selectMostSpecific(args({host}), {args({dynDev0})}));
-  EXPECT_EQ(selectMostSpecific(args({dev0}), {args({tensor({kDyn, 3})}),
-                                              args({dynDev0})}),
+  EXPECT_EQ(selectMostSpecific(args({dev0}),
+                               {args({tensor({kDyn, 3})}), args({dynDev0})}),
             std::optional<size_t>(1));
 }
 
