@@ -461,6 +461,9 @@ cuda::compile(func::FuncOp func,
           break;
         }
       }
+      if (isa<MatmulOp, Conv2DOp>(op))
+        why = "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +
+              typeString(op.getResultTypes()[0]);
       return makeError(notSupported(&op, why));
     }
     wrapInFusion(&op);
