@@ -667,7 +667,9 @@ std::string affine(const std::string &x, int64_t mul, int64_t add) {
       return std::to_string(add);
     e += add > 0 ? " + " + std::to_string(add) : " - " + std::to_string(-add);
   }
-  return e.empty() ? "0" : "(" + e + ")";
+  if (e.empty())
+    return "0";
+  return e.find(' ') == std::string::npos ? e : "(" + e + ")";
 }
 
 FailureOr<std::string>
@@ -1072,10 +1074,8 @@ FailureOr<std::string> KernelEmitter::emitPad(PadOp op,
     cond += (cond.empty() ? "" : " && ") + index[d] +
             " >= " + std::to_string(low[d]) + " && " + index[d] + " < " +
             std::to_string(low[d] + inShape[d]);
-    if (inShape[d] == 1) {
-      in.push_back("0");
-      continue;
-    }
+    // A local even for size-1 dims: what reads the input stays in the
+    // branch.
     std::string q = "q" + std::to_string(counter++);
     branch.locals.insert(q);
     localLines.push_back("const idx_t " + q + " = " +
@@ -1124,8 +1124,8 @@ FailureOr<std::string> KernelEmitter::emitConcat(ConcatOp op,
     branch.locals.insert(q);
     SmallVector<std::string> in;
     for (size_t d = 0; d < inShape.size(); ++d)
-      in.push_back(inShape[d] == 1                      ? "0"
-                   : static_cast<int64_t>(d) == axis ? q
+      in.push_back(static_cast<int64_t>(d) == axis ? q
+                   : inShape[d] == 1                 ? "0"
                                                      : index[d]);
     Scope *saved = current;
     current = &branch;

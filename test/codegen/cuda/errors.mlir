@@ -4,31 +4,6 @@
 // Ops, element types and shapes the generator does not handle are located
 // errors, never crashes; every unsupported region is reported.
 
-// Reductions over the innermost axes become row kernels
-// (reductions.mlir); outer axes are not supported yet.
-// CHECK: error: CUDA codegen: 'tgc.reduce_sum' over axes [0] of 4x17: only reductions over the innermost axes (one row per block) are supported yet
-func.func @outer_reduction(%x: tensor<4x17xf32>) -> tensor<1x17xf32> {
-  %0 = tgc.fusion <loop> (%x) : (tensor<4x17xf32>) -> tensor<1x17xf32> {
-  ^bb0(%a: tensor<4x17xf32>):
-    %1 = tgc.exp %a : tensor<4x17xf32>
-    // expected-error @+1 {{CUDA codegen: 'tgc.reduce_sum' over axes [0] of 4x17: only reductions over the innermost axes (one row per block) are supported yet}}
-    %2 = tgc.reduce_sum %1 {axes = array<i64: 0>, keepdims} : (tensor<4x17xf32>) -> tensor<1x17xf32>
-    tgc.yield %2 : tensor<1x17xf32>
-  }
-  return %0 : tensor<1x17xf32>
-}
-
-// CHECK: error: CUDA codegen: 'tgc.reduce_max' over axes [1] of 4x17x3: only reductions over the innermost axes
-func.func @middle_reduction(%x: tensor<4x17x3xf32>) -> tensor<4x3xf32> {
-  %0 = tgc.fusion <loop> (%x) : (tensor<4x17x3xf32>) -> tensor<4x3xf32> {
-  ^bb0(%a: tensor<4x17x3xf32>):
-    // expected-error @+1 {{'tgc.reduce_max' over axes [1] of 4x17x3}}
-    %1 = tgc.reduce_max %a {axes = array<i64: 1>} : (tensor<4x17x3xf32>) -> tensor<4x3xf32>
-    tgc.yield %1 : tensor<4x3xf32>
-  }
-  return %0 : tensor<4x3xf32>
-}
-
 // A result that is neither per element nor per row of the reduction.
 // CHECK: error: CUDA codegen: result #1 ('tensor<17xf32>') is neither per element nor per row of the reduction's 4 rows of 17
 func.func @row_and_column(%x: tensor<4x17xf32>, %c: tensor<17xf32>) -> (tensor<4x1xf32>, tensor<17xf32>) {
@@ -42,43 +17,53 @@ func.func @row_and_column(%x: tensor<4x17xf32>, %c: tensor<17xf32>) -> (tensor<4
   return %0#0, %0#1 : tensor<4x1xf32>, tensor<17xf32>
 }
 
-// A reduction's result used along the axes it reduces (transposed back
-// over the row) cannot be computed per row.
-// CHECK: error: CUDA codegen: the result of 'tgc.reduce_sum' is used along the axes it reduces
-func.func @reduced_along_row(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0 = tgc.fusion <loop> (%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
-  ^bb0(%a: tensor<4x4xf32>):
-    // expected-error @+1 {{the result of 'tgc.reduce_sum' is used along the axes it reduces}}
-    %1 = tgc.reduce_sum %a {axes = array<i64: 1>, keepdims} : (tensor<4x4xf32>) -> tensor<4x1xf32>
-    %2 = tgc.reshape %1 : tensor<4x1xf32> to tensor<1x4xf32>
-    %3 = tgc.add %a, %2 : (tensor<4x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32>
-    tgc.yield %3 : tensor<4x4xf32>
+// Outer-axis reductions, reductions used along their axes, f16 and
+// integers have kernels now (outer-reductions.mlir, dtypes.mlir); f64 and
+// integer division do not.
+// CHECK: error: CUDA codegen: unsupported element type, got 'tensor<8xf64>' (generated kernels handle f32, f16, bf16, i1 and integers)
+func.func @double(%x: tensor<8xf64>) -> tensor<8xf64> {
+  // expected-error @+1 {{CUDA codegen: unsupported element type, got 'tensor<8xf64>' (generated kernels handle f32, f16, bf16, i1 and integers)}}
+  %0 = tgc.fusion <loop> (%x) : (tensor<8xf64>) -> tensor<8xf64> {
+  ^bb0(%a: tensor<8xf64>):
+    %1 = tgc.exp %a : tensor<8xf64>
+    tgc.yield %1 : tensor<8xf64>
   }
-  return %0 : tensor<4x4xf32>
+  return %0 : tensor<8xf64>
 }
 
-// CHECK: error: CUDA codegen: only f32 is supported, got 'tensor<8xf16>'
-func.func @half(%x: tensor<8xf16>) -> tensor<8xf16> {
-  // expected-error @+1 {{CUDA codegen: only f32 is supported, got 'tensor<8xf16>'}}
-  %0 = tgc.fusion <loop> (%x) : (tensor<8xf16>) -> tensor<8xf16> {
-  ^bb0(%a: tensor<8xf16>):
-    %1 = tgc.exp %a : tensor<8xf16>
-    tgc.yield %1 : tensor<8xf16>
+// CHECK: error: CUDA codegen: 'tgc.div' on 'tensor<4xi32>' is not supported (integer kernels handle add, sub, mul, neg, abs, max, min, relu and sign)
+func.func @integer_div(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = tgc.fusion <loop> (%x, %y) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32> {
+  ^bb0(%a: tensor<4xi32>, %b: tensor<4xi32>):
+    // expected-error @+1 {{CUDA codegen: 'tgc.div' on 'tensor<4xi32>' is not supported (integer kernels handle add, sub, mul, neg, abs, max, min, relu and sign)}}
+    %1 = tgc.div %a, %b : tensor<4xi32>
+    tgc.yield %1 : tensor<4xi32>
   }
-  return %0 : tensor<8xf16>
+  return %0 : tensor<4xi32>
 }
 
-// CHECK: error: CUDA codegen: only f32 is supported, got 'tensor<8xi32>'
-// An integer operand is rejected at the region, even when unused.
-func.func @integer_inside(%x: tensor<8xf32>, %y: tensor<8xi32>) -> tensor<8xf32> {
-  // expected-error @+1 {{CUDA codegen: only f32 is supported, got 'tensor<8xi32>'}}
-  %0 = tgc.fusion <loop> (%x, %y) : (tensor<8xf32>, tensor<8xi32>) -> tensor<8xf32> {
-  ^bb0(%a: tensor<8xf32>, %b: tensor<8xi32>):
-    %1 = tgc.abs %b : tensor<8xi32>
-    %2 = tgc.exp %a : tensor<8xf32>
-    tgc.yield %2 : tensor<8xf32>
+// Multi-result ops (topk), scatters and contractions have no generated
+// kernel.
+// CHECK: error: CUDA codegen: 'tgc.topk' is not supported in a loop fusion
+func.func @topk(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+  %0 = tgc.fusion <loop> (%x) : (tensor<4x8xf32>) -> tensor<4x2xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    // expected-error @+1 {{CUDA codegen: 'tgc.topk' is not supported in a loop fusion}}
+    %1:2 = tgc.topk %a {axis = 1 : i64, k = 2 : i64} : (tensor<4x8xf32>) -> (tensor<4x2xf32>, tensor<4x2xi64>)
+    tgc.yield %1#0 : tensor<4x2xf32>
   }
-  return %0 : tensor<8xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// CHECK: error: CUDA codegen: 'tgc.argmax' over the empty axis 1
+func.func @argmax_empty(%x: tensor<4x0xf32>) -> tensor<4xi64> {
+  %0 = tgc.fusion <loop> (%x) : (tensor<4x0xf32>) -> tensor<4xi64> {
+  ^bb0(%a: tensor<4x0xf32>):
+    // expected-error @+1 {{CUDA codegen: 'tgc.argmax' over the empty axis 1}}
+    %1 = tgc.argmax %a {axis = 1 : i64} : (tensor<4x0xf32>) -> tensor<4xi64>
+    tgc.yield %1 : tensor<4xi64>
+  }
+  return %0 : tensor<4xi64>
 }
 
 // CHECK: error: CUDA codegen: dynamic shapes are not supported, got 'tensor<?xf32>'
