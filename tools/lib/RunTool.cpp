@@ -14,6 +14,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "runtime/Npy.h"
 #include "runtime/cuda/Device.h"
+#include "tracing/Device.h"
 #ifdef TGC_HAVE_CUDA_CODEGEN
 #include "codegen/cuda/Compiler.h"
 #endif
@@ -72,6 +73,12 @@ struct Options {
       "compile-only",
       cl::desc("Compile for the inputs' shapes (and print the plan with "
                "--print-plan), do not run; needs no GPU for --backend=cuda")};
+  cl::opt<std::string> device{
+      "device",
+      cl::desc("Where to run: cpu, cuda or cuda:N (--backend=cuda on GPU N; "
+               "default device 0)")};
+  /// The CUDA device --device names (0 without one).
+  int cudaOrdinal = 0;
   cl::opt<std::string> cudaArch{
       "cuda-arch",
       cl::desc("GPU arch to compile for with --backend=cuda (default: the "
@@ -377,7 +384,7 @@ private:
 
 Expected<std::unique_ptr<Runner>> makeCudaRunner(mlir::func::FuncOp func,
                                                  const Options &opts) {
-  auto device = tgc::cuda::openDevice(0);
+  auto device = tgc::cuda::openDevice(opts.cudaOrdinal);
   if (device.ok())
     return std::make_unique<CudaRunner>(func, opts, *device, std::string());
   std::string reason(device.status().message());
@@ -513,7 +520,7 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
   if (backend == "cuda" && opts.compileOnly)
     return compileDifferential(module, opts);
   if (backend == "cuda") {
-    auto opened = tgc::cuda::openDevice(0);
+    auto opened = tgc::cuda::openDevice(opts.cudaOrdinal);
     if (!opened.ok()) {
       std::string reason(opened.status().message());
       if (!StringRef(reason).starts_with("no CUDA device"))
@@ -838,6 +845,25 @@ int tgc::runToolMain(int argc, char **argv) {
                               "  --threads=N  intra-op threads for the cpu "
                               "backend (default TGC_NUM_THREADS or all "
                               "cores)\n");
+  if (!opts.device.empty()) {
+    auto device = tgc::Device::parse(opts.device);
+    if (!device.ok()) {
+      errs() << "tgc-run: error: --device: "
+             << std::string(device.status().message()) << "\n";
+      return 1;
+    }
+    std::string implied = device->isCuda() ? "cuda" : "cpu";
+    bool compatible = opts.backend == implied ||
+                      (device->isCpu() && opts.backend == "reference");
+    if (opts.backend.getNumOccurrences() && !compatible) {
+      errs() << "tgc-run: error: --device=" << opts.device
+             << " conflicts with --backend=" << opts.backend << "\n";
+      return 1;
+    }
+    if (!opts.backend.getNumOccurrences())
+      opts.backend = implied;
+    opts.cudaOrdinal = device->ordinal;
+  }
   if (Error error = run(opts)) {
     std::string message = toString(std::move(error));
     errs() << "tgc-run: error: " << message << "\n";
