@@ -189,3 +189,152 @@ TEST(CudaCompiler, MatchesTheReferenceOnTheDevice) {
     }
   }
 }
+
+namespace {
+// Ops the CUDA compiler gives a standalone generated kernel (wrapped alone
+// in a loop fusion): pools, data movement, outer reductions, arg
+// reductions, normalizations, f16/bf16/i1/integer element types.
+constexpr const char *kStandaloneModule = R"mlir(
+func.func @pools(%x: tensor<2x8x9x9xf32>) -> (tensor<2x8x5x5xf32>, tensor<2x8x5x5xf32>, tensor<2x8x1x1xf32>) {
+  %0 = tgc.max_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x9x9xf32>) -> tensor<2x8x5x5xf32>
+  %1 = tgc.avg_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, ceil_mode, count_include_pad} : (tensor<2x8x9x9xf32>) -> tensor<2x8x5x5xf32>
+  %2 = tgc.global_avg_pool2d %x : (tensor<2x8x9x9xf32>) -> tensor<2x8x1x1xf32>
+  return %0, %1, %2 : tensor<2x8x5x5xf32>, tensor<2x8x5x5xf32>, tensor<2x8x1x1xf32>
+}
+func.func @nhwc_pools(%x: tensor<2x9x9x8xf32>) -> (tensor<2x3x3x8xf32>, tensor<2x5x5x8xf32>, tensor<2x1x1x8xf32>) {
+  %0 = tgc.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 3, 3>, dilations = array<i64: 2, 2>, ceil_mode, layout = #tgc.layout<NHWC>} : (tensor<2x9x9x8xf32>) -> tensor<2x3x3x8xf32>
+  %1 = tgc.avg_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, layout = #tgc.layout<NHWC>} : (tensor<2x9x9x8xf32>) -> tensor<2x5x5x8xf32>
+  %2 = tgc.global_avg_pool2d %x {layout = #tgc.layout<NHWC>} : (tensor<2x9x9x8xf32>) -> tensor<2x1x1x8xf32>
+  return %0, %1, %2 : tensor<2x3x3x8xf32>, tensor<2x5x5x8xf32>, tensor<2x1x1x8xf32>
+}
+func.func @data(%x: tensor<4x10xf32>, %ids: tensor<3xi64>) -> (tensor<2x5xf32>, tensor<5x13xf32>, tensor<4x3xf32>, tensor<4x23xf32>) {
+  %0 = tgc.slice %x {starts = array<i64: 1, -1>, ends = array<i64: 9223372036854775807, 0>, steps = array<i64: 2, -2>} : (tensor<4x10xf32>) -> tensor<2x5xf32>
+  %1 = tgc.pad %x {low = array<i64: 1, 2>, high = array<i64: 0, 1>, value = -1.5 : f64} : (tensor<4x10xf32>) -> tensor<5x13xf32>
+  %2 = tgc.gather %x, %ids {axis = 1 : i64} : (tensor<4x10xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  %3 = tgc.concat %x, %2, %x {axis = 1 : i64} : (tensor<4x10xf32>, tensor<4x3xf32>, tensor<4x10xf32>) -> tensor<4x23xf32>
+  return %0, %1, %2, %3 : tensor<2x5xf32>, tensor<5x13xf32>, tensor<4x3xf32>, tensor<4x23xf32>
+}
+func.func @reductions(%x: tensor<6x7x5xf32>) -> (tensor<7x5xf32>, tensor<1x7x1xf32>, tensor<6x5xi64>, tensor<6x7x5xf32>, tensor<6x7x5xf32>, tensor<6x7x5xf32>) {
+  %0 = tgc.reduce_sum %x {axes = array<i64: 0>} : (tensor<6x7x5xf32>) -> tensor<7x5xf32>
+  %1 = tgc.reduce_max %x {axes = array<i64: 0, 2>, keepdims} : (tensor<6x7x5xf32>) -> tensor<1x7x1xf32>
+  %2 = tgc.argmax %x {axis = 1 : i64} : (tensor<6x7x5xf32>) -> tensor<6x5xi64>
+  %3 = tgc.softmax %x {axis = 1 : i64} : tensor<6x7x5xf32>
+  %4 = tgc.log_softmax %x {axis = 0 : i64} : tensor<6x7x5xf32>
+  %5 = tgc.layer_norm %x {axis = 1 : i64} : (tensor<6x7x5xf32>) -> tensor<6x7x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<7x5xf32>, tensor<1x7x1xf32>, tensor<6x5xi64>, tensor<6x7x5xf32>, tensor<6x7x5xf32>, tensor<6x7x5xf32>
+}
+func.func @dtypes(%x: tensor<4x33xf16>, %y: tensor<33xbf16>, %i: tensor<4x33xi32>) -> (tensor<4x33xf16>, tensor<4x33xf32>, tensor<4x33xbf16>, tensor<4x33xi32>, tensor<4x33xi64>) {
+  %0 = tgc.exp %x : tensor<4x33xf16>
+  %1 = tgc.cast %x : tensor<4x33xf16> to tensor<4x33xf32>
+  %2 = tgc.cast %y : tensor<33xbf16> to tensor<33xf32>
+  %3 = tgc.compare lt, %1, %2 : (tensor<4x33xf32>, tensor<33xf32>) -> tensor<4x33xi1>
+  %4 = tgc.select %3, %1, %2 : (tensor<4x33xi1>, tensor<4x33xf32>, tensor<33xf32>) -> tensor<4x33xf32>
+  %5 = tgc.cast %4 : tensor<4x33xf32> to tensor<4x33xbf16>
+  %6 = tgc.mul %i, %i : tensor<4x33xi32>
+  %7 = tgc.sub %6, %i : tensor<4x33xi32>
+  %8 = tgc.cast %1 : tensor<4x33xf32> to tensor<4x33xi32>
+  %9 = tgc.cast %8 : tensor<4x33xi32> to tensor<4x33xi64>
+  return %0, %4, %5, %7, %9 : tensor<4x33xf16>, tensor<4x33xf32>, tensor<4x33xbf16>, tensor<4x33xi32>, tensor<4x33xi64>
+}
+)mlir";
+
+struct StandaloneFixture {
+  StandaloneFixture() {
+    context.loadDialect<TgcDialect, mlir::func::FuncDialect>();
+    module =
+        mlir::parseSourceString<mlir::ModuleOp>(kStandaloneModule, &context);
+    EXPECT_TRUE(module);
+  }
+  mlir::func::FuncOp get(llvm::StringRef name) {
+    return module->lookupSymbol<mlir::func::FuncOp>(name);
+  }
+  std::vector<std::vector<int64_t>> shapes(llvm::StringRef name) {
+    std::vector<std::vector<int64_t>> result;
+    for (mlir::Type type : get(name).getArgumentTypes()) {
+      auto shape = mlir::cast<mlir::RankedTensorType>(type).getShape();
+      result.emplace_back(shape.begin(), shape.end());
+    }
+    return result;
+  }
+  /// Random arguments of the function's types: floats in [-2, 2),
+  /// integers in [-4, 4) (valid gather indices for dims of 4 or more).
+  std::vector<HostTensor> inputs(llvm::StringRef name, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> real(-2.0, 2.0);
+    std::uniform_int_distribution<int64_t> integer(-4, 3);
+    std::vector<HostTensor> result;
+    for (mlir::Type type : get(name).getArgumentTypes()) {
+      auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+      auto dtype = *reference::toDType(tensor.getElementType());
+      auto t = *HostTensor::allocate(
+          dtype, {tensor.getShape().begin(), tensor.getShape().end()});
+      for (int64_t i = 0; i < t.numElements(); ++i) {
+        if (runtime::isFloatDType(dtype))
+          t.setDouble(i, real(rng));
+        else
+          t.setInt(i, integer(rng));
+      }
+      result.push_back(std::move(t));
+    }
+    return result;
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+constexpr const char *kStandaloneFunctions[] = {"pools", "nhwc_pools", "data",
+                                                "reductions", "dtypes"};
+} // namespace
+
+TEST(CudaCompiler, CompilesStandaloneKernelsWithoutAGpu) {
+  StandaloneFixture f;
+  for (const char *name : kStandaloneFunctions) {
+    SCOPED_TRACE(name);
+    auto compiled = cuda::compile(f.get(name), f.shapes(name));
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    EXPECT_FALSE(compiled->launches.empty());
+    EXPECT_EQ(compiled->executable->spec().kernels[0].image.substr(0, 4),
+              "\x7f"
+              "ELF");
+  }
+  // One kernel per op (none of them is loop-fusable on its own terms).
+  auto pools = cuda::compile(f.get("pools"), f.shapes("pools"));
+  ASSERT_TRUE(static_cast<bool>(pools)) << llvm::toString(pools.takeError());
+  EXPECT_EQ(pools->launches.size(), 3u) << pools->describe();
+}
+
+// The standalone kernels against the reference interpreter.
+TEST(CudaCompiler, StandaloneKernelsMatchTheReferenceOnTheDevice) {
+  auto device = cuda::openDevice(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  StandaloneFixture f;
+  for (const char *name : kStandaloneFunctions) {
+    SCOPED_TRACE(name);
+    cuda::CompileOptions options;
+    options.arch = (*device)->arch();
+    auto compiled = cuda::compile(f.get(name), f.shapes(name), options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    auto inputs = f.inputs(name, 11);
+    auto want = reference::runFunction(f.get(name), inputs);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    for (int call = 0; call < 2; ++call) {
+      auto got = compiled->executable->run(**device, inputs);
+      ASSERT_TRUE(got.ok()) << got.status() << "\n" << compiled->describe();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t i = 0; i < got->size(); ++i) {
+        // f16/bf16 results may differ by one rounding (computed in f32 here,
+        // in double by the reference).
+        bool narrow = (*want)[i].dtype() == runtime::DType::F16 ||
+                      (*want)[i].dtype() == runtime::DType::BF16;
+        auto close = runtime::allClose((*got)[i], (*want)[i],
+                                       narrow ? 1e-2 : 1e-4,
+                                       narrow ? 1e-2 : 1e-5);
+        EXPECT_TRUE(close.ok()) << "result #" << i << ": " << close << "\n"
+                                << compiled->describe();
+      }
+    }
+  }
+}
