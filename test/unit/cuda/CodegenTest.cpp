@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -102,4 +103,42 @@ TEST(CudaCodegen, RunsOnTheDevice) {
   }
   // The second call reused the first call's blocks.
   EXPECT_GT((*device)->pool().stats().hits, 0);
+}
+
+// hasStandaloneKernel answers exactly what generateLoopKernel accepts for
+// the op wrapped alone, and leaves the IR as it was.
+TEST(CudaCodegen, StandaloneKernelsAreThoseTheGeneratorAccepts) {
+  mlir::MLIRContext context;
+  context.loadDialect<TgcDialect, mlir::func::FuncDialect>();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+func.func @f(%x: tensor<1x4x8x8xf32>, %i: tensor<3xi64>, %n: tensor<5xi32>, %h: tensor<5xf16>, %d: tensor<5xf64>, %u: tensor<?x4xf32>) {
+  %0 = tgc.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %1 = tgc.gather %x, %i {axis = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<3xi64>) -> tensor<1x3x8x8xf32>
+  %2 = tgc.argmax %x {axis = 1 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x8x8xi64>
+  %3 = tgc.softmax %x {axis = 1 : i64} : tensor<1x4x8x8xf32>
+  %4 = tgc.add %n, %n : tensor<5xi32>
+  %5 = tgc.exp %h : tensor<5xf16>
+  %6 = tgc.div %n, %n : tensor<5xi32>
+  %7 = tgc.exp %d : tensor<5xf64>
+  %8 = tgc.matmul %x, %x : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %9:2 = tgc.topk %h {axis = 0 : i64, k = 2 : i64} : (tensor<5xf16>) -> (tensor<2xf16>, tensor<2xi64>)
+  %10 = tgc.exp %u : tensor<?x4xf32>
+  %11 = tgc.pad %n {low = array<i64: 1>, high = array<i64: 2>} : (tensor<5xi32>) -> tensor<8xi32>
+  return
+}
+)mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  std::vector<bool> expected = {true,  true,  true,  true,  true,  true,
+                                false, false, false, false, false, true};
+  std::vector<bool> got;
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
+  for (mlir::Operation &op : func.getBody().front().without_terminator())
+    got.push_back(cuda::hasStandaloneKernel(&op));
+  EXPECT_EQ(got, expected);
+  // The probes left no ops or uses behind.
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  EXPECT_EQ(std::distance(func.getArgument(0).use_begin(),
+                          func.getArgument(0).use_end()),
+            6);
 }
