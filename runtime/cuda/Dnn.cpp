@@ -93,6 +93,7 @@ tgc::cuda::loadDnnFrom(const std::string &library) {
   TGC_LOOKUP(cudnnGetConvolutionForwardWorkspaceSize)
   TGC_LOOKUP(cudnnConvolutionForward)
   TGC_LOOKUP(cudnnConvolutionBiasActivationForward)
+  TGC_LOOKUP(cudnnActivationForward)
   TGC_LOOKUP(cudnnAddTensor)
 #undef TGC_LOOKUP
   if (missing) {
@@ -391,13 +392,21 @@ absl::Status DnnConv::enqueue(CUstream stream, DevicePtr x, DevicePtr filter,
     // y = act(1 * conv(x) + alpha2 * z + bias); without z, z is y itself
     // scaled by 0.
     const float scaleZ = hasZ ? alpha2 : 0.0f;
-    return api->check(
-        api->cudnnConvolutionBiasActivationForward(
-            h, &one, xDesc, ptr(x), wDesc, ptr(filter), convDesc, algo,
-            ptr(workspace), workspaceBytes, &scaleZ, yDesc,
-            ptr(hasZ ? z : y), biasDesc, ptr(hasBias ? bias : zeroBias),
-            activationDesc, yDesc, ptr(y)),
-        "cudnnConvolutionBiasActivationForward");
+    const cudnnStatus_t status = api->cudnnConvolutionBiasActivationForward(
+        h, &one, xDesc, ptr(x), wDesc, ptr(filter), convDesc, algo,
+        ptr(workspace), workspaceBytes, &scaleZ, yDesc, ptr(hasZ ? z : y),
+        biasDesc, ptr(hasBias ? bias : zeroBias), activationDesc, yDesc,
+        ptr(y));
+    if (status == CUDNN_STATUS_SUCCESS)
+      return absl::OkStatus();
+    // Rejected parameters (2xxx) or configurations (3xxx) enqueue nothing:
+    // run the separate calls from now on. Anything else is an error.
+    const int category = status / 1000 * 1000;
+    if (category != 2000 && category != 3000)
+      return api->check(status, "cudnnConvolutionBiasActivationForward");
+    fusedFailure =
+        api->describe(status, "cudnnConvolutionBiasActivationForward");
+    convPath = DnnConvPath::Separate;
   }
   // y = conv(x) + beta * y, where beta adds a residual that is y itself.
   const bool zInPlace = hasZ && z == y;
@@ -419,6 +428,13 @@ absl::Status DnnConv::enqueue(CUstream stream, DevicePtr x, DevicePtr filter,
     if (auto s = api->check(api->cudnnAddTensor(h, &one, biasDesc, ptr(bias),
                                                 &one, yDesc, ptr(y)),
                             "cudnnAddTensor");
+        !s.ok())
+      return s;
+  if (relu)
+    if (auto s = api->check(api->cudnnActivationForward(h, activationDesc,
+                                                        &one, yDesc, ptr(y),
+                                                        &zero, yDesc, ptr(y)),
+                            "cudnnActivationForward");
         !s.ok())
       return s;
   return absl::OkStatus();

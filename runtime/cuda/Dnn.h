@@ -26,7 +26,7 @@
 //   cudnnFindConvolutionForwardAlgorithm,
 //   cudnnGetConvolutionForwardWorkspaceSize,
 //   cudnnConvolutionForward, cudnnConvolutionBiasActivationForward,
-//   cudnnAddTensor.
+//   cudnnAddTensor, cudnnActivationForward.
 //
 // How a ConvCall runs (y = act(conv(x, w) + alpha2 * z + bias)):
 //   - relu: cudnnConvolutionBiasActivationForward with RELU (a zero bias
@@ -37,6 +37,10 @@
 //   - otherwise cudnnConvolutionForward (beta = alpha2 when z is y itself),
 //     then cudnnAddTensor for z (alpha2 * z + y) and for the bias (a
 //     1 x k x 1 x 1 tensor broadcast over y).
+// When cudnnConvolutionBiasActivationForward rejects a configuration
+// (CUDNN_STATUS_BAD_PARAM* or CUDNN_STATUS_NOT_SUPPORTED*: nothing was
+// enqueued), the convolution switches to the separate path for good, with
+// cudnnActivationForward (in place) for the relu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -193,6 +197,10 @@ struct DnnApi {
       dnn::cudnnTensorDescriptor_t biasDesc, const void *bias,
       dnn::cudnnActivationDescriptor_t activationDesc,
       dnn::cudnnTensorDescriptor_t yDesc, void *y);
+  dnn::cudnnStatus_t (*cudnnActivationForward)(
+      dnn::cudnnHandle_t handle, dnn::cudnnActivationDescriptor_t desc,
+      const void *alpha, dnn::cudnnTensorDescriptor_t xDesc, const void *x,
+      const void *beta, dnn::cudnnTensorDescriptor_t yDesc, void *y);
   dnn::cudnnStatus_t (*cudnnAddTensor)(dnn::cudnnHandle_t handle,
                                        const void *alpha,
                                        dnn::cudnnTensorDescriptor_t aDesc,
@@ -243,7 +251,9 @@ enum class DnnConvPath {
   /// cudnnConvolutionBiasActivationForward (relu, or identity with a bias
   /// on IMPLICIT_PRECOMP_GEMM).
   Fused,
-  /// cudnnConvolutionForward, then cudnnAddTensor for z and the bias.
+  /// cudnnConvolutionForward, then cudnnAddTensor for z and the bias, and
+  /// cudnnActivationForward for a relu (only after the fused call was
+  /// rejected).
   Separate,
 };
 DnnConvPath chooseConvPath(const ConvCall &call,
@@ -268,7 +278,10 @@ public:
 
   size_t workspaceBytes() const { return workspaceSize; }
   dnn::cudnnConvolutionFwdAlgo_t algorithm() const { return algo; }
+  /// The path enqueue() takes (Separate after the fused call was rejected:
+  /// fusedError says why).
   DnnConvPath path() const { return convPath; }
+  const std::string &fusedError() const { return fusedFailure; }
 
   /// A device's cuDNN handle and the mutex its users hold (Dnn.cpp).
   struct Handle;
@@ -295,6 +308,7 @@ private:
   dnn::cudnnActivationDescriptor_t activationDesc = nullptr;
   dnn::cudnnConvolutionFwdAlgo_t algo = 0;
   DnnConvPath convPath = DnnConvPath::Separate;
+  std::string fusedFailure;
   size_t workspaceSize = 0;
   /// Zeros (k values) for a relu without a bias, from the device's pool.
   DevicePtr zeroBias = 0;

@@ -3,14 +3,19 @@
 //
 // What codegen/cuda produces and the runtime runs: device buffers (the
 // function's inputs, constants uploaded once, intermediates from the pool),
-// kernel images (PTX or cubin, compiled at compile time), and a list of
-// launches over the buffers. A call
-//   1. copies the arguments to the device (host -> device, asynchronous),
-//   2. enqueues every launch on the executable's one stream,
-//   3. copies the results back (device -> host, asynchronous) and returns
-//      intermediates to the pool (safe: later work on the stream is ordered
-//      after these kernels),
-//   4. synchronizes the stream once.
+// kernel images (PTX or cubin, compiled at compile time), library calls
+// (cuBLASLt matmuls, Blas.h; cuDNN convolutions, Dnn.h; their descriptors
+// and algorithms are prepared once, on the first call, and the libraries
+// are loaded only by executables that have such steps), and a list of steps
+// over the buffers. A call
+//   1. copies the arguments to the device (host -> device, asynchronous;
+//      runOnDevice takes device tensors instead),
+//   2. enqueues every step on the executable's one stream (library calls
+//      share one workspace block from the pool),
+//   3. copies the results back (device -> host, asynchronous; runOnDevice
+//      hands them over as device tensors) and returns intermediates to the
+//      pool after
+//   4. synchronizing the stream once.
 // Host-device transfers happen only at this boundary. Calls are serialized
 // per executable (one stream).
 //

@@ -253,6 +253,7 @@ TGC_SAME_ENTRY(DnnApi, cudnnFindConvolutionForwardAlgorithm);
 TGC_SAME_ENTRY(DnnApi, cudnnGetConvolutionForwardWorkspaceSize);
 TGC_SAME_ENTRY(DnnApi, cudnnConvolutionForward);
 TGC_SAME_ENTRY(DnnApi, cudnnConvolutionBiasActivationForward);
+TGC_SAME_ENTRY(DnnApi, cudnnActivationForward);
 TGC_SAME_ENTRY(DnnApi, cudnnAddTensor);
 
 //===----------------------------------------------------------------------===//
