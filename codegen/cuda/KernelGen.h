@@ -23,8 +23,23 @@
 // and what is computed from them) are computed once per row; results are
 // stored per element (one more loop over the row) or per row.
 //
-// Not yet: reductions over outer axes, other element types, dynamic
-// shapes. Those regions are rejected with an error on the offending op.
+// Everything else runs one thread per output element: reductions over
+// other axes (and integer reductions) are loops of the thread over the
+// reduced dims, argmax/argmin a loop along the axis, pools a loop over the
+// window (NCHW or NHWC, padding, dilations, ceil_mode, count_include_pad as
+// the reference interpreter), slice / pad / concat / gather index maps
+// (pad and concat branches read their input only where it is in range;
+// gather indices wrap when negative and are clamped when out of range).
+// softmax, log_softmax, layer_norm and batch_norm are spelled out into
+// reductions and elementwise ops first (row kernels over the last axes).
+//
+// Element types: f32; f16 and bf16 (stored as 16-bit encodings, computed
+// in f32, rounded to nearest even); i1 (one byte, computed as bool); i8..i64
+// and ui8..ui64 (wrapping add/sub/mul/neg/abs/max/min/relu/sign, reductions,
+// data movement); tgc.cast, compare, select and the logical ops between
+// them. Not supported (an error on the offending op): f64, integer
+// div/pow/clamp, multi-result ops (topk), scatters, contractions, dynamic
+// shapes.
 //
 // Links MLIR only (no runtime, no CUDA library).
 //
@@ -56,7 +71,9 @@ struct GeneratedKernel {
   /// The extern "C" entry point.
   std::string name;
   /// The kernel's code (without the prelude): a __global__ function taking
-  /// `const float *` per fusion operand, then `float *` per result.
+  /// a `const T *` per fusion operand, then a `T *` per result, T the
+  /// storage type of the element type (float; unsigned short for f16/bf16;
+  /// unsigned char for i1; the C integer type of the width otherwise).
   std::string code;
   /// The iteration domain: the shape every result has.
   std::vector<int64_t> shape;
@@ -85,8 +102,11 @@ mlir::FailureOr<GeneratedKernel> generateLoopKernel(FusionOp fusion,
 
 /// Whether `op` (not loop-fusable: see tgc::isLoopFusable) still has a
 /// generated kernel of its own (pools, gather, slice, pad, concat, outer
-/// reductions, ...): the CUDA compiler wraps such ops in a one-op
-/// `tgc.fusion <loop>` and calls generateLoopKernel on it.
+/// reductions, argmax, softmax, non-f32 types, ...): the CUDA compiler
+/// wraps such ops in a one-op `tgc.fusion <loop>` and calls
+/// generateLoopKernel on it. Exactly the ops for which that succeeds: it
+/// generates the kernel of a detached one-op fusion (diagnostics
+/// swallowed); the IR is left unchanged.
 bool hasStandaloneKernel(mlir::Operation *op);
 
 struct GeneratedModule {
