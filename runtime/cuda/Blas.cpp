@@ -43,8 +43,8 @@ std::string tgc::cuda::blasStatusName(cublasStatus_t status) {
 }
 
 std::string BlasApi::describe(cublasStatus_t status, const char *what) const {
-  const char *text = cublasLtGetStatusString ? cublasLtGetStatusString(status)
-                                             : nullptr;
+  const char *text =
+      cublasLtGetStatusString ? cublasLtGetStatusString(status) : nullptr;
   return absl::StrCat(what, " failed: ", blasStatusName(status), " (",
                       text ? text : "unknown error", ")");
 }
@@ -270,9 +270,9 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
   plan->hasC = call.c >= 0;
   const BlasMatmulLayout &l = plan->layout;
 
-  if (auto status = api.check(api.cublasLtMatmulDescCreate(
-                                  &plan->desc, l.computeType, CUDA_R_32F),
-                              "cublasLtMatmulDescCreate");
+  if (auto status = api.check(
+          api.cublasLtMatmulDescCreate(&plan->desc, l.computeType, CUDA_R_32F),
+          "cublasLtMatmulDescCreate");
       !status.ok())
     return status;
   auto setDesc = [&](cublasLtMatmulDescAttributes_t attr, const void *value,
@@ -302,8 +302,8 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
     // The heuristic reads the bias pointer's alignment, never the data: a
     // 256-byte aligned stand-in until enqueue() sets the real one.
     const void *bias = reinterpret_cast<const void *>(uintptr_t(256));
-    if (auto s = setDesc(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                         sizeof(bias));
+    if (auto s =
+            setDesc(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
         !s.ok())
       return s;
   }
@@ -319,10 +319,10 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
       return absl::OkStatus();
     const int32_t count = l.batchCount;
     const int64_t stride = m.batchStride;
-    if (auto s = api.check(api.cublasLtMatrixLayoutSetAttribute(
-                               out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
-                               sizeof(count)),
-                           "cublasLtMatrixLayoutSetAttribute");
+    if (auto s = api.check(
+            api.cublasLtMatrixLayoutSetAttribute(
+                out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+            "cublasLtMatrixLayoutSetAttribute");
         !s.ok())
       return s;
     return api.check(api.cublasLtMatrixLayoutSetAttribute(
@@ -365,11 +365,11 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
     ~PreferenceGuard() { api.cublasLtMatmulPreferenceDestroy(preference); }
   } guard{api, preference};
   const uint64_t maxWorkspace = kMaxWorkspaceBytes;
-  if (auto s = api.check(api.cublasLtMatmulPreferenceSetAttribute(
-                             preference,
-                             CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                             &maxWorkspace, sizeof(maxWorkspace)),
-                         "cublasLtMatmulPreferenceSetAttribute");
+  if (auto s =
+          api.check(api.cublasLtMatmulPreferenceSetAttribute(
+                        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                        &maxWorkspace, sizeof(maxWorkspace)),
+                    "cublasLtMatmulPreferenceSetAttribute");
       !s.ok())
     return s;
   const cublasLtMatmulPreferenceAttributes_t alignmentAttributes[4] = {
@@ -379,11 +379,10 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
   for (int i = 0; i < 4; ++i) {
     const uint32_t alignment = plan->alignment[i];
-    if (auto s = api.check(
-            api.cublasLtMatmulPreferenceSetAttribute(
-                preference, alignmentAttributes[i], &alignment,
-                sizeof(alignment)),
-            "cublasLtMatmulPreferenceSetAttribute");
+    if (auto s = api.check(api.cublasLtMatmulPreferenceSetAttribute(
+                               preference, alignmentAttributes[i], &alignment,
+                               sizeof(alignment)),
+                           "cublasLtMatmulPreferenceSetAttribute");
         !s.ok())
       return s;
   }
@@ -396,11 +395,11 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
   if (status == CUBLAS_STATUS_NOT_SUPPORTED ||
       (status == CUBLAS_STATUS_SUCCESS &&
        (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)))
-    return absl::UnimplementedError(absl::StrCat(
-        "cuBLASLt has no algorithm for ", plan->description,
-        status == CUBLAS_STATUS_SUCCESS
-            ? ""
-            : absl::StrCat(" (", blasStatusName(status), ")")));
+    return absl::UnimplementedError(
+        absl::StrCat("cuBLASLt has no algorithm for ", plan->description,
+                     status == CUBLAS_STATUS_SUCCESS
+                         ? ""
+                         : absl::StrCat(" (", blasStatusName(status), ")")));
   if (auto s = api.check(status, "cublasLtMatmulAlgoGetHeuristic"); !s.ok())
     return s;
   plan->algo = result.algo;
@@ -412,22 +411,22 @@ absl::Status BlasMatmul::enqueue(CUstream stream, DevicePtr a, DevicePtr b,
                                  DevicePtr c, DevicePtr bias, DevicePtr d,
                                  DevicePtr workspace, size_t workspaceBytes) {
   if (workspaceBytes < workspaceSize || (workspaceSize && !workspace))
-    return absl::InternalError(absl::StrCat(
-        description, ": ", workspaceBytes, " bytes of workspace, needs ",
-        workspaceSize));
+    return absl::InternalError(absl::StrCat(description, ": ", workspaceBytes,
+                                            " bytes of workspace, needs ",
+                                            workspaceSize));
   if (!hasC)
     c = d;
   // cuBLASLt's A is ours B, and so on (see lowerMatmul).
   const DevicePtr operands[4] = {b, a, c, d};
   for (int i = 0; i < 4; ++i)
     if (operands[i] % alignment[i] != 0)
-      return absl::InternalError(
-          absl::StrCat(description, ": operand address 0x", absl::Hex(operands[i]),
-                       " is not ", alignment[i], "-byte aligned"));
+      return absl::InternalError(absl::StrCat(
+          description, ": operand address 0x", absl::Hex(operands[i]),
+          " is not ", alignment[i], "-byte aligned"));
   if (layout.hasBias) {
     if (bias % 16 != 0)
-      return absl::InternalError(absl::StrCat(
-          description, ": bias address is not 16-byte aligned"));
+      return absl::InternalError(
+          absl::StrCat(description, ": bias address is not 16-byte aligned"));
     const void *biasPointer = reinterpret_cast<const void *>(bias);
     if (auto s = api->check(api->cublasLtMatmulDescSetAttribute(
                                 desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
@@ -436,13 +435,12 @@ absl::Status BlasMatmul::enqueue(CUstream stream, DevicePtr a, DevicePtr b,
         !s.ok())
       return s;
   }
-  return api->check(
-      api->cublasLtMatmul(handle, desc, &alpha,
-                          reinterpret_cast<const void *>(b), aDesc,
-                          reinterpret_cast<const void *>(a), bDesc, &beta,
-                          reinterpret_cast<const void *>(c), cDesc,
-                          reinterpret_cast<void *>(d), dDesc, &algo,
-                          reinterpret_cast<void *>(workspace), workspaceBytes,
-                          stream),
-      "cublasLtMatmul");
+  return api->check(api->cublasLtMatmul(
+                        handle, desc, &alpha, reinterpret_cast<const void *>(b),
+                        aDesc, reinterpret_cast<const void *>(a), bDesc, &beta,
+                        reinterpret_cast<const void *>(c), cDesc,
+                        reinterpret_cast<void *>(d), dDesc, &algo,
+                        reinterpret_cast<void *>(workspace), workspaceBytes,
+                        stream),
+                    "cublasLtMatmul");
 }

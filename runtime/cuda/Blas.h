@@ -117,12 +117,10 @@ inline constexpr cublasLtEpilogue_t CUBLASLT_EPILOGUE_GELU_BIAS = 36;
 // BIAS_DATA_TYPE int32_t; layout BATCH_COUNT int32_t,
 // STRIDED_BATCH_OFFSET int64_t; preference MAX_WORKSPACE_BYTES uint64_t,
 // MIN_ALIGNMENT_*_BYTES uint32_t.
-inline constexpr cublasLtMatmulDescAttributes_t
-    CUBLASLT_MATMUL_DESC_TRANSA = 3;
-inline constexpr cublasLtMatmulDescAttributes_t
-    CUBLASLT_MATMUL_DESC_TRANSB = 4;
-inline constexpr cublasLtMatmulDescAttributes_t
-    CUBLASLT_MATMUL_DESC_EPILOGUE = 7;
+inline constexpr cublasLtMatmulDescAttributes_t CUBLASLT_MATMUL_DESC_TRANSA = 3;
+inline constexpr cublasLtMatmulDescAttributes_t CUBLASLT_MATMUL_DESC_TRANSB = 4;
+inline constexpr cublasLtMatmulDescAttributes_t CUBLASLT_MATMUL_DESC_EPILOGUE =
+    7;
 inline constexpr cublasLtMatmulDescAttributes_t
     CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8;
 inline constexpr cublasLtMatmulDescAttributes_t
@@ -276,8 +274,8 @@ private:
   float alpha = 1, beta = 0;
   bool hasC = false;
   lt::cublasLtMatmulDesc_t desc = nullptr;
-  lt::cublasLtMatrixLayout_t aDesc = nullptr, bDesc = nullptr,
-                             cDesc = nullptr, dDesc = nullptr;
+  lt::cublasLtMatrixLayout_t aDesc = nullptr, bDesc = nullptr, cDesc = nullptr,
+                             dDesc = nullptr;
   lt::cublasLtMatmulAlgo_t algo = {};
   size_t workspaceSize = 0;
   /// The alignment (bytes) each operand's base address and batch stride

@@ -19,14 +19,15 @@ using namespace tgc::cuda;
 using namespace tgc::cuda::dnn;
 
 std::string DnnApi::describe(cudnnStatus_t status, const char *what) const {
-  const char *name = cudnnGetErrorString ? cudnnGetErrorString(status)
-                                         : nullptr;
+  const char *name =
+      cudnnGetErrorString ? cudnnGetErrorString(status) : nullptr;
   char last[512] = {};
   if (cudnnGetLastErrorString)
     cudnnGetLastErrorString(last, sizeof(last) - 1);
-  std::string text = absl::StrCat(
-      what, " failed: ",
-      name && *name ? std::string(name) : absl::StrCat("cudnnStatus_t ", status));
+  std::string text =
+      absl::StrCat(what, " failed: ",
+                   name && *name ? std::string(name)
+                                 : absl::StrCat("cudnnStatus_t ", status));
   if (last[0])
     absl::StrAppend(&text, " (", last, ")");
   return text;
@@ -60,8 +61,8 @@ tgc::cuda::loadDnnFrom(const std::string &library) {
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *error = dlerror();
-    return absl::NotFoundError(absl::StrCat(
-        "cuDNN not found (", library, ": ", error ? error : "not found", ")"));
+    return absl::NotFoundError(absl::StrCat("cuDNN not found (", library, ": ",
+                                            error ? error : "not found", ")"));
   }
   auto api = std::make_unique<DnnApi>();
   const char *missing = nullptr;
@@ -145,12 +146,11 @@ absl::StatusOr<DnnConvLayout> tgc::cuda::lowerConv(const ConvCall &call) {
         absl::StrCat("cuDNN convolutions take f32, f16 or bf16, not ",
                      std::string(runtime::dtypeName(call.dtype))));
   }
-  const int64_t values[] = {call.n,       call.c,         call.h,
-                            call.w,       call.k,         call.r,
-                            call.s,       call.groups,    call.padH,
-                            call.padW,    call.strideH,   call.strideW,
-                            call.dilationH, call.dilationW, call.outH,
-                            call.outW};
+  const int64_t values[] = {
+      call.n,         call.c,         call.h,       call.w,
+      call.k,         call.r,         call.s,       call.groups,
+      call.padH,      call.padW,      call.strideH, call.strideW,
+      call.dilationH, call.dilationW, call.outH,    call.outW};
   for (int64_t v : values)
     if (v < 0 || v > INT_MAX)
       return absl::InvalidArgumentError(
@@ -158,7 +158,8 @@ absl::StatusOr<DnnConvLayout> tgc::cuda::lowerConv(const ConvCall &call) {
   auto i = [](int64_t v) { return static_cast<int>(v); };
   l.format = call.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   l.groups = i(call.groups);
-  l.x[0] = i(call.n), l.x[1] = i(call.c), l.x[2] = i(call.h), l.x[3] = i(call.w);
+  l.x[0] = i(call.n), l.x[1] = i(call.c), l.x[2] = i(call.h),
+  l.x[3] = i(call.w);
   l.filter[0] = i(call.k);
   l.filter[1] = call.groups > 0 ? i(call.c / call.groups) : 0;
   l.filter[2] = i(call.r), l.filter[3] = i(call.s);
@@ -176,7 +177,8 @@ DnnConvPath tgc::cuda::chooseConvPath(const ConvCall &call,
   // algorithm, IDENTITY only with IMPLICIT_PRECOMP_GEMM.
   if (call.relu)
     return DnnConvPath::Fused;
-  if (call.bias >= 0 && algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
+  if (call.bias >= 0 &&
+      algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
     return DnnConvPath::Fused;
   return DnnConvPath::Separate;
 }
@@ -343,9 +345,9 @@ DnnConv::create(Device &device, Stream &stream, const ConvCall &call) {
     // Run with the math type that was measured (as PyTorch does); strict
     // f32 keeps FMA.
     if (!strict)
-      TGC_CHECK(api.cudnnSetConvolutionMathType(conv->convDesc,
-                                                chosen->mathType),
-                "cudnnSetConvolutionMathType")
+      TGC_CHECK(
+          api.cudnnSetConvolutionMathType(conv->convDesc, chosen->mathType),
+          "cudnnSetConvolutionMathType")
     size_t workspace = 0;
     TGC_CHECK(api.cudnnGetConvolutionForwardWorkspaceSize(
                   conv->handle->handle, conv->xDesc, conv->wDesc,
@@ -419,9 +421,9 @@ absl::Status DnnConv::enqueue(CUstream stream, DevicePtr x, DevicePtr filter,
       !s.ok())
     return s;
   if (hasZ && !zInPlace)
-    if (auto s = api->check(api->cudnnAddTensor(h, &alpha2, yDesc, ptr(z),
-                                                &one, yDesc, ptr(y)),
-                            "cudnnAddTensor");
+    if (auto s = api->check(
+            api->cudnnAddTensor(h, &alpha2, yDesc, ptr(z), &one, yDesc, ptr(y)),
+            "cudnnAddTensor");
         !s.ok())
       return s;
   if (hasBias)
@@ -431,9 +433,9 @@ absl::Status DnnConv::enqueue(CUstream stream, DevicePtr x, DevicePtr filter,
         !s.ok())
       return s;
   if (relu)
-    if (auto s = api->check(api->cudnnActivationForward(h, activationDesc,
-                                                        &one, yDesc, ptr(y),
-                                                        &zero, yDesc, ptr(y)),
+    if (auto s = api->check(api->cudnnActivationForward(h, activationDesc, &one,
+                                                        yDesc, ptr(y), &zero,
+                                                        yDesc, ptr(y)),
                             "cudnnActivationForward");
         !s.ok())
       return s;

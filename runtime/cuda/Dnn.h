@@ -97,8 +97,8 @@ struct cudnnConvolutionFwdAlgoPerf_t {
 };
 
 inline constexpr cudnnStatus_t CUDNN_STATUS_SUCCESS = 0;
-inline constexpr cudnnStatus_t CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED =
-    4003;
+inline constexpr cudnnStatus_t
+    CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED = 4003;
 inline constexpr cudnnStatus_t
     CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED = 4004;
 inline constexpr cudnnDataType_t CUDNN_DATA_FLOAT = 0;
@@ -116,8 +116,7 @@ inline constexpr cudnnActivationMode_t CUDNN_ACTIVATION_IDENTITY = 5;
 inline constexpr cudnnNanPropagation_t CUDNN_PROPAGATE_NAN = 1;
 inline constexpr cudnnConvolutionFwdAlgo_t
     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1;
-inline constexpr cudnnConvolutionFwdAlgo_t CUDNN_CONVOLUTION_FWD_ALGO_COUNT =
-    8;
+inline constexpr cudnnConvolutionFwdAlgo_t CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8;
 } // namespace dnn
 
 /// The cuDNN entry points tgc uses.

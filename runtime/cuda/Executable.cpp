@@ -58,9 +58,9 @@ std::string MatmulCall::describe() const {
   };
   std::string product =
       absl::StrCat(operand(m, k, transA), " * ", operand(k, n, transB));
-  std::string text = batch > 1 ? absl::StrCat("matmul ", batch, "x(", product,
-                                              ")")
-                               : absl::StrCat("matmul ", product);
+  std::string text = batch > 1
+                         ? absl::StrCat("matmul ", batch, "x(", product, ")")
+                         : absl::StrCat("matmul ", product);
   if (batch > 1) {
     std::vector<std::string> shared;
     if (strideA == 0)
@@ -103,14 +103,13 @@ std::string ConvCall::describe() const {
   const int64_t perGroup = groups > 0 ? c / groups : c;
   std::string input = nhwc ? absl::StrCat(n, "x", h, "x", w, "x", c)
                            : absl::StrCat(n, "x", c, "x", h, "x", w);
-  std::string weights = nhwc
-                            ? absl::StrCat(k, "x", r, "x", s, "x", perGroup)
-                            : absl::StrCat(k, "x", perGroup, "x", r, "x", s);
+  std::string weights = nhwc ? absl::StrCat(k, "x", r, "x", s, "x", perGroup)
+                             : absl::StrCat(k, "x", perGroup, "x", r, "x", s);
   std::string output = nhwc ? absl::StrCat(n, "x", outH, "x", outW, "x", k)
                             : absl::StrCat(n, "x", k, "x", outH, "x", outW);
-  std::string text = absl::StrCat("conv ", nhwc ? "nhwc " : "", input, " * ",
-                                   weights, " pad ", pair(padH, padW),
-                                   " stride ", pair(strideH, strideW));
+  std::string text =
+      absl::StrCat("conv ", nhwc ? "nhwc " : "", input, " * ", weights, " pad ",
+                   pair(padH, padW), " stride ", pair(strideH, strideW));
   if (dilationH != 1 || dilationW != 1)
     absl::StrAppend(&text, " dilation ", pair(dilationH, dilationW));
   if (groups != 1)
@@ -141,8 +140,8 @@ struct DeviceTensor::Storage {
   ~Storage() { device->pool().free(ptr); }
 };
 
-DeviceTensor DeviceTensor::adopt(std::shared_ptr<Device> device,
-                                 DevicePtr ptr, TensorSpec spec) {
+DeviceTensor DeviceTensor::adopt(std::shared_ptr<Device> device, DevicePtr ptr,
+                                 TensorSpec spec) {
   DeviceTensor tensor;
   tensor.storage = std::make_shared<Storage>(std::move(device), ptr);
   tensor.tensorSpec = std::move(spec);
@@ -155,9 +154,8 @@ DeviceTensor::allocate(std::shared_ptr<Device> device, TensorSpec spec) {
     return absl::InvalidArgumentError("DeviceTensor::allocate: no device");
   for (int64_t d : spec.shape)
     if (d < 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat("DeviceTensor::allocate: negative dimension in ",
-                       spec.describe()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "DeviceTensor::allocate: negative dimension in ", spec.describe()));
   absl::StatusOr<DevicePtr> ptr = device->pool().allocate(spec.byteSize());
   if (!ptr.ok())
     return ptr.status();
@@ -165,8 +163,7 @@ DeviceTensor::allocate(std::shared_ptr<Device> device, TensorSpec spec) {
 }
 
 absl::StatusOr<DeviceTensor>
-DeviceTensor::fromHost(std::shared_ptr<Device> device,
-                       const HostTensor &host) {
+DeviceTensor::fromHost(std::shared_ptr<Device> device, const HostTensor &host) {
   absl::StatusOr<DeviceTensor> tensor =
       allocate(device, TensorSpec{host.dtype(), host.shape()});
   if (!tensor.ok())
@@ -174,8 +171,8 @@ DeviceTensor::fromHost(std::shared_ptr<Device> device,
   absl::StatusOr<std::unique_ptr<Stream>> stream = device->createStream();
   if (!stream.ok())
     return stream.status();
-  if (auto s = (*stream)->copyToDevice(tensor->data(), host.data(),
-                                       host.byteSize());
+  if (auto s =
+          (*stream)->copyToDevice(tensor->data(), host.data(), host.byteSize());
       !s.ok()) {
     (void)(*stream)->synchronize();
     return s;
@@ -197,8 +194,7 @@ absl::StatusOr<HostTensor> DeviceTensor::toHost() const {
       storage->device->createStream();
   if (!stream.ok())
     return stream.status();
-  absl::Status copied =
-      (*stream)->copyToHost(host->data(), data(), byteSize());
+  absl::Status copied = (*stream)->copyToHost(host->data(), data(), byteSize());
   absl::Status done = (*stream)->synchronize();
   if (!copied.ok())
     return copied;
@@ -293,9 +289,9 @@ public:
                                 buffer, " (", spec.describe(), ") has ",
                                 spec.byteSize()));
     if (!isIntermediate(buffer) && spec.dtype != dtype)
-      return error(absl::StrCat(role, " is ", std::string(runtime::dtypeName(dtype)),
-                                ", buffer ", buffer, " is ",
-                                spec.describe()));
+      return error(absl::StrCat(role, " is ",
+                                std::string(runtime::dtypeName(dtype)),
+                                ", buffer ", buffer, " is ", spec.describe()));
     return absl::OkStatus();
   }
 
@@ -326,13 +322,15 @@ absl::Status checkMatmul(const DeviceExecutable &executable, size_t index) {
   const MatmulCall &call = executable.spec().matmuls[index];
   StepChecker check(executable, absl::StrCat("matmul ", index));
   if (!isLibraryDType(call.dtype))
-    return check.error(absl::StrCat("dtype ", std::string(runtime::dtypeName(call.dtype)),
+    return check.error(absl::StrCat("dtype ",
+                                    std::string(runtime::dtypeName(call.dtype)),
                                     " (cuBLASLt takes f32, f16 or bf16)"));
   for (int64_t v : {call.batch, call.m, call.n, call.k})
     if (v < 1 || v > INT32_MAX)
       return check.error(absl::StrCat("bad shape: batch ", call.batch, ", m ",
                                       call.m, ", n ", call.n, ", k ", call.k));
-  for (int64_t stride : {call.strideA, call.strideB, call.strideC, call.strideD})
+  for (int64_t stride :
+       {call.strideA, call.strideB, call.strideC, call.strideD})
     if (stride < 0)
       return check.error(absl::StrCat("negative batch stride ", stride));
   const int64_t mn = call.m * call.n;
@@ -363,13 +361,12 @@ absl::Status checkMatmul(const DeviceExecutable &executable, size_t index) {
       !s.ok())
     return s;
   if (call.c >= 0)
-    if (auto s = check.operand("C", call.c, call.dtype,
-                               span(mn, call.strideC));
+    if (auto s = check.operand("C", call.c, call.dtype, span(mn, call.strideC));
         !s.ok())
       return s;
   if (call.bias >= 0)
-    if (auto s = check.operand("the bias", call.bias, call.dtype,
-                               mulAdd(call.n, 1));
+    if (auto s =
+            check.operand("the bias", call.bias, call.dtype, mulAdd(call.n, 1));
         !s.ok())
       return s;
   if (auto s = check.operand("D", call.d, call.dtype, span(mn, call.strideD));
@@ -390,21 +387,20 @@ absl::Status checkConv(const DeviceExecutable &executable, size_t index) {
   const ConvCall &call = executable.spec().convs[index];
   StepChecker check(executable, absl::StrCat("conv ", index));
   if (!isLibraryDType(call.dtype))
-    return check.error(absl::StrCat("dtype ", std::string(runtime::dtypeName(call.dtype)),
+    return check.error(absl::StrCat("dtype ",
+                                    std::string(runtime::dtypeName(call.dtype)),
                                     " (cuDNN takes f32, f16 or bf16)"));
-  const int64_t positive[] = {call.n,       call.c,       call.h,
-                              call.w,       call.k,       call.r,
-                              call.s,       call.groups,  call.strideH,
-                              call.strideW, call.dilationH, call.dilationW,
-                              call.outH,    call.outW};
+  const int64_t positive[] = {
+      call.n,         call.c,         call.h,      call.w,       call.k,
+      call.r,         call.s,         call.groups, call.strideH, call.strideW,
+      call.dilationH, call.dilationW, call.outH,   call.outW};
   for (int64_t v : positive)
     if (v < 1 || v > INT32_MAX)
-      return check.error(absl::StrCat("bad shape or parameter ", v, " in ",
-                                      call.describe()));
+      return check.error(
+          absl::StrCat("bad shape or parameter ", v, " in ", call.describe()));
   if (call.padH < 0 || call.padW < 0 || call.padH > INT32_MAX ||
       call.padW > INT32_MAX)
-    return check.error(
-        absl::StrCat("bad padding ", call.padH, "x", call.padW));
+    return check.error(absl::StrCat("bad padding ", call.padH, "x", call.padW));
   if (call.c % call.groups != 0 || call.k % call.groups != 0)
     return check.error(absl::StrCat(call.groups, " groups do not divide ",
                                     call.c, " input and ", call.k,
@@ -421,9 +417,9 @@ absl::Status checkConv(const DeviceExecutable &executable, size_t index) {
   const int64_t outW =
       outSize(call.w, call.padW, call.s, call.strideW, call.dilationW);
   if (outH != call.outH || outW != call.outW)
-    return check.error(absl::StrCat("the output is ", outH, "x", outW,
-                                    ", not ", call.outH, "x", call.outW,
-                                    " (", call.describe(), ")"));
+    return check.error(absl::StrCat("the output is ", outH, "x", outW, ", not ",
+                                    call.outH, "x", call.outW, " (",
+                                    call.describe(), ")"));
   auto count = [](std::initializer_list<int64_t> dims) {
     std::optional<uint64_t> n = 1;
     for (int64_t d : dims)
@@ -448,8 +444,8 @@ absl::Status checkConv(const DeviceExecutable &executable, size_t index) {
       !s.ok())
     return s;
   if (call.bias >= 0)
-    if (auto s = check.operand("the bias", call.bias, call.dtype,
-                               mulAdd(call.k, 1));
+    if (auto s =
+            check.operand("the bias", call.bias, call.dtype, mulAdd(call.k, 1));
         !s.ok())
       return s;
   if (call.z >= 0)
@@ -496,9 +492,8 @@ DeviceExecutable::create(ExecutableSpec spec) {
             absl::StrCat("launch ", i, ": no conv ", launch.kernel));
       break;
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("launch ", i, ": unknown kind ",
-                       static_cast<int>(launch.kind)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "launch ", i, ": unknown kind ", static_cast<int>(launch.kind)));
     }
     for (int b : launch.buffers)
       if (b < 0 || b >= n)
@@ -561,9 +556,8 @@ std::string DeviceExecutable::describe() const {
     }
     case Launch::Kind::Conv: {
       const ConvCall &call = program.convs[launch.kernel];
-      std::vector<std::string> args = {
-          absl::StrCat("x ", buffer(call.x)),
-          absl::StrCat("w ", buffer(call.filter))};
+      std::vector<std::string> args = {absl::StrCat("x ", buffer(call.x)),
+                                       absl::StrCat("w ", buffer(call.filter))};
       if (call.bias >= 0)
         args.push_back(absl::StrCat("bias ", buffer(call.bias)));
       if (call.z >= 0)
@@ -791,10 +785,9 @@ DeviceExecutable::runOnDevice(const std::vector<DeviceTensor> &args) {
       return absl::InvalidArgumentError(
           absl::StrCat("argument #", i, " holds no device memory"));
     if (args[i].device() != args[0].device())
-      return absl::InvalidArgumentError(
-          absl::StrCat("argument #", i, " is ", args[i].describe(),
-                       ", argument #0 is ", args[0].describe(),
-                       ": all arguments must be on one device"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument #", i, " is ", args[i].describe(), ", argument #0 is ",
+          args[0].describe(), ": all arguments must be on one device"));
     if (args[i].dtype() != program.inputs[i].dtype ||
         args[i].shape() != program.inputs[i].shape)
       return absl::InvalidArgumentError(
@@ -849,7 +842,9 @@ DeviceExecutable::runOnDevice(const std::vector<DeviceTensor> &args) {
       // This call's own block, holding nothing else the caller gets: the
       // result takes it over instead of a copy.
       handedOver[b] = true;
-      owned.erase(std::find(owned.begin(), owned.end(), buffers[b]));
+      if (auto it = std::find(owned.begin(), owned.end(), buffers[b]);
+          it != owned.end())
+        owned.erase(it);
       results.push_back(DeviceTensor::adopt(shared, buffers[b], spec));
       continue;
     }

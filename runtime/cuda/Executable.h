@@ -149,8 +149,8 @@ public:
   static absl::StatusOr<DeviceTensor> allocate(std::shared_ptr<Device> device,
                                                TensorSpec spec);
   /// A copy of `host` on `device` (synchronous).
-  static absl::StatusOr<DeviceTensor>
-  fromHost(std::shared_ptr<Device> device, const runtime::HostTensor &host);
+  static absl::StatusOr<DeviceTensor> fromHost(std::shared_ptr<Device> device,
+                                               const runtime::HostTensor &host);
   /// A copy on the host (synchronous).
   absl::StatusOr<runtime::HostTensor> toHost() const;
 

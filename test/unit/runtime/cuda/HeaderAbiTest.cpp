@@ -31,7 +31,7 @@ using namespace tgc::cuda;
 
 struct Shape {
   size_t size = 0;
-  int kind = 0; // 0 void, 1 pointer, 2 floating point, 3 integral or enum
+  int kind = 0;       // 0 void, 1 pointer, 2 floating point, 3 integral or enum
   size_t pointee = 0; // sizeof(*T) for complete object pointees, else 0
   constexpr bool operator==(const Shape &) const = default;
 };
@@ -88,8 +88,7 @@ template <typename Ours, typename Theirs> constexpr bool sameAbi() {
 
 static_assert(sizeof(lt::cublasStatus_t) == sizeof(::cublasStatus_t));
 static_assert(sizeof(lt::cudaDataType_t) == sizeof(::cudaDataType_t));
-static_assert(sizeof(lt::cublasComputeType_t) ==
-              sizeof(::cublasComputeType_t));
+static_assert(sizeof(lt::cublasComputeType_t) == sizeof(::cublasComputeType_t));
 static_assert(sizeof(lt::cublasOperation_t) == sizeof(::cublasOperation_t));
 static_assert(sizeof(lt::cublasLtEpilogue_t) == sizeof(::cublasLtEpilogue_t));
 static_assert(sizeof(lt::cublasLtMatmulDescAttributes_t) ==
@@ -224,8 +223,8 @@ TGC_SAME_VALUE(dnn, CUDNN_PROPAGATE_NAN);
 TGC_SAME_VALUE(dnn, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
 TGC_SAME_VALUE(dnn, CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
 // cudnnGetVersion()'s encoding, which the loader's 9.x check assumes.
-static_assert(CUDNN_VERSION == CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 +
-                                   CUDNN_PATCHLEVEL);
+static_assert(CUDNN_VERSION ==
+              CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL);
 static_assert(CUDNN_MAJOR == 9);
 
 TGC_SAME_ENTRY(DnnApi, cudnnGetVersion);

@@ -33,7 +33,7 @@ namespace {
 #define TGC_REQUIRE_DEVICE(var)                                                \
   auto var##Opened = openDevice(0);                                            \
   if (!var##Opened.ok())                                                       \
-    GTEST_SKIP() << "no CUDA device: " << var##Opened.status().message();     \
+    GTEST_SKIP() << "no CUDA device: " << var##Opened.status().message();      \
   std::shared_ptr<Device> var = *var##Opened;
 
 std::vector<double> randomValues(size_t count, unsigned seed) {
@@ -111,8 +111,7 @@ void checkMatmul(Device &device, MatmulCall call, double atol = 1e-5,
   ExecutableSpec spec;
   std::vector<HostTensor> args;
   auto input = [&](const std::vector<double> &values) {
-    spec.inputs.push_back(
-        {call.dtype, {static_cast<int64_t>(values.size())}});
+    spec.inputs.push_back({call.dtype, {static_cast<int64_t>(values.size())}});
     args.push_back(hostTensor(call.dtype, values));
     return static_cast<int>(spec.inputs.size() - 1);
   };
@@ -244,9 +243,9 @@ TEST(BlasDevice, Tf32AndHalfPrecision) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-ConvCall conv(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w,
-              int64_t k, int64_t r, int64_t s, int64_t pad = 0,
-              int64_t stride = 1, int64_t dilation = 1, int64_t groups = 1) {
+ConvCall conv(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
+              int64_t r, int64_t s, int64_t pad = 0, int64_t stride = 1,
+              int64_t dilation = 1, int64_t groups = 1) {
   ConvCall call;
   call.nhwc = nhwc;
   call.n = n;
@@ -426,8 +425,7 @@ TEST(DnnDevice, ResidualInPlace) {
       const std::vector<double> actual = valuesOf((*results)[0]);
       for (size_t i = 0; i < expected.size(); ++i)
         ASSERT_TRUE(close(actual[i], expected[i], 2e-3, 1e-3))
-            << "y[" << i << "] = " << actual[i] << ", expected "
-            << expected[i];
+            << "y[" << i << "] = " << actual[i] << ", expected " << expected[i];
     }
 }
 

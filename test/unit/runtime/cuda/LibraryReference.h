@@ -40,8 +40,7 @@ inline double matmulActivation(const MatmulCall &call, double v) {
 }
 
 /// Elements spanned by a batch of `size`-element matrices `stride` apart.
-inline int64_t batchSpan(const MatmulCall &call, int64_t size,
-                         int64_t stride) {
+inline int64_t batchSpan(const MatmulCall &call, int64_t size, int64_t stride) {
   return call.batch > 1 ? (call.batch - 1) * stride + size : size;
 }
 
@@ -62,11 +61,9 @@ inline std::vector<double> referenceMatmul(const MatmulCall &call,
         double sum = 0;
         for (int64_t p = 0; p < k; ++p) {
           // op(A) is m x k: A stored m x k, or k x m when transposed.
-          const double av =
-              call.transA ? a[oa + p * m + i] : a[oa + i * k + p];
+          const double av = call.transA ? a[oa + p * m + i] : a[oa + i * k + p];
           // op(B) is k x n: B stored k x n, or n x k when transposed.
-          const double bv =
-              call.transB ? b[ob + j * k + p] : b[ob + p * n + j];
+          const double bv = call.transB ? b[ob + j * k + p] : b[ob + p * n + j];
           sum += av * bv;
         }
         double v = call.alpha * sum;
@@ -101,19 +98,17 @@ emulateBlasLt(const MatmulCall &call, const BlasMatmulLayout &l,
       colsOfOp(l.a, l.transA) != uint64_t(l.k) ||
       rowsOfOp(l.b, l.transB) != uint64_t(l.k) ||
       colsOfOp(l.b, l.transB) != uint64_t(l.n) || l.d.rows != uint64_t(l.m) ||
-      l.d.cols != uint64_t(l.n) || l.c.rows != l.d.rows ||
-      l.c.cols != l.d.cols)
+      l.d.cols != uint64_t(l.n) || l.c.rows != l.d.rows || l.c.cols != l.d.cols)
     return {};
   for (const Matrix *x : {&l.a, &l.b, &l.c, &l.d})
     if (x->ld < int64_t(x->rows))
       return {};
-  auto at = [](const std::vector<double> &data, const Matrix &x,
-               int64_t batch, uint64_t r, uint64_t c) {
+  auto at = [](const std::vector<double> &data, const Matrix &x, int64_t batch,
+               uint64_t r, uint64_t c) {
     return data[batch * x.batchStride + int64_t(r) + int64_t(c) * x.ld];
   };
   const bool hasBias = l.hasBias;
-  std::vector<double> d(batchSpan(call, call.m * call.n, l.d.batchStride),
-                        0.0);
+  std::vector<double> d(batchSpan(call, call.m * call.n, l.d.batchStride), 0.0);
   for (int64_t batch = 0; batch < l.batchCount; ++batch)
     for (int64_t i = 0; i < l.m; ++i)
       for (int64_t j = 0; j < l.n; ++j) {

@@ -50,8 +50,9 @@ TEST(BlasLoader, MissingLibraryIsAClearError) {
   auto blas = loadBlasFrom("/nonexistent/libcublasLt.so.13");
   ASSERT_FALSE(blas.ok());
   EXPECT_TRUE(absl::IsNotFound(blas.status()));
-  EXPECT_TRUE(startsWith(blas.status().message(),
-                         "cuBLASLt not found (/nonexistent/libcublasLt.so.13: "))
+  EXPECT_TRUE(
+      startsWith(blas.status().message(),
+                 "cuBLASLt not found (/nonexistent/libcublasLt.so.13: "))
       << blas.status();
 }
 
@@ -185,18 +186,18 @@ void expectMappingMatches(const MatmulCall &call) {
   SCOPED_TRACE(call.describe());
   auto layout = lowerMatmul(call);
   ASSERT_TRUE(layout.ok()) << layout.status();
-  const std::vector<double> a =
-      randomValues(reference::batchSpan(call, call.m * call.k, call.strideA), 1);
-  const std::vector<double> b =
-      randomValues(reference::batchSpan(call, call.k * call.n, call.strideB), 2);
+  const std::vector<double> a = randomValues(
+      reference::batchSpan(call, call.m * call.k, call.strideA), 1);
+  const std::vector<double> b = randomValues(
+      reference::batchSpan(call, call.k * call.n, call.strideB), 2);
   const std::vector<double> c =
       call.c >= 0
-          ? randomValues(reference::batchSpan(call, call.m * call.n, call.strideC),
-                         3)
+          ? randomValues(
+                reference::batchSpan(call, call.m * call.n, call.strideC), 3)
           : std::vector<double>();
-  const std::vector<double> bias =
-      reference::matmulHasBias(call) ? randomValues(call.n, 4)
-                                   : std::vector<double>();
+  const std::vector<double> bias = reference::matmulHasBias(call)
+                                       ? randomValues(call.n, 4)
+                                       : std::vector<double>();
   const std::vector<double> expected =
       reference::referenceMatmul(call, a, b, c, bias);
   // cuBLASLt's A is our B, its B our A; C stands for itself.
@@ -373,7 +374,7 @@ TEST(DnnMapping, ReferenceConvolutionBasics) {
   call.alpha2 = 0.5;
   call.relu = true;
   auto y = reference::referenceConv(call, {1, 2}, {1, 1, -3, 1}, {0.5, 0.25},
-                                  {2, 2});
+                                    {2, 2});
   // k0: 1 + 2 + 0.5*2 + 0.5 = 4.5; k1: -3 + 2 + 1 + 0.25 = 0.25.
   EXPECT_EQ(y, (std::vector<double>{4.5, 0.25}));
 }
@@ -406,8 +407,7 @@ TEST(LibraryCalls, MatmulDescriptions) {
   call.strideC = 0;
   call.allowTf32 = true;
   call.epilogue = MatmulCall::Epilogue::Relu;
-  EXPECT_EQ(call.describe(),
-            "matmul 3x(2x2 * 2x2) broadcast B,C +c relu tf32");
+  EXPECT_EQ(call.describe(), "matmul 3x(2x2 * 2x2) broadcast B,C +c relu tf32");
 }
 
 TEST(LibraryCalls, ConvDescriptions) {
@@ -491,10 +491,10 @@ namespace {
 /// A valid spec with one matmul (4x3 * 3x5, batch 2) and one conv.
 ExecutableSpec librarySpec() {
   ExecutableSpec spec;
-  spec.inputs = {{DType::F32, {2, 4, 3}},  // b0: A
-                 {DType::F32, {3, 5}},     // b1: B (broadcast)
-                 {DType::F32, {5}},        // b2: bias
-                 {DType::F32, {1, 2, 6, 6}}, // b3: conv x
+  spec.inputs = {{DType::F32, {2, 4, 3}},     // b0: A
+                 {DType::F32, {3, 5}},        // b1: B (broadcast)
+                 {DType::F32, {5}},           // b2: bias
+                 {DType::F32, {1, 2, 6, 6}},  // b3: conv x
                  {DType::F32, {4, 2, 3, 3}}}; // b4: filter
   spec.intermediates = {{DType::F32, {40}},   // b5: D
                         {DType::F32, {64}}};  // b6: conv y (1x4x4x4)
@@ -620,7 +620,8 @@ TEST(LibraryCalls, BadConvSteps) {
   EXPECT_EQ(bad([](ConvCall &c) { c.k = 8; }),
             "conv 0: the filter needs 576 bytes, buffer 4 (4x2x3x3xf32) has "
             "288");
-  EXPECT_EQ(bad([](ConvCall &c) { c.bias = 9; }), "conv 0: no buffer 9 for the bias");
+  EXPECT_EQ(bad([](ConvCall &c) { c.bias = 9; }),
+            "conv 0: no buffer 9 for the bias");
   EXPECT_EQ(bad([](ConvCall &c) { c.z = 5; }),
             "conv 0: z needs 256 bytes, buffer 5 (40xf32) has 160");
   EXPECT_EQ(bad([](ConvCall &c) { c.z = 6; }), "ok"); // a residual in place
