@@ -63,6 +63,10 @@ func.func @dense(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) -> tensor<2x8xf32> {
   %0 = tgc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+func.func @dense_int(%x: tensor<2x4xi32>, %w: tensor<4x8xi32>) -> tensor<2x8xi32> {
+  %0 = tgc.matmul %x, %w : (tensor<2x4xi32>, tensor<4x8xi32>) -> tensor<2x8xi32>
+  return %0 : tensor<2x8xi32>
+}
 )mlir";
 
 struct Fixture {
@@ -124,9 +128,24 @@ TEST(CudaCompiler, CompilesWithoutAGpu) {
             std::vector<int64_t>{40});
 }
 
-TEST(CudaCompiler, UnsupportedOpsAreLocatedErrors) {
+TEST(CudaCompiler, MatmulIsACublasLtStep) {
   Fixture f;
   auto dense = cuda::compile(f.get("dense"), {{2, 4}, {4, 8}});
+  ASSERT_TRUE(static_cast<bool>(dense)) << llvm::toString(dense.takeError());
+  const cuda::ExecutableSpec &spec = dense->executable->spec();
+  ASSERT_EQ(spec.launches.size(), 1u);
+  EXPECT_EQ(spec.launches[0].kind, cuda::Launch::Kind::Matmul);
+  ASSERT_EQ(spec.matmuls.size(), 1u);
+  EXPECT_EQ(spec.matmuls[0].m, 2);
+  EXPECT_EQ(spec.matmuls[0].n, 8);
+  EXPECT_EQ(spec.matmuls[0].k, 4);
+  EXPECT_EQ(spec.matmuls[0].epilogue, cuda::MatmulCall::Epilogue::None);
+  EXPECT_TRUE(spec.kernels.empty());
+}
+
+TEST(CudaCompiler, UnsupportedOpsAreLocatedErrors) {
+  Fixture f;
+  auto dense = cuda::compile(f.get("dense_int"), {{2, 4}, {4, 8}});
   ASSERT_FALSE(static_cast<bool>(dense));
   std::string message = llvm::toString(dense.takeError());
   EXPECT_NE(message.find("tgc.matmul at "), std::string::npos) << message;
@@ -166,6 +185,9 @@ TEST(CudaCompiler, MatchesTheReferenceOnTheDevice) {
       {"layer_norm", {{4, 128, 768}, {768}, {768}}},
       {"per_row", {{17, 1000}}, 1.0},
       {"per_row", {{70000, 3}}, 1.0},
+      // cuBLASLt (the fused epilogues: test/gpu/cuda-differential.sh).
+      {"dense", {{2, 4}, {4, 8}}},
+      {"dense", {{128, 768}, {768, 300}}},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.function);
