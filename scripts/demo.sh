@@ -71,3 +71,12 @@ step "Fusion: the CPU plan unfused (--pipeline=tgc-cpu-unfused) and fused (defau
 "$BIN/tgc-run" examples/fusion.mlir --seed=5 --pipeline=tgc-cpu-unfused --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-120
 echo "--- fused:"
 "$BIN/tgc-run" examples/fusion.mlir --seed=5 --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-140
+
+if [ -x "$BIN/tgc-cuda-codegen" ]; then
+  step "CUDA: the same function planned for a GPU (compile only, no GPU needed): cuDNN conv with bias+relu, cuBLASLt matmul with bias, generated kernels"
+  "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --compile-only --print-plan --seed=5 | grep -E "^cuda plan|^ *\[" | sed 's/ at [^ ]*//' | cut -c1-150
+  step "CUDA: which functions of the op suite compile for the GPU (tgc-run --differential --backend=cuda --compile-only)"
+  "$BIN/tgc-run" test/dialects/ops-pooling.mlir --differential --backend=cuda --compile-only | tail -3
+  step "CUDA: running needs a GPU and its driver; without one tgc says so"
+  "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --seed=5 2>&1 | head -2 || true
+fi

@@ -859,7 +859,7 @@ cuda::compile(func::FuncOp func,
   size_t intermediateBytes = 0;
   for (size_t bytes : slotBytes) {
     spec.intermediates.push_back(
-        TensorSpec{runtime::DType::F32, {static_cast<int64_t>(bytes / 4)}});
+        TensorSpec{runtime::DType::F32, {static_cast<int64_t>((bytes + 3) / 4)}});
     intermediateBytes += bytes;
   }
 
