@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs bench bench-models conformance conformance-update real-models clean
+.PHONY: demo test setup build docs bench bench-models bench-gpu conformance conformance-update real-models clean
 
 BUILD_DIR := build
 
@@ -35,6 +35,11 @@ bench: build
 bench-models: build
 	@./scripts/setup.sh --real-models
 	/usr/bin/python3 bench/models.py
+
+# On a machine with a GPU and PyTorch with CUDA: ResNet-50 / MLP / transformer
+# on the cuda backend against PyTorch (docs/cuda-backend.md).
+bench-gpu: build
+	python3 bench/gpu-models.py --batches 1,32 --precision both
 
 # The full ONNX backend test suite report (per test, per directory, per op) on
 # the reference and CPU backends; `make test` only checks expected-pass.txt.
