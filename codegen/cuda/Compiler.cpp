@@ -451,20 +451,21 @@ cuda::compile(func::FuncOp func,
     if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))
       continue;
     if (!isLoopFusable(&op) && !hasStandaloneKernel(&op)) {
-      std::string why;
-      for (Type type :
-           llvm::concat<Type>(llvm::to_vector(op.getOperandTypes()),
-                              llvm::to_vector(op.getResultTypes()))) {
-        auto tensor = dyn_cast<RankedTensorType>(type);
-        if (tensor && !tensor.getElementType().isF32()) {
-          why = "generated kernels compute on f32, got " + typeString(type);
-          break;
-        }
-      }
       if (isa<MatmulOp, Conv2DOp>(op))
-        why = "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +
-              typeString(op.getResultTypes()[0]);
-      return makeError(notSupported(&op, why));
+        return makeError(notSupported(
+            &op, "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +
+                     typeString(op.getResultTypes()[0])));
+      // The generator's own reason (the compile fails anyway, so the op
+      // may be wrapped).
+      Operation *inner = &op;
+      DiagnosticCapture capture(context);
+      FusionOp probe = wrapInFusion(&op);
+      inner = &probe.getBlock().front();
+      (void)generateLoopKernel(probe, "probe");
+      std::string why = capture.first;
+      if (llvm::StringRef(why).starts_with("CUDA codegen: "))
+        why = why.substr(strlen("CUDA codegen: "));
+      return makeError(notSupported(inner, why));
     }
     wrapInFusion(&op);
   }
