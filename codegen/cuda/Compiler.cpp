@@ -404,6 +404,28 @@ LogicalResult prepareContractions(Block &body,
     }
     if (auto matmul = dyn_cast<MatmulOp>(chain->contraction))
       broadcastPartialBatches(fusion, matmul);
+    // An empty contraction (no K, no input channels, an empty filter)
+    // with a non-empty result is zeros: the fusion becomes a loop fusion of
+    // its post-ops on a zero constant.
+    Operation *contraction = chain->contraction;
+    auto resultType = cast<RankedTensorType>(contraction->getResultTypes()[0]);
+    bool emptyOperand = llvm::any_of(contraction->getOperandTypes(), [](Type t) {
+      return cast<RankedTensorType>(t).getNumElements() == 0;
+    });
+    auto conv = dyn_cast<Conv2DOp>(contraction);
+    if (emptyOperand && resultType.getNumElements() > 0 &&
+        !(conv && conv.getBias())) {
+      OpBuilder builder(contraction);
+      Attribute zero = builder.getZeroAttr(resultType.getElementType());
+      Value zeros = ConstantOp::create(
+          builder, contraction->getLoc(),
+          DenseElementsAttr::get(resultType, zero));
+      contraction->getResult(0).replaceAllUsesWith(zeros);
+      contraction->erase();
+      fusion->setAttr("kind", FusionKindAttr::get(fusion->getContext(),
+                                                   FusionKind::loop));
+      continue;
+    }
     LibraryEpilogue epilogue = libraryEpilogue(*chain);
     if (epilogue.count < chain->postOps.size() &&
         failed(splitChain(fusion, *chain, epilogue.count)))
@@ -749,6 +771,27 @@ cuda::compile(func::FuncOp func,
       continue;
     }
     auto fusion = cast<FusionOp>(op);
+    // Results with no elements need no work: empty constants stand for them.
+    if (llvm::all_of(fusion.getResults(), [](Value v) {
+          return cast<RankedTensorType>(v.getType()).getNumElements() == 0;
+        })) {
+      for (Value result : fusion.getResults()) {
+        auto type = cast<RankedTensorType>(result.getType());
+        auto dtype = reference::toDType(type.getElementType());
+        if (!dtype)
+          return makeError(notSupported(fusion, "element type " +
+                                                    typeString(type)));
+        auto empty = HostTensor::allocate(
+            *dtype, {type.getShape().begin(), type.getShape().end()});
+        if (!empty.ok())
+          return makeError(std::string(empty.status().message()));
+        bufferOf[result] = static_cast<int>(logical.size());
+        logical.push_back({Logical::Constant,
+                           static_cast<int>(spec.constants.size()), 0});
+        spec.constants.push_back(std::move(*empty));
+      }
+      continue;
+    }
     if (fusion.getKind() == FusionKind::contraction) {
       Step step;
       step.fusion = fusion;

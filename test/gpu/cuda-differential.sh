@@ -2,7 +2,7 @@
 # The CUDA backend against the reference interpreter: every function of the
 # op suites (test/dialects/ops-*.mlir) and of the CPU backend's graph and
 # fusion tests runs on the GPU and on the interpreter with the same random
-# inputs (dynamic dims of size 1 and 3) and must agree, or both must fail at
+# inputs (dynamic dims of size 0, 1 and 3) and must agree, or both must fail at
 # the same op. Functions the cuda backend has no kernel for are listed as
 # "unsupported" (not mismatches).
 #
@@ -32,7 +32,7 @@ files="
 "
 status=0
 for file in $files; do
-  for size in 1 3; do
+  for size in 0 1 3; do
     echo "== $file (dynamic dims $size)"
     if [ "$mode" = "--compile-only" ]; then
       "$run" --differential --backend=cuda --compile-only --dynamic-size=$size "$src/$file"

@@ -144,3 +144,23 @@ func.func @integer(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) -> tensor<2x4xi32> 
   %0 = tgc.matmul %a, %b : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32>
   return %0 : tensor<2x4xi32>
 }
+
+// Empty tensors: an empty result needs no call (an empty constant stands
+// for it); an empty K gives zeros, on which the post-ops still run.
+// RUN: tgc-run %s --function=empty --backend=cuda --compile-only --print-plan --input=0x16xf32= | FileCheck %s --check-prefix=EMPTY
+// RUN: tgc-run %s --function=empty_k --backend=cuda --compile-only --print-plan --input=4x0xf32= --input=0x8xf32= | FileCheck %s --check-prefix=EMPTYK
+// EMPTY:      0 kernels, one synchronization per call
+// EMPTY-NEXT: buffers: b0 input 0x16xf32; b1 input 16x8xf32; b2 constant 0x8xf32;
+// EMPTY-NEXT: results: b2:0x8xf32
+// EMPTYK:     1 kernel, one synchronization per call
+// EMPTYK:     [0] tgc_empty_k_0 <<<1, 256>>> elementwise (32 elements) [add,sigmoid]
+func.func @empty(%x: tensor<?x16xf32>, %w: tensor<16x8xf32>) -> tensor<?x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<?x16xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+func.func @empty_k(%x: tensor<4x?xf32>, %w: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<4x?xf32>, tensor<?x8xf32>) -> tensor<4x8xf32>
+  %1 = tgc.add %0, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %2 = tgc.sigmoid %1 : tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
