@@ -915,7 +915,16 @@ cuda::compile(func::FuncOp func,
       compiled.source += "\n" + step.kernel.code;
       ++numKernels;
     }
-  std::string image;
+  std::string image, fallback;
+  if (numKernels && options.imageKind == ImageKind::Cubin &&
+      options.ptxFallback) {
+    auto ptx = compileCuda(compiled.source, options.arch, ImageKind::Ptx);
+    if (!ptx.ok())
+      return makeError("compiling the kernels of '" + func.getName() +
+                       "' to PTX with NVRTC: " +
+                       std::string(ptx.status().message()));
+    fallback = std::move(*ptx);
+  }
   if (numKernels) {
     auto compiledImage =
         compileCuda(compiled.source, options.arch, options.imageKind);
@@ -966,7 +975,7 @@ cuda::compile(func::FuncOp func,
     }
     Launch launch;
     launch.kernel = static_cast<int>(spec.kernels.size());
-    spec.kernels.push_back(KernelImage{step.kernel.name, image});
+    spec.kernels.push_back(KernelImage{step.kernel.name, image, fallback});
     launch.grid = step.kernel.launch.grid;
     launch.block = step.kernel.launch.block;
     PlannedLaunch planned;
@@ -1009,7 +1018,10 @@ cuda::compile(func::FuncOp func,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "cuda plan for @" << func.getName() << " (" << options.arch << ", "
-     << (options.imageKind == ImageKind::Cubin ? "cubin" : "ptx") << ", "
+     << (options.imageKind == ImageKind::Ptx ? "ptx"
+         : options.ptxFallback            ? "cubin + ptx fallback"
+                                          : "cubin")
+     << ", "
      << nvrtcVersion() << "): " << numKernels << " kernel"
      << (numKernels == 1 ? "" : "s");
   if (!spec.matmuls.empty())

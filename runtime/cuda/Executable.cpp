@@ -609,6 +609,9 @@ absl::Status DeviceExecutable::prepare(Device &device) {
   for (const KernelImage &kernel : program.kernels) {
     auto function =
         device.kernels().getFunctionFromImage(kernel.image, kernel.name);
+    if (!function.ok() && !kernel.fallbackImage.empty())
+      function = device.kernels().getFunctionFromImage(kernel.fallbackImage,
+                                                       kernel.name);
     if (!function.ok())
       return fail(function.status());
     newFunctions.push_back(*function);

@@ -45,6 +45,9 @@ struct TensorSpec {
 struct KernelImage {
   std::string name;
   std::string image;
+  /// Loaded when `image` does not load (a cubin for another GPU, or a
+  /// driver too old for it): PTX the driver JIT-compiles. May be empty.
+  std::string fallbackImage;
 };
 
 /// A (batched) matrix multiplication on cuBLASLt (Blas.h), row-major:

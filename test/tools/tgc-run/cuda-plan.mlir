@@ -23,12 +23,12 @@
 
 // An elementwise chain with a dynamic dim: specialized for 4x8, fused into
 // one grid-stride kernel with two results (one a reshape).
-// CHAIN:      cuda plan for @chain (sm_90, cubin, NVRTC {{[0-9.]+}}): 1 kernel, one synchronization per call
+// CHAIN:      cuda plan for @chain (sm_90, cubin + ptx fallback, NVRTC {{[0-9.]+}}): 1 kernel, one synchronization per call
 // CHAIN-NEXT: buffers: b0 input 4x8xf32; b1 input 8xf32; b2 intermediate 128 B; b3 intermediate 128 B;
 // CHAIN-NEXT: [0] tgc_chain_0 <<<1, 256>>> elementwise (32 elements) [add,tanh,mul,reshape,exp] at {{.*}}cuda-plan.mlir:[[@LINE+9]]:8 (b0:4x8xf32, b1:8xf32) -> (b2:32xf32, b3:4x8xf32)
 // CHAIN-NEXT: results: b3:4x8xf32, b2:32xf32
 // CHAIN-NEXT: intermediates: 2 buffers, 256 bytes
-// SM80:       cuda plan for @chain (sm_80, cubin,
+// SM80:       cuda plan for @chain (sm_80, cubin + ptx fallback,
 // UNFUSED:    4 kernels
 // UNFUSED:    [2] tgc_chain_2 <<<1, 256>>> elementwise (32 elements) [mul] at {{.*}} (b3:4x8xf32) -> (b2:4x8xf32)
 // UNFUSED:    intermediates: 2 buffers, 256 bytes
@@ -42,7 +42,7 @@ func.func @chain(%x: tensor<4x?xf32>, %b: tensor<8xf32>) -> (tensor<4x?xf32>, te
   return %4, %3 : tensor<4x?xf32>, tensor<32xf32>
 }
 
-// SOFTMAX:      cuda plan for @softmax (sm_90, cubin, NVRTC {{[0-9.]+}}): 1 kernel, one synchronization per call
+// SOFTMAX:      cuda plan for @softmax (sm_90, cubin + ptx fallback, NVRTC {{[0-9.]+}}): 1 kernel, one synchronization per call
 // SOFTMAX-NEXT: buffers: b0 input 33x1000xf32; b1 intermediate 132000 B;
 // SOFTMAX-NEXT: [0] tgc_softmax_0 <<<33, 256>>> row (33 rows of 1000, one block per row) [reduce_max,sub,exp,reduce_sum,div] at {{.*}} (b0:33x1000xf32) -> (b1:33x1000xf32)
 // SOFTMAX-NEXT: results: b1:33x1000xf32

@@ -124,6 +124,15 @@ TEST(CudaCompiler, CompilesWithoutAGpu) {
   auto chain = cuda::compile(f.get("chain"), {{5, 8}, {8}});
   ASSERT_TRUE(static_cast<bool>(chain)) << llvm::toString(chain.takeError());
   EXPECT_EQ(chain->launches.size(), 1u);
+  // A cubin (ELF) for sm_90, with PTX for compute_90 as its fallback.
+  const cuda::KernelImage &image = chain->executable->spec().kernels[0];
+  EXPECT_EQ(image.image.compare(0, 4, "\x7f" "ELF"), 0);
+  EXPECT_NE(image.fallbackImage.find(".target sm_90"), std::string::npos);
+  cuda::CompileOptions noFallback;
+  noFallback.ptxFallback = false;
+  auto bare = cuda::compile(f.get("chain"), {{5, 8}, {8}}, noFallback);
+  ASSERT_TRUE(static_cast<bool>(bare)) << llvm::toString(bare.takeError());
+  EXPECT_TRUE(bare->executable->spec().kernels[0].fallbackImage.empty());
   EXPECT_EQ(chain->executable->spec().resultSpecs[1].shape,
             std::vector<int64_t>{40});
 }
