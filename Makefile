@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs bench bench-models bench-gpu conformance conformance-update real-models clean
+.PHONY: demo test setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models clean
 
 BUILD_DIR := build
 
@@ -35,6 +35,11 @@ bench: build
 bench-models: build
 	@./scripts/setup.sh --real-models
 	/usr/bin/python3 bench/models.py
+
+# The archive a lent GPU machine runs (scripts/gpu-session.sh there; see
+# docs/cuda-backend.md): tgc-run, the CUDA test binaries and their libraries.
+gpu-bundle: build
+	./scripts/gpu-bundle.sh $(BUILD_DIR) .gpu
 
 # On a machine with a GPU and PyTorch with CUDA: ResNet-50 / MLP / transformer
 # on the cuda backend against PyTorch (docs/cuda-backend.md).
