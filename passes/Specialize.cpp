@@ -22,8 +22,14 @@ std::string tgc::locationString(Location loc) {
        << file.getColumn();
     return s;
   }
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationString(name.getChildLoc());
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    // Imported models name their nodes:
+    // "model.onnx:0:0 (node '/conv1/Conv' (Conv, opset 17))".
+    std::string child = locationString(name.getChildLoc());
+    if (name.getName().getValue().empty())
+      return child;
+    return child + " (" + name.getName().getValue().str() + ")";
+  }
   if (auto fused = dyn_cast<FusedLoc>(loc))
     if (!fused.getLocations().empty())
       return locationString(fused.getLocations().front());
