@@ -8,7 +8,10 @@
 //   - softmax, layernorm and gelu (erf formula) over the last axis of a
 //     128x768 and an 8x128x3072 f32 tensor, each as
 //       fused    the spelled-out ops grouped by tgc-fuse-elementwise: one
-//                jit.loop kernel;
+//                jit.loop kernel (TGC_LOOP_VECTORIZE=0: LLVM's loop
+//                vectorizer);
+//       fused_vec the same with MLIR-level tiling + vectorization
+//                (TGC_LOOP_VECTORIZE=1);
 //       unfused  the same ops, one oneDNN/native kernel per op;
 //       op       the dialect's own tgc.softmax / tgc.layer_norm / tgc.gelu
 //                (one oneDNN primitive), for reference.
@@ -237,8 +240,15 @@ std::unique_ptr<Case> makeCase(const std::string &pattern,
       caseSource(pattern, shape, variant == "op"), &context());
   if (!c->module)
     fail("cannot parse the " + pattern + " case");
-  if (variant == "fused")
+  if (variant == "fused" || variant == "fused_vec")
     tgc::fuseElementwise(*c->module);
+  // The loop code generator's MLIR-level vectorization on (fused_vec) or
+  // off (fused: LLVM's loop vectorizer alone), whatever the default.
+  std::string saved = std::getenv("TGC_LOOP_VECTORIZE")
+                          ? std::getenv("TGC_LOOP_VECTORIZE")
+                          : "";
+  if (variant == "fused" || variant == "fused_vec")
+    setenv("TGC_LOOP_VECTORIZE", variant == "fused_vec" ? "1" : "0", 1);
   auto func = c->module->lookupSymbol<mlir::func::FuncOp>("f");
   std::vector<std::vector<int64_t>> shapes;
   std::mt19937 rng(7);
@@ -259,6 +269,10 @@ std::unique_ptr<Case> makeCase(const std::string &pattern,
   auto compiled = cpu::compile(func, shapes, options);
   if (!compiled)
     fail(pattern + ": " + llvm::toString(compiled.takeError()));
+  if (saved.empty())
+    unsetenv("TGC_LOOP_VECTORIZE");
+  else
+    setenv("TGC_LOOP_VECTORIZE", saved.c_str(), 1);
   c->compiled = std::move(*compiled);
   const runtime::Executable &plan = *c->compiled.executable;
   for (int64_t id : plan.outputs) {
@@ -328,7 +342,7 @@ int main(int argc, char **argv) {
   for (int threads : threadCounts)
     for (const auto &shape : shapes)
       for (std::string pattern : {"softmax", "layernorm", "gelu"})
-        for (std::string variant : {"fused", "unfused", "op"}) {
+        for (std::string variant : {"fused", "fused_vec", "unfused", "op"}) {
           std::string shapeName;
           for (int64_t d : shape)
             shapeName += (shapeName.empty() ? "" : "x") + std::to_string(d);

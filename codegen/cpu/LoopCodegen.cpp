@@ -13,6 +13,9 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -26,6 +29,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -33,20 +37,36 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace tgc;
+
+/// Whether the JIT vectorizes loop fusions at the MLIR level unless
+/// TGC_LOOP_VECTORIZE says otherwise.
+constexpr bool kLoopVectorizeDefault = false;
 
 //===----------------------------------------------------------------------===//
 // What the generator handles
@@ -587,6 +607,228 @@ LogicalResult cpu::fuseLinalgOps(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+
+//===----------------------------------------------------------------------===//
+// Tiling and vectorization
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// How one linalg op is tiled for vectorization.
+struct TilePlan {
+  /// Per loop: 0 (not tiled) or the tile size.
+  SmallVector<int64_t> tileSizes;
+  /// The innermost dim is a reduction tiled into a partial reduction.
+  bool partialReduction = false;
+};
+
+std::optional<TilePlan> planTiling(linalg::LinalgOp op, int64_t maxTile) {
+  if (!op.hasPureTensorSemantics() || op->getNumRegions() != 1)
+    return std::nullopt;
+  int64_t numLoops = op.getNumLoops();
+  if (numLoops == 0)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t inner = numLoops - 1;
+  int64_t n = ranges[inner];
+  if (n <= 1)
+    return std::nullopt;
+  // The innermost dim must be contiguous (the last result) or absent
+  // (broadcast / reduced) in every operand.
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return std::nullopt;
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (map.getResult(r) == getAffineDimExpr(inner, op->getContext()) &&
+          r + 1 != map.getNumResults())
+        return std::nullopt;
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  bool innerReduction = iterators[inner] == utils::IteratorType::reduction;
+  if (innerReduction &&
+      (op.getNumReductionLoops() != 1 || op.getNumDpsInits() != 1))
+    return std::nullopt;
+  int64_t tile = 0;
+  for (int64_t v = maxTile; v >= 8; v /= 2)
+    if (n % v == 0) {
+      tile = v;
+      break;
+    }
+  if (tile == 0 && n > maxTile)
+    return std::nullopt;
+  if (tile == n)
+    tile = 0;
+  if (failed(linalg::vectorizeOpPrecondition(op)))
+    return std::nullopt;
+  TilePlan plan;
+  for (int64_t d = 0; d < inner; ++d)
+    plan.tileSizes.push_back(ranges[d] == 1 ? 0 : 1);
+  plan.tileSizes.push_back(tile);
+  plan.partialReduction = innerReduction && tile != 0;
+  return plan;
+}
+
+void canonicalizeVectorCode(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  RewritePatternSet patterns(ctx);
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    name.getCanonicalizationPatterns(patterns, ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  (void)applyPatternsGreedily(module, std::move(patterns));
+}
+
+} // namespace
+
+FailureOr<int64_t> cpu::vectorizeLinalgOps(ModuleOp module, int64_t maxTile) {
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<scf::SCFDialect, vector::VectorDialect,
+                   affine::AffineDialect>();
+  // Drop unit dims first: the (d0, 0) result maps of keepdims reductions
+  // do not vectorize.
+  {
+    RewritePatternSet patterns(ctx);
+    linalg::ControlDropUnitDims control;
+    linalg::populateFoldUnitExtentDimsPatterns(patterns, control);
+    linalg::populateFoldUnitExtentDimsCanonicalizationPatterns(patterns,
+                                                               control);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return failure();
+  }
+  SmallVector<linalg::LinalgOp> candidates;
+  module.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+  IRRewriter rewriter(ctx);
+  int64_t vectorized = 0;
+  auto vectorizeOne = [&](Operation *op) {
+    if (!isa<linalg::LinalgOp>(op) ||
+        failed(linalg::vectorizeOpPrecondition(op)))
+      return false;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> result =
+        linalg::vectorize(rewriter, op);
+    if (failed(result))
+      return false;
+    rewriter.replaceOp(op, result->replacements);
+    return true;
+  };
+  for (linalg::LinalgOp op : candidates) {
+    std::optional<TilePlan> plan = planTiling(op, maxTile);
+    if (!plan)
+      continue;
+    if (llvm::all_of(plan->tileSizes, [](int64_t t) { return t == 0; })) {
+      vectorized += vectorizeOne(op);
+      continue;
+    }
+    // Tiles `target` by `sizes` and replaces it; partial reduction tiling
+    // takes no parallel tile sizes, so an innermost reduction is tiled in two
+    // steps (rows, then the reduction dim).
+    auto tile = [&](Operation *target, ArrayRef<int64_t> sizes,
+                    bool partial) -> FailureOr<scf::SCFTilingResult> {
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+      if (partial) {
+        options.setReductionTilingStrategy(
+            ReductionTilingStrategy::PartialReductionOuterReduction);
+        options.setReductionDims({static_cast<unsigned>(sizes.size() - 1)});
+      }
+      rewriter.setInsertionPoint(target);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, cast<TilingInterface>(target), options);
+      if (succeeded(tiled))
+        rewriter.replaceOp(target, tiled->replacements);
+      return tiled;
+    };
+    SmallVector<int64_t> outer(plan->tileSizes);
+    if (plan->partialReduction)
+      outer.back() = 0;
+    Operation *target = op;
+    FailureOr<scf::SCFTilingResult> tiled = failure();
+    if (llvm::any_of(outer, [](int64_t t) { return t != 0; })) {
+      tiled = tile(target, outer, /*partial=*/false);
+      if (failed(tiled))
+        continue;
+      target = tiled->tiledOps.back();
+    }
+    if (plan->partialReduction) {
+      SmallVector<int64_t> inner(outer.size(), 0);
+      inner.back() = plan->tileSizes.back();
+      tiled = tile(target, inner, /*partial=*/true);
+      if (failed(tiled)) {
+        vectorized += vectorizeOne(target);
+        continue;
+      }
+    }
+    bool all = true;
+    for (Value init : tiled->initialValues)
+      if (Operation *def = init.getDefiningOp(); def && isa<linalg::FillOp>(def))
+        vectorizeOne(def);
+    for (Operation *tiledOp : tiled->tiledOps)
+      all &= vectorizeOne(tiledOp);
+    for (Operation *merge : tiled->mergeOps)
+      all &= vectorizeOne(merge);
+    vectorized += all;
+  }
+  if (vectorized == 0)
+    return vectorized;
+  // Fold the full-size slices, then keep loop-carried tiles (partial
+  // reductions, accumulators) in vector registers.
+  canonicalizeVectorCode(module);
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops)
+    hoistLoopInvariantSubsets(rewriter, loop);
+  canonicalizeVectorCode(module);
+  return vectorized;
+}
+
+bool cpu::loopVectorizeEnabled() {
+  const char *env = std::getenv("TGC_LOOP_VECTORIZE");
+  if (env && *env)
+    return *env != '0';
+  return kLoopVectorizeDefault;
+}
+
+namespace {
+
+/// Lowers the vector ops left by vectorizeLinalgOps (on buffers) to the
+/// forms convert-vector-to-scf/-llvm take: unit dims dropped, broadcasting
+/// and permuted transfers split, multi-reductions to vector.reduction.
+struct LowerVectorOpsPass
+    : public PassWrapper<LowerVectorOpsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerVectorOpsPass)
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    bool any = false;
+    getOperation().walk([&](Operation *op) {
+      if (isa<vector::VectorDialect>(op->getDialect()))
+        any = true;
+    });
+    if (!any)
+      return;
+    // Bounded: these are cleanups, a pattern set that does not converge
+    // must not hang the compile.
+    GreedyRewriteConfig config;
+    config.setMaxIterations(8);
+    RewritePatternSet unitDims(ctx);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(unitDims);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        unitDims, vector::VectorMultiReductionLowering::InnerReduction);
+    vector::populateVectorBroadcastLoweringPatterns(unitDims);
+    (void)applyPatternsGreedily(getOperation(), std::move(unitDims), config);
+    RewritePatternSet lowering(ctx);
+    vector::populateVectorShapeCastLoweringPatterns(lowering);
+    vector::populateVectorTransposeLoweringPatterns(
+        lowering, vector::VectorTransposeLowering::EltWise);
+    vector::populateVectorTransferLoweringPatterns(lowering,
+                                                   /*maxTransferRank=*/1);
+    (void)applyPatternsGreedily(getOperation(), std::move(lowering), config);
+  }
+};
+
+} // namespace
+
 namespace {
 
 /// Rewrites math functions into polynomial arithmetic that vectorizes.
@@ -634,11 +876,18 @@ LogicalResult cpu::lowerToLLVMDialect(ModuleOp module, bool noAlias) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Tiled loops carry their buffers as iter_args: fold those (and the
+  // self-copies of their slices) so that results are written in place.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(std::make_unique<LowerVectorOpsPass>());
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(std::make_unique<ApproximateMathPass>());
   if (noAlias)
@@ -646,6 +895,9 @@ LogicalResult cpu::lowerToLLVMDialect(ModuleOp module, bool noAlias) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
@@ -654,6 +906,7 @@ LogicalResult cpu::lowerToLLVMDialect(ModuleOp module, bool noAlias) {
   pm.addPass(createConvertFuncToLLVMPass(funcOptions));
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   return pm.run(module);
@@ -670,6 +923,10 @@ void cpu::registerLoopCodegenDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  linalg::registerTilingInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   registerBuiltinDialectTranslation(registry);
@@ -705,6 +962,11 @@ struct LowerLoopFusionsPass
                       llvm::cl::desc("Lower the functions to the LLVM dialect "
                                      "(the module must hold nothing else)"),
                       llvm::cl::init(false)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize the linalg ops (vector dialect on "
+                     "tensors; with to-llvm, lowered further)"),
+      llvm::cl::init(false)};
   Option<int64_t> chunkRows{
       *this, "chunk-rows",
       llvm::cl::desc("Generate the per-thread chunk function with this many "
@@ -750,6 +1012,8 @@ struct LowerLoopFusionsPass
       fusion.erase();
     }
     if (fuse && failed(cpu::fuseLinalgOps(module)))
+      return signalPassFailure();
+    if (vectorize && failed(cpu::vectorizeLinalgOps(module)))
       return signalPassFailure();
     if (toLLVM) {
       // Keep only the generated functions.

@@ -68,6 +68,25 @@ buildLinalgFunction(FusionOp fusion, mlir::ModuleOp module,
 /// functions in `module`.
 mlir::LogicalResult fuseLinalgOps(mlir::ModuleOp module);
 
+/// Tiles and vectorizes the linalg ops (on tensors) of the functions in
+/// `module` for the host's vector registers: every op whose innermost loop
+/// has a static size divisible by 8 (or at most `maxTile`) and which reads
+/// and writes that dim contiguously (or broadcasts along it) is tiled by 1
+/// along its outer dims and by up to `maxTile` elements along the innermost
+/// one (scf::tileUsingSCF), and each tile becomes vector ops
+/// (linalg::vectorize). An innermost reduction is tiled into a partial
+/// reduction: a vector accumulator kept in registers across the row and one
+/// vector.multi_reduction at its end. Ops that do not fit (transposed
+/// accesses, several reduction dims, unit innermost dims, ragged sizes) are
+/// left to convert-linalg-to-loops and LLVM's loop vectorizer. Returns the
+/// number of ops vectorized.
+mlir::FailureOr<int64_t> vectorizeLinalgOps(mlir::ModuleOp module,
+                                            int64_t maxTile = 64);
+
+/// Whether the JIT vectorizes loop fusions with vectorizeLinalgOps:
+/// TGC_LOOP_VECTORIZE=0/1, else the default.
+bool loopVectorizeEnabled();
+
 /// Bufferizes `module` (results become out-parameters after the inputs) and
 /// lowers it to the LLVM dialect with bare-pointer arguments. With
 /// `noAlias`, arguments are marked llvm.noalias.

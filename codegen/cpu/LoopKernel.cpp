@@ -169,6 +169,7 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
                                  " to linalg: " + firstError);
   }
   if (failed(fuseLinalgOps(*module)) ||
+      (loopVectorizeEnabled() && failed(vectorizeLinalgOps(*module))) ||
       failed(lowerToLLVMDialect(*module, /*noAlias=*/!elementwiseOnly)))
     return absl::InternalError("cannot lower " + kernel->label +
                                " to LLVM: " + firstError);
