@@ -790,6 +790,12 @@ bool cpu::loopVectorizeEnabled() {
   return kLoopVectorizeDefault;
 }
 
+int64_t cpu::loopVectorTile() {
+  const char *env = std::getenv("TGC_LOOP_VECTOR_TILE");
+  int64_t tile = env ? std::atoll(env) : 0;
+  return tile >= 8 ? tile : 64;
+}
+
 namespace {
 
 /// Lowers the vector ops left by vectorizeLinalgOps (on buffers) to the

@@ -169,7 +169,8 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
                                  " to linalg: " + firstError);
   }
   if (failed(fuseLinalgOps(*module)) ||
-      (loopVectorizeEnabled() && failed(vectorizeLinalgOps(*module))) ||
+      (loopVectorizeEnabled() &&
+       failed(vectorizeLinalgOps(*module, loopVectorTile()))) ||
       failed(lowerToLLVMDialect(*module, /*noAlias=*/!elementwiseOnly)))
     return absl::InternalError("cannot lower " + kernel->label +
                                " to LLVM: " + firstError);
