@@ -49,6 +49,23 @@ bool isDataMovement(Operation *op) {
              ConstantOp>(op);
 }
 
+/// Ops that only view their operand's buffer on every backend.
+bool isView(Operation *op) {
+  return isa<ReshapeOp, SqueezeOp, UnsqueezeOp, ConstantOp>(op);
+}
+
+/// With `fuse-data-movement`: slices, pads and concatenations of static f32
+/// tensors join regions too (backends whose generated kernels index them,
+/// like the CUDA generator; the CPU loop code generator does not).
+bool isFusableDataMovement(Operation *op) {
+  if (!isa<SliceOp, PadOp, ConcatOp>(op) || op->getNumResults() != 1)
+    return false;
+  for (Type type : op->getOperandTypes())
+    if (!isStaticF32(type))
+      return false;
+  return isStaticF32(op->getResult(0).getType());
+}
+
 } // namespace
 
 bool tgc::isLoopFusable(Operation *op) {
@@ -87,7 +104,8 @@ public:
   int64_t run() {
     for (Operation &op : block) {
       if (op.hasTrait<mlir::OpTrait::IsTerminator>() || isa<ConstantOp>(op) ||
-          !isLoopFusable(&op))
+          !(isLoopFusable(&op) ||
+            (options.fuseDataMovement && isFusableDataMovement(&op))))
         continue;
       // The groups of its producers, in operand order.
       SmallVector<int64_t> candidates;
@@ -121,8 +139,11 @@ public:
     for (auto &group : groups) {
       if (group.empty())
         continue;
-      int64_t compute = llvm::count_if(
-          group, [](Operation *op) { return !isDataMovement(op); });
+      // With fuse-data-movement every op that moves data is work (a kernel
+      // of its own otherwise); views never are.
+      int64_t compute = llvm::count_if(group, [&](Operation *op) {
+        return options.fuseDataMovement ? !isView(op) : !isDataMovement(op);
+      });
       if (compute < options.minComputeOps)
         continue;
       formRegion(group);
@@ -240,6 +261,7 @@ struct FuseElementwisePass
     FuseElementwiseOptions opts;
     opts.maxOps = maxOps;
     opts.minComputeOps = minComputeOps;
+    opts.fuseDataMovement = fuseDataMovement;
     fuseElementwise(getOperation(), opts);
   }
 };

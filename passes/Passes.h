@@ -31,6 +31,9 @@ bool isLoopFusable(mlir::Operation *op);
 struct FuseElementwiseOptions {
   int64_t maxOps = 64;
   int64_t minComputeOps = 2;
+  /// Also group slice / pad / concat and count every op but views as work
+  /// (the CUDA pipeline: every op is a kernel launch there).
+  bool fuseDataMovement = false;
 };
 
 /// Groups chains of loop-fusable ops in the body of `func` into

@@ -41,13 +41,20 @@ def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
     constants (splats and tensors of at most 16 elements) are copied into
     the regions that use them. Groups with fewer than `min-compute-ops`
     computing ops (reshape-like ops, transposes and broadcasts do not
-    count) are left alone.
+    count) are left alone. With `fuse-data-movement` (the CUDA pipeline),
+    slices, pads and concatenations join regions as well and every op but
+    reshape-like views counts as work, so that e.g. an attention head's
+    slice, reshape, transpose and scale become one kernel.
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", "64",
            "The most ops one region may hold">,
     Option<"minComputeOps", "min-compute-ops", "int64_t", "2",
            "The fewest computing ops a region must hold">,
+    Option<"fuseDataMovement", "fuse-data-movement", "bool", "false",
+           "Also group slice, pad and concat, and count transposes, "
+           "broadcasts and data movement as work (reshapes never are): for "
+           "backends whose every op is a kernel launch (CUDA)">,
   ];
   let dependentDialects = ["tgc::TgcDialect"];
 }

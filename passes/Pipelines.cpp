@@ -51,7 +51,12 @@ void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse) {
   // groups with their neighbours (no library kernel takes them whole).
   pm.addPass(createTgcDecomposeNormalizations());
   pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise());
+  // Every op is a kernel launch on the GPU: data movement fuses too, and a
+  // region of one transpose or slice is worth forming.
+  TgcFuseElementwiseOptions loops;
+  loops.fuseDataMovement = true;
+  loops.minComputeOps = 1;  // views (reshapes) never count
+  pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise(loops));
 }
 
 void tgc::registerTgcPipelines() {

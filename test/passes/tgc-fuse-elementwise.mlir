@@ -1,5 +1,6 @@
 // RUN: tgc-opt --tgc-fuse-elementwise --split-input-file %s | FileCheck %s
 // RUN: tgc-opt --tgc-fuse-elementwise=max-ops=2 --split-input-file %s | FileCheck %s --check-prefix=LIMIT
+// RUN: tgc-opt --tgc-fuse-elementwise="fuse-data-movement min-compute-ops=1" --split-input-file %s | FileCheck %s --check-prefix=MOVE
 
 // Softmax spelled out becomes one region; the splat constant is copied in.
 // CHECK-LABEL: func.func @softmax(
@@ -143,4 +144,39 @@ func.func @bias_gelu(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> tensor<32x8
   %5 = tgc.reshape %4 : tensor<8x4x8xf32> to tensor<8x32xf32>
   %6 = tgc.transpose %5 {permutation = array<i64: 1, 0>} : (tensor<8x32xf32>) -> tensor<32x8xf32>
   return %6 : tensor<32x8xf32>
+}
+
+// -----
+
+// With fuse-data-movement (the CUDA pipeline) an attention head's slice,
+// reshape, transpose and scale are one region; by default the slice stays
+// out (the CPU loop code generator does not index slices) and the rest has
+// one computing op, below min-compute-ops. A lone reshape is a view either
+// way: no region.
+// CHECK-LABEL: func.func @head(
+// CHECK:         tgc.slice
+// CHECK-NOT:     tgc.fusion
+// MOVE-LABEL:  func.func @head(
+// MOVE-SAME:     %[[QKV:.*]]: tensor<128x2304xf32>)
+// MOVE:          %[[R:.*]] = tgc.fusion <loop>(%[[QKV]]) : (tensor<128x2304xf32>) -> tensor<12x128x64xf32> {
+// MOVE:            tgc.slice
+// MOVE-NEXT:       tgc.reshape
+// MOVE-NEXT:       tgc.transpose
+// MOVE-NEXT:       tgc.div
+// MOVE-NEXT:       tgc.yield
+// MOVE:          return %[[R]]
+// MOVE-LABEL:  func.func @view(
+// MOVE-NOT:      tgc.fusion
+// MOVE:          tgc.reshape
+func.func @head(%qkv: tensor<128x2304xf32>) -> tensor<12x128x64xf32> {
+  %s = tgc.slice %qkv {starts = array<i64: 0, 0>, ends = array<i64: 128, 768>, steps = array<i64: 1, 1>} : (tensor<128x2304xf32>) -> tensor<128x768xf32>
+  %r = tgc.reshape %s : tensor<128x768xf32> to tensor<128x12x64xf32>
+  %t = tgc.transpose %r {permutation = array<i64: 1, 0, 2>} : (tensor<128x12x64xf32>) -> tensor<12x128x64xf32>
+  %c = tgc.constant dense<8.0> : tensor<f32>
+  %d = tgc.div %t, %c : (tensor<12x128x64xf32>, tensor<f32>) -> tensor<12x128x64xf32>
+  return %d : tensor<12x128x64xf32>
+}
+func.func @view(%x: tensor<4x6xf32>) -> tensor<24xf32> {
+  %r = tgc.reshape %x : tensor<4x6xf32> to tensor<24xf32>
+  return %r : tensor<24xf32>
 }
