@@ -119,6 +119,18 @@ public:
       SmallVector<Operation *> current{&op};
       SmallVector<int64_t> joined;
       for (int64_t g : candidates) {
+        // For kernel-per-op backends (fuse-data-movement): data movement
+        // after a reduction stays out of its region. A region whose result
+        // is reduced per row and also moved (transposed, sliced) cannot be
+        // one row kernel; CUDA's generator would recompute every row per
+        // element instead.
+        if (options.fuseDataMovement &&
+            (isDataMovement(&op) || isFusableDataMovement(&op)) &&
+            llvm::any_of(groups[g], [](Operation *member) {
+              return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
+                         ReduceProdOp>(member);
+            }))
+          continue;
         SmallVector<Operation *> trial(current);
         trial.append(groups[g].begin(), groups[g].end());
         if (static_cast<int64_t>(trial.size()) > options.maxOps)

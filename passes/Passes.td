@@ -44,7 +44,9 @@ def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
     count) are left alone. With `fuse-data-movement` (the CUDA pipeline),
     slices, pads and concatenations join regions as well and every op but
     reshape-like views counts as work, so that e.g. an attention head's
-    slice, reshape, transpose and scale become one kernel.
+    slice, reshape, transpose and scale become one kernel; data movement
+    after a reduction stays out of the reduction's region (a row kernel
+    cannot also transpose its rows).
   }];
   let options = [
     Option<"maxOps", "max-ops", "int64_t", "64",

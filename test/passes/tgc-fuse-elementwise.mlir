@@ -180,3 +180,30 @@ func.func @view(%x: tensor<4x6xf32>) -> tensor<24xf32> {
   %r = tgc.reshape %x : tensor<4x6xf32> to tensor<24xf32>
   return %r : tensor<24xf32>
 }
+
+// -----
+
+// With fuse-data-movement, data movement after a reduction stays out of
+// its region: the normalized rows are one row kernel on the GPU, the
+// transpose of the result another (together each thread would re-reduce its
+// row). Without the option the transpose joins (the CPU's loops handle it).
+// MOVE-LABEL:  func.func @norm_then_transpose(
+// MOVE:          %[[N:.*]] = tgc.fusion <loop>
+// MOVE:            tgc.reduce_sum
+// MOVE-NOT:        tgc.transpose
+// MOVE:            tgc.yield
+// MOVE:          %[[T:.*]] = tgc.fusion <loop>(%[[N]])
+// MOVE-NEXT:     ^bb0
+// MOVE-NEXT:       tgc.transpose
+// CHECK-LABEL: func.func @norm_then_transpose(
+// CHECK:         tgc.fusion <loop>
+// CHECK:           tgc.reduce_sum
+// CHECK:           tgc.transpose
+// CHECK:           tgc.yield
+func.func @norm_then_transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %s = tgc.reduce_sum %x {axes = array<i64: 1>, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = tgc.div %x, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %e = tgc.exp %d : tensor<4x8xf32>
+  %t = tgc.transpose %e {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
