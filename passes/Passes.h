@@ -79,7 +79,15 @@ void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// Appends the CUDA backend's pipeline (`tgc-cuda`: cleanup, batch-norm
 /// folding, post-op and loop fusion, no layout conversion; with `fuse`
 /// false cleanup only) to `pm`, anchored on builtin.module.
-void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true);
+/// Without `loopFusion` the pipeline stops before its loop fusion
+/// (buildCudaLoopFusion), which the CUDA compiler runs after trimming
+/// contraction fusions to what cuBLASLt / cuDNN compute.
+void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true,
+                       bool loopFusion = true);
+
+/// The CUDA pipeline's loop fusion: tgc-fuse-elementwise with data
+/// movement, regions of one op worth forming.
+void buildCudaLoopFusion(mlir::OpPassManager &pm);
 
 /// Registers the named tgc pass pipelines (tgc-cleanup, tgc-cpu,
 /// tgc-cpu-unfused, tgc-cuda).

@@ -34,7 +34,16 @@ void tgc::buildCpuPipeline(OpPassManager &pm, bool fuse) {
   pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise());
 }
 
-void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse) {
+void tgc::buildCudaLoopFusion(OpPassManager &pm) {
+  // Every op is a kernel launch on the GPU: data movement fuses too, and a
+  // region of one transpose or slice is worth forming.
+  TgcFuseElementwiseOptions loops;
+  loops.fuseDataMovement = true;
+  loops.minComputeOps = 1; // views (reshapes) never count
+  pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise(loops));
+}
+
+void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse, bool loopFusion) {
   buildCleanupPipeline(pm);
   if (!fuse)
     return;
@@ -51,12 +60,8 @@ void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse) {
   // groups with their neighbours (no library kernel takes them whole).
   pm.addPass(createTgcDecomposeNormalizations());
   pm.addPass(createCSEPass());
-  // Every op is a kernel launch on the GPU: data movement fuses too, and a
-  // region of one transpose or slice is worth forming.
-  TgcFuseElementwiseOptions loops;
-  loops.fuseDataMovement = true;
-  loops.minComputeOps = 1;  // views (reshapes) never count
-  pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise(loops));
+  if (loopFusion)
+    buildCudaLoopFusion(pm);
 }
 
 void tgc::registerTgcPipelines() {

@@ -80,6 +80,8 @@ FusionOp wrapInFusion(Operation *op, FusionKind kind = FusionKind::loop) {
   return fusion;
 }
 
+void trimContractionChains(Block &body);
+
 /// `func` specialized for `shapes` (tgc::specializeForShapes), then the
 /// tgc-cuda pipeline.
 llvm::Expected<OwningOpRef<ModuleOp>>
@@ -98,10 +100,24 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
   if (options.optimize) {
     // The tgc-cuda pipeline (passes/Pipelines.cpp): cleanup, batch-norm
     // folding, post-op fusion into contractions, loop fusion.
+    // The pipeline's loop fusion runs after the contraction fusions are
+    // trimmed to what cuBLASLt / cuDNN compute, so that the rest of their
+    // chains fuses with the ops that follow.
     PassManager pm(context);
-    tgc::buildCudaPipeline(pm, options.fuse);
+    tgc::buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false);
     if (failed(pm.run(*module)))
       return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
+    if (options.fuse) {
+      module->walk([](func::FuncOp f) {
+        if (!f.isExternal())
+          trimContractionChains(f.getBody().front());
+      });
+      PassManager loops(context);
+      tgc::buildCudaLoopFusion(loops);
+      if (failed(loops.run(*module)))
+        return fail("the tgc-cuda pipeline failed on '" + func.getName() +
+                    "'");
+    }
   }
   return module;
 }
@@ -228,8 +244,8 @@ LibraryEpilogue libraryEpilogue(const PostOpChain &chain) {
 /// `tgc.fusion <loop>` right after `fusion`, fed by `fusion`'s result (the
 /// chain's value after `keep` post-ops) and the extra operands. Post-ops
 /// keep the contraction's type, so `fusion`'s result type does not change.
-LogicalResult splitChain(FusionOp fusion, const PostOpChain &chain,
-                         size_t keep) {
+FailureOr<FusionOp> splitChain(FusionOp fusion, const PostOpChain &chain,
+                               size_t keep) {
   Block &block = fusion.getBlock();
   Value cut = keep == 0 ? chain.contraction->getResult(0)
                         : chain.postOps[keep - 1].result();
@@ -279,7 +295,27 @@ LogicalResult splitChain(FusionOp fusion, const PostOpChain &chain,
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
     if (isa<ConstantOp>(op) && op.use_empty())
       op.erase();
-  return success();
+  return loop;
+}
+
+/// Before loop fusion: every contraction fusion keeps the post-ops its
+/// library call computes (libraryEpilogue); the rest of its chain goes back
+/// into the function, where tgc-fuse-elementwise groups it with what
+/// follows (an erf-GELU and the softmax after it: one kernel).
+void trimContractionChains(Block &body) {
+  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
+    if (fusion.getKind() != FusionKind::contraction)
+      continue;
+    auto chain = analyzeContractionFusion(fusion);
+    if (!chain)
+      continue;
+    LibraryEpilogue epilogue = libraryEpilogue(*chain);
+    if (epilogue.count == chain->postOps.size())
+      continue;
+    FailureOr<FusionOp> rest = splitChain(fusion, *chain, epilogue.count);
+    if (succeeded(rest))
+      rest->inlineBody();
+  }
 }
 
 /// Wraps a contraction outside any fusion in a `tgc.fusion <contraction>`

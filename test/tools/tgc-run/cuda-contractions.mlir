@@ -152,8 +152,9 @@ func.func @integer(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) -> tensor<2x4xi32> 
 // EMPTY:      0 kernels, one synchronization per call
 // EMPTY-NEXT: buffers: b0 input 0x16xf32; b1 input 16x8xf32; b2 constant 0x8xf32;
 // EMPTY-NEXT: results: b2:0x8xf32
-// EMPTYK:     1 kernel, one synchronization per call
-// EMPTYK:     [0] tgc_empty_k_0 <<<1, 256>>> elementwise (32 elements) [add,sigmoid]
+// EMPTYK:      2 kernels, one synchronization per call
+// EMPTYK:      [0] tgc_empty_k_0 <<<1, 256>>> elementwise (32 elements) [add] at {{.*}} -> (b3:4x8xf32)
+// EMPTYK-NEXT: [1] tgc_empty_k_1 <<<1, 256>>> elementwise (32 elements) [sigmoid] at {{.*}} (b3:4x8xf32) -> (b4:4x8xf32)
 func.func @empty(%x: tensor<?x16xf32>, %w: tensor<16x8xf32>) -> tensor<?x8xf32> {
   %0 = tgc.matmul %x, %w : (tensor<?x16xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
@@ -163,4 +164,19 @@ func.func @empty_k(%x: tensor<4x?xf32>, %w: tensor<?x8xf32>, %b: tensor<8xf32>) 
   %1 = tgc.add %0, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %2 = tgc.sigmoid %1 : tensor<4x8xf32>
   return %2 : tensor<4x8xf32>
+}
+
+// The part of a chain the library does not compute fuses with what follows:
+// erf-GELU after the matmul's bias and the softmax after it are one row
+// kernel.
+// RUN: tgc-run %s --function=gelu_softmax --backend=cuda --compile-only --print-plan | FileCheck %s --check-prefix=GELUSM
+// GELUSM:      1 kernel, 1 cuBLASLt matmul
+// GELUSM:      [0] cublasLt matmul (2x16 * 16x8) + bias at
+// GELUSM-NEXT: [1] tgc_gelu_softmax_0 <<<2, 32>>> row (2 rows of 8, one block per row) [gelu,reduce_max,sub,exp,reduce_sum,div] at
+func.func @gelu_softmax(%x: tensor<2x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<2x16xf32>, tensor<16x8xf32>) -> tensor<2x8xf32>
+  %1 = tgc.add %0, %b : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %2 = tgc.gelu %1 : tensor<2x8xf32>
+  %3 = tgc.softmax %2 {axis = 1 : i64} : tensor<2x8xf32>
+  return %3 : tensor<2x8xf32>
 }
