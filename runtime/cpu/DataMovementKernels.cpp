@@ -123,9 +123,14 @@ absl::StatusOr<KernelPtr> createTranspose(DType dtype, const Shape &inputShape,
     outShape.push_back(inputShape[p]);
     srcStrides.push_back(inStrides[p]);
   }
-  // A oneDNN reorder for big 4-byte transposes (its blocked kernels beat the
-  // strided loop); s32 moves the bits unchanged.
-  if (dtypeSize(dtype) == 4 && numElements(inputShape) >= 4096 &&
+  // A permutation that keeps the innermost dim innermost moves whole rows:
+  // the strided copy memcpys them (attention's [S, H, D] -> [H, S, D]).
+  const bool movesRows =
+      perm.back() == static_cast<int64_t>(rank) - 1 &&
+      inputShape.back() * static_cast<int64_t>(dtypeSize(dtype)) >= 64;
+  // A oneDNN reorder for other big 4-byte transposes (its blocked kernels
+  // beat the strided loop); s32 moves the bits unchanged.
+  if (!movesRows && dtypeSize(dtype) == 4 && numElements(inputShape) >= 4096 &&
       rank <= DNNL_MAX_NDIMS && rank > 1) {
     auto engine = cpuEngine();
     if (!engine.ok())
