@@ -694,6 +694,67 @@ template <typename OpT> struct ShapeOpToReshape : OpRewritePattern<OpT> {
   }
 };
 
+/// A transpose that moves the innermost dim, used only as matmul operands,
+/// whose permutation with the last two entries swapped keeps the innermost
+/// dim innermost: matmul(x, transpose(y, p)) =>
+/// matmul{transpose_b}(x, transpose(y, p')) (likewise for the lhs), with
+/// p' = p with its last two entries swapped. p' moves whole rows (or is the
+/// identity: no transpose at all), and the matmul reads the operand
+/// transposed for free. Attention's keys: [S, H, D] -> [H, D, S] becomes
+/// [S, H, D] -> [H, S, D] and a matmul with transpose_b.
+struct TransposeIntoMatmul : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> perm = op.getPermutation();
+    const int64_t rank = static_cast<int64_t>(perm.size());
+    if (rank < 2 || perm.back() == rank - 1 || op->use_empty() ||
+        matchPattern(op.getInput(), m_Constant()))
+      return failure();
+    SmallVector<int64_t> swapped(perm);
+    std::swap(swapped[rank - 2], swapped[rank - 1]);
+    if (swapped.back() != rank - 1)
+      return failure();
+    SmallVector<MatmulOp> users;
+    for (Operation *user : op->getUsers()) {
+      auto matmul = dyn_cast<MatmulOp>(user);
+      if (!matmul)
+        return failure();
+      if (!llvm::is_contained(users, matmul))
+        users.push_back(matmul);
+    }
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[rank - 2], shape[rank - 1]);
+    bool identity = llvm::all_of(llvm::enumerate(swapped), [](auto it) {
+      return static_cast<int64_t>(it.index()) == it.value();
+    });
+    rewriter.setInsertionPoint(op);
+    Value source =
+        identity ? op.getInput()
+                 : TransposeOp::create(
+                       rewriter, op.getLoc(),
+                       RankedTensorType::get(shape, type.getElementType()),
+                       op.getInput(), rewriter.getDenseI64ArrayAttr(swapped))
+                       .getResult();
+    if (source.getType() !=
+        RankedTensorType::get(shape, type.getElementType()))
+      return failure();
+    Value result = op.getResult();
+    for (MatmulOp matmul : users) {
+      bool lhs = matmul.getLhs() == result, rhs = matmul.getRhs() == result;
+      rewriter.setInsertionPoint(matmul);
+      auto replacement = MatmulOp::create(
+          rewriter, matmul.getLoc(), matmul.getType(),
+          lhs ? source : matmul.getLhs(), rhs ? source : matmul.getRhs(),
+          lhs != matmul.getTransposeA(), rhs != matmul.getTransposeB());
+      rewriter.replaceOp(matmul, replacement.getResult());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// transpose(transpose(x, p1), p2) => transpose(x, p1 o p2).
 struct ComposeTransposes : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -833,7 +894,7 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposeTransposes>(context);
+  results.add<ComposeTransposes, TransposeIntoMatmul>(context);
 }
 
 OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {

@@ -1158,3 +1158,50 @@ func.func @gather_out_of_range_not_folded() -> tensor<i64> {
   %0 = tgc.gather %t, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+// A transpose that moves the innermost dim into a matmul operand becomes a
+// row-moving transpose and the matmul's transpose flag (attention's keys:
+// [S, H, D] -> [H, D, S] is [H, S, D] transposed).
+// CHECK-LABEL: func.func @transpose_into_matmul_rhs(
+// CHECK-SAME:    %[[Q:.*]]: tensor<2x4x8xf32>, %[[K:.*]]: tensor<4x2x8xf32>)
+// CHECK:         %[[T:.*]] = tgc.transpose %[[K]] {permutation = array<i64: 1, 0, 2>} : (tensor<4x2x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[M:.*]] = tgc.matmul %[[Q]], %[[T]] {transpose_b} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x4xf32>
+// CHECK-NEXT:    return %[[M]]
+func.func @transpose_into_matmul_rhs(%q: tensor<2x4x8xf32>, %k: tensor<4x2x8xf32>) -> tensor<2x4x4xf32> {
+  %kt = tgc.transpose %k {permutation = array<i64: 1, 2, 0>} : (tensor<4x2x8xf32>) -> tensor<2x8x4xf32>
+  %s = tgc.matmul %q, %kt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  return %s : tensor<2x4x4xf32>
+}
+
+// -----
+
+// Swapping the last two dims of a matmul operand is its transpose flag: the
+// transpose disappears (here the flag was set: it is cleared).
+// CHECK-LABEL: func.func @transpose_into_matmul_lhs(
+// CHECK-SAME:    %[[A:.*]]: tensor<3x5xf32>, %[[B:.*]]: tensor<3x4xf32>)
+// CHECK-NOT:     tgc.transpose
+// CHECK:         %[[M:.*]] = tgc.matmul %[[A]], %[[B]] {transpose_a} : (tensor<3x5xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+func.func @transpose_into_matmul_lhs(%a: tensor<3x5xf32>, %b: tensor<3x4xf32>) -> tensor<5x4xf32> {
+  %at = tgc.transpose %a {permutation = array<i64: 1, 0>} : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  %m = tgc.matmul %at, %b : (tensor<5x3xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return %m : tensor<5x4xf32>
+}
+
+// -----
+
+// Not when the transpose has another user, nor when the swap would not keep
+// the innermost dim innermost.
+// CHECK-LABEL: func.func @transpose_into_matmul_negative(
+// CHECK:         tgc.transpose %{{.*}} {permutation = array<i64: 1, 0>}
+// CHECK:         tgc.matmul %{{.*}}, %{{.*}} : (tensor<4x3xf32>, tensor<3x4xf32>)
+// CHECK:         tgc.transpose %{{.*}} {permutation = array<i64: 2, 0, 1>}
+// CHECK:         tgc.matmul %{{.*}}, %{{.*}} : (tensor<2x4x8xf32>, tensor<2x8x4xf32>)
+func.func @transpose_into_matmul_negative(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>, %q: tensor<2x4x8xf32>, %k: tensor<8x4x2xf32>) -> (tensor<4x4xf32>, tensor<4x3xf32>, tensor<2x4x4xf32>) {
+  %at = tgc.transpose %a {permutation = array<i64: 1, 0>} : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %m = tgc.matmul %at, %b : (tensor<4x3xf32>, tensor<3x4xf32>) -> tensor<4x4xf32>
+  %kt = tgc.transpose %k {permutation = array<i64: 2, 0, 1>} : (tensor<8x4x2xf32>) -> tensor<2x8x4xf32>
+  %s = tgc.matmul %q, %kt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  return %m, %at, %s : tensor<4x4xf32>, tensor<4x3xf32>, tensor<2x4x4xf32>
+}
