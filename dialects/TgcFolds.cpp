@@ -737,8 +737,7 @@ struct TransposeIntoMatmul : OpRewritePattern<TransposeOp> {
                        RankedTensorType::get(shape, type.getElementType()),
                        op.getInput(), rewriter.getDenseI64ArrayAttr(swapped))
                        .getResult();
-    if (source.getType() !=
-        RankedTensorType::get(shape, type.getElementType()))
+    if (source.getType() != RankedTensorType::get(shape, type.getElementType()))
       return failure();
     Value result = op.getResult();
     for (MatmulOp matmul : users) {

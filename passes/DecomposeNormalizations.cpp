@@ -38,8 +38,7 @@ RankedTensorType keptType(RankedTensorType type, ArrayRef<int64_t> axes) {
 
 Value splat(PatternRewriter &rewriter, Location loc, float value) {
   auto type = RankedTensorType::get({}, rewriter.getF32Type());
-  return ConstantOp::create(rewriter, loc,
-                            DenseElementsAttr::get(type, value));
+  return ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, value));
 }
 
 /// softmax(x) = e / sum(e), e = exp(x - max(x));
@@ -100,7 +99,8 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
                                           rewriter.getUnitAttr());
     Value shifted = AddOp::create(
         rewriter, loc, kept, variance,
-        splat(rewriter, loc, static_cast<float>(op.getEpsilon().convertToDouble())));
+        splat(rewriter, loc,
+              static_cast<float>(op.getEpsilon().convertToDouble())));
     Value inverse = RsqrtOp::create(rewriter, loc, kept, shifted);
     Value result = MulOp::create(rewriter, loc, type, centered, inverse);
     if (op.getScale())
@@ -134,15 +134,16 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
     };
     Value shifted = AddOp::create(
         rewriter, loc, op.getVariance().getType(), op.getVariance(),
-        splat(rewriter, loc, static_cast<float>(op.getEpsilon().convertToDouble())));
-    Value inverse =
-        RsqrtOp::create(rewriter, loc, shifted.getType(), shifted);
-    Value factor = MulOp::create(rewriter, loc, inverse.getType(),
-                                 op.getScale(), inverse);
+        splat(rewriter, loc,
+              static_cast<float>(op.getEpsilon().convertToDouble())));
+    Value inverse = RsqrtOp::create(rewriter, loc, shifted.getType(), shifted);
+    Value factor =
+        MulOp::create(rewriter, loc, inverse.getType(), op.getScale(), inverse);
     Value centered =
         SubOp::create(rewriter, loc, type, op.getInput(), view(op.getMean()));
     Value scaled = MulOp::create(rewriter, loc, type, centered, view(factor));
-    Value result = AddOp::create(rewriter, loc, type, scaled, view(op.getBias()));
+    Value result =
+        AddOp::create(rewriter, loc, type, scaled, view(op.getBias()));
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -41,19 +41,19 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/Passes.h"
@@ -607,7 +607,6 @@ LogicalResult cpu::fuseLinalgOps(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
-
 //===----------------------------------------------------------------------===//
 // Tiling and vectorization
 //===----------------------------------------------------------------------===//
@@ -762,7 +761,8 @@ FailureOr<int64_t> cpu::vectorizeLinalgOps(ModuleOp module, int64_t maxTile) {
     }
     bool all = true;
     for (Value init : tiled->initialValues)
-      if (Operation *def = init.getDefiningOp(); def && isa<linalg::FillOp>(def))
+      if (Operation *def = init.getDefiningOp();
+          def && isa<linalg::FillOp>(def))
         vectorizeOne(def);
     for (Operation *tiledOp : tiled->tiledOps)
       all &= vectorizeOne(tiledOp);

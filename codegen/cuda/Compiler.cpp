@@ -64,9 +64,9 @@ FusionOp wrapInFusion(Operation *op, FusionKind kind = FusionKind::loop) {
   for (Value operand : op->getOperands())
     if (!llvm::is_contained(inputs, operand))
       inputs.push_back(operand);
-  auto fusion = FusionOp::create(
-      builder, op->getLoc(), op->getResultTypes(),
-      FusionKindAttr::get(builder.getContext(), kind), inputs);
+  auto fusion =
+      FusionOp::create(builder, op->getLoc(), op->getResultTypes(),
+                       FusionKindAttr::get(builder.getContext(), kind), inputs);
   Block *body = new Block();
   fusion.getBody().push_back(body);
   IRMapping mapping;
@@ -115,8 +115,7 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
       PassManager loops(context);
       tgc::buildCudaLoopFusion(loops);
       if (failed(loops.run(*module)))
-        return fail("the tgc-cuda pipeline failed on '" + func.getName() +
-                    "'");
+        return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
     }
   }
   return module;
@@ -211,8 +210,7 @@ LibraryEpilogue libraryEpilogue(const PostOpChain &chain) {
         product(shapeOf(post.operand)) == channels) {
       epilogue.bias = post.operand;
       epilogue.names.push_back("bias");
-    } else if (post.operandClass == OperandClass::Full &&
-               !epilogue.residual &&
+    } else if (post.operandClass == OperandClass::Full && !epilogue.residual &&
                shapeOf(post.operand) == shapeOf(contraction->getResult(0))) {
       epilogue.residual = post.operand;
       epilogue.names.push_back("residual add");
@@ -281,7 +279,8 @@ FailureOr<FusionOp> splitChain(FusionOp fusion, const PostOpChain &chain,
   for (Operation *op : moved) {
     for (Value operand : op->getOperands())
       if (!mapping.contains(operand))
-        if (Operation *def = operand.getDefiningOp(); def && isa<ConstantOp>(def))
+        if (Operation *def = operand.getDefiningOp();
+            def && isa<ConstantOp>(def))
           inside.clone(*def, mapping);
     inside.clone(*op, mapping);
   }
@@ -347,16 +346,16 @@ void padAsymmetricConvolution(FusionOp fusion, Conv2DOp conv) {
     shape[d] += low[d] + high[d];
   OpBuilder builder(fusion);
   auto padded = PadOp::create(
-      builder, conv.getLoc(), RankedTensorType::get(shape, type.getElementType()),
-      outer, builder.getDenseI64ArrayAttr(low),
-      builder.getDenseI64ArrayAttr(high), builder.getF64FloatAttr(0.0));
+      builder, conv.getLoc(),
+      RankedTensorType::get(shape, type.getElementType()), outer,
+      builder.getDenseI64ArrayAttr(low), builder.getDenseI64ArrayAttr(high),
+      builder.getF64FloatAttr(0.0));
   // A new fusion input (the old one may have other users inside).
   fusion.getInputsMutable().append(ValueRange{padded.getResult()});
-  BlockArgument newArg = fusion.getBlock().addArgument(
-      padded.getType(), conv.getLoc());
+  BlockArgument newArg =
+      fusion.getBlock().addArgument(padded.getType(), conv.getLoc());
   conv.getInputMutable().assign(newArg);
-  conv.setPaddingAttr(
-      builder.getDenseI64ArrayAttr({padH, padW, padH, padW}));
+  conv.setPaddingAttr(builder.getDenseI64ArrayAttr({padH, padW, padH, padW}));
 }
 
 /// Replaces operand `arg` (a block argument of `fusion`) of `user` with a
@@ -404,8 +403,9 @@ void broadcastPartialBatches(FusionOp fusion, MatmulOp matmul) {
 /// into a loop fusion after the call. `ohwiFilters` receives, for NHWC
 /// convolutions with a computed filter, the filter transposed to cuDNN's
 /// OHWI by a kernel before the call.
-LogicalResult prepareContractions(Block &body,
-                                  llvm::DenseMap<Operation *, Value> &ohwiFilters) {
+LogicalResult
+prepareContractions(Block &body,
+                    llvm::DenseMap<Operation *, Value> &ohwiFilters) {
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>()))
     if (fusion.getKind() == FusionKind::contraction &&
         !analyzeContractionFusion(fusion))
@@ -418,12 +418,12 @@ LogicalResult prepareContractions(Block &body,
       continue;
     auto chain = analyzeContractionFusion(fusion);
     if (!chain)
-      return fusion.emitError("internal error: unanalyzable contraction fusion");
+      return fusion.emitError(
+          "internal error: unanalyzable contraction fusion");
     if (auto conv = dyn_cast<Conv2DOp>(chain->contraction)) {
       padAsymmetricConvolution(fusion, conv);
-      Value filter =
-          fusion.getInputs()[cast<BlockArgument>(conv.getFilter())
-                                 .getArgNumber()];
+      Value filter = fusion.getInputs()[cast<BlockArgument>(conv.getFilter())
+                                            .getArgNumber()];
       if (conv.getLayout() == Layout::NHWC &&
           !isa_and_nonnull<ConstantOp>(filter.getDefiningOp())) {
         auto type = cast<RankedTensorType>(filter.getType());
@@ -445,21 +445,22 @@ LogicalResult prepareContractions(Block &body,
     // its post-ops on a zero constant.
     Operation *contraction = chain->contraction;
     auto resultType = cast<RankedTensorType>(contraction->getResultTypes()[0]);
-    bool emptyOperand = llvm::any_of(contraction->getOperandTypes(), [](Type t) {
-      return cast<RankedTensorType>(t).getNumElements() == 0;
-    });
+    bool emptyOperand =
+        llvm::any_of(contraction->getOperandTypes(), [](Type t) {
+          return cast<RankedTensorType>(t).getNumElements() == 0;
+        });
     auto conv = dyn_cast<Conv2DOp>(contraction);
     if (emptyOperand && resultType.getNumElements() > 0 &&
         !(conv && conv.getBias())) {
       OpBuilder builder(contraction);
       Attribute zero = builder.getZeroAttr(resultType.getElementType());
-      Value zeros = ConstantOp::create(
-          builder, contraction->getLoc(),
-          DenseElementsAttr::get(resultType, zero));
+      Value zeros =
+          ConstantOp::create(builder, contraction->getLoc(),
+                             DenseElementsAttr::get(resultType, zero));
       contraction->getResult(0).replaceAllUsesWith(zeros);
       contraction->erase();
-      fusion->setAttr("kind", FusionKindAttr::get(fusion->getContext(),
-                                                   FusionKind::loop));
+      fusion->setAttr(
+          "kind", FusionKindAttr::get(fusion->getContext(), FusionKind::loop));
       continue;
     }
     LibraryEpilogue epilogue = libraryEpilogue(*chain);
@@ -576,12 +577,10 @@ cuda::compile(func::FuncOp func,
   // A contraction fusion (its chain is what the library epilogue computes:
   // prepareContractions split off the rest) as a cuBLASLt or cuDNN call.
   // Buffers are logical here; the result buffer is filled in by the caller.
-  auto planLibraryCall = [&](FusionOp fusion, Launch::Kind &kind,
-                             MatmulCall &matmul, ConvCall &conv,
-                             std::string &description,
-                             std::vector<int> &operands,
-                             std::vector<std::string> &operandTexts)
-      -> llvm::Error {
+  auto planLibraryCall =
+      [&](FusionOp fusion, Launch::Kind &kind, MatmulCall &matmul,
+          ConvCall &conv, std::string &description, std::vector<int> &operands,
+          std::vector<std::string> &operandTexts) -> llvm::Error {
     auto chain = analyzeContractionFusion(fusion);
     if (!chain)
       return makeError("internal error: unanalyzable contraction fusion at " +
@@ -601,9 +600,9 @@ cuda::compile(func::FuncOp func,
     };
     auto resultType = cast<RankedTensorType>(contraction->getResultTypes()[0]);
     auto dtype = reference::toDType(resultType.getElementType());
-    if (!dtype || (*dtype != runtime::DType::F32 &&
-                   *dtype != runtime::DType::F16 &&
-                   *dtype != runtime::DType::BF16))
+    if (!dtype ||
+        (*dtype != runtime::DType::F32 && *dtype != runtime::DType::F16 &&
+         *dtype != runtime::DType::BF16))
       return makeError(notSupported(
           contraction, "cuBLASLt and cuDNN calls take f32, f16 or bf16, got " +
                            typeString(resultType)));
@@ -619,7 +618,8 @@ cuda::compile(func::FuncOp func,
 
     if (auto mm = dyn_cast<MatmulOp>(contraction)) {
       kind = Launch::Kind::Matmul;
-      std::vector<int64_t> lhs = shapeOf(mm.getLhs()), rhs = shapeOf(mm.getRhs()),
+      std::vector<int64_t> lhs = shapeOf(mm.getLhs()),
+                           rhs = shapeOf(mm.getRhs()),
                            out = shapeOf(mm.getResult());
       const size_t rank = out.size();
       matmul.dtype = *dtype;
@@ -677,14 +677,13 @@ cuda::compile(func::FuncOp func,
         matmul.epilogue = bias ? E::BiasGelu : E::Gelu;
       else
         matmul.epilogue = bias ? E::Bias : E::None;
-      description = "cublasLt matmul " +
-                    (matmul.batch > 1 ? std::to_string(matmul.batch) + "x" : "") +
-                    "(" + std::to_string(matmul.m) + "x" +
-                    std::to_string(matmul.k) + " * " +
-                    std::to_string(matmul.k) + "x" +
-                    std::to_string(matmul.n) + ")" +
-                    (matmul.transA ? " transA" : "") +
-                    (matmul.transB ? " transB" : "") + fused;
+      description =
+          "cublasLt matmul " +
+          (matmul.batch > 1 ? std::to_string(matmul.batch) + "x" : "") + "(" +
+          std::to_string(matmul.m) + "x" + std::to_string(matmul.k) + " * " +
+          std::to_string(matmul.k) + "x" + std::to_string(matmul.n) + ")" +
+          (matmul.transA ? " transA" : "") + (matmul.transB ? " transB" : "") +
+          fused;
       return llvm::Error::success();
     }
 
@@ -730,7 +729,8 @@ cuda::compile(func::FuncOp func,
       int b = bufferOf.lookup(filterValue);
       if (logical[b].kind != Logical::Constant)
         return makeError("internal error: the filter of an NHWC convolution "
-                         "at " + locationString(c2d.getLoc()) +
+                         "at " +
+                         locationString(c2d.getLoc()) +
                          " is neither constant nor transposed");
       const HostTensor &hwio = spec.constants[logical[b].index];
       auto ohwi = HostTensor::allocateUninitialized(
@@ -745,9 +745,10 @@ cuda::compile(func::FuncOp func,
         for (int64_t s = 0; s < conv.s; ++s)
           for (int64_t c = 0; c < ci; ++c)
             for (int64_t k = 0; k < conv.k; ++k)
-              std::memcpy(dst + (((k * conv.r + r) * conv.s + s) * ci + c) * size,
-                          src + (((r * conv.s + s) * ci + c) * conv.k + k) * size,
-                          size);
+              std::memcpy(
+                  dst + (((k * conv.r + r) * conv.s + s) * ci + c) * size,
+                  src + (((r * conv.s + s) * ci + c) * conv.k + k) * size,
+                  size);
       conv.filter = static_cast<int>(logical.size());
       logical.push_back({Logical::Constant,
                          static_cast<int>(spec.constants.size()),
@@ -769,14 +770,14 @@ cuda::compile(func::FuncOp func,
                   std::to_string(conv.c / conv.groups) + "x" +
                   std::to_string(conv.r) + "x" + std::to_string(conv.s);
     if (conv.strideH != 1 || conv.strideW != 1)
-      description += " stride " + std::to_string(conv.strideH) +
-                     (conv.strideW != conv.strideH
-                          ? "," + std::to_string(conv.strideW)
-                          : "");
+      description +=
+          " stride " + std::to_string(conv.strideH) +
+          (conv.strideW != conv.strideH ? "," + std::to_string(conv.strideW)
+                                        : "");
     if (conv.padH || conv.padW)
-      description += " pad " + std::to_string(conv.padH) +
-                     (conv.padW != conv.padH ? "," + std::to_string(conv.padW)
-                                             : "");
+      description +=
+          " pad " + std::to_string(conv.padH) +
+          (conv.padW != conv.padH ? "," + std::to_string(conv.padW) : "");
     if (conv.dilationH != 1 || conv.dilationW != 1)
       description += " dilation " + std::to_string(conv.dilationH) + "," +
                      std::to_string(conv.dilationW);
@@ -815,15 +816,15 @@ cuda::compile(func::FuncOp func,
         auto type = cast<RankedTensorType>(result.getType());
         auto dtype = reference::toDType(type.getElementType());
         if (!dtype)
-          return makeError(notSupported(fusion, "element type " +
-                                                    typeString(type)));
+          return makeError(
+              notSupported(fusion, "element type " + typeString(type)));
         auto empty = HostTensor::allocate(
             *dtype, {type.getShape().begin(), type.getShape().end()});
         if (!empty.ok())
           return makeError(std::string(empty.status().message()));
         bufferOf[result] = static_cast<int>(logical.size());
-        logical.push_back({Logical::Constant,
-                           static_cast<int>(spec.constants.size()), 0});
+        logical.push_back(
+            {Logical::Constant, static_cast<int>(spec.constants.size()), 0});
         spec.constants.push_back(std::move(*empty));
       }
       continue;
@@ -938,8 +939,8 @@ cuda::compile(func::FuncOp func,
   };
   size_t intermediateBytes = 0;
   for (size_t bytes : slotBytes) {
-    spec.intermediates.push_back(
-        TensorSpec{runtime::DType::F32, {static_cast<int64_t>((bytes + 3) / 4)}});
+    spec.intermediates.push_back(TensorSpec{
+        runtime::DType::F32, {static_cast<int64_t>((bytes + 3) / 4)}});
     intermediateBytes += bytes;
   }
 
@@ -956,9 +957,9 @@ cuda::compile(func::FuncOp func,
       options.ptxFallback) {
     auto ptx = compileCuda(compiled.source, options.arch, ImageKind::Ptx);
     if (!ptx.ok())
-      return makeError("compiling the kernels of '" + func.getName() +
-                       "' to PTX with NVRTC: " +
-                       std::string(ptx.status().message()));
+      return makeError(
+          "compiling the kernels of '" + func.getName() +
+          "' to PTX with NVRTC: " + std::string(ptx.status().message()));
     fallback = std::move(*ptx);
   }
   if (numKernels) {
@@ -1055,10 +1056,9 @@ cuda::compile(func::FuncOp func,
   llvm::raw_string_ostream os(text);
   os << "cuda plan for @" << func.getName() << " (" << options.arch << ", "
      << (options.imageKind == ImageKind::Ptx ? "ptx"
-         : options.ptxFallback            ? "cubin + ptx fallback"
-                                          : "cubin")
-     << ", "
-     << nvrtcVersion() << "): " << numKernels << " kernel"
+         : options.ptxFallback               ? "cubin + ptx fallback"
+                                             : "cubin")
+     << ", " << nvrtcVersion() << "): " << numKernels << " kernel"
      << (numKernels == 1 ? "" : "s");
   if (!spec.matmuls.empty())
     os << ", " << spec.matmuls.size() << " cuBLASLt matmul"

@@ -166,7 +166,20 @@ namespace {
 /// The element types generated kernels handle. Floats compute in f32 (f16
 /// and bf16 are loaded and stored as their encodings), i1 as bool (stored
 /// as one byte), integers in their own C type.
-enum class Elem { F32, F16, BF16, I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64 };
+enum class Elem {
+  F32,
+  F16,
+  BF16,
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  UI8,
+  UI16,
+  UI32,
+  UI64
+};
 
 std::optional<Elem> elemOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
@@ -336,11 +349,11 @@ std::vector<std::string> constantLiterals(DenseElementsAttr value, Elem e) {
       literals.push_back(floatLiteral(toFloat(v)));
   } else {
     for (APInt v : value.getValues<APInt>())
-      literals.push_back(intLiteral(
-          e == Elem::I1 ? static_cast<int64_t>(v.getBoolValue())
-          : isUnsigned(e) ? static_cast<int64_t>(v.getZExtValue())
-                          : v.getSExtValue(),
-          e));
+      literals.push_back(
+          intLiteral(e == Elem::I1   ? static_cast<int64_t>(v.getBoolValue())
+                     : isUnsigned(e) ? static_cast<int64_t>(v.getZExtValue())
+                                     : v.getSExtValue(),
+                     e));
   }
   return literals;
 }
@@ -621,7 +634,6 @@ SmallVector<std::string> KernelEmitter::indexLocals(const std::string &linear,
   return index;
 }
 
-
 FailureOr<std::string> KernelEmitter::valueAt(Value v,
                                               ArrayRef<std::string> index) {
   auto key = std::make_pair(v.getAsOpaquePointer(), join(index));
@@ -898,13 +910,13 @@ KernelEmitter::emitArgReduction(Operation *op, ArrayRef<std::string> index) {
   }
   std::string v = cmpType == "float" ? *value : "(" + cmpType + ")" + *value;
   line("if (" + k + " == 0 || tgc_arg_better(" + v + ", " + bestValue + ", " +
-       (isMax ? "true" : "false") + ", " + (last ? "true" : "false") +
-       ")) {");
+       (isMax ? "true" : "false") + ", " + (last ? "true" : "false") + ")) {");
   line("  " + bestValue + " = " + v + ";");
   line("  " + best + " = " + k + ";");
   line("}");
   current = saved;
-  current->body += wrapInLoops({{k, inShape[axis]}}, current->indent, loop.body);
+  current->body +=
+      wrapInLoops({{k, inShape[axis]}}, current->indent, loop.body);
   return best;
 }
 
@@ -965,14 +977,12 @@ FailureOr<std::string> KernelEmitter::emitPool(Operation *op,
               s = "s" + std::to_string(counter++),
               ih = "h" + std::to_string(counter++),
               iw = "w" + std::to_string(counter++);
-  const std::string ihExpr = hBase == "0" ? affine(r, dilations[0], 0)
-                                          : "(" + hBase + " + " +
-                                                affine(r, dilations[0], 0) +
-                                                ")";
-  const std::string iwExpr = wBase == "0" ? affine(s, dilations[1], 0)
-                                          : "(" + wBase + " + " +
-                                                affine(s, dilations[1], 0) +
-                                                ")";
+  const std::string ihExpr =
+      hBase == "0" ? affine(r, dilations[0], 0)
+                   : "(" + hBase + " + " + affine(r, dilations[0], 0) + ")";
+  const std::string iwExpr =
+      wBase == "0" ? affine(s, dilations[1], 0)
+                   : "(" + wBase + " + " + affine(s, dilations[1], 0) + ")";
   line("// " + op->getName().getStringRef().str() + " " +
        std::to_string(kernel[0]) + "x" + std::to_string(kernel[1]) +
        " window of " + std::to_string(height) + "x" + std::to_string(width) +
@@ -1055,10 +1065,10 @@ FailureOr<std::string> KernelEmitter::emitPad(PadOp op,
   const Elem e = elemOf(op.getResult());
   const double fillValue = op.getValue().convertToDouble();
   const std::string fill =
-      isFloat(e) ? floatLiteral(static_cast<float>(fillValue))
-                 : intLiteral(scalar::floatToInt(fillValue, bitsOf(e),
-                                                 isUnsigned(e)),
-                              e);
+      isFloat(e)
+          ? floatLiteral(static_cast<float>(fillValue))
+          : intLiteral(scalar::floatToInt(fillValue, bitsOf(e), isUnsigned(e)),
+                       e);
   if (cast<RankedTensorType>(input.getType()).getNumElements() == 0)
     return fill;
   // The input's index in a branch of its own (its locals keep what depends
@@ -1125,8 +1135,8 @@ FailureOr<std::string> KernelEmitter::emitConcat(ConcatOp op,
     SmallVector<std::string> in;
     for (size_t d = 0; d < inShape.size(); ++d)
       in.push_back(static_cast<int64_t>(d) == axis ? q
-                   : inShape[d] == 1                 ? "0"
-                                                     : index[d]);
+                   : inShape[d] == 1               ? "0"
+                                                   : index[d]);
     Scope *saved = current;
     current = &branch;
     line("const idx_t " + q + " = " + affine(index[axis], 1, -start) + ";");
@@ -1349,10 +1359,10 @@ std::string castExpr(Elem from, Elem to, const std::string &x) {
                           : -(int64_t(1) << (bits - 1));
   int64_t hi = bits >= 64 ? std::numeric_limits<int64_t>::max()
                           : (int64_t(1) << (bits - 1)) - 1;
-  std::string loD = bits >= 64 ? "-9223372036854775808.0"
-                               : std::to_string(lo) + ".0";
-  std::string hiD = bits >= 64 ? "9223372036854775807.0"
-                               : std::to_string(hi) + ".0";
+  std::string loD =
+      bits >= 64 ? "-9223372036854775808.0" : std::to_string(lo) + ".0";
+  std::string hiD =
+      bits >= 64 ? "9223372036854775807.0" : std::to_string(hi) + ".0";
   return "((" + t + ")tgc_f2s(" + x + ", " + loD + ", " + hiD + ", " +
          intLiteral(lo, Elem::I64) + ", " + intLiteral(hi, Elem::I64) + "))";
 }
@@ -1458,9 +1468,8 @@ FailureOr<std::string> KernelEmitter::scalar(Operation *op,
       });
 }
 
-FailureOr<std::string> KernelEmitter::integerScalar(Operation *op,
-                                                    ArrayRef<std::string> a,
-                                                    Elem e) {
+FailureOr<std::string>
+KernelEmitter::integerScalar(Operation *op, ArrayRef<std::string> a, Elem e) {
   // Wrapping arithmetic in unsigned 64 bits, then back to the type.
   const std::string t = computeType(e);
   auto wrap = [&](const std::string &expr) {
@@ -1760,7 +1769,8 @@ void spellOutNormalizations(Block &block) {
       auto t = RankedTensorType::get({}, b.getF32Type());
       return ConstantOp::create(
           b, loc, t,
-          DenseElementsAttr::get(t, ArrayRef<float>{static_cast<float>(value)}));
+          DenseElementsAttr::get(t,
+                                 ArrayRef<float>{static_cast<float>(value)}));
     };
     Value y;
     if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
@@ -1768,10 +1778,12 @@ void spellOutNormalizations(Block &block) {
       SmallVector<int64_t> kept(type.getShape());
       kept[axis] = 1;
       auto axes = b.getDenseI64ArrayAttr({axis});
-      Value m = ReduceMaxOp::create(b, loc, like(kept), x, axes, b.getUnitAttr());
+      Value m =
+          ReduceMaxOp::create(b, loc, like(kept), x, axes, b.getUnitAttr());
       Value d = SubOp::create(b, loc, type, x, m);
       Value e = ExpOp::create(b, loc, type, d);
-      Value s = ReduceSumOp::create(b, loc, like(kept), e, axes, b.getUnitAttr());
+      Value s =
+          ReduceSumOp::create(b, loc, like(kept), e, axes, b.getUnitAttr());
       if (isa<SoftmaxOp>(op))
         y = DivOp::create(b, loc, type, e, s);
       else
@@ -1813,10 +1825,11 @@ void spellOutNormalizations(Block &block) {
         return ReshapeOp::create(b, loc, t, v);
       };
       auto channelType = like(channelShape);
-      Value ve = AddOp::create(b, loc, channelType, perChannel(bn.getVariance()),
-                               f32Constant(bn.getEpsilon().convertToDouble()));
-      Value inv = ReciprocalOp::create(
-          b, loc, channelType, SqrtOp::create(b, loc, channelType, ve));
+      Value ve =
+          AddOp::create(b, loc, channelType, perChannel(bn.getVariance()),
+                        f32Constant(bn.getEpsilon().convertToDouble()));
+      Value inv = ReciprocalOp::create(b, loc, channelType,
+                                       SqrtOp::create(b, loc, channelType, ve));
       Value c = SubOp::create(b, loc, type, x, perChannel(bn.getMean()));
       y = MulOp::create(b, loc, type, c, inv);
       y = MulOp::create(b, loc, type, y, perChannel(bn.getScale()));
@@ -1843,8 +1856,8 @@ bool isRowRegion(FusionOp fusion) {
       if (!reducesInnermost(&op))
         return false;
     } else if (!isFloatElementwise(&op) &&
-               !isa<TransposeOp, ReshapeOp, SqueezeOp, UnsqueezeOp,
-                    ConstantOp>(op)) {
+               !isa<TransposeOp, ReshapeOp, SqueezeOp, UnsqueezeOp, ConstantOp>(
+                   op)) {
       return false;
     }
     for (Type type : allTypes(&op)) {
@@ -1959,9 +1972,9 @@ bool cuda::hasStandaloneKernel(Operation *op) {
   for (Value operand : op->getOperands())
     if (!llvm::is_contained(inputs, operand))
       inputs.push_back(operand);
-  auto fusion = FusionOp::create(
-      builder, op->getLoc(), op->getResultTypes(),
-      FusionKindAttr::get(context, FusionKind::loop), inputs);
+  auto fusion =
+      FusionOp::create(builder, op->getLoc(), op->getResultTypes(),
+                       FusionKindAttr::get(context, FusionKind::loop), inputs);
   Block *body = new Block();
   fusion.getBody().push_back(body);
   IRMapping mapping;

@@ -476,8 +476,7 @@ Error compileDifferential(mlir::ModuleOp module, const Options &opts) {
       std::string message = toString(std::move(error));
       if (isUnsupported(message)) {
         ++unsupported;
-        outs() << "@" << func.getName() << ": unsupported: " << message
-               << "\n";
+        outs() << "@" << func.getName() << ": unsupported: " << message << "\n";
       } else {
         // The reference may refuse these inputs too (a declared static dim
         // the random size contradicts, ...): then the compile error is

@@ -126,7 +126,10 @@ TEST(CudaCompiler, CompilesWithoutAGpu) {
   EXPECT_EQ(chain->launches.size(), 1u);
   // A cubin (ELF) for sm_90, with PTX for compute_90 as its fallback.
   const cuda::KernelImage &image = chain->executable->spec().kernels[0];
-  EXPECT_EQ(image.image.compare(0, 4, "\x7f" "ELF"), 0);
+  EXPECT_EQ(image.image.compare(0, 4,
+                                "\x7f"
+                                "ELF"),
+            0);
   EXPECT_NE(image.fallbackImage.find(".target sm_90"), std::string::npos);
   cuda::CompileOptions noFallback;
   noFallback.ptxFallback = false;
@@ -360,9 +363,8 @@ TEST(CudaCompiler, StandaloneKernelsMatchTheReferenceOnTheDevice) {
         // in double by the reference).
         bool narrow = (*want)[i].dtype() == runtime::DType::F16 ||
                       (*want)[i].dtype() == runtime::DType::BF16;
-        auto close = runtime::allClose((*got)[i], (*want)[i],
-                                       narrow ? 1e-2 : 1e-4,
-                                       narrow ? 1e-2 : 1e-5);
+        auto close = runtime::allClose(
+            (*got)[i], (*want)[i], narrow ? 1e-2 : 1e-4, narrow ? 1e-2 : 1e-5);
         EXPECT_TRUE(close.ok()) << "result #" << i << ": " << close << "\n"
                                 << compiled->describe();
       }
