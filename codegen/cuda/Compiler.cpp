@@ -953,18 +953,13 @@ cuda::compile(func::FuncOp func,
       ++numKernels;
     }
   std::string image, fallback;
-  if (numKernels && options.imageKind == ImageKind::Cubin &&
-      options.ptxFallback) {
-    auto ptx = compileCuda(compiled.source, options.arch, ImageKind::Ptx);
-    if (!ptx.ok())
-      return makeError(
-          "compiling the kernels of '" + func.getName() +
-          "' to PTX with NVRTC: " + std::string(ptx.status().message()));
-    fallback = std::move(*ptx);
-  }
   if (numKernels) {
-    auto compiledImage =
-        compileCuda(compiled.source, options.arch, options.imageKind);
+    // One NVRTC compilation gives the cubin and its PTX fallback.
+    auto compiledImage = compileCuda(
+        compiled.source, options.arch, options.imageKind,
+        options.imageKind == ImageKind::Cubin && options.ptxFallback
+            ? &fallback
+            : nullptr);
     if (!compiledImage.ok())
       return makeError(
           "compiling the kernels of '" + func.getName() +

@@ -45,7 +45,7 @@ struct CompileOptions {
   /// Cubin for exactly `arch` (the default: no driver JIT at load time) or
   /// PTX for compute_NN (the driver JIT-compiles it for newer GPUs).
   ImageKind imageKind = ImageKind::Cubin;
-  /// With a cubin: also compile PTX for compute_NN, loaded when the cubin
+  /// With a cubin: keep the PTX of the same compilation, loaded when the cubin
   /// does not (another GPU of a newer arch, an older driver).
   bool ptxFallback = true;
   /// Run tgc-cleanup on the specialized function.

@@ -47,7 +47,8 @@ absl::StatusOr<int> tgc::cuda::parseArch(const std::string &arch) {
 
 absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
                                                    const std::string &arch,
-                                                   ImageKind kind) {
+                                                   ImageKind kind,
+                                                   std::string *ptx) {
   absl::StatusOr<int> cc = parseArch(arch);
   if (!cc.ok())
     return cc.status();
@@ -74,19 +75,23 @@ absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
     return absl::InvalidArgumentError(absl::StrCat(
         "NVRTC failed to compile the generated CUDA code for ", arch, ": ",
         nvrtcGetErrorString(compiled), "\n", log.c_str()));
-  size_t size = 0;
-  std::string image;
-  if (kind == ImageKind::Ptx) {
+  auto getPtx = [&] {
+    size_t size = 0;
     nvrtcGetPTXSize(program, &size);
-    image.resize(size);
-    nvrtcGetPTX(program, image.data());
-  } else {
-    nvrtcGetCUBINSize(program, &size);
-    image.resize(size);
-    nvrtcGetCUBIN(program, image.data());
-  }
-  // PTX is NUL-terminated text; keep the string's own terminator only.
-  if (kind == ImageKind::Ptx && !image.empty() && image.back() == '\0')
-    image.pop_back();
+    std::string text(size, '\0');
+    nvrtcGetPTX(program, text.data());
+    // PTX is NUL-terminated text; keep the string's own terminator only.
+    if (!text.empty() && text.back() == '\0')
+      text.pop_back();
+    return text;
+  };
+  if (kind == ImageKind::Ptx)
+    return getPtx();
+  size_t size = 0;
+  nvrtcGetCUBINSize(program, &size);
+  std::string image(size, '\0');
+  nvrtcGetCUBIN(program, image.data());
+  if (ptx)
+    *ptx = getPtx();
   return image;
 }

@@ -26,10 +26,13 @@ enum class ImageKind {
 /// for anything else or an arch NVRTC cannot target.
 absl::StatusOr<int> parseArch(const std::string &arch);
 
-/// Compiles `source` for `arch` ("sm_90"). Errors carry NVRTC's log.
+/// Compiles `source` for `arch` ("sm_90"). Errors carry NVRTC's log. With
+/// a cubin, `ptx` (when given) receives the PTX of the same compilation
+/// (`.target sm_NN`, which the driver can JIT for newer GPUs).
 absl::StatusOr<std::string> compileCuda(const std::string &source,
                                         const std::string &arch,
-                                        ImageKind kind = ImageKind::Ptx);
+                                        ImageKind kind = ImageKind::Ptx,
+                                        std::string *ptx = nullptr);
 
 /// "NVRTC 13.0".
 std::string nvrtcVersion();
