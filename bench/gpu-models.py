@@ -29,13 +29,13 @@ Needs a GPU, PyTorch with CUDA and torchvision, and a CUDA build of tgc-run
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
-from tgcmodels import GFLOP_PER_SAMPLE, build_model  # noqa: E402
+from tgcmodels import (GFLOP_PER_SAMPLE, build_model,  # noqa: E402
+                       export_onnx, run_tgc)
 
 
 def parse_args():
@@ -54,17 +54,6 @@ def parse_args():
     return p.parse_args()
 
 
-def export(torch, model, x, path):
-    """The TorchScript-based exporter (opset 17), as scripts/real-models.py;
-    newer PyTorch defaults to the dynamo exporter, which needs onnxscript."""
-    kwargs = dict(opset_version=17, input_names=["input"],
-                  output_names=["output"], do_constant_folding=True)
-    try:
-        torch.onnx.export(model, (x,), path, dynamo=False, **kwargs)
-    except TypeError:  # PyTorch without the dynamo switch
-        torch.onnx.export(model, (x,), path, **kwargs)
-
-
 def gpu_median_ms(torch, fn, runs):
     times = []
     for _ in range(runs):
@@ -74,21 +63,6 @@ def gpu_median_ms(torch, fn, runs):
         torch.cuda.synchronize()
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
-
-
-def run_tgc(args, onnx_path, input_path, expected_path, atol, tf32):
-    cmd = [args.tgc_run, onnx_path, "--backend=cuda",
-           f"--input={input_path}", f"--expected={expected_path}",
-           f"--rtol={args.rtol}", f"--atol={atol}",
-           f"--benchmark={args.runs}"]
-    if tf32:
-        cmd.append("--allow-tf32")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    ms = None
-    for line in proc.stdout.splitlines():
-        if "median" in line:
-            ms = float(line.split("median")[1].split()[0])
-    return proc.returncode, ms, proc.stdout + proc.stderr, cmd
 
 
 def main():
@@ -120,7 +94,7 @@ def main():
         for batch in [int(b) for b in args.batches.split(",")]:
             x = make_input(batch)
             base = os.path.join(args.workdir, f"{name}-b{batch}")
-            export(torch, model, x, base + ".onnx")
+            export_onnx(torch, model, x, base + ".onnx")
             with torch.no_grad():
                 # The expected result in float64 on the CPU: neither side's
                 # rounding is the reference.
@@ -149,8 +123,11 @@ def main():
                         script.append(gpu_median_ms(
                             torch, lambda: scripted(xd), args.runs))
                         status, ms, log, cmd = run_tgc(
-                            args, base + ".onnx", base + "-input.npy",
-                            base + "-expected.npy", atol, tf32)
+                            args.tgc_run, base + ".onnx", base + "-input.npy",
+                            base + "-expected.npy", None, args.runs,
+                            args.rtol, atol,
+                            ["--backend=cuda"] +
+                            (["--allow-tf32"] if tf32 else []))
                         if status != 0 or ms is None:
                             break
                         ours.append(ms)

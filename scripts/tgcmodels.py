@@ -65,12 +65,15 @@ def median_ms(fn, runs):
 
 def run_tgc(tgc_run, model_path, input_path, expected_path, threads, runs,
             rtol, atol, extra=()):
-    """Runs tgc-run on the CPU backend: checks the result against
-    `expected_path` and times `runs` runs after a warm-up; returns (exit
-    status, median ms or None, output, command)."""
+    """Runs tgc-run (the CPU backend unless `extra` says otherwise): checks
+    the result against `expected_path` and times `runs` runs after a
+    warm-up; returns (exit status, median ms or None, output, command).
+    `threads` None leaves the thread count alone."""
     cmd = [tgc_run, model_path, f"--input={input_path}",
            f"--expected={expected_path}", f"--rtol={rtol}", f"--atol={atol}",
-           f"--threads={threads}", f"--benchmark={runs}", *extra]
+           f"--benchmark={runs}", *extra]
+    if threads is not None:
+        cmd.append(f"--threads={threads}")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     match = re.search(r"median ([0-9.]+)", proc.stdout)
     return proc.returncode, (float(match.group(1)) if match else None), \
@@ -82,10 +85,15 @@ def run_tgc(tgc_run, model_path, input_path, expected_path, threads, runs,
 def export_onnx(torch, model, x, path):
     """Exports with gradients enabled: the transformer layers then take their
     composite path (their inference fast paths are fused aten ops ONNX cannot
-    express); the numbers are the same."""
-    torch.onnx.export(model, (x,), path, opset_version=17,
-                      input_names=["input"], output_names=["output"],
-                      do_constant_folding=True)
+    express); the numbers are the same. The TorchScript-based exporter
+    (opset 17): newer PyTorch defaults to the dynamo one, which needs
+    onnxscript."""
+    kwargs = dict(opset_version=17, input_names=["input"],
+                  output_names=["output"], do_constant_folding=True)
+    try:
+        torch.onnx.export(model, (x,), path, dynamo=False, **kwargs)
+    except TypeError:  # PyTorch without the dynamo switch (Debian's)
+        torch.onnx.export(model, (x,), path, **kwargs)
 
 
 def torchscript(torch, model, x):
