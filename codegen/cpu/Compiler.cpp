@@ -454,6 +454,8 @@ struct LayoutContext {
   bool preferBlocked = false;
   /// nChw16c rather than oneDNN's choice (ConvLayouts::blockTag).
   bool blockTag = false;
+  /// ConvLayouts::winograd.
+  bool winograd = false;
 };
 
 /// Whether a binary post-op operand of shape `operand` is broadcast over all
@@ -493,16 +495,26 @@ absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
     if (cpu::sameLayout(*layout, *layouts.result))
       layouts.postOpOperands[i] = layout;
   }
-  if (!layouts.input && !layouts.result && !layoutContext.preferBlocked)
+  // A Winograd candidate is worth reorders in and out: its kernels take
+  // only blocked layouts and save far more than the reorders cost.
+  bool forWinograd = layoutContext.winograd &&
+                     runtime::cpu::winogradCandidate(desc) &&
+                     !layoutContext.preferBlocked;
+  if (!layouts.input && !layouts.result && !layoutContext.preferBlocked &&
+      !forWinograd)
     return false;
-  layouts.anyInput = !layouts.input && layoutContext.preferBlocked;
+  layouts.anyInput =
+      !layouts.input && (layoutContext.preferBlocked || forWinograd);
   layouts.blockTag = layoutContext.blockTag;
+  layouts.winograd = layoutContext.winograd;
   auto blocked = cpu::createLayoutConv2D(desc, layouts);
   if (!blocked.ok()) {
     if (blocked.status().code() != absl::StatusCode::kUnimplemented)
       return blocked.status();
     return false;
   }
+  if (forWinograd && !blocked->winograd && !layouts.input && !layouts.result)
+    return false; // blocked only for a Winograd kernel oneDNN did not give
   // Every operand the result's layout does not cover must be per-channel
   // or a scalar: oneDNN reads a full one in dst's layout.
   for (size_t i = 0; i < desc.postOps.size(); ++i)
@@ -720,10 +732,30 @@ cpu::ActivationLayouts cpu::activationLayoutsFromEnvironment() {
     return ActivationLayouts::OneDnnPreferred;
   if (text == "16" || text == "nChw16c")
     return ActivationLayouts::Blocked16;
-  return ActivationLayouts::Plain;
+  if (text == "0" || text == "plain")
+    return ActivationLayouts::Plain;
+  return ActivationLayouts::Auto;
+}
+
+bool cpu::winogradEnabledFromEnvironment() {
+  const char *value = std::getenv("TGC_WINOGRAD");
+  return !value || std::string_view(value) != "0";
 }
 
 namespace {
+/// Whether `func` has an NHWC convolution (fused or not) that
+/// runtime::cpu::winogradCandidate accepts.
+bool hasWinogradCandidate(func::FuncOp func) {
+  bool found = false;
+  func.walk([&](Conv2DOp conv) {
+    if (conv.getLayout() == Layout::NHWC &&
+        runtime::cpu::winogradCandidate(conv2DDescOf(conv, nullptr)))
+      found = true;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
 /// Whether `use` is consumed by a kernel that takes a blocked activation
 /// layout: the input or a full-shape residual operand of an NHWC conv2d
 /// contraction fusion, or the input of an NHWC pool.
@@ -804,11 +836,14 @@ cpu::compile(func::FuncOp func,
 
   // Blocked activation layouts (options.blockedLayouts): the values kept in
   // one, and the plain copy of each made by a reorder where needed.
-  bool blockedLayouts =
-      options.activationLayouts != cpu::ActivationLayouts::Plain &&
-      options.enableOneDnn;
-  bool blockTag =
-      options.activationLayouts == cpu::ActivationLayouts::Blocked16;
+  cpu::ActivationLayouts activationLayouts = options.activationLayouts;
+  if (activationLayouts == cpu::ActivationLayouts::Auto)
+    activationLayouts = options.winograd && hasWinogradCandidate(specialized)
+                            ? cpu::ActivationLayouts::Blocked16
+                            : cpu::ActivationLayouts::Plain;
+  bool blockedLayouts = activationLayouts != cpu::ActivationLayouts::Plain &&
+                        options.enableOneDnn;
+  bool blockTag = activationLayouts == cpu::ActivationLayouts::Blocked16;
   llvm::DenseMap<Value, runtime::cpu::ActivationLayout> layouts;
   llvm::DenseMap<Value, int64_t> plainIds;
   auto layoutOf = [&](Value v) -> const runtime::cpu::ActivationLayout * {
@@ -944,6 +979,7 @@ cpu::compile(func::FuncOp func,
     LayoutContext layoutContext;
     layoutContext.layoutOf = layoutOf;
     layoutContext.blockTag = blockTag;
+    layoutContext.winograd = options.winograd;
     layoutContext.preferBlocked = preferBlocked(fusion.getResult(0));
     auto fused = createFusedContraction(
         fusion, *chain, constants, blockedLayouts ? &layoutContext : nullptr);
@@ -972,6 +1008,7 @@ cpu::compile(func::FuncOp func,
     LayoutContext layoutContext;
     layoutContext.layoutOf = layoutOf;
     layoutContext.blockTag = blockTag;
+    layoutContext.winograd = options.winograd;
     layoutContext.preferBlocked = preferBlocked(conv.getResult());
     auto it = constants.find(conv.getFilter());
     auto blocked = tryLayoutConv(

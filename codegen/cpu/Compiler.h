@@ -38,13 +38,21 @@ enum class ActivationLayouts {
   /// plan only where it prefers a blocked layout.
   OneDnnPreferred,
   /// nChw16c between oneDNN convolutions and pools (oneDNN's older direct
-  /// and 1x1 kernels), with reorders at the boundaries.
+  /// and 1x1 kernels, and its Winograd ones), with reorders at the
+  /// boundaries.
   Blocked16,
+  /// Blocked16 where CompileOptions::winograd is on and the function has a
+  /// runtime::cpu::winogradCandidate convolution (Winograd kernels take only
+  /// nChw16c), else Plain. The default.
+  Auto,
 };
 
 /// TGC_BLOCKED_LAYOUTS: 1 or "any" is OneDnnPreferred, "16" or "nChw16c"
-/// Blocked16, anything else (or unset) Plain.
+/// Blocked16, 0 or "plain" Plain, anything else (or unset) Auto.
 ActivationLayouts activationLayoutsFromEnvironment();
+
+/// False when TGC_WINOGRAD is 0.
+bool winogradEnabledFromEnvironment();
 
 struct CompileOptions {
   /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0 sets it).
@@ -64,6 +72,11 @@ struct CompileOptions {
   /// blocked layout, with reorders to plain NHWC only where another kernel,
   /// a view or a result needs it (TGC_BLOCKED_LAYOUTS sets it).
   ActivationLayouts activationLayouts = activationLayoutsFromEnvironment();
+  /// Run f32 3x3 stride-1 convolutions with 32 or more channels on oneDNN's
+  /// Winograd kernels where the activations are blocked (see
+  /// runtime::cpu::winogradCandidate): ResNet-50 batch 1 runs ~15% faster.
+  /// TGC_WINOGRAD=0 turns it off.
+  bool winograd = winogradEnabledFromEnvironment();
   /// Prepare the plan for inter-op parallelism (RunOptions::interOpThreads):
   /// steps get levels and the memory plan keeps each level's operands apart
   /// (no in-place reuse).

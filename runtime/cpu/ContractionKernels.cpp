@@ -525,12 +525,28 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     buildPostOps(d.postOps, fused, operandDesc, ops);
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
-    dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        src, wei, bias, dst, {d.strides[0], d.strides[1]},
-        {d.dilations[0] - 1, d.dilations[1] - 1}, {d.padding[0], d.padding[1]},
-        {d.padding[2], d.padding[3]});
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, **engine);
+    auto primitiveDesc = [&](dnnl::algorithm algorithm) {
+      dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, algorithm, src, wei, bias, dst,
+          {d.strides[0], d.strides[1]},
+          {d.dilations[0] - 1, d.dilations[1] - 1},
+          {d.padding[0], d.padding[1]}, {d.padding[2], d.padding[3]});
+      return dnnl::convolution_forward::primitive_desc(desc, attr, **engine);
+    };
+    // Winograd where asked for and oneDNN has a kernel for these layouts
+    // and post-ops (it throws otherwise): the direct algorithm then.
+    std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+    if (layouts && layouts->winograd && winogradCandidate(d)) {
+      try {
+        winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
+        if (isReferenceImpl(winograd->impl_info_str()))
+          winograd.reset();
+      } catch (const dnnl::error &) {
+      }
+    }
+    dnnl::convolution_forward::primitive_desc pd =
+        winograd ? *winograd
+                 : primitiveDesc(dnnl::algorithm::convolution_direct);
     if (layouts) {
       if (isReferenceImpl(pd.impl_info_str()))
         return absl::UnimplementedError(
@@ -539,6 +555,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
       dst = pd.dst_desc();
       chosen->inputLayout = std::nullopt;
       chosen->resultLayout = std::nullopt;
+      chosen->winograd = winograd.has_value();
       if (!layouts->input && src != plainSrc)
         chosen->inputLayout = layoutOf(src);
       if (dst != plainDst)
@@ -556,7 +573,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
               "gemm convolution with a spatial NHWC binary post-op");
 
     PrimitiveKernelSpec spec;
-    spec.name = "onednn.conv2d";
+    spec.name = winograd ? "onednn.conv2d.winograd" : "onednn.conv2d";
     spec.primitive = dnnl::convolution_forward(pd);
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     if (absl::Status status = bindContraction(
@@ -775,6 +792,14 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
       return kernel;
   }
   return createNativeConv(desc, *geometry);
+}
+
+bool winogradCandidate(const Conv2DDesc &d) {
+  auto g = convGeometry(d);
+  return g.ok() && d.dtype == DType::F32 && d.groups == 1 && g->kh == 3 &&
+         g->kw == 3 && d.strides[0] == 1 && d.strides[1] == 1 &&
+         d.dilations[0] == 1 && d.dilations[1] == 1 && g->ci >= 32 &&
+         g->o >= 32;
 }
 
 bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {

@@ -105,6 +105,13 @@ struct Conv2DDesc {
 };
 /// Inputs: input, filter, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);
+/// Whether `desc` is worth running with the Winograd algorithm: an f32,
+/// ungrouped, 3x3, stride-1, undilated convolution with at least 32 input
+/// and 32 output channels. oneDNN's Winograd kernels run those 1.2-2.5x
+/// faster than its direct ones on AVX-512 machines at the same accuracy
+/// (differences ~1e-6 relative; docs/cpu-backend.md), and lose below 32
+/// channels. They take only blocked activation layouts (ConvLayouts).
+bool winogradCandidate(const Conv2DDesc &desc);
 
 struct Pool2DDesc {
   enum class Kind { Max, Avg, GlobalAvg } kind;
@@ -143,6 +150,8 @@ struct LayoutKernel {
   /// With ConvLayouts::anyInput: the layout the input must be reordered to.
   std::optional<ActivationLayout> inputLayout;
   std::optional<ActivationLayout> resultLayout;
+  /// A convolution on oneDNN's Winograd kernel (ConvLayouts::winograd).
+  bool winograd = false;
 };
 
 /// The activation layouts of a blocked convolution; null is plain NHWC.
@@ -155,6 +164,9 @@ struct ConvLayouts {
   /// oneDNN 2.6 resolves to NHWC for NHWC inputs on AVX-512 brgemm
   /// machines) where the layout is open.
   bool blockTag = false;
+  /// Run a winogradCandidate() on oneDNN's Winograd kernels where they
+  /// take these layouts (nChw16c), else on its direct ones.
+  bool winograd = false;
   /// The result in exactly this layout; null: oneDNN's preferred one.
   const ActivationLayout *result = nullptr;
   /// Per desc.postOps entry, the layout of its binary operand (a residual

@@ -525,6 +525,83 @@ TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
   EXPECT_CLOSE(got, want, 1e-4, 1e-5);
 }
 
+TEST(BlockedLayouts, WinogradForCandidatesOnly) {
+  // 40 channels, 3x3, stride 1, bias + relu: a candidate, on oneDNN's
+  // Winograd kernel when asked for, with the direct kernel's results.
+  const int64_t C = 40, H = 9, W = 9;
+  HostTensor x = randomTensor(DType::F32, {1, H, W, C}, 51);
+  HostTensor f = randomTensor(DType::F32, {3, 3, C, C}, 52, -0.1, 0.1);
+  HostTensor b = randomTensor(DType::F32, {C}, 53);
+  Conv2DDesc d;
+  d.dtype = DType::F32;
+  d.nhwc = true;
+  d.inputShape = d.resultShape = {1, H, W, C};
+  d.filterShape = f.shape();
+  d.biasShape = Shape{C};
+  d.padding[0] = d.padding[1] = d.padding[2] = d.padding[3] = 1;
+  d.postOps = {PostOp{}};
+  d.constantFilter = &f;
+  EXPECT_TRUE(winogradCandidate(d));
+
+  auto plain = createConv2D(d);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  HostTensor want = runOne(*plain, {x, f, b}, DType::F32, d.resultShape);
+
+  ConvLayouts layouts;
+  layouts.anyInput = true;
+  layouts.blockTag = true;
+  layouts.winograd = true;
+  auto wino = createLayoutConv2D(d, layouts);
+  ASSERT_TRUE(wino.ok()) << wino.status();
+  EXPECT_TRUE(wino->winograd);
+  ASSERT_TRUE(wino->inputLayout && wino->resultLayout);
+  auto in =
+      createLayoutReorder(DType::F32, x.shape(), nullptr, &*wino->inputLayout);
+  auto out =
+      createLayoutReorder(DType::F32, x.shape(), &*wino->resultLayout, nullptr);
+  ASSERT_TRUE(in.ok() && out.ok());
+  HostTensor xb =
+      runOne(*in, {x}, DType::F32, blockedShape(*wino->inputLayout));
+  HostTensor yb = runOne(wino->kernel, {xb, f, b}, DType::F32,
+                         blockedShape(*wino->resultLayout), 2);
+  HostTensor got = runOne(*out, {yb}, DType::F32, want.shape());
+  EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+
+  // Not asked for: the direct kernel in the same layouts.
+  layouts.winograd = false;
+  auto direct = createLayoutConv2D(d, layouts);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  EXPECT_FALSE(direct->winograd);
+
+  // Not candidates, and so never on Winograd kernels.
+  auto refused = [&](Conv2DDesc e) {
+    EXPECT_FALSE(winogradCandidate(e));
+    layouts.winograd = true;
+    auto kernel = createLayoutConv2D(e, layouts);
+    return !kernel.ok() || !kernel->winograd;
+  };
+  Conv2DDesc strided = d;
+  strided.strides[0] = strided.strides[1] = 2;
+  strided.resultShape = {1, 5, 5, C};
+  EXPECT_TRUE(refused(strided));
+  Conv2DDesc dilated = d;
+  dilated.dilations[0] = dilated.dilations[1] = 2;
+  dilated.padding[0] = dilated.padding[1] = dilated.padding[2] =
+      dilated.padding[3] = 2;
+  EXPECT_TRUE(refused(dilated));
+  HostTensor narrowFilter =
+      randomTensor(DType::F32, {3, 3, C, 16}, 54, -0.1, 0.1);
+  Conv2DDesc narrow = d;
+  narrow.filterShape = narrowFilter.shape();
+  narrow.resultShape = {1, H, W, 16};
+  narrow.biasShape = Shape{16};
+  narrow.constantFilter = &narrowFilter;
+  EXPECT_TRUE(refused(narrow));
+  Conv2DDesc half = d;
+  half.dtype = DType::F16;
+  EXPECT_FALSE(winogradCandidate(half));
+}
+
 TEST(BlockedLayouts, PoolKeepsTheLayout) {
   const int64_t C = 24;
   HostTensor x = randomTensor(DType::F32, {1, 9, 9, C}, 44);
