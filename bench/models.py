@@ -67,7 +67,10 @@ def main():
     p.add_argument("--models", default="resnet50,mlp,transformer")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--runs", type=int, default=10,
+                   help="calls per sample, at least (raised so that a "
+                   "sample takes --sample-ms)")
+    p.add_argument("--sample-ms", type=float, default=200.0)
     p.add_argument("--tgc-run", default=os.path.join(HERE, "..", "build",
                                                      "bin", "tgc-run"))
     p.add_argument("--workdir", default=os.path.join(HERE, "..", "build",
@@ -113,13 +116,17 @@ def main():
         with torch.no_grad():
             for _ in range(2):
                 scripted(x)
+            # Short calls (the MLP's ~0.5 ms) need many per sample for a
+            # stable median.
+            runs = max(args.runs, int(args.sample_ms /
+                                      median_ms(lambda: scripted(x), 5)))
             for _ in range(args.rounds):
                 times["torchscript"].append(
-                    median_ms(lambda: scripted(x), args.runs))
+                    median_ms(lambda: scripted(x), runs))
                 for pipeline in PIPELINES:
                     status, ms, log, cmd = run_tgc(
                         args.tgc_run, base + ".onnx", base + "-input.npy",
-                        base + "-expected.npy", args.threads, args.runs, 1e-3,
+                        base + "-expected.npy", args.threads, runs, 1e-3,
                         atol, extra=[f"--pipeline={pipeline}"])
                     if status != 0 or ms is None:
                         print(f"{name}: {' '.join(cmd)} failed:\n{log}",

@@ -216,6 +216,9 @@ TEST(Matmul, SharedRhsBatchesFoldIntoOneGemm) {
       {{2, 3, 1, 16}, {1, 16, 24}, {2, 3, 1, 24}, {2, 3, 1, 24}, false},
       {{4, 5, 16}, {16, 24}, {4, 5, 24}, {5, 1}, false}, // stays batched
       {{4, 5, 16}, {16, 24}, {4, 5, 24}, {1, 1, 24}, true},
+      // Batch dims of 1 drop (a 2-D GEMM with the rhs prepacked).
+      {{1, 12, 16}, {16, 24}, {1, 12, 24}, {1, 12, 24}, true},
+      {{1, 1, 12, 16}, {1, 16, 24}, {1, 1, 12, 24}, {24}, false},
   };
   unsigned seed = 40;
   for (const Case &c : cases) {
