@@ -84,7 +84,7 @@ mlir::FailureOr<int64_t> vectorizeLinalgOps(mlir::ModuleOp module,
                                             int64_t maxTile = 64);
 
 /// Whether the JIT vectorizes loop fusions with vectorizeLinalgOps:
-/// TGC_LOOP_VECTORIZE=0/1, else the default.
+/// TGC_LOOP_VECTORIZE=0/1, else on.
 bool loopVectorizeEnabled();
 
 /// The largest tile of the innermost dim for the JIT's vectorizeLinalgOps:

@@ -5,10 +5,13 @@
 // vector accumulator and one vector.multi_reduction per row.
 // RUN: tgc-opt --tgc-lower-loop-fusions-to-linalg=vectorize %s | FileCheck %s
 // RUN: tgc-opt "--tgc-lower-loop-fusions-to-linalg=vectorize to-llvm" %s | FileCheck %s --check-prefix=LLVM
-// The differential suite of the loop code generator, vectorized:
+// The differential suite of the loop code generator, vectorized (the
+// default) and not:
 // RUN: tgc-opt --tgc-fuse-elementwise %S/loop-fusion-differential.mlir -o %t.mlir
 // RUN: env TGC_LOOP_VECTORIZE=1 tgc-run --differential %t.mlir --threads=1 | FileCheck %s --check-prefix=DIFF
 // RUN: env TGC_LOOP_VECTORIZE=1 tgc-run --differential %t.mlir --threads=2 | FileCheck %s --check-prefix=DIFF
+// RUN: tgc-run --differential %t.mlir --threads=2 --seed=9 | FileCheck %s --check-prefix=DIFF
+// RUN: env TGC_LOOP_VECTORIZE=0 tgc-run --differential %t.mlir --threads=2 | FileCheck %s --check-prefix=DIFF
 // DIFF: differential: {{[0-9]+}} functions, 0 mismatches
 
 // CHECK-LABEL: func.func private @loop_fusion_0(
@@ -40,6 +43,14 @@
 // CHECK-LABEL: func.func private @loop_fusion_2(
 // CHECK:         linalg.generic
 // CHECK-NOT:     vector.transfer_read
+
+// GELU's erf: one 16-lane register per tile (wider tiles of its polynomial
+// spill).
+// CHECK-LABEL: func.func private @loop_fusion_3(
+// CHECK:         scf.for
+// CHECK:           scf.for {{.*}} step %c16
+// CHECK:             math.erf {{.*}} : vector<1x16xf32>
+// CHECK-NOT:     vector<1x64xf32>
 
 // LLVM-LABEL:  llvm.func @loop_fusion_0(
 // LLVM:          llvm.intr.vector.reduce.fmaximum({{.*}}) {{.*}} : (vector<64xf32>) -> f32
@@ -78,4 +89,20 @@ func.func @transpose_exp(%x: tensor<32x64xf32>) -> tensor<64x32xf32> {
     tgc.yield %y : tensor<64x32xf32>
   }
   return %0 : tensor<64x32xf32>
+}
+
+func.func @gelu_erf(%x: tensor<16x256xf32>) -> tensor<16x256xf32> {
+  %0 = tgc.fusion <loop> (%x) : (tensor<16x256xf32>) -> tensor<16x256xf32> {
+  ^bb0(%a: tensor<16x256xf32>):
+    %r = tgc.constant dense<0.707106769> : tensor<f32>
+    %h = tgc.constant dense<5.000000e-01> : tensor<f32>
+    %one = tgc.constant dense<1.000000e+00> : tensor<f32>
+    %s = tgc.mul %a, %r : (tensor<16x256xf32>, tensor<f32>) -> tensor<16x256xf32>
+    %e = tgc.erf %s : tensor<16x256xf32>
+    %p = tgc.add %e, %one : (tensor<16x256xf32>, tensor<f32>) -> tensor<16x256xf32>
+    %m = tgc.mul %a, %h : (tensor<16x256xf32>, tensor<f32>) -> tensor<16x256xf32>
+    %y = tgc.mul %m, %p : (tensor<16x256xf32>, tensor<16x256xf32>) -> tensor<16x256xf32>
+    tgc.yield %y : tensor<16x256xf32>
+  }
+  return %0 : tensor<16x256xf32>
 }
