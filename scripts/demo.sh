@@ -72,6 +72,10 @@ step "Fusion: the CPU plan unfused (--pipeline=tgc-cpu-unfused) and fused (defau
 echo "--- fused:"
 "$BIN/tgc-run" examples/fusion.mlir --seed=5 --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-140
 
+step "Winograd: 3x3 convolutions with 32+ channels run on oneDNN's Winograd kernels in nChw16c, reorders only at the boundaries (TGC_WINOGRAD=0 turns it off)"
+"$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
+"$BIN/tgc-run" test/codegen/cpu/winograd.mlir --differential | tail -1
+
 if [ -x "$BIN/tgc-cuda-codegen" ]; then
   step "CUDA: the same function planned for a GPU (compile only, no GPU needed): cuDNN conv with bias+relu, cuBLASLt matmul with bias, generated kernels"
   "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --compile-only --print-plan --seed=5 | grep -E "^cuda plan|^ *\[" | sed 's/ at [^ ]*//' | cut -c1-150
