@@ -11,13 +11,15 @@
 // RUN: tgc-run %s --function=chain --print-plan | FileCheck %s --check-prefix=CHAIN
 // RUN: tgc-run %s --function=not_candidates --print-plan | FileCheck %s --check-prefix=NOT
 // RUN: tgc-run %s --function=dynamic_batch --input=3x32x8x8xf32=0.5 --print-plan | FileCheck %s --check-prefix=DYNAMIC
+// RUN: tgc-run %s --function=shapes --print-plan | FileCheck %s --check-prefix=SHAPES
 // RUN: env TGC_WINOGRAD=0 tgc-run %s --function=chain --print-plan | FileCheck %s --check-prefix=OFF
 // RUN: env TGC_BLOCKED_LAYOUTS=0 tgc-run %s --function=chain --print-plan | FileCheck %s --check-prefix=OFF
 
 // CHECK-DAG: @chain: ok
 // CHECK-DAG: @not_candidates: ok
 // CHECK-DAG: @dynamic_batch: ok
-// CHECK: differential: 3 functions, 0 mismatches
+// CHECK-DAG: @shapes: ok
+// CHECK: differential: 4 functions, 0 mismatches
 
 // Both 3x3 convolutions on Winograd kernels in nChw16c, the 1x1 one (with
 // the residual add, also blocked) on the direct kernel; reorders only at
@@ -34,6 +36,13 @@
 // NOT-NOT: onednn.conv2d.winograd
 
 // DYNAMIC: [onednn.conv2d.winograd]
+
+// oneDNN's Winograd kernels take no clamp post-op and no asymmetric
+// padding: those run on its direct kernel, still in nChw16c.
+// SHAPES:      tgc.conv2d [nChw16c -> nChw16c]{{.*}}[onednn.conv2d.winograd]
+// SHAPES:      tgc.conv2d + eltwise_clip [nChw16c -> nChw16c]{{.*}}[onednn.conv2d]
+// SHAPES-NEXT: tgc.conv2d [nChw16c -> nChw16c]{{.*}}[onednn.conv2d.winograd]
+// SHAPES-NEXT: tgc.conv2d [nChw16c -> nChw16c]{{.*}}[onednn.conv2d]
 
 // OFF-NOT: onednn.conv2d.winograd
 // OFF-NOT: nChw16c
@@ -177,4 +186,62 @@ func.func @dynamic_batch(%x: tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32> {
   %b = tgc.constant dense<[-0.41, 0.90, -0.01, -0.63, -0.55, -0.17, 0.33, 0.90, -0.71, -0.21, -0.57, 0.95, -0.72, -0.90, -0.88, -0.21, 0.80, 0.77, 0.47, 1.00, 0.86, -0.34, -0.63, 0.87, 0.49, -0.94, 0.33, -0.24, -0.25, -0.34, -0.66, -0.99]> : tensor<32xf32>
   %0 = tgc.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>) -> tensor<?x32x8x8xf32>
   return %0 : tensor<?x32x8x8xf32>
+}
+
+// -----
+
+// Batch 2, a 7x12 image; no padding, asymmetric padding, a residual add and
+// a clamp (relu6) after Winograd convolutions.
+func.func @shapes(%x: tensor<2x32x7x12xf32>, %r: tensor<2x40x5x10xf32>) -> (tensor<2x40x5x10xf32>, tensor<2x32x8x13xf32>) {
+  %wvo = tgc.constant dense<[-1.32, -0.89, 2.73, -2.26, 2.79, -1.76, -0.86, 1.93, 1.93, -0.41, -2.70, -0.16, -0.76, 2.52, -1.84, -0.81, 2.38, -2.82, -0.54, 1.87, 1.60, -2.76, -2.79, -2.62, 2.52, -1.46, 1.48, 2.39, -0.97, -1.37, 2.75, 0.70, -1.43, 1.30, -1.10, -1.35, -2.98, 1.53, 2.50, 0.80]> : tensor<40xf32>
+  %wvi = tgc.constant dense<[2.66, -2.85, -1.60, -0.15, 2.74, 2.72, -0.68, -1.49, -0.42, -0.04, 2.57, -1.90, 1.82, 1.43, 1.94, 1.64, 0.64, -1.03, -1.08, -0.83, 1.69, -2.53, -1.82, 1.52, -1.52, -2.61, -2.80, 0.32, -1.05, 2.88, 2.30, 2.93]> : tensor<32xf32>
+  %wvk = tgc.constant dense<[-1.41, -2.50, -2.42, -0.01, 1.26, -0.32, -1.59, -0.50, 0.72]> : tensor<9xf32>
+  %wv0 = tgc.reshape %wvo : tensor<40xf32> to tensor<40x1x1x1xf32>
+  %wv1 = tgc.reshape %wvi : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wv2 = tgc.reshape %wvk : tensor<9xf32> to tensor<1x1x3x3xf32>
+  %wv3 = tgc.add %wv0, %wv1 : (tensor<40x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<40x32x1x1xf32>
+  %wv4 = tgc.add %wv3, %wv2 : (tensor<40x32x1x1xf32>, tensor<1x1x3x3xf32>) -> tensor<40x32x3x3xf32>
+  %wv5 = tgc.sin %wv4 : tensor<40x32x3x3xf32>
+  %wv6 = tgc.constant dense<0.0722> : tensor<f32>
+  %wv = tgc.mul %wv5, %wv6 : (tensor<40x32x3x3xf32>, tensor<f32>) -> tensor<40x32x3x3xf32>
+  %wao = tgc.constant dense<[1.04, 1.49, 2.08, 0.99, -2.27, 2.05, -1.24, 0.40, -0.76, 1.43, -1.80, -1.52, -1.53, -2.08, 2.31, 0.47, -1.04, -0.62, 2.95, 0.04, -1.61, 1.85, 0.92, 2.95, -2.39, -0.15, 1.91, 2.04, 2.49, -2.76, -1.24, -2.28]> : tensor<32xf32>
+  %wai = tgc.constant dense<[-1.86, 2.84, 0.50, 2.58, -0.77, 2.20, -0.31, -1.44, 1.67, 2.67, -2.37, 0.58, 0.72, -1.69, -0.79, -2.15, -1.78, -1.47, 0.60, 0.91, -1.78, -2.93, -1.04, 1.07, -1.89, -1.13, -1.78, 1.77, 0.29, -2.62, -2.39, -0.63]> : tensor<32xf32>
+  %wak = tgc.constant dense<[0.30, 0.84, -2.45, -2.02, 1.17, -0.54, -1.30, -1.15, 2.72]> : tensor<9xf32>
+  %wa0 = tgc.reshape %wao : tensor<32xf32> to tensor<32x1x1x1xf32>
+  %wa1 = tgc.reshape %wai : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wa2 = tgc.reshape %wak : tensor<9xf32> to tensor<1x1x3x3xf32>
+  %wa3 = tgc.add %wa0, %wa1 : (tensor<32x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<32x32x1x1xf32>
+  %wa4 = tgc.add %wa3, %wa2 : (tensor<32x32x1x1xf32>, tensor<1x1x3x3xf32>) -> tensor<32x32x3x3xf32>
+  %wa5 = tgc.sin %wa4 : tensor<32x32x3x3xf32>
+  %wa6 = tgc.constant dense<0.0722> : tensor<f32>
+  %wa = tgc.mul %wa5, %wa6 : (tensor<32x32x3x3xf32>, tensor<f32>) -> tensor<32x32x3x3xf32>
+  %wbo = tgc.constant dense<[-1.13, 0.40, -0.86, -0.50, 2.19, 2.98, -0.82, -1.82, 1.37, -1.78, -2.96, 2.41, -0.46, 1.92, -0.56, 2.30, -0.23, -2.02, -2.91, 0.31, 0.84, 2.46, -2.47, 0.73, -0.77, 0.03, -2.12, -1.30, 0.13, 2.55, -2.35, -0.06]> : tensor<32xf32>
+  %wbi = tgc.constant dense<[1.83, 2.80, -1.82, -2.24, 2.66, 2.85, -0.10, -2.68, 2.56, -0.67, 2.43, 0.72, 1.95, -2.04, 1.71, -1.67, -0.57, 2.08, 1.98, -1.90, -1.69, -0.60, 0.11, -0.70, -2.26, -1.52, 1.35, 2.38, -2.75, 0.37, 1.54, -2.77]> : tensor<32xf32>
+  %wbk = tgc.constant dense<[2.03, -2.29, 0.60, 0.30, 0.76, -1.16, -0.48, 0.50, -0.45]> : tensor<9xf32>
+  %wb0 = tgc.reshape %wbo : tensor<32xf32> to tensor<32x1x1x1xf32>
+  %wb1 = tgc.reshape %wbi : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wb2 = tgc.reshape %wbk : tensor<9xf32> to tensor<1x1x3x3xf32>
+  %wb3 = tgc.add %wb0, %wb1 : (tensor<32x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<32x32x1x1xf32>
+  %wb4 = tgc.add %wb3, %wb2 : (tensor<32x32x1x1xf32>, tensor<1x1x3x3xf32>) -> tensor<32x32x3x3xf32>
+  %wb5 = tgc.sin %wb4 : tensor<32x32x3x3xf32>
+  %wb6 = tgc.constant dense<0.0722> : tensor<f32>
+  %wb = tgc.mul %wb5, %wb6 : (tensor<32x32x3x3xf32>, tensor<f32>) -> tensor<32x32x3x3xf32>
+  %wco = tgc.constant dense<[0.95, -0.32, -0.37, -2.86, 0.71, -0.06, -1.59, 1.58, 1.68, -0.25, -1.92, -0.16, -2.36, -2.23, -0.42, -2.45, -0.35, 0.06, -2.76, 0.82, -2.51, 1.40, 1.67, 0.07, -2.67, 0.02, -0.73, 2.71, -2.18, 2.14, 2.98, 1.39]> : tensor<32xf32>
+  %wci = tgc.constant dense<[1.89, -1.84, 2.89, -0.05, 2.74, 2.50, -2.01, 1.73, 2.58, -2.61, -0.89, 1.54, -2.05, 2.38, -1.35, 1.89, -2.14, 0.01, 2.52, -1.75, -1.42, 0.04, -1.09, -2.78, -1.91, -2.03, 2.62, 1.08, 2.37, -1.99, 1.71, -2.31]> : tensor<32xf32>
+  %wck = tgc.constant dense<[0.18, 0.82, -0.84, 2.24, 0.33, 0.48, 2.30, -2.37, 2.96]> : tensor<9xf32>
+  %wc0 = tgc.reshape %wco : tensor<32xf32> to tensor<32x1x1x1xf32>
+  %wc1 = tgc.reshape %wci : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wc2 = tgc.reshape %wck : tensor<9xf32> to tensor<1x1x3x3xf32>
+  %wc3 = tgc.add %wc0, %wc1 : (tensor<32x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<32x32x1x1xf32>
+  %wc4 = tgc.add %wc3, %wc2 : (tensor<32x32x1x1xf32>, tensor<1x1x3x3xf32>) -> tensor<32x32x3x3xf32>
+  %wc5 = tgc.sin %wc4 : tensor<32x32x3x3xf32>
+  %wc6 = tgc.constant dense<0.0722> : tensor<f32>
+  %wc = tgc.mul %wc5, %wc6 : (tensor<32x32x3x3xf32>, tensor<f32>) -> tensor<32x32x3x3xf32>
+  %0 = tgc.conv2d %x, %wv : (tensor<2x32x7x12xf32>, tensor<40x32x3x3xf32>) -> tensor<2x40x5x10xf32>
+  %1 = tgc.add %0, %r : (tensor<2x40x5x10xf32>, tensor<2x40x5x10xf32>) -> tensor<2x40x5x10xf32>
+  %2 = tgc.conv2d %x, %wa {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x32x7x12xf32>, tensor<32x32x3x3xf32>) -> tensor<2x32x7x12xf32>
+  %3 = tgc.clamp %2 {min = 0.0 : f64, max = 6.0 : f64} : tensor<2x32x7x12xf32>
+  %4 = tgc.conv2d %3, %wb {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x32x7x12xf32>, tensor<32x32x3x3xf32>) -> tensor<2x32x7x12xf32>
+  %5 = tgc.conv2d %4, %wc {padding = array<i64: 2, 1, 1, 2>} : (tensor<2x32x7x12xf32>, tensor<32x32x3x3xf32>) -> tensor<2x32x8x13xf32>
+  return %1, %5 : tensor<2x40x5x10xf32>, tensor<2x32x8x13xf32>
 }
