@@ -41,9 +41,11 @@ enum class ActivationLayouts {
   /// and 1x1 kernels, and its Winograd ones), with reorders at the
   /// boundaries.
   Blocked16,
-  /// Blocked16 where CompileOptions::winograd is on and the function has a
-  /// runtime::cpu::winogradCandidate convolution (Winograd kernels take only
-  /// nChw16c), else Plain. The default.
+  /// Blocked16 where CompileOptions::winograd is on and the function has
+  /// runtime::cpu::winogradCandidate convolutions, at least half of them
+  /// writing only to other convolutions and pools (Winograd kernels take
+  /// only nChw16c; before concats or other kernels the reorders cost what
+  /// they save), else Plain. The default.
   Auto,
 };
 
