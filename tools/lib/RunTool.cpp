@@ -27,6 +27,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Regex.h"
@@ -751,11 +752,14 @@ Error run(const Options &opts) {
       printTensor(outs(), result);
     }
   }
-  if (mismatch)
-    return makeError(formatv("results differ from the expected values (rtol "
-                             "{0}, atol {1})",
-                             opts.rtol.getValue(), opts.atol.getValue())
-                         .str());
+  if (mismatch) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "results differ from the expected values (rtol "
+       << llvm::format("%g", opts.rtol.getValue()) << ", atol "
+       << llvm::format("%g", opts.atol.getValue()) << ")";
+    return makeError(text);
+  }
   return Error::success();
 }
 } // namespace

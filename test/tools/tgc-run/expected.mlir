@@ -11,7 +11,7 @@
 // MATCH: result #0: matches {{.*}}out.npy
 // MATCH-LIT: result #0: matches 4xf32=
 // MISMATCH: result #0: MISMATCH against 4xf32=1,2,3,4.01
-// MISMATCH: tgc-run: error: results differ from the expected values
+// MISMATCH: tgc-run: error: results differ from the expected values (rtol 0.0001, atol 1e-05)
 
 func.func @sqrt(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tgc.sqrt %a : tensor<4xf32>
