@@ -738,6 +738,14 @@ bool cpu::winogradEnabledFromEnvironment() {
 }
 
 namespace {
+/// Whether `concat` joins f32 NHWC activations along their channels (a
+/// blocked-layout concat can run it; createLayoutConcat decides).
+bool isChannelConcat(ConcatOp concat) {
+  auto type = dyn_cast<RankedTensorType>(concat.getType());
+  return type && type.getRank() == 4 && type.getElementType().isF32() &&
+         concat.getAxis() == 3 && concat.getInputs().size() >= 2;
+}
+
 /// Whether `use` is consumed by a kernel that takes a blocked activation
 /// layout: the input or a full-shape residual operand of an NHWC conv2d
 /// contraction fusion, or the input of an NHWC pool.
@@ -745,6 +753,8 @@ bool takesBlockedLayout(OpOperand &use) {
   Operation *user = use.getOwner();
   if (auto pool = poolDescOf(user))
     return pool->nhwc && use.getOperandNumber() == 0;
+  if (auto concat = dyn_cast<ConcatOp>(user))
+    return isChannelConcat(concat);
   if (auto conv = dyn_cast<Conv2DOp>(user))
     return conv.getLayout() == Layout::NHWC && use.getOperandNumber() == 0;
   auto fusion = dyn_cast<FusionOp>(user);
@@ -767,10 +777,22 @@ bool takesBlockedLayout(OpOperand &use) {
 
 /// Whether blocked layouts pay for `func`'s Winograd convolutions: it has
 /// runtime::cpu::winogradCandidate convolutions, and at least half of them
-/// write only to kernels that keep a blocked layout (NHWC convolutions and
-/// pools: ResNet, VGG). Where their results go to concats or other kernels
-/// (DenseNet, SqueezeNet, GoogLeNet) the reorders back to NHWC cost as much
-/// as Winograd saves, or more; blocked layouts are a function-wide choice.
+/// write only to kernels that keep a blocked layout (NHWC convolutions,
+/// pools, and channel concats feeding those: ResNet, VGG, GoogLeNet,
+/// SqueezeNet). Where their results go to other kernels (DenseNet's batch
+/// norms after its concats) the reorders back to NHWC cost as much as
+/// Winograd saves, or more; blocked layouts are a function-wide choice.
+/// Whether `use` takes a blocked layout and, for a concat, whose result
+/// only goes to such kernels too (a concat before a plain kernel would
+/// reorder all of its channels back).
+bool keepsBlocked(OpOperand &use) {
+  if (!takesBlockedLayout(use))
+    return false;
+  auto concat = dyn_cast<ConcatOp>(use.getOwner());
+  return !concat || (!concat->use_empty() &&
+                     llvm::all_of(concat->getUses(), keepsBlocked));
+}
+
 bool winogradPaysForBlockedLayouts(func::FuncOp func) {
   int64_t candidates = 0, inChains = 0;
   func.walk([&](Conv2DOp conv) {
@@ -781,9 +803,7 @@ bool winogradPaysForBlockedLayouts(func::FuncOp func) {
     Operation *outer = conv;
     if (auto fusion = conv->getParentOfType<FusionOp>())
       outer = fusion;
-    if (!outer->use_empty() &&
-        llvm::all_of(outer->getUses(),
-                     [](OpOperand &use) { return takesBlockedLayout(use); }))
+    if (!outer->use_empty() && llvm::all_of(outer->getUses(), keepsBlocked))
       ++inChains;
   });
   return candidates > 0 && 2 * inChains >= candidates;
@@ -1145,6 +1165,41 @@ cpu::compile(func::FuncOp func,
         return lowered.takeError();
       if (*lowered)
         continue;
+    }
+    if (auto concat = dyn_cast<ConcatOp>(op);
+        concat && blockedLayouts && isChannelConcat(concat) &&
+        llvm::all_of(concat.getInputs(),
+                     [&](Value v) { return layoutOf(v) != nullptr; })) {
+      // A channel concat of blocked inputs stays blocked.
+      std::vector<runtime::cpu::Shape> shapes;
+      std::vector<const runtime::cpu::ActivationLayout *> inputLayouts;
+      for (Value v : concat.getInputs()) {
+        shapes.push_back(shapeOf(v));
+        inputLayouts.push_back(layoutOf(v));
+      }
+      auto kernel = runtime::cpu::createLayoutConcat(
+          dtypeOf(concat.getResult()), shapes, inputLayouts, blockTag);
+      if (!kernel.ok() &&
+          kernel.status().code() != absl::StatusCode::kUnimplemented)
+        return errorAt(&op, std::string(kernel.status().message()));
+      if (kernel.ok()) {
+        runtime::Step step;
+        step.kernel = kernel->kernel;
+        std::string_view name = step.kernel->name();
+        step.path = name.substr(0, name.find('.'));
+        step.op = where + " [" + inputLayouts[0]->name + " -> " +
+                  kernel->resultLayout->name + "]";
+        for (Value v : concat.getInputs())
+          step.inputs.push_back(ids.lookup(v));
+        auto id = addValue(concat.getResult(),
+                           {runtime::ValueStorage::Kind::Arena}, where);
+        if (!id)
+          return id.takeError();
+        setLayout(concat.getResult(), *id, *kernel->resultLayout);
+        step.outputs.push_back(*id);
+        exe.steps.push_back(std::move(step));
+        continue;
+      }
     }
     if (auto pool = poolDescOf(&op);
         pool && blockedLayouts && layoutOf(op.getOperand(0))) {

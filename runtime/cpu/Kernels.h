@@ -183,6 +183,14 @@ absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
 /// oneDNN pairs with it. Unimplemented as createLayoutConv2D.
 absl::StatusOr<LayoutKernel> createLayoutPool2D(const Pool2DDesc &desc,
                                                 const ActivationLayout &input);
+/// Concatenates NHWC-shaped activations in nChw16c along the channels into
+/// nChw16c (`blockTag`: ActivationLayouts::Blocked16), every input with a
+/// multiple of 16 channels (no padding inside the result): block copies.
+/// Unimplemented otherwise.
+absl::StatusOr<LayoutKernel>
+createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
+                   const std::vector<const ActivationLayout *> &inputs,
+                   bool blockTag);
 /// Reorders an NHWC-shaped activation between layouts (null: plain NHWC).
 absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
                                               const Shape &nhwcShape,

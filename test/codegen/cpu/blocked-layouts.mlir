@@ -12,6 +12,7 @@
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=pools --print-plan | FileCheck %s --check-prefix=POOLS
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=blocked_result --print-plan | FileCheck %s --check-prefix=RESULT
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=plain_consumers --print-plan | FileCheck %s --check-prefix=CONSUMERS
+// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=inception --print-plan | FileCheck %s --check-prefix=INCEPTION
 // RUN: tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-DAG: @chain_3_24: ok
@@ -20,7 +21,8 @@
 // CHECK-DAG: @grouped_depthwise: ok
 // CHECK-DAG: @blocked_result: ok
 // CHECK-DAG: @plain_consumers: ok
-// CHECK: differential: 6 functions, 0 mismatches
+// CHECK-DAG: @inception: ok
+// CHECK: differential: 7 functions, 0 mismatches
 
 // One reorder in (the plain argument), one out (the result); the residual
 // operands stay blocked, 24 channels take 32 channels' bytes.
@@ -57,6 +59,16 @@
 // CONSUMERS-NOT: layout reorder
 // CONSUMERS:     tgc.reduce_sum
 // CONSUMERS:     jit tgc.fusion <loop>
+
+// Channel concats of nChw16c values stay blocked (block copies) where every
+// input fills whole 16-channel blocks; 24 channels do not: that concat runs
+// plain after reorders.
+// INCEPTION:     layout reorder nhwc -> nChw16c
+// INCEPTION:     native tgc.concat {{.*}}[nChw16c -> nChw16c]{{.*}} -> tensor<1x6x6x64xf32> (nChw16c) [native.concat]
+// INCEPTION:     tgc.conv2d [nChw16c -> nChw16c]
+// INCEPTION:     layout reorder nChw16c -> nhwc
+// INCEPTION:     layout reorder nChw16c -> nhwc
+// INCEPTION:     tgc.concat {{.*}}: (tensor<1x6x6x16xf32>, tensor<1x6x6x24xf32>) -> tensor<1x6x6x40xf32> [native.concat]
 
 // PLAIN-NOT: nChw16c
 // PLAIN-NOT: layout reorder
@@ -152,4 +164,64 @@ func.func @plain_consumers(%x: tensor<1x8x6x6xf32>) -> (tensor<1x24x6x6xf32>, te
   %5 = tgc.sigmoid %2 : tensor<1x24x6x6xf32>
   %6 = tgc.mul %5, %1 : tensor<1x24x6x6xf32>
   return %2, %3, %4, %6 : tensor<1x24x6x6xf32>, tensor<1x24x2x6xf32>, tensor<1x24xf32>, tensor<1x24x6x6xf32>
+}
+
+// An inception block in NHWC: 1x1, 3x3 and pool branches joined along the
+// channels, then a 1x1 convolution; and a concat with a 24-channel input.
+// Filters are folded by tgc-cleanup from small constants.
+func.func @inception(%x: tensor<1x6x6x16xf32>) -> (tensor<1x6x6x16xf32>, tensor<1x6x6x40xf32>) {
+  %f1k = tgc.constant dense<[-0.29]> : tensor<1xf32>
+  %f1i = tgc.constant dense<[0.36, 2.55, -0.21, 0.05, 0.52, -1.89, 0.07, 0.78, 1.76, -2.44, -1.18, -2.46, 1.86, 1.16, -2.75, 2.89]> : tensor<16xf32>
+  %f1o = tgc.constant dense<[2.79, 0.92, 0.69, -2.06, -2.91, 0.17, -2.64, -1.86, -1.55, -2.82, -0.22, -0.36, 2.05, 0.11, 0.84, -0.00]> : tensor<16xf32>
+  %f10 = tgc.reshape %f1k : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %f11 = tgc.reshape %f1i : tensor<16xf32> to tensor<1x1x16x1xf32>
+  %f12 = tgc.reshape %f1o : tensor<16xf32> to tensor<1x1x1x16xf32>
+  %f13 = tgc.add %f10, %f11 : (tensor<1x1x1x1xf32>, tensor<1x1x16x1xf32>) -> tensor<1x1x16x1xf32>
+  %f14 = tgc.add %f13, %f12 : (tensor<1x1x16x1xf32>, tensor<1x1x1x16xf32>) -> tensor<1x1x16x16xf32>
+  %f15 = tgc.sin %f14 : tensor<1x1x16x16xf32>
+  %f16 = tgc.constant dense<0.3062> : tensor<f32>
+  %f1 = tgc.mul %f15, %f16 : (tensor<1x1x16x16xf32>, tensor<f32>) -> tensor<1x1x16x16xf32>
+  %f2k = tgc.constant dense<[0.97, -0.26, -1.33, 2.99, 2.97, 2.04, 1.25, -1.11, -1.62]> : tensor<9xf32>
+  %f2i = tgc.constant dense<[-1.27, -2.58, 1.60, -0.60, 2.08, -0.68, 2.75, 2.08, -3.00, -1.74, 2.46, -0.18, 2.88, -0.62, -2.56, 0.78]> : tensor<16xf32>
+  %f2o = tgc.constant dense<[1.67, -1.38, -2.48, -1.00, 2.78, 1.55, -2.29, -1.52, -2.39, -2.64, 1.78, -1.93, 0.36, -0.32, -1.86, 1.39, -2.21, 0.86, -2.30, -0.48, -1.72, -1.38, 2.83, 1.82, -1.18, 2.31, -1.74, -0.63, 2.13, 0.85, -2.40, 2.94]> : tensor<32xf32>
+  %f20 = tgc.reshape %f2k : tensor<9xf32> to tensor<3x3x1x1xf32>
+  %f21 = tgc.reshape %f2i : tensor<16xf32> to tensor<1x1x16x1xf32>
+  %f22 = tgc.reshape %f2o : tensor<32xf32> to tensor<1x1x1x32xf32>
+  %f23 = tgc.add %f20, %f21 : (tensor<3x3x1x1xf32>, tensor<1x1x16x1xf32>) -> tensor<3x3x16x1xf32>
+  %f24 = tgc.add %f23, %f22 : (tensor<3x3x16x1xf32>, tensor<1x1x1x32xf32>) -> tensor<3x3x16x32xf32>
+  %f25 = tgc.sin %f24 : tensor<3x3x16x32xf32>
+  %f26 = tgc.constant dense<0.1021> : tensor<f32>
+  %f2 = tgc.mul %f25, %f26 : (tensor<3x3x16x32xf32>, tensor<f32>) -> tensor<3x3x16x32xf32>
+  %f3k = tgc.constant dense<[-1.72]> : tensor<1xf32>
+  %f3i = tgc.constant dense<[-1.45, 1.64, -1.03, -1.22, -2.56, -2.46, 0.50, -1.54, 0.61, -0.77, -0.28, 2.75, -0.10, 0.45, 2.20, -1.90, -2.08, 2.45, 1.91, -1.50, -1.86, 1.44, 2.64, -1.82, 2.70, 2.29, 0.62, -0.47, -2.38, -2.77, 2.78, -1.57, 1.23, -1.46, 1.94, 0.58, -1.24, -1.95, 1.32, -2.59, -1.63, 0.36, 2.11, 0.69, -1.32, 2.50, -1.78, -2.90, -1.38, -0.33, -2.64, -1.94, -0.79, 0.43, -2.21, -0.83, 2.35, 2.88, 0.94, 1.15, 0.51, -2.16, -2.79, -2.89]> : tensor<64xf32>
+  %f3o = tgc.constant dense<[2.46, 1.21, 2.78, -2.87, 0.82, -0.11, 1.38, -1.09, 3.00, -2.55, 0.28, 1.42, 2.40, 1.42, 1.22, 1.76]> : tensor<16xf32>
+  %f30 = tgc.reshape %f3k : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %f31 = tgc.reshape %f3i : tensor<64xf32> to tensor<1x1x64x1xf32>
+  %f32 = tgc.reshape %f3o : tensor<16xf32> to tensor<1x1x1x16xf32>
+  %f33 = tgc.add %f30, %f31 : (tensor<1x1x1x1xf32>, tensor<1x1x64x1xf32>) -> tensor<1x1x64x1xf32>
+  %f34 = tgc.add %f33, %f32 : (tensor<1x1x64x1xf32>, tensor<1x1x1x16xf32>) -> tensor<1x1x64x16xf32>
+  %f35 = tgc.sin %f34 : tensor<1x1x64x16xf32>
+  %f36 = tgc.constant dense<0.1531> : tensor<f32>
+  %f3 = tgc.mul %f35, %f36 : (tensor<1x1x64x16xf32>, tensor<f32>) -> tensor<1x1x64x16xf32>
+  %f4k = tgc.constant dense<[2.49]> : tensor<1xf32>
+  %f4i = tgc.constant dense<[-0.89, 1.11, 2.41, 2.23, -0.50, 1.74, 2.18, 0.44, 0.75, -0.71, 0.50, 0.65, -2.52, 0.84, 2.96, 2.28]> : tensor<16xf32>
+  %f4o = tgc.constant dense<[1.37, -0.67, 1.41, 0.49, -0.36, 2.03, -2.50, 1.50, -2.82, 0.61, -0.11, -1.62, 1.19, -0.02, 0.69, 2.52, -1.47, -2.93, -1.19, 1.07, -1.78, -1.98, 2.43, 0.96]> : tensor<24xf32>
+  %f40 = tgc.reshape %f4k : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %f41 = tgc.reshape %f4i : tensor<16xf32> to tensor<1x1x16x1xf32>
+  %f42 = tgc.reshape %f4o : tensor<24xf32> to tensor<1x1x1x24xf32>
+  %f43 = tgc.add %f40, %f41 : (tensor<1x1x1x1xf32>, tensor<1x1x16x1xf32>) -> tensor<1x1x16x1xf32>
+  %f44 = tgc.add %f43, %f42 : (tensor<1x1x16x1xf32>, tensor<1x1x1x24xf32>) -> tensor<1x1x16x24xf32>
+  %f45 = tgc.sin %f44 : tensor<1x1x16x24xf32>
+  %f46 = tgc.constant dense<0.3062> : tensor<f32>
+  %f4 = tgc.mul %f45, %f46 : (tensor<1x1x16x24xf32>, tensor<f32>) -> tensor<1x1x16x24xf32>
+  %0 = tgc.conv2d %x, %f1 {layout = #tgc.layout<NHWC>} : (tensor<1x6x6x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x6x6x16xf32>
+  %1 = tgc.relu %0 : tensor<1x6x6x16xf32>
+  %2 = tgc.conv2d %x, %f2 {layout = #tgc.layout<NHWC>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x16xf32>, tensor<3x3x16x32xf32>) -> tensor<1x6x6x32xf32>
+  %3 = tgc.relu %2 : tensor<1x6x6x32xf32>
+  %4 = tgc.max_pool2d %1 {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, layout = #tgc.layout<NHWC>} : (tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
+  %5 = tgc.concat %1, %3, %4 {axis = 3 : i64} : (tensor<1x6x6x16xf32>, tensor<1x6x6x32xf32>, tensor<1x6x6x16xf32>) -> tensor<1x6x6x64xf32>
+  %6 = tgc.conv2d %5, %f3 {layout = #tgc.layout<NHWC>} : (tensor<1x6x6x64xf32>, tensor<1x1x64x16xf32>) -> tensor<1x6x6x16xf32>
+  %7 = tgc.conv2d %x, %f4 {layout = #tgc.layout<NHWC>} : (tensor<1x6x6x16xf32>, tensor<1x1x16x24xf32>) -> tensor<1x6x6x24xf32>
+  %8 = tgc.concat %1, %7 {axis = 3 : i64} : (tensor<1x6x6x16xf32>, tensor<1x6x6x24xf32>) -> tensor<1x6x6x40xf32>
+  return %6, %8 : tensor<1x6x6x16xf32>, tensor<1x6x6x40xf32>
 }

@@ -605,6 +605,69 @@ TEST(BlockedLayouts, WinogradForCandidatesOnly) {
   EXPECT_FALSE(winogradCandidate(half));
 }
 
+TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
+  // Two nChw16c activations (16 and 32 channels, batch 2) joined along the
+  // channels match the plain concat.
+  Shape a{2, 3, 5, 16}, b{2, 3, 5, 32}, r{2, 3, 5, 48};
+  HostTensor x = randomTensor(DType::F32, a, 61),
+             y = randomTensor(DType::F32, b, 62);
+  auto plain = createConcat(DType::F32, {a, b}, 3);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  HostTensor want = runOne(*plain, {x, y}, DType::F32, r);
+
+  // nChw16c layouts of each shape: the result layout of a blocked 1x1
+  // convolution.
+  std::vector<std::unique_ptr<HostTensor>> filters;
+  auto nChw16c = [&](const Shape &nhwc) {
+    filters.push_back(std::make_unique<HostTensor>(
+        randomTensor(DType::F32, {1, 1, nhwc[3], nhwc[3]}, 63)));
+    Conv2DDesc d;
+    d.dtype = DType::F32;
+    d.nhwc = true;
+    d.inputShape = d.resultShape = nhwc;
+    d.filterShape = filters.back()->shape();
+    d.constantFilter = filters.back().get();
+    ConvLayouts layouts;
+    layouts.anyInput = true;
+    layouts.blockTag = true;
+    auto conv = createLayoutConv2D(d, layouts);
+    EXPECT_TRUE(conv.ok() && conv->resultLayout) << conv.status();
+    return conv.ok() && conv->resultLayout ? *conv->resultLayout
+                                           : ActivationLayout();
+  };
+  ActivationLayout la = nChw16c(a), lb = nChw16c(b);
+  auto concat = createLayoutConcat(DType::F32, {a, b}, {&la, &lb}, true);
+  ASSERT_TRUE(concat.ok()) << concat.status();
+  ASSERT_TRUE(concat->resultLayout);
+  EXPECT_EQ(concat->resultLayout->name, "nChw16c");
+  auto inA = createLayoutReorder(DType::F32, a, nullptr, &la);
+  auto inB = createLayoutReorder(DType::F32, b, nullptr, &lb);
+  auto out =
+      createLayoutReorder(DType::F32, r, &*concat->resultLayout, nullptr);
+  ASSERT_TRUE(inA.ok() && inB.ok() && out.ok());
+  HostTensor xb = runOne(*inA, {x}, DType::F32, blockedShape(la));
+  HostTensor yb = runOne(*inB, {y}, DType::F32, blockedShape(lb));
+  HostTensor rb = runOne(concat->kernel, {xb, yb}, DType::F32,
+                         blockedShape(*concat->resultLayout), 2);
+  HostTensor got = runOne(*out, {rb}, DType::F32, r);
+  EXPECT_CLOSE(got, want, 0, 0);
+
+  // Refused: a 24-channel input (its padded block would land inside the
+  // result), a plain input, or a layout other than nChw16c asked for.
+  Shape c{2, 3, 5, 24};
+  ActivationLayout lc = nChw16c(c);
+  EXPECT_EQ(
+      createLayoutConcat(DType::F32, {a, c}, {&la, &lc}, true).status().code(),
+      absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(createLayoutConcat(DType::F32, {a, b}, {&la, nullptr}, true)
+                .status()
+                .code(),
+            absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(
+      createLayoutConcat(DType::F32, {a, b}, {&la, &lb}, false).status().code(),
+      absl::StatusCode::kUnimplemented);
+}
+
 TEST(BlockedLayouts, PoolKeepsTheLayout) {
   const int64_t C = 24;
   HostTensor x = randomTensor(DType::F32, {1, 9, 9, C}, 44);
