@@ -1023,6 +1023,38 @@ cpu::compile(func::FuncOp func,
     return true;
   };
 
+  // One step for `kernel` (a pool or concat in blocked layouts) over all
+  // of `op`'s operands; false when the kernel is Unimplemented (the op then
+  // takes the plain path).
+  auto emitLayoutKernel =
+      [&](Operation &op, absl::StatusOr<runtime::cpu::LayoutKernel> kernel,
+          const std::string &where) -> llvm::Expected<bool> {
+    if (!kernel.ok()) {
+      if (kernel.status().code() == absl::StatusCode::kUnimplemented)
+        return false;
+      return errorAt(&op, std::string(kernel.status().message()));
+    }
+    runtime::Step step;
+    step.kernel = kernel->kernel;
+    std::string_view name = step.kernel->name();
+    step.path = name.substr(0, name.find('.'));
+    step.op = where + " [" + layoutOf(op.getOperand(0))->name + " -> " +
+              (kernel->resultLayout ? kernel->resultLayout->name
+                                    : std::string("nhwc")) +
+              "]";
+    for (Value operand : op.getOperands())
+      step.inputs.push_back(ids.lookup(operand));
+    auto id =
+        addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
+    if (!id)
+      return id.takeError();
+    if (kernel->resultLayout)
+      setLayout(op.getResult(0), *id, *kernel->resultLayout);
+    step.outputs.push_back(*id);
+    exe.steps.push_back(std::move(step));
+    return true;
+  };
+
   // A conv2d with no post-ops, when blocked layouts apply to it.
   auto lowerLayoutConv = [&](Conv2DOp conv,
                              const std::string &where) -> llvm::Expected<bool> {
@@ -1177,57 +1209,27 @@ cpu::compile(func::FuncOp func,
         shapes.push_back(shapeOf(v));
         inputLayouts.push_back(layoutOf(v));
       }
-      auto kernel = runtime::cpu::createLayoutConcat(
-          dtypeOf(concat.getResult()), shapes, inputLayouts, blockTag);
-      if (!kernel.ok() &&
-          kernel.status().code() != absl::StatusCode::kUnimplemented)
-        return errorAt(&op, std::string(kernel.status().message()));
-      if (kernel.ok()) {
-        runtime::Step step;
-        step.kernel = kernel->kernel;
-        std::string_view name = step.kernel->name();
-        step.path = name.substr(0, name.find('.'));
-        step.op = where + " [" + inputLayouts[0]->name + " -> " +
-                  kernel->resultLayout->name + "]";
-        for (Value v : concat.getInputs())
-          step.inputs.push_back(ids.lookup(v));
-        auto id = addValue(concat.getResult(),
-                           {runtime::ValueStorage::Kind::Arena}, where);
-        if (!id)
-          return id.takeError();
-        setLayout(concat.getResult(), *id, *kernel->resultLayout);
-        step.outputs.push_back(*id);
-        exe.steps.push_back(std::move(step));
+      auto emitted = emitLayoutKernel(
+          op,
+          runtime::cpu::createLayoutConcat(dtypeOf(concat.getResult()), shapes,
+                                           inputLayouts, blockTag),
+          where);
+      if (!emitted)
+        return emitted.takeError();
+      if (*emitted)
         continue;
-      }
     }
     if (auto pool = poolDescOf(&op);
         pool && blockedLayouts && layoutOf(op.getOperand(0))) {
       // A pool over a blocked input keeps oneDNN's layout.
-      auto kernel =
-          runtime::cpu::createLayoutPool2D(*pool, *layoutOf(op.getOperand(0)));
-      if (!kernel.ok() &&
-          kernel.status().code() != absl::StatusCode::kUnimplemented)
-        return errorAt(&op, std::string(kernel.status().message()));
-      if (kernel.ok()) {
-        runtime::Step step;
-        step.kernel = kernel->kernel;
-        step.path = "onednn";
-        step.op = where + " [" + layoutOf(op.getOperand(0))->name + " -> " +
-                  (kernel->resultLayout ? kernel->resultLayout->name
-                                        : std::string("nhwc")) +
-                  "]";
-        step.inputs.push_back(ids.lookup(op.getOperand(0)));
-        auto id = addValue(op.getResult(0),
-                           {runtime::ValueStorage::Kind::Arena}, where);
-        if (!id)
-          return id.takeError();
-        if (kernel->resultLayout)
-          setLayout(op.getResult(0), *id, *kernel->resultLayout);
-        step.outputs.push_back(*id);
-        exe.steps.push_back(std::move(step));
+      auto emitted = emitLayoutKernel(
+          op,
+          runtime::cpu::createLayoutPool2D(*pool, *layoutOf(op.getOperand(0))),
+          where);
+      if (!emitted)
+        return emitted.takeError();
+      if (*emitted)
         continue;
-      }
     }
 
     runtime::Step step;
