@@ -957,9 +957,8 @@ cuda::compile(func::FuncOp func,
     // One NVRTC compilation gives the cubin and its PTX fallback.
     auto compiledImage = compileCuda(
         compiled.source, options.arch, options.imageKind,
-        options.imageKind == ImageKind::Cubin && options.ptxFallback
-            ? &fallback
-            : nullptr);
+        options.imageKind == ImageKind::Cubin && options.ptxFallback ? &fallback
+                                                                     : nullptr);
     if (!compiledImage.ok())
       return makeError(
           "compiling the kernels of '" + func.getName() +
