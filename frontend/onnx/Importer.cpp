@@ -233,6 +233,8 @@ private:
                                          llvm::StringRef dflt);
   llvm::Expected<int64_t> axisAttr(llvm::StringRef name, int64_t dflt,
                                    int64_t rank, bool inclusive = false);
+  /// The 'reduction' attribute of ScatterElements / ScatterND.
+  llvm::Expected<std::string> scatterReduction();
   llvm::Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                         bool inclusive = false);
 
@@ -641,6 +643,16 @@ llvm::Expected<std::string> Importer::attrString(llvm::StringRef name,
   if (a->type() != AP::STRING && !(a->type() == AP::UNDEFINED && a->has_s()))
     return attrTypeError(*a, "STRING");
   return a->s();
+}
+
+llvm::Expected<std::string> Importer::scatterReduction() {
+  TRY(reduction, attrString("reduction", "none"));
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    return fail("attribute 'reduction' must be none, add, mul, max or min, "
+                "not '" +
+                reduction + "'");
+  return reduction;
 }
 
 llvm::Expected<int64_t> Importer::normalizeAxis(int64_t axis, int64_t rank,
@@ -2454,12 +2466,7 @@ llvm::Error Importer::convScatterElements() {
   TRY(indices, in(1));
   TRY(updates, in(2));
   TRY(axis, axisAttr("axis", 0, data.rank()));
-  TRY(reduction, attrString("reduction", "none"));
-  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
-      reduction != "max" && reduction != "min")
-    return fail("attribute 'reduction' must be none, add, mul, max or min, "
-                "not '" +
-                reduction + "'");
+  TRY(reduction, scatterReduction());
   TRYT(y, tgc::scatterElements(data, indices, updates, axis, reduction));
   out(0, y);
   return llvm::Error::success();
@@ -2469,12 +2476,7 @@ llvm::Error Importer::convScatterND() {
   TRY(data, in(0));
   TRY(indices, in(1));
   TRY(updates, in(2));
-  TRY(reduction, attrString("reduction", "none"));
-  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
-      reduction != "max" && reduction != "min")
-    return fail("attribute 'reduction' must be none, add, mul, max or min, "
-                "not '" +
-                reduction + "'");
+  TRY(reduction, scatterReduction());
   TRYT(y, tgc::scatterND(data, indices, updates, reduction));
   out(0, y);
   return llvm::Error::success();
