@@ -775,13 +775,6 @@ bool takesBlockedLayout(OpOperand &use) {
   return false;
 }
 
-/// Whether blocked layouts pay for `func`'s Winograd convolutions: it has
-/// runtime::cpu::winogradCandidate convolutions, and at least half of them
-/// write only to kernels that keep a blocked layout (NHWC convolutions,
-/// pools, and channel concats feeding those: ResNet, VGG, GoogLeNet,
-/// SqueezeNet). Where their results go to other kernels (DenseNet's batch
-/// norms after its concats) the reorders back to NHWC cost as much as
-/// Winograd saves, or more; blocked layouts are a function-wide choice.
 /// Whether `use` takes a blocked layout and, for a concat, whose result
 /// only goes to such kernels too (a concat before a plain kernel would
 /// reorder all of its channels back).
@@ -793,6 +786,13 @@ bool keepsBlocked(OpOperand &use) {
                      llvm::all_of(concat->getUses(), keepsBlocked));
 }
 
+/// Whether blocked layouts pay for `func`'s Winograd convolutions: it has
+/// runtime::cpu::winogradCandidate convolutions, and at least half of them
+/// write only to kernels that keep a blocked layout (NHWC convolutions,
+/// pools, and channel concats feeding those: ResNet, VGG, GoogLeNet,
+/// SqueezeNet). Where their results go to other kernels (DenseNet's batch
+/// norms after its concats) the reorders back to NHWC cost as much as
+/// Winograd saves, or more; blocked layouts are a function-wide choice.
 bool winogradPaysForBlockedLayouts(func::FuncOp func) {
   int64_t candidates = 0, inChains = 0;
   func.walk([&](Conv2DOp conv) {
@@ -995,6 +995,16 @@ cpu::compile(func::FuncOp func,
     return llvm::Error::success();
   };
 
+  // How a convolution writing `result` may use blocked layouts.
+  auto layoutContextFor = [&](Value result) {
+    LayoutContext context;
+    context.layoutOf = layoutOf;
+    context.blockTag = blockTag;
+    context.winograd = options.winograd;
+    context.preferBlocked = preferBlocked(result);
+    return context;
+  };
+
   // A contraction fusion as one kernel with bias and post-ops; false when
   // its body is not a contraction the post-op table describes or the
   // kernel falls back (the fusion then runs on the reference path).
@@ -1003,11 +1013,7 @@ cpu::compile(func::FuncOp func,
     auto chain = analyzeContractionFusion(fusion);
     if (!chain)
       return false;
-    LayoutContext layoutContext;
-    layoutContext.layoutOf = layoutOf;
-    layoutContext.blockTag = blockTag;
-    layoutContext.winograd = options.winograd;
-    layoutContext.preferBlocked = preferBlocked(fusion.getResult(0));
+    LayoutContext layoutContext = layoutContextFor(fusion.getResult(0));
     auto fused = createFusedContraction(
         fusion, *chain, constants, blockedLayouts ? &layoutContext : nullptr);
     if (!fused.ok()) {
@@ -1064,11 +1070,7 @@ cpu::compile(func::FuncOp func,
     fused.description = "tgc.conv2d";
     for (Value operand : conv->getOperands())
       fused.inputs.push_back({operand, std::nullopt});
-    LayoutContext layoutContext;
-    layoutContext.layoutOf = layoutOf;
-    layoutContext.blockTag = blockTag;
-    layoutContext.winograd = options.winograd;
-    layoutContext.preferBlocked = preferBlocked(conv.getResult());
+    LayoutContext layoutContext = layoutContextFor(conv.getResult());
     auto it = constants.find(conv.getFilter());
     auto blocked = tryLayoutConv(
         conv2DDescOf(conv, it == constants.end() ? nullptr : it->second), {},
