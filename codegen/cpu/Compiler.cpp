@@ -501,6 +501,14 @@ absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
   // norms: 1.3 ms saved, 1.35 ms of reorders).
   if (!layouts.input && !layouts.result && !layoutContext.preferBlocked)
     return false;
+  // A weight-bound convolution runs plain NHWC on oneDNN's brgemm kernel
+  // even inside a blocked chain: the blocked direct kernel streams its cold
+  // filter slowly (ResNet-50's layer4.0.conv2 in the model: 840 -> 655 us,
+  // its two reorders 16 us). Strided 3x3 convolutions on larger images
+  // gain less than the reorders around them cost, and 1x1 ones run slower
+  // plain (runtime::cpu::weightBoundConv excludes both).
+  if (cpu::weightBoundConv(desc))
+    return false;
   layouts.anyInput = !layouts.input && layoutContext.preferBlocked;
   layouts.blockTag = layoutContext.blockTag;
   layouts.winograd = layoutContext.winograd;

@@ -803,6 +803,19 @@ bool winogradCandidate(const Conv2DDesc &d) {
          g->o >= 32;
 }
 
+bool weightBoundConv(const Conv2DDesc &d) {
+  auto g = convGeometry(d);
+  if (!g.ok() || !isOneDnnFloat(d.dtype) || d.groups != 1 ||
+      g->kh * g->kw == 1 || winogradCandidate(d))
+    return false;
+  // Element counts as doubles: no overflow for any valid shape.
+  double filter = static_cast<double>(g->o) * static_cast<double>(g->ci) *
+                  static_cast<double>(g->kh * g->kw);
+  double activations = static_cast<double>(numElements(d.inputShape)) +
+                       static_cast<double>(numElements(d.resultShape));
+  return filter >= 4 * activations;
+}
+
 bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
   return a.desc && b.desc && descOf(a) == descOf(b);
 }

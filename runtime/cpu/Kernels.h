@@ -112,6 +112,13 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);
 /// (differences ~1e-6 relative; docs/cpu-backend.md), and lose below 32
 /// channels. They take only blocked activation layouts (ConvLayouts).
 bool winogradCandidate(const Conv2DDesc &desc);
+/// Whether `desc` is weight-bound: an ungrouped float convolution with a
+/// kernel larger than 1x1 that is no winogradCandidate and whose filter
+/// holds at least 4x the bytes of its input and result together (batch 1,
+/// late strided layers: ResNet-50's layer4.0.conv2, a 9.4 MB filter for
+/// 0.5 MB of activations). oneDNN's blocked direct kernel streams such a
+/// filter from memory slowly; its NHWC brgemm kernel does not (ConvLayouts).
+bool weightBoundConv(const Conv2DDesc &desc);
 
 struct Pool2DDesc {
   enum class Kind { Max, Avg, GlobalAvg } kind;

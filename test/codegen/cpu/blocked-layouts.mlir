@@ -13,6 +13,7 @@
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=blocked_result --print-plan | FileCheck %s --check-prefix=RESULT
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=plain_consumers --print-plan | FileCheck %s --check-prefix=CONSUMERS
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=inception --print-plan | FileCheck %s --check-prefix=INCEPTION
+// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=weight_bound --print-plan | FileCheck %s --check-prefix=WEIGHT-BOUND
 // RUN: tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-DAG: @chain_3_24: ok
@@ -22,7 +23,8 @@
 // CHECK-DAG: @blocked_result: ok
 // CHECK-DAG: @plain_consumers: ok
 // CHECK-DAG: @inception: ok
-// CHECK: differential: 7 functions, 0 mismatches
+// CHECK-DAG: @weight_bound: ok
+// CHECK: differential: 8 functions, 0 mismatches
 
 // One reorder in (the plain argument), one out (the result); the residual
 // operands stay blocked, 24 channels take 32 channels' bytes.
@@ -69,6 +71,16 @@
 // INCEPTION:     layout reorder nChw16c -> nhwc
 // INCEPTION:     layout reorder nChw16c -> nhwc
 // INCEPTION:     tgc.concat {{.*}}: (tensor<1x6x6x16xf32>, tensor<1x6x6x24xf32>) -> tensor<1x6x6x40xf32> [native.concat]
+
+// WEIGHT-BOUND:      layout reorder nhwc -> nChw16c
+// WEIGHT-BOUND-NEXT: tgc.conv2d + eltwise_relu [nChw16c -> nChw16c]{{.*}}-> tensor<1x8x8x32xf32> (nChw16c)
+// WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
+// WEIGHT-BOUND-NEXT: layout reorder nChw16c -> nhwc
+// WEIGHT-BOUND-NEXT: tgc.fusion(tgc.conv2d + eltwise_relu) {{.*}}: (tensor<1x8x8x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x4x64xf32> [onednn.conv2d]
+// WEIGHT-BOUND-NEXT: layout reorder nhwc -> nChw16c
+// WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
+// WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
+// WEIGHT-BOUND-NEXT: layout reorder nChw16c -> nhwc
 
 // PLAIN-NOT: nChw16c
 // PLAIN-NOT: layout reorder
@@ -224,4 +236,65 @@ func.func @inception(%x: tensor<1x6x6x16xf32>) -> (tensor<1x6x6x16xf32>, tensor<
   %7 = tgc.conv2d %x, %f4 {layout = #tgc.layout<NHWC>} : (tensor<1x6x6x16xf32>, tensor<1x1x16x24xf32>) -> tensor<1x6x6x24xf32>
   %8 = tgc.concat %1, %7 {axis = 3 : i64} : (tensor<1x6x6x16xf32>, tensor<1x6x6x24xf32>) -> tensor<1x6x6x40xf32>
   return %6, %8 : tensor<1x6x6x16xf32>, tensor<1x6x6x40xf32>
+}
+
+// A weight-bound convolution (runtime::cpu::weightBoundConv: a 3x3 one
+// without a Winograd kernel whose filter holds 4x the bytes of its
+// activations and more, as ResNet-50's layer4.0.conv2) runs plain NHWC
+// inside a blocked chain, with a reorder on each side. The strided 3x3
+// convolution on the larger image (filter 0.9x its activations) and the
+// 1x1 ones stay blocked.
+func.func @weight_bound(%x: tensor<1x32x16x16xf32>) -> tensor<1x32x4x4xf32> {
+  %wao = tgc.constant dense<[-1.06, -2.09, 0.91, -2.57, 0.22, -0.81, -2.65, 0.04, -2.78, -0.40, -2.58, -2.46, -0.45, 1.96, -2.26, -1.66, 0.76, 2.69, 0.46, -0.62, 2.86, -2.72, 2.15, -1.26, -2.13, -2.29, -1.15, 1.90, -1.92, 0.49, 0.83, -0.77]> : tensor<32xf32>
+  %wai = tgc.constant dense<[0.29, -2.62, -2.64, -1.76, 1.08, -0.43, -1.12, 0.51, -0.28, -1.20, 1.77, 1.19, -1.54, 0.45, 0.15, 2.25, 1.38, -1.27, 2.88, -2.29, -0.49, 1.54, -2.09, -0.07, -2.76, 1.01, 1.59, 0.44, 2.25, -1.12, 1.17, 0.57]> : tensor<32xf32>
+  %wak = tgc.constant dense<[0.48, -0.26, 2.04, 2.67, -0.16, 0.98, -2.64, 1.21, 0.88]> : tensor<9xf32>
+  %wa0 = tgc.reshape %wao : tensor<32xf32> to tensor<32x1x1x1xf32>
+  %wa1 = tgc.reshape %wai : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wa2 = tgc.reshape %wak : tensor<9xf32> to tensor<1x1x3x3xf32>
+  %wa3 = tgc.add %wa0, %wa1 : (tensor<32x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<32x32x1x1xf32>
+  %wa4 = tgc.add %wa3, %wa2 : (tensor<32x32x1x1xf32>, tensor<1x1x3x3xf32>) -> tensor<32x32x3x3xf32>
+  %wa5 = tgc.sin %wa4 : tensor<32x32x3x3xf32>
+  %wa6 = tgc.constant dense<0.1002> : tensor<f32>
+  %wa = tgc.mul %wa5, %wa6 : (tensor<32x32x3x3xf32>, tensor<f32>) -> tensor<32x32x3x3xf32>
+  %wbo = tgc.constant dense<[2.96, 1.93, -1.29, -0.69, 1.01, -2.86, -0.23, -1.99, -2.30, -2.65, 1.61, -2.22, -1.51, -0.65, 2.23, -2.52, -0.30, 0.30, 2.30, 1.92, 2.18, -1.33, -0.51, -0.85, 2.31, 2.75, -2.09, -1.94, -1.61, -1.60, -0.09, 0.53]> : tensor<32xf32>
+  %wbi = tgc.constant dense<[-1.42, -2.98, -0.49, -0.78, 0.40, 2.72, 1.14, 0.09, 0.71, 1.06, -2.68, 2.40, 1.68, 2.25, 1.79, -0.65, -0.61, -2.38, 0.81, -2.63, -2.60, -1.75, -2.03, -0.96, -2.68, -3.00, -2.09, -2.39, -0.82, -2.85, 2.25, 0.68]> : tensor<32xf32>
+  %wbk = tgc.constant dense<[-2.11]> : tensor<1xf32>
+  %wb0 = tgc.reshape %wbo : tensor<32xf32> to tensor<32x1x1x1xf32>
+  %wb1 = tgc.reshape %wbi : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wb2 = tgc.reshape %wbk : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %wb3 = tgc.add %wb0, %wb1 : (tensor<32x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<32x32x1x1xf32>
+  %wb4 = tgc.add %wb3, %wb2 : (tensor<32x32x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<32x32x1x1xf32>
+  %wb5 = tgc.sin %wb4 : tensor<32x32x1x1xf32>
+  %wb6 = tgc.constant dense<0.3005> : tensor<f32>
+  %wb = tgc.mul %wb5, %wb6 : (tensor<32x32x1x1xf32>, tensor<f32>) -> tensor<32x32x1x1xf32>
+  %wco = tgc.constant dense<[-1.49, -0.92, -0.82, -2.26, 2.09, 2.96, -0.20, -0.10, -2.48, -2.39, -0.94, -1.41, 1.97, -2.03, -2.86, 2.71, 0.17, -2.12, 0.26, -2.84, 0.17, 2.87, 2.18, 1.18, -1.43, -0.80, -2.00, 1.63, 0.20, 1.67, -1.02, -1.66, 1.87, 2.91, 2.12, 1.84, 1.91, 1.44, -1.64, 0.11, -0.87, -2.83, -2.83, -1.32, -1.44, 1.16, 2.74, -0.32, 2.62, 2.93, 2.73, -0.81, -1.68, -1.64, -1.82, -1.77, 0.74, 2.40, 2.04, -0.12, 0.92, 1.80, -2.49, 0.96]> : tensor<64xf32>
+  %wci = tgc.constant dense<[2.46, 1.69, 1.50, -0.13, -1.93, 1.73, -1.00, 1.80, 2.83, -0.62, -0.59, 2.68, 1.35, -1.98, -2.24, -2.09, 2.43, 1.84, -2.12, 1.96, 2.88, 0.94, -0.90, 0.29, -2.21, -2.91, 2.83, 0.90, 0.16, 2.60, -0.40, 2.23]> : tensor<32xf32>
+  %wck = tgc.constant dense<[1.96, -1.73, -1.49, -1.24, -1.56, 0.52, -1.44, -0.49, -2.21]> : tensor<9xf32>
+  %wc0 = tgc.reshape %wco : tensor<64xf32> to tensor<64x1x1x1xf32>
+  %wc1 = tgc.reshape %wci : tensor<32xf32> to tensor<1x32x1x1xf32>
+  %wc2 = tgc.reshape %wck : tensor<9xf32> to tensor<1x1x3x3xf32>
+  %wc3 = tgc.add %wc0, %wc1 : (tensor<64x1x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<64x32x1x1xf32>
+  %wc4 = tgc.add %wc3, %wc2 : (tensor<64x32x1x1xf32>, tensor<1x1x3x3xf32>) -> tensor<64x32x3x3xf32>
+  %wc5 = tgc.sin %wc4 : tensor<64x32x3x3xf32>
+  %wc6 = tgc.constant dense<0.1002> : tensor<f32>
+  %wc = tgc.mul %wc5, %wc6 : (tensor<64x32x3x3xf32>, tensor<f32>) -> tensor<64x32x3x3xf32>
+  %wdo = tgc.constant dense<[2.46, -0.88, -0.25, 0.50, 2.43, -0.48, 2.51, 0.01, 0.19, 0.14, -2.89, -0.36, -1.90, -2.98, 1.80, -1.97, -0.16, 1.35, 0.34, -1.04, 0.11, 0.33, 1.71, -2.36, 0.36, -1.51, -1.34, 1.63, 0.05, 0.37, 1.56, 2.47]> : tensor<32xf32>
+  %wdi = tgc.constant dense<[-0.34, 0.68, 0.03, 0.07, 1.16, -0.29, 0.20, -0.13, 2.65, 1.20, 2.26, 2.65, -1.44, 0.36, 2.66, 2.04, -2.18, -2.27, -0.35, -2.56, -1.56, -2.56, 1.02, 1.70, 2.38, -2.07, 1.30, 0.96, -2.14, 2.30, 2.81, -1.68, 2.72, -0.61, -0.08, 2.94, 1.99, -2.03, -0.41, 0.09, -0.97, -1.83, -1.09, 1.33, -2.88, 0.32, -0.36, -2.89, -1.01, 0.74, 0.07, -2.61, 2.91, 1.73, 2.83, -2.37, -1.41, -2.76, 1.67, -1.38, -2.22, -0.47, 2.47, 1.91]> : tensor<64xf32>
+  %wdk = tgc.constant dense<[-1.45]> : tensor<1xf32>
+  %wd0 = tgc.reshape %wdo : tensor<32xf32> to tensor<32x1x1x1xf32>
+  %wd1 = tgc.reshape %wdi : tensor<64xf32> to tensor<1x64x1x1xf32>
+  %wd2 = tgc.reshape %wdk : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %wd3 = tgc.add %wd0, %wd1 : (tensor<32x1x1x1xf32>, tensor<1x64x1x1xf32>) -> tensor<32x64x1x1xf32>
+  %wd4 = tgc.add %wd3, %wd2 : (tensor<32x64x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<32x64x1x1xf32>
+  %wd5 = tgc.sin %wd4 : tensor<32x64x1x1xf32>
+  %wd6 = tgc.constant dense<0.2125> : tensor<f32>
+  %wd = tgc.mul %wd5, %wd6 : (tensor<32x64x1x1xf32>, tensor<f32>) -> tensor<32x64x1x1xf32>
+  %0 = tgc.conv2d %x, %wa {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x16x16xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %1 = tgc.relu %0 : tensor<1x32x8x8xf32>
+  %2 = tgc.conv2d %1, %wb : (tensor<1x32x8x8xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %3 = tgc.conv2d %2, %wc {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x8x8xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x4x4xf32>
+  %4 = tgc.relu %3 : tensor<1x64x4x4xf32>
+  %5 = tgc.conv2d %4, %wd : (tensor<1x64x4x4xf32>, tensor<32x64x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %6 = tgc.conv2d %5, %wb : (tensor<1x32x4x4xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x4x4xf32>
+  return %6 : tensor<1x32x4x4xf32>
 }

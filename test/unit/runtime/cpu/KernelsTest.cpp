@@ -605,6 +605,56 @@ TEST(BlockedLayouts, WinogradForCandidatesOnly) {
   EXPECT_FALSE(winogradCandidate(half));
 }
 
+TEST(BlockedLayouts, WeightBoundConvolutions) {
+  // ResNet-50's layer4.0.conv2 at batch 1: 3x3, stride 2, 512 channels,
+  // 14x14 -> 7x7; its filter holds 19x the elements of its activations.
+  Conv2DDesc d;
+  d.dtype = DType::F32;
+  d.nhwc = true;
+  d.inputShape = {1, 14, 14, 512};
+  d.filterShape = {3, 3, 512, 512};
+  d.resultShape = {1, 7, 7, 512};
+  d.strides[0] = d.strides[1] = 2;
+  d.padding[0] = d.padding[1] = d.padding[2] = d.padding[3] = 1;
+  EXPECT_TRUE(weightBoundConv(d));
+  Conv2DDesc bf16 = d;
+  bf16.dtype = DType::BF16;
+  EXPECT_TRUE(weightBoundConv(bf16));
+  // At batch 8 the filter holds only 2.4x their elements: not bound.
+  Conv2DDesc batch8 = d;
+  batch8.inputShape[0] = batch8.resultShape[0] = 8;
+  EXPECT_FALSE(weightBoundConv(batch8));
+  // layer3.0.conv2 (256 channels, 28x28 -> 14x14): 2.4x too.
+  Conv2DDesc layer3 = d;
+  layer3.inputShape = {1, 28, 28, 256};
+  layer3.filterShape = {3, 3, 256, 256};
+  layer3.resultShape = {1, 14, 14, 256};
+  EXPECT_FALSE(weightBoundConv(layer3));
+  // 1x1 convolutions and Winograd candidates keep their blocked kernels.
+  Conv2DDesc pointwise = d;
+  pointwise.filterShape = {1, 1, 512, 2048};
+  pointwise.resultShape = {1, 7, 7, 2048};
+  pointwise.padding[0] = pointwise.padding[1] = pointwise.padding[2] =
+      pointwise.padding[3] = 0;
+  EXPECT_FALSE(weightBoundConv(pointwise));
+  Conv2DDesc unitStride = d;
+  unitStride.inputShape = {1, 7, 7, 512};
+  unitStride.strides[0] = unitStride.strides[1] = 1;
+  ASSERT_TRUE(winogradCandidate(unitStride));
+  EXPECT_FALSE(weightBoundConv(unitStride));
+  // Grouped, integer and malformed descriptors are never weight-bound.
+  Conv2DDesc grouped = d;
+  grouped.groups = 2;
+  grouped.filterShape = {3, 3, 256, 512};
+  EXPECT_FALSE(weightBoundConv(grouped));
+  Conv2DDesc integer = d;
+  integer.dtype = DType::I32;
+  EXPECT_FALSE(weightBoundConv(integer));
+  Conv2DDesc malformed = d;
+  malformed.resultShape = {1, 7, 7};
+  EXPECT_FALSE(weightBoundConv(malformed));
+}
+
 TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
   // Two nChw16c activations (16 and 32 channels, batch 2) joined along the
   // channels match the plain concat.
