@@ -27,6 +27,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <deque>
@@ -2516,9 +2517,31 @@ llvm::Error Importer::convDropout() {
     TRY(training, constIn(2));
     if (!training)
       return unsupported("a non-constant training_mode is not supported");
-    if (training->numElements() == 1 && training->getInt(0) != 0)
-      return unsupported(
-          "training mode (training_mode = true) is not supported");
+    if (training->numElements() != 1)
+      return fail("training_mode (input #2) must have one element, not " +
+                  llvm::Twine(training->numElements()));
+    // Training mode drops each element with probability `ratio` (default
+    // 0.5) and scales the rest by 1 / (1 - ratio): random unless the ratio
+    // is 0, where it is the identity (PyTorch exports attention dropout
+    // of p = 0 this way, e.g. torchvision's Swin).
+    if (training->getInt(0) != 0) {
+      double ratio = 0.5;
+      if (has(1)) {
+        TRY(r, constIn(1));
+        if (!r)
+          return unsupported("training mode (training_mode = true) with a "
+                             "non-constant ratio is not supported");
+        if (r->numElements() != 1)
+          return fail("ratio (input #1) must have one element, not " +
+                      llvm::Twine(r->numElements()));
+        ratio = r->getDouble(0);
+      }
+      if (ratio != 0)
+        return unsupported("training mode (training_mode = true) with ratio " +
+                           llvm::Twine(llvm::formatv("{0}", ratio).str()) +
+                           " is random: only ratio 0 (the identity) is "
+                           "supported");
+    }
   }
   TRY(isTest, attrInt("is_test", 1));
   (void)isTest;
