@@ -907,9 +907,13 @@ absl::Status tgc::runtime::planMemory(Executable &executable) {
       first[static_cast<size_t>(r)] = 0;
     last[static_cast<size_t>(r)] = end;
   }
+  // Values no step touches (and no result) take no bytes: offset 0.
+  std::vector<bool> untouched(numValues, false);
   for (size_t v = 0; v < numValues; ++v)
-    if (first[v] < 0)
-      first[v] = last[v] = 0; // never used: any slot will do
+    if (first[v] < 0) {
+      untouched[v] = true;
+      first[v] = last[v] = 0;
+    }
 
   // In-place: output 0 joins the group (one allocation) of an input that
   // dies at this step, when the kernel allows it.
@@ -962,7 +966,7 @@ absl::Status tgc::runtime::planMemory(Executable &executable) {
   std::vector<Block> blocks;
   for (size_t v = 0; v < numValues; ++v)
     if (isArena(static_cast<int64_t>(v)) &&
-        group[v] == static_cast<int64_t>(v) && bytes[v] > 0)
+        group[v] == static_cast<int64_t>(v) && bytes[v] > 0 && !untouched[v])
       blocks.push_back(Block{static_cast<int64_t>(v), alignUp(bytes[v]),
                              first[v], groupLast[v], 0});
   std::sort(blocks.begin(), blocks.end(), [](const Block &a, const Block &b) {
@@ -995,14 +999,60 @@ absl::Status tgc::runtime::planMemory(Executable &executable) {
     arenaBytes = std::max(arenaBytes, offset + block.size);
   }
 
+  // Untouched values share offset 0 with anything (nobody reads or writes
+  // them); the arena only has to hold them for the bounds checks.
+  for (size_t v = 0; v < numValues; ++v)
+    if (isArena(static_cast<int64_t>(v)) && untouched[v])
+      arenaBytes = std::max(arenaBytes, alignUp(bytes[v]));
+
   for (size_t v = 0; v < numValues; ++v) {
     if (!isArena(static_cast<int64_t>(v)))
       continue;
-    values[v].storage.offset =
-        bytes[v] == 0 ? 0 : offsetOf[static_cast<size_t>(group[v])];
+    values[v].storage.offset = bytes[v] == 0 || untouched[v]
+                                   ? 0
+                                   : offsetOf[static_cast<size_t>(group[v])];
   }
   executable.arenaBytes = arenaBytes;
   return absl::OkStatus();
+}
+
+int64_t tgc::runtime::removeDeadSteps(Executable &executable) {
+  const std::vector<ValueInfo> &values = executable.values;
+  size_t numValues = values.size();
+  auto rootOf = [&](int64_t id) {
+    return inRange(id, numValues) ? resolveRoot(values, id) : -1;
+  };
+  // Backwards: a step is live when it writes bytes a later live step reads
+  // or a result holds; its inputs' bytes are then read.
+  std::vector<bool> read(numValues, false);
+  for (int64_t id : executable.outputs)
+    if (int64_t r = rootOf(id); r >= 0)
+      read[static_cast<size_t>(r)] = true;
+  std::vector<bool> keep(executable.steps.size(), false);
+  for (size_t s = executable.steps.size(); s-- > 0;) {
+    const Step &step = executable.steps[s];
+    bool live = step.outputs.empty();
+    for (int64_t out : step.outputs) {
+      int64_t r = rootOf(out);
+      live = live || r < 0 || read[static_cast<size_t>(r)];
+    }
+    if (!live)
+      continue;
+    keep[s] = true;
+    for (int64_t in : step.inputs)
+      if (int64_t r = rootOf(in); r >= 0)
+        read[static_cast<size_t>(r)] = true;
+  }
+  std::vector<Step> kept;
+  kept.reserve(executable.steps.size());
+  for (size_t s = 0; s < executable.steps.size(); ++s)
+    if (keep[s])
+      kept.push_back(std::move(executable.steps[s]));
+  int64_t dropped = static_cast<int64_t>(executable.steps.size() - kept.size());
+  executable.steps = std::move(kept);
+  if (dropped && !executable.stepLevels.empty())
+    executable.stepLevels.clear(); // stale: the caller computes them after
+  return dropped;
 }
 
 //===----------------------------------------------------------------------===//

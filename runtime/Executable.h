@@ -208,8 +208,16 @@ public:
 /// In place requires both values to be Arena values (not views) of the same
 /// byte size, the input to be no result and not read later (directly or
 /// through a view), and no other operand of the step to be a view of it.
-/// Zero-size values take no bytes (offset 0).
+/// Zero-size values take no bytes (offset 0); values no step touches share
+/// offset 0 with others (the arena is still at least as large as each).
 absl::Status planMemory(Executable &executable);
+
+/// Drops the steps none of whose outputs is read by a later step or is a
+/// result (directly or through views: a write into part of a live value's
+/// bytes stays), e.g. a transpose whose only consumer was served from its
+/// input instead. Kernels have no other effects. Call before stepLevels
+/// and planMemory. Returns the number of steps dropped.
+int64_t removeDeadSteps(Executable &executable);
 
 /// The intra-op thread count: `requested` if positive, else TGC_NUM_THREADS
 /// if set, else the number of hardware threads.

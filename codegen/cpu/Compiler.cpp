@@ -931,6 +931,22 @@ cpu::compile(func::FuncOp func,
     return id;
   };
 
+  // The plain NCHW value whose bytes are `v` in `layout`: `v` is its
+  // transpose to NHWC and `layout` dense nchw; null otherwise.
+  auto nchwSourceOf =
+      [&](Value v, const runtime::cpu::ActivationLayout &layout) -> Value {
+    auto transpose = v.getDefiningOp<TransposeOp>();
+    if (!transpose || layoutOf(transpose.getInput()) ||
+        transpose.getPermutation() != llvm::ArrayRef<int64_t>{0, 2, 3, 1})
+      return Value();
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    auto dtype = type ? toDType(type.getElementType()) : std::nullopt;
+    if (!dtype || !type.hasStaticShape() ||
+        !runtime::cpu::isDenseNchw(layout, *dtype, shapeOf(v)))
+      return Value();
+    return transpose.getInput();
+  };
+
   // Plain value `v` (id `plain`) reordered into `layout`, once per value.
   llvm::DenseMap<Value, std::pair<runtime::cpu::ActivationLayout, int64_t>>
       blockedCopies;
@@ -985,6 +1001,18 @@ cpu::compile(func::FuncOp func,
         id = *plain;
       }
       if (i == 0 && fused.inputLayout) {
+        // The dense NCHW layout of an NCHW value's transpose to NHWC is that
+        // value's bytes: the transpose and the reorder back cancel (the
+        // first convolution of an ONNX CNN reads its 3 channels in nchw).
+        // The transpose's step goes if nothing else reads it
+        // (removeDeadSteps).
+        if (Value source = nchwSourceOf(in.value, *fused.inputLayout)) {
+          auto plain = plainId(source, where);
+          if (!plain)
+            return plain.takeError();
+          step.inputs.push_back(*plain);
+          continue;
+        }
         auto reordered = reorderTo(in.value, id, *fused.inputLayout, where);
         if (!reordered)
           return reordered.takeError();
@@ -1272,6 +1300,7 @@ cpu::compile(func::FuncOp func,
     exe.steps.push_back(std::move(step));
   }
 
+  runtime::removeDeadSteps(exe);
   if (options.interOp) {
     // A step's level is one more than the highest level among the steps
     // producing its inputs (through views); arguments and constants are

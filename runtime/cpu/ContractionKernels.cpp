@@ -816,6 +816,20 @@ bool weightBoundConv(const Conv2DDesc &d) {
   return filter >= 4 * activations;
 }
 
+bool isDenseNchw(const ActivationLayout &layout, DType dtype,
+                 const Shape &nhwcShape) {
+  auto type = toDnnl(dtype);
+  if (!layout.desc || !type || nhwcShape.size() != 4)
+    return false;
+  try {
+    return descOf(layout) == dnnl::memory::desc({nhwcShape[0], nhwcShape[3],
+                                                 nhwcShape[1], nhwcShape[2]},
+                                                *type, tag::nchw);
+  } catch (const dnnl::error &) {
+    return false;
+  }
+}
+
 bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
   return a.desc && b.desc && descOf(a) == descOf(b);
 }

@@ -150,6 +150,10 @@ struct ActivationLayout {
   std::string name; ///< e.g. "nChw16c"
 };
 bool sameLayout(const ActivationLayout &a, const ActivationLayout &b);
+/// Whether `layout` is the dense NCHW layout of an NHWC-shaped (logical n,
+/// h, w, c) `dtype` tensor: the bytes of its NCHW transpose.
+bool isDenseNchw(const ActivationLayout &layout, DType dtype,
+                 const Shape &nhwcShape);
 
 /// A kernel and the layouts of its input and result (nullopt: plain NHWC).
 struct LayoutKernel {

@@ -14,6 +14,7 @@
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=plain_consumers --print-plan | FileCheck %s --check-prefix=CONSUMERS
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=inception --print-plan | FileCheck %s --check-prefix=INCEPTION
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=weight_bound --print-plan | FileCheck %s --check-prefix=WEIGHT-BOUND
+// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=chain_3_24 --print-plan | FileCheck %s --check-prefix=NCHW-INPUT
 // RUN: tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-DAG: @chain_3_24: ok
@@ -81,6 +82,13 @@
 // WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
 // WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
 // WEIGHT-BOUND-NEXT: layout reorder nChw16c -> nhwc
+
+// The 3-channel convolution reads its NCHW argument in nchw: no transpose
+// to NHWC and reorder back (the ONNX CNN input).
+// NCHW-INPUT-NOT: tgc.transpose
+// NCHW-INPUT-NOT: layout reorder
+// NCHW-INPUT:     [0] onednn tgc.fusion(tgc.conv2d + bias + eltwise_relu [nchw -> nChw16c]) {{.*}}: (tensor<1x3x12x12xf32>,
+// NCHW-INPUT:     layout reorder nChw16c -> nhwc for tgc.transpose
 
 // PLAIN-NOT: nChw16c
 // PLAIN-NOT: layout reorder

@@ -49,6 +49,18 @@ private:
   bool inPlace;
 };
 
+/// Writes nothing; counts its runs.
+class CountingKernel : public Kernel {
+public:
+  std::string_view name() const override { return "test.count"; }
+  absl::Status run(const KernelContext &, const std::vector<HostTensor> &,
+                   std::vector<HostTensor> &) const override {
+    ++runs;
+    return absl::OkStatus();
+  }
+  mutable std::atomic<int> runs{0};
+};
+
 /// AffineKernel that remembers where it wrote its output last.
 class RecordingAffineKernel : public AffineKernel {
 public:
@@ -647,6 +659,47 @@ TEST(ExecutableTest, PlanMemoryReusesBytesAlongAChain) {
       plan.run({tensorOf({256}, zeros)});
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>(256, 10));
+}
+
+TEST(ExecutableTest, RemoveDeadStepsKeepsWhatResultsNeed) {
+  // x -> a (dead: nothing reads it) ; x -> b -> c (result); x -> w writes
+  // into a view of buffer d, read by the step making e (result); a step
+  // with no outputs stays.
+  auto recording = std::make_shared<RecordingAffineKernel>(1, 100);
+  PlanBuilder b;
+  int64_t x = b.input({64});
+  int64_t a = b.arena({1024}), bb = b.arena({64}), c = b.arena({64});
+  int64_t d = b.arena({64}), dPart = b.view(d, {64}), e = b.arena({64});
+  b.step(recording, {x}, {a}, "tgc.dead");
+  b.step(std::make_shared<AffineKernel>(2, 0), {x}, {bb}, "tgc.b");
+  b.step(std::make_shared<AffineKernel>(1, 1), {bb}, {c}, "tgc.c");
+  b.step(std::make_shared<AffineKernel>(1, 5), {x}, {dPart}, "tgc.part");
+  b.step(std::make_shared<AffineKernel>(1, 0), {d}, {e}, "tgc.e");
+  auto noOutputs = std::make_shared<CountingKernel>();
+  b.step(noOutputs, {x}, {}, "tgc.effect");
+  b.plan.outputs = {c, e};
+  EXPECT_EQ(removeDeadSteps(b.plan), 1);
+  std::vector<std::string> ops;
+  for (const Step &step : b.plan.steps)
+    ops.push_back(step.op);
+  EXPECT_EQ(ops, std::vector<std::string>(
+                     {"tgc.b", "tgc.c", "tgc.part", "tgc.e", "tgc.effect"}));
+  EXPECT_EQ(removeDeadSteps(b.plan), 0);
+
+  // The dead step's 4 KiB value shares offset 0; the arena still holds it
+  // (verify checks every value fits) and the live values do not overlap.
+  Executable plan = b.finish();
+  EXPECT_EQ(plan.values[static_cast<size_t>(a)].storage.offset, 0);
+  EXPECT_GE(plan.arenaBytes, 4096);
+  EXPECT_NE(plan.values[static_cast<size_t>(bb)].storage.offset,
+            plan.values[static_cast<size_t>(c)].storage.offset);
+  absl::StatusOr<std::vector<HostTensor>> results =
+      plan.run({tensorOf({64}, std::vector<float>(64, 1))});
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(elementsOf((*results)[0]), std::vector<float>(64, 3));
+  EXPECT_EQ(elementsOf((*results)[1]), std::vector<float>(64, 6));
+  EXPECT_EQ(recording->lastOutput.load(), nullptr);
+  EXPECT_EQ(noOutputs->runs.load(), 1);
 }
 
 TEST(ExecutableTest, ValuesInAnOpaqueLayoutTakeTheLayoutsBytes) {
