@@ -112,6 +112,10 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);
 /// (differences ~1e-6 relative; docs/cpu-backend.md), and lose below 32
 /// channels. They take only blocked activation layouts (ConvLayouts).
 bool winogradCandidate(const Conv2DDesc &desc);
+/// This CPU's last-level cache in bytes, from the kernel's cache topology
+/// (sysfs); 32 MiB where that cannot be read. A Winograd filter larger
+/// than this runs on the direct kernel instead.
+int64_t lastLevelCacheBytes();
 /// Whether `desc` is weight-bound: an ungrouped float convolution with a
 /// kernel larger than 1x1 that is no winogradCandidate and whose filter
 /// holds at least 4x the bytes of its input and result together (batch 1,

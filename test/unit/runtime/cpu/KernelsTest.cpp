@@ -605,6 +605,34 @@ TEST(BlockedLayouts, WinogradForCandidatesOnly) {
   EXPECT_FALSE(winogradCandidate(half));
 }
 
+TEST(BlockedLayouts, WinogradFiltersFitTheLastLevelCache) {
+  // 1024 channels at 7x7, batch 4: oneDNN's Winograd filter (jit_wino_4x3,
+  // 6x6 tiles: 151 MB) would stream from memory on every call; the direct
+  // kernel runs it. The plain filter is 37.7 MB.
+  ASSERT_GT(lastLevelCacheBytes(), 0);
+  if (lastLevelCacheBytes() >= (int64_t{151} << 20))
+    GTEST_SKIP() << "a last-level cache of " << lastLevelCacheBytes()
+                 << " bytes holds the Winograd filter";
+  const int64_t C = 1024;
+  HostTensor f = randomTensor(DType::F32, {3, 3, C, C}, 71, -0.01, 0.01);
+  Conv2DDesc d;
+  d.dtype = DType::F32;
+  d.nhwc = true;
+  d.inputShape = d.resultShape = {4, 7, 7, C};
+  d.filterShape = f.shape();
+  d.padding[0] = d.padding[1] = d.padding[2] = d.padding[3] = 1;
+  d.constantFilter = &f;
+  ASSERT_TRUE(winogradCandidate(d));
+  ConvLayouts layouts;
+  layouts.anyInput = true;
+  layouts.blockTag = true;
+  layouts.winograd = true;
+  auto kernel = createLayoutConv2D(d, layouts);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_FALSE(kernel->winograd);
+  EXPECT_EQ(kernel->kernel->name(), "onednn.conv2d");
+}
+
 TEST(BlockedLayouts, WeightBoundConvolutions) {
   // ResNet-50's layer4.0.conv2 at batch 1: 3x3, stride 2, 512 channels,
   // 14x14 -> 7x7; its filter holds 19x the elements of its activations.
