@@ -543,7 +543,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
         // A transformed filter larger than the last-level cache streams
         // from memory on every call: ResNet-50's 512-channel 7x7 layers at
         // batch 4 (jit_wino_4x3, 37.7 MB) ran 3.1 ms against the direct
-        // kernel's 2.1 ms. At batch 1 (jit_fp32_wino_2x3, 16.8 MB) they win.
+        // kernel's 1.9-2.2 ms. At batch 1 (jit_fp32_wino_2x3, 16.8 MB) they
+        // win.
         if (isReferenceImpl(winograd->impl_info_str()) ||
             static_cast<int64_t>(winograd->weights_desc().get_size()) >
                 lastLevelCacheBytes())
