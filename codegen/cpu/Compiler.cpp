@@ -1005,8 +1005,10 @@ cpu::compile(func::FuncOp func,
         // value's bytes: the transpose and the reorder back cancel (the
         // first convolution of an ONNX CNN reads its 3 channels in nchw).
         // The transpose's step goes if nothing else reads it
-        // (removeDeadSteps).
-        if (Value source = nchwSourceOf(in.value, *fused.inputLayout)) {
+        // (removeDeadSteps). An input read through a view keeps the reorder.
+        Value source =
+            in.view ? Value() : nchwSourceOf(in.value, *fused.inputLayout);
+        if (source) {
           auto plain = plainId(source, where);
           if (!plain)
             return plain.takeError();

@@ -332,11 +332,15 @@ ActivationLayout layoutOf(const dnnl::memory::desc &md) {
   return layout;
 }
 
+/// An NHWC-shaped tensor (logical n, c, h, w for oneDNN) in `format`.
+dnnl::memory::desc logicalDesc(const Shape &nhwcShape, dt type, tag format) {
+  return dnnl::memory::desc(
+      {nhwcShape[0], nhwcShape[3], nhwcShape[1], nhwcShape[2]}, type, format);
+}
+
 /// Plain NHWC (logical n, c, h, w) of an NHWC-shaped tensor.
 dnnl::memory::desc nhwcDesc(const Shape &nhwcShape, dt type) {
-  return dnnl::memory::desc(
-      {nhwcShape[0], nhwcShape[3], nhwcShape[1], nhwcShape[2]}, type,
-      tag::nhwc);
+  return logicalDesc(nhwcShape, type, tag::nhwc);
 }
 
 /// Whether a primitive runs oneDNN's reference implementation (far slower
@@ -855,9 +859,7 @@ bool isDenseNchw(const ActivationLayout &layout, DType dtype,
   if (!layout.desc || !type || nhwcShape.size() != 4)
     return false;
   try {
-    return descOf(layout) == dnnl::memory::desc({nhwcShape[0], nhwcShape[3],
-                                                 nhwcShape[1], nhwcShape[2]},
-                                                *type, tag::nchw);
+    return descOf(layout) == logicalDesc(nhwcShape, *type, tag::nchw);
   } catch (const dnnl::error &) {
     return false;
   }
