@@ -8,7 +8,11 @@ batch 1, the MLP 784-1024-1024-10 batch 64, the 2-layer transformer encoder
 thread count: TorchScript (trace + freeze + optimize_for_inference, Debian's
 PyTorch with the OpenMP OpenBLAS), `tgc-run --pipeline=tgc-cpu-unfused` and
 `tgc-run --pipeline=tgc-cpu`; rounds alternate the three so that machine
-noise hits all of them; medians of the per-round medians are reported, with
+noise hits all of them, and each round runs each of them in a fresh process
+(PyTorch's speed varies between processes far more than inside one: the
+MLP's TorchScript medians ranged over 0.62-1.17 ms across 30 processes,
+while one process mostly held its level for 40 samples; a single process
+would draw the whole comparison from one sample); medians of the per-round medians are reported, with
 the ratios, the achieved GFLOP/s and the fraction of this machine's f32 peak
 and of a GEMM, both measured in the same run (the peak by bench-peak: FMA
 chains on every thread; the VMs' clock drifts between 3.5 and 5 GHz, so
@@ -61,9 +65,52 @@ def measured_peak(tgc_run, threads):
     return PEAK_PER_CORE * threads
 
 
+def torchscript_worker(name, batch, threads, runs, expected_path):
+    """One round of TorchScript in this (fresh) process: rebuilds the
+    model (seeded: the same weights and input as the parent's ONNX export,
+    checked against its expected output), scripts it, and prints the median
+    of `runs` calls after a warm-up."""
+    import numpy as np
+    import torch
+    torch.set_num_threads(threads)
+    model, make_input = build_model(name, torch)
+    model.eval()
+    x = make_input(batch)
+    scripted = torchscript(torch, model, x)
+    with torch.no_grad():
+        got = scripted(x).numpy()
+        expected = np.load(expected_path)
+        if not np.allclose(got, expected, rtol=1e-3,
+                           atol=1e-5 * float(np.abs(expected).max())):
+            print(f"{name}: the rebuilt model differs from {expected_path}",
+                  file=sys.stderr)
+            return 1
+        scripted(x)
+        print(f"median {median_ms(lambda: scripted(x), runs)}")
+    return 0
+
+
+def run_torchscript(name, batch, threads, runs, expected_path):
+    """Median ms of one TorchScript round in a fresh process, or None."""
+    import subprocess
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--torchscript-worker",
+         name, "--batch", str(batch), "--threads", str(threads), "--runs",
+         str(runs), "--expected", expected_path], capture_output=True,
+        text=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith("median "):
+            return float(line.split()[1]), proc.stdout + proc.stderr
+    return None, proc.stdout + proc.stderr
+
+
 def main():
     reexec_with_peer_environment()
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--torchscript-worker", metavar="MODEL",
+                   help=argparse.SUPPRESS)
+    p.add_argument("--batch", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--expected", help=argparse.SUPPRESS)
     p.add_argument("--models", default="resnet50,mlp,transformer")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=5)
@@ -76,6 +123,9 @@ def main():
     p.add_argument("--workdir", default=os.path.join(HERE, "..", "build",
                                                      "bench-models"))
     args = p.parse_args()
+    if args.torchscript_worker:
+        return torchscript_worker(args.torchscript_worker, args.batch,
+                                  args.threads, args.runs, args.expected)
     try:
         import numpy as np
         import torch
@@ -121,8 +171,14 @@ def main():
             runs = max(args.runs, int(args.sample_ms /
                                       median_ms(lambda: scripted(x), 5)))
             for _ in range(args.rounds):
-                times["torchscript"].append(
-                    median_ms(lambda: scripted(x), runs))
+                ms, log = run_torchscript(name, batch, args.threads, runs,
+                                          base + "-expected.npy")
+                if ms is None:
+                    print(f"{name}: the TorchScript round failed:\n{log}",
+                          file=sys.stderr)
+                    failed = True
+                    break
+                times["torchscript"].append(ms)
                 for pipeline in PIPELINES:
                     status, ms, log, cmd = run_tgc(
                         args.tgc_run, base + ".onnx", base + "-input.npy",
