@@ -869,6 +869,100 @@ bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
   return a.desc && b.desc && descOf(a) == descOf(b);
 }
 
+namespace {
+/// The calling thread's buffer for subsampled activations (apart from the
+/// oneDNN scratchpad, which the convolution after the copy uses).
+void *threadSubsampleBuffer(size_t bytes) {
+  struct Buffer {
+    void *data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (bytes > buffer.size) {
+    std::free(buffer.data);
+    size_t rounded = (bytes + 4095) / 4096 * 4096;
+    buffer.data = std::aligned_alloc(4096, rounded);
+    buffer.size = buffer.data ? rounded : 0;
+  }
+  return buffer.data;
+}
+
+/// A strided, unpadded 1x1 convolution over an nChw16c input as a copy of
+/// the pixels it reads (whole 16-channel blocks) followed by the same
+/// convolution at stride 1. oneDNN 2.6's blocked 1x1 kernel gathers a
+/// strided input itself, slowly: ResNet-50's 56x56x256 -> 28x28x512
+/// downsample took 494 us, the copy and the stride-1 convolution take
+/// about 400. nullopt where this does not apply (or the stride-1
+/// convolution cannot keep the layouts): the caller goes on as usual.
+std::optional<LayoutKernel>
+trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
+  const Shape &in = desc.inputShape, &f = desc.filterShape;
+  if (!layouts.input || desc.groups != 1 || f.size() != 4 || f[0] != 1 ||
+      f[1] != 1 || (desc.strides[0] == 1 && desc.strides[1] == 1) ||
+      desc.dilations[0] != 1 || desc.dilations[1] != 1 ||
+      desc.padding[0] != 0 || desc.padding[1] != 0 || desc.padding[2] != 0 ||
+      desc.padding[3] != 0 || in.size() != 4 || desc.resultShape.size() != 4)
+    return std::nullopt;
+  auto type = toDnnl(desc.dtype);
+  if (!type || dtypeSize(desc.dtype) != 4 ||
+      descOf(*layouts.input) != logicalDesc(in, *type, tag::nChw16c))
+    return std::nullopt;
+  Conv2DDesc unit = desc;
+  unit.strides[0] = unit.strides[1] = 1;
+  unit.inputShape = {in[0], desc.resultShape[1], desc.resultShape[2], in[3]};
+  ActivationLayout subLayout =
+      layoutOf(logicalDesc(unit.inputShape, *type, tag::nChw16c));
+  ConvLayouts unitLayouts = layouts;
+  unitLayouts.input = &subLayout;
+  unitLayouts.anyInput = false;
+  auto geometry = convGeometry(unit);
+  if (!geometry.ok())
+    return std::nullopt;
+  LayoutKernel result;
+  auto inner =
+      tryOneDnnConv(unit, *geometry, unit.postOps.size(), &unitLayouts, &result);
+  if (!inner.ok() || result.inputLayout)
+    return std::nullopt;
+  int64_t n = in[0], h = in[1], w = in[2], blocks = (in[3] + 15) / 16;
+  int64_t oh = unit.inputShape[1], ow = unit.inputShape[2];
+  int64_t sh = desc.strides[0], sw = desc.strides[1];
+  int64_t subBytes = subLayout.bytes;
+  KernelPtr conv = *inner;
+  result.kernel = makeKernel(
+      "onednn.conv2d.subsampled",
+      [=](const KernelContext &context, const std::vector<HostTensor> &inputs,
+          std::vector<HostTensor> &outputs) -> absl::Status {
+        void *buffer = threadSubsampleBuffer(static_cast<size_t>(subBytes));
+        if (!buffer)
+          return absl::ResourceExhaustedError(
+              "cannot allocate the subsampled convolution input");
+        const char *src = static_cast<const char *>(inputs[0].data());
+        char *dst = static_cast<char *>(buffer);
+        // Rows (image, block, output row): 64-byte pixels, every sw-th.
+        parallelRange(context.numThreads, n * blocks * oh,
+                      std::max<int64_t>(1, 256 / std::max<int64_t>(ow, 1)),
+                      [&](int64_t lo, int64_t hi) {
+                        for (int64_t r = lo; r < hi; ++r) {
+                          int64_t y = r % oh, plane = r / oh;
+                          const char *from =
+                              src + ((plane * h + y * sh) * w) * 64;
+                          char *to = dst + r * ow * 64;
+                          for (int64_t x = 0; x < ow; ++x)
+                            std::memcpy(to + x * 64, from + x * sw * 64, 64);
+                        }
+                      });
+        auto view = HostTensor::borrow(desc.dtype, {subBytes / 4}, buffer);
+        if (!view.ok())
+          return view.status();
+        std::vector<HostTensor> unitInputs = inputs;
+        unitInputs[0] = *view;
+        return conv->run(context, unitInputs, outputs);
+      });
+  return result;
+}
+} // namespace
+
 absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
                                                 const ConvLayouts &layouts) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
@@ -895,6 +989,8 @@ absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
          !sameLayout(*layouts.postOpOperands[i], *layouts.result)))
       return absl::UnimplementedError(
           "a blocked post-op operand must be in the result's layout");
+  if (auto subsampled = trySubsampledPointwiseConv(desc, layouts))
+    return std::move(*subsampled);
   LayoutKernel result;
   auto kernel =
       tryOneDnnConv(desc, *geometry, desc.postOps.size(), &layouts, &result);

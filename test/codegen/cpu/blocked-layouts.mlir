@@ -15,6 +15,7 @@
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=inception --print-plan | FileCheck %s --check-prefix=INCEPTION
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=weight_bound --print-plan | FileCheck %s --check-prefix=WEIGHT-BOUND
 // RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=chain_3_24 --print-plan | FileCheck %s --check-prefix=NCHW-INPUT
+// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=strided_pointwise --print-plan | FileCheck %s --check-prefix=STRIDED
 // RUN: tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=PLAIN
 
 // CHECK-DAG: @chain_3_24: ok
@@ -25,7 +26,8 @@
 // CHECK-DAG: @plain_consumers: ok
 // CHECK-DAG: @inception: ok
 // CHECK-DAG: @weight_bound: ok
-// CHECK: differential: 8 functions, 0 mismatches
+// CHECK-DAG: @strided_pointwise: ok
+// CHECK: differential: 9 functions, 0 mismatches
 
 // One reorder in (the plain argument), one out (the result); the residual
 // operands stay blocked, 24 channels take 32 channels' bytes.
@@ -305,4 +307,55 @@ func.func @weight_bound(%x: tensor<1x32x16x16xf32>) -> tensor<1x32x4x4xf32> {
   %5 = tgc.conv2d %4, %wd : (tensor<1x64x4x4xf32>, tensor<32x64x1x1xf32>) -> tensor<1x32x4x4xf32>
   %6 = tgc.conv2d %5, %wb : (tensor<1x32x4x4xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x4x4xf32>
   return %6 : tensor<1x32x4x4xf32>
+}
+
+// STRIDED:      layout reorder nhwc -> nChw16c
+// STRIDED-NEXT: tgc.conv2d + eltwise_relu [nChw16c -> nChw16c]{{.*}}-> tensor<1x13x13x24xf32> (nChw16c) [onednn.conv2d]
+// STRIDED-NEXT: tgc.conv2d + eltwise_relu [nChw16c -> nChw16c]{{.*}}-> tensor<1x7x7x40xf32> (nChw16c) [onednn.conv2d.subsampled]
+// STRIDED-NEXT: tgc.conv2d + eltwise_logistic [nChw16c -> nChw16c]{{.*}}-> tensor<1x7x4x16xf32> (nChw16c) [onednn.conv2d.subsampled]
+// A strided unpadded 1x1 convolution over a blocked activation copies the
+// pixels it reads, then convolves at stride 1 (ResNet's downsampling
+// shortcuts): 24 channels (a padded block), strides 2x2 and 1x2, with
+// fused ReLU and sigmoid.
+func.func @strided_pointwise(%x: tensor<1x13x13x24xf32>) -> (tensor<1x7x7x40xf32>, tensor<1x7x4x16xf32>) {
+  %sao = tgc.constant dense<[-1.06, -2.09, 0.91, -2.57, 0.22, -0.81, -2.65, 0.04, -2.78, -0.40, -2.58, -2.46, -0.45, 1.96, -2.26, -1.66, 0.76, 2.69, 0.46, -0.62, 2.86, -2.72, 2.15, -1.26]> : tensor<24xf32>
+  %sai = tgc.constant dense<[-2.13, -2.29, -1.15, 1.90, -1.92, 0.49, 0.83, -0.77, 0.29, -2.62, -2.64, -1.76, 1.08, -0.43, -1.12, 0.51, -0.28, -1.20, 1.77, 1.19, -1.54, 0.45, 0.15, 2.25]> : tensor<24xf32>
+  %sak = tgc.constant dense<[1.38, -1.27, 2.88, -2.29, -0.49, 1.54, -2.09, -0.07, -2.76]> : tensor<9xf32>
+  %sa0 = tgc.reshape %sao : tensor<24xf32> to tensor<1x1x1x24xf32>
+  %sa1 = tgc.reshape %sai : tensor<24xf32> to tensor<1x1x24x1xf32>
+  %sa2 = tgc.reshape %sak : tensor<9xf32> to tensor<3x3x1x1xf32>
+  %sa3 = tgc.add %sa0, %sa1 : (tensor<1x1x1x24xf32>, tensor<1x1x24x1xf32>) -> tensor<1x1x24x24xf32>
+  %sa4 = tgc.add %sa3, %sa2 : (tensor<1x1x24x24xf32>, tensor<3x3x1x1xf32>) -> tensor<3x3x24x24xf32>
+  %sa5 = tgc.sin %sa4 : tensor<3x3x24x24xf32>
+  %sa6 = tgc.constant dense<0.34> : tensor<f32>
+  %sa = tgc.mul %sa5, %sa6 : (tensor<3x3x24x24xf32>, tensor<f32>) -> tensor<3x3x24x24xf32>
+  %sbo = tgc.constant dense<[1.01, 1.59, 0.44, 2.25, -1.12, 1.17, 0.57, 0.48, -0.26, 2.04, 2.67, -0.16, 0.98, -2.64, 1.21, 0.88, 2.96, 1.93, -1.29, -0.69, 1.01, -2.86, -0.23, -1.99, -2.30, -2.65, 1.61, -2.22, -1.51, -0.65, 2.23, -2.52, -0.30, 0.30, 2.30, 1.92, 2.18, -1.33, -0.51, -0.85]> : tensor<40xf32>
+  %sbi = tgc.constant dense<[2.31, 2.75, -2.09, -1.94, -1.61, -1.60, -0.09, 0.53, -1.42, -2.98, -0.49, -0.78, 0.40, 2.72, 1.14, 0.09, 0.71, 1.06, -2.68, 2.40, 1.68, 2.25, 1.79, -0.65]> : tensor<24xf32>
+  %sbk = tgc.constant dense<[-0.61]> : tensor<1xf32>
+  %sb0 = tgc.reshape %sbo : tensor<40xf32> to tensor<1x1x1x40xf32>
+  %sb1 = tgc.reshape %sbi : tensor<24xf32> to tensor<1x1x24x1xf32>
+  %sb2 = tgc.reshape %sbk : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %sb3 = tgc.add %sb0, %sb1 : (tensor<1x1x1x40xf32>, tensor<1x1x24x1xf32>) -> tensor<1x1x24x40xf32>
+  %sb4 = tgc.add %sb3, %sb2 : (tensor<1x1x24x40xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x24x40xf32>
+  %sb5 = tgc.sin %sb4 : tensor<1x1x24x40xf32>
+  %sb6 = tgc.constant dense<1.0> : tensor<f32>
+  %sb = tgc.mul %sb5, %sb6 : (tensor<1x1x24x40xf32>, tensor<f32>) -> tensor<1x1x24x40xf32>
+  %sco = tgc.constant dense<[-2.38, 0.81, -2.63, -2.60, -1.75, -2.03, -0.96, -2.68, -3.00, -2.09, -2.39, -0.82, -2.85, 2.25, 0.68, -2.11]> : tensor<16xf32>
+  %sci = tgc.constant dense<[-1.49, -0.92, -0.82, -2.26, 2.09, 2.96, -0.20, -0.10, -2.48, -2.39, -0.94, -1.41, 1.97, -2.03, -2.86, 2.71, 0.17, -2.12, 0.26, -2.84, 0.17, 2.87, 2.18, 1.18, -1.43, -0.80, -2.00, 1.63, 0.20, 1.67, -1.02, -1.66, 1.87, 2.91, 2.12, 1.84, 1.91, 1.44, -1.64, 0.11]> : tensor<40xf32>
+  %sck = tgc.constant dense<[-0.87]> : tensor<1xf32>
+  %sc0 = tgc.reshape %sco : tensor<16xf32> to tensor<1x1x1x16xf32>
+  %sc1 = tgc.reshape %sci : tensor<40xf32> to tensor<1x1x40x1xf32>
+  %sc2 = tgc.reshape %sck : tensor<1xf32> to tensor<1x1x1x1xf32>
+  %sc3 = tgc.add %sc0, %sc1 : (tensor<1x1x1x16xf32>, tensor<1x1x40x1xf32>) -> tensor<1x1x40x16xf32>
+  %sc4 = tgc.add %sc3, %sc2 : (tensor<1x1x40x16xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x40x16xf32>
+  %sc5 = tgc.sin %sc4 : tensor<1x1x40x16xf32>
+  %sc6 = tgc.constant dense<0.8> : tensor<f32>
+  %sc = tgc.mul %sc5, %sc6 : (tensor<1x1x40x16xf32>, tensor<f32>) -> tensor<1x1x40x16xf32>
+  %0 = tgc.conv2d %x, %sa {layout = #tgc.layout<NHWC>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x13x13x24xf32>, tensor<3x3x24x24xf32>) -> tensor<1x13x13x24xf32>
+  %1 = tgc.relu %0 : tensor<1x13x13x24xf32>
+  %2 = tgc.conv2d %1, %sb {layout = #tgc.layout<NHWC>, strides = array<i64: 2, 2>} : (tensor<1x13x13x24xf32>, tensor<1x1x24x40xf32>) -> tensor<1x7x7x40xf32>
+  %3 = tgc.relu %2 : tensor<1x7x7x40xf32>
+  %4 = tgc.conv2d %3, %sc {layout = #tgc.layout<NHWC>, strides = array<i64: 1, 2>} : (tensor<1x7x7x40xf32>, tensor<1x1x40x16xf32>) -> tensor<1x7x4x16xf32>
+  %5 = tgc.sigmoid %4 : tensor<1x7x4x16xf32>
+  return %3, %5 : tensor<1x7x7x40xf32>, tensor<1x7x4x16xf32>
 }
