@@ -104,18 +104,14 @@ dnnl::primitive_attr makeAttr() {
   return attr;
 }
 
-namespace {
-/// The calling thread's scratchpad buffer, grown on demand and freed when
-/// the thread exits. oneDNN's library-managed scratchpad forbids running one
-/// primitive from several threads at once; with user scratchpads each run
-/// brings its own.
-void *threadScratchpad(size_t bytes) {
+void *threadBuffer(ThreadBuffer which, size_t bytes) {
   struct Buffer {
     void *data = nullptr;
     size_t size = 0;
     ~Buffer() { std::free(data); }
   };
-  thread_local Buffer buffer;
+  thread_local Buffer buffers[2];
+  Buffer &buffer = buffers[which == ThreadBuffer::Scratchpad ? 0 : 1];
   if (bytes > buffer.size) {
     std::free(buffer.data);
     size_t rounded = (bytes + 4095) / 4096 * 4096;
@@ -124,7 +120,6 @@ void *threadScratchpad(size_t bytes) {
   }
   return buffer.data;
 }
-} // namespace
 
 dnnl::memory wrap(const dnnl::memory::desc &desc, const void *data) {
   // The engine exists: every kernel that calls wrap() created it.
@@ -192,7 +187,7 @@ public:
         args.emplace(b.arg, wrap(b.desc, data));
       }
       if (scratchpadBytes) {
-        void *buffer = threadScratchpad(scratchpadBytes);
+        void *buffer = threadBuffer(ThreadBuffer::Scratchpad, scratchpadBytes);
         if (!buffer)
           return absl::ResourceExhaustedError(
               "cannot allocate the oneDNN scratchpad");

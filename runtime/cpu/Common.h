@@ -75,6 +75,14 @@ absl::Status execute(const dnnl::primitive &primitive,
 /// scratchpad, so that one primitive may run on several threads at once).
 dnnl::primitive_attr makeAttr();
 
+/// Per-thread buffers, grown on demand and freed when the thread exits.
+/// Scratchpad: oneDNN's (its library-managed scratchpad forbids running one
+/// primitive from several threads at once; with user scratchpads each run
+/// brings its own). Staging: a kernel's own copy of an operand, apart from
+/// the scratchpad of the primitive it then runs. Null if allocation fails.
+enum class ThreadBuffer { Scratchpad, Staging };
+void *threadBuffer(ThreadBuffer which, size_t bytes);
+
 /// A memory object over caller memory.
 dnnl::memory wrap(const dnnl::memory::desc &desc, const void *data);
 

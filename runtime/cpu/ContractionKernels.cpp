@@ -870,24 +870,6 @@ bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
 }
 
 namespace {
-/// The calling thread's buffer for subsampled activations (apart from the
-/// oneDNN scratchpad, which the convolution after the copy uses).
-void *threadSubsampleBuffer(size_t bytes) {
-  struct Buffer {
-    void *data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (bytes > buffer.size) {
-    std::free(buffer.data);
-    size_t rounded = (bytes + 4095) / 4096 * 4096;
-    buffer.data = std::aligned_alloc(4096, rounded);
-    buffer.size = buffer.data ? rounded : 0;
-  }
-  return buffer.data;
-}
-
 /// A strided, unpadded 1x1 convolution over an nChw16c input as a copy of
 /// the pixels it reads (whole 16-channel blocks) followed by the same
 /// convolution at stride 1. oneDNN 2.6's blocked 1x1 kernel gathers a
@@ -920,8 +902,8 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
   if (!geometry.ok())
     return std::nullopt;
   LayoutKernel result;
-  auto inner =
-      tryOneDnnConv(unit, *geometry, unit.postOps.size(), &unitLayouts, &result);
+  auto inner = tryOneDnnConv(unit, *geometry, unit.postOps.size(), &unitLayouts,
+                             &result);
   if (!inner.ok() || result.inputLayout)
     return std::nullopt;
   int64_t n = in[0], h = in[1], w = in[2], blocks = (in[3] + 15) / 16;
@@ -933,7 +915,8 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
       "onednn.conv2d.subsampled",
       [=](const KernelContext &context, const std::vector<HostTensor> &inputs,
           std::vector<HostTensor> &outputs) -> absl::Status {
-        void *buffer = threadSubsampleBuffer(static_cast<size_t>(subBytes));
+        void *buffer =
+            threadBuffer(ThreadBuffer::Staging, static_cast<size_t>(subBytes));
         if (!buffer)
           return absl::ResourceExhaustedError(
               "cannot allocate the subsampled convolution input");

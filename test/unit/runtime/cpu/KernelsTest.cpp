@@ -822,8 +822,8 @@ TEST(BlockedLayouts, StridedPointwiseConvolutionsCopyTheirPixelsFirst) {
     int64_t sh, sw, pad;
     bool subsampled;
   };
-  for (Case k : {Case{2, 2, 0, true}, Case{2, 1, 0, true},
-                 Case{3, 4, 0, true}, Case{2, 2, 1, false}}) {
+  for (Case k : {Case{2, 2, 0, true}, Case{2, 1, 0, true}, Case{3, 4, 0, true},
+                 Case{2, 2, 1, false}}) {
     SCOPED_TRACE(absl::StrCat("strides ", k.sh, "x", k.sw, " pad ", k.pad));
     Conv2DDesc d;
     d.dtype = DType::F32;
