@@ -12,8 +12,8 @@ noise hits all of them, and each round runs each of them in a fresh process
 (PyTorch's speed varies between processes far more than inside one: the
 MLP's TorchScript medians ranged over 0.62-1.17 ms across 30 processes,
 while one process mostly held its level for 40 samples; a single process
-would draw the whole comparison from one sample); medians of the per-round medians are reported, with
-the ratios, the achieved GFLOP/s and the fraction of this machine's f32 peak
+would draw the whole comparison from one sample); medians of the per-round
+medians are reported, with the ratios, the achieved GFLOP/s and the fraction of this machine's f32 peak
 and of a GEMM, both measured in the same run (the peak by bench-peak: FMA
 chains on every thread; the VMs' clock drifts between 3.5 and 5 GHz, so
 the nominal 229 GFLOP/s per core of ../shared/docs/peer-baselines.md can be

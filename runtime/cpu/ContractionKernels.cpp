@@ -910,6 +910,7 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
   int64_t oh = unit.inputShape[1], ow = unit.inputShape[2];
   int64_t sh = desc.strides[0], sw = desc.strides[1];
   int64_t subBytes = subLayout.bytes;
+  constexpr int64_t pixelBytes = 16 * 4; // one nChw16c block of f32
   KernelPtr conv = *inner;
   result.kernel = makeKernel(
       "onednn.conv2d.subsampled",
@@ -922,20 +923,24 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
               "cannot allocate the subsampled convolution input");
         const char *src = static_cast<const char *>(inputs[0].data());
         char *dst = static_cast<char *>(buffer);
-        // Rows (image, block, output row): 64-byte pixels, every sw-th.
+        // Rows (image, block, output row): every sw-th pixel of every
+        // sh-th input row.
         parallelRange(context.numThreads, n * blocks * oh,
                       std::max<int64_t>(1, 256 / std::max<int64_t>(ow, 1)),
                       [&](int64_t lo, int64_t hi) {
                         for (int64_t r = lo; r < hi; ++r) {
                           int64_t y = r % oh, plane = r / oh;
                           const char *from =
-                              src + ((plane * h + y * sh) * w) * 64;
-                          char *to = dst + r * ow * 64;
+                              src + (plane * h + y * sh) * w * pixelBytes;
+                          char *to = dst + r * ow * pixelBytes;
                           for (int64_t x = 0; x < ow; ++x)
-                            std::memcpy(to + x * 64, from + x * sw * 64, 64);
+                            std::memcpy(to + x * pixelBytes,
+                                        from + x * sw * pixelBytes, pixelBytes);
                         }
                       });
-        auto view = HostTensor::borrow(desc.dtype, {subBytes / 4}, buffer);
+        auto view = HostTensor::borrow(
+            desc.dtype, {subBytes / static_cast<int64_t>(sizeof(float))},
+            buffer);
         if (!view.ok())
           return view.status();
         std::vector<HostTensor> unitInputs = inputs;
