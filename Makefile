@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models clean
+.PHONY: demo test setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs clean
 
 BUILD_DIR := build
 
@@ -63,6 +63,16 @@ conformance-update: build
 real-models: build
 	@./scripts/setup.sh --real-models
 	/usr/bin/python3 scripts/real-models.py
+
+# A long differential campaign of random tgc functions (test/fuzz/tgc_smith.py)
+# under every CPU configuration; minimized reproducers and report.txt go to
+# build/fuzz-graphs/. `make fuzz-graphs N=500 SEED=7`.
+fuzz-graphs: N ?= 10000
+fuzz-graphs: SEED ?= 1
+fuzz-graphs: build
+	python3 test/fuzz/tgc_smith.py campaign --count $(N) --seed $(SEED) --jobs 2 \
+	  --out $(BUILD_DIR)/fuzz-graphs \
+	  --tgc-run $(BUILD_DIR)/bin/tgc-run --tgc-opt $(BUILD_DIR)/bin/tgc-opt
 
 clean:
 	rm -rf $(BUILD_DIR)

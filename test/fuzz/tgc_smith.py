@@ -2166,15 +2166,27 @@ def shell_command(cmd, env):
     return prefix + " ".join(cmd)
 
 
+TOOL_WAIT_S = 1800
+
+
 def run_tool(cmd, env, timeout):
     full_env = dict(os.environ)
     full_env.update(env)
-    start = time.time()
-    try:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             env=full_env, start_new_session=True)
-    except OSError as e:
-        return -999, str(e), 0.0
+    waited = 0
+    while True:
+        start = time.time()
+        try:
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 env=full_env, start_new_session=True)
+            break
+        except OSError as e:
+            # The tool is missing or being replaced (a rebuild): wait for it.
+            if waited >= TOOL_WAIT_S:
+                raise SystemExit("cannot run %s: %s" % (cmd[0], e))
+            if waited == 0:
+                sys.stderr.write("waiting for %s (%s)\n" % (cmd[0], e))
+            time.sleep(10)
+            waited += 10
     try:
         out, _ = p.communicate(timeout=timeout)
         rc = p.returncode
@@ -2196,15 +2208,19 @@ def first_line(out, patterns):
     return None
 
 
-def normalize(msg):
+def normalize(msg, keep_dtype=False):
     msg = re.sub(r"^@\w+: ", "", msg)
     msg = re.sub(r"[^ :'\"(]+\.mlir:\d+:\d+", "LOC", msg)
     msg = re.sub(r"loc\([^)]*\)", "LOC", msg)
     msg = re.sub(r"%[\w#]+", "%V", msg)
+    if keep_dtype:
+        msg = re.sub(r"tensor<(?:[0-9?]+x)*(\w+)>", r"T<\1>", msg)
     msg = re.sub(r"tensor<[^>]*>", "T", msg)
     msg = re.sub(r"0x[0-9a-fA-F]+", "H", msg)
-    msg = re.sub(r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?", "N", msg)
+    msg = re.sub(r"(T<\w+>)|[-+]?\d+(\.\d+)?([eE][-+]?\d+)?",
+                 lambda m: m.group(1) or "N", msg)
     msg = re.sub(r"N(xN)+", "N", msg)
+    msg = re.sub(r"\[N(, N)*\]", "[N]", msg)
     return msg.strip()[:200]
 
 
@@ -2235,7 +2251,7 @@ def classify(rc, out):
             cls = "both-fail-differently"
         else:
             cls = "mismatch"
-        return cls, normalize(mism), mism
+        return cls, normalize(mism, keep_dtype=cls == "mismatch"), mism
     if "both fail at" in out:
         line = first_line(out, ["both fail at"])
         return "both-fail", normalize(line), line
@@ -2335,6 +2351,32 @@ def candidates(prog):
             p.main.argdecl[vid] = (t.dtype, st)
             replace_uses(p.main, r, vid)
         yield "replace %s by argument" % op.kind, dce(p)
+    # Dense constants made splats.
+    for func in [main] + list(prog.callees.values()):
+        for idx, op in enumerate(func.ops):
+            if op.kind == "constant" and len(op.attrs["values"]) > 1:
+                p = prog.copy()
+                f = p.main if func is main else p.callees[func.name]
+                f.ops[idx].attrs["values"] = op.attrs["values"][:1]
+                yield "splat constant", p
+    # Callee ops bypassed.
+    for name, callee in sorted(prog.callees.items()):
+        try:
+            cenv = infer_func(prog, callee, [env[v] for v in next(
+                o for o in main.ops if o.kind == "call" and o.attrs["callee"] == name).operands])
+        except (Invalid, StopIteration):
+            continue
+        for idx in reversed(range(len(callee.ops))):
+            op = callee.ops[idx]
+            for r in op.results:
+                t = cenv[r]
+                for v in op.operands:
+                    o = cenv[v]
+                    if o.dtype == t.dtype and o.st == t.st and o.rt == t.rt:
+                        p = prog.copy()
+                        replace_uses(p.callees[name], r, v)
+                        yield "bypass %s in callee" % op.kind, dce(p)
+                        break
     # Attributes with defaults.
     optional = ["transpose_a", "transpose_b", "strides", "padding", "dilations",
                 "groups", "layout", "ceil_mode", "count_include_pad", "keepdims",
@@ -2504,8 +2546,9 @@ class Campaign(object):
 
 def configs_for(args, i):
     configs = args.configs
-    if args.rotate:
-        return [configs[i % len(configs)]]
+    k = args.rotate
+    if k and k < len(configs):
+        return [configs[(i * k + j) % len(configs)] for j in range(k)]
     return configs
 
 
@@ -2568,8 +2611,17 @@ def cmd_campaign(args):
     repros = {}
     to_min = []
     for (cls, sig), items in sorted(by_sig.items()):
-        i, c, msg, path = items[0]
-        to_min.append((cls, sig, i, c, msg))
+        per = args.per_signature if cls != "mismatch" else max(args.per_signature, 3)
+        funcs = []
+        for i, c, msg, path in items:
+            if i in [f[2] for f in funcs]:
+                continue
+            funcs.append((len(funcs), cls, sig, i, c, msg))
+            if len(funcs) >= per:
+                break
+        to_min.extend(funcs)
+    # Every signature once before any second function of one.
+    to_min = [t[1:] for t in sorted(to_min, key=lambda t: (t[0], t[1], t[2]))]
     to_min = to_min[:args.max_minimize]
 
     def do_min(item):
@@ -2581,13 +2633,13 @@ def cmd_campaign(args):
         out_path = os.path.join(args.out, name)
         with open(out_path, "w") as f:
             f.write(text)
-        return out_path, text
+        return out_path, text, op_key(mprog)
 
     if not args.no_minimize:
-        for item, (out_path, text) in parallel_map(do_min, to_min, args.jobs):
-            repros[(item[0], item[1])] = out_path
-            camp.log("minimized %s [%d %s] -> %s (%d lines)" % (item[0], item[2], item[3], out_path,
-                                                               text.count("\n")))
+        for item, (out_path, text, key) in parallel_map(do_min, to_min, args.jobs):
+            repros.setdefault((item[0], item[1]), []).append((out_path, key, text.count("\n")))
+            camp.log("minimized %s [%d %s] -> %s (%d lines; %s)" % (
+                item[0], item[2], item[3], out_path, text.count("\n"), key))
     total = time.time() - start
     report = make_report(args, outcomes, by_sig, repros, op_cov, dt_cov, run_time, total)
     with open(os.path.join(args.out, "report.txt"), "w") as f:
@@ -2602,7 +2654,8 @@ def cmd_campaign(args):
                                  "functions": sorted(set(it[0] for it in items)),
                                  "configs": sorted(set(it[1] for it in items)),
                                  "message": items[0][2],
-                                 "reproducer": repros.get((cls, sig))}
+                                 "reproducers": [{"path": r[0], "ops": r[1], "lines": r[2]}
+                                                 for r in repros.get((cls, sig), [])]}
                                 for (cls, sig), items in sorted(by_sig.items())]},
                   f, indent=1, sort_keys=True)
     print(report)
@@ -2616,7 +2669,7 @@ def make_report(args, outcomes, by_sig, repros, op_cov, dt_cov, run_time, total)
     nfun = len(set(o[0] for o in outcomes))
     lines.append("tgc-smith campaign: %d functions (seed %s, indices %d..%d), %d runs, configs %s%s" % (
         nfun, args.seed, args.start, args.start + args.count - 1, len(outcomes),
-        ",".join(args.configs), " (rotated)" if args.rotate else ""))
+        ",".join(args.configs), " (%d per function, in turn)" % args.rotate if args.rotate else ""))
     lines.append("wall time: %.1f s (runs %.1f s, minimization %.1f s), jobs %d" % (
         total, run_time, total - run_time, args.jobs))
     counts = {}
@@ -2645,9 +2698,31 @@ def make_report(args, outcomes, by_sig, repros, op_cov, dt_cov, run_time, total)
         lines.append("      %d runs, %d functions (e.g. %s), configs %s" % (
             len(items), len(fset), ", ".join(str(x) for x in fset[:8]),
             ",".join(sorted(set(it[1] for it in items)))))
-        if (cls, sig) in repros:
-            lines.append("      reproducer: %s" % repros[(cls, sig)])
+        best = {}
+        for path, key, nlines in repros.get((cls, sig), []):
+            if key not in best or nlines < best[key][1]:
+                best[key] = (path, nlines)
+        for key in sorted(best):
+            lines.append("      reproducer: %s (%d lines; %s)" % (best[key][0], best[key][1], key))
     return "\n".join(lines) + "\n"
+
+
+def op_key(prog):
+    kinds, dtypes = used_ops(prog)
+    ks = sorted(k for k in kinds if k != "constant") or ["constant"]
+    return "%s / %s" % ("+".join(ks), ",".join(sorted(dtypes)))
+
+
+def same_failure(cls, sig, got):
+    if got[0] != cls:
+        return False
+    if cls != "mismatch":
+        return got[1] == sig
+    # Mismatches: the same kind of wrong value (NaN, infinity, number).
+    def kind(s):
+        m = re.search(r"got (\S+), expected (\S+)", s)
+        return (m.group(1).strip(","), m.group(2).strip(",")) if m else s.split(":")[0]
+    return kind(got[1]) == kind(sig)
 
 
 def minimize_failure(prog, args, config, cls, sig, iseed, budget=300, log=None):
@@ -2661,7 +2736,7 @@ def minimize_failure(prog, args, config, cls, sig, iseed, budget=300, log=None):
             f.write(text)
         ok, _ = run_once(args, path, config, dynamic_size_of(text), iseed)
         os.unlink(path)
-        return ok[0] == cls and (ok[1] == sig or cls == "mismatch" and ok[1].split(":")[0] == sig.split(":")[0])
+        return same_failure(cls, sig, ok)
 
     mprog, steps = minimize(prog, check, budget, log)
     text = render_program(mprog)
@@ -2673,7 +2748,7 @@ def minimize_failure(prog, args, config, cls, sig, iseed, budget=300, log=None):
     header = ["// tgc-smith reproducer: %s (config %s), seed %s index %s, %d minimization steps" % (
         cls, config, prog.meta.get("seed"), prog.meta.get("index"), steps),
         "// RUN: %s" % cmd.replace(path, "%s"),
-        "// failure: %s" % " ".join(msg.split())[:600],
+        "// failure: %s" % " ".join(msg.replace(path, "FILE").split())[:600],
         "// signature: %s" % sig]
     return mprog, "\n".join(header) + "\n" + text, steps
 
@@ -2760,12 +2835,15 @@ def main(argv=None):
     p.add_argument("--out", default="fuzz-out")
     p.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS,
                    help="of: " + ", ".join(CONFIGS))
-    p.add_argument("--rotate", action="store_true",
-                   help="run one configuration per function, in turn")
+    p.add_argument("--rotate", type=int, default=0, metavar="K",
+                   help="run only K configurations per function, taking the "
+                        "configurations in turn (0: all of them)")
     p.add_argument("--max-minimize", type=int, default=40,
                    help="minimize at most this many distinct signatures")
     p.add_argument("--minimize-budget", type=float, default=240.0,
                    help="seconds per minimization")
+    p.add_argument("--per-signature", type=int, default=1,
+                   help="minimize this many functions per signature (mismatches: at least 3)")
     p.add_argument("--no-minimize", action="store_true")
     tools(p)
 
