@@ -202,12 +202,14 @@ Value materialize(PatternRewriter &rewriter, Operation *at, Value value,
 }
 
 /// Clones `op` with `operands` and the result types transposed by `perm`
-/// (kept when `perm` is empty).
+/// (kept when `perm` is empty). Operands are set by position: one value may
+/// be several operands that become different values (`conv2d %x, %x`: the
+/// input transposed to NHWC, the filter to HWIO), which a value mapping
+/// cannot express.
 Operation *clonePermuted(PatternRewriter &rewriter, Operation *op,
                          ValueRange operands, ArrayRef<int64_t> perm) {
-  IRMapping mapping;
-  mapping.map(op->getOperands(), operands);
-  Operation *clone = rewriter.clone(*op, mapping);
+  Operation *clone = rewriter.clone(*op);
+  clone->setOperands(operands);
   if (perm.empty())
     return clone;
   for (OpResult result : clone->getResults())

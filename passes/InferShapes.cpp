@@ -98,9 +98,39 @@ static Type inferGivenResultType(Operation *op) {
   return nullptr;
 }
 
+/// Refines `value` to `type` where that is more static; returns whether
+/// it did.
+static bool refineValue(Value value, Type type) {
+  auto better = refine(value.getType(), type);
+  if (!better)
+    return false;
+  Type old = value.getType();
+  value.setType(better);
+  keepTypeForForeignUsers(value, old);
+  return true;
+}
+
 int64_t tgc::inferShapes(Operation *root) {
   int64_t refined = 0;
-  root->walk([&](Operation *op) {
+  root->walk([&](Operation *op, const WalkStage &stage) {
+    // A fusion's body sees its operands' types (before the body is
+    // visited) and its results take what the body yields (after).
+    if (auto fusion = dyn_cast<FusionOp>(op)) {
+      Block &body = fusion.getBlock();
+      if (stage.isBeforeAllRegions()) {
+        for (auto [arg, operand] :
+             llvm::zip(body.getArguments(), fusion->getOperands()))
+          refined += refineValue(arg, operand.getType());
+      } else if (stage.isAfterAllRegions()) {
+        for (auto [result, yielded] :
+             llvm::zip(fusion->getResults(),
+                       body.getTerminator()->getOperandTypes()))
+          refined += refineValue(result, yielded);
+      }
+      return;
+    }
+    if (!stage.isAfterAllRegions())
+      return;
     if (!isa_and_nonnull<TgcDialect>(op->getDialect()) ||
         op->getNumResults() == 0)
       return;
@@ -118,14 +148,8 @@ int64_t tgc::inferShapes(Operation *root) {
     } else {
       return;
     }
-    for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
-      if (auto better = refine(result.getType(), type)) {
-        Type old = result.getType();
-        result.setType(better);
-        keepTypeForForeignUsers(result, old);
-        ++refined;
-      }
-    }
+    for (auto [result, type] : llvm::zip(op->getResults(), inferred))
+      refined += refineValue(result, type);
   });
   return refined;
 }

@@ -835,6 +835,8 @@ std::string Executable::describe() const {
   if (!fallbacks.empty())
     absl::StrAppend(&result, " (", absl::StrJoin(fallbacks, ", "), ")");
   result += '\n';
+  if (!target.empty())
+    absl::StrAppend(&result, "target: ", target, "\n");
   return result;
 }
 

@@ -154,6 +154,9 @@ public:
   std::vector<int64_t> outputs; ///< value ids of its results
   std::vector<HostTensor> constants;
   int64_t arenaBytes = 0;
+  /// What the plan was made for, listed by describe(): e.g. "x86 avx2
+  /// (channel block 8, no Winograd)"; empty: not machine-specific.
+  std::string target;
   /// Optional: a level per step such that every step's inputs come from
   /// steps of lower levels. When set (before planMemory), the memory plan
   /// keeps operands of one level apart and RunOptions::interOpThreads can
@@ -195,7 +198,8 @@ public:
   absl::Status verify() const;
 
   /// A readable listing: one line per step with its path, op and shapes,
-  /// then the arena size and which ops fell back to the reference path.
+  /// then the arena size, which ops fell back to the reference path and
+  /// the target.
   std::string describe() const;
 };
 

@@ -48,3 +48,35 @@ try:
     ctypes.CDLL("libcuda.so.1")
 except OSError:
     config.available_features.add("no-cuda-driver")
+
+# The x86 ISA the CPU backend plans for (oneDNN's, capped by
+# DNNL_MAX_CPU_ISA, which the JIT follows too): plan checks differ per ISA
+# (blocked layouts nChw16c with AVX-512, nChw8c with AVX2; Winograd only with
+# AVX-512), results never do. Tests use `--check-prefixes=X,X-%cpu_isa`
+# (AVX512, AVX2 or SSE) and `-DBLOCK=%cpu_block` for the blocked layout.
+llvm_config.with_system_environment(["DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA"])
+import re
+import subprocess
+_target = ""
+try:
+    _target = subprocess.run(
+        [os.path.join(config.tgc_tools_dir, "tgc-run"), "--print-target"],
+        capture_output=True, text=True, timeout=60).stdout
+except (OSError, subprocess.SubprocessError):
+    pass
+_isa = re.match(
+    r"x86 (\S+) \((?:channel block (\d+)|no channel block), (no )?Winograd\)",
+    _target)
+if _isa:
+    name, block, no_winograd = _isa.groups()
+    block = "nChw%sc" % block if block else "nhwc"
+    family = ("AVX512" if name.startswith("avx512") else
+              "AVX2" if name.startswith("avx2") else "SSE")
+    config.substitutions.append(("%cpu_isa", family))
+    config.substitutions.append(("%cpu_block", block))
+    config.available_features.add("cpu-" + family.lower())
+    if not no_winograd:
+        config.available_features.add("cpu-winograd")
+    lit_config.note("cpu backend target: " + _target.strip())
+else:
+    lit_config.warning("tgc-run --print-target gave no target: " + repr(_target))

@@ -21,6 +21,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "absl/strings/str_cat.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -59,6 +61,37 @@ std::string typeString(Value value) {
   llvm::raw_string_ostream os(s);
   value.getType().print(os);
   return s;
+}
+
+/// The kernel of an op whose results are all empty (a zero-size dim):
+/// there is nothing to compute or write.
+class EmptyResultKernel final : public runtime::Kernel {
+public:
+  std::string_view name() const override { return "native.empty"; }
+  absl::Status run(const runtime::KernelContext &,
+                   const std::vector<HostTensor> &,
+                   std::vector<HostTensor> &) const override {
+    return absl::OkStatus();
+  }
+};
+
+/// Whether `type` is a ranked tensor with a zero-size dim.
+bool isEmptyTensor(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && llvm::is_contained(ranked.getShape(), 0);
+}
+
+/// Whether a loop fusion reads, computes or writes an empty tensor. Its JIT
+/// kernel cannot take those (zero-size memrefs have no strided layout for
+/// the bare-pointer calling convention), so such a fusion runs as its body
+/// on the reference path, or not at all where every result is empty.
+bool touchesEmptyTensors(FusionOp fusion) {
+  bool empty = llvm::any_of(fusion->getOperandTypes(), isEmptyTensor) ||
+               llvm::any_of(fusion->getResultTypes(), isEmptyTensor);
+  fusion.getBlock().walk([&](Operation *op) {
+    empty |= llvm::any_of(op->getResultTypes(), isEmptyTensor);
+  });
+  return empty;
 }
 
 /// Runs one op on the reference interpreter: the fallback for ops no CPU
@@ -452,7 +485,8 @@ struct LayoutContext {
   std::function<const runtime::cpu::ActivationLayout *(Value)> layoutOf;
   /// Whether the result has consumers that take blocked layouts.
   bool preferBlocked = false;
-  /// nChw16c rather than oneDNN's choice (ConvLayouts::blockTag).
+  /// The ISA's blocked layout rather than oneDNN's choice
+  /// (ConvLayouts::blockTag).
   bool blockTag = false;
   /// ConvLayouts::winograd.
   bool winograd = false;
@@ -733,11 +767,21 @@ cpu::ActivationLayouts cpu::activationLayoutsFromEnvironment() {
   std::string_view text = value ? value : "";
   if (text == "1" || text == "any")
     return ActivationLayouts::OneDnnPreferred;
-  if (text == "16" || text == "nChw16c")
-    return ActivationLayouts::Blocked16;
+  if (text == "blocked" || text == "16" || text == "nChw16c" || text == "8" ||
+      text == "nChw8c")
+    return ActivationLayouts::Blocked;
   if (text == "0" || text == "plain")
     return ActivationLayouts::Plain;
   return ActivationLayouts::Auto;
+}
+
+std::string cpu::targetDescription() {
+  const runtime::cpu::CpuIsa &isa = runtime::cpu::cpuIsa();
+  return absl::StrCat(
+      "x86 ", isa.name, " (",
+      isa.channelBlock ? absl::StrCat("channel block ", isa.channelBlock)
+                       : std::string("no channel block"),
+      isa.winograd ? ", Winograd" : ", no Winograd", ")");
 }
 
 bool cpu::winogradEnabledFromEnvironment() {
@@ -831,6 +875,7 @@ cpu::compile(func::FuncOp func,
 
   auto executable = std::make_shared<runtime::Executable>();
   runtime::Executable &exe = *executable;
+  exe.target = targetDescription();
   llvm::DenseMap<Value, int64_t> ids;
   llvm::DenseMap<Value, const HostTensor *> constants;
   std::vector<std::unique_ptr<HostTensor>> constantValues;
@@ -872,13 +917,16 @@ cpu::compile(func::FuncOp func,
   // one, and the plain copy of each made by a reorder where needed.
   cpu::ActivationLayouts activationLayouts = options.activationLayouts;
   if (activationLayouts == cpu::ActivationLayouts::Auto)
-    activationLayouts =
-        options.winograd && winogradPaysForBlockedLayouts(specialized)
-            ? cpu::ActivationLayouts::Blocked16
-            : cpu::ActivationLayouts::Plain;
+    activationLayouts = options.winograd && runtime::cpu::cpuIsa().winograd &&
+                                winogradPaysForBlockedLayouts(specialized)
+                            ? cpu::ActivationLayouts::Blocked
+                            : cpu::ActivationLayouts::Plain;
+  if (activationLayouts == cpu::ActivationLayouts::Blocked &&
+      !runtime::cpu::cpuIsa().channelBlock)
+    activationLayouts = cpu::ActivationLayouts::Plain;
   bool blockedLayouts = activationLayouts != cpu::ActivationLayouts::Plain &&
                         options.enableOneDnn;
-  bool blockTag = activationLayouts == cpu::ActivationLayouts::Blocked16;
+  bool blockTag = activationLayouts == cpu::ActivationLayouts::Blocked;
   llvm::DenseMap<Value, runtime::cpu::ActivationLayout> layouts;
   llvm::DenseMap<Value, int64_t> plainIds;
   auto layoutOf = [&](Value v) -> const runtime::cpu::ActivationLayout * {
@@ -1171,7 +1219,32 @@ cpu::compile(func::FuncOp func,
       continue;
     }
     if (auto fusion = dyn_cast<FusionOp>(op);
-        fusion && fusion.getKind() == FusionKind::loop) {
+        fusion && fusion.getKind() == FusionKind::loop &&
+        llvm::all_of(op.getResultTypes(), isEmptyTensor)) {
+      // Nothing to compute: every result is empty (and a loop fusion's ops
+      // have no errors that depend on values).
+      runtime::Step step;
+      step.op = where;
+      step.kernel = std::make_shared<EmptyResultKernel>();
+      step.path = "native";
+      for (Value v : op.getOperands()) {
+        auto in = plainId(v, where);
+        if (!in)
+          return in.takeError();
+        step.inputs.push_back(*in);
+      }
+      for (Value result : op.getResults()) {
+        auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, where);
+        if (!id)
+          return id.takeError();
+        step.outputs.push_back(*id);
+      }
+      exe.steps.push_back(std::move(step));
+      continue;
+    }
+    if (auto fusion = dyn_cast<FusionOp>(op);
+        fusion && fusion.getKind() == FusionKind::loop &&
+        !touchesEmptyTensors(fusion)) {
       // One JIT-compiled kernel writing every result.
       cpu::LoopKernelOptions loopOptions;
       loopOptions.numThreads = runtime::resolveThreadCount(options.numThreads);
@@ -1199,11 +1272,16 @@ cpu::compile(func::FuncOp func,
       continue;
     }
     if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||
-        op.getNumResults() == 0 ||
-        (isa<FusionOp>(op) && op.getNumResults() != 1))
+        op.getNumResults() == 0)
       return errorAt(&op, "is not supported by the CPU backend");
-    if (op.getNumResults() > 1) {
-      // Multi-result ops (topk) run on the reference kernels.
+    auto loopFusion = dyn_cast<FusionOp>(op);
+    if (loopFusion && loopFusion.getKind() != FusionKind::loop)
+      loopFusion = nullptr;
+    if (isa<FusionOp>(op) && op.getNumResults() != 1 && !loopFusion)
+      return errorAt(&op, "is not supported by the CPU backend");
+    if (op.getNumResults() > 1 || loopFusion) {
+      // Multi-result ops (topk), and loop fusions over empty tensors
+      // (touchesEmptyTensors), run on the reference kernels.
       runtime::Step step;
       step.op = where;
       step.kernel = std::make_shared<ReferenceKernel>(&op);

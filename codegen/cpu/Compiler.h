@@ -37,11 +37,13 @@ enum class ActivationLayouts {
   /// keeps NHWC on AVX-512 machines (brgemm kernels), so this changes the
   /// plan only where it prefers a blocked layout.
   OneDnnPreferred,
-  /// nChw16c between oneDNN convolutions and pools (oneDNN's older direct
-  /// and 1x1 kernels, and its Winograd ones), with reorders at the
-  /// boundaries.
-  Blocked16,
-  /// Blocked16 where CompileOptions::winograd is on and the function has
+  /// The ISA's blocked layout (runtime::cpu::CpuIsa::channelBlock: nChw16c
+  /// with AVX-512, nChw8c with AVX2) between oneDNN convolutions and pools
+  /// (oneDNN's direct and 1x1 kernels, and its Winograd ones on AVX-512),
+  /// with reorders at the boundaries. Plain where the ISA has none.
+  Blocked,
+  /// Blocked where CompileOptions::winograd is on, the ISA has Winograd
+  /// kernels (AVX-512) and the function has
   /// runtime::cpu::winogradCandidate convolutions, at least half of them
   /// writing only to other convolutions and pools (Winograd kernels take
   /// only nChw16c; before concats or other kernels the reorders cost what
@@ -49,9 +51,16 @@ enum class ActivationLayouts {
   Auto,
 };
 
-/// TGC_BLOCKED_LAYOUTS: 1 or "any" is OneDnnPreferred, "16" or "nChw16c"
-/// Blocked16, 0 or "plain" Plain, anything else (or unset) Auto.
+/// TGC_BLOCKED_LAYOUTS: 1 or "any" is OneDnnPreferred, "blocked" (or the
+/// older "16", "nChw16c", "8", "nChw8c": the ISA decides the block) Blocked,
+/// 0 or "plain" Plain, anything else (or unset) Auto.
 ActivationLayouts activationLayoutsFromEnvironment();
+
+/// The machine the CPU backend plans for, as --print-plan lists it: the ISA
+/// (runtime::cpu::CpuIsa, capped by DNNL_MAX_CPU_ISA), the channel
+/// block of its blocked layout and whether it has Winograd kernels, e.g.
+/// "x86 avx2 (channel block 8, no Winograd)".
+std::string targetDescription();
 
 /// False when TGC_WINOGRAD is 0.
 bool winogradEnabledFromEnvironment();

@@ -29,6 +29,72 @@ absl::StatusOr<const dnnl::engine *> cpuEngine() {
   return engine;
 }
 
+} // namespace tgc::runtime::cpu::detail
+
+namespace tgc::runtime::cpu {
+
+namespace {
+bool hasIsa(dnnl_cpu_isa_t effective, dnnl_cpu_isa_t isa) {
+  return (static_cast<unsigned>(effective) & static_cast<unsigned>(isa)) ==
+         static_cast<unsigned>(isa);
+}
+
+const char *isaName(dnnl_cpu_isa_t isa) {
+  switch (isa) {
+  case dnnl_cpu_isa_sse41:
+    return "sse41";
+  case dnnl_cpu_isa_avx:
+    return "avx";
+  case dnnl_cpu_isa_avx2:
+    return "avx2";
+  case dnnl_cpu_isa_avx2_vnni:
+    return "avx2_vnni";
+  case dnnl_cpu_isa_avx512_mic:
+    return "avx512_mic";
+  case dnnl_cpu_isa_avx512_mic_4ops:
+    return "avx512_mic_4ops";
+  case dnnl_cpu_isa_avx512_core:
+    return "avx512_core";
+  case dnnl_cpu_isa_avx512_core_vnni:
+    return "avx512_core_vnni";
+  case dnnl_cpu_isa_avx512_core_bf16:
+    return "avx512_core_bf16";
+  case dnnl_cpu_isa_avx512_core_amx:
+    return "avx512_core_amx";
+  default:
+    return "x86-64";
+  }
+}
+} // namespace
+
+const CpuIsa &cpuIsa() {
+  // Determined once, on first use, and never destroyed.
+  static const CpuIsa *isa = [] {
+    auto *result = new CpuIsa;
+    dnnl_cpu_isa_t effective = dnnl_get_effective_cpu_isa();
+    result->name = isaName(effective);
+    result->avx2 = hasIsa(effective, dnnl_cpu_isa_avx2);
+    result->avx512 = hasIsa(effective, dnnl_cpu_isa_avx512_core);
+    result->channelBlock = result->avx512 ? 16 : result->avx2 ? 8 : 0;
+    result->winograd = result->avx512;
+    if (!result->avx512)
+      result->disabledJitFeatures.push_back("avx512f");
+    if (!result->avx2)
+      for (const char *feature : {"avx2", "fma", "avx"})
+        result->disabledJitFeatures.push_back(feature);
+    return result;
+  }();
+  return *isa;
+}
+
+std::string blockedLayoutName(int64_t channelBlock) {
+  return absl::StrCat("nChw", channelBlock, "c");
+}
+
+} // namespace tgc::runtime::cpu
+
+namespace tgc::runtime::cpu::detail {
+
 std::optional<dnnl::memory::data_type> toDnnl(DType dtype) {
   using dt = dnnl::memory::data_type;
   switch (dtype) {
@@ -555,14 +621,15 @@ bool buildPostOps(const std::vector<PostOp> &postOps, size_t count,
 namespace {
 template <typename T>
 absl::Status binaryPostOpTyped(PostOp::Kind kind, const HostTensor &operand,
-                               HostTensor &out, int numThreads) {
+                               const Shape &operandShape, HostTensor &out,
+                               int numThreads) {
   using S = typename T::S;
   using C = typename T::C;
   const S *b = static_cast<const S *>(operand.data());
   S *o = static_cast<S *>(out.data());
   BroadcastPlan<2> plan(out.shape(),
                         {rowMajorStrides(out.shape()),
-                         broadcastStrides(operand.shape(), out.shape())});
+                         broadcastStrides(operandShape, out.shape())});
   bool divByZero = false;
   parallelRange(numThreads, plan.total, 16384, [&](int64_t lo, int64_t hi) {
     plan.run(
@@ -628,8 +695,17 @@ absl::Status applyPostOpsNative(const std::vector<PostOp> &postOps,
           eltwiseNative(p.eltwise, out.dtype(), p.alpha, p.beta, out.data(),
                         out.data(), out.numElements(), numThreads);
     } else {
+      // The post-op's own operand shape says how it broadcasts (a conv2d
+      // bias [O] is [1, O, 1, 1] against an NCHW result); the tensor holds
+      // the same elements.
+      const HostTensor &operand = *operands[i];
+      const Shape &shape =
+          !p.operandShape.empty() &&
+                  numElements(p.operandShape) == operand.numElements()
+              ? p.operandShape
+              : operand.shape();
       status = dispatchDType(out.dtype(), [&](auto t) {
-        return binaryPostOpTyped<decltype(t)>(p.kind, *operands[i], out,
+        return binaryPostOpTyped<decltype(t)>(p.kind, operand, shape, out,
                                               numThreads);
       });
     }

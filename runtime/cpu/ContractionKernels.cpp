@@ -349,6 +349,19 @@ bool isReferenceImpl(const char *implInfo) {
   return std::string(implInfo).find("ref") != std::string::npos;
 }
 
+/// The blocked activation format of this ISA (CpuIsa::channelBlock):
+/// nChw16c with AVX-512, nChw8c with AVX2; nullopt without one.
+std::optional<tag> blockedTag() {
+  switch (cpuIsa().channelBlock) {
+  case 16:
+    return tag::nChw16c;
+  case 8:
+    return tag::nChw8c;
+  default:
+    return std::nullopt;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // conv2d
 //===----------------------------------------------------------------------===//
@@ -491,7 +504,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     dnnl::memory::desc dst({g.n, g.o, g.oh, g.ow}, type, act);
     dnnl::memory::desc plainSrc = src, plainDst = dst;
     if (layouts) {
-      tag preferred = layouts->blockTag ? tag::nChw16c : tag::any;
+      tag preferred = layouts->blockTag && blockedTag() ? *blockedTag()
+                                                        : tag::any;
       if (layouts->input)
         src = descOf(*layouts->input);
       else if (layouts->anyInput)
@@ -541,7 +555,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     // Winograd where asked for and oneDNN has a kernel for these layouts
     // and post-ops (it throws otherwise): the direct algorithm then.
     std::optional<dnnl::convolution_forward::primitive_desc> winograd;
-    if (layouts && layouts->winograd && winogradCandidate(d)) {
+    if (layouts && layouts->winograd && cpuIsa().winograd &&
+        winogradCandidate(d)) {
       try {
         winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
         // A transformed filter larger than the last-level cache streams
@@ -604,6 +619,10 @@ absl::StatusOr<KernelPtr> createNativeConv(const Conv2DDesc &d,
   std::vector<PostOp> all;
   std::vector<int> inputs;
   prependBias(d.postOps, d.biasShape, 2, d.biasShape ? 3 : 2, all, inputs);
+  // The bias [O] broadcasts along the channels, not the last dim.
+  if (d.biasShape)
+    all.front().operandShape =
+        d.nhwc ? Shape{1, 1, 1, g.o} : Shape{1, g.o, 1, 1};
   std::shared_ptr<HostTensor> constant;
   if (d.constantFilter)
     constant = std::make_shared<HostTensor>(d.constantFilter->clone());
@@ -841,9 +860,10 @@ bool winogradCandidate(const Conv2DDesc &d) {
 }
 
 bool weightBoundConv(const Conv2DDesc &d) {
+  // Only where oneDNN has brgemm kernels for the plain layout (AVX-512).
   auto g = convGeometry(d);
-  if (!g.ok() || !isOneDnnFloat(d.dtype) || d.groups != 1 ||
-      g->kh * g->kw == 1 || winogradCandidate(d))
+  if (!cpuIsa().avx512 || !g.ok() || !isOneDnnFloat(d.dtype) ||
+      d.groups != 1 || g->kh * g->kw == 1 || winogradCandidate(d))
     return false;
   // Element counts as doubles: no overflow for any valid shape.
   double filter = static_cast<double>(g->o) * static_cast<double>(g->ci) *
@@ -870,8 +890,8 @@ bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {
 }
 
 namespace {
-/// A strided, unpadded 1x1 convolution over an nChw16c input as a copy of
-/// the pixels it reads (whole 16-channel blocks) followed by the same
+/// A strided, unpadded 1x1 convolution over an nChw16c (nChw8c) input as a
+/// copy of the pixels it reads (whole channel blocks) followed by the same
 /// convolution at stride 1. oneDNN 2.6's blocked 1x1 kernel gathers a
 /// strided input itself, slowly: ResNet-50's 56x56x256 -> 28x28x512
 /// downsample took 494 us, the copy and the stride-1 convolution take
@@ -887,14 +907,16 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
       desc.padding[3] != 0 || in.size() != 4 || desc.resultShape.size() != 4)
     return std::nullopt;
   auto type = toDnnl(desc.dtype);
-  if (!type || dtypeSize(desc.dtype) != 4 ||
-      descOf(*layouts.input) != logicalDesc(in, *type, tag::nChw16c))
+  std::optional<tag> blocked = blockedTag();
+  if (!type || !blocked || dtypeSize(desc.dtype) != 4 ||
+      descOf(*layouts.input) != logicalDesc(in, *type, *blocked))
     return std::nullopt;
+  const int64_t block = cpuIsa().channelBlock;
   Conv2DDesc unit = desc;
   unit.strides[0] = unit.strides[1] = 1;
   unit.inputShape = {in[0], desc.resultShape[1], desc.resultShape[2], in[3]};
   ActivationLayout subLayout =
-      layoutOf(logicalDesc(unit.inputShape, *type, tag::nChw16c));
+      layoutOf(logicalDesc(unit.inputShape, *type, *blocked));
   ConvLayouts unitLayouts = layouts;
   unitLayouts.input = &subLayout;
   unitLayouts.anyInput = false;
@@ -906,11 +928,11 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
                              &result);
   if (!inner.ok() || result.inputLayout)
     return std::nullopt;
-  int64_t n = in[0], h = in[1], w = in[2], blocks = (in[3] + 15) / 16;
+  int64_t n = in[0], h = in[1], w = in[2], blocks = (in[3] + block - 1) / block;
   int64_t oh = unit.inputShape[1], ow = unit.inputShape[2];
   int64_t sh = desc.strides[0], sw = desc.strides[1];
   int64_t subBytes = subLayout.bytes;
-  constexpr int64_t pixelBytes = 16 * 4; // one nChw16c block of f32
+  const int64_t pixelBytes = block * 4; // one channel block of f32
   KernelPtr conv = *inner;
   result.kernel = makeKernel(
       "onednn.conv2d.subsampled",
@@ -1019,9 +1041,13 @@ createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
   auto type = toDnnl(dtype);
   if (!type || !isOneDnnFloat(dtype))
     return absl::UnimplementedError("blocked layouts need a float concat");
-  if (!blockTag)
+  std::optional<tag> blocked = blockedTag();
+  if (!blockTag || !blocked)
     return absl::UnimplementedError(
-        "a blocked concat writes nChw16c (ActivationLayouts::Blocked16)");
+        "a blocked concat writes the ISA's blocked layout "
+        "(ActivationLayouts::Blocked)");
+  const int64_t block = cpuIsa().channelBlock;
+  const std::string blockName = blockedLayoutName(block);
   // nChw16c is [N][C/16][H][W][16]: with whole blocks (no padded channels
   // inside the result), a concat along the channels is one along dim 1 of
   // that 5-D view, a few memcpys per image (oneDNN 2.6's concat of these
@@ -1032,22 +1058,23 @@ createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
     const Shape &s = nhwcInputs[i];
     if (s.size() != 4 || s[0] != first[0] || s[1] != first[1] ||
         s[2] != first[2] || numElements(s) == 0 || !inputs[i] ||
-        inputs[i]->name != "nChw16c" || s[3] % 16 != 0)
-      return absl::UnimplementedError(
+        inputs[i]->name != blockName || s[3] % block != 0)
+      return absl::UnimplementedError(absl::StrCat(
           "a blocked concat joins non-empty NHWC activations along the "
-          "channels, all in nChw16c with whole 16-channel blocks");
+          "channels, all in ",
+          blockName, " with whole ", block, "-channel blocks"));
     channels += s[3];
   }
   std::vector<Shape> blocks;
   for (const Shape &s : nhwcInputs)
-    blocks.push_back({s[0], s[3] / 16, s[1], s[2], 16});
+    blocks.push_back({s[0], s[3] / block, s[1], s[2], block});
   auto kernel = createConcat(dtype, blocks, 1);
   if (!kernel.ok())
     return kernel.status();
   LayoutKernel result;
   result.kernel = *kernel;
   result.resultLayout = layoutOf(dnnl::memory::desc(
-      {first[0], channels, first[1], first[2]}, *type, tag::nChw16c));
+      {first[0], channels, first[1], first[2]}, *type, *blocked));
   return result;
 }
 

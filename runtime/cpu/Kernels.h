@@ -24,6 +24,34 @@ namespace tgc::runtime::cpu {
 using Shape = std::vector<int64_t>;
 using KernelPtr = std::shared_ptr<const Kernel>;
 
+/// The x86 instruction set the CPU backend plans for: the one oneDNN
+/// dispatches to on this machine, capped by DNNL_MAX_CPU_ISA (or
+/// ONEDNN_MAX_CPU_ISA). The loop kernels the backend JIT-compiles are
+/// limited to the same vector extensions, so `DNNL_MAX_CPU_ISA=AVX2` on an
+/// AVX-512 machine plans and runs as an AVX2-only machine would
+/// (docs/cpu-backend.md, "Instruction sets").
+struct CpuIsa {
+  /// oneDNN's name for it: "avx512_core_bf16", "avx2", "sse41", ...
+  std::string name;
+  bool avx2 = false;   ///< AVX2 and FMA
+  bool avx512 = false; ///< AVX-512 F/CD/BW/DQ/VL (oneDNN's avx512_core)
+  /// Channels per block of the blocked activation layout oneDNN 2.6's
+  /// direct convolution and pooling kernels take here: 16 (nChw16c) with
+  /// AVX-512, 8 (nChw8c) with AVX2, 0 below (no blocked layouts).
+  int64_t channelBlock = 0;
+  /// Whether oneDNN 2.6 has f32 Winograd convolution kernels here (only
+  /// for AVX-512).
+  bool winograd = false;
+  /// LLVM target features the JIT turns off on this host to stay within
+  /// the ISA, e.g. "avx512f" (disabling it disables every AVX-512 and
+  /// AVX10 feature that implies it).
+  std::vector<std::string> disabledJitFeatures;
+};
+/// This machine's CpuIsa, determined once on first use.
+const CpuIsa &cpuIsa();
+/// The blocked activation layout's name for `channelBlock`: "nChw16c".
+std::string blockedLayoutName(int64_t channelBlock);
+
 /// An elementwise function applied after a contraction, or alone. Besides
 /// the tgc unary ops: Square is x*x, Swish x*sigmoid(x), HardSwish
 /// x*min(max(x+3, 0), 6)/6, Mish x*tanh(log(1+e^x)), Linear alpha*x+beta.
@@ -122,6 +150,7 @@ int64_t lastLevelCacheBytes();
 /// late strided layers: ResNet-50's layer4.0.conv2, a 9.4 MB filter for
 /// 0.5 MB of activations). oneDNN's blocked direct kernel streams such a
 /// filter from memory slowly; its NHWC brgemm kernel does not (ConvLayouts).
+/// False without AVX-512 (CpuIsa::avx512), where oneDNN 2.6 has no brgemm.
 bool weightBoundConv(const Conv2DDesc &desc);
 
 struct Pool2DDesc {
@@ -175,12 +204,14 @@ struct ConvLayouts {
   /// Without `input`: let oneDNN pick the input's layout too (it keeps a
   /// plain input's layout for the result otherwise).
   bool anyInput = false;
-  /// Ask for nChw16c rather than oneDNN's choice (format `any`, which
-  /// oneDNN 2.6 resolves to NHWC for NHWC inputs on AVX-512 brgemm
-  /// machines) where the layout is open.
+  /// Ask for the ISA's blocked layout (CpuIsa::channelBlock: nChw16c,
+  /// nChw8c) rather than oneDNN's choice (format `any`, which oneDNN 2.6
+  /// resolves to NHWC for NHWC inputs on AVX-512 brgemm machines) where the
+  /// layout is open.
   bool blockTag = false;
-  /// Run a winogradCandidate() on oneDNN's Winograd kernels where they
-  /// take these layouts (nChw16c), else on its direct ones.
+  /// Run a winogradCandidate() on oneDNN's Winograd kernels where the ISA
+  /// has them (CpuIsa::winograd) and they take these layouts (nChw16c),
+  /// else on its direct ones.
   bool winograd = false;
   /// The result in exactly this layout; null: oneDNN's preferred one.
   const ActivationLayout *result = nullptr;
@@ -198,9 +229,10 @@ absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
 /// oneDNN pairs with it. Unimplemented as createLayoutConv2D.
 absl::StatusOr<LayoutKernel> createLayoutPool2D(const Pool2DDesc &desc,
                                                 const ActivationLayout &input);
-/// Concatenates NHWC-shaped activations in nChw16c along the channels into
-/// nChw16c (`blockTag`: ActivationLayouts::Blocked16), every input with a
-/// multiple of 16 channels (no padding inside the result): block copies.
+/// Concatenates NHWC-shaped activations in the ISA's blocked layout
+/// (nChw16c, nChw8c) along the channels into that layout (`blockTag`:
+/// ActivationLayouts::Blocked), every input with whole channel blocks (no
+/// padding inside the result): block copies.
 /// Unimplemented otherwise.
 absl::StatusOr<LayoutKernel>
 createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,

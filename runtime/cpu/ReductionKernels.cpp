@@ -224,8 +224,8 @@ void batchNormF32(int64_t outer, int64_t channels, int64_t inner,
   }
   auto fn = &affineChannelsBaseline;
 #ifdef TGC_HAVE_AVX512_CLONE
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512)
+  // The ISA the backend plans for (DNNL_MAX_CPU_ISA caps it too).
+  if (cpuIsa().avx512 && __builtin_cpu_supports("avx512f"))
     fn = &affineChannelsAvx512;
 #endif
   const float *x = static_cast<const float *>(in[0].data());

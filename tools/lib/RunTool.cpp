@@ -45,8 +45,7 @@ using tgc::runtime::HostTensor;
 namespace {
 struct Options {
   cl::opt<std::string> file{cl::Positional,
-                            cl::desc("<input .mlir file or .onnx model>"),
-                            cl::Required};
+                            cl::desc("<input .mlir file or .onnx model>")};
   cl::opt<std::string> function{
       "function",
       cl::desc("Function to run (default: the only or first public one)")};
@@ -70,6 +69,11 @@ struct Options {
       cl::desc("Print the compiled plan: the partition of the function into "
                "kernels, one step each, with the ops each covers (cpu and "
                "cuda backends; the cuda plan is printed even without a GPU)")};
+  cl::opt<bool> printTarget{
+      "print-target",
+      cl::desc("Print what the cpu backend plans for (the x86 ISA oneDNN and "
+               "the JIT use, capped by DNNL_MAX_CPU_ISA; its blocked layout; "
+               "Winograd) and exit")};
   cl::opt<bool> compileOnly{
       "compile-only",
       cl::desc("Compile for the inputs' shapes (and print the plan with "
@@ -848,6 +852,14 @@ int tgc::runToolMain(int argc, char **argv) {
                               "  --threads=N  intra-op threads for the cpu "
                               "backend (default TGC_NUM_THREADS or all "
                               "cores)\n");
+  if (opts.printTarget) {
+    outs() << tgc::cpu::targetDescription() << "\n";
+    return 0;
+  }
+  if (opts.file.empty()) {
+    errs() << "tgc-run: error: no input file (a .mlir file or .onnx model)\n";
+    return 1;
+  }
   if (!opts.device.empty()) {
     auto device = tgc::Device::parse(opts.device);
     if (!device.ok()) {

@@ -1,22 +1,23 @@
 // Blocked activation layouts between oneDNN convolutions and pools
 // (TGC_BLOCKED_LAYOUTS, CompileOptions::activationLayouts) never change
 // results: every function runs on the reference interpreter and the CPU
-// backend with nChw16c forced (16), with oneDNN's preferred layout (1) and
-// plain NHWC. Constant filters, as the layout conversion prepacks them.
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run --differential %s | FileCheck %s
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run --differential --threads=1 --seed=3 %s | FileCheck %s
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run --differential --inter-op=2 %s | FileCheck %s
+// backend with the ISA's blocked layout forced (`blocked`: nChw16c with
+// AVX-512, nChw8c with AVX2; plan checks use [[BLOCK]]), with oneDNN's
+// preferred layout (1) and plain NHWC. Constant filters, as the layout conversion prepacks them.
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run --differential %s | FileCheck %s
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run --differential --threads=1 --seed=3 %s | FileCheck %s
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run --differential --inter-op=2 %s | FileCheck %s
 // RUN: env TGC_BLOCKED_LAYOUTS=1 tgc-run --differential %s | FileCheck %s
 // RUN: env TGC_BLOCKED_LAYOUTS=0 tgc-run --differential %s | FileCheck %s
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=RESIDUAL
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=pools --print-plan | FileCheck %s --check-prefix=POOLS
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=blocked_result --print-plan | FileCheck %s --check-prefix=RESULT
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=plain_consumers --print-plan | FileCheck %s --check-prefix=CONSUMERS
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=inception --print-plan | FileCheck %s --check-prefix=INCEPTION
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=weight_bound --print-plan | FileCheck %s --check-prefix=WEIGHT-BOUND
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=chain_3_24 --print-plan | FileCheck %s --check-prefix=NCHW-INPUT
-// RUN: env TGC_BLOCKED_LAYOUTS=16 tgc-run %s --function=strided_pointwise --print-plan | FileCheck %s --check-prefix=STRIDED
-// RUN: tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=PLAIN
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=RESIDUAL -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=pools --print-plan | FileCheck %s --check-prefix=POOLS -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=blocked_result --print-plan | FileCheck %s --check-prefix=RESULT -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=plain_consumers --print-plan | FileCheck %s --check-prefix=CONSUMERS -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=inception --print-plan | FileCheck %s --check-prefixes=INCEPTION,INCEPTION-%cpu_isa -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=weight_bound --print-plan | FileCheck %s --check-prefixes=WEIGHT-BOUND,WEIGHT-BOUND-%cpu_isa -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=chain_3_24 --print-plan | FileCheck %s --check-prefix=NCHW-INPUT -DBLOCK=%cpu_block
+// RUN: env TGC_BLOCKED_LAYOUTS=blocked tgc-run %s --function=strided_pointwise --print-plan | FileCheck %s --check-prefix=STRIDED -DBLOCK=%cpu_block
+// RUN: tgc-run %s --function=residual --print-plan | FileCheck %s --check-prefix=PLAIN -DBLOCK=%cpu_block
 
 // CHECK-DAG: @chain_3_24: ok
 // CHECK-DAG: @residual: ok
@@ -31,68 +32,72 @@
 
 // One reorder in (the plain argument), one out (the result); the residual
 // operands stay blocked, 24 channels take 32 channels' bytes.
-// RESIDUAL:     layout reorder nhwc -> nChw16c
+// RESIDUAL:     layout reorder nhwc -> [[BLOCK]]
 // RESIDUAL-NOT: layout reorder
-// RESIDUAL:     binary_add + eltwise_relu [nChw16c -> nChw16c]) {{.*}}: (tensor<1x8x8x24xf32> (nChw16c), tensor<1x1x24x24xf32>, tensor<1x8x8x24xf32> (nChw16c)) -> tensor<1x8x8x24xf32> (nChw16c)
+// RESIDUAL:     binary_add + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}) {{.*}}: (tensor<1x8x8x24xf32> ([[BLOCK]]), tensor<1x1x24x24xf32>, tensor<1x8x8x24xf32> ([[BLOCK]])) -> tensor<1x8x8x24xf32> ([[BLOCK]])
 // RESIDUAL-NOT: layout reorder
-// RESIDUAL:     layout reorder nChw16c -> nhwc for tgc.transpose
+// RESIDUAL:     layout reorder [[BLOCK]] -> nhwc for tgc.transpose
 // RESIDUAL-NOT: layout reorder
 // RESIDUAL:     arena:
 
-// POOLS: tgc.max_pool2d {{.*}}[nChw16c -> nChw16c]
-// POOLS: tgc.avg_pool2d {{.*}}[nChw16c -> nChw16c]
-// POOLS: tgc.global_avg_pool2d {{.*}}[nChw16c -> nChw16c]
-// POOLS: layout reorder nChw16c -> nhwc for tgc.reshape
+// POOLS: tgc.max_pool2d {{.*}}{{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// POOLS: tgc.avg_pool2d {{.*}}{{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// POOLS: tgc.global_avg_pool2d {{.*}}{{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// POOLS: layout reorder [[BLOCK]] -> nhwc for tgc.reshape
 // POOLS-NOT: layout reorder
 
 // The first result is reordered once and copied for the third.
-// RESULT:     layout reorder nhwc -> nChw16c
+// RESULT:     layout reorder nhwc -> [[BLOCK]]
 // RESULT:     tgc.conv2d
-// RESULT-SAME: -> tensor<1x6x6x16xf32> (nChw16c)
+// RESULT-SAME: -> tensor<1x6x6x16xf32> ([[BLOCK]])
 // RESULT:     tgc.conv2d
-// RESULT-SAME: -> tensor<1x6x6x16xf32> (nChw16c)
-// RESULT:     layout reorder nChw16c -> nhwc for the result
-// RESULT:     layout reorder nChw16c -> nhwc for the result
+// RESULT-SAME: -> tensor<1x6x6x16xf32> ([[BLOCK]])
+// RESULT:     layout reorder [[BLOCK]] -> nhwc for the result
+// RESULT:     layout reorder [[BLOCK]] -> nhwc for the result
 // RESULT-NOT: layout reorder
 // RESULT:     result #2: tensor<1x6x6x16xf32>
 
 // One reorder serves the slice, the reduction and the loop fusion.
-// CONSUMERS:     layout reorder nhwc -> nChw16c
+// CONSUMERS:     layout reorder nhwc -> [[BLOCK]]
 // CONSUMERS:     tgc.conv2d
-// CONSUMERS:     layout reorder nChw16c -> nhwc for tgc.transpose
-// CONSUMERS:     layout reorder nChw16c -> nhwc for tgc.slice
+// CONSUMERS:     layout reorder [[BLOCK]] -> nhwc for tgc.transpose
+// CONSUMERS:     layout reorder [[BLOCK]] -> nhwc for tgc.slice
 // CONSUMERS-NOT: layout reorder
 // CONSUMERS:     tgc.reduce_sum
 // CONSUMERS:     jit tgc.fusion <loop>
 
-// Channel concats of nChw16c values stay blocked (block copies) where every
-// input fills whole 16-channel blocks; 24 channels do not: that concat runs
-// plain after reorders.
-// INCEPTION:     layout reorder nhwc -> nChw16c
-// INCEPTION:     native tgc.concat {{.*}}[nChw16c -> nChw16c]{{.*}} -> tensor<1x6x6x64xf32> (nChw16c) [native.concat]
-// INCEPTION:     tgc.conv2d [nChw16c -> nChw16c]
-// INCEPTION:     layout reorder nChw16c -> nhwc
-// INCEPTION:     layout reorder nChw16c -> nhwc
-// INCEPTION:     tgc.concat {{.*}}: (tensor<1x6x6x16xf32>, tensor<1x6x6x24xf32>) -> tensor<1x6x6x40xf32> [native.concat]
+// Channel concats of blocked values stay blocked (block copies) where every
+// input fills whole channel blocks; 24 channels do so in nChw8c (AVX2) but
+// not in nChw16c (AVX-512): that concat runs plain after reorders there.
+// INCEPTION:            layout reorder nhwc -> [[BLOCK]]
+// INCEPTION:            native tgc.concat {{.*}}{{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}} -> tensor<1x6x6x64xf32> ([[BLOCK]]) [native.concat]
+// INCEPTION:            tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// INCEPTION-AVX512:     layout reorder [[BLOCK]] -> nhwc
+// INCEPTION-AVX512:     layout reorder [[BLOCK]] -> nhwc
+// INCEPTION-AVX512:     tgc.concat {{.*}}: (tensor<1x6x6x16xf32>, tensor<1x6x6x24xf32>) -> tensor<1x6x6x40xf32> [native.concat]
+// INCEPTION-AVX2:       native tgc.concat {{.*}}{{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}: (tensor<1x6x6x16xf32> ([[BLOCK]]), tensor<1x6x6x24xf32> ([[BLOCK]])) -> tensor<1x6x6x40xf32> ([[BLOCK]]) [native.concat]
 
-// WEIGHT-BOUND:      layout reorder nhwc -> nChw16c
-// WEIGHT-BOUND-NEXT: tgc.conv2d + eltwise_relu [nChw16c -> nChw16c]{{.*}}-> tensor<1x8x8x32xf32> (nChw16c)
-// WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
-// WEIGHT-BOUND-NEXT: layout reorder nChw16c -> nhwc
-// WEIGHT-BOUND-NEXT: tgc.fusion(tgc.conv2d + eltwise_relu) {{.*}}: (tensor<1x8x8x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x4x64xf32> [onednn.conv2d]
-// WEIGHT-BOUND-NEXT: layout reorder nhwc -> nChw16c
-// WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
-// WEIGHT-BOUND-NEXT: tgc.conv2d [nChw16c -> nChw16c]
-// WEIGHT-BOUND-NEXT: layout reorder nChw16c -> nhwc
+// With AVX-512, the weight-bound convolution runs plain NHWC on brgemm
+// between reorders; with AVX2 (no brgemm) the whole chain stays blocked.
+// WEIGHT-BOUND:             layout reorder nhwc -> [[BLOCK]]
+// WEIGHT-BOUND-NEXT:        tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}-> tensor<1x8x8x32xf32> ([[BLOCK]])
+// WEIGHT-BOUND-NEXT:        tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// WEIGHT-BOUND-AVX512-NEXT: layout reorder [[BLOCK]] -> nhwc
+// WEIGHT-BOUND-AVX512-NEXT: tgc.fusion(tgc.conv2d + eltwise_relu) {{.*}}: (tensor<1x8x8x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x4x64xf32> [onednn.conv2d]
+// WEIGHT-BOUND-AVX512-NEXT: layout reorder nhwc -> [[BLOCK]]
+// WEIGHT-BOUND-AVX2-NEXT:   tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}: (tensor<1x8x8x32xf32> ([[BLOCK]]), tensor<3x3x32x64xf32>) -> tensor<1x4x4x64xf32> ([[BLOCK]]) [onednn.conv2d]
+// WEIGHT-BOUND-NEXT:        tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// WEIGHT-BOUND-NEXT:        tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
+// WEIGHT-BOUND-NEXT:        layout reorder [[BLOCK]] -> nhwc
 
 // The 3-channel convolution reads its NCHW argument in nchw: no transpose
 // to NHWC and reorder back (the ONNX CNN input).
 // NCHW-INPUT-NOT: tgc.transpose
 // NCHW-INPUT-NOT: layout reorder
-// NCHW-INPUT:     [0] onednn tgc.fusion(tgc.conv2d + bias + eltwise_relu [nchw -> nChw16c]) {{.*}}: (tensor<1x3x12x12xf32>,
-// NCHW-INPUT:     layout reorder nChw16c -> nhwc for tgc.transpose
+// NCHW-INPUT:     [0] onednn tgc.fusion(tgc.conv2d + bias + eltwise_relu [nchw -> [[BLOCK]]{{\]}}) {{.*}}: (tensor<1x3x12x12xf32>,
+// NCHW-INPUT:     layout reorder [[BLOCK]] -> nhwc for tgc.transpose
 
-// PLAIN-NOT: nChw16c
+// PLAIN-NOT: nChw
 // PLAIN-NOT: layout reorder
 
 // Channel counts 3 and 24 (padded to 16 and 32 in nChw16c): the first
@@ -309,10 +314,10 @@ func.func @weight_bound(%x: tensor<1x32x16x16xf32>) -> tensor<1x32x4x4xf32> {
   return %6 : tensor<1x32x4x4xf32>
 }
 
-// STRIDED:      layout reorder nhwc -> nChw16c
-// STRIDED-NEXT: tgc.conv2d + eltwise_relu [nChw16c -> nChw16c]{{.*}}-> tensor<1x13x13x24xf32> (nChw16c) [onednn.conv2d]
-// STRIDED-NEXT: tgc.conv2d + eltwise_relu [nChw16c -> nChw16c]{{.*}}-> tensor<1x7x7x40xf32> (nChw16c) [onednn.conv2d.subsampled]
-// STRIDED-NEXT: tgc.conv2d + eltwise_logistic [nChw16c -> nChw16c]{{.*}}-> tensor<1x7x4x16xf32> (nChw16c) [onednn.conv2d.subsampled]
+// STRIDED:      layout reorder nhwc -> [[BLOCK]]
+// STRIDED-NEXT: tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}-> tensor<1x13x13x24xf32> ([[BLOCK]]) [onednn.conv2d]
+// STRIDED-NEXT: tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}-> tensor<1x7x7x40xf32> ([[BLOCK]]) [onednn.conv2d.subsampled]
+// STRIDED-NEXT: tgc.conv2d + eltwise_logistic {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}-> tensor<1x7x4x16xf32> ([[BLOCK]]) [onednn.conv2d.subsampled]
 // A strided unpadded 1x1 convolution over a blocked activation copies the
 // pixels it reads, then convolves at stride 1 (ResNet's downsampling
 // shortcuts): 24 channels (a padded block), strides 2x2 and 1x2, with
