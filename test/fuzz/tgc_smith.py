@@ -2614,7 +2614,7 @@ def cmd_campaign(args):
         per = args.per_signature if cls != "mismatch" else max(args.per_signature, 3)
         funcs = []
         for i, c, msg, path in items:
-            if i in [f[2] for f in funcs]:
+            if i in [f[3] for f in funcs]:
                 continue
             funcs.append((len(funcs), cls, sig, i, c, msg))
             if len(funcs) >= per:
