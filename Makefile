@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs clean
+.PHONY: demo test test-isa setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs clean
 
 BUILD_DIR := build
 
@@ -19,6 +19,11 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j2
+
+# The CPU suites as on an AVX2-only machine (DNNL_MAX_CPU_ISA=AVX2; `make
+# test` runs them too).
+test-isa: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j2 -L isa
 
 # Regenerate the dialect and pass references into docs/.
 docs: build

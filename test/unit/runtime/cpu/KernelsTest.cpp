@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -463,10 +464,39 @@ Shape blockedShape(const ActivationLayout &layout) {
   return {layout.bytes / 4};
 }
 
-TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
-  // 24 channels: nChw16c pads them to 32. conv1 3x3 + relu, then conv2
-  // 1x1 + residual (conv1's result, in the same layout) + relu.
+/// The channel block of this machine's blocked layout (16 with AVX-512, 8
+/// with AVX2; DNNL_MAX_CPU_ISA caps it) and its name, e.g. "nChw16c".
+int64_t channelBlock() { return cpuIsa().channelBlock; }
+std::string blockName() { return blockedLayoutName(channelBlock()); }
+
+/// Blocked-layout tests need an ISA with blocked convolution kernels
+/// (AVX2 and up): every x86 machine tgc targets has one.
+#define SKIP_WITHOUT_BLOCKED_LAYOUTS()                                         \
+  if (channelBlock() == 0)                                                     \
+  GTEST_SKIP() << "no blocked layouts on " << cpuIsa().name
+
+TEST(BlockedLayouts, IsaDecidesTheBlock) {
+  const CpuIsa &isa = cpuIsa();
+  EXPECT_FALSE(isa.name.empty());
+  EXPECT_EQ(isa.channelBlock, isa.avx512 ? 16 : isa.avx2 ? 8 : 0);
+  EXPECT_EQ(isa.winograd, isa.avx512);
+  // The JIT drops AVX-512 exactly where oneDNN does.
+  EXPECT_EQ(std::count(isa.disabledJitFeatures.begin(), isa.disabledJitFeatures.end(), std::string("avx512f")) == 1,
+            !isa.avx512);
+  if (const char *cap = std::getenv("DNNL_MAX_CPU_ISA");
+      cap && std::string(cap) == "AVX2") {
+    EXPECT_FALSE(isa.avx512);
+    EXPECT_EQ(blockName(), isa.avx2 ? "nChw8c" : "nChw0c");
+  }
+}
+
+TEST(BlockedLayouts, BlockedConvChainWithResidualMatchesPlain) {
+  // 24 channels: nChw16c pads them to 32 (nChw8c takes 3 whole blocks).
+  // conv1 3x3 + relu, then conv2 1x1 + residual (conv1's result, in the
+  // same layout) + relu.
+  SKIP_WITHOUT_BLOCKED_LAYOUTS();
   const int64_t C = 24, H = 7, W = 7;
+  const int64_t B = channelBlock(), blocks = (C + B - 1) / B;
   HostTensor x = randomTensor(DType::F32, {1, H, W, C}, 41);
   HostTensor f1 = randomTensor(DType::F32, {3, 3, C, C}, 42, -0.2, 0.2);
   HostTensor f2 = randomTensor(DType::F32, {1, 1, C, C}, 43, -0.3, 0.3);
@@ -493,7 +523,7 @@ TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
   HostTensor y1 = runOne(*p1, {x, f1}, DType::F32, d1.resultShape);
   HostTensor want = runOne(*p2, {y1, f2, y1}, DType::F32, d2.resultShape);
 
-  // nChw16c: the plain input reordered in, both convolutions blocked, the
+  // Blocked: the plain input reordered in, both convolutions blocked, the
   // result reordered out.
   ConvLayouts l1;
   l1.anyInput = true;
@@ -501,9 +531,9 @@ TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
   auto b1 = createLayoutConv2D(d1, l1);
   ASSERT_TRUE(b1.ok()) << b1.status();
   ASSERT_TRUE(b1->inputLayout && b1->resultLayout);
-  EXPECT_EQ(b1->inputLayout->name, "nChw16c");
-  EXPECT_EQ(b1->resultLayout->name, "nChw16c");
-  EXPECT_EQ(b1->resultLayout->bytes, 32 * H * W * 4);
+  EXPECT_EQ(b1->inputLayout->name, blockName());
+  EXPECT_EQ(b1->resultLayout->name, blockName());
+  EXPECT_EQ(b1->resultLayout->bytes, blocks * B * H * W * 4);
   const ActivationLayout &L = *b1->resultLayout;
   ConvLayouts l2;
   l2.input = &L;
@@ -519,10 +549,11 @@ TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
   ASSERT_TRUE(in.ok() && out.ok());
   HostTensor xb = runOne(*in, {x}, DType::F32, blockedShape(*b1->inputLayout));
   HostTensor y1b = runOne(b1->kernel, {xb, f1}, DType::F32, blockedShape(L), 2);
-  // The padded channels 24..31 (second block, lanes 8..15) are zero.
+  // The padded channels (24..31 in nChw16c: second block, lanes 8..15)
+  // are zero.
   for (int64_t p = 0; p < H * W; ++p)
-    for (int64_t lane = 8; lane < 16; ++lane)
-      ASSERT_EQ(y1b.getDouble((H * W + p) * 16 + lane), 0.0);
+    for (int64_t lane = C - (blocks - 1) * B; lane < B; ++lane)
+      ASSERT_EQ(y1b.getDouble(((blocks - 1) * H * W + p) * B + lane), 0.0);
   HostTensor y2b =
       runOne(b2->kernel, {y1b, f2, y1b}, DType::F32, blockedShape(L), 2);
   HostTensor got = runOne(*out, {y2b}, DType::F32, want.shape());
@@ -531,7 +562,9 @@ TEST(BlockedLayouts, Nchw16cConvChainWithResidualMatchesPlain) {
 
 TEST(BlockedLayouts, WinogradForCandidatesOnly) {
   // 40 channels, 3x3, stride 1, bias + relu: a candidate, on oneDNN's
-  // Winograd kernel when asked for, with the direct kernel's results.
+  // Winograd kernel when asked for where the ISA has one (AVX-512), with
+  // the direct kernel's results; on the direct kernel elsewhere.
+  SKIP_WITHOUT_BLOCKED_LAYOUTS();
   const int64_t C = 40, H = 9, W = 9;
   HostTensor x = randomTensor(DType::F32, {1, H, W, C}, 51);
   HostTensor f = randomTensor(DType::F32, {3, 3, C, C}, 52, -0.1, 0.1);
@@ -557,7 +590,9 @@ TEST(BlockedLayouts, WinogradForCandidatesOnly) {
   layouts.winograd = true;
   auto wino = createLayoutConv2D(d, layouts);
   ASSERT_TRUE(wino.ok()) << wino.status();
-  EXPECT_TRUE(wino->winograd);
+  EXPECT_EQ(wino->winograd, cpuIsa().winograd);
+  EXPECT_EQ(wino->kernel->name(), cpuIsa().winograd ? "onednn.conv2d.winograd"
+                                                    : "onednn.conv2d");
   ASSERT_TRUE(wino->inputLayout && wino->resultLayout);
   auto in =
       createLayoutReorder(DType::F32, x.shape(), nullptr, &*wino->inputLayout);
@@ -637,6 +672,7 @@ TEST(BlockedLayouts, WinogradFiltersFitTheLastLevelCache) {
 TEST(BlockedLayouts, WeightBoundConvolutions) {
   // ResNet-50's layer4.0.conv2 at batch 1: 3x3, stride 2, 512 channels,
   // 14x14 -> 7x7; its filter holds 19x the elements of its activations.
+  // Only with AVX-512 (oneDNN's NHWC brgemm kernels): never below.
   Conv2DDesc d;
   d.dtype = DType::F32;
   d.nhwc = true;
@@ -645,6 +681,10 @@ TEST(BlockedLayouts, WeightBoundConvolutions) {
   d.resultShape = {1, 7, 7, 512};
   d.strides[0] = d.strides[1] = 2;
   d.padding[0] = d.padding[1] = d.padding[2] = d.padding[3] = 1;
+  if (!cpuIsa().avx512) {
+    EXPECT_FALSE(weightBoundConv(d));
+    return;
+  }
   EXPECT_TRUE(weightBoundConv(d));
   Conv2DDesc bf16 = d;
   bf16.dtype = DType::BF16;
@@ -685,8 +725,9 @@ TEST(BlockedLayouts, WeightBoundConvolutions) {
 }
 
 TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
-  // Two nChw16c activations (16 and 32 channels, batch 2) joined along the
-  // channels match the plain concat.
+  // Two blocked activations (16 and 32 channels, batch 2: whole blocks of
+  // 16 or 8) joined along the channels match the plain concat.
+  SKIP_WITHOUT_BLOCKED_LAYOUTS();
   Shape a{2, 3, 5, 16}, b{2, 3, 5, 32}, r{2, 3, 5, 48};
   HostTensor x = randomTensor(DType::F32, a, 61),
              y = randomTensor(DType::F32, b, 62);
@@ -694,10 +735,10 @@ TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
   ASSERT_TRUE(plain.ok()) << plain.status();
   HostTensor want = runOne(*plain, {x, y}, DType::F32, r);
 
-  // nChw16c layouts of each shape: the result layout of a blocked 1x1
+  // Blocked layouts of each shape: the result layout of a blocked 1x1
   // convolution.
   std::vector<std::unique_ptr<HostTensor>> filters;
-  auto nChw16c = [&](const Shape &nhwc) {
+  auto blockedLayout = [&](const Shape &nhwc) {
     filters.push_back(std::make_unique<HostTensor>(
         randomTensor(DType::F32, {1, 1, nhwc[3], nhwc[3]}, 63)));
     Conv2DDesc d;
@@ -714,11 +755,11 @@ TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
     return conv.ok() && conv->resultLayout ? *conv->resultLayout
                                            : ActivationLayout();
   };
-  ActivationLayout la = nChw16c(a), lb = nChw16c(b);
+  ActivationLayout la = blockedLayout(a), lb = blockedLayout(b);
   auto concat = createLayoutConcat(DType::F32, {a, b}, {&la, &lb}, true);
   ASSERT_TRUE(concat.ok()) << concat.status();
   ASSERT_TRUE(concat->resultLayout);
-  EXPECT_EQ(concat->resultLayout->name, "nChw16c");
+  EXPECT_EQ(concat->resultLayout->name, blockName());
   auto inA = createLayoutReorder(DType::F32, a, nullptr, &la);
   auto inB = createLayoutReorder(DType::F32, b, nullptr, &lb);
   auto out =
@@ -731,10 +772,11 @@ TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
   HostTensor got = runOne(*out, {rb}, DType::F32, r);
   EXPECT_CLOSE(got, want, 0, 0);
 
-  // Refused: a 24-channel input (its padded block would land inside the
-  // result), a plain input, or a layout other than nChw16c asked for.
-  Shape c{2, 3, 5, 24};
-  ActivationLayout lc = nChw16c(c);
+  // Refused: a 1.5-block input (24 channels in nChw16c: its padded block
+  // would land inside the result), a plain input, or no blocked layout
+  // asked for.
+  Shape c{2, 3, 5, channelBlock() * 3 / 2};
+  ActivationLayout lc = blockedLayout(c);
   EXPECT_EQ(
       createLayoutConcat(DType::F32, {a, c}, {&la, &lc}, true).status().code(),
       absl::StatusCode::kUnimplemented);
@@ -748,6 +790,7 @@ TEST(BlockedLayouts, ChannelConcatCopiesBlocks) {
 }
 
 TEST(BlockedLayouts, PoolKeepsTheLayout) {
+  SKIP_WITHOUT_BLOCKED_LAYOUTS();
   const int64_t C = 24;
   HostTensor x = randomTensor(DType::F32, {1, 9, 9, C}, 44);
   Pool2DDesc d;
@@ -762,7 +805,7 @@ TEST(BlockedLayouts, PoolKeepsTheLayout) {
   auto plain = createPool2D(d);
   ASSERT_TRUE(plain.ok());
   HostTensor want = runOne(*plain, {x}, DType::F32, d.resultShape);
-  // nChw16c from a 1x1 convolution's preferred input layout.
+  // The blocked layout of a 1x1 convolution's preferred input.
   Conv2DDesc c;
   c.dtype = DType::F32;
   c.nhwc = true;
@@ -779,7 +822,7 @@ TEST(BlockedLayouts, PoolKeepsTheLayout) {
   auto pool = createLayoutPool2D(d, L);
   ASSERT_TRUE(pool.ok()) << pool.status();
   ASSERT_TRUE(pool->resultLayout);
-  EXPECT_EQ(pool->resultLayout->name, "nChw16c");
+  EXPECT_EQ(pool->resultLayout->name, blockName());
   auto in = createLayoutReorder(DType::F32, x.shape(), nullptr, &L);
   auto out = createLayoutReorder(DType::F32, d.resultShape,
                                  &*pool->resultLayout, nullptr);
@@ -792,10 +835,12 @@ TEST(BlockedLayouts, PoolKeepsTheLayout) {
 }
 
 TEST(BlockedLayouts, StridedPointwiseConvolutionsCopyTheirPixelsFirst) {
-  // A strided unpadded 1x1 convolution over nChw16c copies the pixels it
-  // reads, then convolves at stride 1: 24 channels (a padded block), two
+  // A strided unpadded 1x1 convolution over a blocked layout copies the
+  // pixels it reads, then convolves at stride 1: 24 channels (a padded
+  // block in nChw16c), two
   // images, strides that do and do not divide the image, a bias and a
   // ReLU. A padded one reads padding and is left alone.
+  SKIP_WITHOUT_BLOCKED_LAYOUTS();
   const int64_t C = 24, O = 40, H = 9, W = 11;
   HostTensor x = randomTensor(DType::F32, {2, H, W, C}, 51);
   HostTensor f = randomTensor(DType::F32, {1, 1, C, O}, 52);
@@ -813,7 +858,7 @@ TEST(BlockedLayouts, StridedPointwiseConvolutionsCopyTheirPixelsFirst) {
   auto producer = createLayoutConv2D(c, any);
   ASSERT_TRUE(producer.ok() && producer->inputLayout) << producer.status();
   const ActivationLayout &L = *producer->inputLayout;
-  ASSERT_EQ(L.name, "nChw16c");
+  ASSERT_EQ(L.name, blockName());
   auto in = createLayoutReorder(DType::F32, x.shape(), nullptr, &L);
   ASSERT_TRUE(in.ok());
   HostTensor xb = runOne(*in, {x}, DType::F32, blockedShape(L));
