@@ -778,6 +778,112 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<FoldReshapeChain>(context);
 }
 
+namespace {
+enum class IntegerReduction { Sum, Prod, Max, Min };
+
+/// A reduction of a small integer constant over `axes`, wrapping as the op
+/// does: what shape arithmetic computes (the element count of a shape as
+/// reduce_prod(shape_of(x)), ONNX's Size and Flatten exports), so that it
+/// folds once shapes are known.
+OpFoldResult foldIntegerReduction(Attribute input, Type resultType,
+                                  ArrayRef<int64_t> axes,
+                                  IntegerReduction kind) {
+  constexpr int64_t kMaxFoldedElements = 4096;
+  auto values = dyn_cast_or_null<DenseIntElementsAttr>(input);
+  auto result = dyn_cast<RankedTensorType>(resultType);
+  if (!values || !result || !result.hasStaticShape())
+    return {};
+  auto type = cast<ShapedType>(values.getType());
+  auto element = dyn_cast<IntegerType>(type.getElementType());
+  if (!element || element.getWidth() < 8 || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldedElements ||
+      result.getElementType() != element)
+    return {};
+  int64_t rank = type.getRank();
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= rank)
+      return {};
+    reduced[axis] = true;
+  }
+  // The kept dims, outermost first: the result's row-major order whether
+  // or not `keepdims` leaves the reduced ones as 1.
+  SmallVector<int64_t> keptShape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d])
+      keptShape.push_back(type.getDimSize(d));
+  int64_t outputs = 1;
+  for (int64_t d : keptShape)
+    outputs *= d;
+  if (outputs != result.getNumElements())
+    return {};
+  unsigned width = element.getWidth();
+  bool isUnsigned = element.isUnsigned();
+  APInt init(width, 0);
+  switch (kind) {
+  case IntegerReduction::Sum:
+    break;
+  case IntegerReduction::Prod:
+    init = APInt(width, 1);
+    break;
+  case IntegerReduction::Max:
+    init = isUnsigned ? APInt::getMinValue(width)
+                      : APInt::getSignedMinValue(width);
+    break;
+  case IntegerReduction::Min:
+    init = isUnsigned ? APInt::getMaxValue(width)
+                      : APInt::getSignedMaxValue(width);
+    break;
+  }
+  SmallVector<APInt> acc(outputs, init);
+  SmallVector<int64_t> index(rank, 0);
+  for (const APInt &v : values.getValues<APInt>()) {
+    int64_t out = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d])
+        out = out * type.getDimSize(d) + index[d];
+    APInt &a = acc[out];
+    switch (kind) {
+    case IntegerReduction::Sum:
+      a += v;
+      break;
+    case IntegerReduction::Prod:
+      a *= v;
+      break;
+    case IntegerReduction::Max:
+      if (isUnsigned ? v.ugt(a) : v.sgt(a))
+        a = v;
+      break;
+    case IntegerReduction::Min:
+      if (isUnsigned ? v.ult(a) : v.slt(a))
+        a = v;
+      break;
+    }
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == type.getDimSize(d); --d)
+      index[d] = 0;
+  }
+  return DenseElementsAttr::get(result, acc);
+}
+} // namespace
+
+OpFoldResult ReduceSumOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduction(adaptor.getInput(), getType(), getAxes(),
+                              IntegerReduction::Sum);
+}
+OpFoldResult ReduceProdOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduction(adaptor.getInput(), getType(), getAxes(),
+                              IntegerReduction::Prod);
+}
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduction(adaptor.getInput(), getType(), getAxes(),
+                              IntegerReduction::Max);
+}
+OpFoldResult ReduceMinOp::fold(FoldAdaptor adaptor) {
+  return foldIntegerReduction(adaptor.getInput(), getType(), getAxes(),
+                              IntegerReduction::Min);
+}
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return {}; }
+
 OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (!input.hasStaticShape())

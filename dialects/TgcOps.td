@@ -365,6 +365,8 @@ class Tgc_ReduceOp<string mnemonic, Type tensorType, string opSummary, string id
   let arguments = (ins tensorType:$input, DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
   let results = (outs tensorType:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  // Integer constants fold (shape arithmetic: reduce_prod of a shape_of).
+  let hasFolder = 1;
 }
 
 def Tgc_ReduceSumOp : Tgc_ReduceOp<"reduce_sum", Tgc_NumericTensor, "Sum", "0">;

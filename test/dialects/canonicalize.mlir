@@ -1205,3 +1205,34 @@ func.func @transpose_into_matmul_negative(%a: tensor<3x4xf32>, %b: tensor<3x4xf3
   %s = tgc.matmul %q, %kt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
   return %m, %at, %s : tensor<4x4xf32>, tensor<4x3xf32>, tensor<2x4x4xf32>
 }
+
+// -----
+
+// Integer reductions of constants fold (shape arithmetic: the element count
+// of a shape), wrapping; float ones and reduce_mean do not.
+// CHECK-LABEL: func.func @fold_integer_reductions(
+// CHECK-DAG:     %[[PROD:.*]] = tgc.constant dense<24> : tensor<1xi64>
+// CHECK-DAG:     %[[SUM:.*]] = tgc.constant dense<[5, 7, 9]> : tensor<3xi32>
+// CHECK-DAG:     %[[MAX:.*]] = tgc.constant dense<[3, 6]> : tensor<2xi32>
+// CHECK-DAG:     %[[MIN:.*]] = tgc.constant dense<{{\[\[}}-128], [7]]> : tensor<2x1xi8>
+// CHECK-DAG:     %[[WRAP:.*]] = tgc.constant dense<0> : tensor<i8>
+// CHECK-DAG:     %[[UMAX:.*]] = tgc.constant dense<200> : tensor<ui8>
+// CHECK:         %[[F:.*]] = tgc.reduce_sum %{{.*}} {axes = array<i64: 0>}
+// CHECK:         return %[[PROD]], %[[SUM]], %[[MAX]], %[[MIN]], %[[WRAP]], %[[UMAX]], %[[F]]
+func.func @fold_integer_reductions() -> (tensor<1xi64>, tensor<3xi32>, tensor<2xi32>, tensor<2x1xi8>, tensor<i8>, tensor<ui8>, tensor<f32>) {
+  %s = tgc.constant dense<[2, 3, 4]> : tensor<3xi64>
+  %prod = tgc.reduce_prod %s {axes = array<i64: 0>, keepdims} : (tensor<3xi64>) -> tensor<1xi64>
+  %m = tgc.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+  %sum = tgc.reduce_sum %m {axes = array<i64: 0>} : (tensor<2x3xi32>) -> tensor<3xi32>
+  %max = tgc.reduce_max %m {axes = array<i64: 1>} : (tensor<2x3xi32>) -> tensor<2xi32>
+  %b = tgc.constant dense<[[-128, 7], [4, 127]]> : tensor<2x2xi8>
+  %min = tgc.reduce_min %b {axes = array<i64: 0>, keepdims} : (tensor<2x2xi8>) -> tensor<1x2xi8>
+  %minT = tgc.reshape %min : tensor<1x2xi8> to tensor<2x1xi8>
+  %w = tgc.constant dense<[128, 128]> : tensor<2xi8>
+  %wrap = tgc.reduce_sum %w {axes = array<i64: 0>} : (tensor<2xi8>) -> tensor<i8>
+  %u = tgc.constant dense<[200, 7]> : tensor<2xui8>
+  %umax = tgc.reduce_max %u {axes = array<i64: 0>} : (tensor<2xui8>) -> tensor<ui8>
+  %f = tgc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %fs = tgc.reduce_sum %f {axes = array<i64: 0>} : (tensor<2xf32>) -> tensor<f32>
+  return %prod, %sum, %max, %minT, %wrap, %umax, %fs : tensor<1xi64>, tensor<3xi32>, tensor<2xi32>, tensor<2x1xi8>, tensor<i8>, tensor<ui8>, tensor<f32>
+}

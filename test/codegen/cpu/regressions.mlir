@@ -23,7 +23,8 @@
 // CHECK-DAG: @reduce_empty_then_log: ok
 // CHECK-DAG: @broadcast_into_empty: ok
 // CHECK-DAG: @dynamic_fusion: ok
-// CHECK: differential: 10 functions, 0 mismatches
+// CHECK-DAG: @reshape_to_element_count: ok
+// CHECK: differential: 11 functions, 0 mismatches
 
 // The native convolution (f64, f16, bf16; f32 where oneDNN takes no empty
 // input) added bias[0] to every channel: the bias [O] broadcast along the
@@ -96,4 +97,14 @@ func.func @dynamic_fusion(%x: tensor<?x4xf32>, %y: tensor<4xf32>) -> tensor<?x4x
     tgc.yield %2 : tensor<?x4xf32>
   }
   return %0 : tensor<?x4xf32>
+}
+
+// A shape computed from the input's shape (reduce_prod of shape_of, as
+// ONNX's Size and Flatten export) did not fold after specialization: "the
+// shape of tensor<?xf32> is not known after specialization".
+func.func @reshape_to_element_count(%x: tensor<?x3xf32>) -> tensor<?xf32> {
+  %s = tgc.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+  %n = tgc.reduce_prod %s {axes = array<i64: 0>, keepdims} : (tensor<2xi64>) -> tensor<1xi64>
+  %y = tgc.dynamic_reshape %x, %n : (tensor<?x3xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
 }
