@@ -32,6 +32,21 @@ def Tgc_Dialect : Dialect {
     frontends normalize negative axes before building ops. Elementwise binary
     ops broadcast with numpy rules: shapes are right-aligned and each pair of
     dims must be equal or one of them 1.
+
+    NaN and infinities follow IEEE 754 and propagate: every float result that
+    depends on a NaN is NaN. In particular `relu`, `clamp`, `max`, `min`,
+    `reduce_max`, `reduce_min`, `max_pool2d` and the maximum inside `softmax`
+    and `log_softmax` return NaN where their input holds one (a softmax row
+    with a NaN is NaN throughout), `exp(NaN)` is NaN, and a contraction
+    (`matmul`, `conv2d`) whose sum meets NaN, `inf * 0` or `inf - inf` gives
+    NaN, which its fused activation keeps. `argmax`/`argmin` and `topk` rank
+    NaN above every number; comparisons with NaN are false except `ne`.
+    Reductions over an empty set give their identity (`reduce_max`: -inf,
+    `reduce_min`: +inf, `reduce_mean`: NaN), and a pooling window that covers
+    only padding is empty (`max_pool2d`: -inf; `avg_pool2d` without
+    `count_include_pad`: NaN). Every backend follows these rules: the CPU
+    backend runs inputs holding NaN on its native kernels where oneDNN's
+    would drop it (docs/cpu-backend.md).
   }];
   let cppNamespace = "::tgc";
   let useDefaultAttributePrinterParser = 1;

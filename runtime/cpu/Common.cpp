@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <cstdlib>
 #include <tuple>
 
@@ -222,6 +224,115 @@ private:
 KernelPtr makeKernel(std::string name, RunFn fn, int inPlaceInput) {
   return std::make_shared<FunctionKernel>(std::move(name), std::move(fn),
                                           inPlaceInput);
+}
+
+namespace {
+/// Whether any of `count` floats of `Bits` (exponent mask `exponent`,
+/// mantissa mask `mantissa`) is NaN, or any is NaN or infinite.
+template <typename Bits>
+bool scanBits(const void *data, int64_t count, Bits exponent, Bits mantissa,
+              bool nonFinite, int numThreads) {
+  const Bits *bits = static_cast<const Bits *>(data);
+  std::atomic<bool> found{false};
+  parallelRange(numThreads, count, 1 << 16, [&](int64_t lo, int64_t hi) {
+    bool any = false;
+    for (int64_t i = lo; i < hi; ++i) {
+      Bits b = bits[i];
+      any |= (b & exponent) == exponent && (nonFinite || (b & mantissa) != 0);
+    }
+    if (any)
+      found.store(true, std::memory_order_relaxed);
+  });
+  return found.load();
+}
+
+class NaNGuardedKernel final : public Kernel {
+public:
+  using Factory = std::function<absl::StatusOr<KernelPtr>()>;
+  NaNGuardedKernel(KernelPtr fast, Factory makeExact, std::vector<int> scanned,
+                   NaNGuardScan scan)
+      : fast(std::move(fast)), makeExact(std::move(makeExact)),
+        scanned(std::move(scanned)), scan(scan) {}
+  std::string_view name() const override { return fast->name(); }
+  bool canRunInPlace(size_t index) const override {
+    // The exact kernel is not known yet: in place only where the fast
+    // one's input is its first (eltwise, softmax: the natives allow it).
+    return fast->canRunInPlace(index) && inPlaceExact;
+  }
+  absl::Status run(const KernelContext &context,
+                   const std::vector<HostTensor> &inputs,
+                   std::vector<HostTensor> &outputs) const override {
+    for (int i : scanned) {
+      if (i < 0 || static_cast<size_t>(i) >= inputs.size() ||
+          !hasSpecialValues(inputs[static_cast<size_t>(i)], scan,
+                            context.numThreads))
+        continue;
+      std::call_once(once, [&] {
+        auto made = makeExact();
+        if (made.ok())
+          exact = *made;
+        else
+          exactError = made.status();
+      });
+      if (!exact)
+        return exactError;
+      return exact->run(context, inputs, outputs);
+    }
+    return fast->run(context, inputs, outputs);
+  }
+  bool inPlaceExact = false;
+
+private:
+  KernelPtr fast;
+  Factory makeExact;
+  std::vector<int> scanned;
+  NaNGuardScan scan;
+  mutable std::once_flag once;
+  mutable KernelPtr exact;
+  mutable absl::Status exactError;
+};
+} // namespace
+
+bool hasSpecialValues(const HostTensor &t, NaNGuardScan scan, int numThreads) {
+  bool nonFinite = scan == NaNGuardScan::NonFinite;
+  int64_t n = t.numElements();
+  switch (t.dtype()) {
+  case DType::F32:
+    return scanBits<uint32_t>(t.data(), n, 0x7f800000u, 0x007fffffu, nonFinite,
+                              numThreads);
+  case DType::F64:
+    return scanBits<uint64_t>(t.data(), n, 0x7ff0000000000000ull,
+                              0x000fffffffffffffull, nonFinite, numThreads);
+  case DType::F16:
+    return scanBits<uint16_t>(t.data(), n, 0x7c00, 0x03ff, nonFinite,
+                              numThreads);
+  case DType::BF16:
+    return scanBits<uint16_t>(t.data(), n, 0x7f80, 0x007f, nonFinite,
+                              numThreads);
+  default:
+    return false;
+  }
+}
+
+KernelPtr makeNaNGuardedKernel(KernelPtr fast, KernelPtr exact,
+                               std::vector<int> scanned, NaNGuardScan scan) {
+  bool inPlace = true;
+  for (size_t i = 0; i < 8; ++i)
+    if (fast->canRunInPlace(i) && !exact->canRunInPlace(i))
+      inPlace = false;
+  auto kernel = std::make_shared<NaNGuardedKernel>(
+      std::move(fast),
+      [exact]() -> absl::StatusOr<KernelPtr> { return exact; },
+      std::move(scanned), scan);
+  kernel->inPlaceExact = inPlace;
+  return kernel;
+}
+
+KernelPtr makeNaNGuardedKernel(KernelPtr fast,
+                               std::function<absl::StatusOr<KernelPtr>()> exact,
+                               std::vector<int> scanned, NaNGuardScan scan) {
+  return std::make_shared<NaNGuardedKernel>(std::move(fast), std::move(exact),
+                                            std::move(scanned), scan);
 }
 
 KernelPtr makeNoOpKernel(std::string name) {
@@ -457,6 +568,11 @@ std::optional<dnnl::algorithm> eltwiseAlgorithm(EltwiseKind kind, double &alpha,
   default:
     return std::nullopt;
   }
+}
+
+bool eltwisePropagatesNaN(EltwiseKind kind) {
+  using E = EltwiseKind;
+  return kind != E::Relu && kind != E::Clamp && kind != E::Exp;
 }
 
 bool eltwiseSupportsIntegers(EltwiseKind kind) {

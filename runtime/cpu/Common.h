@@ -97,6 +97,34 @@ using RunFn = std::function<absl::Status(const KernelContext &,
 /// A kernel running `fn`; `inPlaceInput` (if >= 0) may share output 0.
 KernelPtr makeKernel(std::string name, RunFn fn, int inPlaceInput = -1);
 
+/// Whether oneDNN's eltwise algorithm for `kind` (alone or as a post-op)
+/// maps NaN to NaN: false for Relu and Clamp (max/min return the number)
+/// and Exp (saturates to inf).
+bool eltwisePropagatesNaN(EltwiseKind kind);
+
+/// Which special values make NaNGuard switch kernels.
+enum class NaNGuardScan { NaN, NonFinite };
+/// A kernel that runs `fast` (a oneDNN primitive that does not propagate
+/// NaN: its max/min/clip return the number, its exp saturates) unless one of
+/// the float inputs `scanned` holds a NaN (or, with NonFinite, also an
+/// infinity, where a contraction could make NaN), where it runs `exact`
+/// (the tgc semantics: NaN propagates; dialects/TgcOps.td). Scanning is
+/// one read of the inputs, a fraction of what the kernel itself reads. It
+/// runs in place only where both kernels can. Named after `fast`.
+KernelPtr makeNaNGuardedKernel(KernelPtr fast, KernelPtr exact,
+                               std::vector<int> scanned,
+                               NaNGuardScan scan = NaNGuardScan::NaN);
+/// As above, with `exact` made on first need (a second oneDNN primitive
+/// with its own prepacked weights is not worth keeping for inputs that
+/// never hold NaN).
+KernelPtr makeNaNGuardedKernel(KernelPtr fast,
+                               std::function<absl::StatusOr<KernelPtr>()> exact,
+                               std::vector<int> scanned, NaNGuardScan scan);
+/// Whether the float tensor `t` (f32, f64, f16, bf16; false for others)
+/// holds a NaN, or with NonFinite any NaN or infinity.
+bool hasSpecialValues(const HostTensor &t, NaNGuardScan scan,
+                      int numThreads = 1);
+
 /// A kernel that does nothing (all outputs are empty).
 KernelPtr makeNoOpKernel(std::string name);
 

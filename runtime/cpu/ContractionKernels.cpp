@@ -769,6 +769,45 @@ std::optional<MatmulDesc> flattenSharedRhs(const MatmulDesc &d) {
 }
 } // namespace
 
+namespace {
+/// A contraction kernel `fast` whose first `fused` post-ops run inside its
+/// oneDNN primitive, made NaN-exact: oneDNN's relu, clip and exp post-ops
+/// drop NaN (eltwisePropagatesNaN), so where one of them is fused, inputs
+/// holding NaN or an infinity (which a contraction turns into NaN) run on
+/// a kernel that fuses only the post-ops before it, and applies the rest
+/// natively. `withFused(desc, k)` makes that kernel; it is made on first
+/// need, reading a constant operand as its plain input (the executable
+/// still passes it). A constant holding NaN or infinities takes it
+/// always. Overflow inside the contraction itself is not caught.
+template <typename Desc, typename WithFused>
+absl::StatusOr<KernelPtr>
+guardNaNDroppingPostOps(KernelPtr fast, const Desc &desc, size_t fused,
+                        const HostTensor *constant, WithFused withFused) {
+  size_t first = 0;
+  while (first < fused && (desc.postOps[first].kind != PostOp::Kind::Eltwise ||
+                           eltwisePropagatesNaN(desc.postOps[first].eltwise)))
+    ++first;
+  if (first == fused)
+    return fast;
+  int inputs = 2 + (desc.biasShape ? 1 : 0);
+  for (const PostOp &p : desc.postOps)
+    inputs += p.kind != PostOp::Kind::Eltwise;
+  std::vector<int> scanned;
+  for (int i = 0; i < inputs; ++i)
+    if (i != 1 || !constant)
+      scanned.push_back(i);
+  Desc exactDesc = desc;
+  exactDesc.postOps = desc.postOps;
+  auto makeExact = [exactDesc, first, withFused]() mutable {
+    return withFused(exactDesc, first);
+  };
+  if (constant && hasSpecialValues(*constant, NaNGuardScan::NonFinite))
+    return makeExact();
+  return makeNaNGuardedKernel(std::move(fast), std::move(makeExact),
+                              std::move(scanned), NaNGuardScan::NonFinite);
+}
+} // namespace
+
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &original) {
   if (absl::Status s = checkNativeDType(original.dtype, "matmul"); !s.ok())
     return s;
@@ -792,9 +831,15 @@ absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &original) {
     size_t fused = fusablePostOps(desc.postOps);
     auto kernel = tryOneDnnMatmul(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
-      kernel = tryOneDnnMatmul(desc, *geometry, 0);
+      kernel = tryOneDnnMatmul(desc, *geometry, fused = 0);
     if (kernel.ok())
-      return kernel;
+      return guardNaNDroppingPostOps(
+          *kernel, desc, fused, desc.constantRhs,
+          [g = *geometry](MatmulDesc d, size_t k) -> absl::StatusOr<KernelPtr> {
+            d.constantRhs = nullptr;
+            auto exact = tryOneDnnMatmul(d, g, k);
+            return exact.ok() ? exact : createNativeMatmul(d, g);
+          });
   }
   return createNativeMatmul(desc, *geometry);
 }
@@ -819,9 +864,15 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
     size_t fused = fusablePostOps(desc.postOps);
     auto kernel = tryOneDnnConv(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
-      kernel = tryOneDnnConv(desc, *geometry, 0);
+      kernel = tryOneDnnConv(desc, *geometry, fused = 0);
     if (kernel.ok())
-      return kernel;
+      return guardNaNDroppingPostOps(
+          *kernel, desc, fused, desc.constantFilter,
+          [g = *geometry](Conv2DDesc d, size_t k) -> absl::StatusOr<KernelPtr> {
+            d.constantFilter = nullptr;
+            auto exact = tryOneDnnConv(d, g, k);
+            return exact.ok() ? exact : createNativeConv(d, g);
+          });
   }
   return createNativeConv(desc, *geometry);
 }
@@ -1106,6 +1157,21 @@ absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
 }
 
 namespace {
+KernelPtr nativePoolKernel(const PoolGeometry &g, const Pool2DDesc &d) {
+  bool nhwc = d.nhwc;
+  DType dtype = d.dtype;
+  return makeKernel(
+      "native.pool2d", [g, nhwc, dtype](const KernelContext &context,
+                                        const std::vector<HostTensor> &in,
+                                        std::vector<HostTensor> &out) {
+        dispatchDType(dtype, [&](auto t) {
+          nativePool<decltype(t)>(g, nhwc, in[0].data(), out[0].data(),
+                                  context.numThreads);
+        });
+        return absl::OkStatus();
+      });
+}
+
 absl::StatusOr<KernelPtr>
 createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
                  std::optional<ActivationLayout> *resultLayout) {
@@ -1175,8 +1241,24 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
     padEnd[i] = std::max(needed, g.padding[i + 2]);
     extended |= padEnd[i] > g.padding[i + 2];
   }
+  // A window over padding only has no elements: max gives -inf and
+  // average-exclude-padding NaN (0 / 0) in tgc; oneDNN gives the lowest
+  // finite value and 0. Such pools run natively.
+  bool paddingOnlyWindow = false;
+  for (int i = 0; i < 2 && !paddingOnlyWindow; ++i) {
+    int64_t size = i ? g.w : g.h, out = i ? g.ow : g.oh;
+    for (int64_t o = 0; o < out && !paddingOnlyWindow; ++o) {
+      int64_t first = o * g.strides[i] - g.padding[i];
+      int64_t last = first + (g.kernel[i] - 1) * g.dilations[i];
+      bool touches = false;
+      for (int64_t p = first; p <= last && !touches; p += g.dilations[i])
+        touches = p >= 0 && p < size;
+      paddingOnlyWindow = !touches;
+    }
+  }
   bool useOneDnn = isOneDnnFloat(d.dtype) && g.h > 0 && g.w > 0 &&
-                   !(g.includePad && extended);
+                   !(g.includePad && extended) &&
+                   !(paddingOnlyWindow && !(g.includePad && !g.isMax));
   if (useOneDnn) {
     auto engine = cpuEngine();
     if (!engine.ok())
@@ -1216,7 +1298,12 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
       spec.primitive = dnnl::pooling_v2_forward(pd);
       spec.work = g.n * g.c * std::max<int64_t>(g.oh * g.ow, g.h * g.w);
       spec.bindings = {{DNNL_ARG_SRC, 0, src}, {DNNL_ARG_DST, -1, dst}};
-      return makePrimitiveKernel(std::move(spec));
+      KernelPtr primitive = makePrimitiveKernel(std::move(spec));
+      // oneDNN's max pooling skips NaN: plain inputs with NaN take the
+      // native kernel (blocked ones stay on oneDNN's; docs/cpu-backend.md).
+      if (g.isMax && !inputLayout)
+        return makeNaNGuardedKernel(primitive, nativePoolKernel(g, d), {0});
+      return primitive;
     } catch (const dnnl::error &error) {
       if (inputLayout)
         return unimplementedFrom(error, "blocked-layout pooling");
@@ -1225,18 +1312,7 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
   }
   if (inputLayout)
     return absl::UnimplementedError("no oneDNN pooling for this layout");
-  bool nhwc = d.nhwc;
-  DType dtype = d.dtype;
-  return makeKernel(
-      "native.pool2d", [g, nhwc, dtype](const KernelContext &context,
-                                        const std::vector<HostTensor> &in,
-                                        std::vector<HostTensor> &out) {
-        dispatchDType(dtype, [&](auto t) {
-          nativePool<decltype(t)>(g, nhwc, in[0].data(), out[0].data(),
-                                  context.numThreads);
-        });
-        return absl::OkStatus();
-      });
+  return nativePoolKernel(g, d);
 }
 } // namespace
 

@@ -264,6 +264,17 @@ absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
   int64_t count = numElements(d.shape);
   if (count == 0)
     return makeNoOpKernel("native.eltwise");
+  EltwiseDesc desc = d;
+  KernelPtr native = makeKernel(
+      "native.eltwise",
+      [desc, count](const KernelContext &context,
+                    const std::vector<HostTensor> &in,
+                    std::vector<HostTensor> &out) {
+        return eltwiseNative(desc.kind, desc.dtype, desc.alpha, desc.beta,
+                             in[0].data(), out[0].data(), count,
+                             context.numThreads);
+      },
+      0);
   double alpha = d.alpha, beta = d.beta;
   auto alg = eltwiseAlgorithm(d.kind, alpha, beta);
   if (alg && isOneDnnFloat(d.dtype)) {
@@ -283,22 +294,17 @@ absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
       spec.work = count * eltwiseCost(d.kind);
       spec.bindings = {{DNNL_ARG_SRC, 0, md}, {DNNL_ARG_DST, -1, md}};
       spec.inPlaceInput = 0;
-      return makePrimitiveKernel(std::move(spec));
+      KernelPtr primitive = makePrimitiveKernel(std::move(spec));
+      // oneDNN's relu and clip return the number for NaN, its exp
+      // saturates NaN to inf: NaN inputs take the native kernel.
+      if (!eltwisePropagatesNaN(d.kind))
+        return makeNaNGuardedKernel(primitive, native, {0});
+      return primitive;
     } catch (const dnnl::error &) {
       // Native below.
     }
   }
-  EltwiseDesc desc = d;
-  return makeKernel(
-      "native.eltwise",
-      [desc, count](const KernelContext &context,
-                    const std::vector<HostTensor> &in,
-                    std::vector<HostTensor> &out) {
-        return eltwiseNative(desc.kind, desc.dtype, desc.alpha, desc.beta,
-                             in[0].data(), out[0].data(), count,
-                             context.numThreads);
-      },
-      0);
+  return native;
 }
 
 absl::StatusOr<KernelPtr> createBinary(const BinaryDesc &d) {

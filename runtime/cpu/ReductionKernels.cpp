@@ -443,6 +443,22 @@ absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
     return absl::InvalidArgumentError("softmax needs a float dtype");
   if (numElements(d.shape) == 0)
     return makeNoOpKernel("native.softmax");
+  size_t axis = static_cast<size_t>(d.axis);
+  int64_t outer = product(d.shape, 0, axis), len = d.shape[axis],
+          inner = product(d.shape, axis + 1, d.shape.size());
+  DType dtype = d.dtype;
+  bool log = d.log;
+  KernelPtr native = makeKernel(
+      "native.softmax",
+      [=](const KernelContext &context, const std::vector<HostTensor> &in,
+          std::vector<HostTensor> &out) {
+        dispatchDType(dtype, [&](auto t) {
+          nativeSoftmax<decltype(t)>(outer, len, inner, log, in[0].data(),
+                                     out[0].data(), context.numThreads);
+        });
+        return absl::OkStatus();
+      },
+      0);
   if (isOneDnnFloat(d.dtype)) {
     auto engine = cpuEngine();
     if (!engine.ok())
@@ -461,27 +477,16 @@ absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
       spec.work = numElements(d.shape) * 4;
       spec.bindings = {{DNNL_ARG_SRC, 0, md}, {DNNL_ARG_DST, -1, md}};
       spec.inPlaceInput = 0;
-      return makePrimitiveKernel(std::move(spec));
+      // oneDNN's softmax takes the max of a row with NaN as a number, and
+      // its exp saturates the NaN of inf - inf: inputs with NaN or
+      // infinities take the native kernel.
+      return makeNaNGuardedKernel(makePrimitiveKernel(std::move(spec)),
+                                  native, {0}, NaNGuardScan::NonFinite);
     } catch (const dnnl::error &) {
       // Native below.
     }
   }
-  size_t axis = static_cast<size_t>(d.axis);
-  int64_t outer = product(d.shape, 0, axis), len = d.shape[axis],
-          inner = product(d.shape, axis + 1, d.shape.size());
-  DType dtype = d.dtype;
-  bool log = d.log;
-  return makeKernel(
-      "native.softmax",
-      [=](const KernelContext &context, const std::vector<HostTensor> &in,
-          std::vector<HostTensor> &out) {
-        dispatchDType(dtype, [&](auto t) {
-          nativeSoftmax<decltype(t)>(outer, len, inner, log, in[0].data(),
-                                     out[0].data(), context.numThreads);
-        });
-        return absl::OkStatus();
-      },
-      0);
+  return native;
 }
 
 absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &d) {
@@ -654,6 +659,19 @@ absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
     });
   }
 
+  auto plan =
+      std::make_shared<ReducePlan>(makeReducePlan(d.inputShape, d.axes));
+  K kind = d.kind;
+  DType dtype = d.dtype;
+  KernelPtr native = makeKernel("native.reduce", [=](const KernelContext &context,
+                                         const std::vector<HostTensor> &in,
+                                         std::vector<HostTensor> &out) {
+    dispatchDType(dtype, [&](auto t) {
+      nativeReduce<decltype(t)>(kind, *plan, in[0].data(), out[0].data(),
+                                context.numThreads);
+    });
+    return absl::OkStatus();
+  });
   bool trivial = numElements(d.inputShape) == numElements(d.resultShape);
   if ((d.dtype == DType::F32 || d.dtype == DType::BF16) &&
       numElements(d.inputShape) > 0 && !trivial) {
@@ -689,24 +707,17 @@ absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
       spec.primitive = dnnl::reduction(pd);
       spec.work = numElements(d.inputShape);
       spec.bindings = {{DNNL_ARG_SRC, 0, src}, {DNNL_ARG_DST, -1, dst}};
-      return makePrimitiveKernel(std::move(spec));
+      KernelPtr primitive = makePrimitiveKernel(std::move(spec));
+      // oneDNN's max and min skip NaN: inputs with NaN take the native
+      // kernel.
+      if (d.kind == K::Max || d.kind == K::Min)
+        return makeNaNGuardedKernel(primitive, native, {0});
+      return primitive;
     } catch (const dnnl::error &) {
       // Native below.
     }
   }
-  auto plan =
-      std::make_shared<ReducePlan>(makeReducePlan(d.inputShape, d.axes));
-  K kind = d.kind;
-  DType dtype = d.dtype;
-  return makeKernel("native.reduce", [=](const KernelContext &context,
-                                         const std::vector<HostTensor> &in,
-                                         std::vector<HostTensor> &out) {
-    dispatchDType(dtype, [&](auto t) {
-      nativeReduce<decltype(t)>(kind, *plan, in[0].data(), out[0].data(),
-                                context.numThreads);
-    });
-    return absl::OkStatus();
-  });
+  return native;
 }
 
 } // namespace tgc::runtime::cpu
