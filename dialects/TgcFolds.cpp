@@ -10,6 +10,7 @@
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -1194,4 +1195,34 @@ OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
 void UnsqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
   results.add<ShapeOpToReshape<UnsqueezeOp>>(context);
+}
+
+namespace {
+/// fusion(constants...) => its body's ops on those constants: nothing is
+/// left to fuse, and the ops fold (shape arithmetic a frontend or a user
+/// wrote inside a fusion: reduce_prod(shape_of(x))).
+struct InlineFusionOfConstants : OpRewritePattern<FusionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusionOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Value operand : op->getOperands())
+      if (!matchPattern(operand, m_Constant()))
+        return failure();
+    Block &body = op.getBlock();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), op->getOperands());
+    for (Operation &inner : body.without_terminator())
+      rewriter.clone(inner, mapping);
+    SmallVector<Value> results;
+    for (Value v : body.getTerminator()->getOperands())
+      results.push_back(mapping.lookupOrDefault(v));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+} // namespace
+
+void FusionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<InlineFusionOfConstants>(context);
 }

@@ -789,6 +789,8 @@ def Tgc_FusionOp : Tgc_Op<"fusion", [IsolatedFromAbove,
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
   }];
   let hasVerifier = 1;
+  // A fusion of constants is inlined so that its ops fold.
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     mlir::Block &getBlock() { return getBody().front(); }
     /// Replaces this fusion by the ops of its body (for backends that run it

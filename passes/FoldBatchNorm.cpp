@@ -25,12 +25,22 @@ using namespace tgc;
 
 namespace {
 
-/// The elements of a float constant (a splat expanded), row-major.
-std::optional<std::vector<double>> readFloats(Value value) {
+/// The most elements of a constant the fold expands into doubles (512 MiB):
+/// a larger one (a splat `dense<0.5> : tensor<3000000000xf32>`) is left
+/// unfolded rather than exhausting memory.
+constexpr int64_t kMaxExpandedElements = int64_t{1} << 26;
+
+/// The elements of a float constant (a splat expanded), row-major; nullopt
+/// when it is not one, or when it does not have `expectedCount` elements
+/// (where given) or more than kMaxExpandedElements.
+std::optional<std::vector<double>>
+readFloats(Value value, std::optional<int64_t> expectedCount = std::nullopt) {
   DenseElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) ||
       !isa<FloatType>(attr.getElementType()) ||
-      !attr.getType().hasStaticShape())
+      !attr.getType().hasStaticShape() ||
+      attr.getNumElements() > kMaxExpandedElements ||
+      (expectedCount && attr.getNumElements() != *expectedCount))
     return std::nullopt;
   size_t count = static_cast<size_t>(attr.getNumElements());
   if (attr.isSplat())
@@ -134,8 +144,10 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
       return rewriter.notifyMatchFailure(bn, "axis is not the channel dim");
     int64_t channels = type.getDimSize(channelDim);
 
-    auto scale = readFloats(bn.getScale()), shift = readFloats(bn.getBias()),
-         mean = readFloats(bn.getMean()), var = readFloats(bn.getVariance());
+    auto scale = readFloats(bn.getScale(), channels),
+         shift = readFloats(bn.getBias(), channels),
+         mean = readFloats(bn.getMean(), channels),
+         var = readFloats(bn.getVariance(), channels);
     if (!scale || !shift || !mean || !var)
       return rewriter.notifyMatchFailure(bn, "statistics are not constants");
     for (auto *v : {&*scale, &*shift, &*mean, &*var})
@@ -150,7 +162,7 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
       weights = conv.getFilter();
       weightDim = conv.getLayout() == Layout::NHWC ? 3 : 0;
       if (Value b = conv.getBias()) {
-        auto values = readFloats(b);
+        auto values = readFloats(b, channels);
         if (!values || static_cast<int64_t>(values->size()) != channels)
           return rewriter.notifyMatchFailure(bn, "conv bias is not constant");
         bias = *values;

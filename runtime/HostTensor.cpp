@@ -470,6 +470,10 @@ absl::Status tgc::runtime::allClose(const HostTensor &actual,
         absl::StrCat("allClose: shape mismatch: got ", actual.describe(),
                      ", expected ", expected.describe()));
 
+  if (!(rtol >= 0) || !(atol >= 0))
+    return absl::InvalidArgumentError(
+        absl::StrCat("allClose: tolerances must be non-negative numbers (rtol=",
+                     formatDouble(rtol), ", atol=", formatDouble(atol), ")"));
   const bool isFloat = isFloatDType(actual.dtype());
   const bool isUnsigned = isUnsignedDType(actual.dtype());
   const int64_t n = actual.numElements();
@@ -504,7 +508,7 @@ absl::Status tgc::runtime::allClose(const HostTensor &actual,
                          : intDistance(a, b);
     }
     ++mismatches;
-    if (score > worstScore) {
+    if (worstIndex < 0 || score > worstScore) {
       worstScore = score;
       worstIndex = i;
     }

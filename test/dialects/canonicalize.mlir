@@ -1236,3 +1236,20 @@ func.func @fold_integer_reductions() -> (tensor<1xi64>, tensor<3xi32>, tensor<2x
   %fs = tgc.reduce_sum %f {axes = array<i64: 0>} : (tensor<2xf32>) -> tensor<f32>
   return %prod, %sum, %max, %minT, %wrap, %umax, %fs : tensor<1xi64>, tensor<3xi32>, tensor<2xi32>, tensor<2x1xi8>, tensor<i8>, tensor<ui8>, tensor<f32>
 }
+
+// -----
+
+// A fusion of constants is inlined, and its ops fold.
+// CHECK-LABEL: func.func @fusion_of_constants(
+// CHECK-NOT:     tgc.fusion
+// CHECK:         %[[C:.*]] = tgc.constant dense<6> : tensor<1xi64>
+// CHECK:         return %[[C]]
+func.func @fusion_of_constants() -> tensor<1xi64> {
+  %s = tgc.constant dense<[2, 3]> : tensor<2xi64>
+  %0 = tgc.fusion <loop> (%s) : (tensor<2xi64>) -> tensor<1xi64> {
+  ^bb0(%b: tensor<2xi64>):
+    %p = tgc.reduce_prod %b {axes = array<i64: 0>, keepdims} : (tensor<2xi64>) -> tensor<1xi64>
+    tgc.yield %p : tensor<1xi64>
+  }
+  return %0 : tensor<1xi64>
+}

@@ -155,3 +155,18 @@ func.func @not_foldable(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %m: te
   %8 = tgc.batch_norm %7, %s, %s, %s, %s : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %1, %3, %5, %8 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// Splat constants too large to expand (3e9 channels: 24 GB as doubles) are
+// left unfolded instead of exhausting memory ("LLVM ERROR: out of memory").
+// CHECK-LABEL: func.func @huge_splat_statistics(
+// CHECK:         tgc.matmul
+// CHECK:         tgc.batch_norm
+func.func @huge_splat_statistics(%x: tensor<1x1xf32>) -> tensor<1x3000000000xf32> {
+  %w = tgc.constant dense<0.5> : tensor<1x3000000000xf32>
+  %0 = tgc.matmul %x, %w : (tensor<1x1xf32>, tensor<1x3000000000xf32>) -> tensor<1x3000000000xf32>
+  %s = tgc.constant dense<0.5> : tensor<3000000000xf32>
+  %1 = tgc.batch_norm %0, %s, %s, %s, %s {axis = 1 : i64, epsilon = 1.0 : f64} : (tensor<1x3000000000xf32>, tensor<3000000000xf32>, tensor<3000000000xf32>, tensor<3000000000xf32>, tensor<3000000000xf32>) -> tensor<1x3000000000xf32>
+  return %1 : tensor<1x3000000000xf32>
+}

@@ -18,6 +18,7 @@
 #ifdef TGC_HAVE_CUDA_CODEGEN
 #include "codegen/cuda/Compiler.h"
 #endif
+#include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -251,6 +252,10 @@ public:
   CpuRunner(mlir::func::FuncOp func, const Options &opts)
       : func(func), opts(opts) {}
   Error compile(const std::vector<HostTensor> &args) {
+    // Arguments that do not fit the signature: the error the reference
+    // gives, located at the function.
+    if (Error error = tgc::reference::checkArguments(func, args))
+      return error;
     if (compiled)
       return Error::success();
     std::vector<std::vector<int64_t>> shapes;
@@ -472,8 +477,11 @@ Error compileDifferential(mlir::ModuleOp module, const Options &opts) {
     ++checked;
     auto args = makeInputs(func, opts, dynamicSize);
     if (!args) {
-      outs() << "@" << func.getName() << ": skipped ("
-             << toString(args.takeError()) << ")\n";
+      // Bad inputs (a missing or garbled .npy, a malformed literal, too
+      // many): an error, not a pass.
+      ++failed;
+      outs() << "@" << func.getName()
+             << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
       continue;
     }
     CudaRunner cuda(func, opts, nullptr, "compile only");
@@ -534,8 +542,12 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     }
     device = *opened;
   }
+  if (!opts.expected.empty() || !opts.outputs.empty())
+    return makeError("--differential compares the backends with each other; "
+                     "it takes no --expected or --output (run without "
+                     "--differential to check or write results)");
   int64_t dynamicSize = opts.dynamicSize >= 0 ? opts.dynamicSize : 3;
-  unsigned checked = 0, failed = 0, unsupported = 0;
+  unsigned checked = 0, failed = 0, unsupported = 0, inputErrors = 0;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic() ||
         (!opts.function.empty() && func.getName() != opts.function))
@@ -543,8 +555,11 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     ++checked;
     auto args = makeInputs(func, opts, dynamicSize);
     if (!args) {
-      outs() << "@" << func.getName() << ": skipped ("
-             << toString(args.takeError()) << ")\n";
+      // Bad inputs (a missing or garbled .npy, a malformed literal, too
+      // many): an error, not a pass.
+      ++inputErrors;
+      outs() << "@" << func.getName()
+             << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
       continue;
     }
     ReferenceRunner reference(func);
@@ -616,7 +631,12 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
          << " mismatches";
   if (unsupported)
     outs() << ", " << unsupported << " unsupported on " << backend;
+  if (inputErrors)
+    outs() << ", " << inputErrors << " with input errors";
   outs() << "\n";
+  if (inputErrors)
+    return makeError(Twine(inputErrors) +
+                     " function(s) could not be given their inputs");
   if (failed)
     return makeError(Twine(failed) + " function(s) differ between the " +
                      backend + " and reference backends");
@@ -652,6 +672,9 @@ Error run(const Options &opts) {
     if (!buffer)
       return makeError("cannot read '" + opts.file +
                        "': " + buffer.getError().message());
+    if (Error error =
+            tgc::checkParserLimits((*buffer)->getBuffer(), opts.file))
+      return error;
     sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
     module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
     if (!module)
@@ -858,6 +881,11 @@ int tgc::runToolMain(int argc, char **argv) {
   }
   if (opts.file.empty()) {
     errs() << "tgc-run: error: no input file (a .mlir file or .onnx model)\n";
+    return 1;
+  }
+  if (!(opts.rtol >= 0) || !(opts.atol >= 0)) {
+    errs() << "tgc-run: error: --rtol and --atol must be non-negative "
+              "numbers\n";
     return 1;
   }
   if (!opts.device.empty()) {

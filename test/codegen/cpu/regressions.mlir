@@ -24,7 +24,8 @@
 // CHECK-DAG: @broadcast_into_empty: ok
 // CHECK-DAG: @dynamic_fusion: ok
 // CHECK-DAG: @reshape_to_element_count: ok
-// CHECK: differential: 11 functions, 0 mismatches
+// CHECK-DAG: @reshape_to_fused_element_count: ok
+// CHECK: differential: 12 functions, 0 mismatches
 
 // The native convolution (f64, f16, bf16; f32 where oneDNN takes no empty
 // input) added bias[0] to every channel: the bias [O] broadcast along the
@@ -107,4 +108,17 @@ func.func @reshape_to_element_count(%x: tensor<?x3xf32>) -> tensor<?xf32> {
   %n = tgc.reduce_prod %s {axes = array<i64: 0>, keepdims} : (tensor<2xi64>) -> tensor<1xi64>
   %y = tgc.dynamic_reshape %x, %n : (tensor<?x3xf32>, tensor<1xi64>) -> tensor<?xf32>
   return %y : tensor<?xf32>
+}
+
+// The same shape arithmetic inside a fusion: a fusion of constants is now
+// inlined so that its ops fold.
+func.func @reshape_to_fused_element_count(%x: tensor<?x2xui16>) -> tensor<?xui16> {
+  %s = tgc.shape_of %x : tensor<?x2xui16> -> tensor<2xi64>
+  %n = tgc.fusion <loop> (%s) : (tensor<2xi64>) -> tensor<1xi64> {
+  ^bb0(%b: tensor<2xi64>):
+    %p = tgc.reduce_prod %b {axes = array<i64: 0>, keepdims} : (tensor<2xi64>) -> tensor<1xi64>
+    tgc.yield %p : tensor<1xi64>
+  }
+  %y = tgc.dynamic_reshape %x, %n : (tensor<?x2xui16>, tensor<1xi64>) -> tensor<?xui16>
+  return %y : tensor<?xui16>
 }

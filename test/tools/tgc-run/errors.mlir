@@ -16,6 +16,27 @@
 // RUN: not tgc-run %s --backend=cpu --function=div --input=2xi32=1,2 --input=2xi32=1,0 2>&1 | FileCheck %s --check-prefix=CPU-DIVZERO
 // RUN: not tgc-run %s --backend=tpu 2>&1 | FileCheck %s --check-prefix=BACKEND
 // RUN: not tgc-run %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=NOFILE
+// RUN: not tgc-run %s --backend=cpu --function=gather --input=3x2xf32=1 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=CPU-SHAPE
+// RUN: not tgc-run %s --backend=cpu --function=gather --input=3xi32=1,2,3 --input=2xi64=0,1 2>&1 | FileCheck %s --check-prefix=CPU-DTYPE
+// RUN: not tgc-run %s --function=gather --input=3xf32=1,2,3 --input=2xi64=0,1 --expected=2xf32=0 --rtol=nan 2>&1 | FileCheck %s --check-prefix=TOLERANCE
+// RUN: not tgc-run %s --function=gather --input=3xf32=1,2,3 --input=2xi64=0,1 --expected=2xf32=0 --atol=-1 2>&1 | FileCheck %s --check-prefix=TOLERANCE
+// RUN: not tgc-run %s --differential --function=gather --input=%t.missing.npy 2>&1 | FileCheck %s --check-prefix=DIFF-INPUT
+// RUN: not tgc-run %s --differential --function=gather --input=3xf32=1,2,3 --input=2xi64=0,1 --input=1xf32=0 2>&1 | FileCheck %s --check-prefix=DIFF-INPUT
+// RUN: not tgc-run %s --differential --function=gather --input=3xf32=1,2,x 2>&1 | FileCheck %s --check-prefix=DIFF-INPUT
+// RUN: not tgc-run %s --differential --function=gather --expected=2xf32=0 2>&1 | FileCheck %s --check-prefix=DIFF-EXPECTED
+// RUN: not tgc-run %s --differential --function=gather --output=%t.npy 2>&1 | FileCheck %s --check-prefix=DIFF-EXPECTED
+
+// The CPU backend's call-time errors name the function's location, as the
+// reference's do.
+// CPU-SHAPE: tgc-run: error: {{.*}}errors.mlir:[[# @LINE + 19]]:1: function 'gather' argument #0 expects tensor<3xf32>, got tensor<3x2xf32>
+// CPU-DTYPE: tgc-run: error: {{.*}}errors.mlir:[[# @LINE + 18]]:1: function 'gather' argument #0 expects tensor<3xf32>, got tensor<3xi32>
+// TOLERANCE: tgc-run: error: --rtol and --atol must be non-negative numbers
+// --differential never passes on inputs it could not make, and refuses what
+// it would ignore.
+// DIFF-INPUT-DAG: @gather: ERROR: inputs:
+// DIFF-INPUT-DAG: differential: 1 functions, 0 mismatches, 1 with input errors
+// DIFF-INPUT-DAG: tgc-run: error: 1 function(s) could not be given their inputs
+// DIFF-EXPECTED: tgc-run: error: --differential compares the backends with each other; it takes no --expected or --output
 
 // NOFUNC: tgc-run: error: no function named 'nope'
 // BADPIPE: tgc-run: error: unknown --pipeline 'fast' (available: tgc-cpu, tgc-cpu-unfused)
