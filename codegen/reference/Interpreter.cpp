@@ -299,28 +299,41 @@ public:
            unsigned depth);
 };
 
-Expected<std::vector<HostTensor>>
-Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
-               unsigned depth) {
-  std::string name = ("'" + func.getSymName() + "'").str();
-  auto funcError = [&](const llvm::Twine &message) -> Error {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   formatLocation(func.getLoc()) +
-                                       ": function " + name + " " +
-                                       message.str());
-  };
-  if (func.isExternal())
-    return funcError("has no body");
+/// An error about `func` located at it.
+Error functionError(func::FuncOp func, const llvm::Twine &message) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      formatLocation(func.getLoc()) + ": function '" + func.getSymName() +
+          "' " + message.str());
+}
+
+Error checkInputs(func::FuncOp func,
+                  llvm::ArrayRef<const HostTensor *> inputs) {
   FunctionType type = func.getFunctionType();
   if (inputs.size() != type.getNumInputs())
-    return funcError("expects " + llvm::Twine(type.getNumInputs()) +
-                     " inputs, got " + llvm::Twine(inputs.size()));
+    return functionError(func, "expects " + llvm::Twine(type.getNumInputs()) +
+                                   " inputs, got " +
+                                   llvm::Twine(inputs.size()));
   for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
     std::string mismatch = checkAgainstType(*inputs[i], argType);
     if (!mismatch.empty())
-      return funcError("argument #" + llvm::Twine(i) + " expects " +
-                       typeString(argType) + ", got " + mismatch);
+      return functionError(func, "argument #" + llvm::Twine(i) + " expects " +
+                                     typeString(argType) + ", got " +
+                                     mismatch);
   }
+  return Error::success();
+}
+
+Expected<std::vector<HostTensor>>
+Executor::call(func::FuncOp func, llvm::ArrayRef<const HostTensor *> inputs,
+               unsigned depth) {
+  auto funcError = [&](const llvm::Twine &message) -> Error {
+    return functionError(func, message);
+  };
+  if (func.isExternal())
+    return funcError("has no body");
+  if (Error error = checkInputs(func, inputs))
+    return std::move(error);
 
   auto results = runBlock(func.getBody().front(), inputs, depth);
   if (!results)
@@ -565,6 +578,13 @@ runOpResults(Operation *op, llvm::ArrayRef<const HostTensor *> operands) {
                                    "runOpResults: wrong number of operands");
   Executor executor;
   return executor.runOpResults(op, operands);
+}
+
+Error checkArguments(func::FuncOp func, llvm::ArrayRef<HostTensor> inputs) {
+  llvm::SmallVector<const HostTensor *> pointers;
+  for (const HostTensor &t : inputs)
+    pointers.push_back(&t);
+  return checkInputs(func, pointers);
 }
 
 Expected<std::vector<HostTensor>>

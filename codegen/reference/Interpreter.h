@@ -39,6 +39,13 @@ llvm::Expected<std::vector<runtime::HostTensor>>
 runFunction(mlir::func::FuncOp func,
             llvm::ArrayRef<runtime::HostTensor> inputs);
 
+/// Checks `inputs` against `func`'s argument types as runFunction does
+/// (count, dtype, rank, static dims): an error located at the function,
+/// e.g. `f.mlir:1:1: function 'f' argument #0 expects tensor<2x3xf32>, got
+/// tensor<2x4xf32>`. Backends check call-time arguments with it.
+llvm::Error checkArguments(mlir::func::FuncOp func,
+                           llvm::ArrayRef<runtime::HostTensor> inputs);
+
 /// Executes one tgc op on `operands` (their dtypes and shapes must fit the
 /// op's operand types) and returns its result; the same kernels and checks
 /// as runFunction. Backends use it for ops they do not implement.
