@@ -1222,7 +1222,84 @@ struct InlineFusionOfConstants : OpRewritePattern<FusionOp> {
 };
 } // namespace
 
+namespace {
+/// Whether `type` is a small integer tensor: a shape, or arithmetic on one.
+bool isShapeLike(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() && tensor.getNumElements() <= 64 &&
+         isa<IntegerType>(tensor.getElementType());
+}
+
+/// A small integer constant operand of a fusion that only shape arithmetic
+/// reads (dynamic_reshape shapes, ops with integer results) is cloned into
+/// its body, so that the ops there fold (a dynamic_reshape to a constant
+/// shape becomes static). Weights and other operands stay operands.
+struct ConstantOperandsIntoFusion : OpRewritePattern<FusionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusionOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &body = op.getBlock();
+    bool changed = false;
+    for (auto [operand, arg] :
+         llvm::zip(op->getOperands(), body.getArguments())) {
+      Attribute value;
+      if (arg.use_empty() || operand.getType() != arg.getType() ||
+          !isShapeLike(arg.getType()) ||
+          !matchPattern(operand, m_Constant(&value)))
+        continue;
+      bool shapeUsesOnly = llvm::all_of(arg.getUses(), [](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (isa<DynamicReshapeOp>(user))
+          return use.getOperandNumber() == 1;
+        return !isa<YieldOp>(user) && user->getNumResults() > 0 &&
+               llvm::all_of(user->getResultTypes(), isShapeLike);
+      });
+      if (!shapeUsesOnly)
+        continue;
+      rewriter.setInsertionPointToStart(&body);
+      Operation *constant = operand.getDefiningOp()->getDialect()
+                                ->materializeConstant(rewriter, value,
+                                                      arg.getType(),
+                                                      op.getLoc());
+      if (!constant)
+        continue;
+      rewriter.replaceAllUsesWith(arg, constant->getResult(0));
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
+/// A small integer fusion result its body yields as a constant is that
+/// constant outside too (a shape_of of a static value inside a fusion).
+struct ConstantResultsOutOfFusion : OpRewritePattern<FusionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusionOp op,
+                                PatternRewriter &rewriter) const override {
+    bool changed = false;
+    for (auto [result, yielded] :
+         llvm::zip(op->getResults(), op.getBlock().getTerminator()->getOperands())) {
+      Attribute value;
+      if (result.use_empty() || result.getType() != yielded.getType() ||
+          !isShapeLike(result.getType()) ||
+          !matchPattern(yielded, m_Constant(&value)))
+        continue;
+      rewriter.setInsertionPoint(op);
+      Operation *constant =
+          yielded.getDefiningOp()->getDialect()->materializeConstant(
+              rewriter, value, result.getType(), op.getLoc());
+      if (!constant)
+        continue;
+      rewriter.replaceAllUsesWith(result, constant->getResult(0));
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+} // namespace
+
 void FusionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<InlineFusionOfConstants>(context);
+  results.add<InlineFusionOfConstants, ConstantOperandsIntoFusion,
+              ConstantResultsOutOfFusion>(context);
 }

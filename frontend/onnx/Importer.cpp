@@ -224,6 +224,9 @@ private:
   llvm::Error attrTypeError(const AP &a, llvm::StringRef expected) const;
   llvm::Expected<std::optional<int64_t>> attrInt(llvm::StringRef name);
   llvm::Expected<int64_t> attrInt(llvm::StringRef name, int64_t dflt);
+  /// An int attribute that is a flag: 0 or 1 (ONNX's own shape inference
+  /// reads other values differently from its reference), else an error.
+  llvm::Expected<bool> attrFlag(llvm::StringRef name, bool dflt);
   llvm::Expected<std::optional<double>> attrFloat(llvm::StringRef name);
   llvm::Expected<double> attrFloat(llvm::StringRef name, double dflt);
   llvm::Expected<std::optional<std::vector<int64_t>>>
@@ -1885,11 +1888,19 @@ llvm::Expected<std::vector<int64_t>> Importer::reduceAxes(int64_t rank) {
   return normalized;
 }
 
+llvm::Expected<bool> Importer::attrFlag(llvm::StringRef name, bool dflt) {
+  TRY(value, attrInt(name, dflt ? 1 : 0));
+  if (value != 0 && value != 1)
+    return fail("attribute '" + name + "' must be 0 or 1, not " +
+                llvm::Twine(value));
+  return value == 1;
+}
+
 llvm::Error Importer::convReduce() {
   const std::string &op = node->op_type();
   TRY(x, in(0));
-  TRY(keepdims, attrInt("keepdims", 1));
-  TRY(noop, attrInt("noop_with_empty_axes", 0));
+  TRY(keepdims, attrFlag("keepdims", true));
+  TRY(noop, attrFlag("noop_with_empty_axes", false));
   TRY(axes, reduceAxes(x.rank()));
   if (axes.empty()) {
     if (noop || x.rank() == 0) {
@@ -1899,7 +1910,7 @@ llvm::Error Importer::convReduce() {
     for (int64_t d = 0; d < x.rank(); ++d)
       axes.push_back(d);
   }
-  bool keep = keepdims != 0;
+  bool keep = keepdims;
   Tensor y;
   if (op == "ReduceSum") {
     TRYT(r, tgc::reduceSum(x, axes, keep));
@@ -1953,11 +1964,11 @@ llvm::Error Importer::convReduce() {
 llvm::Error Importer::convArgReduce() {
   TRY(x, in(0));
   TRY(axis, axisAttr("axis", 0, x.rank()));
-  TRY(keepdims, attrInt("keepdims", 1));
-  TRY(last, attrInt("select_last_index", 0));
+  TRY(keepdims, attrFlag("keepdims", true));
+  TRY(last, attrFlag("select_last_index", false));
   bool isMax = node->op_type() == "ArgMax";
-  TRYT(y, isMax ? tgc::argmax(x, axis, keepdims != 0, last != 0)
-                : tgc::argmin(x, axis, keepdims != 0, last != 0));
+  TRYT(y, isMax ? tgc::argmax(x, axis, keepdims, last)
+                : tgc::argmin(x, axis, keepdims, last));
   out(0, y);
   return llvm::Error::success();
 }

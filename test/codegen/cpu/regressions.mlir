@@ -25,7 +25,8 @@
 // CHECK-DAG: @dynamic_fusion: ok
 // CHECK-DAG: @reshape_to_element_count: ok
 // CHECK-DAG: @reshape_to_fused_element_count: ok
-// CHECK: differential: 12 functions, 0 mismatches
+// CHECK-DAG: @shape_across_fusions: ok
+// CHECK: differential: 13 functions, 0 mismatches
 
 // The native convolution (f64, f16, bf16; f32 where oneDNN takes no empty
 // input) added bias[0] to every channel: the bias [O] broadcast along the
@@ -121,4 +122,23 @@ func.func @reshape_to_fused_element_count(%x: tensor<?x2xui16>) -> tensor<?xui16
   }
   %y = tgc.dynamic_reshape %x, %n : (tensor<?x2xui16>, tensor<1xi64>) -> tensor<?xui16>
   return %y : tensor<?xui16>
+}
+
+// A shape computed in one fusion and used by a dynamic_reshape in another:
+// small integer constants now cross fusion boundaries (tgc-smith seed 1,
+// function 24).
+func.func @shape_across_fusions(%x: tensor<?x3xf32>, %a: tensor<4x8xui8>) -> (tensor<?x3xf32>, tensor<?x1xi64>) {
+  %f0:2 = tgc.fusion <loop> (%x, %a) : (tensor<?x3xf32>, tensor<4x8xui8>) -> (tensor<?x3xf32>, tensor<2xi64>) {
+  ^bb0(%b0: tensor<?x3xf32>, %b1: tensor<4x8xui8>):
+    %e = tgc.exp %b0 : tensor<?x3xf32>
+    %s = tgc.shape_of %b1 : tensor<4x8xui8> -> tensor<2xi64>
+    tgc.yield %e, %s : tensor<?x3xf32>, tensor<2xi64>
+  }
+  %f1 = tgc.fusion <loop> (%a, %f0#1) : (tensor<4x8xui8>, tensor<2xi64>) -> tensor<?x1xi64> {
+  ^bb0(%c0: tensor<4x8xui8>, %c1: tensor<2xi64>):
+    %r = tgc.dynamic_reshape %c0, %c1 : (tensor<4x8xui8>, tensor<2xi64>) -> tensor<?x?xui8>
+    %m = tgc.argmin %r {axis = 1 : i64, keepdims} : (tensor<?x?xui8>) -> tensor<?x1xi64>
+    tgc.yield %m : tensor<?x1xi64>
+  }
+  return %f0#0, %f1 : tensor<?x3xf32>, tensor<?x1xi64>
 }

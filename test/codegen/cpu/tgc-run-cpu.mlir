@@ -21,7 +21,7 @@
 // BENCH: @f on cpu: 3 runs, latency ms min
 // PROFILE: "traceEvents"
 // PROFILE: "ph":"X"
-// BADSHAPE: tgc-run: error: {{.*}}argument #0: expected tensor<2x4xf32>, got shape 2x5
+// BADSHAPE: tgc-run: error: {{.*}}tgc-run-cpu.mlir:[[# @LINE + 3]]:1: function 'f' argument #0 expects tensor<2x4xf32>, got tensor<2x5xf32>
 // VERBOSE: tgc: {{.*}}matmul
 
 func.func @f(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x4xf32> {
