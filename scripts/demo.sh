@@ -72,9 +72,21 @@ step "Fusion: the CPU plan unfused (--pipeline=tgc-cpu-unfused) and fused (defau
 echo "--- fused:"
 "$BIN/tgc-run" examples/fusion.mlir --seed=5 --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-140
 
-step "Winograd: 3x3 convolutions with 32+ channels run on oneDNN's Winograd kernels in nChw16c, reorders only at the boundaries (TGC_WINOGRAD=0 turns it off)"
-"$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
+step "Instruction sets: the plan follows the ISA oneDNN runs (this machine: $("$BIN/tgc-run" --print-target)); DNNL_MAX_CPU_ISA=AVX2 plans as an AVX2-only machine would"
+"$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[|^target" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
+echo "--- DNNL_MAX_CPU_ISA=AVX2 (nChw8c blocks, no Winograd):"
+DNNL_MAX_CPU_ISA=AVX2 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[|^target" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --differential | tail -1
+DNNL_MAX_CPU_ISA=AVX2 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --differential | tail -1
+
+step "NaN propagates on every backend: relu, softmax, max pooling of [nan, 1, -2] (oneDNN's kernels would drop the NaN)"
+"$BIN/tgc-run" test/codegen/cpu/nan-semantics.mlir --function=relu --input=3xf32=nan,1,-2 | tail -1
+"$BIN/tgc-run" test/codegen/cpu/nan-semantics.mlir --function=softmax --input=3xf32=nan,1,-2 | tail -1
+
+step "Random programs: tgc-smith generates well-typed functions of every op and dtype and compares the CPU backend with the interpreter (make fuzz-graphs N=... runs long campaigns)"
+/usr/bin/env python3 test/fuzz/tgc_smith.py generate --seed 7 --index 3 | head -12
+/usr/bin/env python3 test/fuzz/tgc_smith.py campaign --count 20 --seed 7 --rotate 1 --jobs 2 --no-minimize \
+  --out /tmp/tgc-demo-smith --tgc-run "$BIN/tgc-run" --tgc-opt "$BIN/tgc-opt" | tail -3
 
 if [ -x "$BIN/tgc-cuda-codegen" ]; then
   step "CUDA: the same function planned for a GPU (compile only, no GPU needed): cuDNN conv with bias+relu, cuBLASLt matmul with bias, generated kernels"
