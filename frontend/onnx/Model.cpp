@@ -25,6 +25,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 
 using namespace tgc;
@@ -208,23 +209,13 @@ static std::string formatDims(const std::vector<int64_t> &shape) {
 // TensorProto -> HostTensor
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<HostTensor>
-onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
-                          const std::string &what) {
-  std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
-  if (!dtype)
-    return makeUnsupportedError(
-        what + " has element type " + onnxTypeName(tensor.data_type()) +
-        ", which tgc does not support (supported: FLOAT, "
-        "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, "
-        "INT64, UINT8, UINT16, UINT32, UINT64)");
-  if (tensor.has_segment())
-    return makeUnsupportedError(what + " is segmented, which is not supported");
+llvm::Error onnximpl::checkTensorData(const TP &tensor, DType dtype,
+                                      const std::string &what) {
   std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   for (int64_t d : shape)
     if (d < 0)
       return makeError(what + " has negative dim " + llvm::Twine(d));
-  size_t elementSize = runtime::dtypeSize(*dtype);
+  size_t elementSize = runtime::dtypeSize(dtype);
   // Check the data against the shape before allocating anything: a bogus
   // shape (or a file that is not a TensorProto) must not allocate terabytes.
   auto checkedCount = HostTensor::checkedNumElements(shape);
@@ -266,6 +257,25 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
         (availableIsBytes ? " bytes" : " values") + " of data but its shape " +
         formatDims(shape) + " and type " + onnxTypeName(tensor.data_type()) +
         " need " + llvm::Twine(availableIsBytes ? bytes : *checkedCount));
+  return llvm::Error::success();
+}
+
+llvm::Expected<HostTensor>
+onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
+                          const std::string &what) {
+  std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
+  if (!dtype)
+    return makeUnsupportedError(
+        what + " has element type " + onnxTypeName(tensor.data_type()) +
+        ", which tgc does not support (supported: FLOAT, "
+        "FLOAT16, BFLOAT16, DOUBLE, BOOL, INT8, INT16, INT32, "
+        "INT64, UINT8, UINT16, UINT32, UINT64)");
+  if (tensor.has_segment())
+    return makeUnsupportedError(what + " is segmented, which is not supported");
+  std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  if (auto error = checkTensorData(tensor, *dtype, what))
+    return std::move(error);
+  size_t elementSize = runtime::dtypeSize(*dtype);
   auto allocated = HostTensor::allocate(*dtype, shape);
   if (!allocated.ok())
     return makeError(what + ": " + std::string(allocated.status().message()));
@@ -462,6 +472,102 @@ llvm::Error checkFunctionRecursion(const ::onnx::ModelProto &model,
   return llvm::Error::success();
 }
 
+} // namespace
+
+llvm::Error
+onnximpl::checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
+                                      const std::string &modelName) {
+  const ::onnx::GraphProto &graph = model.graph();
+  // Known ranks and dims (-1: unknown dim) of the graph's named values.
+  std::map<std::string, std::vector<int64_t>> shapes;
+  std::set<std::string> defined;
+  auto noteValueInfo = [&](const ::onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    std::vector<int64_t> dims;
+    for (const auto &d : info.type().tensor_type().shape().dim())
+      dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    shapes[info.name()] = dims;
+  };
+  for (const auto &input : graph.input()) {
+    defined.insert(input.name());
+    noteValueInfo(input);
+  }
+  for (const auto &info : graph.value_info())
+    noteValueInfo(info);
+  for (const auto &init : graph.initializer()) {
+    std::string what = modelName + ": initializer '" + init.name() + "'";
+    if (std::optional<DType> dtype = dtypeFromOnnx(init.data_type()))
+      if (auto error = checkTensorData(init, *dtype, what))
+        return error;
+    defined.insert(init.name());
+    shapes[init.name()] =
+        std::vector<int64_t>(init.dims().begin(), init.dims().end());
+  }
+  auto nodeError = [&](const ::onnx::NodeProto &node, const llvm::Twine &why) {
+    return makeError(modelName + ": node '" + node.name() + "' (" +
+                     node.op_type() + "): " + why);
+  };
+  auto rankOf = [&](const std::string &name) -> std::optional<size_t> {
+    auto it = shapes.find(name);
+    if (it == shapes.end())
+      return std::nullopt;
+    return it->second.size();
+  };
+  for (const auto &node : graph.node()) {
+    for (const auto &attr : node.attribute())
+      if (attr.has_t())
+        if (std::optional<DType> dtype = dtypeFromOnnx(attr.t().data_type()))
+          if (auto error = checkTensorData(
+                  attr.t(), *dtype,
+                  modelName + ": node '" + node.name() + "' attribute '" +
+                      attr.name() + "'"))
+            return error;
+    const std::string &op = node.op_type();
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (defaultDomain && (op == "Conv" || op == "ConvTranspose" ||
+                          op == "ConvInteger" || op == "QLinearConv")) {
+      size_t xIndex = 0, wIndex = op == "QLinearConv" ? 3 : 1;
+      if (node.input_size() > static_cast<int>(wIndex)) {
+        const std::string &w = node.input(static_cast<int>(wIndex));
+        auto wShape = shapes.find(w);
+        if (wShape != shapes.end()) {
+          const std::vector<int64_t> &dims = wShape->second;
+          if (dims.size() < 3)
+            return nodeError(node, "the weight '" + w + "' has rank " +
+                                       llvm::Twine(dims.size()) +
+                                       "; it needs rank 3 or more");
+          for (int64_t d : dims)
+            if (d == 0)
+              return nodeError(node, "the weight '" + w +
+                                         "' has a zero-size dim");
+          // A smaller input rank is what ONNX's inference indexes past;
+          // other mismatches get the importer's own error.
+          auto xRank = rankOf(node.input(static_cast<int>(xIndex)));
+          if (xRank && (*xRank < 3 || *xRank < dims.size()))
+            return nodeError(node, "the input has rank " +
+                                       llvm::Twine(*xRank) +
+                                       " but the weight '" + w + "' rank " +
+                                       llvm::Twine(dims.size()));
+        }
+      }
+    }
+    if (defaultDomain && op == "MaxUnpool" &&
+        (node.input_size() < 2 || node.input(1).empty()))
+      return nodeError(node, "MaxUnpool needs its indices (input #1)");
+    for (const auto &out : node.output())
+      defined.insert(out);
+  }
+  for (const auto &output : graph.output())
+    if (!defined.count(output.name()))
+      return makeError(modelName + ": graph output '" + output.name() +
+                       "' is produced by no node, input or initializer");
+  return llvm::Error::success();
+}
+
+namespace {
+
 /// Runs `body`, turning any exception into an error prefixed with `stage`.
 template <typename F>
 llvm::Error guarded(llvm::StringRef stage, const std::string &model, F body) {
@@ -501,6 +607,8 @@ importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
         llvm::Twine(kMaxOpset) + ")");
 
   if (auto error = checkFunctionRecursion(model, name))
+    return std::move(error);
+  if (auto error = checkOnnxLibraryAssumptions(model, name))
     return std::move(error);
 
   if (options.runChecker) {

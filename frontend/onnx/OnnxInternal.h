@@ -67,6 +67,21 @@ llvm::Expected<runtime::HostTensor>
 tensorFromProto(const ::onnx::TensorProto &tensor, const ExternalData &external,
                 const std::string &what);
 
+/// Checks a TensorProto's dims (non-negative, element count and byte size
+/// within int64) against the data it holds (raw bytes, typed values; an
+/// external tensor is checked when read), allocating nothing.
+llvm::Error checkTensorData(const ::onnx::TensorProto &tensor,
+                            runtime::DType dtype, const std::string &what);
+
+/// Checks what ONNX 1.12's shape inference and version converter assume of
+/// `model` and crash on (segfaults, unbounded allocation) when it does not
+/// hold: initializers whose dims claim more data than they have, graph
+/// outputs no node, input or initializer produces, convolutions whose
+/// weights are not rank >= 3 with non-zero dims or whose input and weight
+/// ranks differ, MaxUnpool without its indices. The error names the node.
+llvm::Error checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
+                                        const std::string &modelName);
+
 /// Imports a checked, shape-inferred model.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importModelProto(mlir::MLIRContext &context, ::onnx::ModelProto &model,
