@@ -13,3 +13,11 @@ if(TGC_SANITIZER_FLAGS)
   add_compile_options(${TGC_SANITIZER_FLAGS})
   add_link_options(${TGC_SANITIZER_FLAGS})
 endif()
+# The fuzz preset: every tgc object gets libFuzzer's coverage
+# instrumentation; the fuzz targets link libFuzzer itself.
+if(TGC_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "TGC_BUILD_FUZZERS needs clang (the fuzz preset uses clang++-22)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/lib/RunTool.h"
+#include "tools/lib/TensorLiteral.h"
 
 #include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
@@ -790,69 +791,6 @@ Error run(const Options &opts) {
   return Error::success();
 }
 } // namespace
-
-Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
-  auto [typePart, valuePart] = spec.split('=');
-  SmallVector<StringRef> pieces;
-  typePart.split(pieces, 'x');
-  std::optional<DType> dtype = tgc::runtime::parseDType(pieces.back());
-  if (!dtype)
-    return makeError("bad tensor literal '" + spec +
-                     "': unknown element type '" + pieces.back() + "'");
-  std::vector<int64_t> shape;
-  for (StringRef dim : ArrayRef(pieces).drop_back()) {
-    int64_t size;
-    if (dim.getAsInteger(10, size) || size < 0)
-      return makeError("bad tensor literal '" + spec + "': bad dim '" + dim +
-                       "'");
-    shape.push_back(size);
-  }
-  auto tensor = HostTensor::allocate(*dtype, shape);
-  if (!tensor.ok())
-    return makeError("bad tensor literal '" + spec +
-                     "': " + std::string(tensor.status().message()));
-  SmallVector<StringRef> values;
-  if (!valuePart.trim().empty())
-    valuePart.split(values, ',');
-  int64_t n = tensor->numElements();
-  if (!(static_cast<int64_t>(values.size()) == n ||
-        (values.size() == 1 && n > 0)))
-    return makeError("bad tensor literal '" + spec +
-                     "': " + Twine(values.size()) + " values for shape " +
-                     tgc::formatShape(shape) + " (" + Twine(n) + " elements)");
-  for (int64_t i = 0; i < n; ++i) {
-    StringRef text = values[values.size() == 1 ? 0 : i].trim();
-    if (tgc::runtime::isFloatDType(*dtype)) {
-      double v;
-      std::string lower = text.lower();
-      if (lower == "nan")
-        v = std::nan("");
-      else if (lower == "inf" || lower == "+inf")
-        v = INFINITY;
-      else if (lower == "-inf")
-        v = -INFINITY;
-      else if (text.getAsDouble(v))
-        return makeError("bad tensor literal '" + spec + "': bad number '" +
-                         text + "'");
-      tensor->setDouble(i, v);
-    } else if (tgc::runtime::isUnsignedDType(*dtype)) {
-      uint64_t v;
-      if (text.getAsInteger(10, v))
-        return makeError("bad tensor literal '" + spec + "': bad integer '" +
-                         text + "'");
-      tensor->setUInt(i, v);
-    } else {
-      int64_t v;
-      if (*dtype == DType::I1 && (text == "true" || text == "false"))
-        v = text == "true";
-      else if (text.getAsInteger(10, v))
-        return makeError("bad tensor literal '" + spec + "': bad integer '" +
-                         text + "'");
-      tensor->setInt(i, v);
-    }
-  }
-  return std::move(*tensor);
-}
 
 int tgc::runToolMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
