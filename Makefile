@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test test-isa setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs clean
+.PHONY: demo test test-isa setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs fuzz clean
 
 BUILD_DIR := build
 
@@ -78,6 +78,17 @@ fuzz-graphs: build
 	python3 test/fuzz/tgc_smith.py campaign --count $(N) --seed $(SEED) --jobs 2 \
 	  --out $(BUILD_DIR)/fuzz-graphs \
 	  --tgc-run $(BUILD_DIR)/bin/tgc-run --tgc-opt $(BUILD_DIR)/bin/tgc-opt
+
+# Coverage-guided fuzzing (libFuzzer, clang-22, ASan + UBSan; build-fuzz/):
+# RUNS executions of each target over its seed corpus (default 200000),
+# crashers in build-fuzz/findings/. `make test` replays the corpora through
+# the regular build (ctest fuzz-replay-*).
+RUNS ?= 200000
+fuzz:
+	@./scripts/setup.sh --fuzz
+	cmake --preset fuzz
+	cmake --build --preset fuzz --target fuzz-npy fuzz-tensor-literal fuzz-onnx-import fuzz-mlir-pipeline
+	./scripts/fuzz.sh build-fuzz $(RUNS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -10,8 +10,9 @@
 
 namespace tgc {
 
-/// The most elements a literal may fill (256 Mi: 1 GiB of f32).
-inline constexpr int64_t kMaxLiteralElements = int64_t{1} << 28;
+/// The most elements a literal may fill (4 Mi: 16 MiB of f32; larger
+/// tensors belong in a .npy file).
+inline constexpr int64_t kMaxLiteralElements = int64_t{1} << 22;
 
 /// Parses an inline tensor literal `[DIMSx]DTYPE=V1,V2,...` such as
 /// `2x3xf32=1,2,3,4,5,6` or `i64=7`; a single value fills the whole tensor,
