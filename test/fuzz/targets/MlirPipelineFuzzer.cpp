@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::DialectRegistry *registry = [] {
@@ -26,7 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tgc::registerAllDialects(*r);
     return r;
   }();
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads the byte after the text, as the tools' file buffers
+  // are null-terminated: so is this copy.
+  std::string copy(reinterpret_cast<const char *>(data), size);
+  llvm::StringRef text(copy.c_str(), copy.size());
   if (llvm::Error error = tgc::checkParserLimits(text, "fuzz.mlir")) {
     llvm::consumeError(std::move(error));
     return 0;
