@@ -3,8 +3,8 @@
 # Idempotent: packages already installed are skipped, and apt is not touched
 # at all when nothing is missing.
 #   scripts/setup.sh                the build and test dependencies
-#   scripts/setup.sh --fuzz         also clang-22 and its libFuzzer/OpenMP
-#                                   runtimes for `make fuzz`
+#   scripts/setup.sh --fuzz         also clang-22 and its libFuzzer runtime
+#                                   for `make fuzz`
 #   scripts/setup.sh --real-models  also PyTorch, torchvision and the OpenMP
 #                                   OpenBLAS for scripts/real-models.py
 set -euo pipefail
@@ -17,8 +17,11 @@ PACKAGES=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
-  # libFuzzer with ASan/UBSan (the fuzz CMake preset).
-  PACKAGES+=(clang-22 libclang-rt-22-dev libomp-22-dev)
+  # libFuzzer with ASan/UBSan (the fuzz CMake preset). Not libomp-22-dev:
+  # its libgomp.so.1 alias in /usr/lib/llvm-22/lib would replace GCC's
+  # OpenMP runtime in every tgc binary (their RUNPATH has that directory);
+  # the preset builds against GCC's libgomp, as oneDNN is.
+  PACKAGES+=(clang-22 libclang-rt-22-dev)
 fi
 if [[ "${1:-}" == "--real-models" ]]; then
   PACKAGES+=(python3-torch python3-torchvision python3-numpy libopenblas0-openmp)
