@@ -276,25 +276,11 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
   if (auto error = checkTensorData(tensor, *dtype, what))
     return std::move(error);
   size_t elementSize = runtime::dtypeSize(*dtype);
-  auto allocated = HostTensor::allocate(*dtype, shape);
-  if (!allocated.ok())
-    return makeError(what + ": " + std::string(allocated.status().message()));
-  HostTensor result = std::move(*allocated);
-  int64_t count = result.numElements();
-
-  auto fromRaw = [&](llvm::StringRef raw) -> llvm::Error {
-    if (raw.size() != result.byteSize())
-      return makeError(what + " has " + llvm::Twine(raw.size()) +
-                       " bytes of data but its shape and type need " +
-                       llvm::Twine(result.byteSize()));
-    if (raw.size())
-      std::memcpy(result.data(), raw.data(), raw.size());
-    if (*dtype == DType::I1)
-      for (int64_t i = 0; i < count; ++i)
-        result.dataAs<uint8_t>()[i] = result.dataAs<uint8_t>()[i] != 0;
-    return llvm::Error::success();
-  };
-
+  // checkTensorData bounded count * size. External data is read (and
+  // checked against its file) before anything of that size is allocated.
+  int64_t byteSize = *HostTensor::checkedNumElements(shape) *
+                     static_cast<int64_t>(elementSize);
+  std::optional<std::string> externalBytes;
   if (tensor.data_location() == TP::EXTERNAL) {
     std::string location;
     int64_t offset = 0;
@@ -316,17 +302,39 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
     }
     if (location.empty())
       return makeError(what + " has external data without a location");
-    if (length && *length != static_cast<int64_t>(result.byteSize()))
+    if (length && *length != static_cast<int64_t>(byteSize))
       return makeError(what + ": external data length " + llvm::Twine(*length) +
                        " does not match its shape and "
                        "type (" +
-                       llvm::Twine(result.byteSize()) + " bytes)");
+                       llvm::Twine(byteSize) + " bytes)");
     if (!length)
-      length = static_cast<int64_t>(result.byteSize());
+      length = static_cast<int64_t>(byteSize);
     auto bytes = readExternal(external, location, offset, length, what);
     if (!bytes)
       return bytes.takeError();
-    if (auto error = fromRaw(*bytes))
+    externalBytes = std::move(*bytes);
+  }
+  auto allocated = HostTensor::allocate(*dtype, shape);
+  if (!allocated.ok())
+    return makeError(what + ": " + std::string(allocated.status().message()));
+  HostTensor result = std::move(*allocated);
+  int64_t count = result.numElements();
+
+  auto fromRaw = [&](llvm::StringRef raw) -> llvm::Error {
+    if (raw.size() != result.byteSize())
+      return makeError(what + " has " + llvm::Twine(raw.size()) +
+                       " bytes of data but its shape and type need " +
+                       llvm::Twine(result.byteSize()));
+    if (raw.size())
+      std::memcpy(result.data(), raw.data(), raw.size());
+    if (*dtype == DType::I1)
+      for (int64_t i = 0; i < count; ++i)
+        result.dataAs<uint8_t>()[i] = result.dataAs<uint8_t>()[i] != 0;
+    return llvm::Error::success();
+  };
+
+  if (externalBytes) {
+    if (auto error = fromRaw(*externalBytes))
       return std::move(error);
     return result;
   }
