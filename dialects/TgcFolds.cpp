@@ -1257,10 +1257,9 @@ struct ConstantOperandsIntoFusion : OpRewritePattern<FusionOp> {
       if (!shapeUsesOnly)
         continue;
       rewriter.setInsertionPointToStart(&body);
-      Operation *constant = operand.getDefiningOp()->getDialect()
-                                ->materializeConstant(rewriter, value,
-                                                      arg.getType(),
-                                                      op.getLoc());
+      Operation *constant =
+          operand.getDefiningOp()->getDialect()->materializeConstant(
+              rewriter, value, arg.getType(), op.getLoc());
       if (!constant)
         continue;
       rewriter.replaceAllUsesWith(arg, constant->getResult(0));
@@ -1277,8 +1276,8 @@ struct ConstantResultsOutOfFusion : OpRewritePattern<FusionOp> {
   LogicalResult matchAndRewrite(FusionOp op,
                                 PatternRewriter &rewriter) const override {
     bool changed = false;
-    for (auto [result, yielded] :
-         llvm::zip(op->getResults(), op.getBlock().getTerminator()->getOperands())) {
+    for (auto [result, yielded] : llvm::zip(
+             op->getResults(), op.getBlock().getTerminator()->getOperands())) {
       Attribute value;
       if (result.use_empty() || result.getType() != yielded.getType() ||
           !isShapeLike(result.getType()) ||

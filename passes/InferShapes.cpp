@@ -122,9 +122,8 @@ int64_t tgc::inferShapes(Operation *root) {
              llvm::zip(body.getArguments(), fusion->getOperands()))
           refined += refineValue(arg, operand.getType());
       } else if (stage.isAfterAllRegions()) {
-        for (auto [result, yielded] :
-             llvm::zip(fusion->getResults(),
-                       body.getTerminator()->getOperandTypes()))
+        for (auto [result, yielded] : llvm::zip(
+                 fusion->getResults(), body.getTerminator()->getOperandTypes()))
           refined += refineValue(result, yielded);
       }
       return;

@@ -777,11 +777,11 @@ cpu::ActivationLayouts cpu::activationLayoutsFromEnvironment() {
 
 std::string cpu::targetDescription() {
   const runtime::cpu::CpuIsa &isa = runtime::cpu::cpuIsa();
-  return absl::StrCat(
-      "x86 ", isa.name, " (",
-      isa.channelBlock ? absl::StrCat("channel block ", isa.channelBlock)
-                       : std::string("no channel block"),
-      isa.winograd ? ", Winograd" : ", no Winograd", ")");
+  return absl::StrCat("x86 ", isa.name, " (",
+                      isa.channelBlock
+                          ? absl::StrCat("channel block ", isa.channelBlock)
+                          : std::string("no channel block"),
+                      isa.winograd ? ", Winograd" : ", no Winograd", ")");
 }
 
 bool cpu::winogradEnabledFromEnvironment() {
@@ -1172,6 +1172,33 @@ cpu::compile(func::FuncOp func,
     return true;
   };
 
+  // One step running `kernel` over all of `op`'s operands (plain) and
+  // writing every result to the arena; `name` labels the step and its
+  // results, `where` the reorders its operands may need.
+  auto emitWholeOpStep = [&](Operation &op,
+                             std::shared_ptr<const runtime::Kernel> kernel,
+                             std::string path, const std::string &name,
+                             const std::string &where) -> llvm::Error {
+    runtime::Step step;
+    step.op = name;
+    step.kernel = std::move(kernel);
+    step.path = std::move(path);
+    for (Value v : op.getOperands()) {
+      auto in = plainId(v, where);
+      if (!in)
+        return in.takeError();
+      step.inputs.push_back(*in);
+    }
+    for (Value result : op.getResults()) {
+      auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, name);
+      if (!id)
+        return id.takeError();
+      step.outputs.push_back(*id);
+    }
+    exe.steps.push_back(std::move(step));
+    return llvm::Error::success();
+  };
+
   for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
     auto id = addValue(
         arg, {runtime::ValueStorage::Kind::Input, static_cast<int64_t>(i), 0},
@@ -1223,23 +1250,10 @@ cpu::compile(func::FuncOp func,
         llvm::all_of(op.getResultTypes(), isEmptyTensor)) {
       // Nothing to compute: every result is empty (and a loop fusion's ops
       // have no errors that depend on values).
-      runtime::Step step;
-      step.op = where;
-      step.kernel = std::make_shared<EmptyResultKernel>();
-      step.path = "native";
-      for (Value v : op.getOperands()) {
-        auto in = plainId(v, where);
-        if (!in)
-          return in.takeError();
-        step.inputs.push_back(*in);
-      }
-      for (Value result : op.getResults()) {
-        auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, where);
-        if (!id)
-          return id.takeError();
-        step.outputs.push_back(*id);
-      }
-      exe.steps.push_back(std::move(step));
+      if (auto error =
+              emitWholeOpStep(op, std::make_shared<EmptyResultKernel>(),
+                              "native", where, where))
+        return std::move(error);
       continue;
     }
     if (auto fusion = dyn_cast<FusionOp>(op);
@@ -1251,24 +1265,10 @@ cpu::compile(func::FuncOp func,
       auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
       if (!kernel.ok())
         return errorAt(&op, std::string(kernel.status().message()));
-      runtime::Step step;
-      step.kernel = *kernel;
-      step.op = "tgc.fusion <loop> at " + locationString(op.getLoc());
-      step.path = "jit";
-      for (Value v : op.getOperands()) {
-        auto in = plainId(v, where);
-        if (!in)
-          return in.takeError();
-        step.inputs.push_back(*in);
-      }
-      for (Value result : op.getResults()) {
-        auto id =
-            addValue(result, {runtime::ValueStorage::Kind::Arena}, step.op);
-        if (!id)
-          return id.takeError();
-        step.outputs.push_back(*id);
-      }
-      exe.steps.push_back(std::move(step));
+      if (auto error = emitWholeOpStep(
+              op, *kernel, "jit",
+              "tgc.fusion <loop> at " + locationString(op.getLoc()), where))
+        return std::move(error);
       continue;
     }
     if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||
@@ -1282,23 +1282,10 @@ cpu::compile(func::FuncOp func,
     if (op.getNumResults() > 1 || loopFusion) {
       // Multi-result ops (topk), and loop fusions over empty tensors
       // (touchesEmptyTensors), run on the reference kernels.
-      runtime::Step step;
-      step.op = where;
-      step.kernel = std::make_shared<ReferenceKernel>(&op);
-      step.path = "reference";
-      for (Value v : op.getOperands()) {
-        auto in = plainId(v, where);
-        if (!in)
-          return in.takeError();
-        step.inputs.push_back(*in);
-      }
-      for (Value result : op.getResults()) {
-        auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, where);
-        if (!id)
-          return id.takeError();
-        step.outputs.push_back(*id);
-      }
-      exe.steps.push_back(std::move(step));
+      if (auto error =
+              emitWholeOpStep(op, std::make_shared<ReferenceKernel>(&op),
+                              "reference", where, where))
+        return std::move(error);
       continue;
     }
     if (auto fusion = dyn_cast<FusionOp>(op); fusion && options.enableOneDnn) {

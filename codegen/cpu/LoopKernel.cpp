@@ -180,8 +180,7 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
     return absl::InternalError(llvm::toString(builder.takeError()));
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   // Stay within the ISA oneDNN plans for (DNNL_MAX_CPU_ISA caps both).
-  for (const std::string &feature :
-       runtime::cpu::cpuIsa().disabledJitFeatures)
+  for (const std::string &feature : runtime::cpu::cpuIsa().disabledJitFeatures)
     builder->getFeatures().AddFeature(feature, /*Enable=*/false);
   auto targetMachine = builder->createTargetMachine();
   if (!targetMachine)

@@ -301,10 +301,10 @@ public:
 
 /// An error about `func` located at it.
 Error functionError(func::FuncOp func, const llvm::Twine &message) {
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      formatLocation(func.getLoc()) + ": function '" + func.getSymName() +
-          "' " + message.str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 formatLocation(func.getLoc()) +
+                                     ": function '" + func.getSymName() + "' " +
+                                     message.str());
 }
 
 Error checkInputs(func::FuncOp func,
@@ -318,8 +318,7 @@ Error checkInputs(func::FuncOp func,
     std::string mismatch = checkAgainstType(*inputs[i], argType);
     if (!mismatch.empty())
       return functionError(func, "argument #" + llvm::Twine(i) + " expects " +
-                                     typeString(argType) + ", got " +
-                                     mismatch);
+                                     typeString(argType) + ", got " + mismatch);
   }
   return Error::success();
 }

@@ -527,10 +527,10 @@ onnximpl::checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
     for (const auto &attr : node.attribute())
       if (attr.has_t())
         if (std::optional<DType> dtype = dtypeFromOnnx(attr.t().data_type()))
-          if (auto error = checkTensorData(
-                  attr.t(), *dtype,
-                  modelName + ": node '" + node.name() + "' attribute '" +
-                      attr.name() + "'"))
+          if (auto error =
+                  checkTensorData(attr.t(), *dtype,
+                                  modelName + ": node '" + node.name() +
+                                      "' attribute '" + attr.name() + "'"))
             return error;
     const std::string &op = node.op_type();
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
@@ -548,14 +548,13 @@ onnximpl::checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
                                        "; it needs rank 3 or more");
           for (int64_t d : dims)
             if (d == 0)
-              return nodeError(node, "the weight '" + w +
-                                         "' has a zero-size dim");
+              return nodeError(node,
+                               "the weight '" + w + "' has a zero-size dim");
           // A smaller input rank is what ONNX's inference indexes past;
           // other mismatches get the importer's own error.
           auto xRank = rankOf(node.input(static_cast<int>(xIndex)));
           if (xRank && (*xRank < 3 || *xRank < dims.size()))
-            return nodeError(node, "the input has rank " +
-                                       llvm::Twine(*xRank) +
+            return nodeError(node, "the input has rank " + llvm::Twine(*xRank) +
                                        " but the weight '" + w + "' rank " +
                                        llvm::Twine(dims.size()));
         }

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <tuple>
 
 namespace tgc::runtime::cpu::detail {
@@ -321,8 +321,7 @@ KernelPtr makeNaNGuardedKernel(KernelPtr fast, KernelPtr exact,
     if (fast->canRunInPlace(i) && !exact->canRunInPlace(i))
       inPlace = false;
   auto kernel = std::make_shared<NaNGuardedKernel>(
-      std::move(fast),
-      [exact]() -> absl::StatusOr<KernelPtr> { return exact; },
+      std::move(fast), [exact]() -> absl::StatusOr<KernelPtr> { return exact; },
       std::move(scanned), scan);
   kernel->inPlaceExact = inPlace;
   return kernel;

@@ -504,8 +504,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     dnnl::memory::desc dst({g.n, g.o, g.oh, g.ow}, type, act);
     dnnl::memory::desc plainSrc = src, plainDst = dst;
     if (layouts) {
-      tag preferred = layouts->blockTag && blockedTag() ? *blockedTag()
-                                                        : tag::any;
+      tag preferred =
+          layouts->blockTag && blockedTag() ? *blockedTag() : tag::any;
       if (layouts->input)
         src = descOf(*layouts->input);
       else if (layouts->anyInput)
@@ -913,8 +913,8 @@ bool winogradCandidate(const Conv2DDesc &d) {
 bool weightBoundConv(const Conv2DDesc &d) {
   // Only where oneDNN has brgemm kernels for the plain layout (AVX-512).
   auto g = convGeometry(d);
-  if (!cpuIsa().avx512 || !g.ok() || !isOneDnnFloat(d.dtype) ||
-      d.groups != 1 || g->kh * g->kw == 1 || winogradCandidate(d))
+  if (!cpuIsa().avx512 || !g.ok() || !isOneDnnFloat(d.dtype) || d.groups != 1 ||
+      g->kh * g->kw == 1 || winogradCandidate(d))
     return false;
   // Element counts as doubles: no overflow for any valid shape.
   double filter = static_cast<double>(g->o) * static_cast<double>(g->ci) *

@@ -480,8 +480,8 @@ absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
       // oneDNN's softmax takes the max of a row with NaN as a number, and
       // its exp saturates the NaN of inf - inf: inputs with NaN or
       // infinities take the native kernel.
-      return makeNaNGuardedKernel(makePrimitiveKernel(std::move(spec)),
-                                  native, {0}, NaNGuardScan::NonFinite);
+      return makeNaNGuardedKernel(makePrimitiveKernel(std::move(spec)), native,
+                                  {0}, NaNGuardScan::NonFinite);
     } catch (const dnnl::error &) {
       // Native below.
     }
@@ -663,15 +663,16 @@ absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
       std::make_shared<ReducePlan>(makeReducePlan(d.inputShape, d.axes));
   K kind = d.kind;
   DType dtype = d.dtype;
-  KernelPtr native = makeKernel("native.reduce", [=](const KernelContext &context,
-                                         const std::vector<HostTensor> &in,
-                                         std::vector<HostTensor> &out) {
-    dispatchDType(dtype, [&](auto t) {
-      nativeReduce<decltype(t)>(kind, *plan, in[0].data(), out[0].data(),
-                                context.numThreads);
-    });
-    return absl::OkStatus();
-  });
+  KernelPtr native =
+      makeKernel("native.reduce", [=](const KernelContext &context,
+                                      const std::vector<HostTensor> &in,
+                                      std::vector<HostTensor> &out) {
+        dispatchDType(dtype, [&](auto t) {
+          nativeReduce<decltype(t)>(kind, *plan, in[0].data(), out[0].data(),
+                                    context.numThreads);
+        });
+        return absl::OkStatus();
+      });
   bool trivial = numElements(d.inputShape) == numElements(d.resultShape);
   if ((d.dtype == DType::F32 || d.dtype == DType::BF16) &&
       numElements(d.inputShape) > 0 && !trivial) {

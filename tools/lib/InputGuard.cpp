@@ -51,10 +51,9 @@ Error tgc::checkParserLimits(StringRef text, StringRef bufferName) {
                            " levels of brackets is not supported");
       StringRef before = text.substr(0, i);
       if (c == '<' && before.ends_with("array") &&
-          (before.size() == 5 ||
-           !(isAlnum(before[before.size() - 6]) ||
-             before[before.size() - 6] == '.' ||
-             before[before.size() - 6] == '_'))) {
+          (before.size() == 5 || !(isAlnum(before[before.size() - 6]) ||
+                                   before[before.size() - 6] == '.' ||
+                                   before[before.size() - 6] == '_'))) {
         // array<TYPE: ...> or array<TYPE>: the element type is a name.
         size_t start = i + 1;
         while (start < n && isSpace(text[start]))

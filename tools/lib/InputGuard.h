@@ -1,4 +1,5 @@
-//===- InputGuard.h - refuse .mlir text MLIR's parser crashes on -*- C++ -*-===//
+//===- InputGuard.h - refuse .mlir text MLIR's parser crashes on -*- C++
+//-*-===//
 //
 // MLIR 22's parser recurses once per nesting level of brackets, parentheses,
 // braces and angle brackets, so deeply nested input overflows the stack, and

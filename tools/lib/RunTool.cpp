@@ -673,8 +673,7 @@ Error run(const Options &opts) {
     if (!buffer)
       return makeError("cannot read '" + opts.file +
                        "': " + buffer.getError().message());
-    if (Error error =
-            tgc::checkParserLimits((*buffer)->getBuffer(), opts.file))
+    if (Error error = tgc::checkParserLimits((*buffer)->getBuffer(), opts.file))
       return error;
     sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
     module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);

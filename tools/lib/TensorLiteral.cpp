@@ -1,4 +1,5 @@
-//===- TensorLiteral.cpp - tensors written on a command line ---------------===//
+//===- TensorLiteral.cpp - tensors written on a command line
+//---------------===//
 
 #include "tools/lib/TensorLiteral.h"
 
@@ -98,4 +99,3 @@ Expected<HostTensor> tgc::parseTensorLiteral(StringRef spec) {
   }
   return std::move(*tensor);
 }
-

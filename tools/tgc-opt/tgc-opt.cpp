@@ -35,9 +35,9 @@ int main(int argc, char **argv) {
     llvm::errs() << message << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(
-          out->os(), std::move(file), registry,
-          mlir::MlirOptMainConfig::createFromCLOptions())))
+  if (mlir::failed(
+          mlir::MlirOptMain(out->os(), std::move(file), registry,
+                            mlir::MlirOptMainConfig::createFromCLOptions())))
     return 1;
   out->keep();
   return 0;

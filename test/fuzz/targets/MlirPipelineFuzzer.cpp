@@ -1,4 +1,5 @@
-//===- MlirPipelineFuzzer.cpp - .mlir parse, verify and tgc-cpu ------------===//
+//===- MlirPipelineFuzzer.cpp - .mlir parse, verify and tgc-cpu
+//------------===//
 //
 // Text as tgc-opt takes it: the input guard, MLIR's parser and verifier,
 // then the `tgc-cpu` pass pipeline (layout, batch-norm folding, fusion,

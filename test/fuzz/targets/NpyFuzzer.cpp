@@ -16,8 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       std::string_view(reinterpret_cast<const char *>(data), size));
   if (tensor.ok() &&
       tensor->byteSize() !=
-          tensor->numElements() * static_cast<int64_t>(tgc::runtime::dtypeSize(
-                                      tensor->dtype())))
+          tensor->numElements() *
+              static_cast<int64_t>(tgc::runtime::dtypeSize(tensor->dtype())))
     std::abort();
   return 0;
 }

@@ -1,4 +1,5 @@
-//===- OnnxImportFuzzer.cpp - the ONNX importer on protobuf bytes ----------===//
+//===- OnnxImportFuzzer.cpp - the ONNX importer on protobuf bytes
+//----------===//
 //
 // tgc::importOnnxModelFromBytes (ONNX's checker, shape inference, version
 // converter, then tgc's converters) on arbitrary bytes: an error or a

@@ -1,4 +1,5 @@
-//===- StandaloneMain.cpp - replay fuzz inputs without libFuzzer -----------===//
+//===- StandaloneMain.cpp - replay fuzz inputs without libFuzzer
+//-----------===//
 //
 // The fuzz targets' LLVMFuzzerTestOneInput run over files and directories
 // of inputs (the seed corpora, minimized crashers) in the regular build, so

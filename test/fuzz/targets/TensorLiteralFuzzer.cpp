@@ -1,4 +1,5 @@
-//===- TensorLiteralFuzzer.cpp - tgc-run's literal input specs -------------===//
+//===- TensorLiteralFuzzer.cpp - tgc-run's literal input specs
+//-------------===//
 //
 // tgc::parseTensorLiteral (`2x3xf32=1,2,...`) on arbitrary text: an error or
 // a tensor of at most kMaxLiteralElements, never a crash.

@@ -481,7 +481,9 @@ TEST(BlockedLayouts, IsaDecidesTheBlock) {
   EXPECT_EQ(isa.channelBlock, isa.avx512 ? 16 : isa.avx2 ? 8 : 0);
   EXPECT_EQ(isa.winograd, isa.avx512);
   // The JIT drops AVX-512 exactly where oneDNN does.
-  EXPECT_EQ(std::count(isa.disabledJitFeatures.begin(), isa.disabledJitFeatures.end(), std::string("avx512f")) == 1,
+  EXPECT_EQ(std::count(isa.disabledJitFeatures.begin(),
+                       isa.disabledJitFeatures.end(),
+                       std::string("avx512f")) == 1,
             !isa.avx512);
   if (const char *cap = std::getenv("DNNL_MAX_CPU_ISA");
       cap && std::string(cap) == "AVX2") {
@@ -591,8 +593,8 @@ TEST(BlockedLayouts, WinogradForCandidatesOnly) {
   auto wino = createLayoutConv2D(d, layouts);
   ASSERT_TRUE(wino.ok()) << wino.status();
   EXPECT_EQ(wino->winograd, cpuIsa().winograd);
-  EXPECT_EQ(wino->kernel->name(), cpuIsa().winograd ? "onednn.conv2d.winograd"
-                                                    : "onednn.conv2d");
+  EXPECT_EQ(wino->kernel->name(),
+            cpuIsa().winograd ? "onednn.conv2d.winograd" : "onednn.conv2d");
   ASSERT_TRUE(wino->inputLayout && wino->resultLayout);
   auto in =
       createLayoutReorder(DType::F32, x.shape(), nullptr, &*wino->inputLayout);
