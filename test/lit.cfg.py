@@ -9,7 +9,12 @@ config.name = "TGC"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.tgc_obj_root, "test")
+# `--param tgc_variant=NAME` (ctest's lit-cpu-avx2) runs in its own tree:
+# ctest runs it beside the plain `lit`, and two runs of one test sharing an
+# Output/ directory delete each other's files.
+_variant = lit_config.params.get("tgc_variant", "")
+config.test_exec_root = os.path.join(
+    config.tgc_obj_root, "test" + ("-" + _variant if _variant else ""))
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
