@@ -18,6 +18,10 @@ medians of per-round medians are reported.
 Precision: --precision fp32 (default) turns TF32 off on both sides
 (torch.backends.*.allow_tf32 = False; tgc without --allow-tf32); tf32
 allows it on both (PyTorch's default for convolutions). `both` runs both.
+TF32 keeps 10 mantissa bits, so a TF32 result cannot meet rtol 1e-3 against
+float64 through 50 layers; there the bar is PyTorch's own TF32 error: tgc's
+absolute error may be at most --tf32-factor (4) times the largest absolute
+error of PyTorch's TF32 result (the table's "atol" column).
 
   python3 bench/gpu-models.py [--batches 1,32] [--models resnet50,mlp,transformer]
       [--rounds 5] [--runs 20] [--precision fp32|tf32|both]
@@ -47,6 +51,7 @@ def parse_args():
     p.add_argument("--precision", default="fp32",
                    choices=["fp32", "tf32", "both"])
     p.add_argument("--rtol", type=float, default=1e-3)
+    p.add_argument("--tf32-factor", type=float, default=4.0)
     p.add_argument("--tgc-run", default=os.path.join(HERE, "..", "build", "bin",
                                                      "tgc-run"))
     p.add_argument("--workdir", default=os.path.join(HERE, "..", "build",
@@ -109,6 +114,12 @@ def main():
                 tf32 = precision == "tf32"
                 torch.backends.cuda.matmul.allow_tf32 = tf32
                 torch.backends.cudnn.allow_tf32 = tf32
+                tol = atol
+                if tf32:
+                    with torch.no_grad():
+                        theirs = gpu_model(xd).float().cpu()
+                    tol = max(atol, args.tf32_factor *
+                              float((theirs - expected).abs().max()))
                 with torch.no_grad():
                     scripted = torch.jit.optimize_for_inference(
                         torch.jit.freeze(torch.jit.trace(gpu_model, (xd,))))
@@ -125,7 +136,7 @@ def main():
                         status, ms, log, cmd = run_tgc(
                             args.tgc_run, base + ".onnx", base + "-input.npy",
                             base + "-expected.npy", None, args.runs,
-                            args.rtol, atol,
+                            args.rtol, tol,
                             ["--backend=cuda"] +
                             (["--allow-tf32"] if tf32 else []))
                         if status != 0 or ms is None:
@@ -139,21 +150,22 @@ def main():
                 rows.append((name, batch, precision,
                              statistics.median(eager),
                              statistics.median(script),
-                             statistics.median(ours) if ours else None, ok))
+                             statistics.median(ours) if ours else None, ok,
+                             tol))
                 print(f"  {name} b{batch} {precision}: done", flush=True)
             model.cpu()
 
-    print(f"\n| model | batch | precision | matches PyTorch (rtol {args.rtol:g})"
-          " | PyTorch eager ms | TorchScript ms | tgc ms | tgc vs best PyTorch"
-          " | tgc TFLOP/s |")
-    print("|---|---:|---|---|---:|---:|---:|---:|---:|")
-    for name, batch, precision, e, s, ours, ok in rows:
+    print(f"\n| model | batch | precision | matches float64 (rtol {args.rtol:g})"
+          " | atol | PyTorch eager ms | TorchScript ms | tgc ms"
+          " | tgc vs best PyTorch | tgc TFLOP/s |")
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, batch, precision, e, s, ours, ok, tol in rows:
         speed = f"{min(e, s) / ours:.2f}x" if ours else "-"
         tflops = (f"{GFLOP_PER_SAMPLE[name] * batch / ours:.1f}"
                   if ours else "-")
         tgc = f"{ours:.3f}" if ours else "-"
         print(f"| {name} | {batch} | {precision} | {'yes' if ok else 'NO'} | "
-              f"{e:.3f} | {s:.3f} | {tgc} | {speed} | {tflops} |")
+              f"{tol:.2g} | {e:.3f} | {s:.3f} | {tgc} | {speed} | {tflops} |")
     return 0 if all_ok else 1
 
 

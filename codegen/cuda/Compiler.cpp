@@ -1006,7 +1006,11 @@ cuda::compile(func::FuncOp func,
     }
     Launch launch;
     launch.kernel = static_cast<int>(spec.kernels.size());
-    spec.kernels.push_back(KernelImage{step.kernel.name, image, fallback});
+    KernelImage kernelImage{step.kernel.name, image, fallback, {}};
+    for (const GeneratedKernel::Check &check : step.kernel.checks)
+      kernelImage.checks.push_back(locationString(check.loc) + ": " +
+                                   check.message);
+    spec.kernels.push_back(std::move(kernelImage));
     launch.grid = step.kernel.launch.grid;
     launch.block = step.kernel.launch.block;
     PlannedLaunch planned;

@@ -141,13 +141,19 @@ static __device__ __forceinline__ bool tgc_arg_better(unsigned long long v, unsi
                                                       bool isMax, bool last) {
   return v == b ? last : (isMax ? v > b : v < b);
 }
-// A gather index: negative ones count from the end. Out-of-range indices
-// (a run-time error in the reference interpreter) are clamped so that the
-// kernel never reads out of bounds.
-static __device__ __forceinline__ long long tgc_gather_index(long long i, long long n) {
-  if (i < 0)
-    i += n;
-  return i < 0 ? 0 : (i >= n ? n - 1 : i);
+// A gather index: negative ones count from the end. An out-of-range index
+// is an error, as in the reference interpreter and the CPU backend: the
+// first one reports (check + 1, index) in the kernel's status words, which
+// fail the call; the kernel reads index 0 instead, never out of bounds.
+static __device__ __forceinline__ long long tgc_gather_index(long long i, long long n,
+                                                             unsigned long long *status,
+                                                             unsigned long long check) {
+  const long long r = i < 0 ? i + n : i;
+  if (r >= 0 && r < n)
+    return r;
+  if (atomicCAS(status, 0ull, check + 1) == 0ull)
+    status[1] = (unsigned long long)i;
+  return 0;
 }
 )";
   return prelude;
@@ -481,6 +487,8 @@ private:
   bool rowMode = false;
   llvm::DenseMap<Operation *, std::string> constantArrays;
   int counter = 0;
+  /// The run-time checks emitted so far (GeneratedKernel::checks).
+  std::vector<GeneratedKernel::Check> checks;
 };
 
 ArrayRef<int64_t> shapeOf(Value v) {
@@ -1180,14 +1188,18 @@ FailureOr<std::string> KernelEmitter::emitGather(GatherOp op,
     if (d < axis) {
       in.push_back(dataShape[d] == 1 ? "0" : index[d]);
     } else if (d == axis) {
-      if (dataShape[d] == 1) {
-        in.push_back("0");
-        continue;
-      }
+      // Checked even where the axis has size 1 (only -1 and 0 are valid).
+      const int64_t n = dataShape[d];
+      const size_t check = checks.size();
+      checks.push_back({op.getLoc(), "'tgc.gather' op index %v is out of "
+                                     "range [" +
+                                         std::to_string(-n) + ", " +
+                                         std::to_string(n) + ")"});
       std::string g = fresh("g");
       line("const idx_t " + g + " = (idx_t)tgc_gather_index((long long)" +
-           *position + ", " + std::to_string(dataShape[d]) + "LL);");
-      in.push_back(g);
+           *position + ", " + std::to_string(n) + "LL, tgc_status, " +
+           std::to_string(check) + "ull);");
+      in.push_back(n == 1 ? "0" : g);
     } else {
       in.push_back(dataShape[d] == 1 ? "0" : index[d - 1 + rank]);
     }
@@ -1595,6 +1607,7 @@ FailureOr<GeneratedKernel> KernelEmitter::run() {
      << kernel.numElements << "; i += (idx_t)blockDim.x * gridDim.x) {\n"
      << main.body << stores << "  }\n}\n";
   kernel.code = std::move(code);
+  kernel.checks = checks;
   return kernel;
 }
 
@@ -1607,6 +1620,8 @@ std::string KernelEmitter::parameters() const {
   for (unsigned k = 0; k < fusion->getNumResults(); ++k)
     params += ", " + storageType(elemOf(fusion->getResult(k))) +
               " *__restrict__ out" + std::to_string(k);
+  if (!checks.empty())
+    params += ", unsigned long long *__restrict__ tgc_status";
   return params;
 }
 
@@ -1732,6 +1747,7 @@ KernelEmitter::runRowKernel(GeneratedKernel kernel, Operation *firstReduction) {
      << "; row += gridDim.x) {\n"
      << main.body << "  }\n}\n";
   kernel.code = std::move(code);
+  kernel.checks = checks;
   return kernel;
 }
 

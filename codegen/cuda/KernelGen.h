@@ -86,6 +86,16 @@ struct GeneratedKernel {
   /// `rowLength` elements. 0 for grid-stride elementwise kernels.
   int64_t rows = 0;
   int64_t rowLength = 0;
+  /// Run-time checks (a gather index in range), by the id the kernel
+  /// reports. A kernel with checks takes one more parameter after its
+  /// results, `unsigned long long *tgc_status`: two words {id + 1, value}
+  /// that the first failing check sets (see cuda::KernelImage::checks).
+  struct Check {
+    mlir::Location loc;
+    /// "'tgc.gather' op index %v is out of range [-5, 5)".
+    std::string message;
+  };
+  std::vector<Check> checks;
 };
 
 /// Helper device functions every kernel may call (NaN-propagating max/min,

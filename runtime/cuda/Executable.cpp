@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 
 #include <algorithm>
 #include <climits>
@@ -227,9 +228,12 @@ DeviceExecutable::~DeviceExecutable() {
   // Every call synchronized before returning: nothing is in flight.
   matmulPlans.clear();
   convPlans.clear();
-  if (boundDevice)
+  if (boundDevice) {
     for (DevicePtr ptr : constantBuffers)
       boundDevice->pool().free(ptr);
+    if (statusBuffer)
+      boundDevice->pool().free(statusBuffer);
+  }
 }
 
 int DeviceExecutable::numBuffers() const {
@@ -598,14 +602,27 @@ absl::Status DeviceExecutable::prepare(Device &device) {
   std::vector<std::unique_ptr<BlasMatmul>> newMatmuls(program.matmuls.size());
   std::vector<std::unique_ptr<DnnConv>> newConvs(program.convs.size());
   size_t newWorkspace = 0;
+  DevicePtr newStatus = 0;
+  std::vector<int> newSlots;
+  int numSlots = 0;
+  for (const KernelImage &kernel : program.kernels)
+    newSlots.push_back(kernel.checks.empty() ? -1 : numSlots++);
   auto fail = [&](absl::Status status) {
     (void)newStream->synchronize();
     newMatmuls.clear();
     newConvs.clear();
     for (DevicePtr ptr : newConstants)
       device.pool().free(ptr);
+    if (newStatus)
+      device.pool().free(newStatus);
     return status;
   };
+  if (numSlots > 0) {
+    auto ptr = device.pool().allocate(16 * static_cast<size_t>(numSlots));
+    if (!ptr.ok())
+      return fail(ptr.status());
+    newStatus = *ptr;
+  }
   for (const KernelImage &kernel : program.kernels) {
     auto function =
         device.kernels().getFunctionFromImage(kernel.image, kernel.name);
@@ -651,6 +668,10 @@ absl::Status DeviceExecutable::prepare(Device &device) {
   matmulPlans = std::move(newMatmuls);
   convPlans = std::move(newConvs);
   workspaceBytes = newWorkspace;
+  statusBuffer = newStatus;
+  statusSlots = std::move(newSlots);
+  statusZeros.assign(2 * static_cast<size_t>(numSlots), 0);
+  statusHost.assign(2 * static_cast<size_t>(numSlots), 0);
   boundDevice = &device;
   return absl::OkStatus();
 }
@@ -674,6 +695,11 @@ absl::Status DeviceExecutable::enqueueSteps(Device &device,
     owned.push_back(*ptr);
     workspace = *ptr;
   }
+  if (statusBuffer)
+    if (auto status = stream->copyToDevice(statusBuffer, statusZeros.data(),
+                                           8 * statusZeros.size());
+        !status.ok())
+      return status;
   auto optional = [&](int b) { return b >= 0 ? buffers[b] : DevicePtr(0); };
   for (const Launch &launch : program.launches) {
     absl::Status status;
@@ -682,6 +708,8 @@ absl::Status DeviceExecutable::enqueueSteps(Device &device,
       std::vector<DevicePtr> values;
       for (int b : launch.buffers)
         values.push_back(buffers[b]);
+      if (int slot = statusSlots[launch.kernel]; slot >= 0)
+        values.push_back(statusBuffer + 16 * static_cast<DevicePtr>(slot));
       std::vector<void *> params;
       for (DevicePtr &value : values)
         params.push_back(&value);
@@ -707,6 +735,36 @@ absl::Status DeviceExecutable::enqueueSteps(Device &device,
     }
     if (!status.ok())
       return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DeviceExecutable::enqueueStatusRead() {
+  if (!statusBuffer)
+    return absl::OkStatus();
+  return stream->copyToHost(statusHost.data(), statusBuffer,
+                            8 * statusHost.size());
+}
+
+absl::Status DeviceExecutable::checkStatus() const {
+  if (!statusBuffer)
+    return absl::OkStatus();
+  for (const Launch &launch : program.launches) {
+    if (launch.kind != Launch::Kind::Kernel)
+      continue;
+    const int slot = statusSlots[launch.kernel];
+    if (slot < 0 || statusHost[2 * slot] == 0)
+      continue;
+    const std::vector<std::string> &checks =
+        program.kernels[launch.kernel].checks;
+    const uint64_t id = statusHost[2 * slot] - 1;
+    const int64_t value = static_cast<int64_t>(statusHost[2 * slot + 1]);
+    if (id >= checks.size())
+      return absl::InternalError(
+          absl::StrCat("kernel ", program.kernels[launch.kernel].name,
+                       " reported an unknown check ", id));
+    return absl::OutOfRangeError(
+        absl::StrReplaceAll(checks[id], {{"%v", absl::StrCat(value)}}));
   }
   return absl::OkStatus();
 }
@@ -770,11 +828,15 @@ DeviceExecutable::run(Device &device, const std::vector<HostTensor> &args) {
       return fail(status);
     results.push_back(std::move(*tensor));
   }
+  if (auto status = enqueueStatusRead(); !status.ok())
+    return fail(status);
   // The one synchronization of the call.
   absl::Status done = stream->synchronize();
   release();
   if (!done.ok())
     return done;
+  if (absl::Status checked = checkStatus(); !checked.ok())
+    return checked;
   return results;
 }
 
@@ -862,6 +924,8 @@ DeviceExecutable::runOnDevice(const std::vector<DeviceTensor> &args) {
         !status.ok())
       return fail(status);
   }
+  if (auto status = enqueueStatusRead(); !status.ok())
+    return fail(status);
   // The one synchronization of the call.
   absl::Status done = stream->synchronize();
   release();
@@ -869,5 +933,7 @@ DeviceExecutable::runOnDevice(const std::vector<DeviceTensor> &args) {
     results.clear();
     return done;
   }
+  if (absl::Status checked = checkStatus(); !checked.ok())
+    return checked;
   return results;
 }

@@ -48,6 +48,13 @@ struct KernelImage {
   /// Loaded when `image` does not load (a cubin for another GPU, or a
   /// driver too old for it): PTX the driver JIT-compiles. May be empty.
   std::string fallbackImage;
+  /// The run-time checks the kernel makes (an index in range), by the id
+  /// the kernel reports: "<location>: 'tgc.gather' op index %v is out of
+  /// range [-5, 5)", %v standing for the offending value. A kernel with
+  /// checks takes one more argument after its buffers: its status, two
+  /// 64-bit words {check id + 1, value}, zero until a check fails (the
+  /// first failure wins). A failed check fails the call with its message.
+  std::vector<std::string> checks;
 };
 
 /// A (batched) matrix multiplication on cuBLASLt (Blas.h), row-major:
@@ -230,6 +237,11 @@ private:
   /// workspace) is appended to `owned`.
   absl::Status enqueueSteps(Device &device, std::vector<DevicePtr> &buffers,
                             std::vector<DevicePtr> &owned);
+  /// Enqueues the copy of the kernels' status words to the host (nothing
+  /// when no kernel makes checks); checkStatus reads it after the call's
+  /// synchronization: the first failed check, in launch order, as an error.
+  absl::Status enqueueStatusRead();
+  absl::Status checkStatus() const;
 
   ExecutableSpec program;
   std::mutex mutex;
@@ -243,6 +255,12 @@ private:
   std::vector<std::unique_ptr<DnnConv>> convPlans;
   /// The most workspace one library call needs (one pool block per call).
   size_t workspaceBytes = 0;
+  /// Kernels with checks: their status words (16 bytes each, by
+  /// statusSlots[kernel], -1 for kernels without checks), zeroed at the
+  /// start of every call, and the host copy read after it.
+  DevicePtr statusBuffer = 0;
+  std::vector<int> statusSlots;
+  std::vector<uint64_t> statusZeros, statusHost;
 };
 
 } // namespace tgc::cuda

@@ -81,11 +81,12 @@ func.func @concat(%x: tensor<2x3xf32>, %y: tensor<2x0xf32>, %z: tensor<2x1xf32>,
   return %0 : tensor<2x6xf32>
 }
 
-// Indices (i64 here) wrap when negative and are clamped into range.
+// Indices (i64 here) wrap when negative; one out of range sets the kernel's
+// status (check 0 here), which fails the call.
 // CHECK-LABEL: // tgc_gather_0: gather over 2x8x64 (1024 elements), <<<4, 256>>>
-// CHECK-NEXT:  {{.*}}(const float *__restrict__ in0, const long long *__restrict__ in1, float *__restrict__ out0)
+// CHECK-NEXT:  {{.*}}(const float *__restrict__ in0, const long long *__restrict__ in1, float *__restrict__ out0, unsigned long long *__restrict__ tgc_status)
 // CHECK:         const long long [[I:v[0-9]+]] = in1[o0 * 8 + o1];
-// CHECK-NEXT:    const idx_t [[G:g[0-9]+]] = (idx_t)tgc_gather_index((long long)[[I]], 1000LL);
+// CHECK-NEXT:    const idx_t [[G:g[0-9]+]] = (idx_t)tgc_gather_index((long long)[[I]], 1000LL, tgc_status, 0ull);
 // CHECK-NEXT:    const float [[V:v[0-9]+]] = in0[[[G]] * 64 + o2];
 // CHECK-NEXT:    out0[i] = [[V]];
 // PTX-LABEL:   .visible .entry tgc_gather_0(
@@ -100,9 +101,9 @@ func.func @gather(%t: tensor<1000x64xf32>, %ids: tensor<2x8xi64>) -> tensor<2x8x
 }
 
 // CHECK-LABEL: // tgc_gather_middle_0: gather over 3x4x2 (24 elements)
-// CHECK-NEXT:  {{.*}}(const unsigned short *__restrict__ in0, const int *__restrict__ in1, unsigned short *__restrict__ out0)
+// CHECK-NEXT:  {{.*}}(const unsigned short *__restrict__ in0, const int *__restrict__ in1, unsigned short *__restrict__ out0, unsigned long long *__restrict__ tgc_status)
 // CHECK:         const int [[I:v[0-9]+]] = in1[o1];
-// CHECK-NEXT:    const idx_t [[G:g[0-9]+]] = (idx_t)tgc_gather_index((long long)[[I]], 5LL);
+// CHECK-NEXT:    const idx_t [[G:g[0-9]+]] = (idx_t)tgc_gather_index((long long)[[I]], 5LL, tgc_status, 0ull);
 // CHECK-NEXT:    const float [[V:v[0-9]+]] = tgc_load_f16(in0[o0 * 10 + [[G]] * 2 + o2]);
 // CHECK-NEXT:    out0[i] = tgc_store_f16([[V]]);
 func.func @gather_middle(%t: tensor<3x5x2xf16>, %ids: tensor<4xi32>) -> tensor<3x4x2xf16> {

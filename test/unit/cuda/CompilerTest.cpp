@@ -63,6 +63,10 @@ func.func @dense(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) -> tensor<2x8xf32> {
   %0 = tgc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+func.func @dense_any(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = tgc.matmul %x, %w : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
 func.func @dense_int(%x: tensor<2x4xi32>, %w: tensor<4x8xi32>) -> tensor<2x8xi32> {
   %0 = tgc.matmul %x, %w : (tensor<2x4xi32>, tensor<4x8xi32>) -> tensor<2x8xi32>
   return %0 : tensor<2x8xi32>
@@ -199,7 +203,7 @@ TEST(CudaCompiler, MatchesTheReferenceOnTheDevice) {
       {"per_row", {{70000, 3}}, 1.0},
       // cuBLASLt (the fused epilogues: test/gpu/cuda-differential.sh).
       {"dense", {{2, 4}, {4, 8}}},
-      {"dense", {{128, 768}, {768, 300}}},
+      {"dense_any", {{128, 768}, {768, 300}}},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.function);
@@ -369,5 +373,62 @@ TEST(CudaCompiler, StandaloneKernelsMatchTheReferenceOnTheDevice) {
                                 << compiled->describe();
       }
     }
+  }
+}
+
+// A gather index out of range fails the call, as it does on the reference
+// interpreter and the CPU backend, instead of reading a clamped element.
+TEST(CudaCompiler, GatherIndexOutOfRangeFailsTheCall) {
+  StandaloneFixture f;
+  cuda::CompileOptions options;
+  auto device = cuda::openDevice(0);
+  if (device.ok())
+    options.arch = (*device)->arch();
+  auto compiled = cuda::compile(f.get("data"), f.shapes("data"), options);
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  // The gather's kernel carries its check, located at the op.
+  std::vector<std::string> checks;
+  for (const cuda::KernelImage &kernel : compiled->executable->spec().kernels)
+    checks.insert(checks.end(), kernel.checks.begin(), kernel.checks.end());
+  ASSERT_EQ(checks.size(), 1u);
+  const std::string tail =
+      ": 'tgc.gather' op index %v is out of range [-10, 10)";
+  ASSERT_GT(checks[0].size(), tail.size());
+  EXPECT_EQ(checks[0].substr(checks[0].size() - tail.size()), tail);
+  EXPECT_NE(checks[0].find(":17:8: "), std::string::npos) << checks[0];
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+
+  auto inputs = f.inputs("data", 3);
+  auto &ids = inputs[1];
+  ids.setInt(0, 2);
+  ids.setInt(1, 12);
+  ids.setInt(2, -1);
+  for (int call = 0; call < 2; ++call) {
+    auto got = compiled->executable->run(**device, inputs);
+    ASSERT_FALSE(got.ok());
+    EXPECT_TRUE(absl::IsOutOfRange(got.status())) << got.status();
+    EXPECT_NE(got.status().message().find(
+                  "'tgc.gather' op index 12 is out of range [-10, 10)"),
+              std::string::npos)
+        << got.status();
+  }
+  std::vector<cuda::DeviceTensor> onDevice;
+  for (const HostTensor &input : inputs)
+    onDevice.push_back(*cuda::DeviceTensor::fromHost(*device, input));
+  auto resident = compiled->executable->runOnDevice(onDevice);
+  EXPECT_TRUE(absl::IsOutOfRange(resident.status())) << resident.status();
+
+  // The status is reset per call: valid indices (-10 counts from the end)
+  // then run and match the reference.
+  ids.setInt(1, -10);
+  auto want = reference::runFunction(f.get("data"), inputs);
+  ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+  auto got = compiled->executable->run(**device, inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t i = 0; i < got->size(); ++i) {
+    auto close = runtime::allClose((*got)[i], (*want)[i], 1e-5, 1e-6);
+    EXPECT_TRUE(close.ok()) << "result #" << i << ": " << close;
   }
 }

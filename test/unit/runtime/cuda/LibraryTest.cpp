@@ -64,7 +64,10 @@ TEST(BlasLoader, LibraryWithoutTheEntryPointsIsAClearError) {
 }
 
 TEST(BlasLoader, OverrideIsUsedAndTheErrorCached) {
-  // In a child process: loadBlas() caches its first answer per process.
+  // In a fresh child process: loadBlas() caches its first answer per
+  // process, and a forked child would inherit this one's (a loaded cuBLASLt
+  // on a GPU machine). "threadsafe" death tests re-execute the binary.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         setenv("TGC_CUBLASLT_LIBRARY", "/nonexistent/libtgc-blas.so", 1);
@@ -122,6 +125,7 @@ TEST(DnnLoader, LibraryWithoutTheEntryPointsIsAClearError) {
 }
 
 TEST(DnnLoader, OverrideIsUsedAndTheErrorCached) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe"); // As for BlasLoader.
   EXPECT_EXIT(
       {
         setenv("TGC_CUDNN_LIBRARY", "/nonexistent/libtgc-dnn.so", 1);
