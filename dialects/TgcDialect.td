@@ -39,7 +39,12 @@ def Tgc_Dialect : Dialect {
     and `log_softmax` return NaN where their input holds one (a softmax row
     with a NaN is NaN throughout), `exp(NaN)` is NaN, and a contraction
     (`matmul`, `conv2d`) whose sum meets NaN, `inf * 0` or `inf - inf` gives
-    NaN, which its fused activation keeps. `argmax`/`argmin` and `topk` rank
+    NaN, which its fused activation keeps; `conv2d`'s padding adds no terms
+    (it is not a zero times the filter, so an infinite or NaN filter tap over
+    padding alone adds nothing). `batch_norm` is
+    `(x - mean) / sqrt(variance + epsilon) * scale + bias`, so a zero variance
+    without epsilon gives +-inf (NaN where `x == mean`), not the NaN of a
+    folded `x * a + b`. `argmax`/`argmin` and `topk` rank
     NaN above every number; comparisons with NaN are false except `ne`.
     Reductions over an empty set give their identity (`reduce_max`: -inf,
     `reduce_min`: +inf, `reduce_mean`: NaN), and a pooling window that covers

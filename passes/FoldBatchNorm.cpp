@@ -191,6 +191,12 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
     for (int64_t c = 0; c < channels; ++c) {
       factor[c] = (*scale)[c] / std::sqrt((*var)[c] + epsilon);
       bias[c] = (bias[c] - (*mean)[c]) * factor[c] + (*shift)[c];
+      // A zero variance without epsilon (an infinite factor), a negative
+      // one (NaN): folded, w * inf makes NaN where the batch norm of the
+      // contraction's result makes +-inf, so such statistics stay a batch
+      // norm of their own.
+      if (!std::isfinite(factor[c]) || !std::isfinite(bias[c]))
+        return rewriter.notifyMatchFailure(bn, "non-finite folded factor");
     }
     scaleAlong(*w, weightType.getShape(), weightDim, factor);
 

@@ -770,6 +770,10 @@ std::optional<MatmulDesc> flattenSharedRhs(const MatmulDesc &d) {
 } // namespace
 
 namespace {
+bool hasPadding(const Conv2DDesc &d) {
+  return d.padding[0] || d.padding[1] || d.padding[2] || d.padding[3];
+}
+
 /// A contraction kernel `fast` whose first `fused` post-ops run inside its
 /// oneDNN primitive, made NaN-exact: oneDNN's relu, clip and exp post-ops
 /// drop NaN (eltwisePropagatesNaN), so where one of them is fused, inputs
@@ -865,6 +869,19 @@ absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
     auto kernel = tryOneDnnConv(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
       kernel = tryOneDnnConv(desc, *geometry, fused = 0);
+    if (kernel.ok() && hasPadding(desc)) {
+      // oneDNN may multiply the padding by the filter (0 * inf = NaN) where
+      // the dialect adds no term for it: a filter holding NaN or an
+      // infinity runs on the native kernel, which skips padded taps.
+      if (desc.constantFilter &&
+          hasSpecialValues(*desc.constantFilter, NaNGuardScan::NonFinite))
+        return createNativeConv(desc, *geometry);
+      if (!desc.constantFilter)
+        kernel = makeNaNGuardedKernel(
+            *kernel,
+            [desc, g = *geometry]() { return createNativeConv(desc, g); }, {1},
+            NaNGuardScan::NonFinite);
+    }
     if (kernel.ok())
       return guardNaNDroppingPostOps(
           *kernel, desc, fused, desc.constantFilter,
@@ -1040,6 +1057,13 @@ absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
         "constant filter does not match filterShape");
   if (numElements(desc.resultShape) == 0 || numElements(desc.inputShape) == 0)
     return absl::UnimplementedError("blocked layouts of an empty conv2d");
+  // Winograd mixes every tap of a tile (inf - inf = NaN) and oneDNN may
+  // multiply padding by the filter: a constant filter holding NaN or an
+  // infinity takes createConv2D's exact path.
+  if (desc.constantFilter &&
+      hasSpecialValues(*desc.constantFilter, NaNGuardScan::NonFinite))
+    return absl::UnimplementedError(
+        "blocked layouts of a filter holding NaN or an infinity");
   if (fusablePostOps(desc.postOps) != desc.postOps.size())
     return absl::UnimplementedError(
         "blocked layouts need every post-op fused into the convolution");

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <cmath>
 #include <limits>
 
 namespace tgc::runtime::cpu {
@@ -115,6 +116,26 @@ void nativeLayerNorm(int64_t outer, int64_t inner, double epsilon,
                 });
 }
 
+/// batch_norm as the dialect defines it, (x - mean) / sqrt(variance + eps)
+/// * scale + bias, element by element: the folded form x * a + b of the fast
+/// loops turns a zero variance (a = +-inf) into inf - inf = NaN where this
+/// gives +-inf, so a call with a channel whose a or b is not finite takes
+/// this loop (rare: statistics without epsilon). `load(i)`, `param(c, k)` (k: scale, bias,
+/// mean, variance) and `store(i, v)` access the tensors.
+template <typename Load, typename Param, typename Store>
+void batchNormUnfolded(int64_t outer, int64_t channels, int64_t inner,
+                       double epsilon, Load load, Param param, Store store) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      const double inv = 1.0 / std::sqrt(param(c, 3) + epsilon);
+      const double scale = param(c, 0), bias = param(c, 1),
+                   mean = param(c, 2);
+      const int64_t base = (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        store(base + i, (load(base + i) - mean) * inv * scale + bias);
+    }
+}
+
 template <typename T>
 void nativeBatchNorm(int64_t outer, int64_t channels, int64_t inner,
                      double epsilon, const std::vector<HostTensor> &in,
@@ -128,6 +149,7 @@ void nativeBatchNorm(int64_t outer, int64_t channels, int64_t inner,
   const S *variance = static_cast<const S *>(in[4].data());
   std::vector<C> mul(static_cast<size_t>(channels)),
       add(static_cast<size_t>(channels));
+  bool folded = true;
   for (int64_t c = 0; c < channels; ++c) {
     double inv =
         1.0 / std::sqrt(static_cast<double>(T::load(variance[c])) + epsilon);
@@ -135,8 +157,19 @@ void nativeBatchNorm(int64_t outer, int64_t channels, int64_t inner,
     mul[c] = static_cast<C>(a);
     add[c] = static_cast<C>(static_cast<double>(T::load(bias[c])) -
                             static_cast<double>(T::load(mean[c])) * a);
+    folded &= std::isfinite(static_cast<double>(mul[c])) &&
+              std::isfinite(static_cast<double>(add[c]));
   }
   S *y = static_cast<S *>(out);
+  if (!folded) {
+    batchNormUnfolded(outer, channels, inner, epsilon, [&](int64_t i) {
+      return static_cast<double>(T::load(x[i]));
+    }, [&](int64_t c, int k) {
+      const S *p = k == 0 ? scale : k == 1 ? bias : k == 2 ? mean : variance;
+      return static_cast<double>(T::load(p[c]));
+    }, [&](int64_t i, double v) { y[i] = T::store(static_cast<C>(v)); });
+    return;
+  }
   parallelRange(numThreads, outer * channels,
                 std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)),
                 [&](int64_t lo, int64_t hi) {
@@ -215,12 +248,25 @@ void batchNormF32(int64_t outer, int64_t channels, int64_t inner,
   if (params.size() < 2 * c)
     params.resize(2 * c);
   float *a = params.data(), *b = a + c;
+  bool folded = true;
   for (size_t k = 0; k < c; ++k) {
     double mul = static_cast<double>(scale[k]) /
                  std::sqrt(static_cast<double>(variance[k]) + epsilon);
     a[k] = static_cast<float>(mul);
     b[k] = static_cast<float>(static_cast<double>(bias[k]) -
                               static_cast<double>(mean[k]) * mul);
+    folded &= std::isfinite(a[k]) && std::isfinite(b[k]);
+  }
+  if (!folded) {
+    const float *x = static_cast<const float *>(in[0].data());
+    float *y = static_cast<float *>(out);
+    const float *params4[] = {scale, bias, mean, variance};
+    batchNormUnfolded(
+        outer, channels, inner, epsilon,
+        [&](int64_t i) { return static_cast<double>(x[i]); },
+        [&](int64_t ch, int k) { return static_cast<double>(params4[k][ch]); },
+        [&](int64_t i, double v) { y[i] = static_cast<float>(v); });
+    return;
   }
   auto fn = &affineChannelsBaseline;
 #ifdef TGC_HAVE_AVX512_CLONE

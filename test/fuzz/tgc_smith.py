@@ -2140,6 +2140,31 @@ FAIL_CLASSES = ["crash", "timeout", "mismatch", "cpu-fail", "ref-fail",
                 "both-fail-differently"]
 # Classes that mean the generator made a function it should not have.
 GEN_CLASSES = ["invalid", "both-fail"]
+# Not a failure: a small mismatch of f16/bf16 results that disappears when
+# every f16/bf16 type of the function is promoted to f32. The reference
+# rounds each op's double result to f16; the CPU accumulates contractions
+# in f32 and rounds that: where the two sums straddle an f16 rounding
+# boundary (about 1 element in 8000) the intermediates differ by one ulp,
+# and a later contraction that cancels (a sum of +-1.25 * x) amplifies it
+# past rtol 2e-3. Reported with its count, never minimized.
+ROUNDING_CLASS = "low-precision-rounding"
+ROUNDING_MAX_REL, ROUNDING_MAX_ABS = 0.1, 0.01
+
+
+def promoted_to_f32(text):
+    """`text` with every f16/bf16 element type made f32 (hex-encoded f16
+    constants then fail to parse: the mismatch stays a mismatch)."""
+    return re.sub(r"(?<=[x<])b?f16(?=>)", "f32", text)
+
+
+def small_error(msg):
+    rel = re.search(r"rel error ([-+0-9.eE]+|nan|inf)", msg)
+    ab = re.search(r"abs error ([-+0-9.eE]+|nan|inf)", msg)
+    try:
+        return (rel is not None and float(rel.group(1)) <= ROUNDING_MAX_REL) or \
+            (ab is not None and float(ab.group(1)) <= ROUNDING_MAX_ABS)
+    except ValueError:
+        return False
 
 
 def input_seed(seed, index):
@@ -2577,6 +2602,16 @@ def cmd_campaign(args):
             cmd, env = run_command(args.tgc_run, path, c, prog.dyn, input_seed(args.seed, i))
             rc, out, dt = run_tool(cmd, env, args.timeout)
             cls, sig, msg = classify(rc, out)
+            if cls == "mismatch" and re.search(r"T<b?f16>", sig) and small_error(msg):
+                promoted = path + ".f32.mlir"
+                with open(promoted, "w") as f:
+                    f.write(promoted_to_f32(text))
+                pcmd, penv = run_command(args.tgc_run, promoted, c, prog.dyn,
+                                         input_seed(args.seed, i))
+                prc, pout, _ = run_tool(pcmd, penv, args.timeout)
+                os.unlink(promoted)
+                if classify(prc, pout)[0] == "pass":
+                    cls = ROUNDING_CLASS
             res.append((c, cls, sig, msg, dt))
             if cls in ("timeout",):
                 break
@@ -2594,7 +2629,7 @@ def cmd_campaign(args):
         for c, cls, sig, msg, dt in res:
             outcomes.append((i, c, cls, sig, msg, path))
             if cls != "pass":
-                failed = True
+                failed = failed or cls != ROUNDING_CLASS
                 camp.log("[%d] %s: %s: %s" % (i, c, cls, msg[:300]))
         if not failed:
             os.unlink(path)
@@ -2605,7 +2640,7 @@ def cmd_campaign(args):
     # Minimize the first failure of each signature.
     by_sig = {}
     for i, c, cls, sig, msg, path in sorted(outcomes):
-        if cls == "pass":
+        if cls in ("pass", ROUNDING_CLASS):
             continue
         by_sig.setdefault((cls, sig), []).append((i, c, msg, path))
     repros = {}
@@ -2660,7 +2695,7 @@ def cmd_campaign(args):
                   f, indent=1, sort_keys=True)
     print(report)
     camp.log_file.close()
-    nfail = sum(1 for o in outcomes if o[2] != "pass")
+    nfail = sum(1 for o in outcomes if o[2] not in ("pass", ROUNDING_CLASS))
     return 1 if nfail else 0
 
 

@@ -170,3 +170,19 @@ func.func @huge_splat_statistics(%x: tensor<1x1xf32>) -> tensor<1x3000000000xf32
   %1 = tgc.batch_norm %0, %s, %s, %s, %s {axis = 1 : i64, epsilon = 1.0 : f64} : (tensor<1x3000000000xf32>, tensor<3000000000xf32>, tensor<3000000000xf32>, tensor<3000000000xf32>, tensor<3000000000xf32>) -> tensor<1x3000000000xf32>
   return %1 : tensor<1x3000000000xf32>
 }
+
+// -----
+
+// A zero variance without epsilon (an infinite factor) is not folded: the
+// filter times inf would make NaN where the batch norm makes +-inf.
+// CHECK-LABEL: func.func @zero_variance(
+// CHECK:         %[[C:.*]] = tgc.conv2d
+// CHECK-NEXT:    tgc.batch_norm %[[C]]
+func.func @zero_variance(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = tgc.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %s = tgc.constant dense<[2.0, 0.5]> : tensor<2xf32>
+  %v = tgc.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %0 = tgc.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tgc.batch_norm %0, %s, %s, %s, %v {epsilon = 0.0 : f64} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %1 : tensor<1x2x4x4xf32>
+}

@@ -20,6 +20,8 @@
 // RUN: tgc-run %s --function=conv_relu --input=1x1x1x3xf32=nan,1,-2 --input=2x1x1x1xf32=1,-1 | FileCheck %s --check-prefix=CONV
 // RUN: tgc-run %s --function=matmul_clamp --input=1x3xf32=inf,0,1 --input=3x2xf32=1,0,1,0,1,0 | FileCheck %s --check-prefix=MATMUL
 // RUN: tgc-run %s --function=padding_only_windows --input=1x1x2x2xf32=1 | FileCheck %s --check-prefix=PADDING
+// RUN: tgc-run %s --function=nan_filter_over_padding --input=1x1x1x2xf32=1 | FileCheck %s --check-prefix=PAD-FILTER
+// RUN: tgc-run %s --function=batch_norm_zero_variance --input=1x2xf32=3,-1 --input=2xf32=2,1 | FileCheck %s --check-prefix=BN-ZERO
 
 // CHECK-DAG: @softmax: ok
 // CHECK-DAG: @log_softmax: ok
@@ -34,7 +36,13 @@
 // CHECK-DAG: @padding_only_windows: ok
 // CHECK-DAG: @made_nan: ok
 // CHECK-DAG: @made_nan_conv_chain: ok
-// CHECK: differential: 13 functions, 0 mismatches
+// CHECK-DAG: @nan_filter_over_padding: ok
+// CHECK-DAG: @nan_filter_argument_over_padding: ok
+// CHECK-DAG: @inf_filter_constant_blocked: ok
+// CHECK-DAG: @batch_norm_zero_variance: ok
+// CHECK-DAG: @batch_norm_zero_variance_bf16: ok
+// CHECK-DAG: @conv_batch_norm_zero_variance: ok
+// CHECK: differential: 19 functions, 0 mismatches
 
 // ALL-NAN: result #0: tensor<3xf32> = [nan, nan, nan]
 // RELU: result #0: tensor<3xf32> = [nan, 1, 0]
@@ -114,4 +122,60 @@ func.func @made_nan_conv_chain(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x3x3xf32>,
   %mm = tgc.matmul %sl, %v : (tensor<1x4x2x4xf32>, tensor<4x5xf32>) -> tensor<1x4x2x5xf32>
   %cl = tgc.clamp %mm {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x4x2x5xf32>
   return %p, %cl : tensor<1x4x3x3xf32>, tensor<1x4x2x5xf32>
+}
+
+// conv2d's padding adds no terms: a NaN filter tap that only meets padding
+// adds nothing (oneDNN multiplies padding by the filter: 0 * NaN). Column 2
+// of the result sees padding only; columns 0 and 1 meet the NaN.
+// PAD-FILTER: result #0: tensor<1x1x1x3xf32> = [nan, nan, 0]
+func.func @nan_filter_over_padding(%x: tensor<1x1x1x2xf32>) -> tensor<1x1x1x3xf32> {
+  %w = tgc.constant dense<0x7FC00000> : tensor<1x1x1x1xf32>
+  %0 = tgc.conv2d %x, %w {padding = array<i64: 0, 0, 0, 1>} : (tensor<1x1x1x2xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x3xf32>
+  return %0 : tensor<1x1x1x3xf32>
+}
+// The filter an argument: its NaN appears at run time (sqrt of a negative).
+func.func @nan_filter_argument_over_padding(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x7x7xf32> {
+  %s = tgc.sqrt %w : tensor<4x3x3x3xf32>
+  %0 = tgc.conv2d %x, %s {padding = array<i64: 2, 2, 2, 2>} : (tensor<2x3x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x7x7xf32>
+  return %0 : tensor<2x4x7x7xf32>
+}
+// A constant filter with an infinity where blocked layouts (and Winograd on
+// AVX-512) would otherwise run it.
+func.func @inf_filter_constant_blocked(%x: tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32> {
+  %w0 = tgc.constant dense<0.25> : tensor<16x16x3x3xf32>
+  %inf = tgc.constant dense<0x7F800000> : tensor<16x16x3x3xf32>
+  %pos = tgc.constant dense<1.0> : tensor<16x16x3x3xf32>
+  %w = tgc.mul %inf, %pos : tensor<16x16x3x3xf32>
+  %c0 = tgc.conv2d %x, %w0 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x6x6xf32>
+  %r = tgc.relu %c0 : tensor<1x16x6x6xf32>
+  %1 = tgc.conv2d %r, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x6x6xf32>
+  return %1 : tensor<1x16x6x6xf32>
+}
+
+// batch_norm is (x - mean) / sqrt(variance + eps) * scale + bias: a zero
+// variance without epsilon gives +-inf (NaN where x == mean), not the NaN
+// of the folded x * a + (bias - mean * a) = inf - inf.
+// BN-ZERO: result #0: tensor<1x2xf32> = [inf, -inf]
+func.func @batch_norm_zero_variance(%x: tensor<1x2xf32>, %scale: tensor<2xf32>) -> tensor<1x2xf32> {
+  %b = tgc.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %m = tgc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %v = tgc.constant dense<0.0> : tensor<2xf32>
+  %0 = tgc.batch_norm %x, %scale, %b, %m, %v {epsilon = 0.0 : f64} : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+func.func @batch_norm_zero_variance_bf16(%x: tensor<6x16x2xbf16>, %s: tensor<16xbf16>, %b: tensor<16xbf16>, %m: tensor<16xbf16>) -> tensor<6x16x2xbf16> {
+  %v = tgc.constant dense<[0.5, 0.0, 0.75, 0.0, 1.0, 0.25, 0.0, 0.0, 0.25, 0.25, 1.5, 2.0, 0.0, 1.25, 0.25, 0.0]> : tensor<16xbf16>
+  %0 = tgc.batch_norm %x, %s, %b, %m, %v {epsilon = 0.0 : f64} : (tensor<6x16x2xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>) -> tensor<6x16x2xbf16>
+  return %0 : tensor<6x16x2xbf16>
+}
+// Constant statistics after a conv (tgc-fold-batch-norm leaves them).
+func.func @conv_batch_norm_zero_variance(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = tgc.constant dense<[[[[1.0]], [[0.5]]], [[[-1.0]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %s = tgc.constant dense<[2.0, 0.5]> : tensor<2xf32>
+  %b = tgc.constant dense<[0.25, -0.25]> : tensor<2xf32>
+  %m = tgc.constant dense<[0.1, -0.1]> : tensor<2xf32>
+  %v = tgc.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %0 = tgc.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = tgc.batch_norm %0, %s, %b, %m, %v {epsilon = 0.0 : f64} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %1 : tensor<1x2x4x4xf32>
 }
