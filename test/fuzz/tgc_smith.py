@@ -2140,8 +2140,8 @@ FAIL_CLASSES = ["crash", "timeout", "mismatch", "cpu-fail", "ref-fail",
                 "both-fail-differently"]
 # Classes that mean the generator made a function it should not have.
 GEN_CLASSES = ["invalid", "both-fail"]
-# Not a failure: a small mismatch of f16/bf16 results that disappears when
-# every f16/bf16 type of the function is promoted to f32. The reference
+# Not a failure: a small mismatch in a function with f16/bf16 values that
+# disappears when every f16/bf16 type of the function is promoted to f32. The reference
 # rounds each op's double result to f16; the CPU accumulates contractions
 # in f32 and rounds that: where the two sums straddle an f16 rounding
 # boundary (about 1 element in 8000) the intermediates differ by one ulp,
@@ -2602,7 +2602,7 @@ def cmd_campaign(args):
             cmd, env = run_command(args.tgc_run, path, c, prog.dyn, input_seed(args.seed, i))
             rc, out, dt = run_tool(cmd, env, args.timeout)
             cls, sig, msg = classify(rc, out)
-            if cls == "mismatch" and re.search(r"T<b?f16>", sig) and small_error(msg):
+            if cls == "mismatch" and re.search(r"[x<]b?f16>", text) and small_error(msg):
                 promoted = path + ".f32.mlir"
                 with open(promoted, "w") as f:
                     f.write(promoted_to_f32(text))

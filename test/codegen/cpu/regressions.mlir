@@ -12,6 +12,7 @@
 // RUN: tgc-run %s --function=conv_bias_bf16 --pipeline=tgc-cpu-unfused --input=1x1x3x3xbf16=1 --input=2x1x3x3xbf16=1 --input=2xbf16=100,200 | FileCheck %s --check-prefix=BIAS
 // RUN: tgc-run %s --function=conv_bias_f32_empty_input --pipeline=tgc-cpu-unfused --input=1x1x0x0xf32= --input=2x1x1x1xf32=1 --input=2xf32=100,200 | FileCheck %s --check-prefix=EMPTY-BIAS
 // RUN: tgc-run %s --function=reduce_empty_then_log --print-plan | FileCheck %s --check-prefix=EMPTY-REDUCE
+// RUN: tgc-run %s --function=log_softmax_single_then_pow --input=1xf32=0.3 --input=2xf32=-2,3 | FileCheck %s --check-prefix=LOG-SOFTMAX
 
 // CHECK-DAG: @conv_bias_f64: ok
 // CHECK-DAG: @conv_bias_f16: ok
@@ -26,7 +27,8 @@
 // CHECK-DAG: @reshape_to_element_count: ok
 // CHECK-DAG: @reshape_to_fused_element_count: ok
 // CHECK-DAG: @shape_across_fusions: ok
-// CHECK: differential: 13 functions, 0 mismatches
+// CHECK-DAG: @log_softmax_single_then_pow: ok
+// CHECK: differential: 14 functions, 0 mismatches
 
 // The native convolution (f64, f16, bf16; f32 where oneDNN takes no empty
 // input) added bias[0] to every channel: the bias [O] broadcast along the
@@ -141,4 +143,14 @@ func.func @shape_across_fusions(%x: tensor<?x3xf32>, %a: tensor<4x8xui8>) -> (te
     tgc.yield %m : tensor<?x1xi64>
   }
   return %f0#0, %f1 : tensor<?x3xf32>, tensor<?x1xi64>
+}
+
+// log_softmax of a single element is exactly 0 (oneDNN's softmax_log gave
+// +1.43e-6), so a negative base to that power is 1, not NaN.
+// LOG-SOFTMAX: result #0: tensor<1xf32> = [0]
+// LOG-SOFTMAX: result #1: tensor<2xf32> = [1, 1]
+func.func @log_softmax_single_then_pow(%e: tensor<1xf32>, %x: tensor<2xf32>) -> (tensor<1xf32>, tensor<2xf32>) {
+  %0 = tgc.log_softmax %e {axis = 0 : i64} : tensor<1xf32>
+  %1 = tgc.pow %x, %0 : (tensor<2xf32>, tensor<1xf32>) -> tensor<2xf32>
+  return %0, %1 : tensor<1xf32>, tensor<2xf32>
 }
