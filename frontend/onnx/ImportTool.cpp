@@ -11,6 +11,7 @@
 #include "tools/lib/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/CommandLine.h"
@@ -56,6 +57,15 @@ int tgc::importOnnxToolMain(int argc, char **argv) {
   options.runChecker = !noChecker;
   options.runShapeInference = !noShapeInference;
   options.foldConstants = !noFold;
+  // Warnings (a graph output declared with another shape) go to stderr;
+  // errors come back from the importer.
+  mlir::ScopedDiagnosticHandler warnings(&context, [](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() != mlir::DiagnosticSeverity::Warning)
+      return mlir::failure();
+    errs() << "tgc-import-onnx: warning: " << diag.getLocation() << ": "
+           << diag.str() << "\n";
+    return mlir::success();
+  });
   auto module = importOnnxModel(context, input, options);
   if (!module) {
     errs() << "tgc-import-onnx: error: " << toString(module.takeError())

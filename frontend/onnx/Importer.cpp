@@ -166,6 +166,8 @@ private:
   static const std::map<std::string, Converter> &converters();
 
   // --- graph level ---
+  llvm::Error checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
+                                  const Tensor &t);
   llvm::Error importGraph(llvm::ArrayRef<Tensor> args,
                           std::vector<Tensor> &results);
   llvm::Error importNodes(
@@ -366,6 +368,8 @@ private:
   llvm::Error convAcos();
 
   mlir::MLIRContext &context;
+  /// Reported once the graph is traced (checkDeclaredOutput).
+  std::vector<std::string> warnings;
   ::onnx::ModelProto &model;
   const ExternalData &external;
   const ImportOptions &options;
@@ -5275,8 +5279,57 @@ llvm::Error Importer::importGraph(llvm::ArrayRef<Tensor> args,
     Tensor t = materialize(it->second);
     if (!t.valid())
       return traceFailure();
+    if (auto error = checkDeclaredOutput(output, t))
+      return error;
     results.push_back(t);
   }
+  return llvm::Error::success();
+}
+
+/// A graph output's declared type (its ValueInfo) against what the graph
+/// computes: a different element type or rank is an error. A declared dim
+/// the graph computes as another number is a warning at the model, as ONNX
+/// Runtime warns ("Expected shape from model of {10} does not match actual
+/// shape of {4}"): tgc specializes value-dependent shapes on the inputs it
+/// is given (Range, window lengths), where exporters declare the shapes of
+/// their example input. Dims the graph computes only at run time, and
+/// declarations without a type or shape, are not checked.
+llvm::Error Importer::checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
+                                          const Tensor &t) {
+  if (!output.type().has_tensor_type())
+    return llvm::Error::success();
+  const auto &declared = output.type().tensor_type();
+  std::vector<int64_t> shape = t.shape();
+  auto computed = [&] {
+    std::string text = "tensor<";
+    for (int64_t d : shape)
+      text += (d == kDynamic ? std::string("?") : std::to_string(d)) + "x";
+    return text + std::string(dtypeName(t.dtype())) + ">";
+  };
+  std::string what = "graph output '" + output.name() + "'";
+  if (declared.elem_type() != 0) {
+    std::optional<DType> dtype = dtypeFromOnnx(declared.elem_type());
+    if (!dtype || *dtype != t.dtype())
+      return makeError(what + " is declared with element type " +
+                       onnxTypeName(declared.elem_type()) +
+                       " but the graph computes " + computed());
+  }
+  if (!declared.has_shape())
+    return llvm::Error::success();
+  const auto &dims = declared.shape().dim();
+  if (static_cast<size_t>(dims.size()) != shape.size())
+    return makeError(what + " is declared with rank " +
+                     llvm::Twine(dims.size()) + " but the graph computes " +
+                     computed());
+  for (int d = 0; d < dims.size(); ++d)
+    if (dims[d].has_dim_value() && shape[d] != kDynamic &&
+        dims[d].dim_value() != shape[d]) {
+      // Emitted after the trace (whose handler takes its diagnostics).
+      warnings.push_back(what + " is declared with dim " + std::to_string(d) +
+                         " = " + std::to_string(dims[d].dim_value()) +
+                         " but the graph computes " + computed());
+      break;
+    }
   return llvm::Error::success();
 }
 
@@ -5353,6 +5406,10 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
     llvm::consumeError(std::move(*importError));
   if (!traced)
     return prefixError(options.modelName + ": ", traced.takeError());
+  for (const std::string &warning : warnings)
+    mlir::emitWarning(
+        mlir::FileLineColLoc::get(&context, options.modelName, 0, 0))
+        << warning;
 
   // Locations name the model and its inputs; dead ops (constants only used
   // by folded ops) go away.
