@@ -799,15 +799,20 @@ int tgc::runToolMain(int argc, char **argv) {
   std::vector<char *> args;
   for (int i = 0; i < argc; ++i) {
     StringRef arg(argv[i]);
-    if (i > 0 &&
-        (arg.consume_front("--threads=") || arg.consume_front("-threads="))) {
-      if (arg.getAsInteger(10, opts.threads)) {
-        errs() << "tgc-run: error: bad --threads value '" << arg << "'\n";
-        return 1;
-      }
+    std::optional<StringRef> value;
+    if (i > 0 && (arg == "--threads" || arg == "-threads") && i + 1 < argc)
+      value = StringRef(argv[++i]); // `--threads N`, as `--threads=N`.
+    else if (i > 0 && (arg.consume_front("--threads=") ||
+                       arg.consume_front("-threads=")))
+      value = arg;
+    if (!value) {
+      args.push_back(argv[i]);
       continue;
     }
-    args.push_back(argv[i]);
+    if (value->getAsInteger(10, opts.threads)) {
+      errs() << "tgc-run: error: bad --threads value '" << *value << "'\n";
+      return 1;
+    }
   }
   cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
                               "tgc-run: run a tgc function\n"

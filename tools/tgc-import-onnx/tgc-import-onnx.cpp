@@ -1,5 +1,9 @@
 //===- tgc-import-onnx.cpp - import an ONNX model into tgc MLIR -----------===//
 
 #include "frontend/onnx/OnnxImporter.h"
+#include "tools/lib/ToolVersion.h"
 
-int main(int argc, char **argv) { return tgc::importOnnxToolMain(argc, argv); }
+int main(int argc, char **argv) {
+  tgc::installVersionPrinter("tgc-import-onnx");
+  return tgc::importOnnxToolMain(argc, argv);
+}

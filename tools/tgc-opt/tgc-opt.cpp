@@ -2,6 +2,7 @@
 
 #include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
+#include "tools/lib/ToolVersion.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  tgc::installVersionPrinter("tgc-opt");
   tgc::registerAllPasses();
   mlir::DialectRegistry registry;
   tgc::registerAllDialects(registry);
