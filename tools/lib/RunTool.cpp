@@ -138,6 +138,15 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
+/// Results that differ (from --expected, or between backends with
+/// --differential): tgc-run exits with kMismatchExitCode, not 1, so that
+/// scripts tell a wrong answer from a failure to run.
+constexpr int kMismatchExitCode = 2;
+Error makeMismatchError(const Twine &message) {
+  return createStringError(std::make_error_code(std::errc::result_out_of_range),
+                           message);
+}
+
 std::optional<DType> dtypeOf(mlir::Type type) {
   return tgc::reference::toDType(type);
 }
@@ -641,8 +650,8 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     return makeError(Twine(inputErrors) +
                      " function(s) could not be given their inputs");
   if (failed)
-    return makeError(Twine(failed) + " function(s) differ between the " +
-                     backend + " and reference backends");
+    return makeMismatchError(Twine(failed) + " function(s) differ between the " +
+                             backend + " and reference backends");
   return Error::success();
 }
 
@@ -787,7 +796,7 @@ Error run(const Options &opts) {
     os << "results differ from the expected values (rtol "
        << llvm::format("%g", opts.rtol.getValue()) << ", atol "
        << llvm::format("%g", opts.atol.getValue()) << ")";
-    return makeError(text);
+    return makeMismatchError(text);
   }
   return Error::success();
 }
@@ -815,7 +824,10 @@ int tgc::runToolMain(int argc, char **argv) {
     }
   }
   cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
-                              "tgc-run: run a tgc function\n"
+                              "tgc-run: run a tgc function (exit status 0; 2 "
+                              "when results differ from --expected or "
+                              "between --differential backends; 1 on any "
+                              "other error)\n"
                               "  --threads=N  intra-op threads for the cpu "
                               "backend (default TGC_NUM_THREADS or all "
                               "cores)\n");
@@ -852,11 +864,18 @@ int tgc::runToolMain(int argc, char **argv) {
     opts.cudaOrdinal = device->ordinal;
   }
   if (Error error = run(opts)) {
-    std::string message = toString(std::move(error));
+    int exitCode = 1;
+    std::string message;
+    handleAllErrors(std::move(error), [&](const ErrorInfoBase &info) {
+      if (info.convertToErrorCode() ==
+          std::make_error_code(std::errc::result_out_of_range))
+        exitCode = kMismatchExitCode;
+      message += (message.empty() ? "" : "\n") + info.message();
+    });
     errs() << "tgc-run: error: " << message << "\n";
-    return StringRef(message).starts_with("no CUDA device")
-               ? opts.noDeviceExitCode.getValue()
-               : 1;
+    if (StringRef(message).starts_with("no CUDA device"))
+      return opts.noDeviceExitCode.getValue();
+    return exitCode;
   }
   return 0;
 }
