@@ -37,6 +37,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include "llvm/ADT/StringSet.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -804,7 +806,17 @@ Error run(const Options &opts) {
 
 int tgc::runToolMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // tgc-run's own options (those Options registers) in their category;
+  // --help lists only those (LLVM's stay accepted, unlisted).
+  llvm::StringSet<> llvmOptions;
+  for (const auto &entry : cl::getRegisteredOptions())
+    llvmOptions.insert(entry.first);
   Options opts;
+  cl::OptionCategory category("tgc-run options");
+  for (const auto &entry : cl::getRegisteredOptions())
+    if (!llvmOptions.contains(entry.first))
+      entry.second->addCategory(category);
+  cl::HideUnrelatedOptions(category);
   std::vector<char *> args;
   for (int i = 0; i < argc; ++i) {
     StringRef arg(argv[i]);
