@@ -1102,6 +1102,15 @@ int tgc::runtime::resolveThreadCount(int requested) {
     if (absl::SimpleAtoi(text, &fromEnvironment) && fromEnvironment > 0)
       return fromEnvironment;
   }
+  // Then OpenMP's own setting, as oneDNN and PyTorch honour it: its first
+  // (outermost) level, "4" of "4,2".
+  if (const char *text = std::getenv("OMP_NUM_THREADS")) {
+    absl::string_view first(text);
+    first = first.substr(0, first.find(','));
+    int fromEnvironment = 0;
+    if (absl::SimpleAtoi(first, &fromEnvironment) && fromEnvironment > 0)
+      return fromEnvironment;
+  }
   // Processors this process may run on; asking costs a system call.
   static const int hardwareThreads = std::max(1, omp_get_num_procs());
   return hardwareThreads;

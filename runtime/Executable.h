@@ -224,7 +224,8 @@ absl::Status planMemory(Executable &executable);
 int64_t removeDeadSteps(Executable &executable);
 
 /// The intra-op thread count: `requested` if positive, else TGC_NUM_THREADS
-/// if set, else the number of hardware threads.
+/// if set, else OMP_NUM_THREADS (its first level) if set, else the number
+/// of hardware threads.
 int resolveThreadCount(int requested);
 
 /// Sets the process-wide intra-op thread count used by oneDNN and the native

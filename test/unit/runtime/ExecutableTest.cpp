@@ -1272,6 +1272,20 @@ TEST(ExecutableTest, EnvironmentSettings) {
   unsetenv("TGC_NUM_THREADS");
   EXPECT_GE(resolveThreadCount(0), 1);
   EXPECT_EQ(resolveThreadCount(-1), resolveThreadCount(0));
+  // OMP_NUM_THREADS where TGC_NUM_THREADS is unset (its first level).
+  const char *omp = std::getenv("OMP_NUM_THREADS");
+  std::string savedOmp = omp ? omp : "";
+  setenv("OMP_NUM_THREADS", "4,2", 1);
+  EXPECT_EQ(resolveThreadCount(0), 4);
+  setenv("TGC_NUM_THREADS", "3", 1);
+  EXPECT_EQ(resolveThreadCount(0), 3);
+  unsetenv("TGC_NUM_THREADS");
+  setenv("OMP_NUM_THREADS", "zero", 1);
+  EXPECT_GE(resolveThreadCount(0), 1);
+  if (omp)
+    setenv("OMP_NUM_THREADS", savedOmp.c_str(), 1);
+  else
+    unsetenv("OMP_NUM_THREADS");
 
   setNumThreads(2);
   EXPECT_EQ(omp_get_max_threads(), 2);
