@@ -307,7 +307,14 @@ struct FoldLosslessCastChain : OpRewritePattern<CastOp> {
       return failure();
     Type a = getElementTypeOrSelf(inner.getInput().getType());
     Type b = getElementTypeOrSelf(inner.getType());
+    Type c = getElementTypeOrSelf(op.getType());
     if (!isLosslessCast(a, b))
+      return failure();
+    // Integer -> float -> integer saturates where integer -> integer wraps
+    // (i8 -1 -> f32 -> ui8 is 0, i8 -1 -> ui8 255): only where A -> C is
+    // exact too.
+    if (isa<IntegerType>(a) && isa<FloatType>(b) && isa<IntegerType>(c) &&
+        !isLosslessCast(a, c))
       return failure();
     // The new cast must still verify: its input and result shapes must agree.
     auto from = cast<RankedTensorType>(inner.getInput().getType());
@@ -1254,7 +1261,13 @@ struct ConstantOperandsIntoFusion : OpRewritePattern<FusionOp> {
         return !isa<YieldOp>(user) && user->getNumResults() > 0 &&
                llvm::all_of(user->getResultTypes(), isShapeLike);
       });
-      if (!shapeUsesOnly)
+      // A shape some dynamic_reshape reads is cloned in whatever else reads
+      // it too (`mul %shape, %reshaped`): the reshape must become static.
+      bool reshapeShape = llvm::any_of(arg.getUses(), [](OpOperand &use) {
+        return isa<DynamicReshapeOp>(use.getOwner()) &&
+               use.getOperandNumber() == 1;
+      });
+      if (!shapeUsesOnly && !reshapeShape)
         continue;
       rewriter.setInsertionPointToStart(&body);
       Operation *constant =

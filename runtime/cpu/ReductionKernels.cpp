@@ -555,7 +555,10 @@ absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &d) {
           inner = product(d.shape, axis, d.shape.size());
   int scaleInput = d.hasScale ? 1 : -1;
   int biasInput = d.hasBias ? (d.hasScale ? 2 : 1) : -1;
-  if (d.dtype == DType::F32) {
+  // Without epsilon a constant row is 0 / 0 = NaN; oneDNN's f32 statistics
+  // (one thread: a mean a rounding off) make it +-1 instead, so epsilon 0
+  // (never in trained models) runs natively, with double statistics.
+  if (d.dtype == DType::F32 && d.epsilon > 0) {
     auto engine = cpuEngine();
     if (!engine.ok())
       return engine.status();
