@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test test-isa setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs fuzz clean
+.PHONY: demo test test-isa setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs fuzz fuzz-short fuzz-build clean
 
 BUILD_DIR := build
 
@@ -19,6 +19,7 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j2
+	$(MAKE) fuzz-short
 
 # The CPU suites as on an AVX2-only machine (DNNL_MAX_CPU_ISA=AVX2; `make
 # test` runs them too).
@@ -82,13 +83,21 @@ fuzz-graphs: build
 # Coverage-guided fuzzing (libFuzzer, clang-22, ASan + UBSan; build-fuzz/):
 # RUNS executions of each target over its seed corpus (default 200000),
 # crashers in build-fuzz/findings/. `make test` replays the corpora through
-# the regular build (ctest fuzz-replay-*).
+# the regular build (ctest fuzz-replay-*) and ends with `make fuzz-short`.
 RUNS ?= 200000
-fuzz:
-	@./scripts/setup.sh --fuzz
-	cmake --preset fuzz
-	cmake --build --preset fuzz --target fuzz-npy fuzz-tensor-literal fuzz-onnx-import fuzz-mlir-pipeline
+fuzz: fuzz-build
 	./scripts/fuzz.sh build-fuzz $(RUNS)
+
+# The short run `make test` ends with: FUZZ_SHORT_RUNS executions of each
+# target (about 2 minutes with the fuzz build's ~4).
+FUZZ_SHORT_RUNS ?= 3000
+fuzz-short: fuzz-build
+	./scripts/fuzz.sh build-fuzz $(FUZZ_SHORT_RUNS)
+
+fuzz-build:
+	@./scripts/setup.sh --fuzz
+	test -f build-fuzz/build.ninja || cmake --preset fuzz
+	cmake --build --preset fuzz --target fuzz-npy fuzz-tensor-literal fuzz-onnx-import fuzz-mlir-pipeline
 
 clean:
 	rm -rf $(BUILD_DIR)
