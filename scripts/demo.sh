@@ -22,6 +22,13 @@ else
   echo "(exit code $?)"
 fi
 
+step "Versions: every tool says which tgc it is ($("$BIN/tgc-run" --version | head -1)); tgc-run exits 2 when results differ, 1 on other errors"
+"$BIN/tgc-opt" --version
+set +e
+"$BIN/tgc-run" "$EXAMPLE" --backend=reference --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 --seed=1 --expected=2x3xf32=0 > /dev/null 2>&1
+echo "(a wrong --expected: exit code $?)"
+set -e
+
 step "tgc-run on the reference interpreter: x is 2x4 (resolving the dynamic dim), weights random from --seed"
 "$BIN/tgc-run" "$EXAMPLE" --backend=reference --input=2x4xf32=1,2,3,4,-1,-2,-3,-4 --seed=1 --output=/tmp/tgc-demo-out.npy --print
 echo "(result also written to /tmp/tgc-demo-out.npy)"
