@@ -10,8 +10,8 @@
 
 #include "tools/lib/Registration.h"
 
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/CommandLine.h"

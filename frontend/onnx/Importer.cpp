@@ -5300,19 +5300,13 @@ llvm::Error Importer::checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
     return llvm::Error::success();
   const auto &declared = output.type().tensor_type();
   std::vector<int64_t> shape = t.shape();
-  auto computed = [&] {
-    std::string text = "tensor<";
-    for (int64_t d : shape)
-      text += (d == kDynamic ? std::string("?") : std::to_string(d)) + "x";
-    return text + std::string(dtypeName(t.dtype())) + ">";
-  };
   std::string what = "graph output '" + output.name() + "'";
   if (declared.elem_type() != 0) {
     std::optional<DType> dtype = dtypeFromOnnx(declared.elem_type());
     if (!dtype || *dtype != t.dtype())
       return makeError(what + " is declared with element type " +
                        onnxTypeName(declared.elem_type()) +
-                       " but the graph computes " + computed());
+                       " but the graph computes " + t.describe());
   }
   if (!declared.has_shape())
     return llvm::Error::success();
@@ -5320,14 +5314,14 @@ llvm::Error Importer::checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
   if (static_cast<size_t>(dims.size()) != shape.size())
     return makeError(what + " is declared with rank " +
                      llvm::Twine(dims.size()) + " but the graph computes " +
-                     computed());
+                     t.describe());
   for (int d = 0; d < dims.size(); ++d)
     if (dims[d].has_dim_value() && shape[d] != kDynamic &&
         dims[d].dim_value() != shape[d]) {
       // Emitted after the trace (whose handler takes its diagnostics).
       warnings.push_back(what + " is declared with dim " + std::to_string(d) +
                          " = " + std::to_string(dims[d].dim_value()) +
-                         " but the graph computes " + computed());
+                         " but the graph computes " + t.describe());
       break;
     }
   return llvm::Error::success();

@@ -116,26 +116,6 @@ void nativeLayerNorm(int64_t outer, int64_t inner, double epsilon,
                 });
 }
 
-/// batch_norm as the dialect defines it, (x - mean) / sqrt(variance + eps)
-/// * scale + bias, element by element: the folded form x * a + b of the fast
-/// loops turns a zero variance (a = +-inf) into inf - inf = NaN where this
-/// gives +-inf, so a call with a channel whose a or b is not finite takes
-/// this loop (rare: statistics without epsilon). `load(i)`, `param(c, k)` (k: scale, bias,
-/// mean, variance) and `store(i, v)` access the tensors.
-template <typename Load, typename Param, typename Store>
-void batchNormUnfolded(int64_t outer, int64_t channels, int64_t inner,
-                       double epsilon, Load load, Param param, Store store) {
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t c = 0; c < channels; ++c) {
-      const double inv = 1.0 / std::sqrt(param(c, 3) + epsilon);
-      const double scale = param(c, 0), bias = param(c, 1),
-                   mean = param(c, 2);
-      const int64_t base = (o * channels + c) * inner;
-      for (int64_t i = 0; i < inner; ++i)
-        store(base + i, (load(base + i) - mean) * inv * scale + bias);
-    }
-}
-
 template <typename T>
 void nativeBatchNorm(int64_t outer, int64_t channels, int64_t inner,
                      double epsilon, const std::vector<HostTensor> &in,
@@ -162,12 +142,24 @@ void nativeBatchNorm(int64_t outer, int64_t channels, int64_t inner,
   }
   S *y = static_cast<S *>(out);
   if (!folded) {
-    batchNormUnfolded(outer, channels, inner, epsilon, [&](int64_t i) {
-      return static_cast<double>(T::load(x[i]));
-    }, [&](int64_t c, int k) {
-      const S *p = k == 0 ? scale : k == 1 ? bias : k == 2 ? mean : variance;
-      return static_cast<double>(T::load(p[c]));
-    }, [&](int64_t i, double v) { y[i] = T::store(static_cast<C>(v)); });
+    // batch_norm as the dialect defines it, (x - mean) / sqrt(variance +
+    // eps) * scale + bias: the folded x * a + b turns a zero variance
+    // (a = +-inf) into inf - inf = NaN where this gives +-inf. Rare
+    // (statistics without epsilon), so one plain loop in double.
+    parallelRange(numThreads, outer * channels, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t job = lo; job < hi; ++job) {
+        const int64_t c = job % channels;
+        const double inv =
+            1.0 /
+            std::sqrt(static_cast<double>(T::load(variance[c])) + epsilon);
+        const double m = static_cast<double>(T::load(mean[c]));
+        const double g = static_cast<double>(T::load(scale[c]));
+        const double b = static_cast<double>(T::load(bias[c]));
+        for (int64_t i = job * inner; i < (job + 1) * inner; ++i)
+          y[i] = T::store(static_cast<C>(
+              (static_cast<double>(T::load(x[i])) - m) * inv * g + b));
+      }
+    });
     return;
   }
   parallelRange(numThreads, outer * channels,
@@ -257,17 +249,9 @@ void batchNormF32(int64_t outer, int64_t channels, int64_t inner,
                               static_cast<double>(mean[k]) * mul);
     folded &= std::isfinite(a[k]) && std::isfinite(b[k]);
   }
-  if (!folded) {
-    const float *x = static_cast<const float *>(in[0].data());
-    float *y = static_cast<float *>(out);
-    const float *params4[] = {scale, bias, mean, variance};
-    batchNormUnfolded(
-        outer, channels, inner, epsilon,
-        [&](int64_t i) { return static_cast<double>(x[i]); },
-        [&](int64_t ch, int k) { return static_cast<double>(params4[k][ch]); },
-        [&](int64_t i, double v) { y[i] = static_cast<float>(v); });
-    return;
-  }
+  if (!folded) // A non-finite a or b: the generic kernel's unfolded loop.
+    return nativeBatchNorm<F32T>(outer, channels, inner, epsilon, in, out,
+                                 numThreads);
   auto fn = &affineChannelsBaseline;
 #ifdef TGC_HAVE_AVX512_CLONE
   // The ISA the backend plans for (DNNL_MAX_CPU_ISA caps it too).
@@ -515,9 +499,9 @@ absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
       return engine.status();
     try {
       dnnl::memory::desc md = plainDesc(d.shape, *toDnnl(d.dtype));
-      dnnl::softmax_v2_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::softmax_accurate,
-          md, md, static_cast<int>(d.axis));
+      dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                          dnnl::algorithm::softmax_accurate, md,
+                                          md, static_cast<int>(d.axis));
       dnnl::softmax_v2_forward::primitive_desc pd(desc, makeAttr(), **engine);
       PrimitiveKernelSpec spec;
       spec.name = "onednn.softmax";

@@ -36,8 +36,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include "llvm/ADT/StringSet.h"
+#include <algorithm>
 
 #include <chrono>
 #include <cmath>
@@ -652,8 +652,9 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     return makeError(Twine(inputErrors) +
                      " function(s) could not be given their inputs");
   if (failed)
-    return makeMismatchError(Twine(failed) + " function(s) differ between the " +
-                             backend + " and reference backends");
+    return makeMismatchError(Twine(failed) +
+                             " function(s) differ between the " + backend +
+                             " and reference backends");
   return Error::success();
 }
 
