@@ -15,24 +15,31 @@
 #define GET_ATTRDEF_CLASSES
 #include "dialects/TgcAttrs.h.inc"
 
+namespace tgc::ir {
+// The Layout and ComparePredicate enums live in tgc::ir (tgc::Layout and
+// tgc::ComparePredicate are the public API's); attribute classes are
+// generated in the dialect's namespace.
+using LayoutAttr = ::tgc::LayoutAttr;
+} // namespace tgc::ir
+
 namespace tgc {
 /// The meaning of a tgc.compare predicate on two values of one type, shared by
 /// the folder and the reference interpreter (comparisons with NaN are false
 /// except `ne`).
 template <typename T>
-bool evaluateCompare(ComparePredicate predicate, T a, T b) {
+bool evaluateCompare(ir::ComparePredicate predicate, T a, T b) {
   switch (predicate) {
-  case ComparePredicate::eq:
+  case ir::ComparePredicate::eq:
     return a == b;
-  case ComparePredicate::ne:
+  case ir::ComparePredicate::ne:
     return a != b;
-  case ComparePredicate::lt:
+  case ir::ComparePredicate::lt:
     return a < b;
-  case ComparePredicate::le:
+  case ir::ComparePredicate::le:
     return a <= b;
-  case ComparePredicate::gt:
+  case ir::ComparePredicate::gt:
     return a > b;
-  case ComparePredicate::ge:
+  case ir::ComparePredicate::ge:
     return a >= b;
   }
   return false;

@@ -68,7 +68,9 @@ def Tgc_Layout : I32EnumAttr<"Layout",
     "data layout of a 2-D spatial op (NCHW filters are OIHW, NHWC filters are HWIO)",
     [Tgc_LayoutNCHW, Tgc_LayoutNHWC]> {
   let genSpecializedAttr = 0;
-  let cppNamespace = "::tgc";
+  // ::tgc::Layout is the public API's enum (include/tgc/Tensor.h), with the
+  // same values; the frontend converts between the two.
+  let cppNamespace = "::tgc::ir";
 }
 def Tgc_LayoutAttr : EnumAttr<Tgc_Dialect, Tgc_Layout, "layout"> {
   let assemblyFormat = "`<` $value `>`";
@@ -124,7 +126,8 @@ def Tgc_CmpGE : I32EnumAttrCase<"ge", 5>;
 def Tgc_ComparePredicateAttr : I32EnumAttr<"ComparePredicate",
     "elementwise comparison predicate",
     [Tgc_CmpEQ, Tgc_CmpNE, Tgc_CmpLT, Tgc_CmpLE, Tgc_CmpGT, Tgc_CmpGE]> {
-  let cppNamespace = "::tgc";
+  // Like Layout: ::tgc::ComparePredicate is the public API's enum.
+  let cppNamespace = "::tgc::ir";
 }
 
 //===----------------------------------------------------------------------===//

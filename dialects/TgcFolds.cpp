@@ -605,7 +605,7 @@ OpFoldResult LogicalOrOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
-  ComparePredicate predicate = getPredicate();
+  ir::ComparePredicate predicate = getPredicate();
   auto compare = [predicate](auto a, auto b) -> bool {
     return evaluateCompare(predicate, a, b);
   };

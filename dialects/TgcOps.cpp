@@ -255,7 +255,8 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
   auto predicate = adaptor.getPredicate();
   auto lhsType = cast<RankedTensorType>(adaptor.getLhs().getType());
   if (lhsType.getElementType().isInteger(1) &&
-      predicate != ComparePredicate::eq && predicate != ComparePredicate::ne)
+      predicate != ir::ComparePredicate::eq &&
+      predicate != ir::ComparePredicate::ne)
     return infer.fail("predicate '", stringifyComparePredicate(predicate),
                       "' is not defined for i1 operands (only eq and ne are)");
   return success();
@@ -386,7 +387,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   if (groups < 1)
     return infer.fail("groups must be positive, got ", groups);
 
-  bool nhwc = adaptor.getLayout() == Layout::NHWC;
+  bool nhwc = adaptor.getLayout() == ir::Layout::NHWC;
   ArrayRef<int64_t> x = input->getShape(), f = filter->getShape();
   int64_t n = x[0], c = nhwc ? x[3] : x[1];
   int64_t spatial[2] = {nhwc ? x[1] : x[2], nhwc ? x[2] : x[3]};
@@ -435,7 +436,7 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
 template <typename OpT>
 static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
                                ArrayRef<int64_t> kernel, const WindowAttrs &w,
-                               bool ceilMode, Layout layout,
+                               bool ceilMode, ir::Layout layout,
                                SmallVectorImpl<Type> &inferred) {
   Inference<OpT> infer{loc};
   auto input = infer.ranked(inputValue, "input");
@@ -457,7 +458,7 @@ static LogicalResult inferPool(std::optional<Location> loc, Value inputValue,
       return infer.fail("padding must be smaller than the dilated window (",
                         static_cast<int64_t>(window), ") in each spatial dim");
   }
-  bool nhwc = layout == Layout::NHWC;
+  bool nhwc = layout == ir::Layout::NHWC;
   SmallVector<int64_t> shape(input->getShape());
   int64_t spatial[2] = {shape[nhwc ? 1 : 2], shape[nhwc ? 2 : 3]};
   int64_t out[2];
@@ -499,7 +500,7 @@ GlobalAvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     return failure();
   if (input->getRank() != 4)
     return infer.fail("input must have rank 4, got ", shapeOf(*input));
-  bool nhwc = adaptor.getLayout() == Layout::NHWC;
+  bool nhwc = adaptor.getLayout() == ir::Layout::NHWC;
   SmallVector<int64_t> shape(input->getShape());
   shape[nhwc ? 1 : 2] = 1;
   shape[nhwc ? 2 : 3] = 1;

@@ -275,7 +275,7 @@ def Tgc_Conv2DOp : Tgc_Op<"conv2d", [InferTypeOpAdaptorWithIsCompatible]> {
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
       DefaultValuedAttr<I64Attr, "1">:$groups,
-      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+      DefaultValuedAttr<Tgc_LayoutAttr, "::tgc::ir::Layout::NCHW">:$layout);
   let results = (outs Tgc_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -312,7 +312,7 @@ def Tgc_MaxPool2DOp : Tgc_PoolOp<"max_pool2d", "2-D max pooling"> {
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
       UnitAttr:$ceil_mode,
-      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+      DefaultValuedAttr<Tgc_LayoutAttr, "::tgc::ir::Layout::NCHW">:$layout);
 }
 
 def Tgc_AvgPool2DOp : Tgc_PoolOp<"avg_pool2d", "2-D average pooling"> {
@@ -333,7 +333,7 @@ def Tgc_AvgPool2DOp : Tgc_PoolOp<"avg_pool2d", "2-D average pooling"> {
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad,
-      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+      DefaultValuedAttr<Tgc_LayoutAttr, "::tgc::ir::Layout::NCHW">:$layout);
 }
 
 def Tgc_GlobalAvgPool2DOp : Tgc_PoolOp<"global_avg_pool2d", "Global 2-D average pooling"> {
@@ -346,7 +346,7 @@ def Tgc_GlobalAvgPool2DOp : Tgc_PoolOp<"global_avg_pool2d", "Global 2-D average 
     ```
   }];
   let arguments = (ins Tgc_FloatTensor:$input,
-      DefaultValuedAttr<Tgc_LayoutAttr, "Layout::NCHW">:$layout);
+      DefaultValuedAttr<Tgc_LayoutAttr, "::tgc::ir::Layout::NCHW">:$layout);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 //===- Function.cpp - traced functions: tgc::function ---------------------===//
 
 #include "frontend/Function.h"
+#include "codegen/reference/Interpreter.h"
 
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
@@ -88,7 +89,7 @@ static TraceType rebuildWithAliasClasses(const TraceType &type,
 }
 
 TraceType detail::withAliasClasses(const TraceType &type,
-                                   llvm::ArrayRef<int64_t> classes) {
+                                   const std::vector<int64_t> &classes) {
   size_t next = 0;
   return rebuildWithAliasClasses(type, classes, next);
 }
@@ -100,10 +101,10 @@ absl::Status detail::toStatus(llvm::Error error) {
 absl::Status
 detail::validateSignature(const std::vector<tracing::TensorSpec> &specs) {
   for (auto [i, spec] : llvm::enumerate(specs)) {
-    if (llvm::Error error = tracing::validateTensorSpec(spec))
+    if (absl::Status status = tracing::validateTensorSpec(spec); !status.ok())
       return absl::InvalidArgumentError("tgc: invalid input_signature: arg" +
                                         std::to_string(i) + ": " +
-                                        llvm::toString(std::move(error)));
+                                        std::string(status.message()));
     if (spec.unknownRank)
       return absl::InvalidArgumentError(
           "tgc: invalid input_signature: arg" + std::to_string(i) +
@@ -526,4 +527,159 @@ std::vector<SpecializationInfo> FunctionState::specializations() const {
     infos.push_back(std::move(info));
   }
   return infos;
+}
+
+llvm::Expected<std::shared_ptr<const Compiled>>
+FunctionState::trace(const TraceType &target, const TraceBody &body) {
+  std::vector<tracing::TensorSpec> specs;
+  collectTensorSpecs(target, specs);
+  std::vector<ArgSpec> argSpecs;
+  for (const tracing::TensorSpec &spec : specs) {
+    if (spec.unknownRank)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "tgc: cannot trace '" + options.name +
+                                         "' for a tensor of unknown rank");
+    argSpecs.push_back(ArgSpec{spec.dtype, spec.shape});
+  }
+  auto compiled = std::make_shared<Compiled>();
+  compiled->target = options.device;
+  CaptureScope captures;
+  TraceOutputs outputs;
+  Tracer tracer(context);
+  auto traced = tracer.trace(
+      options.name, argSpecs,
+      [&](llvm::ArrayRef<Tensor> leaves) -> std::vector<Tensor> {
+        // Captures are the last leaves.
+        size_t numCaptures = std::min(leaves.size(), options.captures.size());
+        for (size_t i = 0; i < numCaptures; ++i)
+          captures.bound.emplace_back(options.captures[i].id(),
+                                      leaves[leaves.size() - numCaptures + i]);
+        captures.previous = currentCaptureScope();
+        currentCaptureScope() = &captures;
+        llvm::ArrayRef<Tensor> arguments = leaves.drop_back(numCaptures);
+        outputs =
+            body(std::span<const Tensor>(arguments.data(), arguments.size()));
+        currentCaptureScope() = captures.previous;
+        return outputs.results;
+      },
+      location);
+  // An undeclared capture is the root cause of the errors it poisons.
+  if (!captures.error.empty()) {
+    if (!traced)
+      llvm::consumeError(traced.takeError());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   captures.error);
+  }
+  if (!traced)
+    return traced.takeError();
+  if (!outputs.variableError.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   outputs.variableError);
+  compiled->traced = std::move(*traced);
+  compiled->variableWrites = std::move(outputs.variableWrites);
+  if (auto error = compileStatic(*compiled))
+    return std::move(error);
+  compiled->numOutputs = outputs.numOutputs;
+  compiled->structure = std::move(outputs.structure);
+  return std::shared_ptr<const Compiled>(std::move(compiled));
+}
+
+//===----------------------------------------------------------------------===//
+// The entry points of the public Function template
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<std::shared_ptr<FunctionState>>
+detail::makeFunctionState(FunctionOptions options,
+                          std::source_location location) {
+  if (auto status = normalizeOptions(options); !status.ok())
+    return status;
+  auto state = std::make_shared<FunctionState>(std::move(options));
+  state->location = location;
+  return state;
+}
+
+const FunctionOptions &detail::optionsOf(const FunctionState &state) {
+  return state.options;
+}
+
+absl::StatusOr<CompiledPtr>
+detail::specializationForCall(FunctionState &state, const TraceType &argsType,
+                              const std::vector<int64_t> &aliasClasses,
+                              const TraceBody &body) {
+  (void)aliasClasses; // Already part of argsType's variable leaves.
+  if (auto status = state.checkCall(argsType); !status.ok())
+    return status;
+  auto build = [&](const TraceType &target) {
+    return state.trace(target, body);
+  };
+  if (state.signature) {
+    if (auto status = state.checkSignature(argsType); !status.ok())
+      return status;
+    auto entry =
+        state.cache.getConcrete(state.cacheKey(*state.signature), build);
+    if (!entry)
+      return toStatus(entry.takeError());
+    return (*entry)->payload;
+  }
+  auto entry = state.cache.getOrTrace(state.cacheKey(argsType), build);
+  if (!entry)
+    return toStatus(entry.takeError());
+  return (*entry)->payload;
+}
+
+absl::StatusOr<SpecializationInfo>
+detail::concreteSpecialization(FunctionState &state, const TraceType &type,
+                               const std::vector<int64_t> &aliasClasses,
+                               const TraceBody &body) {
+  (void)aliasClasses;
+  if (auto status = state.checkSignature(type); !status.ok())
+    return status;
+  if (auto status = state.checkPlacement(type); !status.ok())
+    return status;
+  auto build = [&](const TraceType &target) {
+    return state.trace(target, body);
+  };
+  auto entry = state.cache.getConcrete(state.cacheKey(type), build);
+  if (!entry)
+    return toStatus(entry.takeError());
+  for (SpecializationInfo &info : state.specializations())
+    if (info.signature == (*entry)->type.str())
+      return info;
+  return absl::InternalError("tgc: concrete function not in the cache");
+}
+
+absl::StatusOr<const std::any *>
+detail::structureOf(const FunctionState &state, const Compiled &compiled,
+                    const std::type_info &resultType) {
+  if (compiled.structure.type() != resultType)
+    return absl::InvalidArgumentError(
+        "tgc: '" + state.options.name +
+        "' was traced for arguments of another C++ type with the same "
+        "TraceType; call it with one argument structure");
+  return &compiled.structure;
+}
+
+absl::StatusOr<std::vector<runtime::HostTensor>>
+detail::execute(const FunctionState &state, const Compiled &compiled,
+                const CallInputs &inputs) {
+  return state.execute(compiled, inputs);
+}
+
+absl::StatusOr<std::vector<cuda::DeviceTensor>>
+detail::executeOnDevice(const FunctionState &state, const Compiled &compiled,
+                        const CallInputs &inputs) {
+  return state.executeOnDevice(compiled, inputs);
+}
+
+size_t detail::tracingCount(const FunctionState &state) {
+  return state.cache.traceCount();
+}
+
+std::vector<SpecializationInfo>
+detail::specializations(const FunctionState &state) {
+  return state.specializations();
+}
+
+std::vector<tracing::TraceEvent> detail::history(const FunctionState &state) {
+  return state.cache.history();
 }

@@ -28,7 +28,7 @@ using runtime::HostTensor;
 namespace {
 
 std::string shapeText(const Tensor &t) {
-  return formatShape(t.type().getShape());
+  return formatShape(typeOf(t).getShape());
 }
 
 std::string listOf(llvm::ArrayRef<int64_t> values) {
@@ -80,47 +80,47 @@ std::vector<int64_t> expandPadding(std::vector<int64_t> padding) {
 template <typename OpT>
 Tensor unary(const Tensor &x, std::source_location loc) {
   OpRecorder rec(OpT::getOperationName(), {&x}, loc);
-  return rec.infer<OpT>(x.value());
+  return rec.infer<OpT>(valueOf(x));
 }
 
 template <typename OpT>
 Tensor binary(const Tensor &a, const Tensor &b, std::source_location loc) {
   OpRecorder rec(OpT::getOperationName(), {&a, &b}, loc);
-  return rec.infer<OpT>(a.value(), b.value());
+  return rec.infer<OpT>(valueOf(a), valueOf(b));
 }
 
 template <typename OpT>
 Tensor binary(const Tensor &a, Scalar b, std::source_location loc) {
   OpRecorder rec(OpT::getOperationName(), {&a}, loc);
   Tensor c = rec.scalarLike(b, a);
-  return rec.infer<OpT>(a.value(), c.value());
+  return rec.infer<OpT>(valueOf(a), valueOf(c));
 }
 
 template <typename OpT>
 Tensor binary(Scalar a, const Tensor &b, std::source_location loc) {
   OpRecorder rec(OpT::getOperationName(), {&b}, loc);
   Tensor c = rec.scalarLike(a, b);
-  return rec.infer<OpT>(c.value(), b.value());
+  return rec.infer<OpT>(valueOf(c), valueOf(b));
 }
 
 Tensor cmp(ComparePredicate p, const Tensor &a, const Tensor &b,
            std::source_location loc) {
   OpRecorder rec(CompareOp::getOperationName(), {&a, &b}, loc);
-  return rec.infer<CompareOp>(p, a.value(), b.value());
+  return rec.infer<CompareOp>(toIR(p), valueOf(a), valueOf(b));
 }
 
 Tensor cmp(ComparePredicate p, const Tensor &a, Scalar b,
            std::source_location loc) {
   OpRecorder rec(CompareOp::getOperationName(), {&a}, loc);
   Tensor c = rec.scalarLike(b, a);
-  return rec.infer<CompareOp>(p, a.value(), c.value());
+  return rec.infer<CompareOp>(toIR(p), valueOf(a), valueOf(c));
 }
 
 Tensor cmp(ComparePredicate p, Scalar a, const Tensor &b,
            std::source_location loc) {
   OpRecorder rec(CompareOp::getOperationName(), {&b}, loc);
   Tensor c = rec.scalarLike(a, b);
-  return rec.infer<CompareOp>(p, c.value(), b.value());
+  return rec.infer<CompareOp>(toIR(p), valueOf(c), valueOf(b));
 }
 
 template <typename OpT>
@@ -140,7 +140,7 @@ Tensor reduce(const Tensor &x, std::vector<int64_t> axes, bool keepdims,
   auto normalized = normalizeAxes(rec, axes, rank, "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
-  return rec.infer<OpT>(x.value(), ArrayRef<int64_t>(*normalized), keepdims);
+  return rec.infer<OpT>(valueOf(x), ArrayRef<int64_t>(*normalized), keepdims);
 }
 
 template <typename OpT>
@@ -152,8 +152,8 @@ Tensor argReduce(const Tensor &x, int64_t axis, bool keepdims, bool last,
   auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
-  return rec.infer<OpT>(x.value(), static_cast<uint64_t>(*normalized), keepdims,
-                        last);
+  return rec.infer<OpT>(valueOf(x), static_cast<uint64_t>(*normalized),
+                        keepdims, last);
 }
 
 template <typename OpT>
@@ -166,7 +166,7 @@ Tensor softmaxLike(const Tensor &x, int64_t axis, std::source_location loc) {
   auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
-  return rec.infer<OpT>(x.value(), static_cast<uint64_t>(*normalized));
+  return rec.infer<OpT>(valueOf(x), static_cast<uint64_t>(*normalized));
 }
 
 template <typename OpT>
@@ -175,16 +175,16 @@ Tensor pool(const Tensor &x, const Pool2DOptions &opts,
   OpRecorder rec(OpT::getOperationName(), {&x}, loc);
   std::vector<int64_t> padding = expandPadding(opts.padding);
   if constexpr (std::is_same_v<OpT, AvgPool2DOp>)
-    return rec.infer<OpT>(x.value(), ArrayRef<int64_t>(opts.kernel),
+    return rec.infer<OpT>(valueOf(x), ArrayRef<int64_t>(opts.kernel),
                           ArrayRef<int64_t>(opts.strides),
                           ArrayRef<int64_t>(padding),
                           ArrayRef<int64_t>(opts.dilations), opts.ceilMode,
-                          opts.countIncludePad, opts.layout);
+                          opts.countIncludePad, toIR(opts.layout));
   else
     return rec.infer<OpT>(
-        x.value(), ArrayRef<int64_t>(opts.kernel),
+        valueOf(x), ArrayRef<int64_t>(opts.kernel),
         ArrayRef<int64_t>(opts.strides), ArrayRef<int64_t>(padding),
-        ArrayRef<int64_t>(opts.dilations), opts.ceilMode, opts.layout);
+        ArrayRef<int64_t>(opts.dilations), opts.ceilMode, toIR(opts.layout));
 }
 
 } // namespace
@@ -258,9 +258,9 @@ Tensor tgc::cast(const Tensor &x, DType dtype, std::source_location loc) {
   OpRecorder rec(CastOp::getOperationName(), {&x}, loc);
   if (!rec.ok())
     return rec.poison();
-  auto type = RankedTensorType::get(x.type().getShape(),
+  auto type = RankedTensorType::get(typeOf(x).getShape(),
                                     toElementType(dtype, rec.context()));
-  return rec.build<CastOp>(type, x.value());
+  return rec.build<CastOp>(type, valueOf(x));
 }
 
 //===----------------------------------------------------------------------===//
@@ -293,26 +293,26 @@ TGC_DEFINE_UNARY(logicalNot, LogicalNotOp)
 
 Tensor tgc::leakyRelu(const Tensor &x, double alpha, std::source_location loc) {
   OpRecorder rec(LeakyReluOp::getOperationName(), {&x}, loc);
-  return rec.infer<LeakyReluOp>(x.value(), APFloat(alpha));
+  return rec.infer<LeakyReluOp>(valueOf(x), APFloat(alpha));
 }
 
 Tensor tgc::elu(const Tensor &x, double alpha, std::source_location loc) {
   OpRecorder rec(EluOp::getOperationName(), {&x}, loc);
-  return rec.infer<EluOp>(x.value(), APFloat(alpha));
+  return rec.infer<EluOp>(valueOf(x), APFloat(alpha));
 }
 
 Tensor tgc::clamp(const Tensor &x, double min, double max,
                   std::source_location loc) {
   OpRecorder rec(ClampOp::getOperationName(), {&x}, loc);
-  return rec.infer<ClampOp>(x.value(), APFloat(min), APFloat(max));
+  return rec.infer<ClampOp>(valueOf(x), APFloat(min), APFloat(max));
 }
 
 Tensor tgc::gelu(const Tensor &x, bool tanhApproximation,
                  std::source_location loc) {
   OpRecorder rec(GeluOp::getOperationName(), {&x}, loc);
-  return rec.infer<GeluOp>(x.value(), tanhApproximation
-                                          ? GeluApproximation::tanh
-                                          : GeluApproximation::none);
+  return rec.infer<GeluOp>(valueOf(x), tanhApproximation
+                                           ? GeluApproximation::tanh
+                                           : GeluApproximation::none);
 }
 
 //===----------------------------------------------------------------------===//
@@ -378,21 +378,21 @@ Tensor tgc::compare(ComparePredicate predicate, const Tensor &a,
 Tensor tgc::select(const Tensor &cond, const Tensor &a, const Tensor &b,
                    std::source_location loc) {
   OpRecorder rec(SelectOp::getOperationName(), {&cond, &a, &b}, loc);
-  return rec.infer<SelectOp>(cond.value(), a.value(), b.value());
+  return rec.infer<SelectOp>(valueOf(cond), valueOf(a), valueOf(b));
 }
 
 Tensor tgc::select(const Tensor &cond, const Tensor &a, Scalar b,
                    std::source_location loc) {
   OpRecorder rec(SelectOp::getOperationName(), {&cond, &a}, loc);
   Tensor c = rec.scalarLike(b, a);
-  return rec.infer<SelectOp>(cond.value(), a.value(), c.value());
+  return rec.infer<SelectOp>(valueOf(cond), valueOf(a), valueOf(c));
 }
 
 Tensor tgc::select(const Tensor &cond, Scalar a, const Tensor &b,
                    std::source_location loc) {
   OpRecorder rec(SelectOp::getOperationName(), {&cond, &b}, loc);
   Tensor c = rec.scalarLike(a, b);
-  return rec.infer<SelectOp>(cond.value(), c.value(), b.value());
+  return rec.infer<SelectOp>(valueOf(cond), valueOf(c), valueOf(b));
 }
 
 //===----------------------------------------------------------------------===//
@@ -402,7 +402,7 @@ Tensor tgc::select(const Tensor &cond, Scalar a, const Tensor &b,
 Tensor tgc::matmul(const Tensor &a, const Tensor &b, MatmulOptions opts,
                    std::source_location loc) {
   OpRecorder rec(MatmulOp::getOperationName(), {&a, &b}, loc);
-  return rec.infer<MatmulOp>(a.value(), b.value(), opts.transposeA,
+  return rec.infer<MatmulOp>(valueOf(a), valueOf(b), opts.transposeA,
                              opts.transposeB);
 }
 
@@ -419,10 +419,10 @@ Tensor tgc::conv2d(const Tensor &x, const Tensor &filter,
     return rec.fail("groups must be positive, got " + llvm::Twine(opts.groups));
   std::vector<int64_t> padding = expandPadding(opts.padding);
   return rec.infer<Conv2DOp>(
-      x.value(), filter.value(), bias ? bias->value() : Value(),
+      valueOf(x), valueOf(filter), bias ? valueOf(*bias) : Value(),
       ArrayRef<int64_t>(opts.strides), ArrayRef<int64_t>(padding),
       ArrayRef<int64_t>(opts.dilations), static_cast<uint64_t>(opts.groups),
-      opts.layout);
+      toIR(opts.layout));
 }
 
 Tensor tgc::conv2d(const Tensor &x, const Tensor &filter, Conv2DOptions opts,
@@ -443,7 +443,7 @@ Tensor tgc::avgPool2d(const Tensor &x, Pool2DOptions opts,
 Tensor tgc::globalAvgPool2d(const Tensor &x, Layout layout,
                             std::source_location loc) {
   OpRecorder rec(GlobalAvgPool2DOp::getOperationName(), {&x}, loc);
-  return rec.infer<GlobalAvgPool2DOp>(x.value(), layout);
+  return rec.infer<GlobalAvgPool2DOp>(valueOf(x), toIR(layout));
 }
 
 //===----------------------------------------------------------------------===//
@@ -507,8 +507,8 @@ Tensor tgc::layerNorm(const Tensor &x, std::optional<Tensor> scale,
   auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return rec.poison();
-  return rec.infer<LayerNormOp>(x.value(), scale ? scale->value() : Value(),
-                                bias ? bias->value() : Value(),
+  return rec.infer<LayerNormOp>(valueOf(x), scale ? valueOf(*scale) : Value(),
+                                bias ? valueOf(*bias) : Value(),
                                 static_cast<uint64_t>(*normalized),
                                 APFloat(epsilon));
 }
@@ -524,8 +524,8 @@ Tensor tgc::batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
   if (!normalized)
     return rec.poison();
   return rec.infer<BatchNormOp>(
-      x.value(), scale.value(), bias.value(), mean.value(), variance.value(),
-      APFloat(epsilon), static_cast<uint64_t>(*normalized));
+      valueOf(x), valueOf(scale), valueOf(bias), valueOf(mean),
+      valueOf(variance), APFloat(epsilon), static_cast<uint64_t>(*normalized));
 }
 
 //===----------------------------------------------------------------------===//
@@ -556,7 +556,7 @@ Tensor tgc::reshape(const Tensor &x, std::vector<int64_t> shape,
   if (!knownCount)
     return rec.fail("new shape " + listOf(shape) + " overflows int64");
   SmallVector<int64_t> dims(shape.begin(), shape.end());
-  auto inCount = staticElementCount(x.type().getShape());
+  auto inCount = staticElementCount(typeOf(x).getShape());
   if (inferred) {
     if (*knownCount == 0)
       return rec.fail("cannot infer the -1 dim of new shape " + listOf(shape) +
@@ -575,15 +575,15 @@ Tensor tgc::reshape(const Tensor &x, std::vector<int64_t> shape,
                     llvm::Twine(*inCount) + " elements) to " + listOf(shape) +
                     " (" + llvm::Twine(*knownCount) + " elements)");
   }
-  auto type = RankedTensorType::get(dims, x.type().getElementType());
-  return rec.build<ReshapeOp>(type, x.value());
+  auto type = RankedTensorType::get(dims, typeOf(x).getElementType());
+  return rec.build<ReshapeOp>(type, valueOf(x));
 }
 
 Tensor tgc::shapeOf(const Tensor &x, std::source_location loc) {
   OpRecorder rec(ShapeOfOp::getOperationName(), {&x}, loc);
   if (!rec.ok())
     return rec.poison();
-  return rec.infer<ShapeOfOp>(x.value());
+  return rec.infer<ShapeOfOp>(valueOf(x));
 }
 
 Tensor tgc::dynamicReshape(const Tensor &x, const Tensor &shape,
@@ -597,7 +597,7 @@ Tensor tgc::dynamicReshape(const Tensor &x, const Tensor &shape,
                     "not " +
                     shapeText(shape));
   if (hint.empty())
-    return rec.infer<DynamicReshapeOp>(x.value(), shape.value(), copyZeros);
+    return rec.infer<DynamicReshapeOp>(valueOf(x), valueOf(shape), copyZeros);
   if (static_cast<int64_t>(hint.size()) != *shape.dim(0))
     return rec.fail("the shape hint " + listOf(hint) + " has " +
                     llvm::Twine(hint.size()) + " dims, the new shape " +
@@ -609,8 +609,9 @@ Tensor tgc::dynamicReshape(const Tensor &x, const Tensor &shape,
                       llvm::Twine(d));
     dims.push_back(d == kDynamic ? ShapedType::kDynamic : d);
   }
-  auto type = RankedTensorType::get(dims, x.type().getElementType());
-  return rec.build<DynamicReshapeOp>(type, x.value(), shape.value(), copyZeros);
+  auto type = RankedTensorType::get(dims, typeOf(x).getElementType());
+  return rec.build<DynamicReshapeOp>(type, valueOf(x), valueOf(shape),
+                                     copyZeros);
 }
 
 Tensor tgc::transpose(const Tensor &x, std::vector<int64_t> perm,
@@ -627,7 +628,7 @@ Tensor tgc::transpose(const Tensor &x, std::vector<int64_t> perm,
     for (int64_t p : perm)
       permutation.push_back(p < 0 && p >= -rank ? p + rank : p);
   }
-  return rec.infer<TransposeOp>(x.value(), ArrayRef<int64_t>(permutation));
+  return rec.infer<TransposeOp>(valueOf(x), ArrayRef<int64_t>(permutation));
 }
 
 Tensor tgc::broadcastTo(const Tensor &x, std::vector<int64_t> shape,
@@ -645,8 +646,8 @@ Tensor tgc::broadcastTo(const Tensor &x, std::vector<int64_t> shape,
   if (!staticElementCount(llvm::to_vector(llvm::make_filter_range(
           dims, [](int64_t d) { return !ShapedType::isDynamic(d); }))))
     return rec.fail("target shape " + listOf(shape) + " overflows int64");
-  auto type = RankedTensorType::get(dims, x.type().getElementType());
-  return rec.build<BroadcastToOp>(type, x.value());
+  auto type = RankedTensorType::get(dims, typeOf(x).getElementType());
+  return rec.build<BroadcastToOp>(type, valueOf(x));
 }
 
 Tensor tgc::concat(const std::vector<Tensor> &inputs, int64_t axis,
@@ -665,7 +666,7 @@ Tensor tgc::concat(const std::vector<Tensor> &inputs, int64_t axis,
     return rec.poison();
   SmallVector<Value> values;
   for (const Tensor &t : inputs)
-    values.push_back(t.value());
+    values.push_back(valueOf(t));
   return rec.infer<ConcatOp>(ValueRange(values),
                              static_cast<uint64_t>(*normalized));
 }
@@ -679,7 +680,7 @@ Tensor tgc::slice(const Tensor &x, std::vector<int64_t> starts,
   DenseI64ArrayAttr stepsAttr;
   if (!steps.empty())
     stepsAttr = DenseI64ArrayAttr::get(&rec.context(), steps);
-  return rec.infer<SliceOp>(x.value(), ArrayRef<int64_t>(starts),
+  return rec.infer<SliceOp>(valueOf(x), ArrayRef<int64_t>(starts),
                             ArrayRef<int64_t>(ends), stepsAttr);
 }
 
@@ -687,7 +688,7 @@ Tensor tgc::pad(const Tensor &x, std::vector<int64_t> low,
                 std::vector<int64_t> high, double value,
                 std::source_location loc) {
   OpRecorder rec(PadOp::getOperationName(), {&x}, loc);
-  return rec.infer<PadOp>(x.value(), ArrayRef<int64_t>(low),
+  return rec.infer<PadOp>(valueOf(x), ArrayRef<int64_t>(low),
                           ArrayRef<int64_t>(high), APFloat(value));
 }
 
@@ -700,7 +701,7 @@ Tensor tgc::gather(const Tensor &data, const Tensor &indices, int64_t axis,
       normalizeAxis(rec, axis, data.rank(), "data " + shapeText(data));
   if (!normalized)
     return rec.poison();
-  return rec.infer<GatherOp>(data.value(), indices.value(),
+  return rec.infer<GatherOp>(valueOf(data), valueOf(indices),
                              static_cast<uint64_t>(*normalized));
 }
 
@@ -729,8 +730,8 @@ Tensor tgc::scatterElements(const Tensor &data, const Tensor &indices,
   auto r = scatterReduction(rec, reduction);
   if (!r)
     return rec.poison();
-  return rec.infer<ScatterElementsOp>(data.value(), indices.value(),
-                                      updates.value(),
+  return rec.infer<ScatterElementsOp>(valueOf(data), valueOf(indices),
+                                      valueOf(updates),
                                       static_cast<uint64_t>(*normalized), *r);
 }
 
@@ -744,8 +745,8 @@ Tensor tgc::scatterND(const Tensor &data, const Tensor &indices,
   auto r = scatterReduction(rec, reduction);
   if (!r)
     return rec.poison();
-  return rec.infer<ScatterNDOp>(data.value(), indices.value(), updates.value(),
-                                *r);
+  return rec.infer<ScatterNDOp>(valueOf(data), valueOf(indices),
+                                valueOf(updates), *r);
 }
 
 std::pair<Tensor, Tensor> tgc::topk(const Tensor &x, int64_t k, int64_t axis,
@@ -766,7 +767,7 @@ std::pair<Tensor, Tensor> tgc::topk(const Tensor &x, int64_t k, int64_t axis,
     return {rec.poison(), rec.poison()};
   }
   auto results = rec.inferResults<TopKOp>(
-      2, x.value(), static_cast<uint64_t>(k),
+      2, valueOf(x), static_cast<uint64_t>(k),
       static_cast<uint64_t>(*normalized), largest, sorted);
   return {results[0], results[1]};
 }
@@ -779,7 +780,7 @@ Tensor tgc::squeeze(const Tensor &x, std::vector<int64_t> axes,
   SmallVector<int64_t> normalized;
   if (axes.empty()) {
     for (int64_t d = 0; d < x.rank(); ++d)
-      if (x.type().getDimSize(d) == 1)
+      if (typeOf(x).getDimSize(d) == 1)
         normalized.push_back(d);
   } else {
     auto list = normalizeAxes(rec, axes, x.rank(), "input " + shapeText(x));
@@ -787,7 +788,7 @@ Tensor tgc::squeeze(const Tensor &x, std::vector<int64_t> axes,
       return rec.poison();
     normalized = std::move(*list);
   }
-  return rec.infer<SqueezeOp>(x.value(), ArrayRef<int64_t>(normalized));
+  return rec.infer<SqueezeOp>(valueOf(x), ArrayRef<int64_t>(normalized));
 }
 
 Tensor tgc::unsqueeze(const Tensor &x, std::vector<int64_t> axes,
@@ -800,7 +801,7 @@ Tensor tgc::unsqueeze(const Tensor &x, std::vector<int64_t> axes,
       rec, axes, outRank, "a result of rank " + std::to_string(outRank));
   if (!normalized)
     return rec.poison();
-  return rec.infer<UnsqueezeOp>(x.value(), ArrayRef<int64_t>(*normalized));
+  return rec.infer<UnsqueezeOp>(valueOf(x), ArrayRef<int64_t>(*normalized));
 }
 
 //===----------------------------------------------------------------------===//

@@ -101,57 +101,70 @@ std::optional<DType> tgc::toDType(Type type) {
 //===----------------------------------------------------------------------===//
 
 Tensor TensorAccess::make(Value value, uint64_t traceId) {
-  return Tensor(value, cast<RankedTensorType>(value.getType()), traceId);
+  return Tensor(value.getAsOpaquePointer(),
+                cast<RankedTensorType>(value.getType()).getAsOpaquePointer(),
+                traceId);
 }
 
 Tensor TensorAccess::poisoned(uint64_t traceId) {
-  return Tensor(Value(), RankedTensorType(), traceId);
+  return Tensor(nullptr, nullptr, traceId);
 }
 
 uint64_t TensorAccess::traceId(const Tensor &tensor) { return tensor.trace; }
 
 DType Tensor::dtype() const {
-  if (!ty)
+  RankedTensorType type = typeOf(*this);
+  if (!type)
     return DType::F32;
-  return toDType(ty.getElementType()).value_or(DType::F32);
+  return toDType(type.getElementType()).value_or(DType::F32);
 }
 
 std::vector<int64_t> Tensor::shape() const {
   std::vector<int64_t> dims;
-  if (!ty)
+  RankedTensorType type = typeOf(*this);
+  if (!type)
     return dims;
-  for (int64_t d : ty.getShape())
+  for (int64_t d : type.getShape())
     dims.push_back(ShapedType::isDynamic(d) ? kDynamic : d);
   return dims;
 }
 
-int64_t Tensor::rank() const { return ty ? ty.getRank() : 0; }
-
-std::optional<int64_t> Tensor::dim(int64_t i) const {
-  if (!ty)
-    return std::nullopt;
-  int64_t r = ty.getRank();
-  if (i < 0)
-    i += r;
-  if (i < 0 || i >= r || ty.isDynamicDim(i))
-    return std::nullopt;
-  return ty.getDimSize(i);
+int64_t Tensor::rank() const {
+  RankedTensorType type = typeOf(*this);
+  return type ? type.getRank() : 0;
 }
 
-bool Tensor::hasStaticShape() const { return ty && ty.hasStaticShape(); }
+std::optional<int64_t> Tensor::dim(int64_t i) const {
+  RankedTensorType type = typeOf(*this);
+  if (!type)
+    return std::nullopt;
+  int64_t r = type.getRank();
+  if (i < 0)
+    i += r;
+  if (i < 0 || i >= r || type.isDynamicDim(i))
+    return std::nullopt;
+  return type.getDimSize(i);
+}
+
+bool Tensor::hasStaticShape() const {
+  RankedTensorType type = typeOf(*this);
+  return type && type.hasStaticShape();
+}
 
 std::optional<int64_t> Tensor::numElements() const {
-  if (!ty)
+  RankedTensorType type = typeOf(*this);
+  if (!type)
     return std::nullopt;
-  return staticElementCount(ty.getShape());
+  return staticElementCount(type.getShape());
 }
 
 std::string Tensor::describe() const {
-  if (!ty)
+  RankedTensorType type = typeOf(*this);
+  if (!type)
     return "<invalid tensor>";
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << ty;
+  os << type;
   return text;
 }
 
@@ -348,7 +361,7 @@ FailureOr<TypedAttr> tgc::detail::scalarElementAttr(Scalar value,
 Tensor OpRecorder::scalarLike(Scalar value, const Tensor &like) {
   if (!usable)
     return poison();
-  Type elementType = like.type().getElementType();
+  Type elementType = typeOf(like).getElementType();
   std::string why;
   FailureOr<TypedAttr> element = scalarElementAttr(value, elementType, why);
   if (failed(element))

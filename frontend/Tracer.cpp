@@ -206,8 +206,8 @@ llvm::Expected<TracedModule> Tracer::trace(
         state.recordError(loc, "result #" + llvm::Twine(i) + " is invalid");
       continue;
     }
-    resultValues.push_back(result.value());
-    resultTypes.push_back(result.type());
+    resultValues.push_back(valueOf(result));
+    resultTypes.push_back(typeOf(result));
   }
   if (!state.hasError()) {
     func::ReturnOp::create(state.builder, loc, resultValues);

@@ -22,7 +22,7 @@
 #define TGC_FRONTEND_TRACER_H
 
 #include "frontend/Tensor.h"
-#include "runtime/DType.h"
+#include "tgc/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

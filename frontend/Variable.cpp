@@ -1,8 +1,9 @@
 //===- Variable.cpp - mutable tensors for traced functions ----------------===//
 
-#include "frontend/Variable.h"
+#include "tgc/Variable.h"
 
 #include "dialects/TgcOps.h"
+#include "frontend/Tensor.h"
 
 using namespace tgc;
 
@@ -35,7 +36,7 @@ void VariableRef::assign(const Tensor &value, std::source_location loc) {
     return;
   if (!value.valid())
     return; // Poisoned: the error that poisoned it is already recorded.
-  if (!areCompatibleTensorTypes(value.type(), state->initial.type())) {
+  if (!areCompatibleTensorTypes(typeOf(value), typeOf(state->initial))) {
     if (state->error.empty())
       state->error = std::string(loc.file_name()) + ":" +
                      std::to_string(loc.line()) + ":" +

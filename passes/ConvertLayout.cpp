@@ -227,7 +227,7 @@ struct ConvertConv2DToNHWC : OpRewritePattern<Conv2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getLayout() != Layout::NCHW || inFusion(op))
+    if (op.getLayout() != ir::Layout::NCHW || inFusion(op))
       return failure();
     auto resultType = dyn_cast<RankedTensorType>(op.getType());
     if (!resultType || resultType.getRank() != 4 ||
@@ -241,7 +241,7 @@ struct ConvertConv2DToNHWC : OpRewritePattern<Conv2DOp> {
     if (Value bias = op.getBias())
       operands.push_back(bias);
     auto conv = cast<Conv2DOp>(clonePermuted(rewriter, op, operands, toNHWC()));
-    conv.setLayout(Layout::NHWC);
+    conv.setLayout(ir::Layout::NHWC);
     rewriter.replaceOpWithNewOp<TransposeOp>(op, resultType, conv.getResult(),
                                              toNCHW());
     return success();
@@ -294,11 +294,11 @@ struct SinkThroughElementwise : RewritePattern {
 /// log-softmax (the axis), pad (low/high) and slice (starts/ends/steps).
 bool isLayoutOp(Operation *op) {
   if (auto pool = dyn_cast<MaxPool2DOp>(op))
-    return pool.getLayout() == Layout::NCHW;
+    return pool.getLayout() == ir::Layout::NCHW;
   if (auto pool = dyn_cast<AvgPool2DOp>(op))
-    return pool.getLayout() == Layout::NCHW;
+    return pool.getLayout() == ir::Layout::NCHW;
   if (auto pool = dyn_cast<GlobalAvgPool2DOp>(op))
-    return pool.getLayout() == Layout::NCHW;
+    return pool.getLayout() == ir::Layout::NCHW;
   if (!isa<BatchNormOp, SoftmaxOp, LogSoftmaxOp, PadOp, SliceOp>(op))
     return false;
   auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
@@ -317,11 +317,11 @@ SmallVector<int64_t> permuteDims(ArrayRef<int64_t> values) {
 /// in NHWC.
 void setNHWCAttributes(Operation *op) {
   if (auto pool = dyn_cast<MaxPool2DOp>(op))
-    pool.setLayout(Layout::NHWC);
+    pool.setLayout(ir::Layout::NHWC);
   else if (auto pool = dyn_cast<AvgPool2DOp>(op))
-    pool.setLayout(Layout::NHWC);
+    pool.setLayout(ir::Layout::NHWC);
   else if (auto pool = dyn_cast<GlobalAvgPool2DOp>(op))
-    pool.setLayout(Layout::NHWC);
+    pool.setLayout(ir::Layout::NHWC);
   else if (auto bn = dyn_cast<BatchNormOp>(op))
     bn.setAxis(kToNCHW[bn.getAxis()]);
   else if (auto softmax = dyn_cast<SoftmaxOp>(op))

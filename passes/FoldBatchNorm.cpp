@@ -160,7 +160,7 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
     std::vector<double> bias(channels, 0.0);
     if (auto conv = dyn_cast<Conv2DOp>(def)) {
       weights = conv.getFilter();
-      weightDim = conv.getLayout() == Layout::NHWC ? 3 : 0;
+      weightDim = conv.getLayout() == ir::Layout::NHWC ? 3 : 0;
       if (Value b = conv.getBias()) {
         auto values = readFloats(b, channels);
         if (!values || static_cast<int64_t>(values->size()) != channels)

@@ -273,7 +273,7 @@ bool tgc::isFusableContraction(Operation *op) {
 
 int64_t tgc::contractionChannelDim(Operation *contraction) {
   if (auto conv = dyn_cast<Conv2DOp>(contraction))
-    return conv.getLayout() == Layout::NHWC ? 3 : 1;
+    return conv.getLayout() == ir::Layout::NHWC ? 3 : 1;
   return cast<RankedTensorType>(contraction->getResult(0).getType()).getRank() -
          1;
 }

@@ -1,6 +1,6 @@
 //===- DType.cpp - element types of host tensors --------------------------===//
 
-#include "runtime/DType.h"
+#include "tgc/DType.h"
 
 #include <cassert>
 

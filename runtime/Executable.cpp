@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
-#include "runtime/StridedView.h"
+#include "tgc/StridedView.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"

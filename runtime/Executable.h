@@ -15,7 +15,7 @@
 #ifndef TGC_RUNTIME_EXECUTABLE_H
 #define TGC_RUNTIME_EXECUTABLE_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

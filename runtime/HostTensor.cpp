@@ -1,6 +1,6 @@
 //===- HostTensor.cpp - a dense tensor in host memory ---------------------===//
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "runtime/Float16.h"
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Npy.h"
+#include "tgc/Npy.h"
 
 #include "runtime/Float16.h"
 

@@ -1,6 +1,6 @@
 //===- StridedView.cpp - non-contiguous views of host tensors -------------===//
 
-#include "runtime/StridedView.h"
+#include "tgc/StridedView.h"
 
 #include "absl/strings/str_cat.h"
 

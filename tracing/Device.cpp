@@ -1,6 +1,6 @@
 //===- Device.cpp - where a traced function runs and a tensor lives -------===//
 
-#include "tracing/Device.h"
+#include "tgc/Device.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"

@@ -22,7 +22,7 @@
 #ifndef TGC_TRACING_SPECIALIZATIONCACHE_H
 #define TGC_TRACING_SPECIALIZATIONCACHE_H
 
-#include "tracing/TraceType.h"
+#include "tgc/TraceType.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -40,38 +40,6 @@
 #include <vector>
 
 namespace tgc::tracing {
-
-/// Why a specialization was traced.
-struct TraceReason {
-  enum class Kind { FirstCall, NewType, Relaxed, Evicted, Requested };
-  Kind kind = Kind::FirstCall;
-  /// For NewType / Relaxed: the closest previous specialization and the first
-  /// difference (argument path, its type there, the call's type).
-  std::string closest, path, previousType, newType;
-
-  std::string str() const {
-    switch (kind) {
-    case Kind::FirstCall:
-      return "first call";
-    case Kind::Evicted:
-      return "evicted: this signature was traced before and evicted from the "
-             "cache";
-    case Kind::Requested:
-      return "requested: the input_signature or a concrete function";
-    case Kind::NewType:
-    case Kind::Relaxed:
-      break;
-    }
-    std::string s = kind == Kind::Relaxed
-                        ? "relaxed (reduce_retracing) after a miss: "
-                        : "new argument types: ";
-    s += path.empty() ? std::string("arguments") : path;
-    s += " was " + previousType + ", now " + newType;
-    if (!closest.empty())
-      s += " (closest specialization: " + closest + ")";
-    return s;
-  }
-};
 
 struct CacheOptions {
   /// Most unpinned specializations kept; older ones are evicted (LRU).
@@ -99,15 +67,6 @@ template <typename Payload> struct Specialization {
   bool pinned = false;
   mutable std::atomic<uint64_t> hits{0};
   mutable std::atomic<uint64_t> lastUse{0};
-};
-
-/// One line of the trace history.
-struct TraceEvent {
-  std::string type;
-  TraceReason reason;
-  double traceSeconds = 0;
-  bool failed = false;
-  std::string error;
 };
 
 template <typename Payload> class SpecializationCache {

@@ -1,11 +1,12 @@
 //===- TraceType.cpp - the cache key of a traced function -----------------===//
 
-#include "tracing/TraceType.h"
+#include "tgc/TraceType.h"
 
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,31 +60,39 @@ using SequenceKind = TraceType::SequenceKind;
 // TensorSpec
 //===----------------------------------------------------------------------===//
 
-llvm::Error tracing::validateTensorSpec(const TensorSpec &spec) {
+absl::Status tracing::validateTensorSpec(const TensorSpec &spec) {
   if (spec.device.empty())
-    return llvm::createStringError("tensor spec %s: empty device name",
-                                   formatTensorSpec(spec).c_str());
+    return absl::InvalidArgumentError(
+        llvm::formatv("tensor spec {0}: empty device name",
+                      formatTensorSpec(spec))
+            .str());
   if (spec.unknownRank) {
     if (!spec.shape.empty())
-      return llvm::createStringError(
-          "tensor spec with unknown rank must have no dims, got %zu",
-          spec.shape.size());
-    return llvm::Error::success();
+      return absl::InvalidArgumentError(
+          llvm::formatv(
+              "tensor spec with unknown rank must have no dims, got {0}",
+              spec.shape.size())
+              .str());
+    return absl::OkStatus();
   }
   int64_t product = 1;
   for (auto [index, dim] : llvm::enumerate(spec.shape)) {
     if (dim == kDynamic)
       continue;
     if (dim < 0)
-      return llvm::createStringError(
-          "tensor spec %s: dim %zu is %lld; a dim must be >= 0 or dynamic (-1)",
-          formatTensorSpec(spec).c_str(), index, static_cast<long long>(dim));
+      return absl::InvalidArgumentError(
+          llvm::formatv("tensor spec {0}: dim {1} is {2}; a dim must be >= 0 "
+                        "or dynamic (-1)",
+                        formatTensorSpec(spec), index, dim)
+              .str());
     if (llvm::MulOverflow(product, dim, product))
-      return llvm::createStringError(
-          "tensor spec %s: the number of elements overflows int64 at dim %zu",
-          formatTensorSpec(spec).c_str(), index);
+      return absl::InvalidArgumentError(
+          llvm::formatv("tensor spec {0}: the number of elements overflows "
+                        "int64 at dim {1}",
+                        formatTensorSpec(spec), index)
+              .str());
   }
-  return llvm::Error::success();
+  return absl::OkStatus();
 }
 
 static void printSpec(llvm::raw_ostream &os, const TensorSpec &spec) {
@@ -348,7 +357,7 @@ SequenceKind TraceType::sequenceKind() const {
   assert(kind() == Kind::Sequence && "sequenceKind() of a non-sequence");
   return node().seqKind;
 }
-llvm::ArrayRef<TraceType> TraceType::elements() const {
+const std::vector<TraceType> &TraceType::elements() const {
   assert(kind() == Kind::Sequence && "elements() of a non-sequence");
   return node().children;
 }
@@ -358,7 +367,8 @@ std::optional<TraceType> TraceType::optionalValue() const {
     return std::nullopt;
   return node().children.front();
 }
-llvm::ArrayRef<std::pair<TraceType, TraceType>> TraceType::mapEntries() const {
+const std::vector<std::pair<TraceType, TraceType>> &
+TraceType::mapEntries() const {
   assert(kind() == Kind::Map && "mapEntries() of a non-map");
   return node().entries;
 }
@@ -661,8 +671,8 @@ static std::optional<TraceType> join(const TraceType &lhs,
   llvm_unreachable("unknown TraceType kind");
 }
 
-std::optional<TraceType>
-TraceType::mostSpecificCommonSupertype(llvm::ArrayRef<TraceType> others) const {
+std::optional<TraceType> TraceType::mostSpecificCommonSupertype(
+    const std::vector<TraceType> &others) const {
   std::optional<TraceType> result = *this;
   for (const TraceType &other : others) {
     result = join(*result, other);
@@ -1174,7 +1184,7 @@ std::string tracing::targetOf(const TraceType &key) {
 
 std::optional<size_t>
 tracing::selectMostSpecific(const TraceType &call,
-                            llvm::ArrayRef<TraceType> candidates) {
+                            const std::vector<TraceType> &candidates) {
   std::optional<size_t> best;
   std::pair<size_t, size_t> bestGenerality;
   for (auto [index, candidate] : llvm::enumerate(candidates)) {

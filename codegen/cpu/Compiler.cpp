@@ -168,17 +168,17 @@ std::optional<BinaryDesc::Kind> binaryKind(Operation *op) {
   using K = BinaryDesc::Kind;
   if (auto cmp = dyn_cast<CompareOp>(op)) {
     switch (cmp.getPredicate()) {
-    case ComparePredicate::eq:
+    case ir::ComparePredicate::eq:
       return K::Eq;
-    case ComparePredicate::ne:
+    case ir::ComparePredicate::ne:
       return K::Ne;
-    case ComparePredicate::lt:
+    case ir::ComparePredicate::lt:
       return K::Lt;
-    case ComparePredicate::le:
+    case ir::ComparePredicate::le:
       return K::Le;
-    case ComparePredicate::gt:
+    case ir::ComparePredicate::gt:
       return K::Gt;
-    case ComparePredicate::ge:
+    case ir::ComparePredicate::ge:
       return K::Ge;
     }
   }
@@ -213,7 +213,7 @@ template <typename PoolOp>
 runtime::cpu::Pool2DDesc
 windowPoolDesc(PoolOp o, runtime::cpu::Pool2DDesc::Kind kind, Value result) {
   runtime::cpu::Pool2DDesc desc{kind, dtypeOf(result)};
-  desc.nhwc = o.getLayout() == Layout::NHWC;
+  desc.nhwc = o.getLayout() == ir::Layout::NHWC;
   desc.inputShape = shapeOf(o.getInput());
   desc.resultShape = shapeOf(result);
   llvm::copy(o.getKernel(), desc.kernel);
@@ -238,7 +238,7 @@ std::optional<runtime::cpu::Pool2DDesc> poolDescOf(Operation *op) {
   if (auto o = dyn_cast<GlobalAvgPool2DOp>(op)) {
     cpu::Pool2DDesc desc{cpu::Pool2DDesc::Kind::GlobalAvg,
                          dtypeOf(o.getResult())};
-    desc.nhwc = o.getLayout() == Layout::NHWC;
+    desc.nhwc = o.getLayout() == ir::Layout::NHWC;
     desc.inputShape = shapeOf(o.getInput());
     desc.resultShape = shapeOf(o.getResult());
     return desc;
@@ -250,7 +250,7 @@ std::optional<runtime::cpu::Pool2DDesc> poolDescOf(Operation *op) {
 runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
                                       const HostTensor *constantFilter) {
   runtime::cpu::Conv2DDesc desc{dtypeOf(o.getResult())};
-  desc.nhwc = o.getLayout() == Layout::NHWC;
+  desc.nhwc = o.getLayout() == ir::Layout::NHWC;
   desc.inputShape = shapeOf(o.getInput());
   desc.filterShape = shapeOf(o.getFilter());
   desc.resultShape = shapeOf(o.getResult());
@@ -660,7 +660,7 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
   } else {
     auto c = cast<Conv2DOp>(contraction);
     cpu::Conv2DDesc desc{dtypeOf(result)};
-    desc.nhwc = c.getLayout() == Layout::NHWC;
+    desc.nhwc = c.getLayout() == ir::Layout::NHWC;
     desc.inputShape = shapeOf(c.getInput());
     desc.filterShape = shapeOf(c.getFilter());
     desc.resultShape = shapeOf(result);
@@ -808,7 +808,7 @@ bool takesBlockedLayout(OpOperand &use) {
   if (auto concat = dyn_cast<ConcatOp>(user))
     return isChannelConcat(concat);
   if (auto conv = dyn_cast<Conv2DOp>(user))
-    return conv.getLayout() == Layout::NHWC && use.getOperandNumber() == 0;
+    return conv.getLayout() == ir::Layout::NHWC && use.getOperandNumber() == 0;
   auto fusion = dyn_cast<FusionOp>(user);
   if (!fusion)
     return false;
@@ -816,7 +816,7 @@ bool takesBlockedLayout(OpOperand &use) {
   if (!chain)
     return false;
   auto conv = dyn_cast<Conv2DOp>(chain->contraction);
-  if (!conv || conv.getLayout() != Layout::NHWC)
+  if (!conv || conv.getLayout() != ir::Layout::NHWC)
     return false;
   Value arg = fusion.getBlock().getArgument(use.getOperandNumber());
   if (conv.getInput() == arg)
@@ -848,7 +848,7 @@ bool keepsBlocked(OpOperand &use) {
 bool winogradPaysForBlockedLayouts(func::FuncOp func) {
   int64_t candidates = 0, inChains = 0;
   func.walk([&](Conv2DOp conv) {
-    if (conv.getLayout() != Layout::NHWC ||
+    if (conv.getLayout() != ir::Layout::NHWC ||
         !runtime::cpu::winogradCandidate(conv2DDescOf(conv, nullptr)))
       return;
     ++candidates;
@@ -1150,7 +1150,7 @@ cpu::compile(func::FuncOp func,
   // A conv2d with no post-ops, when blocked layouts apply to it.
   auto lowerLayoutConv = [&](Conv2DOp conv,
                              const std::string &where) -> llvm::Expected<bool> {
-    if (conv.getLayout() != Layout::NHWC)
+    if (conv.getLayout() != ir::Layout::NHWC)
       return false;
     FusedContraction fused;
     fused.description = "tgc.conv2d";

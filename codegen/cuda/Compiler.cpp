@@ -330,7 +330,7 @@ void padAsymmetricConvolution(FusionOp fusion, Conv2DOp conv) {
   llvm::ArrayRef<int64_t> pad = conv.getPadding();
   if (pad.size() != 4 || (pad[0] == pad[2] && pad[1] == pad[3]))
     return;
-  const bool nhwc = conv.getLayout() == Layout::NHWC;
+  const bool nhwc = conv.getLayout() == ir::Layout::NHWC;
   int64_t padH = std::min(pad[0], pad[2]), padW = std::min(pad[1], pad[3]);
   SmallVector<int64_t> low(4, 0), high(4, 0);
   int hDim = nhwc ? 1 : 2, wDim = nhwc ? 2 : 3;
@@ -424,7 +424,7 @@ prepareContractions(Block &body,
       padAsymmetricConvolution(fusion, conv);
       Value filter = fusion.getInputs()[cast<BlockArgument>(conv.getFilter())
                                             .getArgNumber()];
-      if (conv.getLayout() == Layout::NHWC &&
+      if (conv.getLayout() == ir::Layout::NHWC &&
           !isa_and_nonnull<ConstantOp>(filter.getDefiningOp())) {
         auto type = cast<RankedTensorType>(filter.getType());
         llvm::ArrayRef<int64_t> hwio = type.getShape();
@@ -693,7 +693,7 @@ cuda::compile(func::FuncOp func,
                          filter = shapeOf(c2d.getFilter()),
                          out = shapeOf(c2d.getResult());
     conv.dtype = *dtype;
-    conv.nhwc = c2d.getLayout() == Layout::NHWC;
+    conv.nhwc = c2d.getLayout() == ir::Layout::NHWC;
     conv.n = in[0];
     if (conv.nhwc) {
       conv.h = in[1], conv.w = in[2], conv.c = in[3];

@@ -933,7 +933,7 @@ FailureOr<std::string> KernelEmitter::emitPool(Operation *op,
   Value input = op->getOperand(0);
   ArrayRef<int64_t> inShape = shapeOf(input);
   auto layout = op->getAttrOfType<LayoutAttr>("layout");
-  const bool nhwc = layout && layout.getValue() == Layout::NHWC;
+  const bool nhwc = layout && layout.getValue() == ir::Layout::NHWC;
   const int64_t hDim = nhwc ? 1 : 2, wDim = nhwc ? 2 : 3, cDim = nhwc ? 3 : 1;
   const int64_t height = inShape[hDim], width = inShape[wDim];
   auto component = [&](int64_t d, const std::string &local) {
@@ -1387,22 +1387,22 @@ FailureOr<std::string> KernelEmitter::scalar(Operation *op,
   if (auto compare = dyn_cast<CompareOp>(op)) {
     StringRef symbol;
     switch (compare.getPredicate()) {
-    case ComparePredicate::eq:
+    case ir::ComparePredicate::eq:
       symbol = "==";
       break;
-    case ComparePredicate::ne:
+    case ir::ComparePredicate::ne:
       symbol = "!=";
       break;
-    case ComparePredicate::lt:
+    case ir::ComparePredicate::lt:
       symbol = "<";
       break;
-    case ComparePredicate::le:
+    case ir::ComparePredicate::le:
       symbol = "<=";
       break;
-    case ComparePredicate::gt:
+    case ir::ComparePredicate::gt:
       symbol = ">";
       break;
-    case ComparePredicate::ge:
+    case ir::ComparePredicate::ge:
       symbol = ">=";
       break;
     }

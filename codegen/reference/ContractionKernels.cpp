@@ -196,7 +196,7 @@ Expected<int64_t> outputSize(Operation *op, const char *which, int64_t size,
 //===----------------------------------------------------------------------===//
 
 Expected<HostTensor> runConv2D(Conv2DOp op, Operands operands) {
-  bool nhwc = op.getLayout() == Layout::NHWC;
+  bool nhwc = op.getLayout() == ir::Layout::NHWC;
   const HostTensor &input = *operands[0], &filter = *operands[1];
   const HostTensor *bias = operands.size() > 2 ? operands[2] : nullptr;
   int64_t groups = static_cast<int64_t>(op.getGroups());
@@ -297,7 +297,7 @@ Expected<HostTensor> runConv2D(Conv2DOp op, Operands operands) {
 template <typename PoolOp>
 Expected<HostTensor> runPool(PoolOp op, const HostTensor &input, bool isMax,
                              bool countIncludePad) {
-  bool nhwc = op.getLayout() == Layout::NHWC;
+  bool nhwc = op.getLayout() == ir::Layout::NHWC;
   llvm::ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                           pads = op.getPadding(), dilations = op.getDilations();
   bool ceilMode = op.getCeilMode();
@@ -357,7 +357,7 @@ Expected<HostTensor> runPool(PoolOp op, const HostTensor &input, bool isMax,
 
 Expected<HostTensor> runGlobalAvgPool(GlobalAvgPool2DOp op,
                                       const HostTensor &input) {
-  bool nhwc = op.getLayout() == Layout::NHWC;
+  bool nhwc = op.getLayout() == ir::Layout::NHWC;
   Nchw x = toNchw(input, nhwc);
   int64_t hw = x.h * x.w;
   std::vector<double> out(static_cast<size_t>(x.n * x.c));

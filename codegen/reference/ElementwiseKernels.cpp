@@ -215,7 +215,7 @@ Expected<HostTensor> runDiv(DivOp op, Operands operands) {
 }
 
 Expected<HostTensor> runCompare(CompareOp op, Operands operands) {
-  ComparePredicate predicate = op.getPredicate();
+  ir::ComparePredicate predicate = op.getPredicate();
   auto compare = [predicate](auto a, auto b) -> int64_t {
     return evaluateCompare(predicate, a, b);
   };

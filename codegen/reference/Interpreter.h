@@ -13,7 +13,7 @@
 #ifndef TGC_CODEGEN_REFERENCE_INTERPRETER_H
 #define TGC_CODEGEN_REFERENCE_INTERPRETER_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/ArrayRef.h"

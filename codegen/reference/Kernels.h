@@ -13,7 +13,7 @@
 #define TGC_CODEGEN_REFERENCE_KERNELS_H
 
 #include "codegen/reference/Interpreter.h"
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"

@@ -6,9 +6,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/Function.h"
+#include <tgc/tgc.h>
 
-#include "llvm/Support/raw_ostream.h"
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+/// `value` with `digits` decimals.
+static std::string fixed(int digits, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
+}
 
 #include <random>
 
@@ -24,11 +34,11 @@ static HostTensor randomTensor(std::vector<int64_t> shape, std::mt19937 &rng) {
   return t;
 }
 
-template <typename F> static void printHistory(llvm::StringRef title, F &f) {
-  llvm::outs() << "  " << title << ": " << f.tracingCount() << " trace(s)\n";
+template <typename F> static void printHistory(std::string_view title, F &f) {
+  std::cout << "  " << title << ": " << f.tracingCount() << " trace(s)\n";
   for (const auto &event : f.history())
-    llvm::outs() << "    traced " << event.type << "\n      because "
-                 << event.reason.str() << "\n";
+    std::cout << "    traced " << event.type << "\n      because "
+              << event.reason.str() << "\n";
 }
 
 int main() {
@@ -40,7 +50,7 @@ int main() {
     return softmax(matmul(h, w2), -1);
   };
 
-  llvm::outs() << "A 2-layer MLP called with batch sizes 1, 2, 3, 8, 3, 1:\n";
+  std::cout << "A 2-layer MLP called with batch sizes 1, 2, 3, 8, 3, 1:\n";
   FunctionOptions quiet;
   quiet.log = [](const std::string &) {};
   auto exact = *tgc::function(mlp, quiet);
@@ -61,32 +71,32 @@ int main() {
     auto b = reduce(x, w1, b1, w2);
     auto c = signature(x, w1, b1, w2);
     if (!a.ok() || !b.ok() || !c.ok()) {
-      llvm::errs() << "error: "
-                   << (!a.ok()   ? a.status()
-                       : !b.ok() ? b.status()
-                                 : c.status())
-                          .ToString()
-                   << "\n";
+      std::cerr << "error: "
+                << (!a.ok()   ? a.status()
+                    : !b.ok() ? b.status()
+                              : c.status())
+                       .ToString()
+                << "\n";
       return 1;
     }
     if (!runtime::allClose(*a, *b, 1e-6, 1e-7).ok() ||
         !runtime::allClose(*a, *c, 1e-6, 1e-7).ok()) {
-      llvm::errs() << "error: the specializations disagree\n";
+      std::cerr << "error: the specializations disagree\n";
       return 1;
     }
-    llvm::outs() << "  batch " << batch << " -> " << a->describe()
-                 << ", row 0 sums to "
-                 << llvm::format("%.6f", a->getDouble(0) + a->getDouble(1) +
-                                             a->getDouble(2) + a->getDouble(3))
-                 << "\n";
+    std::cout << "  batch " << batch << " -> " << a->describe()
+              << ", row 0 sums to "
+              << fixed(6, a->getDouble(0) + a->getDouble(1) + a->getDouble(2) +
+                              a->getDouble(3))
+              << "\n";
   }
   printHistory("default policy", exact);
   printHistory("reduce_retracing", reduce);
   printHistory("input_signature [?x16]", signature);
 
-  llvm::outs() << "\nThe relaxed specialization, with the user's source "
-                  "locations:\n"
-               << reduce.specializations().back().printModule(true) << "\n";
+  std::cout << "\nThe relaxed specialization, with the user's source "
+               "locations:\n"
+            << reduce.specializations().back().printModule(true) << "\n";
   return exact.tracingCount() == 4 && reduce.tracingCount() == 2 &&
                  signature.tracingCount() == 1
              ? 0

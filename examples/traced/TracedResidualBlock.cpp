@@ -6,9 +6,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/Function.h"
+#include <tgc/tgc.h>
 
-#include "llvm/Support/raw_ostream.h"
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+/// `value` with `digits` decimals.
+static std::string fixed(int digits, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
+}
 
 #include <random>
 
@@ -57,17 +67,17 @@ int main() {
   options.reduceRetracing = true;
   options.verbose = true;
   options.log = [](const std::string &line) {
-    llvm::outs() << "  " << line << "\n";
+    std::cout << "  " << line << "\n";
   };
   auto f = *tgc::function(block, options);
 
-  llvm::outs()
+  std::cout
       << "A ResNet basic block (8 channels, 6x6) under reduce_retracing:\n";
   for (int64_t batch : {1, 2, 4, 2}) {
     HostTensor x = randomTensor({batch, kChannels, 6, 6}, rng);
     auto y = f(x, w1, bn1, w2, bn2);
     if (!y.ok()) {
-      llvm::errs() << "error: " << y.status().ToString() << "\n";
+      std::cerr << "error: " << y.status().ToString() << "\n";
       return 1;
     }
     double sum = 0;
@@ -76,26 +86,26 @@ int main() {
       sum += y->getDouble(i);
       nonNegative &= y->getDouble(i) >= 0;
     }
-    llvm::outs() << "  batch " << batch << " -> " << y->describe() << ", mean "
-                 << llvm::format("%.5f", sum / y->numElements())
-                 << (nonNegative ? " (all >= 0 after the final relu)"
-                                 : " (NEGATIVE?)")
-                 << "\n";
+    std::cout << "  batch " << batch << " -> " << y->describe() << ", mean "
+              << fixed(5, sum / y->numElements())
+              << (nonNegative ? " (all >= 0 after the final relu)"
+                              : " (NEGATIVE?)")
+              << "\n";
     if (!nonNegative)
       return 1;
   }
-  llvm::outs() << "  " << f.tracingCount() << " traces, specializations:\n";
+  std::cout << "  " << f.tracingCount() << " traces, specializations:\n";
   for (const auto &spec : f.specializations())
-    llvm::outs() << "    " << spec.signature << ": " << spec.hits
-                 << " call(s), traced in "
-                 << llvm::format("%.2f", spec.traceSeconds * 1e3) << " ms\n";
+    std::cout << "    " << spec.signature << ": " << spec.hits
+              << " call(s), traced in " << fixed(2, spec.traceSeconds * 1e3)
+              << " ms\n";
 
-  llvm::outs() << "\nA channel mismatch is reported at the user's line:\n";
+  std::cout << "\nA channel mismatch is reported at the user's line:\n";
   HostTensor wrong = randomTensor({kChannels, 3, 3, 3}, rng);
   auto bad = f(randomTensor({1, kChannels, 6, 6}, rng), wrong, bn1, w2, bn2);
-  llvm::outs() << "  "
-               << (bad.ok() ? std::string("unexpected success")
-                            : std::string(bad.status().message()))
-               << "\n";
+  std::cout << "  "
+            << (bad.ok() ? std::string("unexpected success")
+                         : std::string(bad.status().message()))
+            << "\n";
   return bad.ok() || f.tracingCount() != 3 ? 1 : 0;
 }

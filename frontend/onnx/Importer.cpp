@@ -415,9 +415,11 @@ Tensor Importer::materialize(Val &val) {
     return val.tensor;
   val.tensor = constantTensor(*val.constant);
   if (val.tensor.valid() && !val.origin.empty())
-    val.tensor.value().getDefiningOp()->setLoc(mlir::NameLoc::get(
-        mlir::StringAttr::get(&context, val.origin),
-        mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
+    valueOf(val.tensor)
+        .getDefiningOp()
+        ->setLoc(mlir::NameLoc::get(
+            mlir::StringAttr::get(&context, val.origin),
+            mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
   return val.tensor;
 }
 
@@ -447,7 +449,7 @@ llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
     return val->constant;
   if (!val->tensor.valid())
     return nullptr;
-  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(val->tensor.value())) {
+  if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(valueOf(val->tensor))) {
     // A function argument whose value the caller gave: specialize on it.
     unsigned k = arg.getArgNumber();
     if (!arg.getOwner()->getParentOp() ||
@@ -470,14 +472,14 @@ llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
     return val->constant;
   }
   auto constant =
-      llvm::dyn_cast_or_null<ConstantOp>(val->tensor.value().getDefiningOp());
+      llvm::dyn_cast_or_null<ConstantOp>(valueOf(val->tensor).getDefiningOp());
   if (!constant) {
     // Computed from arguments whose values the caller gave (e.g. the limit
     // of a Range is Cast(size) in the window functions): evaluate it.
     if (options.argumentValues.empty())
       return nullptr;
     llvm::DenseMap<mlir::Value, std::shared_ptr<HostTensor>> memo;
-    TRY(evaluated, evaluateSpecialized(val->tensor.value(), memo, 0));
+    TRY(evaluated, evaluateSpecialized(valueOf(val->tensor), memo, 0));
     if (evaluated)
       val->constant = evaluated;
     return evaluated;
@@ -920,7 +922,7 @@ llvm::Error Importer::convPRelu() {
   TRYT(neg, tgc::less(x, Scalar(0)));
   TRYT(scaled, tgc::mul(x, slope));
   TRYT(y, tgc::select(neg, scaled, x));
-  if (y.type().getShape() != x.type().getShape())
+  if (typeOf(y).getShape() != typeOf(x).getShape())
     return fail("slope " + slope.describe() + " must broadcast to the input " +
                 x.describe());
   out(0, y);
@@ -5008,7 +5010,7 @@ Importer::finishNode(mlir::Operation *before,
     op->erase();
   }
   for (auto &[outName, tensor] : outs) {
-    auto it = replaced.find(tensor.value());
+    auto it = replaced.find(valueOf(tensor));
     if (it != replaced.end())
       tensor = detail::TensorAccess::make(it->second, state->id);
   }

@@ -29,7 +29,7 @@
 #ifndef TGC_FRONTEND_ONNX_ONNXIMPORTER_H
 #define TGC_FRONTEND_ONNX_ONNXIMPORTER_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

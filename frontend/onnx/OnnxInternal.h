@@ -9,8 +9,8 @@
 #define TGC_FRONTEND_ONNX_ONNXINTERNAL_H
 
 #include "frontend/onnx/OnnxImporter.h"
-#include "runtime/DType.h"
-#include "runtime/HostTensor.h"
+#include "tgc/DType.h"
+#include "tgc/HostTensor.h"
 
 #include "onnx/onnx_pb.h"
 

@@ -210,6 +210,12 @@ Device *DeviceTensor::device() const {
   return storage ? storage->device.get() : nullptr;
 }
 
+std::string DeviceTensor::placement() const {
+  if (!storage)
+    return "cuda:?";
+  return absl::StrCat("cuda:", storage->device->ordinal());
+}
+
 std::string DeviceTensor::describe() const {
   if (!storage)
     return absl::StrCat("(no device) ", tensorSpec.describe());

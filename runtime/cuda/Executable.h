@@ -24,8 +24,9 @@
 #ifndef TGC_RUNTIME_CUDA_EXECUTABLE_H
 #define TGC_RUNTIME_CUDA_EXECUTABLE_H
 
-#include "runtime/HostTensor.h"
 #include "runtime/cuda/Device.h"
+#include "tgc/DeviceTensor.h"
+#include "tgc/HostTensor.h"
 
 #include <memory>
 #include <mutex>
@@ -34,14 +35,6 @@
 
 namespace tgc::cuda {
 
-struct TensorSpec {
-  runtime::DType dtype = runtime::DType::F32;
-  std::vector<int64_t> shape;
-  size_t byteSize() const;
-  std::string describe() const;
-};
-
-/// A generated kernel: its entry point and compiled image.
 struct KernelImage {
   std::string name;
   std::string image;
@@ -147,42 +140,6 @@ struct ExecutableSpec {
   /// view of the first bytes of its buffer: a reshape, or an intermediate
   /// buffer shared by values of several shapes). Empty: the buffer's own.
   std::vector<TensorSpec> resultSpecs;
-};
-
-/// A tensor that lives in a device's memory (a block of its pool, returned
-/// when the last copy of the DeviceTensor goes). Results of runOnDevice are
-/// DeviceTensors, so chained calls never go through the host.
-class DeviceTensor {
-public:
-  DeviceTensor() = default;
-  /// An uninitialized tensor on `device`.
-  static absl::StatusOr<DeviceTensor> allocate(std::shared_ptr<Device> device,
-                                               TensorSpec spec);
-  /// A copy of `host` on `device` (synchronous).
-  static absl::StatusOr<DeviceTensor> fromHost(std::shared_ptr<Device> device,
-                                               const runtime::HostTensor &host);
-  /// A copy on the host (synchronous).
-  absl::StatusOr<runtime::HostTensor> toHost() const;
-
-  bool valid() const { return storage != nullptr; }
-  const TensorSpec &spec() const { return tensorSpec; }
-  runtime::DType dtype() const { return tensorSpec.dtype; }
-  const std::vector<int64_t> &shape() const { return tensorSpec.shape; }
-  size_t byteSize() const { return tensorSpec.byteSize(); }
-  DevicePtr data() const;
-  /// The device it lives on (null for a default-constructed tensor).
-  Device *device() const;
-  /// "cuda:0 2x3xf32".
-  std::string describe() const;
-
-private:
-  friend class DeviceExecutable;
-  struct Storage;
-  /// Takes over `ptr`, a block of `device`'s pool.
-  static DeviceTensor adopt(std::shared_ptr<Device> device, DevicePtr ptr,
-                            TensorSpec spec);
-  std::shared_ptr<Storage> storage;
-  TensorSpec tensorSpec;
 };
 
 class BlasMatmul;

@@ -19,6 +19,8 @@
 #ifndef TGC_RUNTIME_CUDA_MEMORYPOOL_H
 #define TGC_RUNTIME_CUDA_MEMORYPOOL_H
 
+#include "tgc/DeviceTensor.h"
+
 #include "absl/status/statusor.h"
 
 #include <cstdint>
@@ -29,9 +31,6 @@
 #include <vector>
 
 namespace tgc::cuda {
-
-/// A device address (CUdeviceptr).
-using DevicePtr = unsigned long long;
 
 class DeviceAllocator {
 public:

@@ -283,8 +283,8 @@ func.func @conv2d_result_mismatch(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf3
 // -----
 
 func.func @conv2d_bad_layout(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+2 {{expected ::tgc::Layout to be one of: NCHW, NHWC}}
-  // expected-error @+1 {{failed to parse Tgc_LayoutAttr parameter 'value' which is to be a `::tgc::Layout`}}
+  // expected-error @+2 {{expected ::tgc::ir::Layout to be one of: NCHW, NHWC}}
+  // expected-error @+1 {{failed to parse Tgc_LayoutAttr parameter 'value' which is to be a `::tgc::ir::Layout`}}
   %0 = tgc.conv2d %x, %w {layout = #tgc.layout<CHWN>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }

@@ -27,7 +27,7 @@
 #include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
 #include "frontend/onnx/OnnxImporter.h"
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 #include "tools/lib/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

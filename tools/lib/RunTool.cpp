@@ -13,9 +13,9 @@
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
-#include "runtime/Npy.h"
+#include "tgc/Npy.h"
 #include "runtime/cuda/Device.h"
-#include "tracing/Device.h"
+#include "tgc/Device.h"
 #ifdef TGC_HAVE_CUDA_CODEGEN
 #include "codegen/cuda/Compiler.h"
 #endif

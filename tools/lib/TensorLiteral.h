@@ -3,7 +3,7 @@
 #ifndef TGC_TOOLS_LIB_TENSORLITERAL_H
 #define TGC_TOOLS_LIB_TENSORLITERAL_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

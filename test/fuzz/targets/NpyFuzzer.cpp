@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Npy.h"
+#include "tgc/Npy.h"
 
 #include <cstdint>
 #include <cstdlib>

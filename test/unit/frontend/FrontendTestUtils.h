@@ -6,7 +6,7 @@
 #include "codegen/reference/Interpreter.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tracer.h"
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"

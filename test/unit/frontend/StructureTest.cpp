@@ -2,7 +2,7 @@
 
 #include "FrontendTestUtils.h"
 
-#include "frontend/Structure.h"
+#include "tgc/Structure.h"
 
 #include <array>
 #include <map>

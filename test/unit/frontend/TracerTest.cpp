@@ -185,7 +185,7 @@ TEST_F(TracerTest, InvalidTensorQueries) {
   EXPECT_TRUE(t.shape().empty());
   EXPECT_EQ(t.dim(0), std::nullopt);
   EXPECT_EQ(t.dtype(), DType::F32);
-  EXPECT_FALSE(t.value());
+  EXPECT_FALSE(t.valid());
   EXPECT_EQ(t.describe(), "<invalid tensor>");
 }
 

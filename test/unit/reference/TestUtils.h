@@ -10,7 +10,7 @@
 #ifndef TGC_TEST_UNIT_REFERENCE_TESTUTILS_H
 #define TGC_TEST_UNIT_REFERENCE_TESTUTILS_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include <gtest/gtest.h>
 

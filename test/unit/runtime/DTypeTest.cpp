@@ -1,6 +1,6 @@
-//===- DTypeTest.cpp - tests for runtime/DType.h --------------------------===//
+//===- DTypeTest.cpp - tests for tgc/DType.h --------------------------===//
 
-#include "runtime/DType.h"
+#include "tgc/DType.h"
 
 #include "gtest/gtest.h"
 

@@ -1,6 +1,6 @@
 //===- HostTensorTest.cpp - tests for runtime/HostTensor.h ----------------===//
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "runtime/Float16.h"
 

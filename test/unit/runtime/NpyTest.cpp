@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - tests for runtime/Npy.h ------------------------------===//
 
-#include "runtime/Npy.h"
+#include "tgc/Npy.h"
 
 #include "runtime/Float16.h"
 

@@ -1,6 +1,6 @@
 //===- StridedViewTest.cpp - non-contiguous views -------------------------===//
 
-#include "runtime/StridedView.h"
+#include "tgc/StridedView.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 //===- DeviceTest.cpp - devices, tensor placement and targets in keys -----===//
 
-#include "tracing/Device.h"
+#include "tgc/Device.h"
+#include "tgc/TraceType.h"
 #include "tracing/SpecializationCache.h"
-#include "tracing/TraceType.h"
 
 #include <gtest/gtest.h>
 

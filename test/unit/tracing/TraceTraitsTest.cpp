@@ -1,6 +1,6 @@
 //===- TraceTraitsTest.cpp - C++ argument values to TraceTypes ------------===//
 
-#include "tracing/TraceTraits.h"
+#include "tgc/TraceTraits.h"
 
 #include "gtest/gtest.h"
 

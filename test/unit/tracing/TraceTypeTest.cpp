@@ -1,6 +1,6 @@
 //===- TraceTypeTest.cpp - TraceType identity, lattice, diagnostics -------===//
 
-#include "tracing/TraceType.h"
+#include "tgc/TraceType.h"
 
 #include "gtest/gtest.h"
 
@@ -49,10 +49,8 @@ TraceType mapOf(std::vector<std::pair<TraceType, TraceType>> entries) {
   return TraceType::map(std::move(entries));
 }
 
-std::string errorMessage(llvm::Error error) {
-  if (!error)
-    return "";
-  return llvm::toString(std::move(error));
+std::string errorMessage(const absl::Status &status) {
+  return std::string(status.message());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 // Compiled by CompileFail.cmake with -DCASE=N; every case but 0 must fail to
 // compile with tgc's "cannot be an argument of a traced function" message.
-#include "tracing/TraceTraits.h"
+#include "tgc/TraceTraits.h"
 
 #include <map>
 #include <string>

@@ -18,11 +18,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_FRONTEND_STRUCTURE_H
-#define TGC_FRONTEND_STRUCTURE_H
+#ifndef TGC_STRUCTURE_H
+#define TGC_STRUCTURE_H
 
-#include "frontend/Tensor.h"
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
+#include "tgc/Tensor.h"
 
 #include <array>
 #include <cstddef>
@@ -234,4 +234,4 @@ StructureT<R, Leaf> unflattenOutputs(const R &symbolic,
 
 } // namespace tgc
 
-#endif // TGC_FRONTEND_STRUCTURE_H
+#endif // TGC_STRUCTURE_H

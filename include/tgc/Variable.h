@@ -16,12 +16,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_FRONTEND_VARIABLE_H
-#define TGC_FRONTEND_VARIABLE_H
+#ifndef TGC_VARIABLE_H
+#define TGC_VARIABLE_H
 
-#include "frontend/Tensor.h"
-#include "runtime/HostTensor.h"
-#include "tracing/TraceTraits.h"
+#include "tgc/HostTensor.h"
+#include "tgc/Tensor.h"
+#include "tgc/TraceTraits.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -131,4 +131,4 @@ template <> struct TraceTraits<Variable> {
 
 } // namespace tgc
 
-#endif // TGC_FRONTEND_VARIABLE_H
+#endif // TGC_VARIABLE_H

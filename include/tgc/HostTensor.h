@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_RUNTIME_HOSTTENSOR_H
-#define TGC_RUNTIME_HOSTTENSOR_H
+#ifndef TGC_HOSTTENSOR_H
+#define TGC_HOSTTENSOR_H
 
-#include "runtime/DType.h"
+#include "tgc/DType.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -147,4 +147,4 @@ absl::Status allClose(const HostTensor &actual, const HostTensor &expected,
 
 } // namespace tgc::runtime
 
-#endif // TGC_RUNTIME_HOSTTENSOR_H
+#endif // TGC_HOSTTENSOR_H

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_TRACING_DEVICE_H
-#define TGC_TRACING_DEVICE_H
+#ifndef TGC_DEVICE_H
+#define TGC_DEVICE_H
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -50,4 +50,4 @@ struct Device {
 
 } // namespace tgc
 
-#endif // TGC_TRACING_DEVICE_H
+#endif // TGC_DEVICE_H

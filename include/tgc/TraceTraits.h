@@ -22,13 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_TRACING_TRACETRAITS_H
-#define TGC_TRACING_TRACETRAITS_H
+#ifndef TGC_TRACETRAITS_H
+#define TGC_TRACETRAITS_H
 
-#include "runtime/HostTensor.h"
-#include "tracing/TraceType.h"
-
-#include "llvm/Support/TypeName.h"
+#include "tgc/HostTensor.h"
+#include "tgc/TraceType.h"
 
 #include <array>
 #include <concepts>
@@ -75,6 +73,23 @@ inline constexpr bool kIsTraceable =
 
 namespace detail {
 template <typename T> inline constexpr bool kAlwaysFalse = false;
+
+/// The name of T as the compiler spells it ("ns::Model"), read from
+/// __PRETTY_FUNCTION__ (GCC and Clang), as LLVM's getTypeName does.
+template <typename DesiredTypeName> constexpr std::string_view typeName() {
+  std::string_view name = __PRETTY_FUNCTION__;
+  constexpr std::string_view key = "DesiredTypeName = ";
+  size_t start = name.find(key);
+  if (start == std::string_view::npos)
+    return "<unknown type>";
+  name.remove_prefix(start + key.size());
+  // GCC appends "; std::string_view = ..." after the substitution; both
+  // end with ']'.
+  size_t end = name.rfind("; std::string_view = ");
+  if (end == std::string_view::npos)
+    end = name.empty() ? 0 : name.size() - 1;
+  return name.substr(0, end);
+}
 
 /// The innermost type that makes T untraceable (T itself unless T is a
 /// standard container whose element is the problem).
@@ -198,7 +213,7 @@ template <typename... Args> TraceType traceTypeOfArgs(const Args &...args) {
 
 /// TraceType::user named after the C++ type T (as the compiler spells it).
 template <typename T> TraceType userTraceType(TraceType inner) {
-  return TraceType::user(std::string(llvm::getTypeName<T>()), std::move(inner));
+  return TraceType::user(std::string(detail::typeName<T>()), std::move(inner));
 }
 
 //===----------------------------------------------------------------------===//
@@ -233,7 +248,7 @@ template <typename T>
 struct TraceTraits<T, std::enable_if_t<std::is_enum_v<T>>> {
   static TraceType traceType(T value) {
     using Underlying = std::underlying_type_t<T>;
-    std::string name(llvm::getTypeName<T>());
+    std::string name(detail::typeName<T>());
     if constexpr (std::is_signed_v<Underlying>)
       return TraceType::integer(static_cast<int64_t>(value), std::move(name));
     else
@@ -382,4 +397,4 @@ struct TraceTraits<std::unordered_map<K, V, H, E, A>,
 
 } // namespace tgc::tracing
 
-#endif // TGC_TRACING_TRACETRAITS_H
+#endif // TGC_TRACETRAITS_H

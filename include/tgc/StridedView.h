@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_RUNTIME_STRIDEDVIEW_H
-#define TGC_RUNTIME_STRIDEDVIEW_H
+#ifndef TGC_STRIDEDVIEW_H
+#define TGC_STRIDEDVIEW_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "absl/status/statusor.h"
 
@@ -54,4 +54,4 @@ private:
 
 } // namespace tgc::runtime
 
-#endif // TGC_RUNTIME_STRIDEDVIEW_H
+#endif // TGC_STRIDEDVIEW_H

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_RUNTIME_DTYPE_H
-#define TGC_RUNTIME_DTYPE_H
+#ifndef TGC_DTYPE_H
+#define TGC_DTYPE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -61,4 +61,4 @@ unsigned dtypeBits(DType type);
 
 } // namespace tgc::runtime
 
-#endif // TGC_RUNTIME_DTYPE_H
+#endif // TGC_DTYPE_H

@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_RUNTIME_NPY_H
-#define TGC_RUNTIME_NPY_H
+#ifndef TGC_NPY_H
+#define TGC_NPY_H
 
-#include "runtime/HostTensor.h"
+#include "tgc/HostTensor.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -38,4 +38,4 @@ absl::Status writeNpy(const std::string &path, const HostTensor &tensor);
 
 } // namespace tgc::runtime
 
-#endif // TGC_RUNTIME_NPY_H
+#endif // TGC_NPY_H

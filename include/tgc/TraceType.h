@@ -9,17 +9,17 @@
 //   a.isSubtypeOf(b)  <=>  every call of type `a` is accepted by a
 //                          specialization traced for `b`.
 //
-// The rules are documented in docs/tracing.md. No MLIR dependency.
+// The rules are documented in docs/tracing.md. Part of the public API: no
+// MLIR or LLVM dependency.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TGC_TRACING_TRACETYPE_H
-#define TGC_TRACING_TRACETYPE_H
+#ifndef TGC_TRACETYPE_H
+#define TGC_TRACETYPE_H
 
-#include "runtime/DType.h"
+#include "tgc/DType.h"
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/Error.h"
+#include "absl/status/status.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -49,7 +49,7 @@ struct TensorSpec {
 /// Checks that every dim is >= 0 or kDynamic, that the product of the static
 /// dims fits int64, that an unknown-rank spec has no dims, and that the device
 /// is not empty. The error message names the offending dim.
-llvm::Error validateTensorSpec(const TensorSpec &spec);
+absl::Status validateTensorSpec(const TensorSpec &spec);
 
 /// Readable form of a spec, e.g. "Tensor<?x3xf32>", "Tensor<*xi64>",
 /// "Tensor<2xf32, gpu:0>" (the device is shown only when it is not "cpu").
@@ -152,11 +152,11 @@ public:
   /// Sequence.
   SequenceKind sequenceKind() const;
   /// Sequence: the elements.
-  llvm::ArrayRef<TraceType> elements() const;
+  const std::vector<TraceType> &elements() const;
   /// Optional: the value's type when engaged.
   std::optional<TraceType> optionalValue() const;
   /// Map: the entries, in canonical order.
-  llvm::ArrayRef<std::pair<TraceType, TraceType>> mapEntries() const;
+  const std::vector<std::pair<TraceType, TraceType>> &mapEntries() const;
   /// User.
   const std::string &userTypeName() const;
   const TraceType &userInner() const;
@@ -188,7 +188,7 @@ public:
   /// lengths, keys, or scalar values). Differing dims become kDynamic; a rank
   /// difference gives an unknown-rank tensor.
   std::optional<TraceType>
-  mostSpecificCommonSupertype(llvm::ArrayRef<TraceType> others) const;
+  mostSpecificCommonSupertype(const std::vector<TraceType> &others) const;
 
   /// Number of tensor/variable leaves with an unknown rank, and of dynamic dims
   /// in the others: the generality used to rank candidates.
@@ -205,7 +205,8 @@ private:
   std::shared_ptr<const detail::TraceTypeNode> impl;
 };
 
-/// For llvm::hash_combine and friends.
+/// For llvm::hash_combine and absl hashing (found by argument-dependent
+/// lookup).
 inline size_t hash_value(const TraceType &type) { return type.hash(); }
 
 /// Why `actual` is not a subtype of `expected`.
@@ -256,8 +257,50 @@ std::string targetOf(const TraceType &key);
 /// winner is never a strict supertype of another accepting candidate, and the
 /// chosen type does not depend on the order of `candidates` (among equal
 /// duplicates the lowest index is returned).
-std::optional<size_t> selectMostSpecific(const TraceType &call,
-                                         llvm::ArrayRef<TraceType> candidates);
+std::optional<size_t>
+selectMostSpecific(const TraceType &call,
+                   const std::vector<TraceType> &candidates);
+
+/// Why a specialization was traced.
+struct TraceReason {
+  enum class Kind { FirstCall, NewType, Relaxed, Evicted, Requested };
+  Kind kind = Kind::FirstCall;
+  /// For NewType / Relaxed: the closest previous specialization and the first
+  /// difference (argument path, its type there, the call's type).
+  std::string closest, path, previousType, newType;
+
+  std::string str() const {
+    switch (kind) {
+    case Kind::FirstCall:
+      return "first call";
+    case Kind::Evicted:
+      return "evicted: this signature was traced before and evicted from the "
+             "cache";
+    case Kind::Requested:
+      return "requested: the input_signature or a concrete function";
+    case Kind::NewType:
+    case Kind::Relaxed:
+      break;
+    }
+    std::string s = kind == Kind::Relaxed
+                        ? "relaxed (reduce_retracing) after a miss: "
+                        : "new argument types: ";
+    s += path.empty() ? std::string("arguments") : path;
+    s += " was " + previousType + ", now " + newType;
+    if (!closest.empty())
+      s += " (closest specialization: " + closest + ")";
+    return s;
+  }
+};
+
+/// One line of the trace history.
+struct TraceEvent {
+  std::string type;
+  TraceReason reason;
+  double traceSeconds = 0;
+  bool failed = false;
+  std::string error;
+};
 
 } // namespace tgc::tracing
 
@@ -267,4 +310,4 @@ template <> struct std::hash<tgc::tracing::TraceType> {
   }
 };
 
-#endif // TGC_TRACING_TRACETYPE_H
+#endif // TGC_TRACETYPE_H

@@ -1,0 +1,84 @@
+//===- Model.h - compiled ONNX models ----------------------------*- C++
+//-*-===//
+//
+// A tgc::Model is an ONNX model imported into the tgc dialect and compiled
+// for a backend. Inputs may have dynamic dims (a dynamic batch or sequence
+// length): the model compiles one plan per set of input shapes on first use
+// and keeps it. Thread-safe; copies share the compiled plans.
+//
+//   auto model = tgc::Model::loadOnnx("resnet50.onnx");
+//   absl::StatusOr<std::vector<HostTensor>> y = model->run({x});
+//
+// Part of the public API: no MLIR, LLVM or ONNX header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_MODEL_H
+#define TGC_MODEL_H
+
+#include "tgc/HostTensor.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+struct ModelOptions {
+  /// "cpu" (oneDNN primitives, fused loop kernels, native kernels) or
+  /// "reference" (the reference interpreter).
+  std::string backend = "cpu";
+  /// Intra-op threads for the CPU backend (0: TGC_NUM_THREADS,
+  /// OMP_NUM_THREADS or all cores).
+  int numThreads = 0;
+  /// Run up to this many independent kernels at once (CPU backend).
+  int interOpThreads = 1;
+  /// Compile with the `tgc-cpu` pipeline (false: `tgc-cpu-unfused`).
+  bool fuse = true;
+};
+
+/// A graph input or output: its name, dtype and shape (kDynamic, -1, for a
+/// dim known only when the model runs).
+struct TensorInfo {
+  std::string name;
+  runtime::DType dtype = runtime::DType::F32;
+  std::vector<int64_t> shape;
+};
+
+namespace detail {
+struct ModelState;
+} // namespace detail
+
+class Model {
+public:
+  /// Imports the ONNX model at `path` (checked, shape-inferred, converted to
+  /// the tgc dialect). Errors name the model, the node and the op.
+  static absl::StatusOr<Model> loadOnnx(const std::string &path,
+                                        ModelOptions options = {});
+
+  /// The graph inputs that are not initializers, in order.
+  const std::vector<TensorInfo> &inputs() const;
+  /// The graph outputs, in order.
+  const std::vector<TensorInfo> &outputs() const;
+
+  /// Runs the model on one tensor per input (in inputs() order). Inputs of
+  /// the wrong count, dtype or shape are an error naming the input.
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  run(const std::vector<runtime::HostTensor> &inputs) const;
+
+  /// The compiled plan for the shapes of the last run (kernels, layouts,
+  /// fusions), or "" before the first run or on the reference backend.
+  std::string describePlan() const;
+
+private:
+  explicit Model(std::shared_ptr<detail::ModelState> state)
+      : state(std::move(state)) {}
+  std::shared_ptr<detail::ModelState> state;
+};
+
+} // namespace tgc
+
+#endif // TGC_MODEL_H

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The installed package, as a program outside the tree uses it:
+#   1. `cmake --install` the build tree into a fresh prefix;
+#   2. the public headers parse alone and include no MLIR, LLVM, oneDNN, CUDA
+#      or generated header (the include list is checked; the parse time is
+#      printed, not asserted: timings live in bench/);
+#   3. examples/consumer is configured against the prefix, moved elsewhere
+#      (relocatable), built and run: a traced function and an ONNX model
+#      checked against plain loops, and a program linking tgc::runtime only;
+#   4. the runtime-only program loads no LLVM, MLIR, ONNX or NVRTC library.
+#
+# install-consumer.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+source=$(cd "$2" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/tgc-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+test -f "$work/prefix/include/tgc/tgc.h"
+test -f "$work/prefix/include/tgc/Version.h"
+test -f "$work/prefix/lib/cmake/tgc/tgcConfig.cmake"
+
+# Relocatable: nothing in the package names the prefix it was installed to.
+mv "$work/prefix" "$work/moved"
+prefix="$work/moved"
+if grep -rl "$work/prefix" "$prefix/lib/cmake" "$prefix/include"; then
+  echo "FAIL: the package names its install prefix" >&2
+  exit 1
+fi
+
+# 2. The public header alone.
+cat > "$work/user.cpp" <<'CPP'
+#include <tgc/tgc.h>
+int main() { return 0; }
+CPP
+TIMEFORMAT='%R %U'
+times=$( { time g++ -std=c++20 -fsyntax-only -H -I"$prefix/include" \
+  "$work/user.cpp" 2> "$work/includes.txt"; } 2>&1 )
+headers=$(grep -c '^\.' "$work/includes.txt" || true)
+if grep -E '^\.+ .*(mlir/|llvm/|llvm-c/|dnnl|oneapi|cuda|\.h\.inc$|\.cpp\.inc$)' \
+     "$work/includes.txt"; then
+  echo "FAIL: the public header includes the headers above" >&2
+  exit 1
+fi
+if grep -E '^\.+ ' "$work/includes.txt" | grep -v -E \
+     "^\.+ ($prefix/include/tgc/|/usr/include/|/usr/lib/gcc/)"; then
+  echo "FAIL: the public header includes files outside tgc/ and the system" >&2
+  exit 1
+fi
+read -r wall cpu <<< "$times"
+echo "public header: $headers headers; g++ -fsyntax-only took ${wall} s" \
+  "(${cpu} s of CPU)"
+
+# 3. The consumer project.
+cmake -S "$source/examples/consumer" -B "$work/consumer" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/consumer" >/dev/null
+"$work/consumer/consumer" \
+  /usr/share/libonnx-testdata/data/node/test_matmul_2d/model.onnx
+"$work/consumer/runtime-only" "$work/t.npy"
+
+# 4. The runtime alone.
+if ldd "$work/consumer/runtime-only" | grep -E -i 'llvm|mlir|onnx|nvrtc|protobuf'; then
+  echo "FAIL: runtime-only loads the libraries above" >&2
+  exit 1
+fi
+echo "runtime-only: $(ldd "$work/consumer/runtime-only" | wc -l) shared libraries"
+echo "PASS"
