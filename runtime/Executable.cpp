@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/Environment.h"
 #include "tgc/StridedView.h"
 
 #include "absl/strings/numbers.h"
@@ -110,20 +111,6 @@ int64_t resolveRoot(const std::vector<ValueInfo> &values, int64_t id,
     id = storage.index;
   }
   return -1;
-}
-
-bool envFlag(const char *name, bool defaultValue) {
-  const char *text = std::getenv(name);
-  if (!text || !*text)
-    return defaultValue;
-  std::string_view value(text);
-  if (value == "1" || value == "true" || value == "TRUE" || value == "on" ||
-      value == "ON")
-    return true;
-  if (value == "0" || value == "false" || value == "FALSE" || value == "off" ||
-      value == "OFF")
-    return false;
-  return defaultValue;
 }
 
 /// Appends `text` as a JSON string literal.
@@ -1097,11 +1084,9 @@ absl::Status Profile::writeChromeTrace(const std::string &path) const {
 int tgc::runtime::resolveThreadCount(int requested) {
   if (requested > 0)
     return requested;
-  if (const char *text = std::getenv("TGC_NUM_THREADS")) {
-    int fromEnvironment = 0;
-    if (absl::SimpleAtoi(text, &fromEnvironment) && fromEnvironment > 0)
-      return fromEnvironment;
-  }
+  if (std::optional<int64_t> fromEnvironment = env::integer("TGC_NUM_THREADS");
+      fromEnvironment && *fromEnvironment > 0 && *fromEnvironment <= 4096)
+    return static_cast<int>(*fromEnvironment);
   // Then OpenMP's own setting, as oneDNN and PyTorch honour it: its first
   // (outermost) level, "4" of "4,2".
   if (const char *text = std::getenv("OMP_NUM_THREADS")) {
@@ -1121,10 +1106,8 @@ void tgc::runtime::setNumThreads(int numThreads) {
     omp_set_num_threads(numThreads);
 }
 
-bool tgc::runtime::verboseFromEnvironment() {
-  return envFlag("TGC_VERBOSE", false);
-}
+bool tgc::runtime::verboseFromEnvironment() { return env::flag("TGC_VERBOSE"); }
 
 bool tgc::runtime::oneDnnEnabledFromEnvironment() {
-  return envFlag("TGC_ENABLE_ONEDNN", true);
+  return env::flag("TGC_ENABLE_ONEDNN");
 }

@@ -1,6 +1,7 @@
 //===- Compiler.cpp - tgc functions to CPU executables --------------------===//
 
 #include "codegen/cpu/Compiler.h"
+#include "runtime/Environment.h"
 
 #include "codegen/cpu/LoopCodegen.h"
 #include "codegen/cpu/LoopKernel.h"
@@ -758,13 +759,12 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
 } // namespace
 
 bool cpu::fusionEnabledFromEnvironment() {
-  const char *value = std::getenv("TGC_FUSION");
-  return !value || std::string_view(value) != "0";
+  return runtime::env::flag("TGC_FUSION");
 }
 
 cpu::ActivationLayouts cpu::activationLayoutsFromEnvironment() {
-  const char *value = std::getenv("TGC_BLOCKED_LAYOUTS");
-  std::string_view text = value ? value : "";
+  std::string value = runtime::env::text("TGC_BLOCKED_LAYOUTS");
+  std::string_view text = value;
   if (text == "1" || text == "any")
     return ActivationLayouts::OneDnnPreferred;
   if (text == "blocked" || text == "16" || text == "nChw16c" || text == "8" ||
@@ -785,8 +785,7 @@ std::string cpu::targetDescription() {
 }
 
 bool cpu::winogradEnabledFromEnvironment() {
-  const char *value = std::getenv("TGC_WINOGRAD");
-  return !value || std::string_view(value) != "0";
+  return runtime::env::flag("TGC_WINOGRAD");
 }
 
 namespace {

@@ -1,6 +1,7 @@
 //===- LoopCodegen.cpp - tgc.fusion <loop> to linalg and LLVM -------------===//
 
 #include "codegen/cpu/LoopCodegen.h"
+#include "runtime/Environment.h"
 
 #include "passes/Passes.h"
 
@@ -806,15 +807,13 @@ FailureOr<int64_t> cpu::vectorizeLinalgOps(ModuleOp module, int64_t maxTile) {
 }
 
 bool cpu::loopVectorizeEnabled() {
-  const char *env = std::getenv("TGC_LOOP_VECTORIZE");
-  if (env && *env)
-    return *env != '0';
-  return kLoopVectorizeDefault;
+  if (runtime::env::text("TGC_LOOP_VECTORIZE").empty())
+    return kLoopVectorizeDefault;
+  return runtime::env::flag("TGC_LOOP_VECTORIZE");
 }
 
 int64_t cpu::loopVectorTile() {
-  const char *env = std::getenv("TGC_LOOP_VECTOR_TILE");
-  int64_t tile = env ? std::atoll(env) : 0;
+  int64_t tile = runtime::env::integer("TGC_LOOP_VECTOR_TILE").value_or(0);
   return tile >= 8 ? tile : 64;
 }
 

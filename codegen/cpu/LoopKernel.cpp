@@ -1,6 +1,7 @@
 //===- LoopKernel.cpp - JIT-compiled loop fusion kernels ------------------===//
 
 #include "codegen/cpu/LoopKernel.h"
+#include "runtime/Environment.h"
 
 #include "codegen/cpu/LoopCodegen.h"
 #include "runtime/cpu/Common.h"
@@ -191,7 +192,7 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
-  if (const char *dump = std::getenv("TGC_DUMP_JIT"); dump && *dump == '1')
+  if (runtime::env::flag("TGC_DUMP_JIT"))
     module->print(llvm::errs());
   auto engine = ExecutionEngine::create(*module, engineOptions,
                                         std::move(*targetMachine));

@@ -1,6 +1,7 @@
 //===- Blas.cpp - cuBLASLt matmuls, loaded at run time --------------------===//
 
 #include "runtime/cuda/Blas.h"
+#include "runtime/Environment.h"
 
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
@@ -59,7 +60,8 @@ absl::Status BlasApi::check(cublasStatus_t status, const char *what) const {
 }
 
 std::string tgc::cuda::blasLibraryName() {
-  if (const char *name = std::getenv("TGC_CUBLASLT_LIBRARY"); name && *name)
+  if (std::string name = runtime::env::text("TGC_CUBLASLT_LIBRARY");
+      !name.empty())
     return name;
   return "libcublasLt.so.13";
 }

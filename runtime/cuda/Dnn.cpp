@@ -1,6 +1,7 @@
 //===- Dnn.cpp - cuDNN convolutions, loaded at run time -------------------===//
 
 #include "runtime/cuda/Dnn.h"
+#include "runtime/Environment.h"
 
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
@@ -44,7 +45,7 @@ absl::Status DnnApi::check(cudnnStatus_t status, const char *what) const {
 }
 
 std::string tgc::cuda::dnnLibraryName() {
-  if (const char *name = std::getenv("TGC_CUDNN_LIBRARY"); name && *name)
+  if (std::string name = runtime::env::text("TGC_CUDNN_LIBRARY"); !name.empty())
     return name;
   return "libcudnn.so.9";
 }

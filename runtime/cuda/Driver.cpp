@@ -1,6 +1,7 @@
 //===- Driver.cpp - the CUDA driver API, loaded at run time ---------------===//
 
 #include "runtime/cuda/Driver.h"
+#include "runtime/Environment.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -32,7 +33,7 @@ absl::Status DriverApi::check(CUresult result, const char *what) const {
 }
 
 std::string tgc::cuda::driverLibraryName() {
-  if (const char *name = std::getenv("TGC_CUDA_DRIVER"); name && *name)
+  if (std::string name = runtime::env::text("TGC_CUDA_DRIVER"); !name.empty())
     return name;
   return "libcuda.so.1";
 }

@@ -7,15 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/lib/RunTool.h"
+
+#include "runtime/Environment.h"
 #include "tools/lib/TensorLiteral.h"
 
 #include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
-#include "tgc/Npy.h"
 #include "runtime/cuda/Device.h"
 #include "tgc/Device.h"
+#include "tgc/Npy.h"
 #ifdef TGC_HAVE_CUDA_CODEGEN
 #include "codegen/cuda/Compiler.h"
 #endif
@@ -78,6 +80,10 @@ struct Options {
       cl::desc("Print what the cpu backend plans for (the x86 ISA oneDNN and "
                "the JIT use, capped by DNNL_MAX_CPU_ISA; its blocked layout; "
                "Winograd) and exit")};
+  cl::opt<bool> printSettings{
+      "print-settings",
+      cl::desc("Print every TGC_* environment variable tgc reads (its "
+               "default, value and meaning) and those set now, and exit")};
   cl::opt<bool> compileOnly{
       "compile-only",
       cl::desc("Compile for the inputs' shapes (and print the plan with "
@@ -805,6 +811,28 @@ Error run(const Options &opts) {
 }
 } // namespace
 
+/// --print-settings: the environment table (runtime/Environment.h) with the
+/// current values, then the TGC_* variables set now and how they are read.
+static void printSettings(raw_ostream &os) {
+  using tgc::runtime::env::Setting;
+  os << "TGC_* environment variables (flags: 1/0, true/false, on/off, "
+        "yes/no; options and flags given to a tool or the API win):\n";
+  for (const Setting &setting : tgc::runtime::env::settings()) {
+    std::string value = tgc::runtime::env::text(setting.name);
+    const char *kind = setting.kind == Setting::Kind::Flag      ? "flag"
+                       : setting.kind == Setting::Kind::Integer ? "integer"
+                                                                : "text";
+    os << "  " << setting.name << " (" << kind << ", default "
+       << (setting.defaultValue.empty() ? "unset" : setting.defaultValue)
+       << "): " << (value.empty() ? "unset" : value) << "\n      "
+       << setting.description << "\n";
+  }
+  std::vector<std::string> active = tgc::runtime::env::describeActive();
+  os << "Set now:" << (active.empty() ? " none" : "") << "\n";
+  for (const std::string &line : active)
+    os << "  " << line << "\n";
+}
+
 int tgc::runToolMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
   // tgc-run's own options (those Options registers) in their category;
@@ -846,6 +874,10 @@ int tgc::runToolMain(int argc, char **argv) {
                               "cores)\n");
   if (opts.printTarget) {
     outs() << tgc::cpu::targetDescription() << "\n";
+    return 0;
+  }
+  if (opts.printSettings) {
+    printSettings(outs());
     return 0;
   }
   if (opts.file.empty()) {

@@ -1,6 +1,7 @@
 //===- ExecutableTest.cpp - tests for runtime/Executable.h ----------------===//
 
 #include "runtime/Executable.h"
+#include "runtime/Environment.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,6 +16,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <set>
+#include <string_view>
 #include <thread>
 
 using namespace tgc::runtime;
@@ -1307,6 +1310,61 @@ TEST(ExecutableTest, EnvironmentSettings) {
   setenv("TGC_ENABLE_ONEDNN", "1", 1);
   EXPECT_TRUE(oneDnnEnabledFromEnvironment());
   unsetenv("TGC_ENABLE_ONEDNN");
+}
+
+// One parsing rule for every flag (TGC_FUSION=false used to leave fusion on).
+TEST(Environment, FlagsShareOneRule) {
+  namespace env = tgc::runtime::env;
+  for (const char *yes : {"1", "true", "TRUE", "on", "On", "yes"})
+    EXPECT_EQ(env::parseFlag(yes), true) << yes;
+  for (const char *no : {"0", "false", "False", "off", "OFF", "no"})
+    EXPECT_EQ(env::parseFlag(no), false) << no;
+  EXPECT_EQ(env::parseFlag("maybe"), std::nullopt);
+  EXPECT_EQ(env::parseFlag(""), std::nullopt);
+
+  unsetenv("TGC_FUSION");
+  EXPECT_TRUE(env::flag("TGC_FUSION")); // the table's default
+  setenv("TGC_FUSION", "false", 1);
+  EXPECT_FALSE(env::flag("TGC_FUSION"));
+  setenv("TGC_FUSION", "off", 1);
+  EXPECT_FALSE(env::flag("TGC_FUSION"));
+  setenv("TGC_FUSION", "maybe", 1); // not understood: the default
+  EXPECT_TRUE(env::flag("TGC_FUSION"));
+  unsetenv("TGC_FUSION");
+  setenv("TGC_VERBOSE", "yes", 1);
+  EXPECT_TRUE(verboseFromEnvironment());
+  unsetenv("TGC_VERBOSE");
+}
+
+TEST(Environment, TheTableNamesEverySettingOnce) {
+  namespace env = tgc::runtime::env;
+  std::set<std::string_view> names;
+  for (const env::Setting &setting : env::settings()) {
+    EXPECT_TRUE(setting.name.starts_with("TGC_")) << setting.name;
+    EXPECT_FALSE(setting.description.empty()) << setting.name;
+    EXPECT_TRUE(names.insert(setting.name).second) << setting.name;
+    EXPECT_EQ(env::lookup(setting.name), &setting);
+  }
+  EXPECT_EQ(env::lookup("TGC_NO_SUCH_SETTING"), nullptr);
+}
+
+TEST(Environment, ActiveSettingsSayHowTheyAreRead) {
+  namespace env = tgc::runtime::env;
+  setenv("TGC_FUSON", "1", 1);
+  setenv("TGC_WINOGRAD", "maybe", 1);
+  setenv("TGC_NUM_THREADS", "two", 1);
+  std::vector<std::string> lines = env::describeActive();
+  unsetenv("TGC_FUSON");
+  unsetenv("TGC_WINOGRAD");
+  unsetenv("TGC_NUM_THREADS");
+  auto has = [&](const std::string &text) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string &l) {
+      return l.find(text) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(has("TGC_FUSON=1  (unknown: ignored"));
+  EXPECT_TRUE(has("TGC_WINOGRAD=maybe  (not understood: 1 is used"));
+  EXPECT_TRUE(has("TGC_NUM_THREADS=two  (not a number: ignored)"));
 }
 
 //===----------------------------------------------------------------------===//

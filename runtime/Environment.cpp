@@ -1,0 +1,126 @@
+//===- Environment.cpp - the TGC_* environment variables ------------------===//
+
+#include "runtime/Environment.h"
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+extern char **environ;
+
+using namespace tgc::runtime;
+using Kind = env::Setting::Kind;
+
+namespace {
+
+constexpr std::array<env::Setting, 12> kSettings = {{
+    {"TGC_NUM_THREADS", Kind::Integer, "0",
+     "intra-op threads when no option or flag gives them (0 or unset: "
+     "OMP_NUM_THREADS, then every core)"},
+    {"TGC_FUSION", Kind::Flag, "1",
+     "compile with the tgc-cpu pipeline's fusions (0: tgc-cpu-unfused)"},
+    {"TGC_ENABLE_ONEDNN", Kind::Flag, "1",
+     "run contractions, pools and normalizations on oneDNN (0: every op on "
+     "its reference kernel)"},
+    {"TGC_WINOGRAD", Kind::Flag, "1",
+     "Winograd kernels for eligible 3x3 convolutions where the ISA has them"},
+    {"TGC_BLOCKED_LAYOUTS", Kind::Text, "auto",
+     "activation layouts between convolutions: auto, plain (0), any (1, "
+     "oneDNN's pick) or blocked (nChw16c/nChw8c)"},
+    {"TGC_LOOP_VECTORIZE", Kind::Flag, "1",
+     "vectorize the JIT-compiled loop fusions"},
+    {"TGC_LOOP_VECTOR_TILE", Kind::Integer, "64",
+     "elements per vectorized loop tile (at least 8)"},
+    {"TGC_VERBOSE", Kind::Flag, "0",
+     "print every executable step as it runs (to stderr)"},
+    {"TGC_DUMP_JIT", Kind::Flag, "0",
+     "print the LLVM dialect module of every JIT-compiled loop kernel"},
+    {"TGC_CUDA_DRIVER", Kind::Text, "libcuda.so.1",
+     "the CUDA driver library to dlopen"},
+    {"TGC_CUBLASLT_LIBRARY", Kind::Text, "libcublasLt.so.13",
+     "the cuBLASLt library to dlopen"},
+    {"TGC_CUDNN_LIBRARY", Kind::Text, "libcudnn.so.9",
+     "the cuDNN library to dlopen"},
+}};
+
+const char *raw(std::string_view name) {
+  return std::getenv(std::string(name).c_str());
+}
+
+} // namespace
+
+std::span<const env::Setting> env::settings() {
+  return {kSettings.data(), kSettings.size()};
+}
+
+const env::Setting *env::lookup(std::string_view name) {
+  for (const Setting &setting : kSettings)
+    if (setting.name == name)
+      return &setting;
+  return nullptr;
+}
+
+std::optional<bool> env::parseFlag(std::string_view value) {
+  std::string lower(value);
+  for (char &c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "1" || lower == "true" || lower == "on" || lower == "yes")
+    return true;
+  if (lower == "0" || lower == "false" || lower == "off" || lower == "no")
+    return false;
+  return std::nullopt;
+}
+
+bool env::flag(std::string_view name) {
+  const Setting *setting = lookup(name);
+  bool fallback = setting && setting->defaultValue == "1";
+  const char *value = raw(name);
+  if (!value || !*value)
+    return fallback;
+  return parseFlag(value).value_or(fallback);
+}
+
+std::optional<int64_t> env::integer(std::string_view name) {
+  const char *value = raw(name);
+  if (!value || !*value)
+    return std::nullopt;
+  char *end = nullptr;
+  errno = 0;
+  long long result = std::strtoll(value, &end, 10);
+  if (errno != 0 || *end != '\0')
+    return std::nullopt;
+  return static_cast<int64_t>(result);
+}
+
+std::string env::text(std::string_view name) {
+  const char *value = raw(name);
+  return value ? value : "";
+}
+
+std::vector<std::string> env::describeActive() {
+  std::vector<std::string> lines;
+  for (char **entry = environ; entry && *entry; ++entry) {
+    std::string_view item(*entry);
+    if (item.substr(0, 4) != "TGC_")
+      continue;
+    size_t eq = item.find('=');
+    std::string_view name = item.substr(0, eq);
+    std::string_view value =
+        eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    const Setting *setting = lookup(name);
+    std::string line = std::string(name) + "=" + std::string(value);
+    if (!setting) {
+      line += "  (unknown: ignored; see --print-settings)";
+    } else if (setting->kind == Kind::Flag && !value.empty() &&
+               !parseFlag(value)) {
+      line += "  (not understood: " + std::string(setting->defaultValue) +
+              " is used; flags take 1/0, true/false, on/off, yes/no)";
+    } else if (setting->kind == Kind::Integer && !value.empty() &&
+               !integer(name)) {
+      line += "  (not a number: ignored)";
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
