@@ -577,8 +577,12 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
   if (local != localFunctions.end())
     return inlineFunction(*local->second, n);
 
+  // Opsets start at 1: a lower one (in a model the checker did not see)
+  // reads each op's first form.
+  int64_t lookupOpset = std::max<int64_t>(nodeOpset, 1);
   const ConverterTable::Entry *converter =
-      defaultDomain ? converterTable().lookup(n.op_type(), nodeOpset) : nullptr;
+      defaultDomain ? converterTable().lookup(n.op_type(), lookupOpset)
+                    : nullptr;
   if (!converter) {
     // An op ONNX defines as a function of other ops is imported through its
     // body.
