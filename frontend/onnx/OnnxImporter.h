@@ -102,9 +102,6 @@ llvm::Expected<runtime::HostTensor> readTensorProto(llvm::StringRef path);
 /// Whether `path` names an ONNX model (ends with .onnx).
 bool isOnnxModelPath(llvm::StringRef path);
 
-/// The tgc-import-onnx command line tool; returns the exit code.
-int importOnnxToolMain(int argc, char **argv);
-
 } // namespace tgc
 
 #endif // TGC_FRONTEND_ONNX_ONNXIMPORTER_H

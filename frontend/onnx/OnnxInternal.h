@@ -1,7 +1,8 @@
 //===- OnnxInternal.h - shared by the ONNX importer's files -----*- C++ -*-===//
 //
 // Internal to frontend/onnx: protobuf-level helpers (tensor conversion,
-// external data, dtype mapping) used by Model.cpp and Importer.cpp.
+// external data, dtype mapping) used by Model.cpp, Importer.cpp and the
+// converters (ImporterInternal.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 //===- tgc-import-onnx.cpp - import an ONNX model into tgc MLIR -----------===//
 
-#include "frontend/onnx/OnnxImporter.h"
+#include "tools/lib/ImportTool.h"
 #include "tools/lib/ToolVersion.h"
 
 int main(int argc, char **argv) {

@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/onnx/OnnxImporter.h"
+#include "tools/lib/ImportTool.h"
 
+#include "frontend/onnx/OnnxImporter.h"
 #include "tools/lib/Registration.h"
 
 #include "mlir/IR/Diagnostics.h"

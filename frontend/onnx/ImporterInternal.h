@@ -1,0 +1,309 @@
+//===- ImporterInternal.h - the ONNX importer and its converters -*- C++
+//-*-===//
+//
+// Internal to frontend/onnx: the Importer (the graph walk's state, and what a
+// converter uses to read the node being imported and to produce its outputs)
+// and the ConverterTable, which maps an op type and an opset to a converter.
+//
+// Importer.cpp walks the graph and holds the shared helpers; the converters
+// live in family files under ops/ (Elementwise, Math, NN, Reduction, Tensor,
+// Generator, Quantization, Resize, RNN), each of which registers its
+// converters with one registerXxxConverters function. frontend/onnx/README.md
+// describes how to add one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_FRONTEND_ONNX_IMPORTERINTERNAL_H
+#define TGC_FRONTEND_ONNX_IMPORTERINTERNAL_H
+
+#include "frontend/onnx/OnnxInternal.h"
+
+#include "frontend/Tensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace onnx {
+class OpSchema;
+} // namespace onnx
+
+namespace tgc::onnximpl {
+
+using runtime::DType;
+using runtime::HostTensor;
+using AP = ::onnx::AttributeProto;
+
+/// `auto &var = *expr` for an llvm::Expected `expr`; returns its error.
+#define TRY(var, expr)                                                         \
+  auto var##OrError = (expr);                                                  \
+  if (!var##OrError)                                                           \
+    return var##OrError.takeError();                                           \
+  auto &var = *var##OrError;
+
+/// Checks a frontend result: on failure returns the dialect's message as a
+/// node error. For converters and helpers whose Importer is named `im`.
+#define TRYT(var, expr)                                                        \
+  Tensor var = (expr);                                                         \
+  if (!var.valid())                                                            \
+    return im.traceFailure();
+
+/// "[1, 2, 3]".
+std::string listOf(llvm::ArrayRef<int64_t> values);
+
+/// A small integer tensor (rank 0 or 1) of which only some elements are known
+/// at import time: the Shape of a tensor with dynamic dims and the shape
+/// arithmetic exporters build from it (Gather, Concat, Mul, ...). Exported
+/// models with a dynamic batch compute their Reshape targets this way; with
+/// at most one element unknown, the Reshape still imports (as -1).
+struct PartialInts {
+  DType dtype = DType::I64;
+  bool scalar = false;
+  std::vector<std::optional<int64_t>> values;
+  std::string describe() const {
+    std::string text = "[";
+    for (auto [i, v] : llvm::enumerate(values))
+      text += (i ? ", " : "") + (v ? std::to_string(*v) : std::string("?"));
+    return text + "]";
+  }
+};
+
+/// An ONNX value: a symbolic tensor, its contents when known, or both. The
+/// tensor of a known value is created on first use.
+struct Val {
+  Tensor tensor;
+  std::shared_ptr<HostTensor> constant;
+  std::string origin; // For the location of a materialized constant.
+  /// What is known at import time of a value computed from dynamic dims
+  /// (its tensor computes it when the function runs).
+  std::shared_ptr<PartialInts> partial;
+};
+
+using Scope = std::unordered_map<std::string, Val>;
+
+class Importer;
+
+/// Maps the node being imported (Importer::node()) to tgc ops and gives its
+/// outputs (Importer::out, outConst).
+using ConvertFn = llvm::Error (*)(Importer &im);
+
+/// What is known of a value at import time, or nullopt; or an error.
+using PartialResult = llvm::Expected<std::optional<PartialInts>>;
+
+/// Shape arithmetic on partially known values: what is known of output 0 of
+/// the node, given what is known of its inputs (`inputs[i]` for each present
+/// input; every one is partial or a small integer constant, at least one
+/// partial), or nullopt. The converter still builds the ops that compute the
+/// value when the function runs.
+using PartialFn = PartialResult (*)(Importer &im,
+                                    llvm::ArrayRef<PartialInts> inputs);
+
+/// The converters of the default ONNX domain, keyed by (op type,
+/// since-version). A node of opset N is converted by the entry of its op type
+/// with the greatest since-version <= N. An op's first entry is registered at
+/// since-version 1: whether an op exists at a model's opset is the ONNX
+/// checker's business, the importer's only which form of it to read.
+class ConverterTable {
+public:
+  struct Entry {
+    int64_t sinceVersion;
+    ConvertFn convert;
+    /// Null: the op's output 0 is never tracked as partially known.
+    PartialFn partial;
+  };
+
+  /// Registers `convert` (and `partial`) for `opType` from opset
+  /// `sinceVersion` on; each (opType, sinceVersion) is registered once.
+  void add(llvm::StringRef opType, int64_t sinceVersion, ConvertFn convert,
+           PartialFn partial = nullptr);
+
+  /// The entry that converts `opType` at `opset`, or null.
+  const Entry *lookup(llvm::StringRef opType, int64_t opset) const;
+
+private:
+  /// Per op type, sorted by since-version.
+  llvm::StringMap<llvm::SmallVector<Entry, 1>> entries;
+};
+
+/// The table of every family, built on first use.
+const ConverterTable &converterTable();
+
+// The families (ops/*.cpp).
+void registerElementwiseConverters(ConverterTable &table);
+void registerMathConverters(ConverterTable &table);
+void registerNNConverters(ConverterTable &table);
+void registerReductionConverters(ConverterTable &table);
+void registerTensorConverters(ConverterTable &table);
+void registerGeneratorConverters(ConverterTable &table);
+void registerQuantizationConverters(ConverterTable &table);
+void registerResizeConverters(ConverterTable &table);
+void registerRNNConverters(ConverterTable &table);
+
+/// Imports one model. Converters see the node being imported through the
+/// accessors and helpers of the public section; errors they return name the
+/// node (fail, unsupported, traceFailure).
+class Importer {
+public:
+  Importer(mlir::MLIRContext &context, ::onnx::ModelProto &model,
+           const ExternalData &external, const ImportOptions &options)
+      : context(context), model(model), externalData(external),
+        options(options) {}
+
+  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> run();
+
+  // --- The node being imported ---
+  const ::onnx::NodeProto &node() const { return *currentNode; }
+  /// The opset of the node's domain (the model's or the inlined function's).
+  int64_t opset() const { return currentOpset; }
+  /// "node 'name' (Op, opset N)", the prefix of the node's errors.
+  const std::string &label() const { return currentLabel; }
+  /// Where external tensor data may be read from.
+  const ExternalData &external() const { return externalData; }
+
+  // --- Errors ---
+  llvm::Error fail(const llvm::Twine &message) const {
+    return makeError(currentLabel + ": " + message);
+  }
+  /// A valid node that uses something tgc does not support.
+  llvm::Error unsupported(const llvm::Twine &message) const {
+    return makeUnsupportedError(currentLabel + ": " + message);
+  }
+  /// The first error of the trace (an op that failed to build) as a node
+  /// error.
+  llvm::Error traceFailure() const;
+
+  // --- Inputs ---
+  int numInputs() const { return currentNode->input_size(); }
+  bool has(int i) const {
+    return i < currentNode->input_size() && !currentNode->input(i).empty();
+  }
+  llvm::Expected<Val *> lookup(int i);
+  llvm::Expected<Tensor> in(int i);
+  /// The contents of input `i` when it is a constant, else null.
+  llvm::Expected<std::shared_ptr<HostTensor>> constIn(int i);
+  llvm::Expected<std::vector<int64_t>> constInts(int i, llvm::StringRef what);
+  llvm::Expected<double> constScalar(int i, llvm::StringRef what);
+
+  // --- Outputs ---
+  bool wantsOutput(int i) const {
+    return i < currentNode->output_size() && !currentNode->output(i).empty();
+  }
+  void out(int i, Tensor t) {
+    if (wantsOutput(i))
+      outputs.push_back({currentNode->output(i), t});
+  }
+  void outConst(int i, HostTensor t) {
+    if (wantsOutput(i))
+      constOutputs.push_back({currentNode->output(i), std::move(t)});
+  }
+  /// What is known of output `i` at import time (Shape of dynamic dims).
+  void outPartial(int i, PartialInts value) {
+    if (wantsOutput(i))
+      partialOutputs.push_back({currentNode->output(i), std::move(value)});
+  }
+  Tensor constantTensor(const HostTensor &value);
+
+  // --- Attributes (validated: the type must match) ---
+  const AP *attr(llvm::StringRef name) const;
+  llvm::Error attrTypeError(const AP &a, llvm::StringRef expected) const;
+  llvm::Expected<std::optional<int64_t>> attrInt(llvm::StringRef name);
+  llvm::Expected<int64_t> attrInt(llvm::StringRef name, int64_t dflt);
+  /// An int attribute that is a flag: 0 or 1 (ONNX's own shape inference
+  /// reads other values differently from its reference), else an error.
+  llvm::Expected<bool> attrFlag(llvm::StringRef name, bool dflt);
+  llvm::Expected<std::optional<double>> attrFloat(llvm::StringRef name);
+  llvm::Expected<double> attrFloat(llvm::StringRef name, double dflt);
+  llvm::Expected<std::optional<std::vector<int64_t>>>
+  attrInts(llvm::StringRef name);
+  llvm::Expected<std::optional<std::vector<float>>>
+  attrFloats(llvm::StringRef name);
+  llvm::Expected<std::string> attrString(llvm::StringRef name,
+                                         llvm::StringRef dflt);
+  llvm::Expected<int64_t> axisAttr(llvm::StringRef name, int64_t dflt,
+                                   int64_t rank, bool inclusive = false);
+  llvm::Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                        bool inclusive = false);
+
+  // --- Shared pieces ---
+  llvm::Expected<Tensor> reshapeTo(const Tensor &x,
+                                   const std::vector<int64_t> &shape);
+
+private:
+  // --- graph level ---
+  llvm::Error checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
+                                  const Tensor &t);
+  llvm::Error importGraph(llvm::ArrayRef<Tensor> args,
+                          std::vector<Tensor> &results);
+  llvm::Error importNodes(
+      const google::protobuf::RepeatedPtrField<::onnx::NodeProto> &nodes,
+      const std::unordered_map<std::string, int64_t> &opsets,
+      const std::string &context);
+  llvm::Error importNode(const ::onnx::NodeProto &node, int index,
+                         int64_t opset, const std::string &context);
+  llvm::Error inlineFunction(const ::onnx::FunctionProto &function,
+                             const ::onnx::NodeProto &caller,
+                             const ::onnx::OpSchema *schema = nullptr);
+  llvm::Error finishNode(mlir::Operation *before,
+                         std::vector<std::pair<std::string, Tensor>> &outs);
+
+  // --- values ---
+  Tensor materialize(Val &val);
+  /// The value of `v` when it is computed only from constants and arguments
+  /// the caller gave values for (ImportOptions::argumentValues), else null.
+  llvm::Expected<std::shared_ptr<HostTensor>> evaluateSpecialized(
+      mlir::Value v,
+      llvm::DenseMap<mlir::Value, std::shared_ptr<HostTensor>> &memo,
+      unsigned depth);
+  /// What is known of output 0 of the node when an input is partial and
+  /// `partial` (the converter's PartialFn) covers the op, else nullopt.
+  llvm::Expected<std::optional<PartialInts>>
+  propagatePartial(PartialFn partial);
+  void registerPartialOutputs();
+  llvm::Expected<std::optional<PartialInts>> partialIn(int i);
+
+  mlir::MLIRContext &context;
+  /// Reported once the graph is traced (checkDeclaredOutput).
+  std::vector<std::string> warnings;
+  ::onnx::ModelProto &model;
+  const ExternalData &externalData;
+  const ImportOptions &options;
+
+  /// The value scopes: the graph's, then one per inlined function call.
+  std::deque<Scope> scopes; // A deque: references survive push_back.
+  /// Functions being inlined (for recursion checks).
+  std::vector<std::string> callStack;
+  std::map<std::pair<std::string, std::string>, const ::onnx::FunctionProto *>
+      localFunctions;
+
+  // The node being imported.
+  const ::onnx::NodeProto *currentNode = nullptr;
+  int64_t currentOpset = 0;
+  std::string currentLabel;
+  std::vector<std::pair<std::string, Tensor>> outputs;
+  std::vector<std::pair<std::string, HostTensor>> constOutputs;
+  std::vector<std::pair<std::string, PartialInts>> partialOutputs;
+};
+
+/// The node's Conv attributes applied to `x` and `w` (Conv, ConvInteger,
+/// QLinearConv; ops/NN.cpp).
+llvm::Expected<Tensor> convolve(Importer &im, const Tensor &x, const Tensor &w,
+                                std::optional<Tensor> bias);
+
+} // namespace tgc::onnximpl
+
+#endif // TGC_FRONTEND_ONNX_IMPORTERINTERNAL_H

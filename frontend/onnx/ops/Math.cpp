@@ -1,0 +1,590 @@
+//===- Math.cpp - contractions, softmax, cumsum, topk ---------------------===//
+//
+// Converters of MatMul, Gemm and Einsum, the Softmax family (Softmax,
+// LogSoftmax, Hardmax), CumSum and TopK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/ImporterInternal.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace tgc;
+using namespace tgc::onnximpl;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+llvm::Error convMatMul(Importer &im) {
+  TRY(a0, im.in(0));
+  TRY(b0, im.in(1));
+  if (a0.rank() == 0 || b0.rank() == 0)
+    return im.fail("MatMul operands must have rank >= 1");
+  Tensor a = a0, b = b0;
+  bool vecA = a.rank() == 1, vecB = b.rank() == 1;
+  if (vecA) {
+    TRYT(t, tgc::unsqueeze(a, {0}));
+    a = t;
+  }
+  if (vecB) {
+    TRYT(t, tgc::unsqueeze(b, {1}));
+    b = t;
+  }
+  TRYT(y0, tgc::matmul(a, b));
+  Tensor y = y0;
+  if (vecA && vecB) {
+    TRYT(t, tgc::squeeze(y, {-2, -1}));
+    y = t;
+  } else if (vecA) {
+    TRYT(t, tgc::squeeze(y, {-2}));
+    y = t;
+  } else if (vecB) {
+    TRYT(t, tgc::squeeze(y, {-1}));
+    y = t;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convGemm(Importer &im) {
+  TRY(a, im.in(0));
+  TRY(b, im.in(1));
+  TRY(alpha, im.attrFloat("alpha", 1.0));
+  TRY(beta, im.attrFloat("beta", 1.0));
+  TRY(transA, im.attrInt("transA", 0));
+  TRY(transB, im.attrInt("transB", 0));
+  if (a.rank() != 2 || b.rank() != 2)
+    return im.fail("Gemm operands must have rank 2, not " + a.describe() +
+                   " and " + b.describe());
+  MatmulOptions mm;
+  mm.transposeA = transA != 0;
+  mm.transposeB = transB != 0;
+  TRYT(ab, tgc::matmul(a, b, mm));
+  Tensor y = ab;
+  if (alpha != 1.0) {
+    TRYT(t, tgc::mul(y, Scalar(alpha)));
+    y = t;
+  }
+  if (im.has(2) && beta != 0.0) {
+    TRY(c, im.in(2));
+    Tensor bc = c;
+    if (beta != 1.0) {
+      TRYT(t, tgc::mul(c, Scalar(beta)));
+      bc = t;
+    }
+    TRYT(sum, tgc::add(y, bc));
+    if (sum.rank() != 2)
+      return im.fail("C " + c.describe() + " must broadcast to the product " +
+                     y.describe());
+    y = sum;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// Einsum: the equation is parsed into labels (letters by their character
+/// code, the dims an ellipsis covers as 256 + j, right-aligned across the
+/// operands). Repeated labels within an operand become diagonals (a gather
+/// from the two dims flattened), labels needed nowhere else are summed, and
+/// the operands are contracted left to right by one batched matmul each
+/// (transposed and reshaped to [batch..., M, K] x [batch..., K, N]); a final
+/// transpose gives the output order.
+llvm::Error convEinsum(Importer &im) {
+  TRY(equation0, im.attrString("equation", ""));
+  std::string equation;
+  for (char ch : equation0)
+    if (ch != ' ')
+      equation += ch;
+  auto malformed = [&](const llvm::Twine &why) {
+    return im.fail("equation '" + equation0 + "': " + why);
+  };
+  constexpr int kEllipsis = 256;
+  struct Term {
+    std::vector<int> letters;
+    int ellipsisAt = -1; // Index into letters where '...' stands.
+  };
+  auto parseTerm = [&](llvm::StringRef text, Term &term) -> llvm::Error {
+    for (size_t p = 0; p < text.size(); ++p) {
+      char ch = text[p];
+      if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
+        term.letters.push_back(static_cast<unsigned char>(ch));
+        continue;
+      }
+      if (text.substr(p).starts_with("...") && term.ellipsisAt < 0) {
+        term.ellipsisAt = static_cast<int>(term.letters.size());
+        p += 2;
+        continue;
+      }
+      return malformed("unexpected '" + llvm::Twine(ch) + "' in term '" + text +
+                       "' (labels are letters, with at most one "
+                       "'...' per term)");
+    }
+    return llvm::Error::success();
+  };
+  llvm::StringRef eq(equation);
+  size_t arrow = eq.find("->");
+  llvm::StringRef lhs = eq.substr(0, arrow);
+  std::optional<llvm::StringRef> rhs;
+  if (arrow != llvm::StringRef::npos)
+    rhs = eq.substr(arrow + 2);
+  llvm::SmallVector<llvm::StringRef> termTexts;
+  lhs.split(termTexts, ',');
+  if (static_cast<int>(termTexts.size()) != im.numInputs())
+    return malformed("it has " + llvm::Twine(termTexts.size()) +
+                     " operand terms but the node has " +
+                     llvm::Twine(im.numInputs()) + " inputs");
+  std::vector<Term> terms(termTexts.size());
+  for (size_t i = 0; i < terms.size(); ++i)
+    if (auto error = parseTerm(termTexts[i], terms[i]))
+      return error;
+  Term outTerm;
+  if (rhs)
+    if (auto error = parseTerm(*rhs, outTerm))
+      return error;
+
+  struct Operand {
+    Tensor t;
+    std::vector<int> labels;
+  };
+  std::vector<Operand> operands;
+  int64_t ellipsisRank = 0;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    TRY(t, im.in(static_cast<int>(i)));
+    int64_t named = static_cast<int64_t>(terms[i].letters.size());
+    int64_t covered = t.rank() - named;
+    if (covered < 0 || (terms[i].ellipsisAt < 0 && covered != 0))
+      return malformed("term '" + termTexts[i] + "' does not match the rank " +
+                       "of input #" + llvm::Twine(i) + " " + t.describe());
+    ellipsisRank = std::max(ellipsisRank, covered);
+    operands.push_back({t, {}});
+  }
+  std::map<int, int64_t> sizes; // kDynamic when unknown.
+  std::map<int, int> counts;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Term &term = terms[i];
+    Operand &o = operands[i];
+    int64_t covered = o.t.rank() - static_cast<int64_t>(term.letters.size());
+    for (size_t p = 0; p <= term.letters.size(); ++p) {
+      if (static_cast<int>(p) == term.ellipsisAt)
+        for (int64_t j = 0; j < covered; ++j)
+          o.labels.push_back(kEllipsis +
+                             static_cast<int>(ellipsisRank - covered + j));
+      if (p < term.letters.size())
+        o.labels.push_back(term.letters[p]);
+    }
+    for (auto [d, label] : llvm::enumerate(o.labels)) {
+      ++counts[label];
+      int64_t size = o.t.shape()[d];
+      auto [it, inserted] = sizes.insert({label, size});
+      if (inserted || size == it->second || size == kDynamic)
+        continue;
+      if (it->second == kDynamic) {
+        it->second = size;
+      } else if (label >= kEllipsis && (size == 1 || it->second == 1)) {
+        it->second = std::max(size, it->second); // Broadcast.
+      } else {
+        std::string name = label >= kEllipsis
+                               ? "..."
+                               : std::string(1, static_cast<char>(label));
+        return malformed("label '" + name + "' has sizes " +
+                         llvm::Twine(it->second) + " and " + llvm::Twine(size));
+      }
+    }
+  }
+  std::vector<int> output;
+  if (rhs) {
+    for (size_t p = 0; p <= outTerm.letters.size(); ++p) {
+      if (static_cast<int>(p) == outTerm.ellipsisAt)
+        for (int64_t j = 0; j < ellipsisRank; ++j)
+          output.push_back(kEllipsis + static_cast<int>(j));
+      if (p < outTerm.letters.size()) {
+        int label = outTerm.letters[p];
+        if (!counts.count(label))
+          return malformed("output label '" +
+                           llvm::Twine(static_cast<char>(label)) +
+                           "' is not in any input term");
+        if (llvm::is_contained(output, label))
+          return malformed("output label '" +
+                           llvm::Twine(static_cast<char>(label)) +
+                           "' is repeated");
+        output.push_back(label);
+      }
+    }
+  } else {
+    // Implicit output: the ellipsis dims, then the labels used once, in
+    // alphabetical (ASCII) order.
+    for (int64_t j = 0; j < ellipsisRank; ++j)
+      output.push_back(kEllipsis + static_cast<int>(j));
+    for (auto [label, count] : counts)
+      if (label < kEllipsis && count == 1)
+        output.push_back(label);
+  }
+
+  auto dimsOf = [&](const Operand &o, const std::vector<int> &labels) {
+    std::vector<int64_t> dims;
+    for (int label : labels)
+      dims.push_back(
+          o.t.shape()[llvm::find(o.labels, label) - o.labels.begin()]);
+    return dims;
+  };
+  auto product = [](const std::vector<int64_t> &dims) {
+    int64_t p = 1;
+    for (int64_t d : dims) {
+      if (d == kDynamic)
+        return kDynamic;
+      p *= d;
+    }
+    return p;
+  };
+  auto reshapeIfNeeded =
+      [&](const Tensor &t,
+          const std::vector<int64_t> &shape) -> llvm::Expected<Tensor> {
+    if (t.shape() == shape)
+      return t;
+    if (llvm::count(shape, kDynamic) > 1)
+      return im.unsupported("Einsum needs a reshape of " + t.describe() +
+                            " to " + listOf(shape) +
+                            ", which has more than one dynamic dim");
+    return im.reshapeTo(t, shape);
+  };
+  auto permute = [&](Operand &o, const std::vector<int> &order) -> llvm::Error {
+    std::vector<int64_t> perm;
+    for (int label : order)
+      perm.push_back(llvm::find(o.labels, label) - o.labels.begin());
+    o.labels = order;
+    bool identity = true;
+    for (auto [i, p] : llvm::enumerate(perm))
+      identity &= static_cast<int64_t>(i) == p;
+    if (identity)
+      return llvm::Error::success();
+    TRYT(t, tgc::transpose(o.t, perm));
+    o.t = t;
+    return llvm::Error::success();
+  };
+  // Diagonals of repeated labels.
+  auto diagonal = [&](Operand &o) -> llvm::Error {
+    for (;;) {
+      int label = -1;
+      for (size_t p = 0; p < o.labels.size() && label < 0; ++p)
+        if (llvm::count(o.labels, o.labels[p]) > 1)
+          label = o.labels[p];
+      if (label < 0)
+        return llvm::Error::success();
+      std::vector<int> order, rest;
+      for (int l : o.labels)
+        if (l != label)
+          rest.push_back(l);
+      if (llvm::count(o.labels, label) > 2)
+        return im.unsupported("a label repeated more than twice in one term "
+                              "is not supported");
+      int64_t size = sizes[label];
+      if (size == kDynamic)
+        return im.unsupported("a diagonal over a dynamic dim is not supported");
+      order = rest;
+      order.push_back(label);
+      order.push_back(label);
+      // permute() looks labels up by first occurrence: do it by hand.
+      std::vector<int64_t> perm;
+      for (size_t p = 0; p < o.labels.size(); ++p)
+        if (o.labels[p] != label)
+          perm.push_back(static_cast<int64_t>(p));
+      for (size_t p = 0; p < o.labels.size(); ++p)
+        if (o.labels[p] == label)
+          perm.push_back(static_cast<int64_t>(p));
+      Tensor t = o.t;
+      if (!llvm::equal(perm, llvm::seq<int64_t>(0, o.t.rank()))) {
+        TRYT(transposed, tgc::transpose(o.t, perm));
+        t = transposed;
+      }
+      std::vector<int64_t> flat = t.shape();
+      flat.resize(flat.size() - 2);
+      flat.push_back(size * size);
+      TRY(r, reshapeIfNeeded(t, flat));
+      auto idx = HostTensor::allocate(DType::I64, {size});
+      if (!idx.ok())
+        return im.fail(std::string(idx.status().message()));
+      for (int64_t k = 0; k < size; ++k)
+        idx->setInt(k, k * (size + 1));
+      TRYT(idxT, im.constantTensor(*idx));
+      TRYT(g, tgc::gather(r, idxT, static_cast<int64_t>(rest.size())));
+      o.t = g;
+      rest.push_back(label);
+      o.labels = rest;
+    }
+  };
+  // Sums the labels of `o` that are not in `keep`.
+  auto sumOut = [&](Operand &o, const std::set<int> &keep) -> llvm::Error {
+    std::vector<int64_t> axes;
+    std::vector<int> rest;
+    for (auto [d, label] : llvm::enumerate(o.labels)) {
+      if (keep.count(label))
+        rest.push_back(label);
+      else
+        axes.push_back(static_cast<int64_t>(d));
+    }
+    if (axes.empty())
+      return llvm::Error::success();
+    TRYT(t, tgc::reduceSum(o.t, axes));
+    o.t = t;
+    o.labels = rest;
+    return llvm::Error::success();
+  };
+
+  for (Operand &o : operands)
+    if (auto error = diagonal(o))
+      return error;
+  Operand acc = operands[0];
+  std::set<int> outputSet(output.begin(), output.end());
+  if (operands.size() == 1) {
+    if (auto error = sumOut(acc, outputSet))
+      return error;
+  }
+  for (size_t i = 1; i < operands.size(); ++i) {
+    Operand b = operands[i];
+    std::set<int> keep = outputSet;
+    for (size_t j = i + 1; j < operands.size(); ++j)
+      keep.insert(operands[j].labels.begin(), operands[j].labels.end());
+    std::set<int> keepA = keep, keepB = keep;
+    keepA.insert(b.labels.begin(), b.labels.end());
+    keepB.insert(acc.labels.begin(), acc.labels.end());
+    if (auto error = sumOut(acc, keepA))
+      return error;
+    if (auto error = sumOut(b, keepB))
+      return error;
+    std::vector<int> batch, contracted, aOnly, bOnly;
+    for (int label : acc.labels) {
+      if (!llvm::is_contained(b.labels, label))
+        aOnly.push_back(label);
+      else if (keep.count(label))
+        batch.push_back(label);
+      else
+        contracted.push_back(label);
+    }
+    for (int label : b.labels)
+      if (!llvm::is_contained(acc.labels, label))
+        bOnly.push_back(label);
+    std::vector<int> orderA = batch, orderB = batch;
+    orderA.insert(orderA.end(), aOnly.begin(), aOnly.end());
+    orderA.insert(orderA.end(), contracted.begin(), contracted.end());
+    orderB.insert(orderB.end(), contracted.begin(), contracted.end());
+    orderB.insert(orderB.end(), bOnly.begin(), bOnly.end());
+    if (auto error = permute(acc, orderA))
+      return error;
+    if (auto error = permute(b, orderB))
+      return error;
+    std::vector<int64_t> shapeA = dimsOf(acc, batch), shapeB = dimsOf(b, batch);
+    std::vector<int64_t> aDims = dimsOf(acc, aOnly), bDims = dimsOf(b, bOnly),
+                         kDims = dimsOf(acc, contracted);
+    shapeA.push_back(product(aDims));
+    shapeA.push_back(product(kDims));
+    shapeB.push_back(product(dimsOf(b, contracted)));
+    shapeB.push_back(product(bDims));
+    TRY(ra, reshapeIfNeeded(acc.t, shapeA));
+    TRY(rb, reshapeIfNeeded(b.t, shapeB));
+    TRYT(product2, tgc::matmul(ra, rb));
+    std::vector<int64_t> shapeY = product2.shape();
+    shapeY.resize(shapeY.size() - 2);
+    shapeY.insert(shapeY.end(), aDims.begin(), aDims.end());
+    shapeY.insert(shapeY.end(), bDims.begin(), bDims.end());
+    TRY(y, reshapeIfNeeded(product2, shapeY));
+    acc.t = y;
+    acc.labels = batch;
+    acc.labels.insert(acc.labels.end(), aOnly.begin(), aOnly.end());
+    acc.labels.insert(acc.labels.end(), bOnly.begin(), bOnly.end());
+  }
+  if (auto error = permute(acc, output))
+    return error;
+  im.out(0, acc.t);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, CumSum and TopK
+//===----------------------------------------------------------------------===//
+
+/// Softmax, LogSoftmax or Hardmax (the node's op type) of `t` along `a`.
+llvm::Expected<Tensor> softmaxAlong(Importer &im, const Tensor &t, int64_t a) {
+  const std::string &op = im.node().op_type();
+  if (op == "Softmax") {
+    TRYT(y, tgc::softmax(t, a));
+    return y;
+  }
+  if (op == "LogSoftmax") {
+    TRYT(y, tgc::logSoftmax(t, a));
+    return y;
+  }
+  // Hardmax: 1 at the first maximum along the axis.
+  std::optional<int64_t> size = t.dim(a);
+  if (!size)
+    return im.unsupported("Hardmax needs a static size along the axis");
+  TRYT(idx, tgc::argmax(t, a, true));
+  std::vector<int64_t> iotaShape(t.rank(), 1);
+  iotaShape[a] = *size;
+  auto iota = HostTensor::allocate(DType::I64, iotaShape);
+  if (!iota.ok())
+    return im.fail(std::string(iota.status().message()));
+  for (int64_t k = 0; k < *size; ++k)
+    iota->setInt(k, k);
+  TRYT(iotaT, im.constantTensor(*iota));
+  TRYT(hot, tgc::equal(idx, iotaT));
+  TRYT(y, tgc::cast(hot, t.dtype()));
+  return y;
+}
+
+/// Softmax, LogSoftmax and Hardmax before opset 13: the input is coerced to
+/// 2-D [prod(:axis), prod(axis:)], the axis is 1 by default.
+llvm::Error convSoftmaxV1(Importer &im) {
+  const std::string &op = im.node().op_type();
+  TRY(x, im.in(0));
+  if (x.rank() == 0)
+    return im.fail("input must have rank >= 1");
+  TRY(axis, im.axisAttr("axis", 1, x.rank()));
+  if (axis == x.rank() - 1) {
+    TRY(y, softmaxAlong(im, x, axis));
+    im.out(0, y);
+    return llvm::Error::success();
+  }
+  std::vector<int64_t> shape = x.shape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    int64_t &part = d < axis ? outer : inner;
+    if (shape[d] == kDynamic || part == kDynamic)
+      part = kDynamic;
+    else
+      part *= shape[d];
+  }
+  if (inner == kDynamic)
+    return im.unsupported("opset < 13 " + op +
+                          " needs static dims from the axis on");
+  TRY(flat, im.reshapeTo(x, {outer, inner}));
+  TRY(y2, softmaxAlong(im, flat, 1));
+  std::vector<int64_t> back = shape;
+  if (llvm::count(back, kDynamic) > 1)
+    return im.fail("cannot restore the shape " + x.describe());
+  TRY(y, im.reshapeTo(y2, back));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// Softmax, LogSoftmax and Hardmax from opset 13: along one axis, the last by
+/// default.
+llvm::Error convSoftmaxV13(Importer &im) {
+  TRY(x, im.in(0));
+  if (x.rank() == 0)
+    return im.fail("input must have rank >= 1");
+  TRY(axis, im.axisAttr("axis", -1, x.rank()));
+  TRY(y, softmaxAlong(im, x, axis));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convCumSum(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axisV, im.constScalar(1, "axis"));
+  TRY(axis, im.normalizeAxis(static_cast<int64_t>(axisV), x.rank()));
+  TRY(exclusive, im.attrInt("exclusive", 0));
+  TRY(reverse, im.attrInt("reverse", 0));
+  std::optional<int64_t> n = x.dim(axis);
+  if (!n)
+    return im.unsupported("CumSum needs a static size along the axis");
+  if (x.dtype() == DType::I1)
+    return im.unsupported("CumSum of booleans is not supported");
+  // y[..., j] = sum_i x[..., i] * T[i, j]: move the axis last, multiply by a
+  // triangular matrix, move it back.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  auto tri = HostTensor::allocate(x.dtype(), {*n, *n});
+  if (!tri.ok())
+    return im.fail(std::string(tri.status().message()));
+  for (int64_t i = 0; i < *n; ++i)
+    for (int64_t j = 0; j < *n; ++j) {
+      bool on =
+          reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+      tri->setInt(i * *n + j, on ? 1 : 0);
+    }
+  TRYT(triT, im.constantTensor(*tri));
+  Tensor moved = x;
+  bool needsMove = axis != x.rank() - 1;
+  if (needsMove) {
+    TRYT(t, tgc::transpose(x, perm));
+    moved = t;
+  }
+  Tensor lhs = moved;
+  if (moved.rank() == 1) {
+    TRYT(t, tgc::unsqueeze(moved, {0}));
+    lhs = t;
+  }
+  TRYT(prod, tgc::matmul(lhs, triT));
+  Tensor y = prod;
+  if (moved.rank() == 1) {
+    TRYT(t, tgc::squeeze(prod, {0}));
+    y = t;
+  }
+  if (needsMove) {
+    std::vector<int64_t> inverse(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i)
+      inverse[perm[i]] = static_cast<int64_t>(i);
+    TRYT(t, tgc::transpose(y, inverse));
+    y = t;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// The `k` largest or smallest elements of `x` along `axis`.
+llvm::Error topK(Importer &im, const Tensor &x, int64_t axis, int64_t k) {
+  if (k < 0)
+    return im.fail("K must be non-negative, not " + llvm::Twine(k));
+  TRY(largest, im.attrInt("largest", 1));
+  TRY(sorted, im.attrInt("sorted", 1));
+  auto [values, indices] = tgc::topk(x, k, axis, largest != 0, sorted != 0);
+  if (!values.valid() || !indices.valid())
+    return im.traceFailure();
+  im.out(0, values);
+  im.out(1, indices);
+  return llvm::Error::success();
+}
+
+/// TopK before opset 10: K is the attribute 'k'.
+llvm::Error convTopKV1(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axis, im.axisAttr("axis", -1, x.rank()));
+  TRY(kAttr, im.attrInt("k"));
+  if (!kAttr)
+    return im.fail("attribute 'k' is required");
+  return topK(im, x, axis, *kAttr);
+}
+
+/// TopK from opset 10: K is input #1, which must be a constant.
+llvm::Error convTopKV10(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axis, im.axisAttr("axis", -1, x.rank()));
+  TRY(ks, im.constInts(1, "K"));
+  if (ks.size() != 1)
+    return im.fail("K (input #1) must have one element, not " +
+                   llvm::Twine(ks.size()));
+  return topK(im, x, axis, ks[0]);
+}
+
+} // namespace
+
+void onnximpl::registerMathConverters(ConverterTable &table) {
+  table.add("MatMul", 1, convMatMul);
+  table.add("Gemm", 1, convGemm);
+  table.add("Einsum", 1, convEinsum);
+  for (const char *op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    table.add(op, 1, convSoftmaxV1);
+    table.add(op, 13, convSoftmaxV13);
+  }
+  table.add("CumSum", 1, convCumSum);
+  table.add("TopK", 1, convTopKV1);
+  table.add("TopK", 10, convTopKV10);
+}

@@ -1,0 +1,767 @@
+//===- NN.cpp - convolution, pooling, normalization -----------------------===//
+//
+// Converters of the neural-network ops: Conv and ConvTranspose (1-D, 2-D),
+// pooling, the normalizations (Batch, Instance, Layer, Lp, MeanVariance,
+// LRN) and Dropout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/ImporterInternal.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace tgc;
+using namespace tgc::onnximpl;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// Padding [begin..., end...] for SAME auto_pad (or explicit pads), over the
+/// spatial dims of an NCHW input.
+llvm::Expected<std::vector<int64_t>>
+spatialPads(Importer &im, const Tensor &x, llvm::ArrayRef<int64_t> kernel,
+            llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+            bool ceilOutputs) {
+  size_t n = kernel.size();
+  TRY(autoPad, im.attrString("auto_pad", "NOTSET"));
+  TRY(pads, im.attrInts("pads"));
+  if (autoPad == "NOTSET") {
+    if (!pads)
+      return std::vector<int64_t>(2 * n, 0);
+    if (pads->size() != 2 * n)
+      return im.fail("attribute 'pads' has " + llvm::Twine(pads->size()) +
+                     " values; " + llvm::Twine(2 * n) + " expected");
+    for (int64_t p : *pads)
+      if (p < 0)
+        return im.fail("attribute 'pads' " + listOf(*pads) +
+                       " must be non-negative");
+    return *pads;
+  }
+  if (autoPad == "VALID")
+    return std::vector<int64_t>(2 * n, 0);
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return im.fail(
+        "attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER "
+        "or VALID, not '" +
+        autoPad + "'");
+  std::vector<int64_t> result(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<int64_t> size = x.dim(static_cast<int64_t>(2 + i));
+    if (!size)
+      return im.unsupported("auto_pad " + autoPad +
+                            " needs static spatial dims, not " + x.describe());
+    int64_t outSize = (*size + strides[i] - 1) / strides[i];
+    int64_t total =
+        std::max<int64_t>(0, (outSize - 1) * strides[i] +
+                                 (kernel[i] - 1) * dilations[i] + 1 - *size);
+    (void)ceilOutputs;
+    int64_t small = total / 2, large = total - small;
+    result[i] = autoPad == "SAME_UPPER" ? small : large;
+    result[i + n] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return result;
+}
+
+} // namespace
+
+/// The node's Conv attributes applied to `x0` and `w0` (Conv, ConvInteger,
+/// QLinearConv).
+llvm::Expected<Tensor> onnximpl::convolve(Importer &im, const Tensor &x0,
+                                          const Tensor &w0,
+                                          std::optional<Tensor> bias) {
+  int64_t rank = x0.rank();
+  if (rank != 3 && rank != 4)
+    return im.unsupported(
+        "only 1-D and 2-D convolutions are supported: the input " +
+        x0.describe() + " is not supported");
+  if (w0.rank() != rank)
+    return im.fail("weight " + w0.describe() +
+                   " must have the rank of the input " + x0.describe());
+  size_t n = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> kernel;
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<int64_t> k = w0.dim(static_cast<int64_t>(2 + i));
+    if (!k)
+      return im.unsupported("the weight's spatial dims must be static");
+    kernel.push_back(*k);
+  }
+  TRY(kernelAttr, im.attrInts("kernel_shape"));
+  if (kernelAttr && *kernelAttr != kernel)
+    return im.fail("attribute 'kernel_shape' " + listOf(*kernelAttr) +
+                   " does not match the weight " + w0.describe());
+  TRY(stridesAttr, im.attrInts("strides"));
+  TRY(dilationsAttr, im.attrInts("dilations"));
+  std::vector<int64_t> strides =
+      stridesAttr.value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dilations =
+      dilationsAttr.value_or(std::vector<int64_t>(n, 1));
+  if (strides.size() != n || dilations.size() != n)
+    return im.fail("attributes 'strides' and 'dilations' need " +
+                   llvm::Twine(n) + " values");
+  for (size_t i = 0; i < n; ++i)
+    if (strides[i] < 1 || dilations[i] < 1)
+      return im.fail("strides and dilations must be >= 1");
+  TRY(group, im.attrInt("group", 1));
+  if (group < 1)
+    return im.fail("attribute 'group' must be >= 1, not " + llvm::Twine(group));
+  TRY(pads, spatialPads(im, x0, kernel, strides, dilations, false));
+
+  Tensor x = x0, w = w0;
+  Conv2DOptions opts;
+  opts.groups = group;
+  if (n == 1) {
+    TRYT(xu, tgc::unsqueeze(x0, {2}));
+    TRYT(wu, tgc::unsqueeze(w0, {2}));
+    x = xu;
+    w = wu;
+    opts.strides = {1, strides[0]};
+    opts.dilations = {1, dilations[0]};
+    opts.padding = {0, pads[0], 0, pads[1]};
+  } else {
+    opts.strides = strides;
+    opts.dilations = dilations;
+    opts.padding = pads;
+  }
+  TRYT(y0, tgc::conv2d(x, w, bias, opts));
+  Tensor y = y0;
+  if (n == 1) {
+    TRYT(t, tgc::squeeze(y0, {2}));
+    y = t;
+  }
+  return y;
+}
+
+namespace {
+
+llvm::Error convConv(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(w, im.in(1));
+  std::optional<Tensor> bias;
+  if (im.has(2)) {
+    TRY(b, im.in(2));
+    bias = b;
+  }
+  TRY(y, convolve(im, x, w, bias));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// ConvTranspose as a regular convolution: the input with stride - 1 zeros
+/// inserted after each element (reshape to [N, C, H, 1, W, 1], zero-pad to
+/// [N, C, H, sh, W, sw], reshape to [N, C, H*sh, W*sw]), padded by
+/// dilation * (kernel - 1) - pads plus output_padding (cropped where
+/// negative), convolved with the kernel flipped spatially and its in/out
+/// channels swapped per group. The weight transforms fold when it is a
+/// constant. 1-D goes through 2-D.
+llvm::Error convConvTranspose(Importer &im) {
+  TRY(x0, im.in(0));
+  TRY(w0, im.in(1));
+  int64_t rank = x0.rank();
+  if (rank != 3 && rank != 4)
+    return im.unsupported(
+        "only 1-D and 2-D transposed convolutions are supported: the input " +
+        x0.describe() + " is not supported");
+  if (w0.rank() != rank)
+    return im.fail("weight " + w0.describe() +
+                   " must have the rank of the input " + x0.describe());
+  if (!w0.hasStaticShape())
+    return im.unsupported("the weight's shape must be static, not " +
+                          w0.describe());
+  std::vector<int64_t> xs = x0.shape(), ws = w0.shape();
+  for (int64_t d = 1; d < rank; ++d)
+    if (xs[d] == kDynamic)
+      return im.unsupported("the input's channel and spatial dims must be "
+                            "static, not " +
+                            x0.describe());
+  size_t n = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  TRY(kernelAttr, im.attrInts("kernel_shape"));
+  if (kernelAttr && *kernelAttr != kernel)
+    return im.fail("attribute 'kernel_shape' " + listOf(*kernelAttr) +
+                   " does not match the weight " + w0.describe());
+  TRY(stridesAttr, im.attrInts("strides"));
+  TRY(dilationsAttr, im.attrInts("dilations"));
+  TRY(outputPaddingAttr, im.attrInts("output_padding"));
+  TRY(outputShapeAttr, im.attrInts("output_shape"));
+  std::vector<int64_t> strides =
+      stridesAttr.value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dilations =
+      dilationsAttr.value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> outputPadding =
+      outputPaddingAttr.value_or(std::vector<int64_t>(n, 0));
+  if (strides.size() != n || dilations.size() != n)
+    return im.fail("attributes 'strides' and 'dilations' need " +
+                   llvm::Twine(n) + " values");
+  if (outputPadding.size() != n)
+    return im.fail("attribute 'output_padding' " + listOf(outputPadding) +
+                   " needs " + llvm::Twine(n) + " values");
+  for (size_t i = 0; i < n; ++i) {
+    if (strides[i] < 1 || dilations[i] < 1)
+      return im.fail("strides and dilations must be >= 1");
+    if (outputPadding[i] < 0)
+      return im.fail("attribute 'output_padding' " + listOf(outputPadding) +
+                     " must be non-negative");
+  }
+  TRY(group, im.attrInt("group", 1));
+  if (group < 1)
+    return im.fail("attribute 'group' must be >= 1, not " + llvm::Twine(group));
+  if (xs[1] != ws[0] || xs[1] % group)
+    return im.fail("the input " + x0.describe() + " and the weight " +
+                   w0.describe() +
+                   " must have the same number of input channels, divisible by "
+                   "the group (" +
+                   llvm::Twine(group) + ")");
+  int64_t channels = xs[1], outChannels = ws[1] * group;
+
+  // Padding: explicit, or from output_shape / SAME (total padding split with
+  // floor division, the larger half at the end for SAME_UPPER, else at the
+  // beginning; a negative total, from an output_shape larger than the full
+  // result, extends the output with zeros).
+  TRY(autoPad, im.attrString("auto_pad", "NOTSET"));
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return im.fail(
+        "attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER "
+        "or VALID, not '" +
+        autoPad + "'");
+  TRY(padsAttr, im.attrInts("pads"));
+  std::vector<int64_t> full(n), begin(n, 0), end(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    full[i] = strides[i] * (xs[2 + i] - 1) + outputPadding[i] +
+              (kernel[i] - 1) * dilations[i] + 1;
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (outputShapeAttr || same) {
+    std::vector<int64_t> target(n);
+    if (outputShapeAttr) {
+      target = *outputShapeAttr;
+      // Some exporters include the batch and channel dims.
+      if (target.size() == n + 2)
+        target.erase(target.begin(), target.begin() + 2);
+      if (target.size() != n)
+        return im.fail("attribute 'output_shape' " + listOf(*outputShapeAttr) +
+                       " needs " + llvm::Twine(n) + " values");
+    } else {
+      // SAME as ONNX's shape inference computes it: a total padding of
+      // max(0, effective kernel - stride), so output_padding still adds.
+      for (size_t i = 0; i < n; ++i)
+        target[i] =
+            full[i] - std::max<int64_t>(0, (kernel[i] - 1) * dilations[i] + 1 -
+                                               strides[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (target[i] < 1)
+        return im.fail("attribute 'output_shape' " + listOf(target) +
+                       " must be positive");
+      int64_t total = full[i] - target[i];
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); // floor
+      if (autoPad == "SAME_UPPER") {
+        begin[i] = half;
+        end[i] = total - half;
+      } else {
+        begin[i] = total - half;
+        end[i] = half;
+      }
+    }
+  } else if (autoPad == "NOTSET" && padsAttr) {
+    if (padsAttr->size() != 2 * n)
+      return im.fail("attribute 'pads' has " + llvm::Twine(padsAttr->size()) +
+                     " values; " + llvm::Twine(2 * n) + " expected");
+    for (int64_t p : *padsAttr)
+      if (p < 0)
+        return im.fail("attribute 'pads' " + listOf(*padsAttr) +
+                       " must be non-negative");
+    for (size_t i = 0; i < n; ++i) {
+      begin[i] = (*padsAttr)[i];
+      end[i] = (*padsAttr)[i + n];
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (full[i] - begin[i] - end[i] < 1)
+      return im.fail(
+          "the output would have " + llvm::Twine(full[i] - begin[i] - end[i]) +
+          " elements in spatial dim " + llvm::Twine(i) + " (pads " +
+          listOf(begin) + " + " + listOf(end) + " remove everything)");
+
+  // Everything in 2-D: [h, w] per spatial parameter.
+  auto twoD = [&](const std::vector<int64_t> &v, int64_t one) {
+    return n == 1 ? std::vector<int64_t>{one, v[0]} : v;
+  };
+  std::vector<int64_t> s2 = twoD(strides, 1), d2 = twoD(dilations, 1),
+                       k2 = twoD(kernel, 1), b2 = twoD(begin, 0),
+                       e2 = twoD(end, 0), op2 = twoD(outputPadding, 0);
+  Tensor x = x0, w = w0;
+  if (n == 1) {
+    TRYT(xu, tgc::unsqueeze(x0, {2}));
+    TRYT(wu, tgc::unsqueeze(w0, {2}));
+    x = xu;
+    w = wu;
+  }
+
+  // The filter: [C, M/g, kh, kw] -> [M, C/g, kh, kw], flipped in h and w.
+  Tensor filter = w;
+  if (group == 1) {
+    TRYT(t, tgc::transpose(w, {1, 0, 2, 3}));
+    filter = t;
+  } else {
+    TRY(r, im.reshapeTo(w, {group, channels / group, outChannels / group, k2[0],
+                            k2[1]}));
+    TRYT(t, tgc::transpose(r, {0, 2, 1, 3, 4}));
+    TRY(f, im.reshapeTo(t, {outChannels, channels / group, k2[0], k2[1]}));
+    filter = f;
+  }
+  if (k2[0] > 1 || k2[1] > 1) {
+    constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+    TRYT(flipped,
+         tgc::slice(filter, {0, 0, -1, -1},
+                    {kEnd, kEnd, -(k2[0] + 1), -(k2[1] + 1)}, {1, 1, -1, -1}));
+    filter = flipped;
+  }
+
+  // The input: zeros inserted, then padded (conv2d's padding) or cropped.
+  std::vector<int64_t> lo(2), hi(2);
+  for (int i = 0; i < 2; ++i) {
+    lo[i] = (k2[i] - 1) * d2[i] - b2[i];
+    hi[i] = (k2[i] - 1) * d2[i] - e2[i] + op2[i];
+  }
+  std::vector<int64_t> shape = x.shape();
+  if (s2[0] > 1 || s2[1] > 1) {
+    TRY(r, im.reshapeTo(x, {shape[0], shape[1], shape[2], 1, shape[3], 1}));
+    TRYT(p,
+         tgc::pad(r, {0, 0, 0, 0, 0, 0}, {0, 0, 0, s2[0] - 1, 0, s2[1] - 1}));
+    TRY(z, im.reshapeTo(
+               p, {shape[0], shape[1], shape[2] * s2[0], shape[3] * s2[1]}));
+    x = z;
+    // The zeros after the last element are part of the high padding.
+    for (int i = 0; i < 2; ++i)
+      hi[i] -= s2[i] - 1;
+    shape = x.shape();
+  }
+  if (lo[0] < 0 || lo[1] < 0 || hi[0] < 0 || hi[1] < 0) {
+    std::vector<int64_t> starts = {0, 0}, ends = {shape[0], shape[1]};
+    for (int i = 0; i < 2; ++i) {
+      starts.push_back(std::max<int64_t>(0, -lo[i]));
+      ends.push_back(shape[2 + i] - std::max<int64_t>(0, -hi[i]));
+      if (ends.back() <= starts.back())
+        return im.unsupported("pads that crop away the whole input are not "
+                              "supported");
+    }
+    ends[0] = ends[1] = std::numeric_limits<int64_t>::max();
+    TRYT(c, tgc::slice(x, starts, ends));
+    x = c;
+  }
+  Conv2DOptions opts;
+  opts.groups = group;
+  opts.strides = {1, 1};
+  opts.dilations = d2;
+  opts.padding = {std::max<int64_t>(0, lo[0]), std::max<int64_t>(0, lo[1]),
+                  std::max<int64_t>(0, hi[0]), std::max<int64_t>(0, hi[1])};
+  std::optional<Tensor> bias;
+  if (im.has(2)) {
+    TRY(b, im.in(2));
+    bias = b;
+  }
+  TRYT(y0, tgc::conv2d(x, filter, bias, opts));
+  Tensor y = y0;
+  if (n == 1) {
+    TRYT(t, tgc::squeeze(y0, {2}));
+    y = t;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+llvm::Error convPool(Importer &im) {
+  bool isMax = im.node().op_type() == "MaxPool";
+  TRY(x0, im.in(0));
+  int64_t rank = x0.rank();
+  if (rank != 3 && rank != 4)
+    return im.unsupported("only 1-D and 2-D pooling is supported: the input " +
+                          x0.describe() + " is not supported");
+  if (isMax && im.wantsOutput(1))
+    return im.unsupported("the Indices output of MaxPool is not supported");
+  size_t n = static_cast<size_t>(rank - 2);
+  TRY(kernelAttr, im.attrInts("kernel_shape"));
+  if (!kernelAttr)
+    return im.fail("attribute 'kernel_shape' is required");
+  std::vector<int64_t> kernel = *kernelAttr;
+  TRY(stridesAttr, im.attrInts("strides"));
+  TRY(dilationsAttr, im.attrInts("dilations"));
+  std::vector<int64_t> strides =
+      stridesAttr.value_or(std::vector<int64_t>(n, 1));
+  std::vector<int64_t> dilations =
+      dilationsAttr.value_or(std::vector<int64_t>(n, 1));
+  if (kernel.size() != n || strides.size() != n || dilations.size() != n)
+    return im.fail(
+        "attributes 'kernel_shape', 'strides' and 'dilations' need " +
+        llvm::Twine(n) + " values");
+  for (size_t i = 0; i < n; ++i)
+    if (kernel[i] < 1 || strides[i] < 1 || dilations[i] < 1)
+      return im.fail("kernel_shape, strides and dilations must be >= 1");
+  TRY(ceilMode, im.attrInt("ceil_mode", 0));
+  TRY(countIncludePad, im.attrInt("count_include_pad", 0));
+  TRY(storageOrder, im.attrInt("storage_order", 0));
+  (void)storageOrder;
+  TRY(pads, spatialPads(im, x0, kernel, strides, dilations, ceilMode != 0));
+
+  // Integer MaxPool (ONNX allows 8-bit inputs) pools in f32, which holds
+  // every 8- and 16-bit integer exactly; max commutes with the casts.
+  Tensor x = x0;
+  DType dtype = x0.dtype();
+  bool viaF32 = isMax && (dtype == DType::I8 || dtype == DType::UI8 ||
+                          dtype == DType::I16 || dtype == DType::UI16);
+  if (!runtime::isFloatDType(dtype) && !viaF32)
+    return im.unsupported("pooling " + x0.describe() + " is not supported");
+  if (viaF32) {
+    TRYT(xf, tgc::cast(x0, DType::F32));
+    x = xf;
+  }
+  Pool2DOptions opts;
+  opts.ceilMode = ceilMode != 0;
+  opts.countIncludePad = countIncludePad != 0;
+  if (n == 1) {
+    TRYT(xu, tgc::unsqueeze(x, {2}));
+    x = xu;
+    opts.kernel = {1, kernel[0]};
+    opts.strides = {1, strides[0]};
+    opts.dilations = {1, dilations[0]};
+    opts.padding = {0, pads[0], 0, pads[1]};
+  } else {
+    opts.kernel = kernel;
+    opts.strides = strides;
+    opts.dilations = dilations;
+    opts.padding = pads;
+  }
+  TRYT(y0, isMax ? tgc::maxPool2d(x, opts) : tgc::avgPool2d(x, opts));
+  Tensor y = y0;
+  if (n == 1) {
+    TRYT(t, tgc::squeeze(y0, {2}));
+    y = t;
+  }
+  if (viaF32) {
+    TRYT(yi, tgc::cast(y, dtype));
+    y = yi;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convGlobalPool(Importer &im) {
+  TRY(x, im.in(0));
+  bool isMax = im.node().op_type() == "GlobalMaxPool";
+  if (x.rank() < 3)
+    return im.fail("input " + x.describe() + " must have rank >= 3");
+  if (!isMax && x.rank() == 4) {
+    TRYT(y, tgc::globalAvgPool2d(x));
+    im.out(0, y);
+    return llvm::Error::success();
+  }
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < x.rank(); ++d)
+    axes.push_back(d);
+  TRYT(y,
+       isMax ? tgc::reduceMax(x, axes, true) : tgc::reduceMean(x, axes, true));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+llvm::Error convBatchNorm(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(training, im.attrInt("training_mode", 0));
+  if (training != 0)
+    return im.unsupported("training mode (training_mode = 1) is not supported");
+  for (int i = 1; i < im.node().output_size(); ++i)
+    if (im.wantsOutput(i))
+      return im.fail("the training outputs (running statistics) are not "
+                     "supported");
+  TRY(eps, im.attrFloat("epsilon", 1e-5));
+  std::vector<Tensor> params;
+  for (int i = 1; i <= 4; ++i) {
+    TRY(p, im.in(i));
+    Tensor t = p;
+    if (p.dtype() != x.dtype()) {
+      TRYT(c, tgc::cast(p, x.dtype()));
+      t = c;
+    }
+    params.push_back(t);
+  }
+  TRYT(y,
+       tgc::batchNorm(x, params[0], params[1], params[2], params[3], eps, 1));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convInstanceNorm(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(scale, im.in(1));
+  TRY(bias, im.in(2));
+  TRY(eps, im.attrFloat("epsilon", 1e-5));
+  if (x.rank() < 3)
+    return im.fail("input " + x.describe() + " must have rank >= 3");
+  std::vector<int64_t> axes, paramShape = {kDynamic};
+  for (int64_t d = 2; d < x.rank(); ++d) {
+    axes.push_back(d);
+    paramShape.push_back(1);
+  }
+  TRYT(mean, tgc::reduceMean(x, axes, true));
+  TRYT(centered, tgc::sub(x, mean));
+  TRYT(sq, tgc::mul(centered, centered));
+  TRYT(var, tgc::reduceMean(sq, axes, true));
+  TRYT(ve, tgc::add(var, Scalar(eps)));
+  TRYT(inv, tgc::rsqrt(ve));
+  TRYT(normed, tgc::mul(centered, inv));
+  TRY(s, im.reshapeTo(scale, paramShape));
+  TRY(b, im.reshapeTo(bias, paramShape));
+  TRYT(scaled, tgc::mul(normed, s));
+  TRYT(y, tgc::add(scaled, b));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convLayerNorm(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axis, im.axisAttr("axis", -1, x.rank()));
+  TRY(eps, im.attrFloat("epsilon", 1e-5));
+  std::vector<int64_t> xShape = x.shape();
+  std::vector<int64_t> normShape(xShape.begin() + axis, xShape.end());
+  auto fit = [&](int i) -> llvm::Expected<std::optional<Tensor>> {
+    if (!im.has(i))
+      return std::optional<Tensor>();
+    TRY(p, im.in(i));
+    Tensor t = p;
+    if (t.dtype() != x.dtype()) {
+      TRYT(c, tgc::cast(t, x.dtype()));
+      t = c;
+    }
+    if (t.shape() != normShape) {
+      if (llvm::is_contained(normShape, kDynamic))
+        return im.fail("input #" + llvm::Twine(i) + " " + p.describe() +
+                       " must have the normalized shape " + listOf(normShape));
+      TRYT(bc, tgc::broadcastTo(t, normShape));
+      t = bc;
+    }
+    return std::optional<Tensor>(t);
+  };
+  TRY(scale, fit(1));
+  TRY(bias, fit(2));
+  TRYT(y, tgc::layerNorm(x, scale, bias, axis, eps));
+  im.out(0, y);
+  if (im.wantsOutput(1) || im.wantsOutput(2)) {
+    std::vector<int64_t> axes;
+    for (int64_t d = axis; d < x.rank(); ++d)
+      axes.push_back(d);
+    TRYT(mean, tgc::reduceMean(x, axes, true));
+    TRYT(centered, tgc::sub(x, mean));
+    TRYT(sq, tgc::mul(centered, centered));
+    TRYT(var, tgc::reduceMean(sq, axes, true));
+    TRYT(ve, tgc::add(var, Scalar(eps)));
+    TRYT(inv, tgc::rsqrt(ve));
+    im.out(1, mean);
+    im.out(2, inv);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error convLpNorm(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axis, im.axisAttr("axis", -1, x.rank()));
+  TRY(p, im.attrInt("p", 2));
+  if (p != 1 && p != 2)
+    return im.fail("attribute 'p' must be 1 or 2, not " + llvm::Twine(p));
+  Tensor norm;
+  if (p == 1) {
+    TRYT(a, tgc::abs(x));
+    TRYT(s, tgc::reduceSum(a, {axis}, true));
+    norm = s;
+  } else {
+    TRYT(sq, tgc::mul(x, x));
+    TRYT(s, tgc::reduceSum(sq, {axis}, true));
+    TRYT(r, tgc::sqrt(s));
+    norm = r;
+  }
+  TRYT(y, tgc::div(x, norm));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convMeanVarianceNorm(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axesAttr, im.attrInts("axes"));
+  std::vector<int64_t> axes = axesAttr.value_or(std::vector<int64_t>{0, 2, 3});
+  TRYT(mean, tgc::reduceMean(x, axes, true));
+  TRYT(meanSq, tgc::mul(mean, mean));
+  TRYT(sq, tgc::mul(x, x));
+  TRYT(sqMean, tgc::reduceMean(sq, axes, true));
+  TRYT(var, tgc::sub(sqMean, meanSq));
+  TRYT(stddev, tgc::sqrt(var));
+  TRYT(centered, tgc::sub(x, mean));
+  TRYT(den, tgc::add(stddev, Scalar(1e-9)));
+  TRYT(y, tgc::div(centered, den));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convLRN(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(sizeAttr, im.attrInt("size"));
+  if (!sizeAttr)
+    return im.fail("attribute 'size' is required");
+  if (*sizeAttr < 1)
+    return im.fail("attribute 'size' must be >= 1, not " +
+                   llvm::Twine(*sizeAttr));
+  TRY(alpha, im.attrFloat("alpha", 1e-4));
+  TRY(beta, im.attrFloat("beta", 0.75));
+  TRY(bias, im.attrFloat("bias", 1.0));
+  if (!runtime::isFloatDType(x.dtype()))
+    return im.fail("the input " + x.describe() + " must be floating-point");
+  if (x.rank() < 2)
+    return im.fail("the input " + x.describe() +
+                   " must have rank >= 2 (N x C x D1 x ...)");
+  std::optional<int64_t> channels = x.dim(1);
+  if (!channels)
+    return im.unsupported("LRN needs a static channel dim, not " +
+                          x.describe());
+  int64_t size = *sizeAttr, c = *channels;
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  TRYT(sq, tgc::mul(x, x));
+  // The mean of the squares over the channel window [c - lo, c + hi], zero
+  // outside: an average pool over [N, 1, C, rest] when the shape is static,
+  // else a sum of shifted slices (then alpha / size scales the sum).
+  Tensor mean;
+  if (x.hasStaticShape()) {
+    std::vector<int64_t> shape = x.shape();
+    int64_t rest = 1;
+    for (int64_t d = 2; d < x.rank(); ++d)
+      rest *= shape[d];
+    TRY(r, im.reshapeTo(sq, {shape[0], 1, c, rest}));
+    Pool2DOptions opts;
+    opts.kernel = {size, 1};
+    opts.padding = {lo, 0, hi, 0};
+    opts.countIncludePad = true;
+    TRYT(pooled, tgc::avgPool2d(r, opts));
+    TRY(back, im.reshapeTo(pooled, shape));
+    mean = back;
+  } else {
+    std::vector<int64_t> low(x.rank(), 0), high(x.rank(), 0);
+    low[1] = lo;
+    high[1] = hi;
+    TRYT(padded, tgc::pad(sq, low, high));
+    Tensor sum;
+    for (int64_t k = 0; k < size; ++k) {
+      std::vector<int64_t> starts(x.rank(), 0),
+          ends(x.rank(), std::numeric_limits<int64_t>::max());
+      starts[1] = k;
+      ends[1] = k + c;
+      TRYT(part, tgc::slice(padded, starts, ends));
+      if (sum.valid()) {
+        TRYT(s, tgc::add(sum, part));
+        sum = s;
+      } else {
+        sum = part;
+      }
+    }
+    mean = sum;
+    alpha /= static_cast<double>(size);
+  }
+  TRYT(scaled, tgc::mul(mean, Scalar(alpha)));
+  TRYT(shifted, tgc::add(scaled, Scalar(bias)));
+  TRYT(den, tgc::pow(shifted, Scalar(beta)));
+  TRYT(y, tgc::div(x, den));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+/// Dropout in inference mode: the identity, and an all-true mask when the
+/// node wants it.
+llvm::Error dropoutIdentity(Importer &im, const Tensor &x) {
+  TRY(isTest, im.attrInt("is_test", 1));
+  (void)isTest;
+  im.out(0, x);
+  if (im.wantsOutput(1)) {
+    if (!x.hasStaticShape())
+      return im.unsupported("the mask output needs a static shape");
+    TRYT(mask, tgc::full(x.shape(), Scalar(1), DType::I1));
+    im.out(1, mask);
+  }
+  return llvm::Error::success();
+}
+
+/// Dropout before opset 12: always in inference mode.
+llvm::Error convDropoutV1(Importer &im) {
+  TRY(x, im.in(0));
+  return dropoutIdentity(im, x);
+}
+
+/// Dropout from opset 12: the optional training_mode (input #2) must be a
+/// constant, and training mode is supported only with ratio 0.
+llvm::Error convDropoutV12(Importer &im) {
+  TRY(x, im.in(0));
+  if (im.has(2)) {
+    TRY(training, im.constIn(2));
+    if (!training)
+      return im.unsupported("a non-constant training_mode is not supported");
+    if (training->numElements() != 1)
+      return im.fail("training_mode (input #2) must have one element, not " +
+                     llvm::Twine(training->numElements()));
+    // Training mode drops each element with probability `ratio` (default
+    // 0.5) and scales the rest by 1 / (1 - ratio): random unless the ratio
+    // is 0, where it is the identity (PyTorch exports attention dropout
+    // of p = 0 this way, e.g. torchvision's Swin).
+    if (training->getInt(0) != 0) {
+      double ratio = 0.5;
+      if (im.has(1)) {
+        TRY(r, im.constIn(1));
+        if (!r)
+          return im.unsupported("training mode (training_mode = true) with a "
+                                "non-constant ratio is not supported");
+        if (r->numElements() != 1)
+          return im.fail("ratio (input #1) must have one element, not " +
+                         llvm::Twine(r->numElements()));
+        ratio = r->getDouble(0);
+      }
+      if (ratio != 0)
+        return im.unsupported(
+            "training mode (training_mode = true) with ratio " +
+            llvm::Twine(llvm::formatv("{0}", ratio).str()) +
+            " is random: only ratio 0 (the identity) is "
+            "supported");
+    }
+  }
+  return dropoutIdentity(im, x);
+}
+
+} // namespace
+
+void onnximpl::registerNNConverters(ConverterTable &table) {
+  table.add("Conv", 1, convConv);
+  table.add("ConvTranspose", 1, convConvTranspose);
+  table.add("MaxPool", 1, convPool);
+  table.add("AveragePool", 1, convPool);
+  table.add("GlobalMaxPool", 1, convGlobalPool);
+  table.add("GlobalAveragePool", 1, convGlobalPool);
+  table.add("BatchNormalization", 1, convBatchNorm);
+  table.add("InstanceNormalization", 1, convInstanceNorm);
+  table.add("LayerNormalization", 1, convLayerNorm);
+  table.add("LpNormalization", 1, convLpNorm);
+  table.add("MeanVarianceNormalization", 1, convMeanVarianceNorm);
+  table.add("LRN", 1, convLRN);
+  table.add("Dropout", 1, convDropoutV1);
+  table.add("Dropout", 12, convDropoutV12);
+}

@@ -1,0 +1,271 @@
+//===- Quantization.cpp - quantized ONNX ops ------------------------------===//
+//
+// Converters of QuantizeLinear, DequantizeLinear, ConvInteger,
+// MatMulInteger, QLinearMatMul and QLinearConv.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/onnx/ImporterInternal.h"
+
+using namespace tgc;
+using namespace tgc::onnximpl;
+
+namespace {
+
+/// A QuantizeLinear/DequantizeLinear scale or zero point made to broadcast
+/// against `x`: a scalar (or 1-element) stays, a 1-D per-axis parameter gets
+/// trailing 1 dims after the node's `axis`.
+llvm::Expected<Tensor> perAxisParam(Importer &im, const Tensor &param,
+                                    const Tensor &x, llvm::StringRef what) {
+  if (param.rank() == 0 || (param.rank() == 1 && param.dim(0) == 1))
+    return param;
+  if (param.rank() != 1)
+    return im.fail(what + " " + param.describe() + " must be a scalar or 1-D");
+  TRY(axis, im.axisAttr("axis", 1, x.rank()));
+  std::vector<int64_t> shape(static_cast<size_t>(x.rank() - axis), 1);
+  shape[0] = param.dim(0).value_or(kDynamic);
+  return im.reshapeTo(param, shape);
+}
+
+llvm::Error convQuantizeLinear(Importer &im) {
+  TRY(x0, im.in(0));
+  TRY(scale0, im.in(1));
+  if (!runtime::isFloatDType(scale0.dtype()))
+    return im.fail("y_scale " + scale0.describe() + " must be a float tensor");
+  // y = saturate(round_half_even(x / y_scale) + y_zero_point), computed in
+  // the scale's float type.
+  DType floatType = scale0.dtype();
+  Tensor x = x0;
+  if (x.dtype() != floatType) {
+    TRYT(c, tgc::cast(x0, floatType));
+    x = c;
+  }
+  TRY(scale, perAxisParam(im, scale0, x, "y_scale"));
+  TRYT(q, tgc::div(x, scale));
+  TRYT(r, tgc::round(q));
+  Tensor y = r;
+  DType outType = DType::UI8;
+  if (im.has(2)) {
+    TRY(zp0, im.in(2));
+    outType = zp0.dtype();
+    TRYT(zpf, tgc::cast(zp0, floatType));
+    TRY(zp, perAxisParam(im, zpf, x, "y_zero_point"));
+    TRYT(shifted, tgc::add(r, zp));
+    y = shifted;
+  }
+  double lo, hi;
+  switch (outType) {
+  case DType::UI8:
+    lo = 0, hi = 255;
+    break;
+  case DType::I8:
+    lo = -128, hi = 127;
+    break;
+  case DType::UI16:
+    lo = 0, hi = 65535;
+    break;
+  case DType::I16:
+    lo = -32768, hi = 32767;
+    break;
+  default:
+    return im.unsupported("quantizing to " +
+                          std::string(runtime::dtypeName(outType)) +
+                          " is not supported");
+  }
+  TRYT(clamped, tgc::clamp(y, lo, hi));
+  TRYT(result, tgc::cast(clamped, outType));
+  im.out(0, result);
+  return llvm::Error::success();
+}
+
+llvm::Error convDequantizeLinear(Importer &im) {
+  TRY(x0, im.in(0));
+  TRY(scale0, im.in(1));
+  if (!runtime::isFloatDType(scale0.dtype()))
+    return im.fail("x_scale " + scale0.describe() + " must be a float tensor");
+  // y = (x - x_zero_point) * x_scale in the scale's float type.
+  DType floatType = scale0.dtype();
+  TRYT(x, tgc::cast(x0, floatType));
+  Tensor centered = x;
+  if (im.has(2)) {
+    TRY(zp0, im.in(2));
+    TRYT(zpf, tgc::cast(zp0, floatType));
+    TRY(zp, perAxisParam(im, zpf, x, "x_zero_point"));
+    TRYT(d, tgc::sub(x, zp));
+    centered = d;
+  }
+  TRY(scale, perAxisParam(im, scale0, x, "x_scale"));
+  TRYT(y, tgc::mul(centered, scale));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// `x - zeroPoint` in `type`, where a 1-D zero point of more than one element
+/// runs along dim `axis` of `x` (per-row, per-column or per-channel).
+llvm::Expected<Tensor> subtractZeroPoint(Importer &im, const Tensor &x,
+                                         std::optional<Tensor> zp0,
+                                         int64_t axis, DType type) {
+  TRYT(xc, tgc::cast(x, type));
+  if (!zp0)
+    return xc;
+  TRYT(zpc, tgc::cast(*zp0, type));
+  Tensor zp = zpc;
+  if (zp.rank() == 1 && zp.dim(0) != 1) {
+    if (axis < 0 || axis >= x.rank())
+      return im.fail("zero point " + zp0->describe() +
+                     " does not fit the operand " + x.describe());
+    std::vector<int64_t> shape(static_cast<size_t>(x.rank() - axis), 1);
+    shape[0] = zp.dim(0).value_or(kDynamic);
+    TRY(r, im.reshapeTo(zp, shape));
+    zp = r;
+  } else if (zp.rank() > 1) {
+    return im.fail("zero point " + zp0->describe() +
+                   " must be a scalar or 1-D");
+  }
+  TRYT(d, tgc::sub(xc, zp));
+  return d;
+}
+
+llvm::Error convConvInteger(Importer &im) {
+  // int32 result of a convolution of (x - x_zero_point) and
+  // (w - w_zero_point), computed in f64: exact for every 8-bit input.
+  TRY(x0, im.in(0));
+  TRY(w0, im.in(1));
+  std::optional<Tensor> xzp, wzp;
+  if (im.has(2)) {
+    TRY(t, im.in(2));
+    xzp = t;
+  }
+  if (im.has(3)) {
+    TRY(t, im.in(3));
+    wzp = t;
+  }
+  TRY(x, subtractZeroPoint(im, x0, xzp, 1, DType::F64));
+  TRY(w, subtractZeroPoint(im, w0, wzp, 0, DType::F64));
+  TRY(y, convolve(im, x, w, std::nullopt));
+  TRYT(yi, tgc::cast(y, DType::I32));
+  im.out(0, yi);
+  return llvm::Error::success();
+}
+
+/// The int32 product (a - a_zero_point) @ (b - b_zero_point) of 2-D or
+/// batched operands (a per-row zero point runs along a's rows, a per-column
+/// one along b's columns).
+llvm::Expected<Tensor> integerMatmul(Importer &im, const Tensor &a0,
+                                     std::optional<Tensor> azp,
+                                     const Tensor &b0,
+                                     std::optional<Tensor> bzp) {
+  if (a0.rank() < 2 || b0.rank() < 2)
+    return im.unsupported("integer matmul of " + a0.describe() + " and " +
+                          b0.describe() +
+                          ": operands of rank 1 are not supported");
+  TRY(a, subtractZeroPoint(im, a0, azp, a0.rank() - 2, DType::I32));
+  TRY(b, subtractZeroPoint(im, b0, bzp, b0.rank() - 1, DType::I32));
+  TRYT(y, tgc::matmul(a, b));
+  return y;
+}
+
+llvm::Error convMatMulInteger(Importer &im) {
+  TRY(a, im.in(0));
+  TRY(b, im.in(1));
+  std::optional<Tensor> azp, bzp;
+  if (im.has(2)) {
+    TRY(t, im.in(2));
+    azp = t;
+  }
+  if (im.has(3)) {
+    TRY(t, im.in(3));
+    bzp = t;
+  }
+  TRY(y, integerMatmul(im, a, azp, b, bzp));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// Requantizes an int32 accumulator: saturate(round_half_even(acc * scale) +
+/// zero_point) in the zero point's type, with `scale` a float tensor that
+/// broadcasts against `acc`.
+llvm::Expected<Tensor> requantize(Importer &im, const Tensor &acc,
+                                  const Tensor &scale, const Tensor &zp) {
+  TRYT(accf, tgc::cast(acc, scale.dtype()));
+  TRYT(scaled, tgc::mul(accf, scale));
+  TRYT(rounded, tgc::round(scaled));
+  TRYT(zpf, tgc::cast(zp, scale.dtype()));
+  TRYT(shifted, tgc::add(rounded, zpf));
+  double lo, hi;
+  if (zp.dtype() == DType::UI8)
+    lo = 0, hi = 255;
+  else if (zp.dtype() == DType::I8)
+    lo = -128, hi = 127;
+  else
+    return im.unsupported("quantizing to " + zp.describe() +
+                          " is not supported");
+  TRYT(clamped, tgc::clamp(shifted, lo, hi));
+  TRYT(y, tgc::cast(clamped, zp.dtype()));
+  return y;
+}
+
+llvm::Error convQLinearMatMul(Importer &im) {
+  TRY(a, im.in(0));
+  TRY(as, im.in(1));
+  TRY(azp, im.in(2));
+  TRY(b, im.in(3));
+  TRY(bs, im.in(4));
+  TRY(bzp, im.in(5));
+  TRY(ys, im.in(6));
+  TRY(yzp, im.in(7));
+  for (const Tensor *s : {&as, &bs, &ys})
+    if (s->rank() != 0 && !(s->rank() == 1 && s->dim(0) == 1))
+      return im.unsupported("per-row or per-column scales are not supported");
+  TRY(acc, integerMatmul(im, a, azp, b, bzp));
+  TRYT(abs, tgc::mul(as, bs));
+  TRYT(scale, tgc::div(abs, ys));
+  TRY(y, requantize(im, acc, scale, yzp));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convQLinearConv(Importer &im) {
+  TRY(x0, im.in(0));
+  TRY(xs, im.in(1));
+  TRY(xzp, im.in(2));
+  TRY(w0, im.in(3));
+  TRY(ws0, im.in(4));
+  TRY(wzp, im.in(5));
+  TRY(ys, im.in(6));
+  TRY(yzp, im.in(7));
+  // The int32 accumulator (plus the int32 bias) is exact in f64.
+  TRY(x, subtractZeroPoint(im, x0, xzp, 1, DType::F64));
+  TRY(w, subtractZeroPoint(im, w0, wzp, 0, DType::F64));
+  std::optional<Tensor> bias;
+  if (im.has(8)) {
+    TRY(b, im.in(8));
+    TRYT(bf, tgc::cast(b, DType::F64));
+    bias = bf;
+  }
+  TRY(acc, convolve(im, x, w, bias));
+  // A per-output-channel w_scale runs along the result's dim 1.
+  Tensor ws = ws0;
+  if (ws0.rank() == 1 && ws0.dim(0) != 1) {
+    std::vector<int64_t> shape(static_cast<size_t>(acc.rank() - 1), 1);
+    shape[0] = ws0.dim(0).value_or(kDynamic);
+    TRY(r, im.reshapeTo(ws0, shape));
+    ws = r;
+  }
+  TRYT(xws, tgc::mul(xs, ws));
+  TRYT(scale, tgc::div(xws, ys));
+  TRY(y, requantize(im, acc, scale, yzp));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void onnximpl::registerQuantizationConverters(ConverterTable &table) {
+  table.add("QuantizeLinear", 1, convQuantizeLinear);
+  table.add("DequantizeLinear", 1, convDequantizeLinear);
+  table.add("ConvInteger", 1, convConvInteger);
+  table.add("MatMulInteger", 1, convMatMulInteger);
+  table.add("QLinearConv", 1, convQLinearConv);
+  table.add("QLinearMatMul", 1, convQLinearMatMul);
+}
