@@ -71,18 +71,8 @@ void tgc::registerTgcPipelines() {
       "fusion into contractions (cuBLASLt / cuDNN epilogues), loop fusion "
       "of elementwise and reduction chains (generated kernels)",
       [](OpPassManager &pm) { buildCudaPipeline(pm, /*fuse=*/true); });
-  PassPipelineRegistration<>(
-      "tgc-cpu",
-      "The CPU backend's pipeline: cleanup, NHWC layout for convolutions, "
-      "batch-norm folding, post-op fusion into contractions, loop fusion of "
-      "elementwise and reduction chains (what tgc-run and tgc::function "
-      "compile with)",
-      [](OpPassManager &pm) { buildCpuPipeline(pm, /*fuse=*/true); });
-  PassPipelineRegistration<>(
-      "tgc-cpu-unfused",
-      "The CPU pipeline without layout conversion and fusion (cleanup only), "
-      "for comparison",
-      [](OpPassManager &pm) { buildCpuPipeline(pm, /*fuse=*/false); });
+  // tgc-cpu and tgc-cpu-unfused: codegen/cpu/CpuPipeline.cpp (they end with
+  // the CPU backend's own fusion inlining).
   PassPipelineRegistration<>(
       "tgc-cleanup",
       "Canonicalize and fold tgc ops, eliminate common subexpressions and "

@@ -80,7 +80,9 @@ echo "--- fused:"
 "$BIN/tgc-run" examples/fusion.mlir --seed=5 --print-plan --expected=/tmp/tgc-demo-fusion.npy | grep -E "^ *\[|matches" | sed 's/ at [^ ]*//' | cut -c1-140
 
 step "Instruction sets: the plan follows the ISA oneDNN runs (this machine: $("$BIN/tgc-run" --print-target)); DNNL_MAX_CPU_ISA=AVX2 plans as an AVX2-only machine would"
-"$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[|^target" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
+"$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan > /tmp/tgc-demo-plan.txt
+grep -E "^ *\[|^target" /tmp/tgc-demo-plan.txt | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
+echo "(Winograd kernels in this plan: $(grep -c 'winograd' /tmp/tgc-demo-plan.txt || true))"
 echo "--- DNNL_MAX_CPU_ISA=AVX2 (nChw8c blocks, no Winograd):"
 DNNL_MAX_CPU_ISA=AVX2 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[|^target" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --differential | tail -1

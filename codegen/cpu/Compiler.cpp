@@ -3,6 +3,7 @@
 #include "codegen/cpu/Compiler.h"
 #include "runtime/Environment.h"
 
+#include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopCodegen.h"
 #include "codegen/cpu/LoopKernel.h"
 #include "codegen/reference/Interpreter.h"
@@ -710,24 +711,6 @@ bool compilesAsOneKernel(FusionOp fusion) {
   return analyzeContractionFusion(fusion).has_value();
 }
 
-/// Replaces each tgc.fusion in `func` that is not compiled as one kernel by
-/// the ops of its body. Loop fusions the loop code generator handles stay
-/// when `compileLoops` is set.
-void inlineFusions(func::FuncOp func, bool compileLoops) {
-  SmallVector<FusionOp> fusions;
-  func.walk([&](FusionOp op) {
-    if (compileLoops && op.getKind() == FusionKind::loop &&
-        cpu::isLoopFusionSupported(op))
-      return;
-    if (!compilesAsOneKernel(op))
-      fusions.push_back(op);
-  });
-  // Bodies are isolated and hold no fusions that outlive their parent; walk
-  // order visits nested ones first.
-  for (FusionOp fusion : fusions)
-    fusion.inlineBody();
-}
-
 /// Gives every argument its concrete shape, inlines calls and propagates
 /// shapes; returns the specialized copy of `func` in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>
@@ -736,23 +719,22 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
   auto module = tgc::specializeForShapes(func, shapes);
   if (!module)
     return module.takeError();
-  auto clone = (*module)->lookupSymbol<func::FuncOp>(func.getName());
-  if (optimize) {
-    DiagnosticCapture diagnostics(func.getContext());
-    PassManager pm(func.getContext());
-    tgc::buildCpuPipeline(pm, fuse);
-    if (failed(pm.run(**module)))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          diagnostics.first.empty()
-              ? (llvm::Twine("the ") + (fuse ? "tgc-cpu" : "tgc-cpu-unfused") +
-                 " pipeline failed on '" + func.getName() + "'")
-                    .str()
-              : diagnostics.first);
-  }
-  // Fusion regions this backend does not compile as one kernel run as their
-  // bodies, op by op.
-  inlineFusions(clone, compileLoops);
+  DiagnosticCapture diagnostics(func.getContext());
+  PassManager pm(func.getContext());
+  // The tool's --mlir-print-ir-after-all and friends, where registered.
+  (void)applyPassManagerCLOptions(pm);
+  if (optimize)
+    cpu::buildCpuBackendPipeline(pm, {fuse, compileLoops});
+  else // Fusions in the input still run as their bodies where needed.
+    pm.addNestedPass<func::FuncOp>(cpu::createInlineFusionsPass(compileLoops));
+  if (failed(pm.run(**module)))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        diagnostics.first.empty()
+            ? (llvm::Twine("the ") + (fuse ? "tgc-cpu" : "tgc-cpu-unfused") +
+               " pipeline failed on '" + func.getName() + "'")
+                  .str()
+            : diagnostics.first);
   return std::move(*module);
 }
 

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -706,7 +707,39 @@ tgc::onnxModelOpTypes(llvm::StringRef path) {
 }
 
 bool tgc::isOnnxModelPath(llvm::StringRef path) {
-  return path.ends_with_insensitive(".onnx");
+  if (path.ends_with_insensitive(".onnx"))
+    return true;
+  if (path.ends_with_insensitive(".mlir") || path == "-")
+    return false;
+  // By content: a serialized ModelProto starts with its field 1, ir_version,
+  // a varint (tag byte 0x08), which no .mlir text file does.
+  auto head = llvm::MemoryBuffer::getFileSlice(path, /*MapSize=*/1,
+                                               /*Offset=*/0);
+  return head && (*head)->getBufferSize() == 1 &&
+         (*head)->getBuffer()[0] == '\x08';
+}
+
+llvm::Expected<std::vector<std::string>>
+tgc::onnxModelInputNames(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  ::onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return makeError(path + ": not a valid ONNX model: the protobuf failed to "
+                            "parse");
+  llvm::StringSet<> initializers;
+  for (const auto &initializer : model.graph().initializer())
+    initializers.insert(initializer.name());
+  std::vector<std::string> names;
+  for (const auto &input : model.graph().input())
+    if (!initializers.contains(input.name()))
+      names.push_back(input.name());
+  return names;
 }
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>

@@ -99,8 +99,14 @@ importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
 /// error naming them.
 llvm::Expected<runtime::HostTensor> readTensorProto(llvm::StringRef path);
 
-/// Whether `path` names an ONNX model (ends with .onnx).
+/// Whether `path` names an ONNX model: it ends with .onnx, or (unless it
+/// ends with .mlir) its contents start as a serialized ModelProto does.
 bool isOnnxModelPath(llvm::StringRef path);
+
+/// The names of the model's inputs: graph inputs that are not
+/// initializers, in order (the imported function's arguments).
+llvm::Expected<std::vector<std::string>>
+onnxModelInputNames(llvm::StringRef path);
 
 } // namespace tgc
 

@@ -7,6 +7,7 @@
 
 #include "tools/lib/Registration.h"
 
+#include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopCodegen.h"
 #include "dialects/TgcDialect.h"
 #include "passes/Passes.h"
@@ -44,4 +45,5 @@ void tgc::registerAllPasses() {
   tgc::registerTgcPasses();
   tgc::registerTgcPipelines();
   tgc::cpu::registerLoopCodegenPasses();
+  tgc::cpu::registerCpuPipelines();
 }

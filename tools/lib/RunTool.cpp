@@ -29,6 +29,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -80,6 +81,11 @@ struct Options {
       cl::desc("Print what the cpu backend plans for (the x86 ISA oneDNN and "
                "the JIT use, capped by DNNL_MAX_CPU_ISA; its blocked layout; "
                "Winograd) and exit")};
+  cl::opt<bool> printLowered{
+      "print-lowered",
+      cl::desc("Print the function as the cpu backend lowered it for the "
+               "inputs' shapes (specialized, after the tgc-cpu pipeline: what "
+               "its kernels are planned from)")};
   cl::opt<bool> printSettings{
       "print-settings",
       cl::desc("Print every TGC_* environment variable tgc reads (its "
@@ -125,7 +131,9 @@ struct Options {
   cl::list<std::string> inputs{
       "input", cl::desc("An input: a .npy path, an ONNX TensorProto .pb "
                         "path or a literal such as "
-                        "2x3xf32=1,2,3,4,5,6 (in argument order)")};
+                        "2x3xf32=1,2,3,4,5,6, in argument order, or "
+                        "NAME=SPEC for the input called NAME (an ONNX "
+                        "model's input names)")};
   cl::opt<uint64_t> seed{"seed", cl::desc("Seed for inputs not given"),
                          cl::init(0)};
   cl::list<std::string> outputs{"output",
@@ -287,6 +295,8 @@ public:
     if (!result)
       return result.takeError();
     compiled = std::move(*result);
+    if (opts.printLowered)
+      outs() << *compiled->module << "\n";
     if (opts.printPlan)
       outs() << compiled->executable->describe();
     return Error::success();
@@ -436,11 +446,79 @@ makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
                    "' (available: cpu, cuda, reference)");
 }
 
+/// Whether `prefix` (the text before '=' in an --input) is a literal's
+/// shape and dtype, such as "2x3xf32" or "f32".
+bool isLiteralType(StringRef prefix) {
+  static const llvm::Regex literal(
+      "^([0-9]+x)*(f16|bf16|f32|f64|i1|i8|i16|i32|i64|ui8|ui16|ui32|ui64)$");
+  return literal.match(prefix);
+}
+
+/// Puts --input specs in argument order: NAME=SPEC goes to the argument
+/// called NAME, the others fill the remaining arguments in order. An empty
+/// entry is an argument no --input gives.
+Expected<std::vector<std::string>>
+orderInputs(const std::vector<std::string> &specs,
+            const std::vector<std::string> &names, StringRef what) {
+  std::vector<std::string> ordered(std::max(names.size(), specs.size()));
+  std::vector<bool> given(ordered.size(), false);
+  std::vector<std::string> positional;
+  for (const std::string &spec : specs) {
+    size_t eq = spec.find('=');
+    StringRef prefix = StringRef(spec).take_front(eq);
+    auto named = eq == std::string::npos || isLiteralType(prefix)
+                     ? names.end()
+                     : llvm::find(names, prefix.str());
+    if (named == names.end()) {
+      positional.push_back(spec);
+      continue;
+    }
+    size_t index = static_cast<size_t>(named - names.begin());
+    if (given[index])
+      return makeError("--input: input '" + prefix + "' is given twice");
+    ordered[index] = spec.substr(eq + 1);
+    given[index] = true;
+  }
+  size_t next = 0;
+  for (const std::string &spec : positional) {
+    while (next < ordered.size() && given[next])
+      ++next;
+    if (next >= names.size() && !names.empty())
+      return makeError(what + " takes " + Twine(names.size()) +
+                       " arguments but " + Twine(specs.size()) +
+                       " inputs were given");
+    ordered[next] = spec;
+    given[next] = true;
+  }
+  // Trailing arguments nobody gives stay random.
+  while (!ordered.empty() && !given[ordered.size() - 1])
+    ordered.pop_back();
+  return ordered;
+}
+
+/// The names of `func`'s arguments (an imported ONNX model's input names,
+/// kept as their locations); empty when they have none.
+std::vector<std::string> argumentNames(mlir::func::FuncOp func) {
+  std::vector<std::string> names;
+  for (mlir::BlockArgument arg : func.getArguments()) {
+    auto loc = dyn_cast<mlir::NameLoc>(arg.getLoc());
+    if (!loc)
+      return {};
+    names.push_back(loc.getName().str());
+  }
+  return names;
+}
+
 /// The inputs of `func`: given ones first, the rest random.
 Expected<std::vector<HostTensor>>
 makeInputs(mlir::func::FuncOp func, const Options &opts, int64_t dynamicSize) {
   mlir::FunctionType signature = func.getFunctionType();
-  if (opts.inputs.size() > signature.getNumInputs())
+  auto ordered = orderInputs(
+      std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()),
+      argumentNames(func), ("@" + func.getName()).str());
+  if (!ordered)
+    return ordered.takeError();
+  if (ordered->size() > signature.getNumInputs())
     return makeError("@" + func.getName() + " takes " +
                      Twine(signature.getNumInputs()) + " arguments but " +
                      Twine(opts.inputs.size()) + " inputs were given");
@@ -450,8 +528,8 @@ makeInputs(mlir::func::FuncOp func, const Options &opts, int64_t dynamicSize) {
     auto tensorType = dyn_cast<mlir::RankedTensorType>(type);
     if (!tensorType)
       return makeError("argument #" + Twine(i) + " is not a ranked tensor");
-    if (i < opts.inputs.size()) {
-      auto tensor = loadTensor(opts.inputs[i]);
+    if (i < ordered->size() && !(*ordered)[i].empty()) {
+      auto tensor = loadTensor((*ordered)[i]);
       if (!tensor)
         return tensor.takeError();
       auto dtype = dtypeOf(tensorType.getElementType());
@@ -678,7 +756,19 @@ Error run(const Options &opts) {
     // An ONNX model: import it (its function is `main`). The given inputs
     // serve where a node needs a constant (a Reshape's shape, ...).
     tgc::ImportOptions importOptions;
-    for (const std::string &spec : opts.inputs) {
+    auto names = tgc::onnxModelInputNames(opts.file);
+    if (!names)
+      return names.takeError();
+    auto ordered = orderInputs(
+        std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()),
+        *names, opts.file);
+    if (!ordered)
+      return ordered.takeError();
+    for (const std::string &spec : *ordered) {
+      if (spec.empty()) {
+        importOptions.argumentValues.emplace_back();
+        continue;
+      }
       auto tensor = loadTensor(spec);
       if (!tensor)
         return tensor.takeError();
@@ -835,6 +925,10 @@ static void printSettings(raw_ostream &os) {
 
 int tgc::runToolMain(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // The pass manager's options (--mlir-print-ir-after-all, --mlir-timing,
+  // ...) apply to the backends' pipelines; accepted, not listed in --help.
+  tgc::registerAllPasses(); // names for --mlir-print-ir-after=PASS
+  mlir::registerPassManagerCLOptions();
   // tgc-run's own options (those Options registers) in their category;
   // --help lists only those (LLVM's stay accepted, unlisted).
   llvm::StringSet<> llvmOptions;

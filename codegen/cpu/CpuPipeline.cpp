@@ -1,0 +1,102 @@
+//===- CpuPipeline.cpp - the CPU backend's whole pipeline -----------------===//
+
+#include "codegen/cpu/CpuPipeline.h"
+
+#include "codegen/cpu/LoopCodegen.h"
+#include "dialects/TgcOps.h"
+#include "passes/Passes.h"
+#include "passes/PostOpFusion.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+struct InlineFusionsPass
+    : public PassWrapper<InlineFusionsPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InlineFusionsPass)
+
+  InlineFusionsPass() = default;
+  InlineFusionsPass(const InlineFusionsPass &other) : PassWrapper(other) {}
+  explicit InlineFusionsPass(bool compileLoops) {
+    this->compileLoops = compileLoops;
+  }
+
+  StringRef getArgument() const final { return "tgc-cpu-inline-fusions"; }
+  StringRef getName() const final { return "TgcCpuInlineFusions"; }
+  StringRef getDescription() const final {
+    return "Replace each tgc.fusion the CPU backend does not compile as one "
+           "kernel (a contraction whose post-op chain the post-op table "
+           "describes, or a loop fusion the loop code generator takes) by "
+           "its body";
+  }
+
+  void runOnOperation() override {
+    SmallVector<FusionOp> fusions;
+    getOperation().walk([&](FusionOp op) {
+      if (compileLoops && op.getKind() == FusionKind::loop &&
+          cpu::isLoopFusionSupported(op))
+        return;
+      if (!analyzeContractionFusion(op))
+        fusions.push_back(op);
+    });
+    // Bodies are isolated and hold no fusions that outlive their parent;
+    // walk order visits nested ones first.
+    for (FusionOp fusion : fusions)
+      fusion.inlineBody();
+  }
+
+  Option<bool> compileLoops{
+      *this, "compile-loops",
+      llvm::cl::desc("Keep the loop fusions the loop code generator compiles"),
+      llvm::cl::init(true)};
+};
+
+struct CpuPipelineCLOptions : public PassPipelineOptions<CpuPipelineCLOptions> {
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Layout, batch-norm folding and fusion "
+                                   "(false: cleanup only)"),
+                    llvm::cl::init(true)};
+  Option<bool> compileLoops{
+      *this, "compile-loops",
+      llvm::cl::desc("Keep the loop fusions the loop code generator "
+                     "compiles (false: their ops run one by one)"),
+      llvm::cl::init(true)};
+};
+
+} // namespace
+
+std::unique_ptr<Pass> cpu::createInlineFusionsPass(bool compileLoops) {
+  return std::make_unique<InlineFusionsPass>(compileLoops);
+}
+
+void cpu::buildCpuBackendPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options) {
+  buildCpuPipeline(pm, options.fuse);
+  pm.addNestedPass<func::FuncOp>(createInlineFusionsPass(options.compileLoops));
+}
+
+void cpu::registerCpuPipelines() {
+  PassRegistration<InlineFusionsPass>();
+  PassPipelineRegistration<CpuPipelineCLOptions>(
+      "tgc-cpu",
+      "The CPU backend's pipeline: cleanup, NHWC layout for convolutions, "
+      "batch-norm folding, post-op fusion into contractions, loop fusion of "
+      "elementwise and reduction chains, and the fusions the backend does not "
+      "compile as one kernel inlined: exactly what tgc-run and "
+      "tgc::function plan kernels from",
+      [](OpPassManager &pm, const CpuPipelineCLOptions &options) {
+        buildCpuBackendPipeline(pm, {options.fuse, options.compileLoops});
+      });
+  PassPipelineRegistration<>(
+      "tgc-cpu-unfused",
+      "tgc-cpu{fuse=false}: the CPU pipeline without layout conversion and "
+      "fusion (cleanup only), for comparison",
+      [](OpPassManager &pm) {
+        buildCpuBackendPipeline(pm, {/*fuse=*/false, /*compileLoops=*/true});
+      });
+}
