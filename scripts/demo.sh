@@ -3,7 +3,8 @@
 # reference interpreter with tgc-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=build/bin
+BUILD=build
+BIN=$BUILD/bin
 EXAMPLE=examples/demo.mlir
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -105,3 +106,22 @@ if [ -x "$BIN/tgc-cuda-codegen" ]; then
   step "CUDA: running needs a GPU and its driver; without one tgc says so"
   "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --seed=5 2>&1 | head -2 || true
 fi
+
+step "tgc-opt --tgc-cpu is exactly what the CPU backend plans kernels from (tgc-run --print-lowered), and the backend honours --mlir-print-ir-after"
+"$BIN/tgc-opt" --tgc-cpu test/codegen/cpu/tgc-cpu-pipeline.mlir > /tmp/tgc-demo-opt.mlir
+"$BIN/tgc-run" test/codegen/cpu/tgc-cpu-pipeline.mlir --compile-only --print-lowered > /tmp/tgc-demo-run.mlir
+diff -B /tmp/tgc-demo-opt.mlir /tmp/tgc-demo-run.mlir && echo "identical ($(grep -c 'tgc\.' /tmp/tgc-demo-opt.mlir) tgc ops)"
+echo "passes run by tgc-run's compile: $("$BIN/tgc-run" test/codegen/cpu/tgc-cpu-pipeline.mlir --compile-only --mlir-print-ir-after-all 2>&1 | grep "IR Dump" | sed -E 's/.*\(([a-z-]+)\).*/\1/' | paste -sd' ')"
+
+step "Settings: every TGC_* variable in one table with one rule (TGC_FUSION=false turns fusion off; a misspelt name is flagged)"
+TGC_FUSION=false TGC_FUSON=1 "$BIN/tgc-run" --print-settings | grep -A3 "^Set now"
+
+step "tgc as a library: cmake --install, then a separate CMake project (examples/consumer) with find_package(tgc) traces a function and runs an ONNX model"
+rm -rf /tmp/tgc-demo-prefix /tmp/tgc-demo-consumer
+cmake --install "$BUILD" --prefix /tmp/tgc-demo-prefix > /dev/null
+ls /tmp/tgc-demo-prefix/include/tgc | tr '\n' ' '; echo
+cmake -S examples/consumer -B /tmp/tgc-demo-consumer -G Ninja -DCMAKE_PREFIX_PATH=/tmp/tgc-demo-prefix > /dev/null
+cmake --build /tmp/tgc-demo-consumer > /dev/null
+/tmp/tgc-demo-consumer/consumer /usr/share/libonnx-testdata/data/node/test_matmul_2d/model.onnx
+/tmp/tgc-demo-consumer/runtime-only /tmp/tgc-demo-t.npy
+echo "runtime-only program: $(ldd /tmp/tgc-demo-consumer/runtime-only | wc -l) shared libraries, $(ldd /tmp/tgc-demo-consumer/runtime-only | grep -ciE 'llvm|mlir|onnx|nvrtc' || true) of them LLVM/MLIR/ONNX/NVRTC"

@@ -756,12 +756,15 @@ Error run(const Options &opts) {
     // An ONNX model: import it (its function is `main`). The given inputs
     // serve where a node needs a constant (a Reshape's shape, ...).
     tgc::ImportOptions importOptions;
-    auto names = tgc::onnxModelInputNames(opts.file);
-    if (!names)
-      return names.takeError();
+    // A model that does not parse is reported by the importer below.
+    std::vector<std::string> names;
+    if (auto read = tgc::onnxModelInputNames(opts.file))
+      names = std::move(*read);
+    else
+      llvm::consumeError(read.takeError());
     auto ordered = orderInputs(
         std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()),
-        *names, opts.file);
+        names, opts.file);
     if (!ordered)
       return ordered.takeError();
     for (const std::string &spec : *ordered) {
