@@ -604,9 +604,7 @@ const FunctionOptions &detail::optionsOf(const FunctionState &state) {
 
 absl::StatusOr<CompiledPtr>
 detail::specializationForCall(FunctionState &state, const TraceType &argsType,
-                              const std::vector<int64_t> &aliasClasses,
                               const TraceBody &body) {
-  (void)aliasClasses; // Already part of argsType's variable leaves.
   if (auto status = state.checkCall(argsType); !status.ok())
     return status;
   auto build = [&](const TraceType &target) {
@@ -629,9 +627,7 @@ detail::specializationForCall(FunctionState &state, const TraceType &argsType,
 
 absl::StatusOr<SpecializationInfo>
 detail::concreteSpecialization(FunctionState &state, const TraceType &type,
-                               const std::vector<int64_t> &aliasClasses,
                                const TraceBody &body) {
-  (void)aliasClasses;
   if (auto status = state.checkSignature(type); !status.ok())
     return status;
   if (auto status = state.checkPlacement(type); !status.ok())

@@ -705,12 +705,6 @@ struct DiagnosticCapture {
   ScopedDiagnosticHandler handler;
 };
 
-/// Whether the compiler lowers `fusion` as one kernel (a contraction with
-/// post-ops the post-op table describes) rather than op by op.
-bool compilesAsOneKernel(FusionOp fusion) {
-  return analyzeContractionFusion(fusion).has_value();
-}
-
 /// Gives every argument its concrete shape, inlines calls and propagates
 /// shapes; returns the specialized copy of `func` in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>

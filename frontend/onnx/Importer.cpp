@@ -139,9 +139,11 @@ Tensor Importer::materialize(Val &val) {
     return val.tensor;
   val.tensor = constantTensor(*val.constant);
   if (val.tensor.valid() && !val.origin.empty())
-    valueOf(val.tensor).getDefiningOp()->setLoc(mlir::NameLoc::get(
-        mlir::StringAttr::get(&context, val.origin),
-        mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
+    valueOf(val.tensor)
+        .getDefiningOp()
+        ->setLoc(mlir::NameLoc::get(
+            mlir::StringAttr::get(&context, val.origin),
+            mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
   return val.tensor;
 }
 

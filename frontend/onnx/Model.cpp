@@ -682,8 +682,8 @@ importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
 
 } // namespace
 
-llvm::Expected<std::vector<std::string>>
-tgc::onnxModelOpTypes(llvm::StringRef path) {
+llvm::Expected<::onnx::ModelProto>
+onnximpl::readModelProto(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
@@ -695,8 +695,16 @@ tgc::onnxModelOpTypes(llvm::StringRef path) {
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return makeError(path + ": not a valid ONNX model: the protobuf failed to "
                             "parse");
+  return model;
+}
+
+llvm::Expected<std::vector<std::string>>
+tgc::onnxModelOpTypes(llvm::StringRef path) {
+  auto model = onnximpl::readModelProto(path);
+  if (!model)
+    return model.takeError();
   std::vector<std::string> types;
-  for (const auto &node : model.graph().node()) {
+  for (const auto &node : model->graph().node()) {
     std::string type = node.domain().empty() || node.domain() == "ai.onnx"
                            ? node.op_type()
                            : node.domain() + "." + node.op_type();
@@ -721,22 +729,14 @@ bool tgc::isOnnxModelPath(llvm::StringRef path) {
 
 llvm::Expected<std::vector<std::string>>
 tgc::onnxModelInputNames(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError("cannot read '" + path +
-                     "': " + buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  ::onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return makeError(path + ": not a valid ONNX model: the protobuf failed to "
-                            "parse");
+  auto model = onnximpl::readModelProto(path);
+  if (!model)
+    return model.takeError();
   llvm::StringSet<> initializers;
-  for (const auto &initializer : model.graph().initializer())
+  for (const auto &initializer : model->graph().initializer())
     initializers.insert(initializer.name());
   std::vector<std::string> names;
-  for (const auto &input : model.graph().input())
+  for (const auto &input : model->graph().input())
     if (!initializers.contains(input.name()))
       names.push_back(input.name());
   return names;

@@ -83,6 +83,9 @@ llvm::Error checkTensorData(const ::onnx::TensorProto &tensor,
 llvm::Error checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
                                         const std::string &modelName);
 
+/// Reads and parses the serialized ModelProto at `path` (no checks).
+llvm::Expected<::onnx::ModelProto> readModelProto(llvm::StringRef path);
+
 /// Imports a checked, shape-inferred model.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importModelProto(mlir::MLIRContext &context, ::onnx::ModelProto &model,

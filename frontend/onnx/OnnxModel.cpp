@@ -9,14 +9,13 @@
 
 #include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
+#include "frontend/Function.h"
 #include "frontend/Tensor.h"
 #include "frontend/onnx/OnnxInternal.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/MemoryBuffer.h"
 
-#include <climits>
 #include <map>
 #include <mutex>
 
@@ -42,10 +41,6 @@ struct ModelState {
 
 namespace {
 
-absl::Status toStatus(llvm::Error error) {
-  return absl::InvalidArgumentError(llvm::toString(std::move(error)));
-}
-
 TensorInfo infoOf(std::string name, mlir::Type type) {
   TensorInfo info;
   info.name = std::move(name);
@@ -58,19 +53,11 @@ TensorInfo infoOf(std::string name, mlir::Type type) {
 
 /// The graph output names (the imported function does not keep them).
 llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return onnximpl::makeError("cannot read '" + path +
-                               "': " + buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  ::onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return onnximpl::makeError(path + ": not a valid ONNX model: the protobuf "
-                                      "failed to parse");
+  auto model = onnximpl::readModelProto(path);
+  if (!model)
+    return model.takeError();
   std::vector<std::string> names;
-  for (const auto &output : model.graph().output())
+  for (const auto &output : model->graph().output())
     names.push_back(output.name());
   return names;
 }
@@ -90,7 +77,7 @@ absl::StatusOr<Model> Model::loadOnnx(const std::string &path,
   state->options = std::move(options);
   auto module = importOnnxModel(state->context, path);
   if (!module)
-    return toStatus(module.takeError());
+    return detail::toStatus(module.takeError());
   state->module = std::move(*module);
   for (auto func : state->module->getOps<mlir::func::FuncOp>()) {
     state->func = func;
@@ -100,7 +87,7 @@ absl::StatusOr<Model> Model::loadOnnx(const std::string &path,
     return absl::InternalError(path + ": the imported module has no function");
   auto names = outputNames(path);
   if (!names)
-    return toStatus(names.takeError());
+    return detail::toStatus(names.takeError());
   mlir::FunctionType type = state->func.getFunctionType();
   mlir::Block &entry = state->func.getBody().front();
   for (auto [i, input] : llvm::enumerate(type.getInputs())) {
@@ -123,11 +110,11 @@ absl::StatusOr<std::vector<runtime::HostTensor>>
 Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   // Wrong counts, dtypes and shapes: the interpreter's located messages.
   if (llvm::Error error = reference::checkArguments(state->func, inputs))
-    return toStatus(std::move(error));
+    return detail::toStatus(std::move(error));
   if (state->options.backend == "reference") {
     auto results = reference::runFunction(state->func, inputs);
     if (!results)
-      return toStatus(results.takeError());
+      return detail::toStatus(results.takeError());
     return std::move(*results);
   }
   std::vector<std::vector<int64_t>> shapes;
@@ -146,7 +133,7 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
       compileOptions.fuse = compileOptions.fuse && state->options.fuse;
       auto compiled = cpu::compile(state->func, shapes, compileOptions);
       if (!compiled)
-        return toStatus(compiled.takeError());
+        return detail::toStatus(compiled.takeError());
       plan =
           std::make_shared<const cpu::CompiledFunction>(std::move(*compiled));
       state->plans.emplace(std::move(shapes), plan);

@@ -355,12 +355,10 @@ const FunctionOptions &optionsOf(const FunctionState &state);
 /// with `body` if none does.
 absl::StatusOr<CompiledPtr>
 specializationForCall(FunctionState &state, const tracing::TraceType &argsType,
-                      const std::vector<int64_t> &aliasClasses,
                       const TraceBody &body);
 /// The specialization for exactly `type`, traced now if needed and pinned.
 absl::StatusOr<SpecializationInfo>
 concreteSpecialization(FunctionState &state, const tracing::TraceType &type,
-                       const std::vector<int64_t> &aliasClasses,
                        const TraceBody &body);
 /// What the callable returned while `compiled` was traced, after checking
 /// that it has the C++ type `resultType` (calls must use one argument
@@ -411,7 +409,7 @@ public:
     tracing::TraceType argsType = prepare(inputs, classes, args...);
     if (!inputs.error.ok())
       return inputs.error;
-    auto compiled = detail::specializationForCall(*state, argsType, classes,
+    auto compiled = detail::specializationForCall(*state, argsType,
                                                   body<R>(classes, args...));
     if (!compiled.ok())
       return compiled.status();
@@ -439,7 +437,7 @@ public:
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
     tracing::TraceType type = prepare(inputs, classes, args...);
-    return detail::concreteSpecialization(*state, type, classes,
+    return detail::concreteSpecialization(*state, type,
                                           body<R>(classes, args...));
   }
 

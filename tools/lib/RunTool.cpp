@@ -763,8 +763,8 @@ Error run(const Options &opts) {
     else
       llvm::consumeError(read.takeError());
     auto ordered = orderInputs(
-        std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()),
-        names, opts.file);
+        std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()), names,
+        opts.file);
     if (!ordered)
       return ordered.takeError();
     for (const std::string &spec : *ordered) {

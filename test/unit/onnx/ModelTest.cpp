@@ -1,0 +1,91 @@
+//===- ModelTest.cpp - tgc::Model (include/tgc/Model.h) -------------------===//
+//
+// The public ONNX model API: every user-facing error and a run on both
+// backends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Model.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+#include <vector>
+
+using tgc::Model;
+using tgc::ModelOptions;
+using tgc::runtime::DType;
+using tgc::runtime::HostTensor;
+
+namespace {
+
+const char *kMatmul =
+    "/usr/share/libonnx-testdata/data/node/test_matmul_2d/model.onnx";
+
+HostTensor filled(std::vector<int64_t> shape, float value) {
+  HostTensor t = *HostTensor::allocate(DType::F32, std::move(shape));
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.dataAs<float>()[i] = value;
+  return t;
+}
+
+TEST(Model, RunsOnBothBackends) {
+  for (const char *backend : {"cpu", "reference"}) {
+    ModelOptions options;
+    options.backend = backend;
+    auto model = Model::loadOnnx(kMatmul, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_EQ(model->inputs().size(), 2u);
+    EXPECT_EQ(model->inputs()[0].name, "a");
+    EXPECT_EQ(model->inputs()[0].shape, (std::vector<int64_t>{3, 4}));
+    ASSERT_EQ(model->outputs().size(), 1u);
+    EXPECT_EQ(model->outputs()[0].name, "c");
+    auto y = model->run({filled({3, 4}, 2), filled({4, 3}, 1)});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_EQ((*y)[0].shape(), (std::vector<int64_t>{3, 3}));
+    for (int64_t i = 0; i < 9; ++i)
+      EXPECT_EQ((*y)[0].dataAs<float>()[i], 8.0f) << backend;
+    EXPECT_EQ(model->describePlan().empty(), std::string(backend) != "cpu");
+  }
+}
+
+TEST(Model, BadOptionsAreErrors) {
+  ModelOptions options;
+  options.backend = "tpu";
+  auto model = Model::loadOnnx(kMatmul, options);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(),
+            "tgc: unknown backend 'tpu' for a Model (expected 'cpu' or "
+            "'reference')");
+  options = {};
+  options.numThreads = -1;
+  model = Model::loadOnnx(kMatmul, options);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(),
+            "tgc: ModelOptions: numThreads must be >= 0 and interOpThreads "
+            ">= 1");
+}
+
+TEST(Model, UnreadableModelsAreErrors) {
+  auto model = Model::loadOnnx("/nonexistent/model.onnx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("/nonexistent/model.onnx"),
+            std::string::npos)
+      << model.status();
+}
+
+TEST(Model, WrongInputsAreErrorsNamingTheModel) {
+  auto model = Model::loadOnnx(kMatmul);
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto arity = model->run({filled({3, 4}, 1)});
+  ASSERT_FALSE(arity.ok());
+  EXPECT_NE(arity.status().message().find("expects 2 inputs, got 1"),
+            std::string::npos)
+      << arity.status();
+  auto shape = model->run({filled({3, 5}, 1), filled({4, 3}, 1)});
+  ASSERT_FALSE(shape.ok());
+  EXPECT_NE(shape.status().message().find("model.onnx"), std::string::npos)
+      << shape.status();
+}
+
+} // namespace
