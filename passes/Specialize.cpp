@@ -37,19 +37,41 @@ std::string tgc::locationString(Location loc) {
   return s;
 }
 
-namespace {
-/// The first error diagnostic emitted while it lives, with its location.
-struct DiagnosticCapture {
-  explicit DiagnosticCapture(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diag) {
-          if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
-            first = tgc::locationString(diag.getLocation()) + ": " + diag.str();
-          return success();
-        }) {}
-  std::string first;
-  ScopedDiagnosticHandler handler;
-};
+tgc::DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
+    : handler(context, [this](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error &&
+            firstError.empty()) {
+          firstText = diag.str();
+          firstError = tgc::locationString(diag.getLocation()) + ": " + firstText;
+        }
+        return success();
+      }) {}
 
+llvm::Error tgc::DiagnosticCapture::error(const llvm::Twine &fallback) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 firstError.empty() ? fallback.str()
+                                                    : firstError);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> tgc::specializeAndLower(
+    func::FuncOp func, llvm::ArrayRef<std::vector<int64_t>> shapes,
+    llvm::StringRef pipelineName,
+    llvm::function_ref<void(OpPassManager &)> buildPipeline) {
+  auto module = specializeForShapes(func, shapes);
+  if (!module)
+    return module.takeError();
+  DiagnosticCapture diagnostics(func.getContext());
+  PassManager pm(func.getContext());
+  // The tool's --mlir-print-ir-after-all and friends, where registered.
+  (void)applyPassManagerCLOptions(pm);
+  buildPipeline(pm);
+  if (failed(pm.run(**module)))
+    return diagnostics.error("the " + pipelineName + " pipeline failed on '" +
+                             func.getName() + "'");
+  return std::move(*module);
+}
+
+namespace {
 std::string typeString(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -64,9 +86,7 @@ tgc::specializeForShapes(func::FuncOp func,
   MLIRContext *context = func.getContext();
   DiagnosticCapture diagnostics(context);
   auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        diagnostics.first.empty() ? message.str() : diagnostics.first);
+    return diagnostics.error(message);
   };
   // The whole module comes along so that calls can be inlined.
   auto parent = func->getParentOfType<ModuleOp>();

@@ -691,45 +691,21 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
   return fused;
 }
 
-/// Gives every argument its concrete shape and propagates shapes; returns
-/// the specialized copy of `func` in a module of its own.
-/// The first error diagnostic emitted while it lives, with its location.
-struct DiagnosticCapture {
-  explicit DiagnosticCapture(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diag) {
-          if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
-            first = locationString(diag.getLocation()) + ": " + diag.str();
-          return success();
-        }) {}
-  std::string first;
-  ScopedDiagnosticHandler handler;
-};
-
-/// Gives every argument its concrete shape, inlines calls and propagates
-/// shapes; returns the specialized copy of `func` in a module of its own.
+/// Gives every argument its concrete shape, inlines calls, propagates
+/// shapes and runs the CPU lowering; returns the specialized copy of `func`
+/// in a module of its own.
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
            bool optimize, bool fuse, bool compileLoops) {
-  auto module = tgc::specializeForShapes(func, shapes);
-  if (!module)
-    return module.takeError();
-  DiagnosticCapture diagnostics(func.getContext());
-  PassManager pm(func.getContext());
-  // The tool's --mlir-print-ir-after-all and friends, where registered.
-  (void)applyPassManagerCLOptions(pm);
-  if (optimize)
-    cpu::buildCpuBackendPipeline(pm, {fuse, compileLoops});
-  else // Fusions in the input still run as their bodies where needed.
-    pm.addNestedPass<func::FuncOp>(cpu::createInlineFusionsPass(compileLoops));
-  if (failed(pm.run(**module)))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        diagnostics.first.empty()
-            ? (llvm::Twine("the ") + (fuse ? "tgc-cpu" : "tgc-cpu-unfused") +
-               " pipeline failed on '" + func.getName() + "'")
-                  .str()
-            : diagnostics.first);
-  return std::move(*module);
+  return tgc::specializeAndLower(
+      func, shapes, fuse ? "tgc-cpu" : "tgc-cpu-unfused",
+      [&](OpPassManager &pm) {
+        if (optimize)
+          cpu::buildCpuBackendPipeline(pm, {fuse, compileLoops});
+        else // Fusions in the input still run as their bodies where needed.
+          pm.addNestedPass<func::FuncOp>(
+              cpu::createInlineFusionsPass(compileLoops));
+      });
 }
 
 } // namespace

@@ -39,18 +39,6 @@ std::string typeString(Type type) {
   return s;
 }
 
-/// Collects (and swallows) the error diagnostics emitted while it lives.
-struct DiagnosticCapture {
-  explicit DiagnosticCapture(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diag) {
-          if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
-            first = diag.str();
-          return success();
-        }) {}
-  std::string first;
-  ScopedDiagnosticHandler handler;
-};
-
 /// The ops the CUDA backend runs without a kernel: views of their operand's
 /// buffer.
 bool isView(Operation *op) {
@@ -94,8 +82,8 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
   OwningOpRef<ModuleOp> module = std::move(*specialized);
   DiagnosticCapture diagnostics(context);
   auto fail = [&](const llvm::Twine &message) {
-    return makeError(diagnostics.first.empty() ? message.str()
-                                               : diagnostics.first);
+    return makeError(diagnostics.empty() ? message.str()
+                                         : diagnostics.first());
   };
   if (options.optimize) {
     // The tgc-cuda pipeline (passes/Pipelines.cpp): cleanup, batch-norm
@@ -497,7 +485,7 @@ cuda::compile(func::FuncOp func,
   {
     DiagnosticCapture capture(context);
     if (failed(prepareContractions(body, ohwiFilters)))
-      return makeError(capture.first);
+      return makeError(capture.first());
   }
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
     if (fusion.getKind() != FusionKind::loop)
@@ -521,7 +509,7 @@ cuda::compile(func::FuncOp func,
       FusionOp probe = wrapInFusion(&op);
       inner = &probe.getBlock().front();
       (void)generateLoopKernel(probe, "probe");
-      std::string why = capture.first;
+      std::string why = capture.firstMessage();
       if (llvm::StringRef(why).starts_with("CUDA codegen: "))
         why = why.substr(strlen("CUDA codegen: "));
       return makeError(notSupported(inner, why));
@@ -854,7 +842,7 @@ cuda::compile(func::FuncOp func,
     if (failed(kernel)) {
       // A one-op fusion (multi-op ones the generator rejects were split).
       Operation &inner = fusion.getBlock().front();
-      std::string why = capture.first;
+      std::string why = capture.firstMessage();
       if (llvm::StringRef(why).starts_with("CUDA codegen: "))
         why = why.substr(strlen("CUDA codegen: "));
       return makeError(notSupported(&inner, why));

@@ -1,0 +1,87 @@
+//===- Backend.cpp - the backend registry ---------------------------------===//
+
+#include "codegen/Backend.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <mutex>
+
+using namespace tgc;
+using namespace tgc::codegen;
+
+char UnsupportedError::ID = 0;
+
+void UnsupportedError::log(llvm::raw_ostream &os) const { os << message; }
+
+std::error_code UnsupportedError::convertToErrorCode() const {
+  return std::make_error_code(std::errc::not_supported);
+}
+
+llvm::Error codegen::makeUnsupportedError(const llvm::Twine &message) {
+  return llvm::make_error<UnsupportedError>(message.str());
+}
+
+CompiledFunction::~CompiledFunction() = default;
+Backend::~Backend() = default;
+
+namespace {
+struct Registry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Backend>> backends;
+};
+
+Registry &registry() {
+  static Registry *instance = new Registry();
+  return *instance;
+}
+} // namespace
+
+void codegen::registerBackend(std::unique_ptr<Backend> backend) {
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  if (llvm::any_of(r.backends, [&](const std::unique_ptr<Backend> &b) {
+        return b->name() == backend->name();
+      }))
+    return;
+  r.backends.push_back(std::move(backend));
+}
+
+const Backend *codegen::lookupBackend(llvm::StringRef name) {
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const std::unique_ptr<Backend> &backend : r.backends)
+    if (backend->name() == name)
+      return backend.get();
+  return nullptr;
+}
+
+std::vector<std::string> codegen::registeredBackends() {
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const std::unique_ptr<Backend> &backend : r.backends)
+    names.push_back(backend->name().str());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+llvm::StringRef codegen::noCudaCodegenMessage() {
+  return "this build of tgc has no CUDA code generation (configure with the "
+         "CUDA toolkit: TGC_ENABLE_CUDA=ON)";
+}
+
+llvm::Expected<const Backend *> codegen::getBackend(llvm::StringRef name) {
+  if (const Backend *backend = lookupBackend(name))
+    return backend;
+  if (name == "cuda")
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   noCudaCodegenMessage());
+  std::vector<std::string> names = registeredBackends();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "unknown backend '" + name + "' (available: " +
+          llvm::join(names, ", ") + ")");
+}
