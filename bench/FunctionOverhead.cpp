@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
 #include "frontend/Function.h"
 
 #include <benchmark/benchmark.h>
@@ -45,8 +47,8 @@ struct Setup {
   /// The same kernel traced by hand and compiled, to run directly.
   mlir::MLIRContext context;
   TracedModule direct;
-  cpu::CompiledFunction plan;
-  runtime::RunOptions runOptions{.numThreads = 1};
+  std::unique_ptr<codegen::CompiledFunction> plan;
+  codegen::RunContext runContext{.options = {.numThreads = 1}};
 
   Setup() {
     if (!f(a, b, c).ok())
@@ -63,10 +65,11 @@ struct Setup {
     if (!traced)
       std::abort();
     direct = std::move(*traced);
-    cpu::CompileOptions compileOptions;
+    codegen::registerAllBackends();
+    codegen::BackendOptions compileOptions;
     compileOptions.numThreads = 1;
-    auto compiledPlan =
-        cpu::compile(direct.func, {{4}, {4}, {4}}, compileOptions);
+    auto compiledPlan = codegen::lookupBackend("cpu")->compile(
+        direct.func, {{4}, {4}, {4}}, compileOptions);
     if (!compiledPlan)
       std::abort();
     plan = std::move(*compiledPlan);
@@ -82,7 +85,7 @@ Setup &setup() {
 void BM_DirectCompiled(benchmark::State &state) {
   Setup &s = setup();
   for (auto _ : state) {
-    auto r = s.plan.executable->run(s.inputs, s.runOptions);
+    auto r = s.plan->run(s.inputs, s.runContext);
     benchmark::DoNotOptimize(r);
   }
 }
@@ -142,7 +145,7 @@ void summary() {
     double d = perCall(
         [&] {
           benchmark::DoNotOptimize(
-              s.plan.executable->run(s.inputs, s.runOptions));
+              s.plan->run(s.inputs, s.runContext));
         },
         20000);
     double h =

@@ -129,7 +129,7 @@ public:
   /// The name clients select it by ("reference", "cpu", "cuda").
   virtual llvm::StringRef name() const = 0;
   /// One line for --help and error messages.
-  virtual llvm::StringRef description() const = 0;
+  virtual std::string description() const = 0;
   /// Whether compiled functions run on a device (and need RunContext::device
   /// to run).
   virtual bool runsOnDevice() const { return false; }

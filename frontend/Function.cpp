@@ -3,11 +3,9 @@
 #include "frontend/Function.h"
 #include "codegen/reference/Interpreter.h"
 
+#include "codegen/Backends.h"
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
-#ifdef TGC_HAVE_CUDA_CODEGEN
-#include "codegen/cuda/Compiler.h"
-#endif
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -136,16 +134,13 @@ FunctionState::FunctionState(FunctionOptions opts)
 }
 
 bool detail::hasCudaCodegen() {
-#ifdef TGC_HAVE_CUDA_CODEGEN
-  return true;
-#else
-  return false;
-#endif
+  codegen::registerAllBackends();
+  return codegen::lookupBackend("cuda") != nullptr;
 }
 
-static constexpr const char *kNoCudaCodegen =
-    "this build of tgc has no CUDA code generation (configure with the CUDA "
-    "toolkit: TGC_ENABLE_CUDA=ON)";
+static std::string noCudaCodegen() {
+  return codegen::noCudaCodegenMessage().str();
+}
 
 absl::Status detail::normalizeOptions(FunctionOptions &options) {
   if (options.inputSignature) {
@@ -172,7 +167,7 @@ absl::Status detail::normalizeOptions(FunctionOptions &options) {
     if (!hasCudaCodegen())
       return absl::FailedPreconditionError("tgc: function '" + options.name +
                                            "' targets " + options.device.str() +
-                                           ": " + kNoCudaCodegen);
+                                           ": " + noCudaCodegen());
   }
   return absl::OkStatus();
 }
@@ -195,7 +190,7 @@ FunctionState::openTarget() const {
   std::string prefix =
       "tgc: function '" + options.name + "' targets " + options.device.str();
   if (!hasCudaCodegen())
-    return absl::FailedPreconditionError(prefix + ": " + kNoCudaCodegen);
+    return absl::FailedPreconditionError(prefix + ": " + noCudaCodegen());
   auto device = cuda::openDevice(options.device.ordinal);
   if (device.ok())
     return device;
@@ -300,139 +295,99 @@ absl::Status FunctionState::checkSignature(const TraceType &call) const {
   return absl::OkStatus();
 }
 
-/// Compiles `compiled` for the target CUDA device and these input shapes.
-static llvm::Expected<std::shared_ptr<const cuda::CompiledFunction>>
-compileCuda(const Compiled &compiled,
-            const std::vector<std::vector<int64_t>> &shapes,
-            const FunctionState &state) {
-  auto device = state.openTarget();
-  if (!device.ok())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   std::string(device.status().message()));
-#ifdef TGC_HAVE_CUDA_CODEGEN
-  cuda::CompileOptions compileOptions;
-  compileOptions.arch = (*device)->arch();
-  compileOptions.fuse = state.options.fuse;
-  auto plan = cuda::compile(compiled.traced.func, shapes, compileOptions);
+llvm::Expected<const codegen::Backend *> FunctionState::backend() const {
+  codegen::registerAllBackends();
+  switch (options.backend) {
+  case FunctionOptions::Backend::Reference:
+    return codegen::getBackend("reference");
+  case FunctionOptions::Backend::Cuda:
+    return codegen::getBackend("cuda");
+  case FunctionOptions::Backend::Cpu:
+    break;
+  }
+  return codegen::getBackend("cpu");
+}
+
+llvm::Expected<std::shared_ptr<const codegen::CompiledFunction>>
+FunctionState::compile(const Compiled &compiled,
+                       const std::vector<std::vector<int64_t>> &shapes) const {
+  auto selected = backend();
+  if (!selected)
+    return selected.takeError();
+  codegen::BackendOptions backendOptions;
+  backendOptions.fuse = options.fuse;
+  backendOptions.numThreads = options.numThreads;
+  backendOptions.interOp = options.interOpThreads > 1;
+  if ((*selected)->runsOnDevice()) {
+    auto device = openTarget();
+    if (!device.ok())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     std::string(device.status().message()));
+    backendOptions.arch = (*device)->arch();
+  }
+  auto plan =
+      (*selected)->compile(compiled.traced.func, shapes, backendOptions);
   if (!plan)
     return plan.takeError();
-  return std::make_shared<const cuda::CompiledFunction>(std::move(*plan));
-#else
-  (void)compiled;
-  (void)shapes;
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "tgc: " + std::string(kNoCudaCodegen));
-#endif
+  return std::shared_ptr<const codegen::CompiledFunction>(std::move(*plan));
 }
 
 llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
-  if (options.backend == FunctionOptions::Backend::Reference)
-    return llvm::Error::success();
+  auto selected = backend();
+  if (!selected)
+    return selected.takeError();
   std::vector<std::vector<int64_t>> shapes;
-  for (mlir::Type type : compiled.traced.func.getArgumentTypes()) {
-    auto tensor = mlir::cast<mlir::RankedTensorType>(type);
-    if (!tensor.hasStaticShape())
-      return llvm::Error::success(); // compiled per input shapes on use
-    shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
+  if (!(*selected)->servesAnyShapes()) {
+    for (mlir::Type type : compiled.traced.func.getArgumentTypes()) {
+      auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+      if (!tensor.hasStaticShape())
+        return llvm::Error::success(); // compiled per input shapes on use
+      shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
+    }
   }
-  if (compiled.target.isCuda()) {
-    auto plan = compileCuda(compiled, shapes, *this);
-    if (!plan)
-      return plan.takeError();
-    compiled.cudaStaticPlan = std::move(*plan);
-    return llvm::Error::success();
-  }
-  cpu::CompileOptions compileOptions;
-  compileOptions.numThreads = options.numThreads;
-  compileOptions.interOp = options.interOpThreads > 1;
-  compileOptions.fuse = compileOptions.fuse && options.fuse;
-  auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
+  auto plan = compile(compiled, shapes);
   if (!plan)
     return plan.takeError();
-  compiled.staticPlan =
-      std::make_shared<const cpu::CompiledFunction>(std::move(*plan));
+  compiled.staticPlan = std::move(*plan);
   return llvm::Error::success();
 }
 
-/// The CPU plan for these inputs.
-static absl::StatusOr<std::shared_ptr<const cpu::CompiledFunction>>
-planFor(const Compiled &compiled, const CallInputs &inputs,
-        const FunctionOptions &options) {
+absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
+FunctionState::planFor(const Compiled &compiled,
+                       const std::vector<std::vector<int64_t>> &shapes) const {
   if (compiled.staticPlan)
     return compiled.staticPlan;
-  std::vector<std::vector<int64_t>> shapes;
-  for (const runtime::HostTensor &t : inputs.tensors)
-    shapes.push_back(t.shape());
   std::lock_guard lock(compiled.planMutex);
   auto it = compiled.plans.find(shapes);
   if (it != compiled.plans.end())
     return it->second;
-  cpu::CompileOptions compileOptions;
-  compileOptions.numThreads = options.numThreads;
-  compileOptions.interOp = options.interOpThreads > 1;
-  compileOptions.fuse = compileOptions.fuse && options.fuse;
-  auto plan = cpu::compile(compiled.traced.func, shapes, compileOptions);
+  auto plan = compile(compiled, shapes);
   if (!plan)
     return toStatus(plan.takeError());
-  auto shared = std::make_shared<const cpu::CompiledFunction>(std::move(*plan));
-  compiled.plans.emplace(std::move(shapes), shared);
-  return shared;
-}
-
-/// The CUDA executable for these inputs (compiled on first use).
-static absl::StatusOr<std::shared_ptr<cuda::DeviceExecutable>>
-cudaExecutableFor(const Compiled &compiled,
-                  const std::vector<std::vector<int64_t>> &shapes,
-                  const FunctionState &state) {
-#ifdef TGC_HAVE_CUDA_CODEGEN
-  if (compiled.cudaStaticPlan)
-    return compiled.cudaStaticPlan->executable;
-  std::lock_guard lock(compiled.planMutex);
-  auto it = compiled.cudaPlans.find(shapes);
-  if (it != compiled.cudaPlans.end())
-    return it->second->executable;
-  auto plan = compileCuda(compiled, shapes, state);
-  if (!plan)
-    return toStatus(plan.takeError());
-  compiled.cudaPlans.emplace(shapes, *plan);
-  return (*plan)->executable;
-#else
-  (void)compiled;
-  (void)shapes;
-  (void)state;
-  return absl::FailedPreconditionError("tgc: " + std::string(kNoCudaCodegen));
-#endif
+  compiled.plans.emplace(shapes, *plan);
+  return std::move(*plan);
 }
 
 absl::StatusOr<std::vector<runtime::HostTensor>>
 FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
-  absl::StatusOr<std::vector<runtime::HostTensor>> results;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const runtime::HostTensor &t : inputs.tensors)
+    shapes.push_back(t.shape());
+  auto plan = planFor(compiled, shapes);
+  if (!plan.ok())
+    return plan.status();
+  codegen::RunContext context;
+  context.options.numThreads = options.numThreads;
+  context.options.interOpThreads = options.interOpThreads;
   if (compiled.target.isCuda()) {
     auto device = openTarget();
     if (!device.ok())
       return device.status();
-    std::vector<std::vector<int64_t>> shapes;
-    for (const runtime::HostTensor &t : inputs.tensors)
-      shapes.push_back(t.shape());
-    auto executable = cudaExecutableFor(compiled, shapes, *this);
-    if (!executable.ok())
-      return executable.status();
-    results = (*executable)->run(**device, inputs.tensors);
-  } else if (options.backend == FunctionOptions::Backend::Cpu) {
-    auto plan = planFor(compiled, inputs, options);
-    if (!plan.ok())
-      return plan.status();
-    runtime::RunOptions runOptions;
-    runOptions.numThreads = options.numThreads;
-    runOptions.interOpThreads = options.interOpThreads;
-    results = (*plan)->executable->run(inputs.tensors, runOptions);
-  } else {
-    auto ran = reference::runFunction(compiled.traced.func, inputs.tensors);
-    if (!ran)
-      return toStatus(ran.takeError());
-    results = std::move(*ran);
+    context.device = *device;
   }
+  absl::StatusOr<std::vector<runtime::HostTensor>> results =
+      (*plan)->run(inputs.tensors, context);
   if (!results.ok())
     return results.status();
   size_t expected = compiled.numOutputs + compiled.variableWrites.size();
@@ -480,10 +435,15 @@ FunctionState::executeOnDevice(const Compiled &compiled,
     }
     shapes.push_back(args[i].shape());
   }
-  auto executable = cudaExecutableFor(compiled, shapes, *this);
-  if (!executable.ok())
-    return executable.status();
-  auto results = (*executable)->runOnDevice(args);
+  auto plan = planFor(compiled, shapes);
+  if (!plan.ok())
+    return plan.status();
+  std::shared_ptr<cuda::DeviceExecutable> executable =
+      (*plan)->deviceExecutable();
+  if (!executable)
+    return absl::InternalError("tgc: function '" + options.name +
+                               "': its backend has no device executable");
+  auto results = executable->runOnDevice(args);
   if (!results.ok())
     return results.status();
   size_t expected = compiled.numOutputs + compiled.variableWrites.size();

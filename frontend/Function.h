@@ -11,7 +11,7 @@
 
 #include "tgc/Function.h"
 
-#include "codegen/cpu/Compiler.h"
+#include "codegen/Backend.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tracer.h"
 #include "runtime/cuda/Executable.h"
@@ -26,10 +26,6 @@
 #include <vector>
 
 namespace tgc {
-
-namespace cuda {
-struct CompiledFunction;
-} // namespace cuda
 
 namespace detail {
 
@@ -50,19 +46,15 @@ struct Compiled {
   std::vector<int64_t> variableWrites;
   /// Where it runs (the key's target).
   Device target;
-  /// CPU backend: the plan of a specialization with static shapes, compiled
-  /// when it is traced; specializations with dynamic dims compile one plan
-  /// per set of input shapes on first use.
-  std::shared_ptr<const cpu::CompiledFunction> staticPlan;
+  /// The plan of a specialization with static shapes (or of a backend that
+  /// serves any shapes, the reference interpreter), compiled when it is
+  /// traced; specializations with dynamic dims compile one plan per set of
+  /// input shapes on first use.
+  std::shared_ptr<const codegen::CompiledFunction> staticPlan;
   mutable std::mutex planMutex;
   mutable std::map<std::vector<std::vector<int64_t>>,
-                   std::shared_ptr<const cpu::CompiledFunction>>
+                   std::shared_ptr<const codegen::CompiledFunction>>
       plans;
-  /// CUDA backend: the same, compiled for the target device's arch.
-  std::shared_ptr<const cuda::CompiledFunction> cudaStaticPlan;
-  mutable std::map<std::vector<std::vector<int64_t>>,
-                   std::shared_ptr<const cuda::CompiledFunction>>
-      cudaPlans;
 };
 
 /// State shared by copies of a Function.
@@ -94,9 +86,22 @@ struct FunctionState {
   /// the specialization when its shapes are static.
   llvm::Expected<std::shared_ptr<const Compiled>>
   trace(const tracing::TraceType &target, const TraceBody &body);
-  /// Compiles a specialization whose argument shapes are all static for its
-  /// target (CPU or CUDA; errors come back as tracing errors).
+  /// The backend specializations compile with (FunctionOptions::backend,
+  /// selected by name from the registry).
+  llvm::Expected<const codegen::Backend *> backend() const;
+  /// Compiles `compiled` for these input shapes on the function's backend
+  /// (the CUDA arch from the target device).
+  llvm::Expected<std::shared_ptr<const codegen::CompiledFunction>>
+  compile(const Compiled &compiled,
+          const std::vector<std::vector<int64_t>> &shapes) const;
+  /// Compiles a specialization whose argument shapes are all static (any
+  /// specialization for a backend that serves any shapes); errors come back
+  /// as tracing errors.
   llvm::Error compileStatic(Compiled &compiled) const;
+  /// The plan for these input shapes (compiled on first use).
+  absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
+  planFor(const Compiled &compiled,
+          const std::vector<std::vector<int64_t>> &shapes) const;
   /// Runs a specialization on the call's inputs, writes assigned variables
   /// back, and returns the callable's results.
   absl::StatusOr<std::vector<runtime::HostTensor>>

@@ -1,14 +1,17 @@
 //===- OnnxModel.cpp - tgc::Model: compiled ONNX models -------------------===//
 //
-// The public Model API (include/tgc/Model.h) over the importer and the CPU
-// compiler: one MLIR context per model, one plan per set of input shapes.
+// The public Model API (include/tgc/Model.h) over the importer and a backend
+// selected by name from the registry (codegen/Backend.h): one MLIR context
+// per model, one plan per set of input shapes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Model.h"
 
-#include "codegen/cpu/Compiler.h"
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
 #include "codegen/reference/Interpreter.h"
+#include "runtime/cuda/Device.h"
 #include "frontend/Function.h"
 #include "frontend/Tensor.h"
 #include "frontend/onnx/OnnxInternal.h"
@@ -30,11 +33,15 @@ struct ModelState {
   mlir::func::FuncOp func;
   std::vector<TensorInfo> inputs, outputs;
 
+  const codegen::Backend *backend = nullptr;
+  /// A device backend's device (opened when the model is loaded).
+  std::shared_ptr<cuda::Device> device;
+
   std::mutex planMutex;
   std::map<std::vector<std::vector<int64_t>>,
-           std::shared_ptr<const cpu::CompiledFunction>>
+           std::shared_ptr<const codegen::CompiledFunction>>
       plans;
-  std::shared_ptr<const cpu::CompiledFunction> lastPlan;
+  std::shared_ptr<const codegen::CompiledFunction> lastPlan;
 };
 
 } // namespace tgc::detail
@@ -66,15 +73,26 @@ llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
 
 absl::StatusOr<Model> Model::loadOnnx(const std::string &path,
                                       ModelOptions options) {
-  if (options.backend != "cpu" && options.backend != "reference")
-    return absl::InvalidArgumentError(
-        "tgc: unknown backend '" + options.backend +
-        "' for a Model (expected 'cpu' or 'reference')");
+  codegen::registerAllBackends();
+  auto backend = codegen::getBackend(options.backend);
+  if (!backend)
+    return absl::InvalidArgumentError("tgc: Model: " +
+                                      llvm::toString(backend.takeError()));
   if (options.numThreads < 0 || options.interOpThreads < 1)
     return absl::InvalidArgumentError(
         "tgc: ModelOptions: numThreads must be >= 0 and interOpThreads >= 1");
   auto state = std::make_shared<detail::ModelState>();
   state->options = std::move(options);
+  state->backend = *backend;
+  if (state->backend->runsOnDevice()) {
+    auto device = cuda::openDevice(0);
+    if (!device.ok())
+      return absl::Status(device.status().code(),
+                          "tgc: Model: the " + state->options.backend +
+                              " backend: " +
+                              std::string(device.status().message()));
+    state->device = *device;
+  }
   auto module = importOnnxModel(state->context, path);
   if (!module)
     return detail::toStatus(module.takeError());
@@ -111,42 +129,41 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   // Wrong counts, dtypes and shapes: the interpreter's located messages.
   if (llvm::Error error = reference::checkArguments(state->func, inputs))
     return detail::toStatus(std::move(error));
-  if (state->options.backend == "reference") {
-    auto results = reference::runFunction(state->func, inputs);
-    if (!results)
-      return detail::toStatus(results.takeError());
-    return std::move(*results);
-  }
   std::vector<std::vector<int64_t>> shapes;
-  for (const runtime::HostTensor &input : inputs)
-    shapes.push_back(input.shape());
-  std::shared_ptr<const cpu::CompiledFunction> plan;
+  if (!state->backend->servesAnyShapes())
+    for (const runtime::HostTensor &input : inputs)
+      shapes.push_back(input.shape());
+  std::shared_ptr<const codegen::CompiledFunction> plan;
   {
     std::lock_guard lock(state->planMutex);
     auto it = state->plans.find(shapes);
     if (it != state->plans.end()) {
       plan = it->second;
     } else {
-      cpu::CompileOptions compileOptions;
-      compileOptions.numThreads = state->options.numThreads;
-      compileOptions.interOp = state->options.interOpThreads > 1;
-      compileOptions.fuse = compileOptions.fuse && state->options.fuse;
-      auto compiled = cpu::compile(state->func, shapes, compileOptions);
+      codegen::BackendOptions backendOptions;
+      backendOptions.numThreads = state->options.numThreads;
+      backendOptions.interOp = state->options.interOpThreads > 1;
+      backendOptions.fuse = state->options.fuse;
+      if (state->device)
+        backendOptions.arch = state->device->arch();
+      auto compiled =
+          state->backend->compile(state->func, shapes, backendOptions);
       if (!compiled)
         return detail::toStatus(compiled.takeError());
-      plan =
-          std::make_shared<const cpu::CompiledFunction>(std::move(*compiled));
+      plan = std::shared_ptr<const codegen::CompiledFunction>(
+          std::move(*compiled));
       state->plans.emplace(std::move(shapes), plan);
     }
     state->lastPlan = plan;
   }
-  runtime::RunOptions runOptions;
-  runOptions.numThreads = state->options.numThreads;
-  runOptions.interOpThreads = state->options.interOpThreads;
-  return plan->executable->run(inputs, runOptions);
+  codegen::RunContext context;
+  context.options.numThreads = state->options.numThreads;
+  context.options.interOpThreads = state->options.interOpThreads;
+  context.device = state->device;
+  return plan->run(inputs, context);
 }
 
 std::string Model::describePlan() const {
   std::lock_guard lock(state->planMutex);
-  return state->lastPlan ? state->lastPlan->executable->describe() : "";
+  return state->lastPlan ? state->lastPlan->describe() : "";
 }

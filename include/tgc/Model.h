@@ -28,8 +28,10 @@
 namespace tgc {
 
 struct ModelOptions {
-  /// "cpu" (oneDNN primitives, fused loop kernels, native kernels) or
-  /// "reference" (the reference interpreter).
+  /// The backend, by its registered name: "cpu" (oneDNN primitives, fused
+  /// loop kernels, native kernels), "reference" (the reference interpreter)
+  /// or, in CUDA builds, "cuda" (device 0; host tensors are copied in and
+  /// out).
   std::string backend = "cpu";
   /// Intra-op threads for the CPU backend (0: TGC_NUM_THREADS,
   /// OMP_NUM_THREADS or all cores).
@@ -70,7 +72,7 @@ public:
   run(const std::vector<runtime::HostTensor> &inputs) const;
 
   /// The compiled plan for the shapes of the last run (kernels, layouts,
-  /// fusions), or "" before the first run or on the reference backend.
+  /// fusions), or "" before the first run.
   std::string describePlan() const;
 
 private:

@@ -24,7 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/cpu/Compiler.h"
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
 #include "codegen/reference/Interpreter.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "tgc/HostTensor.h"
@@ -232,28 +233,24 @@ std::optional<std::string> runDataSet(mlir::func::FuncOp func,
     inputs.push_back(i < func.getNumArguments()
                          ? asModelType(t, func.getArgumentTypes()[i])
                          : t);
-  std::vector<HostTensor> results;
-  if (backend == "reference") {
-    auto ran = tgc::reference::runFunction(func, inputs);
-    if (!ran)
-      return "run: " + explain(ran.takeError()).first;
-    results = std::move(*ran);
-  } else {
-    std::vector<std::vector<int64_t>> shapes;
+  auto selected = tgc::codegen::getBackend(backend);
+  if (!selected)
+    return "backend: " + explain(selected.takeError()).first;
+  std::vector<std::vector<int64_t>> shapes;
+  if (!(*selected)->servesAnyShapes())
     for (const HostTensor &t : inputs)
       shapes.push_back(t.shape());
-    auto compiled = tgc::cpu::compile(func, shapes);
-    if (!compiled) {
-      auto [message, notSupported] = explain(compiled.takeError());
-      if (unsupported)
-        *unsupported = notSupported;
-      return "compile: " + message;
-    }
-    auto ran = compiled->executable->run(inputs, {});
-    if (!ran.ok())
-      return "run: " + shorten(std::string(ran.status().message()));
-    results = std::move(*ran);
+  auto compiled = (*selected)->compile(func, shapes, {});
+  if (!compiled) {
+    auto [message, notSupported] = explain(compiled.takeError());
+    if (unsupported)
+      *unsupported = notSupported;
+    return "compile: " + message;
   }
+  auto ran = (*compiled)->run(inputs, {});
+  if (!ran.ok())
+    return "run: " + shorten(std::string(ran.status().message()));
+  std::vector<HostTensor> results = std::move(*ran);
   if (results.size() != set.outputs.size())
     return formatv("{0} results, but the test expects {1}", results.size(),
                    set.outputs.size())
@@ -399,10 +396,11 @@ int realMain() {
   std::vector<std::string> backends(backendNames.begin(), backendNames.end());
   if (backends.empty())
     backends = {"reference", "cpu"};
+  tgc::codegen::registerAllBackends();
   for (const std::string &b : backends)
-    if (b != "reference" && b != "cpu") {
-      errs() << "tgc-onnx-conformance: unknown backend '" << b
-             << "' (available: reference, cpu)\n";
+    if (auto backend = tgc::codegen::getBackend(b); !backend) {
+      errs() << "tgc-onnx-conformance: " << toString(backend.takeError())
+             << "\n";
       return 2;
     }
   if (!sys::fs::is_directory(rootDir)) {

@@ -11,6 +11,8 @@
 #include "runtime/Environment.h"
 #include "tools/lib/TensorLiteral.h"
 
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
@@ -18,11 +20,9 @@
 #include "runtime/cuda/Device.h"
 #include "tgc/Device.h"
 #include "tgc/Npy.h"
-#ifdef TGC_HAVE_CUDA_CODEGEN
-#include "codegen/cuda/Compiler.h"
-#endif
 #include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
+#include "tools/lib/Runner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -48,6 +48,7 @@
 using namespace llvm;
 using tgc::runtime::DType;
 using tgc::runtime::HostTensor;
+using tgc::tooling::Runner;
 
 namespace {
 struct Options {
@@ -252,198 +253,27 @@ mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
   return nullptr;
 }
 
-/// Runs a function on one backend.
-class Runner {
-public:
-  virtual ~Runner() = default;
-  virtual Expected<std::vector<HostTensor>>
-  run(const std::vector<HostTensor> &args) = 0;
-};
-
-class ReferenceRunner final : public Runner {
-public:
-  explicit ReferenceRunner(mlir::func::FuncOp func) : func(func) {}
-  Expected<std::vector<HostTensor>>
-  run(const std::vector<HostTensor> &args) override {
-    return tgc::reference::runFunction(func, args);
-  }
-
-private:
-  mlir::func::FuncOp func;
-};
-
-/// Compiles for the shapes of the first call's arguments.
-class CpuRunner final : public Runner {
-public:
-  CpuRunner(mlir::func::FuncOp func, const Options &opts)
-      : func(func), opts(opts) {}
-  Error compile(const std::vector<HostTensor> &args) {
-    // Arguments that do not fit the signature: the error the reference
-    // gives, located at the function.
-    if (Error error = tgc::reference::checkArguments(func, args))
-      return error;
-    if (compiled)
-      return Error::success();
-    std::vector<std::vector<int64_t>> shapes;
-    for (const HostTensor &t : args)
-      shapes.push_back(t.shape());
-    tgc::cpu::CompileOptions compileOptions;
-    compileOptions.numThreads = static_cast<int>(opts.threads);
-    compileOptions.fuse = compileOptions.fuse && opts.pipeline == "tgc-cpu";
-    compileOptions.interOp = opts.interOp > 1;
-    auto result = tgc::cpu::compile(func, shapes, compileOptions);
-    if (!result)
-      return result.takeError();
-    compiled = std::move(*result);
-    if (opts.printLowered)
-      outs() << *compiled->module << "\n";
-    if (opts.printPlan)
-      outs() << compiled->executable->describe();
-    return Error::success();
-  }
-  Expected<std::vector<HostTensor>>
-  run(const std::vector<HostTensor> &args) override {
-    if (Error error = compile(args))
-      return std::move(error);
-    tgc::runtime::RunOptions options;
-    options.numThreads = static_cast<int>(opts.threads);
-    options.interOpThreads = static_cast<int>(opts.interOp);
-    options.verbose = tgc::runtime::verboseFromEnvironment();
-    options.profile = opts.profile.empty() ? nullptr : &profile;
-    auto results = compiled->executable->run(args, options);
-    if (!results.ok())
-      return makeError(std::string(results.status().message()));
-    return std::move(*results);
-  }
-  tgc::runtime::Profile profile;
-
-private:
-  mlir::func::FuncOp func;
-  const Options &opts;
-  std::optional<tgc::cpu::CompiledFunction> compiled;
-};
-
-/// The CUDA backend: compiles for the shapes of the first call's arguments
-/// (no GPU needed: the arch is the device's, --cuda-arch or sm_90) and runs
-/// on device 0. Without a GPU or driver, running is "no CUDA device:
-/// <reason>" (and a non-zero exit); --print-plan / --compile-only still
-/// compile and print the plan first.
-class CudaRunner final : public Runner {
-public:
-  CudaRunner(mlir::func::FuncOp func, const Options &opts,
-             std::shared_ptr<tgc::cuda::Device> device, std::string noDevice)
-      : func(func), opts(opts), device(device), noDevice(std::move(noDevice)) {}
-  Error compile(const std::vector<HostTensor> &args) {
-#ifdef TGC_HAVE_CUDA_CODEGEN
-    if (compiled)
-      return Error::success();
-    std::vector<std::vector<int64_t>> shapes;
-    for (const HostTensor &t : args)
-      shapes.push_back(t.shape());
-    tgc::cuda::CompileOptions options;
-    if (!opts.cudaArch.empty())
-      options.arch = opts.cudaArch;
-    else if (device)
-      options.arch = device->arch();
-    options.fuse = opts.pipeline == "tgc-cpu";
-    options.allowTf32 = opts.allowTf32;
-    auto result = tgc::cuda::compile(func, shapes, options);
-    if (!result)
-      return result.takeError();
-    compiled = std::move(*result);
-    if (opts.printPlan)
-      outs() << compiled->describe();
-    return Error::success();
-#else
-    return makeError("this build has no CUDA code generation (configure "
-                     "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
-#endif
-  }
-  Expected<std::vector<HostTensor>>
-  run(const std::vector<HostTensor> &args) override {
-    if (!device)
-      return makeError(noDevice);
-#ifdef TGC_HAVE_CUDA_CODEGEN
-    if (Error error = compile(args))
-      return std::move(error);
-    auto results = compiled->executable->run(*device, args);
-    if (!results.ok())
-      return makeError(std::string(results.status().message()));
-    return std::move(*results);
-#else
-    return makeError("this build has no CUDA code generation (configure "
-                     "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
-#endif
-  }
-  /// Times `iterations` calls with the arguments already on the device
-  /// (DeviceExecutable::runOnDevice: no host transfers, one
-  /// synchronization per call), as GPU frameworks are timed.
-  Expected<std::vector<double>>
-  benchmarkOnDevice(const std::vector<HostTensor> &args, unsigned iterations) {
-    if (!device)
-      return makeError(noDevice);
-#ifdef TGC_HAVE_CUDA_CODEGEN
-    if (Error error = compile(args))
-      return std::move(error);
-    std::vector<tgc::cuda::DeviceTensor> onDevice;
-    for (const HostTensor &arg : args) {
-      auto tensor = tgc::cuda::DeviceTensor::fromHost(device, arg);
-      if (!tensor.ok())
-        return makeError(std::string(tensor.status().message()));
-      onDevice.push_back(std::move(*tensor));
-    }
-    std::vector<double> ms;
-    for (unsigned i = 0; i <= iterations; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      auto results = compiled->executable->runOnDevice(onDevice);
-      auto stop = std::chrono::steady_clock::now();
-      if (!results.ok())
-        return makeError(std::string(results.status().message()));
-      if (i > 0) // the first call is a warm-up
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(stop - start).count());
-    }
-    return ms;
-#else
-    return makeError("this build has no CUDA code generation (configure "
-                     "with the CUDA toolkit: TGC_ENABLE_CUDA=ON)");
-#endif
-  }
-
-private:
-  mlir::func::FuncOp func;
-  const Options &opts;
-  std::shared_ptr<tgc::cuda::Device> device;
-  std::string noDevice;
-#ifdef TGC_HAVE_CUDA_CODEGEN
-  std::optional<tgc::cuda::CompiledFunction> compiled;
-#endif
-};
-
-Expected<std::unique_ptr<Runner>> makeCudaRunner(mlir::func::FuncOp func,
-                                                 const Options &opts) {
-  auto device = tgc::cuda::openDevice(opts.cudaOrdinal);
-  if (device.ok())
-    return std::make_unique<CudaRunner>(func, opts, *device, std::string());
-  std::string reason(device.status().message());
-  if (!StringRef(reason).starts_with("no CUDA device"))
-    reason = "no CUDA device: " + reason;
+/// The runner options tgc-run's flags give.
+tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
+  tgc::tooling::RunnerOptions options;
+  options.threads = static_cast<int>(opts.threads);
+  options.interOp = static_cast<int>(opts.interOp);
+  options.fuse = opts.pipeline == "tgc-cpu";
+  options.cudaOrdinal = opts.cudaOrdinal;
+  options.cudaArch = opts.cudaArch;
+  options.allowTf32 = opts.allowTf32;
+  options.printPlan = opts.printPlan;
+  options.printLowered = opts.printLowered;
+  options.verbose = tgc::runtime::verboseFromEnvironment();
+  options.profile = !opts.profile.empty();
   // Without a device, only a compile (--print-plan, --compile-only) goes on.
-  if (!opts.printPlan && !opts.compileOnly)
-    return makeError(reason);
-  return std::make_unique<CudaRunner>(func, opts, nullptr, reason);
+  options.compileWithoutDevice = opts.printPlan || opts.compileOnly;
+  return options;
 }
 
 Expected<std::unique_ptr<Runner>>
 makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
-  if (backend == "reference")
-    return std::make_unique<ReferenceRunner>(func);
-  if (backend == "cpu")
-    return std::make_unique<CpuRunner>(func, opts);
-  if (backend == "cuda")
-    return makeCudaRunner(func, opts);
-  return makeError("unknown backend '" + backend +
-                   "' (available: cpu, cuda, reference)");
+  return Runner::create(backend, func, runnerOptions(opts), outs());
 }
 
 /// Whether `prefix` (the text before '=' in an --input) is a literal's
@@ -555,9 +385,15 @@ std::string firstLocation(StringRef message) {
   return "";
 }
 
-/// Whether `message` is a backend refusing an op it has no kernel for.
-bool isUnsupported(StringRef message) {
-  return message.contains("is not supported by the cuda backend");
+/// Whether `error` is a backend refusing an op it has no kernel for.
+/// The message of `error`; `unsupported` says whether it is a backend
+/// refusing an op it has no kernel for (codegen::UnsupportedError).
+std::string takeMessage(Error error, bool &unsupported) {
+  unsupported = tgc::codegen::isUnsupported(error);
+  std::string message = toString(std::move(error));
+  unsupported |=
+      StringRef(message).contains("is not supported by the cuda backend");
+  return message;
 }
 
 /// --differential --backend=cuda --compile-only: compiles every selected
@@ -580,18 +416,22 @@ Error compileDifferential(mlir::ModuleOp module, const Options &opts) {
              << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
       continue;
     }
-    CudaRunner cuda(func, opts, nullptr, "compile only");
-    if (Error error = cuda.compile(*args)) {
-      std::string message = toString(std::move(error));
-      if (isUnsupported(message)) {
+    tgc::tooling::RunnerOptions compileOnly = runnerOptions(opts);
+    compileOnly.compileWithoutDevice = true;
+    auto cuda = Runner::create("cuda", func, compileOnly, outs());
+    if (!cuda)
+      return cuda.takeError();
+    if (Error error = (*cuda)->compile(*args)) {
+      bool unsupportedOp = false;
+      std::string message = takeMessage(std::move(error), unsupportedOp);
+      if (unsupportedOp) {
         ++unsupported;
         outs() << "@" << func.getName() << ": unsupported: " << message << "\n";
       } else {
         // The reference may refuse these inputs too (a declared static dim
         // the random size contradicts, ...): then the compile error is
         // the same complaint.
-        ReferenceRunner reference(func);
-        auto want = reference.run(*args);
+        auto want = tgc::reference::runFunction(func, *args);
         if (!want) {
           consumeError(want.takeError());
           outs() << "@" << func.getName() << ": both fail (" << message
@@ -620,23 +460,25 @@ Error compileDifferential(mlir::ModuleOp module, const Options &opts) {
 /// reference (or both must fail at the same op).
 Error runDifferential(mlir::ModuleOp module, const Options &opts) {
   const std::string backend = opts.backend;
-  if (backend != "cpu" && backend != "cuda")
+  tgc::codegen::registerAllBackends();
+  auto tested = tgc::codegen::getBackend(backend);
+  if (!tested)
+    return tested.takeError();
+  if ((*tested)->servesAnyShapes())
     return makeError("--differential compares --backend=cpu or cuda with "
                      "the reference interpreter, not '" +
                      backend + "'");
-  std::shared_ptr<tgc::cuda::Device> device;
-  if (backend == "cuda" && opts.compileOnly)
+  if ((*tested)->runsOnDevice() && opts.compileOnly)
     return compileDifferential(module, opts);
-  if (backend == "cuda") {
+  if ((*tested)->runsOnDevice()) {
     auto opened = tgc::cuda::openDevice(opts.cudaOrdinal);
     if (!opened.ok()) {
-      std::string reason(opened.status().message());
-      if (!StringRef(reason).starts_with("no CUDA device"))
-        reason = "no CUDA device: " + reason;
+      std::string reason =
+          tgc::tooling::noDeviceMessage(
+              std::string(opened.status().message()));
       outs() << "differential: skipped (" << reason << ")\n";
       return makeError(reason);
     }
-    device = *opened;
   }
   if (!opts.expected.empty() || !opts.outputs.empty())
     return makeError("--differential compares the backends with each other; "
@@ -658,17 +500,17 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
              << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
       continue;
     }
-    ReferenceRunner reference(func);
-    std::unique_ptr<Runner> tested;
-    if (backend == "cuda")
-      tested = std::make_unique<CudaRunner>(func, opts, device, "");
-    else
-      tested = std::make_unique<CpuRunner>(func, opts);
-    auto want = reference.run(*args);
-    auto got = tested->run(*args);
+    auto runner = makeRunner(backend, func, opts);
+    if (!runner)
+      return runner.takeError();
+    auto want = tgc::reference::runFunction(func, *args);
+    auto got = (*runner)->run(*args);
     if (!want || !got) {
       std::string wantError = want ? "" : toString(want.takeError());
-      std::string gotError = got ? "" : toString(got.takeError());
+      bool unsupportedOp = false;
+      std::string gotError;
+      if (!got)
+        gotError = takeMessage(got.takeError(), unsupportedOp);
       // Both failing agrees when they blame the same op.
       if (!wantError.empty() && !gotError.empty() &&
           firstLocation(wantError) == firstLocation(gotError)) {
@@ -676,7 +518,7 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
                << firstLocation(wantError) << "\n";
         continue;
       }
-      if (isUnsupported(gotError)) {
+      if (unsupportedOp) {
         // Reported, not a mismatch: the backend refused to compile (whether
         // or not the reference then fails at run time, as on an index out
         // of range).
@@ -808,42 +650,24 @@ Error run(const Options &opts) {
   if (!args)
     return args.takeError();
 
-  if (auto *cuda = dynamic_cast<CudaRunner *>(runner->get())) {
-    if (Error error = cuda->compile(*args))
-      return error;
-  } else if (opts.compileOnly) {
-    if (auto *cpu = dynamic_cast<CpuRunner *>(runner->get())) {
-      if (Error error = cpu->compile(*args))
-        return error;
-    } else {
-      return makeError("--compile-only needs --backend=cpu or cuda");
-    }
-  }
+  Runner &onBackend = **runner;
+  if (opts.compileOnly && onBackend.backend().servesAnyShapes())
+    return makeError("--compile-only needs --backend=cpu or cuda");
+  // Compile first: the plan prints even where running then fails (a device
+  // backend without a device).
+  if (Error error = onBackend.compile(*args))
+    return error;
   if (opts.compileOnly)
     return Error::success();
-  auto results = (*runner)->run(*args);
+  auto results = onBackend.run(*args);
   if (!results)
     return results.takeError();
 
   if (opts.benchmark > 0) {
-    std::vector<double> ms;
-    auto *cuda = dynamic_cast<CudaRunner *>(runner->get());
-    if (cuda) {
-      // On the device: arguments uploaded once, results left there.
-      auto timed = cuda->benchmarkOnDevice(*args, opts.benchmark);
-      if (!timed)
-        return timed.takeError();
-      ms = std::move(*timed);
-    }
-    for (unsigned i = 0; !cuda && i < opts.benchmark; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      auto again = (*runner)->run(*args);
-      auto stop = std::chrono::steady_clock::now();
-      if (!again)
-        return again.takeError();
-      ms.push_back(
-          std::chrono::duration<double, std::milli>(stop - start).count());
-    }
+    auto timed = onBackend.benchmark(*args, opts.benchmark);
+    if (!timed)
+      return timed.takeError();
+    std::vector<double> ms = std::move(*timed);
     std::sort(ms.begin(), ms.end());
     outs() << format(
         "@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
@@ -851,10 +675,10 @@ Error run(const Options &opts) {
         opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
   }
   if (!opts.profile.empty()) {
-    auto *cpu = dynamic_cast<CpuRunner *>(runner->get());
-    if (!cpu)
+    const tgc::runtime::Profile *profile = onBackend.profile();
+    if (!profile)
       return makeError("--profile needs --backend=cpu");
-    if (auto status = cpu->profile.writeChromeTrace(opts.profile); !status.ok())
+    if (auto status = profile->writeChromeTrace(opts.profile); !status.ok())
       return makeError(opts.profile + ": " + std::string(status.message()));
   }
 

@@ -1,0 +1,65 @@
+//===- CpuBackend.cpp - the "cpu" backend ---------------------------------===//
+//
+// cpu::compile (codegen/cpu/Compiler.h) behind the Backend interface.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
+#include "codegen/cpu/Compiler.h"
+
+#include <memory>
+
+using namespace tgc;
+using namespace tgc::codegen;
+
+namespace {
+class CpuFunction final : public CompiledFunction {
+public:
+  explicit CpuFunction(cpu::CompiledFunction compiled)
+      : compiled(std::move(compiled)) {}
+  llvm::StringRef backend() const override { return "cpu"; }
+  std::string describe() const override {
+    return compiled.executable->describe();
+  }
+  mlir::ModuleOp module() const override { return compiled.module.get(); }
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  run(const std::vector<runtime::HostTensor> &inputs,
+      const RunContext &context) const override {
+    return compiled.executable->run(inputs, context.options);
+  }
+  std::shared_ptr<const runtime::Executable> hostExecutable() const override {
+    return compiled.executable;
+  }
+
+private:
+  cpu::CompiledFunction compiled;
+};
+
+class CpuBackend final : public Backend {
+public:
+  llvm::StringRef name() const override { return "cpu"; }
+  std::string description() const override {
+    return "oneDNN primitives and generated loops on this CPU (" +
+           cpu::targetDescription() + ")";
+  }
+  llvm::Expected<std::unique_ptr<CompiledFunction>>
+  compile(mlir::func::FuncOp func,
+          llvm::ArrayRef<std::vector<int64_t>> inputShapes,
+          const BackendOptions &options) const override {
+    cpu::CompileOptions compileOptions;
+    compileOptions.optimize = options.optimize;
+    compileOptions.fuse = compileOptions.fuse && options.fuse;
+    compileOptions.numThreads = options.numThreads;
+    compileOptions.interOp = options.interOp;
+    auto compiled = cpu::compile(func, inputShapes.vec(), compileOptions);
+    if (!compiled)
+      return compiled.takeError();
+    return std::make_unique<CpuFunction>(std::move(*compiled));
+  }
+};
+} // namespace
+
+void codegen::registerCpuBackend() {
+  registerBackend(std::make_unique<CpuBackend>());
+}

@@ -1,0 +1,69 @@
+//===- CudaBackend.cpp - the "cuda" backend -------------------------------===//
+//
+// cuda::compile (codegen/cuda/Compiler.h) behind the Backend interface.
+// Compiling needs no GPU; running needs RunContext::device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
+#include "codegen/cuda/Compiler.h"
+
+#include <memory>
+
+using namespace tgc;
+using namespace tgc::codegen;
+
+namespace {
+class CudaFunction final : public CompiledFunction {
+public:
+  explicit CudaFunction(cuda::CompiledFunction compiled)
+      : compiled(std::move(compiled)) {}
+  llvm::StringRef backend() const override { return "cuda"; }
+  std::string describe() const override { return compiled.describe(); }
+  mlir::ModuleOp module() const override { return compiled.module.get(); }
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  run(const std::vector<runtime::HostTensor> &inputs,
+      const RunContext &context) const override {
+    if (!context.device)
+      return absl::FailedPreconditionError(
+          "tgc: the cuda backend runs on a CUDA device; none was given");
+    return compiled.executable->run(*context.device, inputs);
+  }
+  std::shared_ptr<cuda::DeviceExecutable> deviceExecutable() const override {
+    return compiled.executable;
+  }
+
+private:
+  cuda::CompiledFunction compiled;
+};
+
+class CudaBackend final : public Backend {
+public:
+  llvm::StringRef name() const override { return "cuda"; }
+  std::string description() const override {
+    return "generated CUDA kernels, cuBLASLt and cuDNN (NVRTC; compiling "
+           "needs no GPU)";
+  }
+  bool runsOnDevice() const override { return true; }
+  llvm::Expected<std::unique_ptr<CompiledFunction>>
+  compile(mlir::func::FuncOp func,
+          llvm::ArrayRef<std::vector<int64_t>> inputShapes,
+          const BackendOptions &options) const override {
+    cuda::CompileOptions compileOptions;
+    if (!options.arch.empty())
+      compileOptions.arch = options.arch;
+    compileOptions.optimize = options.optimize;
+    compileOptions.fuse = options.fuse;
+    compileOptions.allowTf32 = options.allowTf32;
+    auto compiled = cuda::compile(func, inputShapes.vec(), compileOptions);
+    if (!compiled)
+      return compiled.takeError();
+    return std::make_unique<CudaFunction>(std::move(*compiled));
+  }
+};
+} // namespace
+
+void codegen::registerCudaBackend() {
+  registerBackend(std::make_unique<CudaBackend>());
+}

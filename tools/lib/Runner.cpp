@@ -1,0 +1,146 @@
+//===- Runner.cpp - run a function on a backend, for the tools ------------===//
+
+#include "tools/lib/Runner.h"
+
+#include "codegen/Backends.h"
+#include "codegen/reference/Interpreter.h"
+#include "runtime/cuda/Device.h"
+#include "runtime/cuda/Executable.h"
+
+#include <chrono>
+
+using namespace tgc;
+using namespace tgc::tooling;
+using runtime::HostTensor;
+
+namespace {
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+llvm::Error statusError(const absl::Status &status) {
+  return makeError(std::string(status.message()));
+}
+} // namespace
+
+std::string tooling::noDeviceMessage(llvm::StringRef reason) {
+  if (reason.starts_with("no CUDA device"))
+    return reason.str();
+  return "no CUDA device: " + reason.str();
+}
+
+Runner::Runner(const codegen::Backend &backend, mlir::func::FuncOp func,
+               const RunnerOptions &options, llvm::raw_ostream &out)
+    : selected(&backend), func(func), options(options), out(out) {}
+
+llvm::Expected<std::unique_ptr<Runner>>
+Runner::create(llvm::StringRef name, mlir::func::FuncOp func,
+               const RunnerOptions &options, llvm::raw_ostream &out) {
+  codegen::registerAllBackends();
+  auto backend = codegen::getBackend(name);
+  if (!backend)
+    return backend.takeError();
+  std::unique_ptr<Runner> runner(new Runner(**backend, func, options, out));
+  if ((*backend)->runsOnDevice()) {
+    auto device = cuda::openDevice(options.cudaOrdinal);
+    if (device.ok()) {
+      runner->device = *device;
+    } else {
+      runner->noDevice =
+          noDeviceMessage(std::string(device.status().message()));
+      if (!options.compileWithoutDevice)
+        return makeError(runner->noDevice);
+    }
+  }
+  return std::move(runner);
+}
+
+llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
+  // Arguments that do not fit the signature: the error the reference
+  // gives, located at the function.
+  if (llvm::Error error = reference::checkArguments(func, args))
+    return error;
+  if (compiled)
+    return llvm::Error::success();
+  std::vector<std::vector<int64_t>> shapes;
+  if (!selected->servesAnyShapes())
+    for (const HostTensor &t : args)
+      shapes.push_back(t.shape());
+  codegen::BackendOptions backendOptions;
+  backendOptions.fuse = options.fuse;
+  backendOptions.numThreads = options.threads;
+  backendOptions.interOp = options.interOp > 1;
+  backendOptions.allowTf32 = options.allowTf32;
+  backendOptions.arch = options.cudaArch;
+  if (backendOptions.arch.empty() && device)
+    backendOptions.arch = device->arch();
+  auto result = selected->compile(func, shapes, backendOptions);
+  if (!result)
+    return result.takeError();
+  compiled = std::move(*result);
+  if (options.printLowered && compiled->module())
+    out << compiled->module() << "\n";
+  if (options.printPlan)
+    out << compiled->describe();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<HostTensor>>
+Runner::run(const std::vector<HostTensor> &args) {
+  if (selected->runsOnDevice() && !device)
+    return makeError(noDevice);
+  if (llvm::Error error = compile(args))
+    return std::move(error);
+  codegen::RunContext context;
+  context.options.numThreads = options.threads;
+  context.options.interOpThreads = options.interOp;
+  context.options.verbose = options.verbose;
+  context.options.profile =
+      options.profile && compiled->hostExecutable() ? &events : nullptr;
+  context.device = device;
+  auto results = compiled->run(args, context);
+  if (!results.ok())
+    return statusError(results.status());
+  return std::move(*results);
+}
+
+llvm::Expected<std::vector<double>>
+Runner::benchmark(const std::vector<HostTensor> &args, unsigned iterations) {
+  if (selected->runsOnDevice() && !device)
+    return makeError(noDevice);
+  if (llvm::Error error = compile(args))
+    return std::move(error);
+  std::shared_ptr<cuda::DeviceExecutable> onDevice =
+      compiled->deviceExecutable();
+  std::vector<cuda::DeviceTensor> deviceArgs;
+  if (onDevice) {
+    // On the device: arguments uploaded once, results left there.
+    for (const HostTensor &arg : args) {
+      auto tensor = cuda::DeviceTensor::fromHost(device, arg);
+      if (!tensor.ok())
+        return statusError(tensor.status());
+      deviceArgs.push_back(std::move(*tensor));
+    }
+  }
+  std::vector<double> ms;
+  for (unsigned i = 0; i <= iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (onDevice) {
+      auto results = onDevice->runOnDevice(deviceArgs);
+      if (!results.ok())
+        return statusError(results.status());
+    } else {
+      auto results = run(args);
+      if (!results)
+        return results.takeError();
+    }
+    auto stop = std::chrono::steady_clock::now();
+    if (i > 0) // the first call is a warm-up
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+  return ms;
+}
+
+const runtime::Profile *Runner::profile() const {
+  return compiled && compiled->hostExecutable() ? &events : nullptr;
+}
