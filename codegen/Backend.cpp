@@ -80,8 +80,7 @@ llvm::Expected<const Backend *> codegen::getBackend(llvm::StringRef name) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    noCudaCodegenMessage());
   std::vector<std::string> names = registeredBackends();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "unknown backend '" + name + "' (available: " +
-          llvm::join(names, ", ") + ")");
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown backend '" + name + "' (available: " +
+                                     llvm::join(names, ", ") + ")");
 }

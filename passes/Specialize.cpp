@@ -42,7 +42,8 @@ tgc::DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
         if (diag.getSeverity() == DiagnosticSeverity::Error &&
             firstError.empty()) {
           firstText = diag.str();
-          firstError = tgc::locationString(diag.getLocation()) + ": " + firstText;
+          firstError =
+              tgc::locationString(diag.getLocation()) + ": " + firstText;
         }
         return success();
       }) {}

@@ -1,4 +1,5 @@
-//===- Specialize.h - a function specialized for concrete shapes -*- C++ -*-===//
+//===- Specialize.h - a function specialized for concrete shapes -*- C++
+//-*-===//
 //
 // What every backend compiler does first: clone the function (with its
 // module, so calls can be inlined), inline its calls, give each argument its

@@ -11,10 +11,10 @@
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/reference/Interpreter.h"
-#include "runtime/cuda/Device.h"
 #include "frontend/Function.h"
 #include "frontend/Tensor.h"
 #include "frontend/onnx/OnnxInternal.h"
+#include "runtime/cuda/Device.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -87,10 +87,10 @@ absl::StatusOr<Model> Model::loadOnnx(const std::string &path,
   if (state->backend->runsOnDevice()) {
     auto device = cuda::openDevice(0);
     if (!device.ok())
-      return absl::Status(device.status().code(),
-                          "tgc: Model: the " + state->options.backend +
-                              " backend: " +
-                              std::string(device.status().message()));
+      return absl::Status(
+          device.status().code(),
+          "tgc: Model: the " + state->options.backend +
+              " backend: " + std::string(device.status().message()));
     state->device = *device;
   }
   auto module = importOnnxModel(state->context, path);
