@@ -28,6 +28,7 @@
 #include <mutex>
 #include <numeric>
 #include <thread>
+#include <unordered_map>
 
 using namespace tgc::runtime;
 
@@ -347,6 +348,20 @@ Executable::run(const std::vector<HostTensor> &args,
   Clock::time_point runStart;
   if (timed)
     runStart = Clock::now();
+  // A profile's timeline starts with the first run it records.
+  auto sinceOrigin = [&](Clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch())
+               .count() -
+           options.profile->originMicros;
+  };
+  int profiledRun = 0;
+  if (options.profile) {
+    if (options.profile->originMicros < 0)
+      options.profile->originMicros =
+          std::chrono::duration<double, std::micro>(runStart.time_since_epoch())
+              .count();
+    profiledRun = static_cast<int>(options.profile->runs.size());
+  }
 
   // Every argument must match the plan exactly before anything runs.
   if (args.size() != inputs.size())
@@ -538,8 +553,6 @@ Executable::run(const std::vector<HostTensor> &args,
     if (!timed)
       return absl::OkStatus();
     Clock::time_point end = Clock::now();
-    double startMicros =
-        std::chrono::duration<double, std::micro>(start - runStart).count();
     double durationMicros =
         std::chrono::duration<double, std::micro>(end - start).count();
     std::lock_guard lock(logMutex);
@@ -556,8 +569,12 @@ Executable::run(const std::vector<HostTensor> &args,
       Profile::Event event;
       event.name = absl::StrCat(sv(step.kernel->name()), " ", step.op);
       event.category = step.path;
-      event.startMicros = startMicros;
+      event.startMicros = sinceOrigin(start);
       event.durationMicros = durationMicros;
+      event.thread = options.profile->threadNumber();
+      event.run = profiledRun;
+      event.shapes = absl::StrCat("in=", viewTypes(state->stepInputs[s]),
+                                  " out=", viewTypes(stepOutputs));
       options.profile->events.push_back(std::move(event));
     }
     return absl::OkStatus();
@@ -613,6 +630,18 @@ Executable::run(const std::vector<HostTensor> &args,
     if (copyResult[i] && result.byteSize() != 0)
       std::memcpy(result.data(), pointers[static_cast<size_t>(outputs[i])],
                   result.byteSize());
+  }
+  if (options.profile) {
+    Profile::Event run;
+    run.name = absl::StrCat("run ", profiledRun);
+    run.category = "run";
+    run.startMicros = sinceOrigin(runStart);
+    run.durationMicros =
+        std::chrono::duration<double, std::micro>(Clock::now() - runStart)
+            .count();
+    run.thread = 0;
+    run.run = profiledRun;
+    options.profile->runs.push_back(std::move(run));
   }
   return results;
 }
@@ -1048,12 +1077,22 @@ int64_t tgc::runtime::removeDeadSteps(Executable &executable) {
 // Profiles, threads and the environment
 //===----------------------------------------------------------------------===//
 
+int Profile::threadNumber() {
+  size_t hash = std::hash<std::thread::id>{}(std::this_thread::get_id());
+  for (size_t i = 0; i < threadHashes.size(); ++i)
+    if (threadHashes[i] == hash)
+      return static_cast<int>(i) + 1;
+  threadHashes.push_back(hash);
+  return static_cast<int>(threadHashes.size());
+}
+
 std::string Profile::toChromeTraceJson() const {
   std::string json = "{\"traceEvents\":[";
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event &event = events[i];
-    if (i)
+  bool first = true;
+  auto append = [&](const Event &event) {
+    if (!first)
       json += ',';
+    first = false;
     json += "{\"name\":";
     appendJsonString(json, event.name);
     json += ",\"cat\":";
@@ -1062,10 +1101,60 @@ std::string Profile::toChromeTraceJson() const {
     appendJsonNumber(json, event.startMicros);
     json += ",\"dur\":";
     appendJsonNumber(json, event.durationMicros);
-    json += ",\"pid\":1,\"tid\":1}";
-  }
+    json += absl::StrCat(",\"pid\":1,\"tid\":", event.thread,
+                         ",\"args\":{\"run\":", event.run);
+    if (!event.shapes.empty()) {
+      json += ",\"shapes\":";
+      appendJsonString(json, event.shapes);
+    }
+    json += "}}";
+  };
+  for (const Event &event : events)
+    append(event);
+  for (const Event &run : runs)
+    append(run);
   json += "]}\n";
   return json;
+}
+
+std::string Profile::topKernels(size_t n) const {
+  struct Row {
+    std::string name;
+    double micros = 0;
+    int64_t calls = 0;
+  };
+  std::vector<Row> rows;
+  std::unordered_map<std::string, size_t> index;
+  double total = 0;
+  for (const Event &event : events) {
+    auto [it, inserted] = index.try_emplace(event.name, rows.size());
+    if (inserted)
+      rows.push_back({event.name});
+    rows[it->second].micros += event.durationMicros;
+    rows[it->second].calls += 1;
+    total += event.durationMicros;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
+    return a.micros > b.micros;
+  });
+  if (rows.size() > n)
+    rows.resize(n);
+  char line[96];
+  std::snprintf(line, sizeof(line), "%.3f", total / 1000.0);
+  std::string text =
+      absl::StrCat("top ", rows.size(), " kernels of ", runs.size(),
+                   " run(s), ", line, " ms in kernels:\n");
+  text += "  total ms   calls    mean us   share  kernel\n";
+  for (const Row &row : rows) {
+    std::snprintf(line, sizeof(line), "%10.3f %7lld %10.1f %6.1f%%  ",
+                  row.micros / 1000.0, static_cast<long long>(row.calls),
+                  row.micros / static_cast<double>(row.calls),
+                  total > 0 ? 100.0 * row.micros / total : 0.0);
+    text += line;
+    text += row.name;
+    text += '\n';
+  }
+  return text;
 }
 
 absl::Status Profile::writeChromeTrace(const std::string &path) const {

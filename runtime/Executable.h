@@ -113,16 +113,42 @@ struct RunOptions {
   struct Profile *profile = nullptr;
 };
 
-/// Kernel timings as Chrome trace events (chrome://tracing, Perfetto).
+/// Kernel timings as Chrome trace events (chrome://tracing, Perfetto). Runs
+/// recorded into one Profile share one timeline (each run after the last,
+/// as they happened), every kernel on the thread that ran it, and one "run
+/// N" slice per run on its own track.
 struct Profile {
   struct Event {
     std::string name, category;
+    /// Microseconds since the first run recorded here began.
     double startMicros = 0, durationMicros = 0;
+    /// The thread that ran it: 1 for the first thread seen, 2 for the next.
+    int thread = 1;
+    /// The run it belongs to (0 for the first run recorded here).
+    int run = 0;
+    /// The kernel's operand and result types ("in=tensor<2x4xf32>,
+    /// tensor<4x4xf32> out=tensor<2x4xf32>", without the space after commas).
+    std::string shapes;
   };
+  /// One per kernel call, in the order they finished.
   std::vector<Event> events;
-  /// {"traceEvents": [...]} JSON.
+  /// One per run ("run 0", ...), category "run".
+  std::vector<Event> runs;
+  /// The N kernels (by name: kernel, op and location) with the most total
+  /// time over every run, as a table: total ms, calls, mean us, share of the
+  /// kernel time, name.
+  std::string topKernels(size_t n) const;
+  /// {"traceEvents": [...]} JSON: the kernels, then the runs (tid 0), with
+  /// "args" giving each kernel's run and shapes.
   std::string toChromeTraceJson() const;
   absl::Status writeChromeTrace(const std::string &path) const;
+
+  /// Used by Executable::run: the start of the first run (steady-clock
+  /// microseconds; negative before it) and the threads seen so far.
+  double originMicros = -1;
+  std::vector<size_t> threadHashes;
+  /// The event thread number of the calling thread (registers it).
+  int threadNumber();
 };
 
 /// Scratch memory for runs of one Executable: a pool of per-run states (an

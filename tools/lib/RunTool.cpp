@@ -67,7 +67,9 @@ struct Options {
   unsigned threads = 0;
   cl::opt<std::string> profile{
       "profile",
-      cl::desc("Write a Chrome trace JSON of the kernels here (cpu backend)")};
+      cl::desc("Write a Chrome trace JSON of the kernels here (cpu backend: "
+               "one timeline over every run, kernels on the threads that ran "
+               "them, with their shapes) and print the top 10 kernels")};
   cl::opt<unsigned> interOp{
       "inter-op",
       cl::desc("Run up to N independent kernels at once (cpu backend)"),
@@ -474,8 +476,7 @@ Error runDifferential(mlir::ModuleOp module, const Options &opts) {
     auto opened = tgc::cuda::openDevice(opts.cudaOrdinal);
     if (!opened.ok()) {
       std::string reason =
-          tgc::tooling::noDeviceMessage(
-              std::string(opened.status().message()));
+          tgc::tooling::noDeviceMessage(std::string(opened.status().message()));
       outs() << "differential: skipped (" << reason << ")\n";
       return makeError(reason);
     }
@@ -680,6 +681,7 @@ Error run(const Options &opts) {
       return makeError("--profile needs --backend=cpu");
     if (auto status = profile->writeChromeTrace(opts.profile); !status.ok())
       return makeError(opts.profile + ": " + std::string(status.message()));
+    outs() << profile->topKernels(10);
   }
 
   if (opts.outputs.size() > results->size() ||

@@ -19,8 +19,13 @@
 // PLAN: tgc.relu
 // PLAN: arena:
 // BENCH: @f on cpu: 3 runs, latency ms min
+// BENCH: top 1 kernels of 5 run(s), {{[0-9.]+}} ms in kernels:
+// BENCH-NEXT: total ms   calls    mean us   share  kernel
+// BENCH-NEXT: {{[0-9.]+ +}}5 {{[0-9.]+ +}}100.0%  onednn.matmul tgc.fusion(tgc.matmul + eltwise_relu) at {{.*}}tgc-run-cpu.mlir
 // PROFILE: "traceEvents"
 // PROFILE: "ph":"X"
+// PROFILE-SAME: "args":{"run":0,"shapes":"in=tensor<2x4xf32>,tensor<4x4xf32> out=tensor<2x4xf32>"}
+// PROFILE: "name":"run 4","cat":"run"
 // BADSHAPE: tgc-run: error: {{.*}}tgc-run-cpu.mlir:[[# @LINE + 3]]:1: function 'f' argument #0 expects tensor<2x4xf32>, got tensor<2x5xf32>
 // VERBOSE: tgc: {{.*}}matmul
 

@@ -1210,9 +1210,59 @@ TEST(ExecutableTest, ProfileRecordsOneEventPerKernel) {
                        "at f:1:1\",\"cat\":\"native\",\"ph\":\"X\",\"ts\":",
                        0),
             0u);
-  EXPECT_THAT(json, HasSubstr("\"pid\":1,\"tid\":1}"));
+  EXPECT_THAT(json,
+              HasSubstr("\"pid\":1,\"tid\":1,\"args\":{\"run\":0,"
+                        "\"shapes\":\"in=tensor<4xf32> out=tensor<4xf32>\"}}"));
   EXPECT_THAT(json, HasSubstr("},{\"name\":\"test.affine tgc.sub at f:2:1\""));
+  EXPECT_THAT(json, HasSubstr("{\"name\":\"run 0\",\"cat\":\"run\""));
   EXPECT_THAT(json, testing::EndsWith("}]}\n"));
+}
+
+TEST(ExecutableTest, ProfileKeepsOneTimelineAcrossRuns) {
+  Executable plan = threeStepPlan();
+  Profile profile;
+  RunOptions options;
+  options.profile = &profile;
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(plan.run({tensorOf({4}, {0, 1, 2, 3})}, options).ok());
+  ASSERT_EQ(profile.events.size(), 9u);
+  ASSERT_EQ(profile.runs.size(), 3u);
+  for (size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(profile.runs[r].name, "run " + std::to_string(r));
+    EXPECT_EQ(profile.runs[r].thread, 0);
+    if (r) // each run after the last, not restarting at 0
+      EXPECT_GE(profile.runs[r].startMicros,
+                profile.runs[r - 1].startMicros +
+                    profile.runs[r - 1].durationMicros);
+    for (size_t k = 0; k < 3; ++k) {
+      const Profile::Event &event = profile.events[3 * r + k];
+      EXPECT_EQ(event.run, static_cast<int>(r));
+      EXPECT_EQ(event.thread, 1);
+      EXPECT_GE(event.startMicros, profile.runs[r].startMicros);
+      EXPECT_LE(event.startMicros + event.durationMicros,
+                profile.runs[r].startMicros + profile.runs[r].durationMicros);
+    }
+  }
+  std::string top = profile.topKernels(2);
+  EXPECT_THAT(top, testing::StartsWith("top 2 kernels of 3 run(s), "));
+  EXPECT_THAT(top,
+              HasSubstr("  total ms   calls    mean us   share  kernel\n"));
+  // Two rows of 3 calls each.
+  EXPECT_EQ(std::count(top.begin(), top.end(), '\n'), 4);
+  EXPECT_THAT(top, HasSubstr("       3 "));
+}
+
+TEST(ExecutableTest, TopKernelsSumsByNameAndSortsByTime) {
+  Profile profile;
+  profile.events.push_back({"a", "native", 0, 100});
+  profile.events.push_back({"b", "native", 100, 300});
+  profile.events.push_back({"a", "native", 400, 200});
+  EXPECT_EQ(profile.topKernels(10),
+            "top 2 kernels of 0 run(s), 0.600 ms in kernels:\n"
+            "  total ms   calls    mean us   share  kernel\n"
+            "     0.300       2      150.0   50.0%  a\n"
+            "     0.300       1      300.0   50.0%  b\n");
+  EXPECT_EQ(profile.topKernels(1).find("b\n"), std::string::npos);
 }
 
 TEST(ExecutableTest, ChromeTraceJsonEscapesStrings) {
@@ -1223,7 +1273,7 @@ TEST(ExecutableTest, ChromeTraceJsonEscapesStrings) {
   EXPECT_EQ(json, "{\"traceEvents\":[{\"name\":\"a \\\"quoted\\\" \\\\ "
                   "name\\n\\twith\\u0001\",\"cat\":\"cat/\\\"x\\\"\","
                   "\"ph\":\"X\",\"ts\":1.500,\"dur\":0.250,\"pid\":1,"
-                  "\"tid\":1}]}\n");
+                  "\"tid\":1,\"args\":{\"run\":0}}]}\n");
   EXPECT_EQ(Profile().toChromeTraceJson(), "{\"traceEvents\":[]}\n");
 
   std::string path = ::testing::TempDir() + "/tgc-executable-trace.json";
