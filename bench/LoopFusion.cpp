@@ -242,13 +242,6 @@ std::unique_ptr<Case> makeCase(const std::string &pattern,
     fail("cannot parse the " + pattern + " case");
   if (variant == "fused" || variant == "fused_vec")
     tgc::fuseElementwise(*c->module);
-  // The loop code generator's MLIR-level vectorization on (fused_vec) or
-  // off (fused: LLVM's loop vectorizer alone), whatever the default.
-  std::string saved = std::getenv("TGC_LOOP_VECTORIZE")
-                          ? std::getenv("TGC_LOOP_VECTORIZE")
-                          : "";
-  if (variant == "fused" || variant == "fused_vec")
-    setenv("TGC_LOOP_VECTORIZE", variant == "fused_vec" ? "1" : "0", 1);
   auto func = c->module->lookupSymbol<mlir::func::FuncOp>("f");
   std::vector<std::vector<int64_t>> shapes;
   std::mt19937 rng(7);
@@ -266,13 +259,13 @@ std::unique_ptr<Case> makeCase(const std::string &pattern,
   omp_set_num_threads(threads);
   cpu::CompileOptions options;
   options.numThreads = threads;
+  // The loop code generator's MLIR-level vectorization on (fused_vec) or
+  // off (fused: LLVM's loop vectorizer alone), whatever the default.
+  if (variant == "fused" || variant == "fused_vec")
+    options.loopVectorize = variant == "fused_vec";
   auto compiled = cpu::compile(func, shapes, options);
   if (!compiled)
     fail(pattern + ": " + llvm::toString(compiled.takeError()));
-  if (saved.empty())
-    unsetenv("TGC_LOOP_VECTORIZE");
-  else
-    setenv("TGC_LOOP_VECTORIZE", saved.c_str(), 1);
   c->compiled = std::move(*compiled);
   const runtime::Executable &plan = *c->compiled.executable;
   for (int64_t id : plan.outputs) {

@@ -2,6 +2,8 @@
 
 #include "codegen/Backend.h"
 
+#include "runtime/Environment.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -22,6 +24,26 @@ std::error_code UnsupportedError::convertToErrorCode() const {
 
 llvm::Error codegen::makeUnsupportedError(const llvm::Twine &message) {
   return llvm::make_error<UnsupportedError>(message.str());
+}
+
+BackendOptions BackendOptions::fromEnvironment() {
+  BackendOptions options;
+  options.fuse = runtime::env::flag("TGC_FUSION");
+  options.enableOneDnn = runtime::env::flag("TGC_ENABLE_ONEDNN");
+  options.winograd = runtime::env::flag("TGC_WINOGRAD");
+  std::string layouts = runtime::env::text("TGC_BLOCKED_LAYOUTS");
+  if (layouts == "1" || layouts == "any")
+    options.activationLayouts = "any";
+  else if (layouts == "blocked" || layouts == "16" || layouts == "nChw16c" ||
+           layouts == "8" || layouts == "nChw8c")
+    options.activationLayouts = "blocked";
+  else if (layouts == "0" || layouts == "plain")
+    options.activationLayouts = "plain";
+  options.loopVectorize = runtime::env::flag("TGC_LOOP_VECTORIZE");
+  int64_t tile = runtime::env::integer("TGC_LOOP_VECTOR_TILE").value_or(0);
+  options.loopVectorTile = tile >= 8 ? tile : 64;
+  options.dumpJit = runtime::env::flag("TGC_DUMP_JIT");
+  return options;
 }
 
 CompiledFunction::~CompiledFunction() = default;

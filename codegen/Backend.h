@@ -86,6 +86,28 @@ struct BackendOptions {
   std::string arch;
   /// CUDA: let f32 matmuls and convolutions use TF32 tensor cores.
   bool allowTf32 = false;
+  /// CPU: oneDNN primitives and native kernels (false: every op on the
+  /// reference path).
+  bool enableOneDnn = true;
+  /// CPU: activation layouts between convolutions and pools: "auto",
+  /// "plain", "blocked" or "any" (oneDNN's choice); see
+  /// cpu::ActivationLayouts.
+  std::string activationLayouts = "auto";
+  /// CPU: oneDNN's Winograd kernels for eligible 3x3 convolutions.
+  bool winograd = true;
+  /// CPU: vectorize generated loop kernels, and the vector tile they use.
+  bool loopVectorize = true;
+  int64_t loopVectorTile = 64;
+  /// CPU: print each generated loop kernel's LLVM dialect before JIT.
+  bool dumpJit = false;
+
+  /// The defaults overridden by the TGC_* environment (the one table of
+  /// runtime/Environment.h: TGC_FUSION, TGC_ENABLE_ONEDNN,
+  /// TGC_BLOCKED_LAYOUTS, TGC_WINOGRAD, TGC_LOOP_VECTORIZE,
+  /// TGC_LOOP_VECTOR_TILE, TGC_DUMP_JIT). Clients read it once where a
+  /// compile starts, then apply their own options on top; backends never
+  /// read the environment.
+  static BackendOptions fromEnvironment();
 };
 
 /// How a compiled function runs.

@@ -314,8 +314,9 @@ FunctionState::compile(const Compiled &compiled,
   auto selected = backend();
   if (!selected)
     return selected.takeError();
-  codegen::BackendOptions backendOptions;
-  backendOptions.fuse = options.fuse;
+  codegen::BackendOptions backendOptions =
+      codegen::BackendOptions::fromEnvironment();
+  backendOptions.fuse = backendOptions.fuse && options.fuse;
   backendOptions.numThreads = options.numThreads;
   backendOptions.interOp = options.interOpThreads > 1;
   if ((*selected)->runsOnDevice()) {

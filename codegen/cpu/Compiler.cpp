@@ -1213,6 +1213,9 @@ cpu::compile(func::FuncOp func,
       // One JIT-compiled kernel writing every result.
       cpu::LoopKernelOptions loopOptions;
       loopOptions.numThreads = runtime::resolveThreadCount(options.numThreads);
+      loopOptions.vectorize = options.loopVectorize;
+      loopOptions.vectorTile = options.loopVectorTile;
+      loopOptions.dumpJit = options.dumpJit;
       auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
       if (!kernel.ok())
         return errorAt(&op, std::string(kernel.status().message()));

@@ -65,16 +65,19 @@ std::string targetDescription();
 /// False when TGC_WINOGRAD is 0.
 bool winogradEnabledFromEnvironment();
 
+/// The options of a CPU compile. The defaults are constants: the TGC_*
+/// environment is read by clients where a compile starts
+/// (codegen::BackendOptions::fromEnvironment), never here.
 struct CompileOptions {
-  /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0 sets it).
-  bool enableOneDnn = runtime::oneDnnEnabledFromEnvironment();
+  /// False runs every op on the reference path (TGC_ENABLE_ONEDNN=0).
+  bool enableOneDnn = true;
   /// Run the tgc-cleanup pipeline (canonicalization, folding, CSE) on the
   /// specialized function first.
   bool optimize = true;
   /// With `optimize`: run the whole `tgc-cpu` pipeline (NHWC layout for
   /// convolutions, batch-norm folding, post-op and loop fusion) rather than
   /// `tgc-cpu-unfused` (cleanup only). TGC_FUSION=0 turns it off.
-  bool fuse = fusionEnabledFromEnvironment();
+  bool fuse = true;
   /// The intra-op thread count the executable will run with (0: the
   /// default of runtime::resolveThreadCount). oneDNN sizes some primitives
   /// for the thread count current when they are created.
@@ -82,12 +85,18 @@ struct CompileOptions {
   /// Keep activations between NHWC oneDNN convolutions and pools in a
   /// blocked layout, with reorders to plain NHWC only where another kernel,
   /// a view or a result needs it (TGC_BLOCKED_LAYOUTS sets it).
-  ActivationLayouts activationLayouts = activationLayoutsFromEnvironment();
+  ActivationLayouts activationLayouts = ActivationLayouts::Auto;
   /// Run f32 3x3 stride-1 convolutions with 32 or more channels on oneDNN's
   /// Winograd kernels where the activations are blocked (see
   /// runtime::cpu::winogradCandidate): ResNet-50 batch 1 runs ~15% faster.
   /// TGC_WINOGRAD=0 turns it off.
-  bool winograd = winogradEnabledFromEnvironment();
+  bool winograd = true;
+  /// Vectorize the generated loop kernels (TGC_LOOP_VECTORIZE), with this
+  /// many elements per vector tile (TGC_LOOP_VECTOR_TILE, at least 8).
+  bool loopVectorize = true;
+  int64_t loopVectorTile = 64;
+  /// Print each loop kernel's LLVM dialect module before JIT (TGC_DUMP_JIT).
+  bool dumpJit = false;
   /// Prepare the plan for inter-op parallelism (RunOptions::interOpThreads):
   /// steps get levels and the memory plan keeps each level's operands apart
   /// (no in-place reuse).

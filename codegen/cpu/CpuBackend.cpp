@@ -49,9 +49,29 @@ public:
           const BackendOptions &options) const override {
     cpu::CompileOptions compileOptions;
     compileOptions.optimize = options.optimize;
-    compileOptions.fuse = compileOptions.fuse && options.fuse;
+    compileOptions.fuse = options.fuse;
     compileOptions.numThreads = options.numThreads;
     compileOptions.interOp = options.interOp;
+    compileOptions.enableOneDnn = options.enableOneDnn;
+    compileOptions.winograd = options.winograd;
+    compileOptions.loopVectorize = options.loopVectorize;
+    compileOptions.loopVectorTile = options.loopVectorTile;
+    compileOptions.dumpJit = options.dumpJit;
+    llvm::StringRef layouts = options.activationLayouts;
+    if (layouts == "plain")
+      compileOptions.activationLayouts = cpu::ActivationLayouts::Plain;
+    else if (layouts == "blocked")
+      compileOptions.activationLayouts = cpu::ActivationLayouts::Blocked;
+    else if (layouts == "any")
+      compileOptions.activationLayouts =
+          cpu::ActivationLayouts::OneDnnPreferred;
+    else if (layouts == "auto")
+      compileOptions.activationLayouts = cpu::ActivationLayouts::Auto;
+    else
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "unknown activation layouts '" + layouts +
+              "' (expected auto, plain, blocked or any)");
     auto compiled = cpu::compile(func, inputShapes.vec(), compileOptions);
     if (!compiled)
       return compiled.takeError();

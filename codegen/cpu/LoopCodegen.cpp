@@ -1,7 +1,6 @@
 //===- LoopCodegen.cpp - tgc.fusion <loop> to linalg and LLVM -------------===//
 
 #include "codegen/cpu/LoopCodegen.h"
-#include "runtime/Environment.h"
 
 #include "passes/Passes.h"
 
@@ -65,10 +64,6 @@
 using namespace mlir;
 using namespace tgc;
 
-/// Whether the JIT vectorizes loop fusions at the MLIR level (on: see
-/// docs/cpu-backend.md for the measurements) unless
-/// TGC_LOOP_VECTORIZE says otherwise.
-constexpr bool kLoopVectorizeDefault = true;
 /// The widest tile of an elementwise linalg op with erf or tanh (f32 lanes:
 /// one zmm).
 constexpr int64_t kElementwiseVectorTile = 16;
@@ -804,17 +799,6 @@ FailureOr<int64_t> cpu::vectorizeLinalgOps(ModuleOp module, int64_t maxTile) {
     hoistLoopInvariantSubsets(rewriter, loop);
   canonicalizeVectorCode(module);
   return vectorized;
-}
-
-bool cpu::loopVectorizeEnabled() {
-  if (runtime::env::text("TGC_LOOP_VECTORIZE").empty())
-    return kLoopVectorizeDefault;
-  return runtime::env::flag("TGC_LOOP_VECTORIZE");
-}
-
-int64_t cpu::loopVectorTile() {
-  int64_t tile = runtime::env::integer("TGC_LOOP_VECTOR_TILE").value_or(0);
-  return tile >= 8 ? tile : 64;
 }
 
 namespace {

@@ -83,14 +83,6 @@ mlir::LogicalResult fuseLinalgOps(mlir::ModuleOp module);
 mlir::FailureOr<int64_t> vectorizeLinalgOps(mlir::ModuleOp module,
                                             int64_t maxTile = 64);
 
-/// Whether the JIT vectorizes loop fusions with vectorizeLinalgOps:
-/// TGC_LOOP_VECTORIZE=0/1, else on.
-bool loopVectorizeEnabled();
-
-/// The largest tile of the innermost dim for the JIT's vectorizeLinalgOps:
-/// TGC_LOOP_VECTOR_TILE (8, 16, 32, 64...), else 64.
-int64_t loopVectorTile();
-
 /// Bufferizes `module` (results become out-parameters after the inputs) and
 /// lowers it to the LLVM dialect with bare-pointer arguments. With
 /// `noAlias`, arguments are marked llvm.noalias.

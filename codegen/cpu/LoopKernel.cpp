@@ -1,7 +1,6 @@
 //===- LoopKernel.cpp - JIT-compiled loop fusion kernels ------------------===//
 
 #include "codegen/cpu/LoopKernel.h"
-#include "runtime/Environment.h"
 
 #include "codegen/cpu/LoopCodegen.h"
 #include "runtime/cpu/Common.h"
@@ -170,8 +169,8 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
                                  " to linalg: " + firstError);
   }
   if (failed(fuseLinalgOps(*module)) ||
-      (loopVectorizeEnabled() &&
-       failed(vectorizeLinalgOps(*module, loopVectorTile()))) ||
+      (options.vectorize &&
+       failed(vectorizeLinalgOps(*module, options.vectorTile))) ||
       failed(lowerToLLVMDialect(*module, /*noAlias=*/!elementwiseOnly)))
     return absl::InternalError("cannot lower " + kernel->label +
                                " to LLVM: " + firstError);
@@ -192,7 +191,7 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
-  if (runtime::env::flag("TGC_DUMP_JIT"))
+  if (options.dumpJit)
     module->print(llvm::errs());
   auto engine = ExecutionEngine::create(*module, engineOptions,
                                         std::move(*targetMachine));

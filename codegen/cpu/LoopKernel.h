@@ -27,6 +27,11 @@ struct LoopKernelOptions {
   int numThreads = 1;
   /// Regions with fewer result elements than this run as one chunk.
   int64_t minParallelElements = 16384;
+  /// Vectorize the loops, in tiles of this many elements.
+  bool vectorize = true;
+  int64_t vectorTile = 64;
+  /// Print the LLVM dialect module before JIT-compiling it.
+  bool dumpJit = false;
 };
 
 /// JIT-compiles `fusion` (which must satisfy isLoopFusionSupported) into a

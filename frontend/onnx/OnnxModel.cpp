@@ -140,10 +140,11 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
     if (it != state->plans.end()) {
       plan = it->second;
     } else {
-      codegen::BackendOptions backendOptions;
+      codegen::BackendOptions backendOptions =
+          codegen::BackendOptions::fromEnvironment();
       backendOptions.numThreads = state->options.numThreads;
       backendOptions.interOp = state->options.interOpThreads > 1;
-      backendOptions.fuse = state->options.fuse;
+      backendOptions.fuse = backendOptions.fuse && state->options.fuse;
       if (state->device)
         backendOptions.arch = state->device->arch();
       auto compiled =

@@ -240,7 +240,8 @@ std::optional<std::string> runDataSet(mlir::func::FuncOp func,
   if (!(*selected)->servesAnyShapes())
     for (const HostTensor &t : inputs)
       shapes.push_back(t.shape());
-  auto compiled = (*selected)->compile(func, shapes, {});
+  auto compiled = (*selected)->compile(
+      func, shapes, tgc::codegen::BackendOptions::fromEnvironment());
   if (!compiled) {
     auto [message, notSupported] = explain(compiled.takeError());
     if (unsupported)

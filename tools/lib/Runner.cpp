@@ -65,8 +65,9 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
   if (!selected->servesAnyShapes())
     for (const HostTensor &t : args)
       shapes.push_back(t.shape());
-  codegen::BackendOptions backendOptions;
-  backendOptions.fuse = options.fuse;
+  codegen::BackendOptions backendOptions =
+      codegen::BackendOptions::fromEnvironment();
+  backendOptions.fuse = backendOptions.fuse && options.fuse;
   backendOptions.numThreads = options.threads;
   backendOptions.interOp = options.interOp > 1;
   backendOptions.allowTf32 = options.allowTf32;
