@@ -3,6 +3,7 @@
 #include "codegen/cuda/Compiler.h"
 
 #include "codegen/Backend.h"
+#include "codegen/cuda/CudaPipeline.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
@@ -25,6 +26,9 @@
 
 using namespace mlir;
 using namespace tgc;
+using cuda::LibraryEpilogue;
+using cuda::libraryEpilogue;
+using cuda::splitChain;
 using runtime::HostTensor;
 
 namespace {
@@ -69,44 +73,16 @@ FusionOp wrapInFusion(Operation *op, FusionKind kind = FusionKind::loop) {
   return fusion;
 }
 
-void trimContractionChains(Block &body);
-
 /// `func` specialized for `shapes` (tgc::specializeForShapes), then the
-/// tgc-cuda pipeline.
+/// tgc-cuda pipeline (codegen/cuda/CudaPipeline.h).
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
            const cuda::CompileOptions &options) {
-  MLIRContext *context = func.getContext();
-  auto specialized = tgc::specializeForShapes(func, shapes);
-  if (!specialized)
-    return specialized.takeError();
-  OwningOpRef<ModuleOp> module = std::move(*specialized);
-  DiagnosticCapture diagnostics(context);
-  auto fail = [&](const llvm::Twine &message) {
-    return makeError(diagnostics.empty() ? message.str() : diagnostics.first());
-  };
-  if (options.optimize) {
-    // The tgc-cuda pipeline (passes/Pipelines.cpp): cleanup, batch-norm
-    // folding, post-op fusion into contractions, loop fusion.
-    // The pipeline's loop fusion runs after the contraction fusions are
-    // trimmed to what cuBLASLt / cuDNN compute, so that the rest of their
-    // chains fuses with the ops that follow.
-    PassManager pm(context);
-    tgc::buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false);
-    if (failed(pm.run(*module)))
-      return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
-    if (options.fuse) {
-      module->walk([](func::FuncOp f) {
-        if (!f.isExternal())
-          trimContractionChains(f.getBody().front());
+  return tgc::specializeAndLower(
+      func, shapes, "tgc-cuda", [&](OpPassManager &pm) {
+        if (options.optimize)
+          cuda::buildCudaBackendPipeline(pm, {options.fuse});
       });
-      PassManager loops(context);
-      tgc::buildCudaLoopFusion(loops);
-      if (failed(loops.run(*module)))
-        return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
-    }
-  }
-  return module;
 }
 
 std::string shapeText(Type type) {
@@ -152,159 +128,6 @@ int64_t product(llvm::ArrayRef<int64_t> dims) {
   for (int64_t d : dims)
     n *= d;
   return n;
-}
-
-/// What a library call computes of a contraction fusion's post-op chain: a
-/// prefix of the chain (`count` post-ops) mapped to the call's scale, bias,
-/// residual and activation. The rest of the chain becomes a generated
-/// kernel after the call.
-struct LibraryEpilogue {
-  size_t count = 0;
-  float alpha = 1;
-  /// Values inside the fusion body (block arguments), or null.
-  Value bias, residual;
-  /// "relu", "gelu_tanh" or empty.
-  std::string activation;
-  /// The names of the fused post-ops, for the plan.
-  std::vector<std::string> names;
-};
-
-/// The longest prefix of `chain` that cuBLASLt's epilogues (matmul:
-/// alpha, bias, C with beta = 1, relu or tanh-GELU) or cuDNN's fused
-/// conv-bias-activation (conv: bias, residual, relu) compute.
-LibraryEpilogue libraryEpilogue(const PostOpChain &chain) {
-  LibraryEpilogue epilogue;
-  Operation *contraction = chain.contraction;
-  const bool conv = isa<Conv2DOp>(contraction);
-  const int64_t channels =
-      shapeOf(contraction->getResult(0))[contractionChannelDim(contraction)];
-  if (auto c = dyn_cast<Conv2DOp>(contraction); c && c.getBias()) {
-    epilogue.bias = c.getBias();
-    epilogue.names.push_back("bias");
-  }
-  auto &posts = chain.postOps;
-  size_t i = 0;
-  // matmul: alpha * (A B) first.
-  if (!conv && i < posts.size() && posts[i].kind == PostOpKind::Linear &&
-      posts[i].beta == 0) {
-    epilogue.alpha = static_cast<float>(posts[i].alpha);
-    epilogue.names.push_back(posts[i].entry->name.str());
-    ++i;
-  }
-  // Then a bias and a residual, in either order.
-  for (int adds = 0; adds < 2 && i < posts.size(); ++adds) {
-    const MatchedPostOp &post = posts[i];
-    if (post.kind != PostOpKind::Add)
-      break;
-    if (post.operandClass == OperandClass::PerChannel && !epilogue.bias &&
-        product(shapeOf(post.operand)) == channels) {
-      epilogue.bias = post.operand;
-      epilogue.names.push_back("bias");
-    } else if (post.operandClass == OperandClass::Full && !epilogue.residual &&
-               shapeOf(post.operand) == shapeOf(contraction->getResult(0))) {
-      epilogue.residual = post.operand;
-      epilogue.names.push_back("residual add");
-    } else {
-      break;
-    }
-    ++i;
-  }
-  if (i < posts.size()) {
-    if (posts[i].kind == PostOpKind::Relu) {
-      epilogue.activation = "relu";
-    } else if (!conv && posts[i].kind == PostOpKind::GeluTanh &&
-               !epilogue.residual) {
-      // cuBLASLt adds C before the epilogue's GELU too, which is what the
-      // chain says; but keep GELU with a residual on the generated path
-      // (no cuBLASLt epilogue promises GELU with beta != 0).
-      epilogue.activation = "gelu_tanh";
-    }
-    if (!epilogue.activation.empty()) {
-      epilogue.names.push_back(epilogue.activation);
-      ++i;
-    }
-  }
-  epilogue.count = i;
-  return epilogue;
-}
-
-/// Moves the post-ops of `chain` after its first `keep` into a new
-/// `tgc.fusion <loop>` right after `fusion`, fed by `fusion`'s result (the
-/// chain's value after `keep` post-ops) and the extra operands. Post-ops
-/// keep the contraction's type, so `fusion`'s result type does not change.
-FailureOr<FusionOp> splitChain(FusionOp fusion, const PostOpChain &chain,
-                               size_t keep) {
-  Block &block = fusion.getBlock();
-  Value cut = keep == 0 ? chain.contraction->getResult(0)
-                        : chain.postOps[keep - 1].result();
-  if (cut.getType() != fusion.getResult(0).getType())
-    return failure();
-  llvm::SetVector<Operation *> moved;
-  for (size_t i = keep; i < chain.postOps.size(); ++i)
-    for (Operation *op : chain.postOps[i].ops)
-      moved.insert(op);
-  // The new fusion's inputs: the cut value, then every block argument the
-  // moved ops read.
-  SmallVector<Value> inputs{fusion.getResult(0)};
-  SmallVector<Value> innerInputs{cut};
-  for (Operation *op : moved)
-    for (Value operand : op->getOperands())
-      if (auto arg = dyn_cast<BlockArgument>(operand);
-          arg && arg.getOwner() == &block &&
-          !llvm::is_contained(innerInputs, operand)) {
-        innerInputs.push_back(operand);
-        inputs.push_back(fusion.getInputs()[arg.getArgNumber()]);
-      }
-  OpBuilder builder(fusion->getContext());
-  builder.setInsertionPointAfter(fusion);
-  auto loop = FusionOp::create(
-      builder, moved.back()->getLoc(), fusion.getResultTypes(),
-      FusionKindAttr::get(builder.getContext(), FusionKind::loop), inputs);
-  Block *body = new Block();
-  loop.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value inner : innerInputs)
-    mapping.map(inner, body->addArgument(inner.getType(), inner.getLoc()));
-  OpBuilder inside = OpBuilder::atBlockEnd(body);
-  for (Operation *op : moved) {
-    for (Value operand : op->getOperands())
-      if (!mapping.contains(operand))
-        if (Operation *def = operand.getDefiningOp();
-            def && isa<ConstantOp>(def))
-          inside.clone(*def, mapping);
-    inside.clone(*op, mapping);
-  }
-  YieldOp::create(inside, loop.getLoc(),
-                  ValueRange{mapping.lookup(moved.back()->getResult(0))});
-  fusion.getResult(0).replaceAllUsesExcept(loop.getResult(0), loop);
-  auto yield = cast<YieldOp>(block.getTerminator());
-  yield->setOperands(ValueRange{cut});
-  for (Operation *op : llvm::reverse(moved))
-    op->erase();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-    if (isa<ConstantOp>(op) && op.use_empty())
-      op.erase();
-  return loop;
-}
-
-/// Before loop fusion: every contraction fusion keeps the post-ops its
-/// library call computes (libraryEpilogue); the rest of its chain goes back
-/// into the function, where tgc-fuse-elementwise groups it with what
-/// follows (an erf-GELU and the softmax after it: one kernel).
-void trimContractionChains(Block &body) {
-  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
-    if (fusion.getKind() != FusionKind::contraction)
-      continue;
-    auto chain = analyzeContractionFusion(fusion);
-    if (!chain)
-      continue;
-    LibraryEpilogue epilogue = libraryEpilogue(*chain);
-    if (epilogue.count == chain->postOps.size())
-      continue;
-    FailureOr<FusionOp> rest = splitChain(fusion, *chain, epilogue.count);
-    if (succeeded(rest))
-      rest->inlineBody();
-  }
 }
 
 /// Wraps a contraction outside any fusion in a `tgc.fusion <contraction>`
