@@ -65,14 +65,10 @@ void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse, bool loopFusion) {
 }
 
 void tgc::registerTgcPipelines() {
-  PassPipelineRegistration<>(
-      "tgc-cuda",
-      "The CUDA backend's pipeline: cleanup, batch-norm folding, post-op "
-      "fusion into contractions (cuBLASLt / cuDNN epilogues), loop fusion "
-      "of elementwise and reduction chains (generated kernels)",
-      [](OpPassManager &pm) { buildCudaPipeline(pm, /*fuse=*/true); });
   // tgc-cpu and tgc-cpu-unfused: codegen/cpu/CpuPipeline.cpp (they end with
-  // the CPU backend's own fusion inlining).
+  // the CPU backend's own fusion inlining); tgc-cuda:
+  // codegen/cuda/CudaPipeline.cpp (it trims contraction chains to what the
+  // library calls compute before loop fusion).
   PassPipelineRegistration<>(
       "tgc-cleanup",
       "Canonicalize and fold tgc ops, eliminate common subexpressions and "

@@ -1,8 +1,8 @@
 //===- Compiler.cpp - tgc functions to CPU executables --------------------===//
 
 #include "codegen/cpu/Compiler.h"
-#include "runtime/Environment.h"
 
+#include "codegen/Backend.h"
 #include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopCodegen.h"
 #include "codegen/cpu/LoopKernel.h"
@@ -40,11 +40,21 @@ using runtime::cpu::Shape;
 
 namespace {
 
+/// "file:line:col: 'tgc.op' op message".
+std::string messageAt(Operation *op, const llvm::Twine &message) {
+  return (locationString(op->getLoc()) + ": '" + op->getName().getStringRef() +
+          "' op " + message)
+      .str();
+}
+
 llvm::Error errorAt(Operation *op, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 locationString(op->getLoc()) + ": '" +
-                                     op->getName().getStringRef() + "' op " +
-                                     message);
+                                 messageAt(op, message));
+}
+
+/// An UnsupportedError at `op`: the CPU backend cannot compile it.
+llvm::Error unsupportedAt(Operation *op, const llvm::Twine &message) {
+  return codegen::makeUnsupportedError(messageAt(op, message));
 }
 
 using reference::toDType;
@@ -710,23 +720,6 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
 
 } // namespace
 
-bool cpu::fusionEnabledFromEnvironment() {
-  return runtime::env::flag("TGC_FUSION");
-}
-
-cpu::ActivationLayouts cpu::activationLayoutsFromEnvironment() {
-  std::string value = runtime::env::text("TGC_BLOCKED_LAYOUTS");
-  std::string_view text = value;
-  if (text == "1" || text == "any")
-    return ActivationLayouts::OneDnnPreferred;
-  if (text == "blocked" || text == "16" || text == "nChw16c" || text == "8" ||
-      text == "nChw8c")
-    return ActivationLayouts::Blocked;
-  if (text == "0" || text == "plain")
-    return ActivationLayouts::Plain;
-  return ActivationLayouts::Auto;
-}
-
 std::string cpu::targetDescription() {
   const runtime::cpu::CpuIsa &isa = runtime::cpu::cpuIsa();
   return absl::StrCat("x86 ", isa.name, " (",
@@ -734,10 +727,6 @@ std::string cpu::targetDescription() {
                           ? absl::StrCat("channel block ", isa.channelBlock)
                           : std::string("no channel block"),
                       isa.winograd ? ", Winograd" : ", no Winograd", ")");
-}
-
-bool cpu::winogradEnabledFromEnvironment() {
-  return runtime::env::flag("TGC_WINOGRAD");
 }
 
 namespace {
@@ -811,6 +800,698 @@ bool winogradPaysForBlockedLayouts(func::FuncOp func) {
   });
   return candidates > 0 && 2 * inChains >= candidates;
 }
+
+/// Plans a specialized function as a runtime::Executable, op by op, in the
+/// manner of XLA's thunk emitter: one emit member per op family, and the
+/// state they share (the executable being built, the ids of the values, the
+/// constants, the activation layouts) in members.
+class CpuPlanEmitter {
+public:
+  CpuPlanEmitter(func::FuncOp specialized, const cpu::CompileOptions &options);
+
+  /// The executable of the whole function: arguments, every op, results;
+  /// dead steps removed, step levels assigned (CompileOptions::interOp),
+  /// memory planned and the plan verified.
+  llvm::Expected<std::shared_ptr<runtime::Executable>> emit();
+
+private:
+  using ActivationLayout = runtime::cpu::ActivationLayout;
+
+  // Values.
+  llvm::Expected<int64_t> addValue(Value v, runtime::ValueStorage storage,
+                                   std::string producer);
+  int64_t addView(int64_t of, const Shape &shape, const std::string &where);
+
+  // Blocked activation layouts.
+  static cpu::ActivationLayouts
+  resolveActivationLayouts(func::FuncOp specialized,
+                           const cpu::CompileOptions &options);
+  const ActivationLayout *layoutOf(Value v) const;
+  bool preferBlocked(Value v) const;
+  void setLayout(Value v, int64_t id, const ActivationLayout &layout);
+  llvm::Expected<int64_t> plainId(Value v, const std::string &forWhat);
+  Value nchwSourceOf(Value v, const ActivationLayout &layout) const;
+  llvm::Expected<int64_t> reorderTo(Value v, int64_t plain,
+                                    const ActivationLayout &layout,
+                                    const std::string &forWhat);
+  LayoutContext layoutContextFor(Value result) const;
+
+  // Steps.
+  llvm::Error emitFused(FusedContraction &fused, Operation *op,
+                        std::string stepOp, const std::string &where);
+  llvm::Expected<bool>
+  emitLayoutKernel(Operation &op,
+                   absl::StatusOr<runtime::cpu::LayoutKernel> kernel,
+                   const std::string &where);
+  llvm::Error emitWholeOpStep(Operation &op,
+                              std::shared_ptr<const runtime::Kernel> kernel,
+                              std::string path, const std::string &name,
+                              const std::string &where);
+
+  // Op families.
+  llvm::Error emitArguments();
+  llvm::Error emitOp(Operation &op);
+  llvm::Error emitResults(func::ReturnOp ret);
+  llvm::Error emitConstant(ConstantOp constant, const std::string &where);
+  llvm::Error emitView(Operation &op, const std::string &where);
+  llvm::Error emitLoopFusion(FusionOp fusion, const std::string &where);
+  llvm::Error emitReferenceFallback(Operation &op, const std::string &where);
+  llvm::Expected<bool> emitFusedOrBlocked(Operation &op,
+                                          const std::string &where);
+  llvm::Expected<bool> emitContractionFusion(FusionOp fusion,
+                                             const std::string &where);
+  llvm::Expected<bool> emitLayoutConv(Conv2DOp conv, const std::string &where);
+  llvm::Expected<bool> emitLayoutConcat(ConcatOp concat,
+                                        const std::string &where);
+  llvm::Expected<bool> emitLayoutPool(Operation &op, const std::string &where);
+  llvm::Error emitKernel(Operation &op, const std::string &where);
+
+  // The whole plan.
+  void assignStepLevels();
+  llvm::Error finish();
+
+  func::FuncOp specialized;
+  const cpu::CompileOptions &options;
+  std::shared_ptr<runtime::Executable> executable;
+  runtime::Executable &exe;
+  llvm::DenseMap<Value, int64_t> ids;
+  llvm::DenseMap<Value, const HostTensor *> constants;
+  std::vector<std::unique_ptr<HostTensor>> constantValues;
+
+  // Blocked activation layouts (options.blockedLayouts): the values kept in
+  // one, and the plain copy of each made by a reorder where needed.
+  bool blockTag = false;
+  bool blockedLayouts = false;
+  llvm::DenseMap<Value, ActivationLayout> layouts;
+  llvm::DenseMap<Value, int64_t> plainIds;
+  // Plain value `v` (id `plain`) reordered into `layout`, once per value.
+  llvm::DenseMap<Value, std::pair<ActivationLayout, int64_t>> blockedCopies;
+};
+
+CpuPlanEmitter::CpuPlanEmitter(func::FuncOp specialized,
+                               const cpu::CompileOptions &options)
+    : specialized(specialized), options(options),
+      executable(std::make_shared<runtime::Executable>()), exe(*executable) {
+  exe.target = cpu::targetDescription();
+  cpu::ActivationLayouts activationLayouts =
+      resolveActivationLayouts(specialized, options);
+  blockedLayouts = activationLayouts != cpu::ActivationLayouts::Plain &&
+                   options.enableOneDnn;
+  blockTag = activationLayouts == cpu::ActivationLayouts::Blocked;
+}
+
+/// CompileOptions::activationLayouts for `specialized`: Auto resolved, and
+/// Plain where the ISA has no blocked layout.
+cpu::ActivationLayouts
+CpuPlanEmitter::resolveActivationLayouts(func::FuncOp specialized,
+                                         const cpu::CompileOptions &options) {
+  cpu::ActivationLayouts activationLayouts = options.activationLayouts;
+  if (activationLayouts == cpu::ActivationLayouts::Auto)
+    activationLayouts = options.winograd && runtime::cpu::cpuIsa().winograd &&
+                                winogradPaysForBlockedLayouts(specialized)
+                            ? cpu::ActivationLayouts::Blocked
+                            : cpu::ActivationLayouts::Plain;
+  if (activationLayouts == cpu::ActivationLayouts::Blocked &&
+      !runtime::cpu::cpuIsa().channelBlock)
+    activationLayouts = cpu::ActivationLayouts::Plain;
+  return activationLayouts;
+}
+
+llvm::Expected<std::shared_ptr<runtime::Executable>> CpuPlanEmitter::emit() {
+  if (auto error = emitArguments())
+    return std::move(error);
+  for (Operation &op : specialized.getBody().front())
+    if (auto error = emitOp(op))
+      return std::move(error);
+  if (auto error = finish())
+    return std::move(error);
+  return executable;
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<int64_t> CpuPlanEmitter::addValue(Value v,
+                                                 runtime::ValueStorage storage,
+                                                 std::string producer) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || !toDType(type.getElementType()))
+    return codegen::makeUnsupportedError(
+        producer + ": the shape of " + typeString(v) +
+        " is not known after specialization (it depends on the values "
+        "of the inputs, not only their shapes; the CPU backend needs "
+        "static shapes: specialize on those values or use the "
+        "reference backend)");
+  runtime::ValueInfo info;
+  info.dtype = *toDType(type.getElementType());
+  info.shape = shapeOf(v);
+  info.storage = storage;
+  info.producer = std::move(producer);
+  exe.values.push_back(std::move(info));
+  int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
+  ids[v] = id;
+  return id;
+}
+
+// A value of another shape over the storage of value `of`.
+int64_t CpuPlanEmitter::addView(int64_t of, const Shape &shape,
+                                const std::string &where) {
+  runtime::ValueInfo info;
+  info.dtype = exe.values[of].dtype;
+  info.shape = shape;
+  info.storage = {runtime::ValueStorage::Kind::View, of, 0};
+  info.producer = where;
+  exe.values.push_back(std::move(info));
+  return static_cast<int64_t>(exe.values.size()) - 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Blocked activation layouts
+//===----------------------------------------------------------------------===//
+
+const runtime::cpu::ActivationLayout *CpuPlanEmitter::layoutOf(Value v) const {
+  auto it = layouts.find(v);
+  return it == layouts.end() ? nullptr : &it->second;
+}
+
+bool CpuPlanEmitter::preferBlocked(Value v) const {
+  return llvm::any_of(v.getUses(),
+                      [](OpOperand &use) { return takesBlockedLayout(use); });
+}
+
+// Marks value `id` (the result of `v`) as kept in `layout`.
+void CpuPlanEmitter::setLayout(Value v, int64_t id,
+                               const ActivationLayout &layout) {
+  exe.values[id].layout = layout.name;
+  exe.values[id].layoutBytes = layout.bytes;
+  layouts[v] = layout;
+}
+
+// The id of `v` in plain layout: a value in a blocked layout gets one
+// reorder step (before its first plain use) whose result serves every
+// plain use.
+llvm::Expected<int64_t> CpuPlanEmitter::plainId(Value v,
+                                                const std::string &forWhat) {
+  const ActivationLayout *layout = layoutOf(v);
+  if (!layout)
+    return ids.lookup(v);
+  if (auto it = plainIds.find(v); it != plainIds.end())
+    return it->second;
+  int64_t from = ids.lookup(v);
+  runtime::ValueInfo info = exe.values[from];
+  auto kernel = runtime::cpu::createLayoutReorder(info.dtype, info.shape,
+                                                  layout, nullptr);
+  if (!kernel.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   forWhat + ": " +
+                                       std::string(kernel.status().message()));
+  runtime::Step step;
+  step.kernel = *kernel;
+  step.path = "onednn";
+  step.op = "layout reorder " + layout->name + " -> nhwc for " + forWhat;
+  step.inputs.push_back(from);
+  info.layout.clear();
+  info.layoutBytes = 0;
+  info.storage = {runtime::ValueStorage::Kind::Arena};
+  info.producer = step.op;
+  exe.values.push_back(std::move(info));
+  int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
+  step.outputs.push_back(id);
+  exe.steps.push_back(std::move(step));
+  plainIds[v] = id;
+  return id;
+}
+
+// The plain NCHW value whose bytes are `v` in `layout`: `v` is its
+// transpose to NHWC and `layout` dense nchw; null otherwise.
+Value CpuPlanEmitter::nchwSourceOf(Value v,
+                                   const ActivationLayout &layout) const {
+  auto transpose = v.getDefiningOp<TransposeOp>();
+  if (!transpose || layoutOf(transpose.getInput()) ||
+      transpose.getPermutation() != llvm::ArrayRef<int64_t>{0, 2, 3, 1})
+    return Value();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  auto dtype = type ? toDType(type.getElementType()) : std::nullopt;
+  if (!dtype || !type.hasStaticShape() ||
+      !runtime::cpu::isDenseNchw(layout, *dtype, shapeOf(v)))
+    return Value();
+  return transpose.getInput();
+}
+
+// Plain value `v` (id `plain`) reordered into `layout`, once per value.
+llvm::Expected<int64_t>
+CpuPlanEmitter::reorderTo(Value v, int64_t plain,
+                          const ActivationLayout &layout,
+                          const std::string &forWhat) {
+  if (auto it = blockedCopies.find(v);
+      it != blockedCopies.end() &&
+      runtime::cpu::sameLayout(it->second.first, layout))
+    return it->second.second;
+  runtime::ValueInfo info = exe.values[plain];
+  auto kernel = runtime::cpu::createLayoutReorder(info.dtype, info.shape,
+                                                  nullptr, &layout);
+  if (!kernel.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   forWhat + ": " +
+                                       std::string(kernel.status().message()));
+  runtime::Step step;
+  step.kernel = *kernel;
+  step.path = "onednn";
+  step.op = "layout reorder nhwc -> " + layout.name + " for " + forWhat;
+  step.inputs.push_back(plain);
+  info.layout = layout.name;
+  info.layoutBytes = layout.bytes;
+  info.storage = {runtime::ValueStorage::Kind::Arena};
+  info.producer = step.op;
+  exe.values.push_back(std::move(info));
+  int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
+  step.outputs.push_back(id);
+  exe.steps.push_back(std::move(step));
+  blockedCopies[v] = {layout, id};
+  return id;
+}
+
+// How a convolution writing `result` may use blocked layouts.
+LayoutContext CpuPlanEmitter::layoutContextFor(Value result) const {
+  LayoutContext context;
+  context.layoutOf = [this](Value v) { return layoutOf(v); };
+  context.blockTag = blockTag;
+  context.winograd = options.winograd;
+  context.preferBlocked = preferBlocked(result);
+  return context;
+}
+
+//===----------------------------------------------------------------------===//
+// Steps
+//===----------------------------------------------------------------------===//
+
+// The step of a fused contraction (or layout conv) `fused` computing
+// `op`'s result: plain inputs, blocked ones, a plain input reordered into
+// the layout the kernel picked for it.
+llvm::Error CpuPlanEmitter::emitFused(FusedContraction &fused, Operation *op,
+                                      std::string stepOp,
+                                      const std::string &where) {
+  runtime::Step step;
+  step.op = std::move(stepOp);
+  step.kernel = fused.kernel;
+  std::string_view name = step.kernel->name();
+  step.path = name.substr(0, name.find('.'));
+  for (auto [i, in] : llvm::enumerate(fused.inputs)) {
+    int64_t id = ids.lookup(in.value);
+    if (!in.inLayout) {
+      auto plain = plainId(in.value, where);
+      if (!plain)
+        return plain.takeError();
+      id = *plain;
+    }
+    if (i == 0 && fused.inputLayout) {
+      // The dense NCHW layout of an NCHW value's transpose to NHWC is that
+      // value's bytes: the transpose and the reorder back cancel (the
+      // first convolution of an ONNX CNN reads its 3 channels in nchw).
+      // The transpose's step goes if nothing else reads it
+      // (removeDeadSteps). An input read through a view keeps the reorder.
+      Value source =
+          in.view ? Value() : nchwSourceOf(in.value, *fused.inputLayout);
+      if (source) {
+        auto plain = plainId(source, where);
+        if (!plain)
+          return plain.takeError();
+        step.inputs.push_back(*plain);
+        continue;
+      }
+      auto reordered = reorderTo(in.value, id, *fused.inputLayout, where);
+      if (!reordered)
+        return reordered.takeError();
+      id = *reordered;
+    }
+    step.inputs.push_back(in.view ? addView(id, *in.view, where) : id);
+  }
+  auto id =
+      addValue(op->getResult(0), {runtime::ValueStorage::Kind::Arena}, step.op);
+  if (!id)
+    return id.takeError();
+  if (fused.resultLayout)
+    setLayout(op->getResult(0), *id, *fused.resultLayout);
+  step.outputs.push_back(*id);
+  exe.steps.push_back(std::move(step));
+  return llvm::Error::success();
+}
+
+// One step for `kernel` (a pool or concat in blocked layouts) over all
+// of `op`'s operands; false when the kernel is Unimplemented (the op then
+// takes the plain path).
+llvm::Expected<bool> CpuPlanEmitter::emitLayoutKernel(
+    Operation &op, absl::StatusOr<runtime::cpu::LayoutKernel> kernel,
+    const std::string &where) {
+  if (!kernel.ok()) {
+    if (kernel.status().code() == absl::StatusCode::kUnimplemented)
+      return false;
+    return errorAt(&op, std::string(kernel.status().message()));
+  }
+  runtime::Step step;
+  step.kernel = kernel->kernel;
+  std::string_view name = step.kernel->name();
+  step.path = name.substr(0, name.find('.'));
+  step.op = where + " [" + layoutOf(op.getOperand(0))->name + " -> " +
+            (kernel->resultLayout ? kernel->resultLayout->name
+                                  : std::string("nhwc")) +
+            "]";
+  for (Value operand : op.getOperands())
+    step.inputs.push_back(ids.lookup(operand));
+  auto id =
+      addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
+  if (!id)
+    return id.takeError();
+  if (kernel->resultLayout)
+    setLayout(op.getResult(0), *id, *kernel->resultLayout);
+  step.outputs.push_back(*id);
+  exe.steps.push_back(std::move(step));
+  return true;
+}
+
+// One step running `kernel` over all of `op`'s operands (plain) and
+// writing every result to the arena; `name` labels the step and its
+// results, `where` the reorders its operands may need.
+llvm::Error CpuPlanEmitter::emitWholeOpStep(
+    Operation &op, std::shared_ptr<const runtime::Kernel> kernel,
+    std::string path, const std::string &name, const std::string &where) {
+  runtime::Step step;
+  step.op = name;
+  step.kernel = std::move(kernel);
+  step.path = std::move(path);
+  for (Value v : op.getOperands()) {
+    auto in = plainId(v, where);
+    if (!in)
+      return in.takeError();
+    step.inputs.push_back(*in);
+  }
+  for (Value result : op.getResults()) {
+    auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, name);
+    if (!id)
+      return id.takeError();
+    step.outputs.push_back(*id);
+  }
+  exe.steps.push_back(std::move(step));
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Op families
+//===----------------------------------------------------------------------===//
+
+llvm::Error CpuPlanEmitter::emitArguments() {
+  for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
+    auto id = addValue(
+        arg, {runtime::ValueStorage::Kind::Input, static_cast<int64_t>(i), 0},
+        "argument #" + std::to_string(i));
+    if (!id)
+      return id.takeError();
+    exe.inputs.push_back(*id);
+  }
+  return llvm::Error::success();
+}
+
+/// The step (or steps, or view, or constant) of one op of the function body.
+llvm::Error CpuPlanEmitter::emitOp(Operation &op) {
+  std::string where =
+      op.getName().getStringRef().str() + " at " + locationString(op.getLoc());
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    return emitResults(ret);
+  if (auto constant = dyn_cast<ConstantOp>(op))
+    return emitConstant(constant, where);
+  if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op))
+    return emitView(op, where);
+  auto loopFusion = dyn_cast<FusionOp>(op);
+  if (loopFusion && loopFusion.getKind() != FusionKind::loop)
+    loopFusion = nullptr;
+  if (loopFusion && (llvm::all_of(op.getResultTypes(), isEmptyTensor) ||
+                     !touchesEmptyTensors(loopFusion)))
+    return emitLoopFusion(loopFusion, where);
+  if (!isa_and_nonnull<TgcDialect>(op.getDialect()) || op.getNumResults() == 0)
+    return unsupportedAt(&op, "is not supported by the CPU backend");
+  if (isa<FusionOp>(op) && op.getNumResults() != 1 && !loopFusion)
+    return unsupportedAt(&op, "is not supported by the CPU backend");
+  if (op.getNumResults() > 1 || loopFusion)
+    return emitReferenceFallback(op, where);
+  auto emitted = emitFusedOrBlocked(op, where);
+  if (!emitted)
+    return emitted.takeError();
+  if (*emitted)
+    return llvm::Error::success();
+  return emitKernel(op, where);
+}
+
+llvm::Error CpuPlanEmitter::emitResults(func::ReturnOp ret) {
+  for (Value v : ret.getOperands()) {
+    auto id = plainId(v, "the result");
+    if (!id)
+      return id.takeError();
+    exe.outputs.push_back(*id);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error CpuPlanEmitter::emitConstant(ConstantOp constant,
+                                         const std::string &where) {
+  auto value = reference::runOp(constant.getOperation(), {});
+  if (!value)
+    return value.takeError();
+  exe.constants.push_back(*value);
+  constantValues.push_back(std::make_unique<HostTensor>(*value));
+  constants[constant.getResult()] = constantValues.back().get();
+  auto id = addValue(constant.getResult(),
+                     {runtime::ValueStorage::Kind::Constant,
+                      static_cast<int64_t>(exe.constants.size()) - 1, 0},
+                     where);
+  if (!id)
+    return id.takeError();
+  return llvm::Error::success();
+}
+
+/// A reshape-like op: a view of its (plain) operand, no step.
+llvm::Error CpuPlanEmitter::emitView(Operation &op, const std::string &where) {
+  auto of = plainId(op.getOperand(0), where);
+  if (!of)
+    return of.takeError();
+  auto id = addValue(op.getResult(0),
+                     {runtime::ValueStorage::Kind::View, *of, 0}, where);
+  if (!id)
+    return id.takeError();
+  return llvm::Error::success();
+}
+
+/// A loop fusion whose results are all empty, or that touches no empty
+/// tensor (touchesEmptyTensors).
+llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
+                                           const std::string &where) {
+  Operation &op = *fusion;
+  if (llvm::all_of(op.getResultTypes(), isEmptyTensor)) {
+    // Nothing to compute: every result is empty (and a loop fusion's ops
+    // have no errors that depend on values).
+    return emitWholeOpStep(op, std::make_shared<EmptyResultKernel>(), "native",
+                           where, where);
+  }
+  // One JIT-compiled kernel writing every result.
+  cpu::LoopKernelOptions loopOptions;
+  loopOptions.numThreads = runtime::resolveThreadCount(options.numThreads);
+  loopOptions.vectorize = options.loopVectorize;
+  loopOptions.vectorTile = options.loopVectorTile;
+  loopOptions.dumpJit = options.dumpJit;
+  auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
+  if (!kernel.ok())
+    return errorAt(&op, std::string(kernel.status().message()));
+  return emitWholeOpStep(op, *kernel, "jit",
+                         "tgc.fusion <loop> at " + locationString(op.getLoc()),
+                         where);
+}
+
+llvm::Error CpuPlanEmitter::emitReferenceFallback(Operation &op,
+                                                  const std::string &where) {
+  // Multi-result ops (topk), and loop fusions over empty tensors
+  // (touchesEmptyTensors), run on the reference kernels.
+  return emitWholeOpStep(op, std::make_shared<ReferenceKernel>(&op),
+                         "reference", where, where);
+}
+
+/// A contraction fusion as one oneDNN kernel, or a conv2d, concat or pool
+/// in blocked layouts; false when `op` is none of those (or its kernel
+/// falls back): it then takes the plain path (emitKernel).
+llvm::Expected<bool>
+CpuPlanEmitter::emitFusedOrBlocked(Operation &op, const std::string &where) {
+  if (auto fusion = dyn_cast<FusionOp>(op); fusion && options.enableOneDnn) {
+    auto lowered = emitContractionFusion(fusion, where);
+    if (!lowered || *lowered)
+      return lowered;
+  }
+  if (!blockedLayouts)
+    return false;
+  if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    auto lowered = emitLayoutConv(conv, where);
+    if (!lowered || *lowered)
+      return lowered;
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    auto emitted = emitLayoutConcat(concat, where);
+    if (!emitted || *emitted)
+      return emitted;
+  }
+  return emitLayoutPool(op, where);
+}
+
+// A contraction fusion as one kernel with bias and post-ops; false when
+// its body is not a contraction the post-op table describes or the
+// kernel falls back (the fusion then runs on the reference path).
+llvm::Expected<bool>
+CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
+                                      const std::string &where) {
+  auto chain = analyzeContractionFusion(fusion);
+  if (!chain)
+    return false;
+  LayoutContext layoutContext = layoutContextFor(fusion.getResult(0));
+  auto fused = createFusedContraction(
+      fusion, *chain, constants, blockedLayouts ? &layoutContext : nullptr);
+  if (!fused.ok()) {
+    if (fused.status().code() == absl::StatusCode::kUnimplemented)
+      return false;
+    return errorAt(fusion, std::string(fused.status().message()));
+  }
+  if (auto error = emitFused(*fused, fusion,
+                             "tgc.fusion(" + fused->description + ") at " +
+                                 locationString(fusion.getLoc()),
+                             where))
+    return std::move(error);
+  return true;
+}
+
+// A conv2d with no post-ops, when blocked layouts apply to it.
+llvm::Expected<bool> CpuPlanEmitter::emitLayoutConv(Conv2DOp conv,
+                                                    const std::string &where) {
+  if (conv.getLayout() != ir::Layout::NHWC)
+    return false;
+  FusedContraction fused;
+  fused.description = "tgc.conv2d";
+  for (Value operand : conv->getOperands())
+    fused.inputs.push_back({operand, std::nullopt});
+  LayoutContext layoutContext = layoutContextFor(conv.getResult());
+  auto it = constants.find(conv.getFilter());
+  auto blocked = tryLayoutConv(
+      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second), {},
+      layoutContext, fused);
+  if (!blocked.ok())
+    return errorAt(conv, std::string(blocked.status().message()));
+  if (!*blocked)
+    return false;
+  if (auto error = emitFused(
+          fused, conv,
+          fused.description + " at " + locationString(conv.getLoc()), where))
+    return std::move(error);
+  return true;
+}
+
+llvm::Expected<bool>
+CpuPlanEmitter::emitLayoutConcat(ConcatOp concat, const std::string &where) {
+  if (!isChannelConcat(concat) ||
+      !llvm::all_of(concat.getInputs(),
+                    [&](Value v) { return layoutOf(v) != nullptr; }))
+    return false;
+  // A channel concat of blocked inputs stays blocked.
+  std::vector<runtime::cpu::Shape> shapes;
+  std::vector<const runtime::cpu::ActivationLayout *> inputLayouts;
+  for (Value v : concat.getInputs()) {
+    shapes.push_back(shapeOf(v));
+    inputLayouts.push_back(layoutOf(v));
+  }
+  return emitLayoutKernel(
+      *concat.getOperation(),
+      runtime::cpu::createLayoutConcat(dtypeOf(concat.getResult()), shapes,
+                                       inputLayouts, blockTag),
+      where);
+}
+
+llvm::Expected<bool> CpuPlanEmitter::emitLayoutPool(Operation &op,
+                                                    const std::string &where) {
+  auto pool = poolDescOf(&op);
+  if (!pool || !layoutOf(op.getOperand(0)))
+    return false;
+  // A pool over a blocked input keeps oneDNN's layout.
+  return emitLayoutKernel(
+      op, runtime::cpu::createLayoutPool2D(*pool, *layoutOf(op.getOperand(0))),
+      where);
+}
+
+/// A single-result op on its oneDNN or native kernel (createKernel), else
+/// on the reference interpreter.
+llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
+                                       const std::string &where) {
+  runtime::Step step;
+  step.op = where;
+  if (options.enableOneDnn) {
+    auto kernel = createKernel(&op, constants);
+    if (kernel.ok()) {
+      step.kernel = *kernel;
+      std::string_view name = step.kernel->name();
+      step.path = name.substr(0, name.find('.'));
+    } else if (kernel.status().code() != absl::StatusCode::kUnimplemented) {
+      return errorAt(&op, std::string(kernel.status().message()));
+    }
+  }
+  if (!step.kernel) {
+    step.kernel = std::make_shared<ReferenceKernel>(&op);
+    step.path = "reference";
+  }
+  for (Value v : op.getOperands()) {
+    auto in = plainId(v, where);
+    if (!in)
+      return in.takeError();
+    step.inputs.push_back(*in);
+  }
+  auto id =
+      addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
+  if (!id)
+    return id.takeError();
+  step.outputs.push_back(*id);
+  exe.steps.push_back(std::move(step));
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The whole plan
+//===----------------------------------------------------------------------===//
+
+void CpuPlanEmitter::assignStepLevels() {
+  // A step's level is one more than the highest level among the steps
+  // producing its inputs (through views); arguments and constants are
+  // ready before level 0.
+  std::vector<int64_t> producedAt(exe.values.size(), -1);
+  auto rootOf = [&](int64_t id) {
+    while (exe.values[id].storage.kind == runtime::ValueStorage::Kind::View)
+      id = exe.values[id].storage.index;
+    return id;
+  };
+  for (const runtime::Step &step : exe.steps) {
+    int64_t level = 0;
+    for (int64_t in : step.inputs)
+      level = std::max(level, producedAt[rootOf(in)] + 1);
+    for (int64_t out : step.outputs)
+      producedAt[out] = level;
+    exe.stepLevels.push_back(level);
+  }
+}
+
+llvm::Error CpuPlanEmitter::finish() {
+  runtime::removeDeadSteps(exe);
+  if (options.interOp)
+    assignStepLevels();
+  if (auto status = runtime::planMemory(exe); !status.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   std::string(status.message()));
+  if (auto status = exe.verify(); !status.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: invalid plan: " +
+                                       std::string(status.message()));
+  return llvm::Error::success();
+}
 } // namespace
 
 llvm::Expected<cpu::CompiledFunction>
@@ -824,529 +1505,9 @@ cpu::compile(func::FuncOp func,
   auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
   runtime::setNumThreads(runtime::resolveThreadCount(options.numThreads));
 
-  auto executable = std::make_shared<runtime::Executable>();
-  runtime::Executable &exe = *executable;
-  exe.target = targetDescription();
-  llvm::DenseMap<Value, int64_t> ids;
-  llvm::DenseMap<Value, const HostTensor *> constants;
-  std::vector<std::unique_ptr<HostTensor>> constantValues;
-
-  auto addValue = [&](Value v, runtime::ValueStorage storage,
-                      std::string producer) -> llvm::Expected<int64_t> {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape() || !toDType(type.getElementType()))
-      return llvm::createStringError(
-          std::make_error_code(std::errc::not_supported),
-          producer + ": the shape of " + typeString(v) +
-              " is not known after specialization (it depends on the values "
-              "of the inputs, not only their shapes; the CPU backend needs "
-              "static shapes: specialize on those values or use the "
-              "reference backend)");
-    runtime::ValueInfo info;
-    info.dtype = *toDType(type.getElementType());
-    info.shape = shapeOf(v);
-    info.storage = storage;
-    info.producer = std::move(producer);
-    exe.values.push_back(std::move(info));
-    int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
-    ids[v] = id;
-    return id;
-  };
-
-  // A value of another shape over the storage of value `of`.
-  auto addView = [&](int64_t of, const Shape &shape, const std::string &where) {
-    runtime::ValueInfo info;
-    info.dtype = exe.values[of].dtype;
-    info.shape = shape;
-    info.storage = {runtime::ValueStorage::Kind::View, of, 0};
-    info.producer = where;
-    exe.values.push_back(std::move(info));
-    return static_cast<int64_t>(exe.values.size()) - 1;
-  };
-
-  // Blocked activation layouts (options.blockedLayouts): the values kept in
-  // one, and the plain copy of each made by a reorder where needed.
-  cpu::ActivationLayouts activationLayouts = options.activationLayouts;
-  if (activationLayouts == cpu::ActivationLayouts::Auto)
-    activationLayouts = options.winograd && runtime::cpu::cpuIsa().winograd &&
-                                winogradPaysForBlockedLayouts(specialized)
-                            ? cpu::ActivationLayouts::Blocked
-                            : cpu::ActivationLayouts::Plain;
-  if (activationLayouts == cpu::ActivationLayouts::Blocked &&
-      !runtime::cpu::cpuIsa().channelBlock)
-    activationLayouts = cpu::ActivationLayouts::Plain;
-  bool blockedLayouts = activationLayouts != cpu::ActivationLayouts::Plain &&
-                        options.enableOneDnn;
-  bool blockTag = activationLayouts == cpu::ActivationLayouts::Blocked;
-  llvm::DenseMap<Value, runtime::cpu::ActivationLayout> layouts;
-  llvm::DenseMap<Value, int64_t> plainIds;
-  auto layoutOf = [&](Value v) -> const runtime::cpu::ActivationLayout * {
-    auto it = layouts.find(v);
-    return it == layouts.end() ? nullptr : &it->second;
-  };
-  auto preferBlocked = [&](Value v) {
-    return llvm::any_of(v.getUses(),
-                        [](OpOperand &use) { return takesBlockedLayout(use); });
-  };
-  // Marks value `id` (the result of `v`) as kept in `layout`.
-  auto setLayout = [&](Value v, int64_t id,
-                       const runtime::cpu::ActivationLayout &layout) {
-    exe.values[id].layout = layout.name;
-    exe.values[id].layoutBytes = layout.bytes;
-    layouts[v] = layout;
-  };
-  // The id of `v` in plain layout: a value in a blocked layout gets one
-  // reorder step (before its first plain use) whose result serves every
-  // plain use.
-  auto plainId = [&](Value v,
-                     const std::string &forWhat) -> llvm::Expected<int64_t> {
-    const runtime::cpu::ActivationLayout *layout = layoutOf(v);
-    if (!layout)
-      return ids.lookup(v);
-    if (auto it = plainIds.find(v); it != plainIds.end())
-      return it->second;
-    int64_t from = ids.lookup(v);
-    runtime::ValueInfo info = exe.values[from];
-    auto kernel = runtime::cpu::createLayoutReorder(info.dtype, info.shape,
-                                                    layout, nullptr);
-    if (!kernel.ok())
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          forWhat + ": " + std::string(kernel.status().message()));
-    runtime::Step step;
-    step.kernel = *kernel;
-    step.path = "onednn";
-    step.op = "layout reorder " + layout->name + " -> nhwc for " + forWhat;
-    step.inputs.push_back(from);
-    info.layout.clear();
-    info.layoutBytes = 0;
-    info.storage = {runtime::ValueStorage::Kind::Arena};
-    info.producer = step.op;
-    exe.values.push_back(std::move(info));
-    int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
-    step.outputs.push_back(id);
-    exe.steps.push_back(std::move(step));
-    plainIds[v] = id;
-    return id;
-  };
-
-  // The plain NCHW value whose bytes are `v` in `layout`: `v` is its
-  // transpose to NHWC and `layout` dense nchw; null otherwise.
-  auto nchwSourceOf =
-      [&](Value v, const runtime::cpu::ActivationLayout &layout) -> Value {
-    auto transpose = v.getDefiningOp<TransposeOp>();
-    if (!transpose || layoutOf(transpose.getInput()) ||
-        transpose.getPermutation() != llvm::ArrayRef<int64_t>{0, 2, 3, 1})
-      return Value();
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    auto dtype = type ? toDType(type.getElementType()) : std::nullopt;
-    if (!dtype || !type.hasStaticShape() ||
-        !runtime::cpu::isDenseNchw(layout, *dtype, shapeOf(v)))
-      return Value();
-    return transpose.getInput();
-  };
-
-  // Plain value `v` (id `plain`) reordered into `layout`, once per value.
-  llvm::DenseMap<Value, std::pair<runtime::cpu::ActivationLayout, int64_t>>
-      blockedCopies;
-  auto reorderTo = [&](Value v, int64_t plain,
-                       const runtime::cpu::ActivationLayout &layout,
-                       const std::string &forWhat) -> llvm::Expected<int64_t> {
-    if (auto it = blockedCopies.find(v);
-        it != blockedCopies.end() &&
-        runtime::cpu::sameLayout(it->second.first, layout))
-      return it->second.second;
-    runtime::ValueInfo info = exe.values[plain];
-    auto kernel = runtime::cpu::createLayoutReorder(info.dtype, info.shape,
-                                                    nullptr, &layout);
-    if (!kernel.ok())
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          forWhat + ": " + std::string(kernel.status().message()));
-    runtime::Step step;
-    step.kernel = *kernel;
-    step.path = "onednn";
-    step.op = "layout reorder nhwc -> " + layout.name + " for " + forWhat;
-    step.inputs.push_back(plain);
-    info.layout = layout.name;
-    info.layoutBytes = layout.bytes;
-    info.storage = {runtime::ValueStorage::Kind::Arena};
-    info.producer = step.op;
-    exe.values.push_back(std::move(info));
-    int64_t id = static_cast<int64_t>(exe.values.size()) - 1;
-    step.outputs.push_back(id);
-    exe.steps.push_back(std::move(step));
-    blockedCopies[v] = {layout, id};
-    return id;
-  };
-
-  // The step of a fused contraction (or layout conv) `fused` computing
-  // `op`'s result: plain inputs, blocked ones, a plain input reordered into
-  // the layout the kernel picked for it.
-  auto emitFused = [&](FusedContraction &fused, Operation *op,
-                       std::string stepOp,
-                       const std::string &where) -> llvm::Error {
-    runtime::Step step;
-    step.op = std::move(stepOp);
-    step.kernel = fused.kernel;
-    std::string_view name = step.kernel->name();
-    step.path = name.substr(0, name.find('.'));
-    for (auto [i, in] : llvm::enumerate(fused.inputs)) {
-      int64_t id = ids.lookup(in.value);
-      if (!in.inLayout) {
-        auto plain = plainId(in.value, where);
-        if (!plain)
-          return plain.takeError();
-        id = *plain;
-      }
-      if (i == 0 && fused.inputLayout) {
-        // The dense NCHW layout of an NCHW value's transpose to NHWC is that
-        // value's bytes: the transpose and the reorder back cancel (the
-        // first convolution of an ONNX CNN reads its 3 channels in nchw).
-        // The transpose's step goes if nothing else reads it
-        // (removeDeadSteps). An input read through a view keeps the reorder.
-        Value source =
-            in.view ? Value() : nchwSourceOf(in.value, *fused.inputLayout);
-        if (source) {
-          auto plain = plainId(source, where);
-          if (!plain)
-            return plain.takeError();
-          step.inputs.push_back(*plain);
-          continue;
-        }
-        auto reordered = reorderTo(in.value, id, *fused.inputLayout, where);
-        if (!reordered)
-          return reordered.takeError();
-        id = *reordered;
-      }
-      step.inputs.push_back(in.view ? addView(id, *in.view, where) : id);
-    }
-    auto id = addValue(op->getResult(0), {runtime::ValueStorage::Kind::Arena},
-                       step.op);
-    if (!id)
-      return id.takeError();
-    if (fused.resultLayout)
-      setLayout(op->getResult(0), *id, *fused.resultLayout);
-    step.outputs.push_back(*id);
-    exe.steps.push_back(std::move(step));
-    return llvm::Error::success();
-  };
-
-  // How a convolution writing `result` may use blocked layouts.
-  auto layoutContextFor = [&](Value result) {
-    LayoutContext context;
-    context.layoutOf = layoutOf;
-    context.blockTag = blockTag;
-    context.winograd = options.winograd;
-    context.preferBlocked = preferBlocked(result);
-    return context;
-  };
-
-  // A contraction fusion as one kernel with bias and post-ops; false when
-  // its body is not a contraction the post-op table describes or the
-  // kernel falls back (the fusion then runs on the reference path).
-  auto lowerContractionFusion =
-      [&](FusionOp fusion, const std::string &where) -> llvm::Expected<bool> {
-    auto chain = analyzeContractionFusion(fusion);
-    if (!chain)
-      return false;
-    LayoutContext layoutContext = layoutContextFor(fusion.getResult(0));
-    auto fused = createFusedContraction(
-        fusion, *chain, constants, blockedLayouts ? &layoutContext : nullptr);
-    if (!fused.ok()) {
-      if (fused.status().code() == absl::StatusCode::kUnimplemented)
-        return false;
-      return errorAt(fusion, std::string(fused.status().message()));
-    }
-    if (auto error = emitFused(*fused, fusion,
-                               "tgc.fusion(" + fused->description + ") at " +
-                                   locationString(fusion.getLoc()),
-                               where))
-      return std::move(error);
-    return true;
-  };
-
-  // One step for `kernel` (a pool or concat in blocked layouts) over all
-  // of `op`'s operands; false when the kernel is Unimplemented (the op then
-  // takes the plain path).
-  auto emitLayoutKernel =
-      [&](Operation &op, absl::StatusOr<runtime::cpu::LayoutKernel> kernel,
-          const std::string &where) -> llvm::Expected<bool> {
-    if (!kernel.ok()) {
-      if (kernel.status().code() == absl::StatusCode::kUnimplemented)
-        return false;
-      return errorAt(&op, std::string(kernel.status().message()));
-    }
-    runtime::Step step;
-    step.kernel = kernel->kernel;
-    std::string_view name = step.kernel->name();
-    step.path = name.substr(0, name.find('.'));
-    step.op = where + " [" + layoutOf(op.getOperand(0))->name + " -> " +
-              (kernel->resultLayout ? kernel->resultLayout->name
-                                    : std::string("nhwc")) +
-              "]";
-    for (Value operand : op.getOperands())
-      step.inputs.push_back(ids.lookup(operand));
-    auto id =
-        addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
-    if (!id)
-      return id.takeError();
-    if (kernel->resultLayout)
-      setLayout(op.getResult(0), *id, *kernel->resultLayout);
-    step.outputs.push_back(*id);
-    exe.steps.push_back(std::move(step));
-    return true;
-  };
-
-  // A conv2d with no post-ops, when blocked layouts apply to it.
-  auto lowerLayoutConv = [&](Conv2DOp conv,
-                             const std::string &where) -> llvm::Expected<bool> {
-    if (conv.getLayout() != ir::Layout::NHWC)
-      return false;
-    FusedContraction fused;
-    fused.description = "tgc.conv2d";
-    for (Value operand : conv->getOperands())
-      fused.inputs.push_back({operand, std::nullopt});
-    LayoutContext layoutContext = layoutContextFor(conv.getResult());
-    auto it = constants.find(conv.getFilter());
-    auto blocked = tryLayoutConv(
-        conv2DDescOf(conv, it == constants.end() ? nullptr : it->second), {},
-        layoutContext, fused);
-    if (!blocked.ok())
-      return errorAt(conv, std::string(blocked.status().message()));
-    if (!*blocked)
-      return false;
-    if (auto error = emitFused(
-            fused, conv,
-            fused.description + " at " + locationString(conv.getLoc()), where))
-      return std::move(error);
-    return true;
-  };
-
-  // One step running `kernel` over all of `op`'s operands (plain) and
-  // writing every result to the arena; `name` labels the step and its
-  // results, `where` the reorders its operands may need.
-  auto emitWholeOpStep = [&](Operation &op,
-                             std::shared_ptr<const runtime::Kernel> kernel,
-                             std::string path, const std::string &name,
-                             const std::string &where) -> llvm::Error {
-    runtime::Step step;
-    step.op = name;
-    step.kernel = std::move(kernel);
-    step.path = std::move(path);
-    for (Value v : op.getOperands()) {
-      auto in = plainId(v, where);
-      if (!in)
-        return in.takeError();
-      step.inputs.push_back(*in);
-    }
-    for (Value result : op.getResults()) {
-      auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, name);
-      if (!id)
-        return id.takeError();
-      step.outputs.push_back(*id);
-    }
-    exe.steps.push_back(std::move(step));
-    return llvm::Error::success();
-  };
-
-  for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
-    auto id = addValue(
-        arg, {runtime::ValueStorage::Kind::Input, static_cast<int64_t>(i), 0},
-        "argument #" + std::to_string(i));
-    if (!id)
-      return id.takeError();
-    exe.inputs.push_back(*id);
-  }
-
-  for (Operation &op : specialized.getBody().front()) {
-    std::string where = op.getName().getStringRef().str() + " at " +
-                        locationString(op.getLoc());
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands()) {
-        auto id = plainId(v, "the result");
-        if (!id)
-          return id.takeError();
-        exe.outputs.push_back(*id);
-      }
-      continue;
-    }
-    if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto value = reference::runOp(&op, {});
-      if (!value)
-        return value.takeError();
-      exe.constants.push_back(*value);
-      constantValues.push_back(std::make_unique<HostTensor>(*value));
-      constants[constant.getResult()] = constantValues.back().get();
-      auto id = addValue(constant.getResult(),
-                         {runtime::ValueStorage::Kind::Constant,
-                          static_cast<int64_t>(exe.constants.size()) - 1, 0},
-                         where);
-      if (!id)
-        return id.takeError();
-      continue;
-    }
-    if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op)) {
-      auto of = plainId(op.getOperand(0), where);
-      if (!of)
-        return of.takeError();
-      auto id = addValue(op.getResult(0),
-                         {runtime::ValueStorage::Kind::View, *of, 0}, where);
-      if (!id)
-        return id.takeError();
-      continue;
-    }
-    if (auto fusion = dyn_cast<FusionOp>(op);
-        fusion && fusion.getKind() == FusionKind::loop &&
-        llvm::all_of(op.getResultTypes(), isEmptyTensor)) {
-      // Nothing to compute: every result is empty (and a loop fusion's ops
-      // have no errors that depend on values).
-      if (auto error =
-              emitWholeOpStep(op, std::make_shared<EmptyResultKernel>(),
-                              "native", where, where))
-        return std::move(error);
-      continue;
-    }
-    if (auto fusion = dyn_cast<FusionOp>(op);
-        fusion && fusion.getKind() == FusionKind::loop &&
-        !touchesEmptyTensors(fusion)) {
-      // One JIT-compiled kernel writing every result.
-      cpu::LoopKernelOptions loopOptions;
-      loopOptions.numThreads = runtime::resolveThreadCount(options.numThreads);
-      loopOptions.vectorize = options.loopVectorize;
-      loopOptions.vectorTile = options.loopVectorTile;
-      loopOptions.dumpJit = options.dumpJit;
-      auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
-      if (!kernel.ok())
-        return errorAt(&op, std::string(kernel.status().message()));
-      if (auto error = emitWholeOpStep(
-              op, *kernel, "jit",
-              "tgc.fusion <loop> at " + locationString(op.getLoc()), where))
-        return std::move(error);
-      continue;
-    }
-    if (!isa_and_nonnull<TgcDialect>(op.getDialect()) ||
-        op.getNumResults() == 0)
-      return errorAt(&op, "is not supported by the CPU backend");
-    auto loopFusion = dyn_cast<FusionOp>(op);
-    if (loopFusion && loopFusion.getKind() != FusionKind::loop)
-      loopFusion = nullptr;
-    if (isa<FusionOp>(op) && op.getNumResults() != 1 && !loopFusion)
-      return errorAt(&op, "is not supported by the CPU backend");
-    if (op.getNumResults() > 1 || loopFusion) {
-      // Multi-result ops (topk), and loop fusions over empty tensors
-      // (touchesEmptyTensors), run on the reference kernels.
-      if (auto error =
-              emitWholeOpStep(op, std::make_shared<ReferenceKernel>(&op),
-                              "reference", where, where))
-        return std::move(error);
-      continue;
-    }
-    if (auto fusion = dyn_cast<FusionOp>(op); fusion && options.enableOneDnn) {
-      auto lowered = lowerContractionFusion(fusion, where);
-      if (!lowered)
-        return lowered.takeError();
-      if (*lowered)
-        continue;
-    }
-
-    if (auto conv = dyn_cast<Conv2DOp>(op); conv && blockedLayouts) {
-      auto lowered = lowerLayoutConv(conv, where);
-      if (!lowered)
-        return lowered.takeError();
-      if (*lowered)
-        continue;
-    }
-    if (auto concat = dyn_cast<ConcatOp>(op);
-        concat && blockedLayouts && isChannelConcat(concat) &&
-        llvm::all_of(concat.getInputs(),
-                     [&](Value v) { return layoutOf(v) != nullptr; })) {
-      // A channel concat of blocked inputs stays blocked.
-      std::vector<runtime::cpu::Shape> shapes;
-      std::vector<const runtime::cpu::ActivationLayout *> inputLayouts;
-      for (Value v : concat.getInputs()) {
-        shapes.push_back(shapeOf(v));
-        inputLayouts.push_back(layoutOf(v));
-      }
-      auto emitted = emitLayoutKernel(
-          op,
-          runtime::cpu::createLayoutConcat(dtypeOf(concat.getResult()), shapes,
-                                           inputLayouts, blockTag),
-          where);
-      if (!emitted)
-        return emitted.takeError();
-      if (*emitted)
-        continue;
-    }
-    if (auto pool = poolDescOf(&op);
-        pool && blockedLayouts && layoutOf(op.getOperand(0))) {
-      // A pool over a blocked input keeps oneDNN's layout.
-      auto emitted = emitLayoutKernel(
-          op,
-          runtime::cpu::createLayoutPool2D(*pool, *layoutOf(op.getOperand(0))),
-          where);
-      if (!emitted)
-        return emitted.takeError();
-      if (*emitted)
-        continue;
-    }
-
-    runtime::Step step;
-    step.op = where;
-    if (options.enableOneDnn) {
-      auto kernel = createKernel(&op, constants);
-      if (kernel.ok()) {
-        step.kernel = *kernel;
-        std::string_view name = step.kernel->name();
-        step.path = name.substr(0, name.find('.'));
-      } else if (kernel.status().code() != absl::StatusCode::kUnimplemented) {
-        return errorAt(&op, std::string(kernel.status().message()));
-      }
-    }
-    if (!step.kernel) {
-      step.kernel = std::make_shared<ReferenceKernel>(&op);
-      step.path = "reference";
-    }
-    for (Value v : op.getOperands()) {
-      auto in = plainId(v, where);
-      if (!in)
-        return in.takeError();
-      step.inputs.push_back(*in);
-    }
-    auto id =
-        addValue(op.getResult(0), {runtime::ValueStorage::Kind::Arena}, where);
-    if (!id)
-      return id.takeError();
-    step.outputs.push_back(*id);
-    exe.steps.push_back(std::move(step));
-  }
-
-  runtime::removeDeadSteps(exe);
-  if (options.interOp) {
-    // A step's level is one more than the highest level among the steps
-    // producing its inputs (through views); arguments and constants are
-    // ready before level 0.
-    std::vector<int64_t> producedAt(exe.values.size(), -1);
-    auto rootOf = [&](int64_t id) {
-      while (exe.values[id].storage.kind == runtime::ValueStorage::Kind::View)
-        id = exe.values[id].storage.index;
-      return id;
-    };
-    for (const runtime::Step &step : exe.steps) {
-      int64_t level = 0;
-      for (int64_t in : step.inputs)
-        level = std::max(level, producedAt[rootOf(in)] + 1);
-      for (int64_t out : step.outputs)
-        producedAt[out] = level;
-      exe.stepLevels.push_back(level);
-    }
-  }
-  if (auto status = runtime::planMemory(exe); !status.ok())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   std::string(status.message()));
-  if (auto status = exe.verify(); !status.ok())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "internal error: invalid plan: " +
-                                       std::string(status.message()));
-  return CompiledFunction{std::move(executable), std::move(*module)};
+  CpuPlanEmitter emitter(specialized, options);
+  auto executable = emitter.emit();
+  if (!executable)
+    return executable.takeError();
+  return CompiledFunction{std::move(*executable), std::move(*module)};
 }

@@ -25,9 +25,6 @@
 
 namespace tgc::cpu {
 
-/// False when the environment sets TGC_FUSION=0.
-bool fusionEnabledFromEnvironment();
-
 /// How activations between NHWC oneDNN convolutions and pools are laid out.
 enum class ActivationLayouts {
   /// Plain NHWC everywhere (the default).
@@ -51,19 +48,11 @@ enum class ActivationLayouts {
   Auto,
 };
 
-/// TGC_BLOCKED_LAYOUTS: 1 or "any" is OneDnnPreferred, "blocked" (or the
-/// older "16", "nChw16c", "8", "nChw8c": the ISA decides the block) Blocked,
-/// 0 or "plain" Plain, anything else (or unset) Auto.
-ActivationLayouts activationLayoutsFromEnvironment();
-
 /// The machine the CPU backend plans for, as --print-plan lists it: the ISA
 /// (runtime::cpu::CpuIsa, capped by DNNL_MAX_CPU_ISA), the channel
 /// block of its blocked layout and whether it has Winograd kernels, e.g.
 /// "x86 avx2 (channel block 8, no Winograd)".
 std::string targetDescription();
-
-/// False when TGC_WINOGRAD is 0.
-bool winogradEnabledFromEnvironment();
 
 /// The options of a CPU compile. The defaults are constants: the TGC_*
 /// environment is read by clients where a compile starts

@@ -2,6 +2,8 @@
 
 #include "codegen/cuda/Compiler.h"
 
+#include "codegen/Backend.h"
+#include "codegen/cuda/CudaPipeline.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
@@ -24,6 +26,9 @@
 
 using namespace mlir;
 using namespace tgc;
+using cuda::LibraryEpilogue;
+using cuda::libraryEpilogue;
+using cuda::splitChain;
 using runtime::HostTensor;
 
 namespace {
@@ -68,45 +73,16 @@ FusionOp wrapInFusion(Operation *op, FusionKind kind = FusionKind::loop) {
   return fusion;
 }
 
-void trimContractionChains(Block &body);
-
 /// `func` specialized for `shapes` (tgc::specializeForShapes), then the
-/// tgc-cuda pipeline.
+/// tgc-cuda pipeline (codegen/cuda/CudaPipeline.h).
 llvm::Expected<OwningOpRef<ModuleOp>>
 specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
            const cuda::CompileOptions &options) {
-  MLIRContext *context = func.getContext();
-  auto specialized = tgc::specializeForShapes(func, shapes);
-  if (!specialized)
-    return specialized.takeError();
-  OwningOpRef<ModuleOp> module = std::move(*specialized);
-  DiagnosticCapture diagnostics(context);
-  auto fail = [&](const llvm::Twine &message) {
-    return makeError(diagnostics.empty() ? message.str()
-                                         : diagnostics.first());
-  };
-  if (options.optimize) {
-    // The tgc-cuda pipeline (passes/Pipelines.cpp): cleanup, batch-norm
-    // folding, post-op fusion into contractions, loop fusion.
-    // The pipeline's loop fusion runs after the contraction fusions are
-    // trimmed to what cuBLASLt / cuDNN compute, so that the rest of their
-    // chains fuses with the ops that follow.
-    PassManager pm(context);
-    tgc::buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false);
-    if (failed(pm.run(*module)))
-      return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
-    if (options.fuse) {
-      module->walk([](func::FuncOp f) {
-        if (!f.isExternal())
-          trimContractionChains(f.getBody().front());
+  return tgc::specializeAndLower(
+      func, shapes, "tgc-cuda", [&](OpPassManager &pm) {
+        if (options.optimize)
+          cuda::buildCudaBackendPipeline(pm, {options.fuse});
       });
-      PassManager loops(context);
-      tgc::buildCudaLoopFusion(loops);
-      if (failed(loops.run(*module)))
-        return fail("the tgc-cuda pipeline failed on '" + func.getName() + "'");
-    }
-  }
-  return module;
 }
 
 std::string shapeText(Type type) {
@@ -120,13 +96,15 @@ std::string shapeText(Type type) {
   return s + element;
 }
 
-std::string notSupported(Operation *op, const std::string &why = "") {
+/// An UnsupportedError: "<op> at <location> is not supported by the cuda
+/// backend yet[: why]".
+llvm::Error notSupported(Operation *op, const std::string &why = "") {
   std::string message = op->getName().getStringRef().str() + " at " +
                         locationString(op->getLoc()) +
                         " is not supported by the cuda backend yet";
   if (!why.empty())
     message += ": " + why;
-  return message;
+  return codegen::makeUnsupportedError(message);
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,159 +128,6 @@ int64_t product(llvm::ArrayRef<int64_t> dims) {
   for (int64_t d : dims)
     n *= d;
   return n;
-}
-
-/// What a library call computes of a contraction fusion's post-op chain: a
-/// prefix of the chain (`count` post-ops) mapped to the call's scale, bias,
-/// residual and activation. The rest of the chain becomes a generated
-/// kernel after the call.
-struct LibraryEpilogue {
-  size_t count = 0;
-  float alpha = 1;
-  /// Values inside the fusion body (block arguments), or null.
-  Value bias, residual;
-  /// "relu", "gelu_tanh" or empty.
-  std::string activation;
-  /// The names of the fused post-ops, for the plan.
-  std::vector<std::string> names;
-};
-
-/// The longest prefix of `chain` that cuBLASLt's epilogues (matmul:
-/// alpha, bias, C with beta = 1, relu or tanh-GELU) or cuDNN's fused
-/// conv-bias-activation (conv: bias, residual, relu) compute.
-LibraryEpilogue libraryEpilogue(const PostOpChain &chain) {
-  LibraryEpilogue epilogue;
-  Operation *contraction = chain.contraction;
-  const bool conv = isa<Conv2DOp>(contraction);
-  const int64_t channels =
-      shapeOf(contraction->getResult(0))[contractionChannelDim(contraction)];
-  if (auto c = dyn_cast<Conv2DOp>(contraction); c && c.getBias()) {
-    epilogue.bias = c.getBias();
-    epilogue.names.push_back("bias");
-  }
-  auto &posts = chain.postOps;
-  size_t i = 0;
-  // matmul: alpha * (A B) first.
-  if (!conv && i < posts.size() && posts[i].kind == PostOpKind::Linear &&
-      posts[i].beta == 0) {
-    epilogue.alpha = static_cast<float>(posts[i].alpha);
-    epilogue.names.push_back(posts[i].entry->name.str());
-    ++i;
-  }
-  // Then a bias and a residual, in either order.
-  for (int adds = 0; adds < 2 && i < posts.size(); ++adds) {
-    const MatchedPostOp &post = posts[i];
-    if (post.kind != PostOpKind::Add)
-      break;
-    if (post.operandClass == OperandClass::PerChannel && !epilogue.bias &&
-        product(shapeOf(post.operand)) == channels) {
-      epilogue.bias = post.operand;
-      epilogue.names.push_back("bias");
-    } else if (post.operandClass == OperandClass::Full && !epilogue.residual &&
-               shapeOf(post.operand) == shapeOf(contraction->getResult(0))) {
-      epilogue.residual = post.operand;
-      epilogue.names.push_back("residual add");
-    } else {
-      break;
-    }
-    ++i;
-  }
-  if (i < posts.size()) {
-    if (posts[i].kind == PostOpKind::Relu) {
-      epilogue.activation = "relu";
-    } else if (!conv && posts[i].kind == PostOpKind::GeluTanh &&
-               !epilogue.residual) {
-      // cuBLASLt adds C before the epilogue's GELU too, which is what the
-      // chain says; but keep GELU with a residual on the generated path
-      // (no cuBLASLt epilogue promises GELU with beta != 0).
-      epilogue.activation = "gelu_tanh";
-    }
-    if (!epilogue.activation.empty()) {
-      epilogue.names.push_back(epilogue.activation);
-      ++i;
-    }
-  }
-  epilogue.count = i;
-  return epilogue;
-}
-
-/// Moves the post-ops of `chain` after its first `keep` into a new
-/// `tgc.fusion <loop>` right after `fusion`, fed by `fusion`'s result (the
-/// chain's value after `keep` post-ops) and the extra operands. Post-ops
-/// keep the contraction's type, so `fusion`'s result type does not change.
-FailureOr<FusionOp> splitChain(FusionOp fusion, const PostOpChain &chain,
-                               size_t keep) {
-  Block &block = fusion.getBlock();
-  Value cut = keep == 0 ? chain.contraction->getResult(0)
-                        : chain.postOps[keep - 1].result();
-  if (cut.getType() != fusion.getResult(0).getType())
-    return failure();
-  llvm::SetVector<Operation *> moved;
-  for (size_t i = keep; i < chain.postOps.size(); ++i)
-    for (Operation *op : chain.postOps[i].ops)
-      moved.insert(op);
-  // The new fusion's inputs: the cut value, then every block argument the
-  // moved ops read.
-  SmallVector<Value> inputs{fusion.getResult(0)};
-  SmallVector<Value> innerInputs{cut};
-  for (Operation *op : moved)
-    for (Value operand : op->getOperands())
-      if (auto arg = dyn_cast<BlockArgument>(operand);
-          arg && arg.getOwner() == &block &&
-          !llvm::is_contained(innerInputs, operand)) {
-        innerInputs.push_back(operand);
-        inputs.push_back(fusion.getInputs()[arg.getArgNumber()]);
-      }
-  OpBuilder builder(fusion->getContext());
-  builder.setInsertionPointAfter(fusion);
-  auto loop = FusionOp::create(
-      builder, moved.back()->getLoc(), fusion.getResultTypes(),
-      FusionKindAttr::get(builder.getContext(), FusionKind::loop), inputs);
-  Block *body = new Block();
-  loop.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value inner : innerInputs)
-    mapping.map(inner, body->addArgument(inner.getType(), inner.getLoc()));
-  OpBuilder inside = OpBuilder::atBlockEnd(body);
-  for (Operation *op : moved) {
-    for (Value operand : op->getOperands())
-      if (!mapping.contains(operand))
-        if (Operation *def = operand.getDefiningOp();
-            def && isa<ConstantOp>(def))
-          inside.clone(*def, mapping);
-    inside.clone(*op, mapping);
-  }
-  YieldOp::create(inside, loop.getLoc(),
-                  ValueRange{mapping.lookup(moved.back()->getResult(0))});
-  fusion.getResult(0).replaceAllUsesExcept(loop.getResult(0), loop);
-  auto yield = cast<YieldOp>(block.getTerminator());
-  yield->setOperands(ValueRange{cut});
-  for (Operation *op : llvm::reverse(moved))
-    op->erase();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-    if (isa<ConstantOp>(op) && op.use_empty())
-      op.erase();
-  return loop;
-}
-
-/// Before loop fusion: every contraction fusion keeps the post-ops its
-/// library call computes (libraryEpilogue); the rest of its chain goes back
-/// into the function, where tgc-fuse-elementwise groups it with what
-/// follows (an erf-GELU and the softmax after it: one kernel).
-void trimContractionChains(Block &body) {
-  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
-    if (fusion.getKind() != FusionKind::contraction)
-      continue;
-    auto chain = analyzeContractionFusion(fusion);
-    if (!chain)
-      continue;
-    LibraryEpilogue epilogue = libraryEpilogue(*chain);
-    if (epilogue.count == chain->postOps.size())
-      continue;
-    FailureOr<FusionOp> rest = splitChain(fusion, *chain, epilogue.count);
-    if (succeeded(rest))
-      rest->inlineBody();
-  }
 }
 
 /// Wraps a contraction outside any fusion in a `tgc.fusion <contraction>`
@@ -463,86 +288,43 @@ prepareContractions(Block &body,
 
 std::string cuda::CompiledFunction::describe() const { return planText; }
 
-llvm::Expected<cuda::CompiledFunction>
-cuda::compile(func::FuncOp func,
-              const std::vector<std::vector<int64_t>> &inputShapes,
-              const CompileOptions &options) {
-  auto archNumber = parseArch(options.arch);
-  if (!archNumber.ok())
-    return makeError(std::string(archNumber.status().message()));
-  auto module = specialize(func, inputShapes, options);
-  if (!module)
-    return module.takeError();
-  auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
-  MLIRContext *context = func.getContext();
-  Block &body = specialized.getBody().front();
+namespace tgc::cuda {
+namespace {
 
-  // 1. Partition: contraction fusions become library calls (cuBLASLt,
-  //    cuDNN) with what their epilogues compute, the rest of their post-ops
-  //    a loop fusion after them; loop fusions the generator rejects are
-  //    split into their ops; single ops with a kernel become one-op fusions.
-  llvm::DenseMap<Operation *, Value> ohwiFilters;
-  {
-    DiagnosticCapture capture(context);
-    if (failed(prepareContractions(body, ohwiFilters)))
-      return makeError(capture.first());
-  }
-  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
-    if (fusion.getKind() != FusionKind::loop)
-      continue;
-    DiagnosticCapture capture(context);
-    if (failed(generateLoopKernel(fusion, "probe")))
-      fusion.inlineBody();
-  }
-  for (Operation &op : llvm::make_early_inc_range(body)) {
-    if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))
-      continue;
-    if (!isLoopFusable(&op) && !hasStandaloneKernel(&op)) {
-      if (isa<MatmulOp, Conv2DOp>(op))
-        return makeError(notSupported(
-            &op, "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +
-                     typeString(op.getResultTypes()[0])));
-      // The generator's own reason (the compile fails anyway, so the op
-      // may be wrapped).
-      Operation *inner = &op;
-      DiagnosticCapture capture(context);
-      FusionOp probe = wrapInFusion(&op);
-      inner = &probe.getBlock().front();
-      (void)generateLoopKernel(probe, "probe");
-      std::string why = capture.firstMessage();
-      if (llvm::StringRef(why).starts_with("CUDA codegen: "))
-        why = why.substr(strlen("CUDA codegen: "));
-      return makeError(notSupported(inner, why));
-    }
-    wrapInFusion(&op);
-  }
+/// "2x3x4".
+std::string dimsText(llvm::ArrayRef<int64_t> shape) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
+}
 
-  // 2. Kernels, in order.
-  CompiledFunction compiled;
-  compiled.functionName = func.getName().str();
-  compiled.arch = options.arch;
-  compiled.imageKind = options.imageKind;
-  ExecutableSpec spec;
-  llvm::DenseMap<Value, int> bufferOf;
+/// The value outside `fusion` that its block argument `inner` stands for.
+Value outerValue(FusionOp fusion, Value inner) {
+  return fusion.getInputs()[cast<BlockArgument>(inner).getArgNumber()];
+}
+
+/// Plans a specialized function as a DeviceExecutable, in the manner of
+/// XLA's thunk emitter: the function is partitioned into library calls and
+/// generated kernels, one emit member per op family plans its steps, and
+/// the state they share (the spec being built, the logical buffers of the
+/// values, the steps, the memory plan) is in members.
+class CudaPlanEmitter {
+public:
+  CudaPlanEmitter(func::FuncOp func, func::FuncOp specialized,
+                  const CompileOptions &options);
+
+  /// The compiled function (without its module): partition, steps, memory
+  /// plan, NVRTC compilation, launches, the plan text and the executable.
+  llvm::Expected<CompiledFunction> emit();
+
+private:
   // Logical buffers: inputs, constants, then one per kernel result.
   struct Logical {
     enum Kind { Input, Constant, Intermediate } kind;
     int index;
     size_t bytes;
   };
-  std::vector<Logical> logical;
-  for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
-    auto type = cast<RankedTensorType>(arg.getType());
-    auto dtype = reference::toDType(type.getElementType());
-    if (!dtype)
-      return makeError("argument #" + llvm::Twine(i) + " has type " +
-                       typeString(type) +
-                       ", which the cuda backend does not support");
-    TensorSpec input{*dtype, {type.getShape().begin(), type.getShape().end()}};
-    spec.inputs.push_back(input);
-    bufferOf[arg] = static_cast<int>(logical.size());
-    logical.push_back({Logical::Input, static_cast<int>(i), input.byteSize()});
-  }
   struct Step {
     FusionOp fusion;
     Launch::Kind kind = Launch::Kind::Kernel;
@@ -555,312 +337,529 @@ cuda::compile(func::FuncOp func,
     /// Library calls: the type of each operand, for the plan.
     std::vector<std::string> operandTexts;
   };
+
+  // 1. Partition.
+  llvm::Error partition();
+  llvm::Error wrapSingleOps();
+
+  // 2. Steps, in order.
+  int addLogical(Logical::Kind kind, int index, size_t bytes);
+  llvm::Error emitArguments();
+  llvm::Error emitOp(Operation &op);
+  llvm::Error emitConstant(ConstantOp constant);
+  llvm::Error emitEmptyResults(FusionOp fusion);
+  llvm::Error emitContraction(FusionOp fusion);
+  llvm::Error planLibraryCall(FusionOp fusion, Step &step);
+  int operandBuffer(FusionOp fusion, Value inner, Step &step);
+  llvm::Error planMatmul(MatmulOp mm, const LibraryEpilogue &epilogue,
+                         runtime::DType dtype, FusionOp fusion, Step &step);
+  llvm::Error planConv(Conv2DOp c2d, const LibraryEpilogue &epilogue,
+                       runtime::DType dtype, FusionOp fusion, Step &step);
+  llvm::Error addOhwiFilter(Conv2DOp c2d, Value filterValue, Type elementType,
+                            Step &step);
+  static std::string describeConv(const ConvCall &conv,
+                                  llvm::ArrayRef<int64_t> in);
+  llvm::Error emitLoopKernel(FusionOp fusion);
+
+  // 3. Memory plan.
+  void planMemory();
+  int physical(int b) const;
+
+  // 4. Kernels and launches.
+  llvm::Error compileKernels();
+  void emitLibraryLaunch(Step &step);
+  void emitKernelLaunch(Step &step);
+  llvm::Error emitResultSpecs();
+
+  // 5. The plan.
+  void describePlan();
+
+  func::FuncOp func;
+  func::FuncOp specialized;
+  const CompileOptions &options;
+  MLIRContext *context;
+  Block &body;
+
+  CompiledFunction compiled;
+  ExecutableSpec spec;
+  llvm::DenseMap<Operation *, Value> ohwiFilters;
+  llvm::DenseMap<Value, int> bufferOf;
+  std::vector<Logical> logical;
   std::vector<Step> steps;
   std::vector<Value> returned;
   int kernelIndex = 0;
   std::string sanitized;
+
+  std::vector<size_t> slotBytes;
+  std::vector<int> slotOf;
+  size_t intermediateBytes = 0;
+  int numInputs = 0, numConstants = 0;
+
+  std::string image, fallback;
+  size_t numKernels = 0;
+  std::vector<std::string> resultTexts;
+};
+
+CudaPlanEmitter::CudaPlanEmitter(func::FuncOp func, func::FuncOp specialized,
+                                 const CompileOptions &options)
+    : func(func), specialized(specialized), options(options),
+      context(func.getContext()), body(specialized.getBody().front()) {
+  compiled.functionName = func.getName().str();
+  compiled.arch = options.arch;
+  compiled.imageKind = options.imageKind;
   for (char c : func.getName())
     sanitized += llvm::isAlnum(c) ? c : '_';
+}
 
-  // A contraction fusion (its chain is what the library epilogue computes:
-  // prepareContractions split off the rest) as a cuBLASLt or cuDNN call.
-  // Buffers are logical here; the result buffer is filled in by the caller.
-  auto planLibraryCall =
-      [&](FusionOp fusion, Launch::Kind &kind, MatmulCall &matmul,
-          ConvCall &conv, std::string &description, std::vector<int> &operands,
-          std::vector<std::string> &operandTexts) -> llvm::Error {
-    auto chain = analyzeContractionFusion(fusion);
-    if (!chain)
-      return makeError("internal error: unanalyzable contraction fusion at " +
-                       locationString(fusion.getLoc()));
-    LibraryEpilogue epilogue = libraryEpilogue(*chain);
-    Operation *contraction = chain->contraction;
-    if (epilogue.count != chain->postOps.size())
-      return makeError(notSupported(contraction, "post-ops left unsplit"));
-    auto outer = [&](Value inner) -> Value {
-      return fusion.getInputs()[cast<BlockArgument>(inner).getArgNumber()];
-    };
-    auto bufferFor = [&](Value inner) {
-      int b = bufferOf.lookup(outer(inner));
-      operands.push_back(b);
-      operandTexts.push_back(shapeText(inner.getType()));
-      return b;
-    };
-    auto resultType = cast<RankedTensorType>(contraction->getResultTypes()[0]);
-    auto dtype = reference::toDType(resultType.getElementType());
-    if (!dtype ||
-        (*dtype != runtime::DType::F32 && *dtype != runtime::DType::F16 &&
-         *dtype != runtime::DType::BF16))
-      return makeError(notSupported(
-          contraction, "cuBLASLt and cuDNN calls take f32, f16 or bf16, got " +
-                           typeString(resultType)));
-    std::string fused;
-    for (const std::string &name : epilogue.names)
-      fused += " + " + name;
-    auto dims = [](llvm::ArrayRef<int64_t> shape) {
-      std::string s;
-      for (auto [i, d] : llvm::enumerate(shape))
-        s += (i ? "x" : "") + std::to_string(d);
-      return s;
-    };
+llvm::Expected<CompiledFunction> CudaPlanEmitter::emit() {
+  if (auto error = partition())
+    return std::move(error);
 
-    if (auto mm = dyn_cast<MatmulOp>(contraction)) {
-      kind = Launch::Kind::Matmul;
-      std::vector<int64_t> lhs = shapeOf(mm.getLhs()),
-                           rhs = shapeOf(mm.getRhs()),
-                           out = shapeOf(mm.getResult());
-      const size_t rank = out.size();
-      matmul.dtype = *dtype;
-      matmul.transA = mm.getTransposeA();
-      matmul.transB = mm.getTransposeB();
-      matmul.m = out[rank - 2];
-      matmul.n = out[rank - 1];
-      matmul.k = matmul.transA ? lhs[lhs.size() - 2] : lhs.back();
-      llvm::ArrayRef<int64_t> outBatch(out.data(), rank - 2);
-      const int64_t batch = product(outBatch);
-      // Elements between batch matrices of an operand: 0 when one matrix
-      // serves every batch, the matrix size when its batch dims are the
-      // result's; other broadcasts have no single stride.
-      auto strideOf = [&](llvm::ArrayRef<int64_t> shape) -> int64_t {
-        llvm::ArrayRef<int64_t> b = shape.drop_back(2);
-        if (product(b) == 1)
-          return 0;
-        SmallVector<int64_t> padded(outBatch.size() - b.size(), 1);
-        padded.append(b.begin(), b.end());
-        if (llvm::ArrayRef<int64_t>(padded) != outBatch)
-          return -1;
-        return shape[shape.size() - 2] * shape.back();
-      };
-      matmul.batch = batch;
-      matmul.strideA = strideOf(lhs);
-      matmul.strideB = strideOf(rhs);
-      if (matmul.strideA < 0 || matmul.strideB < 0)
-        return makeError(notSupported(
-            contraction, "batch dims broadcast partially (" + dims(lhs) +
-                             " * " + dims(rhs) +
-                             "); cuBLASLt batches need one stride"));
-      matmul.strideC = matmul.strideD = batch > 1 ? matmul.m * matmul.n : 0;
-      // [B.., M, K] x [K, N]: one GEMM of B*M rows.
-      if (batch > 1 && matmul.strideB == 0 && !matmul.transA &&
-          matmul.strideA == matmul.m * matmul.k) {
-        matmul.m *= batch;
-        matmul.batch = 1;
-        matmul.strideA = matmul.strideC = matmul.strideD = 0;
-      }
-      matmul.alpha = epilogue.alpha;
-      matmul.allowTf32 = options.allowTf32;
-      matmul.a = bufferFor(mm.getLhs());
-      matmul.b = bufferFor(mm.getRhs());
-      if (epilogue.residual) {
-        matmul.c = bufferFor(epilogue.residual);
-        matmul.beta = 1;
-      }
-      if (epilogue.bias)
-        matmul.bias = bufferFor(epilogue.bias);
-      using E = MatmulCall::Epilogue;
-      const bool bias = static_cast<bool>(epilogue.bias);
-      if (epilogue.activation == "relu")
-        matmul.epilogue = bias ? E::BiasRelu : E::Relu;
-      else if (epilogue.activation == "gelu_tanh")
-        matmul.epilogue = bias ? E::BiasGelu : E::Gelu;
-      else
-        matmul.epilogue = bias ? E::Bias : E::None;
-      description =
-          "cublasLt matmul " +
-          (matmul.batch > 1 ? std::to_string(matmul.batch) + "x" : "") + "(" +
-          std::to_string(matmul.m) + "x" + std::to_string(matmul.k) + " * " +
-          std::to_string(matmul.k) + "x" + std::to_string(matmul.n) + ")" +
-          (matmul.transA ? " transA" : "") + (matmul.transB ? " transB" : "") +
-          fused;
-      return llvm::Error::success();
-    }
+  // 2. Kernels, in order.
+  if (auto error = emitArguments())
+    return std::move(error);
+  for (Operation &op : body)
+    if (auto error = emitOp(op))
+      return std::move(error);
 
-    auto c2d = cast<Conv2DOp>(contraction);
-    kind = Launch::Kind::Conv;
-    std::vector<int64_t> in = shapeOf(c2d.getInput()),
-                         filter = shapeOf(c2d.getFilter()),
-                         out = shapeOf(c2d.getResult());
-    conv.dtype = *dtype;
-    conv.nhwc = c2d.getLayout() == ir::Layout::NHWC;
-    conv.n = in[0];
-    if (conv.nhwc) {
-      conv.h = in[1], conv.w = in[2], conv.c = in[3];
-      conv.r = filter[0], conv.s = filter[1], conv.k = filter[3];
-      conv.outH = out[1], conv.outW = out[2];
-    } else {
-      conv.c = in[1], conv.h = in[2], conv.w = in[3];
-      conv.k = filter[0], conv.r = filter[2], conv.s = filter[3];
-      conv.outH = out[2], conv.outW = out[3];
-    }
-    llvm::ArrayRef<int64_t> pad = c2d.getPadding();
-    if (pad[0] != pad[2] || pad[1] != pad[3])
-      return makeError(notSupported(contraction, "asymmetric padding"));
-    conv.padH = pad[0], conv.padW = pad[1];
-    conv.strideH = c2d.getStrides()[0], conv.strideW = c2d.getStrides()[1];
-    conv.dilationH = c2d.getDilations()[0];
-    conv.dilationW = c2d.getDilations()[1];
-    conv.groups = c2d.getGroups();
-    conv.relu = epilogue.activation == "relu";
-    conv.allowTf32 = options.allowTf32;
-    conv.x = bufferFor(c2d.getInput());
-    if (!conv.nhwc) {
-      conv.filter = bufferFor(c2d.getFilter());
-    } else if (Value transposed = ohwiFilters.lookup(c2d)) {
-      // Transposed by a kernel before the call.
-      conv.filter = bufferOf.lookup(transposed);
-      operands.push_back(conv.filter);
-      operandTexts.push_back(shapeText(transposed.getType()) + " (OHWI)");
-    } else {
-      // cuDNN's NHWC filters are KRSC (OHWI); tgc's are HWIO: permute the
-      // constant once, here.
-      Value filterValue = outer(c2d.getFilter());
-      int b = bufferOf.lookup(filterValue);
-      if (logical[b].kind != Logical::Constant)
-        return makeError("internal error: the filter of an NHWC convolution "
-                         "at " +
-                         locationString(c2d.getLoc()) +
-                         " is neither constant nor transposed");
-      const HostTensor &hwio = spec.constants[logical[b].index];
-      auto ohwi = HostTensor::allocateUninitialized(
-          hwio.dtype(), {conv.k, conv.r, conv.s, filter[2]});
-      if (!ohwi.ok())
-        return makeError(std::string(ohwi.status().message()));
-      const size_t size = runtime::dtypeSize(hwio.dtype());
-      const auto *src = static_cast<const char *>(hwio.data());
-      auto *dst = static_cast<char *>(ohwi->data());
-      const int64_t ci = filter[2];
-      for (int64_t r = 0; r < conv.r; ++r)
-        for (int64_t s = 0; s < conv.s; ++s)
-          for (int64_t c = 0; c < ci; ++c)
-            for (int64_t k = 0; k < conv.k; ++k)
-              std::memcpy(
-                  dst + (((k * conv.r + r) * conv.s + s) * ci + c) * size,
-                  src + (((r * conv.s + s) * ci + c) * conv.k + k) * size,
-                  size);
-      conv.filter = static_cast<int>(logical.size());
-      logical.push_back({Logical::Constant,
-                         static_cast<int>(spec.constants.size()),
-                         ohwi->byteSize()});
-      spec.constants.push_back(std::move(*ohwi));
-      operands.push_back(conv.filter);
-      operandTexts.push_back(dims({conv.k, conv.r, conv.s, filter[2]}) + "x" +
-                             typeString(resultType.getElementType()) +
-                             " (OHWI)");
-    }
-    if (epilogue.bias)
-      conv.bias = bufferFor(epilogue.bias);
-    if (epilogue.residual) {
-      conv.z = bufferFor(epilogue.residual);
-      conv.alpha2 = 1;
-    }
-    description = "cudnn conv2d " + std::string(conv.nhwc ? "NHWC " : "") +
-                  dims(in) + " * " + std::to_string(conv.k) + "x" +
-                  std::to_string(conv.c / conv.groups) + "x" +
-                  std::to_string(conv.r) + "x" + std::to_string(conv.s);
-    if (conv.strideH != 1 || conv.strideW != 1)
-      description +=
-          " stride " + std::to_string(conv.strideH) +
-          (conv.strideW != conv.strideH ? "," + std::to_string(conv.strideW)
-                                        : "");
-    if (conv.padH || conv.padW)
-      description +=
-          " pad " + std::to_string(conv.padH) +
-          (conv.padW != conv.padH ? "," + std::to_string(conv.padW) : "");
-    if (conv.dilationH != 1 || conv.dilationW != 1)
-      description += " dilation " + std::to_string(conv.dilationH) + "," +
-                     std::to_string(conv.dilationW);
-    if (conv.groups != 1)
-      description += " groups " + std::to_string(conv.groups);
-    description += fused;
-    return llvm::Error::success();
-  };
+  planMemory();
 
-  for (Operation &op : body) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      returned.assign(ret.getOperands().begin(), ret.getOperands().end());
-      continue;
-    }
-    if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto value = reference::runOp(&op, {});
-      if (!value)
-        return value.takeError();
-      bufferOf[constant.getResult()] = static_cast<int>(logical.size());
-      logical.push_back({Logical::Constant,
-                         static_cast<int>(spec.constants.size()),
-                         value->byteSize()});
-      spec.constants.push_back(std::move(*value));
-      continue;
-    }
-    if (isView(&op)) {
-      bufferOf[op.getResult(0)] = bufferOf.lookup(op.getOperand(0));
-      continue;
-    }
-    auto fusion = cast<FusionOp>(op);
-    // Results with no elements need no work: empty constants stand for them.
-    if (llvm::all_of(fusion.getResults(), [](Value v) {
-          return cast<RankedTensorType>(v.getType()).getNumElements() == 0;
-        })) {
-      for (Value result : fusion.getResults()) {
-        auto type = cast<RankedTensorType>(result.getType());
-        auto dtype = reference::toDType(type.getElementType());
-        if (!dtype)
-          return makeError(
-              notSupported(fusion, "element type " + typeString(type)));
-        auto empty = HostTensor::allocate(
-            *dtype, {type.getShape().begin(), type.getShape().end()});
-        if (!empty.ok())
-          return makeError(std::string(empty.status().message()));
-        bufferOf[result] = static_cast<int>(logical.size());
-        logical.push_back(
-            {Logical::Constant, static_cast<int>(spec.constants.size()), 0});
-        spec.constants.push_back(std::move(*empty));
-      }
-      continue;
-    }
-    if (fusion.getKind() == FusionKind::contraction) {
-      Step step;
-      step.fusion = fusion;
-      if (auto error = planLibraryCall(fusion, step.kind, step.matmul,
-                                       step.conv, step.description,
-                                       step.operands, step.operandTexts))
-        return std::move(error);
-      Value result = fusion.getResult(0);
-      bufferOf[result] = static_cast<int>(logical.size());
-      step.results.push_back(static_cast<int>(logical.size()));
-      logical.push_back(
-          {Logical::Intermediate, -1, byteSizeOf(result.getType())});
-      if (step.kind == Launch::Kind::Matmul)
-        step.matmul.d = step.results[0];
-      else
-        step.conv.y = step.results[0];
-      steps.push_back(std::move(step));
-      continue;
-    }
-    std::string name = "tgc_" + sanitized + "_" + std::to_string(kernelIndex++);
+  if (auto error = compileKernels())
+    return std::move(error);
+  for (Step &step : steps) {
+    if (step.kind != Launch::Kind::Kernel)
+      emitLibraryLaunch(step);
+    else
+      emitKernelLaunch(step);
+  }
+  if (auto error = emitResultSpecs())
+    return std::move(error);
+
+  describePlan();
+
+  auto executable = DeviceExecutable::create(std::move(spec));
+  if (!executable.ok())
+    return makeError("internal error: " +
+                     std::string(executable.status().message()));
+  compiled.executable = std::move(*executable);
+  return std::move(compiled);
+}
+
+//===----------------------------------------------------------------------===//
+// 1. Partition
+//===----------------------------------------------------------------------===//
+
+llvm::Error CudaPlanEmitter::partition() {
+  // 1. Partition: contraction fusions become library calls (cuBLASLt,
+  //    cuDNN) with what their epilogues compute, the rest of their post-ops
+  //    a loop fusion after them; loop fusions the generator rejects are
+  //    split into their ops; single ops with a kernel become one-op fusions.
+  {
     DiagnosticCapture capture(context);
-    FailureOr<GeneratedKernel> kernel = generateLoopKernel(fusion, name);
-    if (failed(kernel)) {
-      // A one-op fusion (multi-op ones the generator rejects were split).
-      Operation &inner = fusion.getBlock().front();
+    if (failed(prepareContractions(body, ohwiFilters)))
+      return makeError(capture.first());
+  }
+  for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
+    if (fusion.getKind() != FusionKind::loop)
+      continue;
+    DiagnosticCapture capture(context);
+    if (failed(generateLoopKernel(fusion, "probe")))
+      fusion.inlineBody();
+  }
+  return wrapSingleOps();
+}
+
+/// Wraps every op outside a fusion (but views, constants and the return) in
+/// a one-op fusion; an op with no kernel is an UnsupportedError.
+llvm::Error CudaPlanEmitter::wrapSingleOps() {
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))
+      continue;
+    if (!isLoopFusable(&op) && !hasStandaloneKernel(&op)) {
+      if (isa<MatmulOp, Conv2DOp>(op))
+        return notSupported(
+            &op, "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +
+                     typeString(op.getResultTypes()[0]));
+      // The generator's own reason (the compile fails anyway, so the op
+      // may be wrapped).
+      Operation *inner = &op;
+      DiagnosticCapture capture(context);
+      FusionOp probe = wrapInFusion(&op);
+      inner = &probe.getBlock().front();
+      (void)generateLoopKernel(probe, "probe");
       std::string why = capture.firstMessage();
       if (llvm::StringRef(why).starts_with("CUDA codegen: "))
         why = why.substr(strlen("CUDA codegen: "));
-      return makeError(notSupported(&inner, why));
+      return notSupported(inner, why);
     }
-    Step step;
-    step.fusion = fusion;
-    step.kernel = std::move(*kernel);
-    for (Value operand : fusion.getInputs())
-      step.operands.push_back(bufferOf.lookup(operand));
-    for (Value result : fusion.getResults()) {
-      bufferOf[result] = static_cast<int>(logical.size());
-      step.results.push_back(static_cast<int>(logical.size()));
-      logical.push_back(
-          {Logical::Intermediate, -1, byteSizeOf(result.getType())});
-    }
-    steps.push_back(std::move(step));
+    wrapInFusion(&op);
   }
+  return llvm::Error::success();
+}
 
+//===----------------------------------------------------------------------===//
+// 2. Steps
+//===----------------------------------------------------------------------===//
+
+/// A new logical buffer; returns its number.
+int CudaPlanEmitter::addLogical(Logical::Kind kind, int index, size_t bytes) {
+  logical.push_back({kind, index, bytes});
+  return static_cast<int>(logical.size()) - 1;
+}
+
+llvm::Error CudaPlanEmitter::emitArguments() {
+  for (auto [i, arg] : llvm::enumerate(specialized.getArguments())) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    auto dtype = reference::toDType(type.getElementType());
+    if (!dtype)
+      return codegen::makeUnsupportedError(
+          "argument #" + llvm::Twine(i) + " has type " + typeString(type) +
+          ", which the cuda backend does not support");
+    TensorSpec input{*dtype, {type.getShape().begin(), type.getShape().end()}};
+    spec.inputs.push_back(input);
+    bufferOf[arg] =
+        addLogical(Logical::Input, static_cast<int>(i), input.byteSize());
+  }
+  return llvm::Error::success();
+}
+
+/// The step (or buffer) of one op of the partitioned body.
+llvm::Error CudaPlanEmitter::emitOp(Operation &op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    returned.assign(ret.getOperands().begin(), ret.getOperands().end());
+    return llvm::Error::success();
+  }
+  if (auto constant = dyn_cast<ConstantOp>(op))
+    return emitConstant(constant);
+  if (isView(&op)) {
+    bufferOf[op.getResult(0)] = bufferOf.lookup(op.getOperand(0));
+    return llvm::Error::success();
+  }
+  auto fusion = cast<FusionOp>(op);
+  // Results with no elements need no work: empty constants stand for them.
+  if (llvm::all_of(fusion.getResults(), [](Value v) {
+        return cast<RankedTensorType>(v.getType()).getNumElements() == 0;
+      }))
+    return emitEmptyResults(fusion);
+  if (fusion.getKind() == FusionKind::contraction)
+    return emitContraction(fusion);
+  return emitLoopKernel(fusion);
+}
+
+llvm::Error CudaPlanEmitter::emitConstant(ConstantOp constant) {
+  auto value = reference::runOp(constant.getOperation(), {});
+  if (!value)
+    return value.takeError();
+  bufferOf[constant.getResult()] =
+      addLogical(Logical::Constant, static_cast<int>(spec.constants.size()),
+                 value->byteSize());
+  spec.constants.push_back(std::move(*value));
+  return llvm::Error::success();
+}
+
+llvm::Error CudaPlanEmitter::emitEmptyResults(FusionOp fusion) {
+  for (Value result : fusion.getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    auto dtype = reference::toDType(type.getElementType());
+    if (!dtype)
+      return notSupported(fusion, "element type " + typeString(type));
+    auto empty = HostTensor::allocate(
+        *dtype, {type.getShape().begin(), type.getShape().end()});
+    if (!empty.ok())
+      return makeError(std::string(empty.status().message()));
+    bufferOf[result] = addLogical(Logical::Constant,
+                                  static_cast<int>(spec.constants.size()), 0);
+    spec.constants.push_back(std::move(*empty));
+  }
+  return llvm::Error::success();
+}
+
+/// A contraction fusion: one cuBLASLt or cuDNN call writing a new buffer.
+llvm::Error CudaPlanEmitter::emitContraction(FusionOp fusion) {
+  Step step;
+  step.fusion = fusion;
+  if (auto error = planLibraryCall(fusion, step))
+    return std::move(error);
+  Value result = fusion.getResult(0);
+  int b = addLogical(Logical::Intermediate, -1, byteSizeOf(result.getType()));
+  bufferOf[result] = b;
+  step.results.push_back(b);
+  if (step.kind == Launch::Kind::Matmul)
+    step.matmul.d = step.results[0];
+  else
+    step.conv.y = step.results[0];
+  steps.push_back(std::move(step));
+  return llvm::Error::success();
+}
+
+// A contraction fusion (its chain is what the library epilogue computes:
+// prepareContractions split off the rest) as a cuBLASLt or cuDNN call.
+// Buffers are logical here; the result buffer is filled in by the caller.
+llvm::Error CudaPlanEmitter::planLibraryCall(FusionOp fusion, Step &step) {
+  auto chain = analyzeContractionFusion(fusion);
+  if (!chain)
+    return makeError("internal error: unanalyzable contraction fusion at " +
+                     locationString(fusion.getLoc()));
+  LibraryEpilogue epilogue = libraryEpilogue(*chain);
+  Operation *contraction = chain->contraction;
+  if (epilogue.count != chain->postOps.size())
+    return notSupported(contraction, "post-ops left unsplit");
+  auto resultType = cast<RankedTensorType>(contraction->getResultTypes()[0]);
+  auto dtype = reference::toDType(resultType.getElementType());
+  if (!dtype ||
+      (*dtype != runtime::DType::F32 && *dtype != runtime::DType::F16 &&
+       *dtype != runtime::DType::BF16))
+    return notSupported(contraction,
+                        "cuBLASLt and cuDNN calls take f32, f16 or bf16, got " +
+                            typeString(resultType));
+  if (auto mm = dyn_cast<MatmulOp>(contraction))
+    return planMatmul(mm, epilogue, *dtype, fusion, step);
+  return planConv(cast<Conv2DOp>(contraction), epilogue, *dtype, fusion, step);
+}
+
+/// The logical buffer of the fusion's input `inner`, appended to the step's
+/// operands.
+int CudaPlanEmitter::operandBuffer(FusionOp fusion, Value inner, Step &step) {
+  int b = bufferOf.lookup(outerValue(fusion, inner));
+  step.operands.push_back(b);
+  step.operandTexts.push_back(shapeText(inner.getType()));
+  return b;
+}
+
+/// The cuBLASLt call of `mm`.
+llvm::Error CudaPlanEmitter::planMatmul(MatmulOp mm,
+                                        const LibraryEpilogue &epilogue,
+                                        runtime::DType dtype, FusionOp fusion,
+                                        Step &step) {
+  MatmulCall &matmul = step.matmul;
+  step.kind = Launch::Kind::Matmul;
+  std::vector<int64_t> lhs = shapeOf(mm.getLhs()), rhs = shapeOf(mm.getRhs()),
+                       out = shapeOf(mm.getResult());
+  const size_t rank = out.size();
+  matmul.dtype = dtype;
+  matmul.transA = mm.getTransposeA();
+  matmul.transB = mm.getTransposeB();
+  matmul.m = out[rank - 2];
+  matmul.n = out[rank - 1];
+  matmul.k = matmul.transA ? lhs[lhs.size() - 2] : lhs.back();
+  llvm::ArrayRef<int64_t> outBatch(out.data(), rank - 2);
+  const int64_t batch = product(outBatch);
+  // Elements between batch matrices of an operand: 0 when one matrix
+  // serves every batch, the matrix size when its batch dims are the
+  // result's; other broadcasts have no single stride.
+  auto strideOf = [&](llvm::ArrayRef<int64_t> shape) -> int64_t {
+    llvm::ArrayRef<int64_t> b = shape.drop_back(2);
+    if (product(b) == 1)
+      return 0;
+    SmallVector<int64_t> padded(outBatch.size() - b.size(), 1);
+    padded.append(b.begin(), b.end());
+    if (llvm::ArrayRef<int64_t>(padded) != outBatch)
+      return -1;
+    return shape[shape.size() - 2] * shape.back();
+  };
+  matmul.batch = batch;
+  matmul.strideA = strideOf(lhs);
+  matmul.strideB = strideOf(rhs);
+  if (matmul.strideA < 0 || matmul.strideB < 0)
+    return notSupported(mm, "batch dims broadcast partially (" + dimsText(lhs) +
+                                " * " + dimsText(rhs) +
+                                "); cuBLASLt batches need one stride");
+  matmul.strideC = matmul.strideD = batch > 1 ? matmul.m * matmul.n : 0;
+  // [B.., M, K] x [K, N]: one GEMM of B*M rows.
+  if (batch > 1 && matmul.strideB == 0 && !matmul.transA &&
+      matmul.strideA == matmul.m * matmul.k) {
+    matmul.m *= batch;
+    matmul.batch = 1;
+    matmul.strideA = matmul.strideC = matmul.strideD = 0;
+  }
+  matmul.alpha = epilogue.alpha;
+  matmul.allowTf32 = options.allowTf32;
+  matmul.a = operandBuffer(fusion, mm.getLhs(), step);
+  matmul.b = operandBuffer(fusion, mm.getRhs(), step);
+  if (epilogue.residual) {
+    matmul.c = operandBuffer(fusion, epilogue.residual, step);
+    matmul.beta = 1;
+  }
+  if (epilogue.bias)
+    matmul.bias = operandBuffer(fusion, epilogue.bias, step);
+  using E = MatmulCall::Epilogue;
+  const bool bias = static_cast<bool>(epilogue.bias);
+  if (epilogue.activation == "relu")
+    matmul.epilogue = bias ? E::BiasRelu : E::Relu;
+  else if (epilogue.activation == "gelu_tanh")
+    matmul.epilogue = bias ? E::BiasGelu : E::Gelu;
+  else
+    matmul.epilogue = bias ? E::Bias : E::None;
+  std::string fused;
+  for (const std::string &name : epilogue.names)
+    fused += " + " + name;
+  step.description =
+      "cublasLt matmul " +
+      (matmul.batch > 1 ? std::to_string(matmul.batch) + "x" : "") + "(" +
+      std::to_string(matmul.m) + "x" + std::to_string(matmul.k) + " * " +
+      std::to_string(matmul.k) + "x" + std::to_string(matmul.n) + ")" +
+      (matmul.transA ? " transA" : "") + (matmul.transB ? " transB" : "") +
+      fused;
+  return llvm::Error::success();
+}
+
+/// The cuDNN call of `c2d`.
+llvm::Error CudaPlanEmitter::planConv(Conv2DOp c2d,
+                                      const LibraryEpilogue &epilogue,
+                                      runtime::DType dtype, FusionOp fusion,
+                                      Step &step) {
+  ConvCall &conv = step.conv;
+  step.kind = Launch::Kind::Conv;
+  std::vector<int64_t> in = shapeOf(c2d.getInput()),
+                       filter = shapeOf(c2d.getFilter()),
+                       out = shapeOf(c2d.getResult());
+  conv.dtype = dtype;
+  conv.nhwc = c2d.getLayout() == ir::Layout::NHWC;
+  conv.n = in[0];
+  if (conv.nhwc) {
+    conv.h = in[1], conv.w = in[2], conv.c = in[3];
+    conv.r = filter[0], conv.s = filter[1], conv.k = filter[3];
+    conv.outH = out[1], conv.outW = out[2];
+  } else {
+    conv.c = in[1], conv.h = in[2], conv.w = in[3];
+    conv.k = filter[0], conv.r = filter[2], conv.s = filter[3];
+    conv.outH = out[2], conv.outW = out[3];
+  }
+  llvm::ArrayRef<int64_t> pad = c2d.getPadding();
+  if (pad[0] != pad[2] || pad[1] != pad[3])
+    return notSupported(c2d, "asymmetric padding");
+  conv.padH = pad[0], conv.padW = pad[1];
+  conv.strideH = c2d.getStrides()[0], conv.strideW = c2d.getStrides()[1];
+  conv.dilationH = c2d.getDilations()[0];
+  conv.dilationW = c2d.getDilations()[1];
+  conv.groups = c2d.getGroups();
+  conv.relu = epilogue.activation == "relu";
+  conv.allowTf32 = options.allowTf32;
+  conv.x = operandBuffer(fusion, c2d.getInput(), step);
+  if (!conv.nhwc) {
+    conv.filter = operandBuffer(fusion, c2d.getFilter(), step);
+  } else if (Value transposed = ohwiFilters.lookup(c2d)) {
+    // Transposed by a kernel before the call.
+    conv.filter = bufferOf.lookup(transposed);
+    step.operands.push_back(conv.filter);
+    step.operandTexts.push_back(shapeText(transposed.getType()) + " (OHWI)");
+  } else if (auto error =
+                 addOhwiFilter(c2d, outerValue(fusion, c2d.getFilter()),
+                               cast<RankedTensorType>(c2d.getResult().getType())
+                                   .getElementType(),
+                               step)) {
+    return std::move(error);
+  }
+  if (epilogue.bias)
+    conv.bias = operandBuffer(fusion, epilogue.bias, step);
+  if (epilogue.residual) {
+    conv.z = operandBuffer(fusion, epilogue.residual, step);
+    conv.alpha2 = 1;
+  }
+  step.description = describeConv(conv, in);
+  for (const std::string &name : epilogue.names)
+    step.description += " + " + name;
+  return llvm::Error::success();
+}
+
+/// The constant HWIO filter `filterValue` of an NHWC convolution permuted to
+/// a new OHWI constant, the call's filter operand.
+llvm::Error CudaPlanEmitter::addOhwiFilter(Conv2DOp c2d, Value filterValue,
+                                           Type elementType, Step &step) {
+  ConvCall &conv = step.conv;
+  std::vector<int64_t> filter = shapeOf(c2d.getFilter());
+  // cuDNN's NHWC filters are KRSC (OHWI); tgc's are HWIO: permute the
+  // constant once, here.
+  int b = bufferOf.lookup(filterValue);
+  if (logical[b].kind != Logical::Constant)
+    return makeError("internal error: the filter of an NHWC convolution "
+                     "at " +
+                     locationString(c2d.getLoc()) +
+                     " is neither constant nor transposed");
+  const HostTensor &hwio = spec.constants[logical[b].index];
+  auto ohwi = HostTensor::allocateUninitialized(
+      hwio.dtype(), {conv.k, conv.r, conv.s, filter[2]});
+  if (!ohwi.ok())
+    return makeError(std::string(ohwi.status().message()));
+  const size_t size = runtime::dtypeSize(hwio.dtype());
+  const auto *src = static_cast<const char *>(hwio.data());
+  auto *dst = static_cast<char *>(ohwi->data());
+  const int64_t ci = filter[2];
+  for (int64_t r = 0; r < conv.r; ++r)
+    for (int64_t s = 0; s < conv.s; ++s)
+      for (int64_t c = 0; c < ci; ++c)
+        for (int64_t k = 0; k < conv.k; ++k)
+          std::memcpy(dst + (((k * conv.r + r) * conv.s + s) * ci + c) * size,
+                      src + (((r * conv.s + s) * ci + c) * conv.k + k) * size,
+                      size);
+  conv.filter =
+      addLogical(Logical::Constant, static_cast<int>(spec.constants.size()),
+                 ohwi->byteSize());
+  spec.constants.push_back(std::move(*ohwi));
+  step.operands.push_back(conv.filter);
+  step.operandTexts.push_back(dimsText({conv.k, conv.r, conv.s, filter[2]}) +
+                              "x" + typeString(elementType) + " (OHWI)");
+  return llvm::Error::success();
+}
+
+/// "cudnn conv2d NHWC 1x8x8x3 * 16x3x3x3 stride 2 pad 1", without the
+/// fused post-ops.
+std::string CudaPlanEmitter::describeConv(const ConvCall &conv,
+                                          llvm::ArrayRef<int64_t> in) {
+  std::string description =
+      "cudnn conv2d " + std::string(conv.nhwc ? "NHWC " : "") + dimsText(in) +
+      " * " + std::to_string(conv.k) + "x" +
+      std::to_string(conv.c / conv.groups) + "x" + std::to_string(conv.r) +
+      "x" + std::to_string(conv.s);
+  if (conv.strideH != 1 || conv.strideW != 1)
+    description +=
+        " stride " + std::to_string(conv.strideH) +
+        (conv.strideW != conv.strideH ? "," + std::to_string(conv.strideW)
+                                      : "");
+  if (conv.padH || conv.padW)
+    description +=
+        " pad " + std::to_string(conv.padH) +
+        (conv.padW != conv.padH ? "," + std::to_string(conv.padW) : "");
+  if (conv.dilationH != 1 || conv.dilationW != 1)
+    description += " dilation " + std::to_string(conv.dilationH) + "," +
+                   std::to_string(conv.dilationW);
+  if (conv.groups != 1)
+    description += " groups " + std::to_string(conv.groups);
+  return description;
+}
+
+/// A loop fusion (or one-op fusion) as a generated kernel.
+llvm::Error CudaPlanEmitter::emitLoopKernel(FusionOp fusion) {
+  std::string name = "tgc_" + sanitized + "_" + std::to_string(kernelIndex++);
+  DiagnosticCapture capture(context);
+  FailureOr<GeneratedKernel> kernel = generateLoopKernel(fusion, name);
+  if (failed(kernel)) {
+    // A one-op fusion (multi-op ones the generator rejects were split).
+    Operation &inner = fusion.getBlock().front();
+    std::string why = capture.firstMessage();
+    if (llvm::StringRef(why).starts_with("CUDA codegen: "))
+      why = why.substr(strlen("CUDA codegen: "));
+    return notSupported(&inner, why);
+  }
+  Step step;
+  step.fusion = fusion;
+  step.kernel = std::move(*kernel);
+  for (Value operand : fusion.getInputs())
+    step.operands.push_back(bufferOf.lookup(operand));
+  for (Value result : fusion.getResults()) {
+    int b = addLogical(Logical::Intermediate, -1, byteSizeOf(result.getType()));
+    bufferOf[result] = b;
+    step.results.push_back(b);
+  }
+  steps.push_back(std::move(step));
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// 3. Memory plan
+//===----------------------------------------------------------------------===//
+
+void CudaPlanEmitter::planMemory() {
   // 3. Memory plan: intermediates share device buffers by liveness (a
   //    buffer is free after the last launch reading it; results live to the
   //    end). Buffers come from the pool once per call.
@@ -870,9 +869,8 @@ cuda::compile(func::FuncOp func,
       lastUse[b] = static_cast<int>(s);
   for (Value v : returned)
     lastUse[bufferOf.lookup(v)] = std::numeric_limits<int>::max();
-  std::vector<size_t> slotBytes;
   std::vector<bool> slotFree;
-  std::vector<int> slotOf(logical.size(), -1);
+  slotOf.assign(logical.size(), -1);
   std::vector<std::pair<int, int>> live; // (logical, slot)
   for (size_t s = 0; s < steps.size(); ++s) {
     for (auto it = live.begin(); it != live.end();) {
@@ -912,35 +910,41 @@ cuda::compile(func::FuncOp func,
       live.push_back({b, best});
     }
   }
-  const int numInputs = static_cast<int>(spec.inputs.size());
-  const int numConstants = static_cast<int>(spec.constants.size());
-  auto physical = [&](int b) {
-    switch (logical[b].kind) {
-    case Logical::Input:
-      return logical[b].index;
-    case Logical::Constant:
-      return numInputs + logical[b].index;
-    case Logical::Intermediate:
-      break;
-    }
-    return numInputs + numConstants + slotOf[b];
-  };
-  size_t intermediateBytes = 0;
+  numInputs = static_cast<int>(spec.inputs.size());
+  numConstants = static_cast<int>(spec.constants.size());
   for (size_t bytes : slotBytes) {
     spec.intermediates.push_back(TensorSpec{
         runtime::DType::F32, {static_cast<int64_t>((bytes + 3) / 4)}});
     intermediateBytes += bytes;
   }
+}
 
+/// The physical buffer of logical buffer `b`: inputs, constants, then the
+/// intermediate slots.
+int CudaPlanEmitter::physical(int b) const {
+  switch (logical[b].kind) {
+  case Logical::Input:
+    return logical[b].index;
+  case Logical::Constant:
+    return numInputs + logical[b].index;
+  case Logical::Intermediate:
+    break;
+  }
+  return numInputs + numConstants + slotOf[b];
+}
+
+//===----------------------------------------------------------------------===//
+// 4. Kernels and launches
+//===----------------------------------------------------------------------===//
+
+llvm::Error CudaPlanEmitter::compileKernels() {
   // 4. One translation unit, compiled once.
   compiled.source = kernelPrelude();
-  size_t numKernels = 0;
   for (const Step &step : steps)
     if (step.kind == Launch::Kind::Kernel) {
       compiled.source += "\n" + step.kernel.code;
       ++numKernels;
     }
-  std::string image, fallback;
   if (numKernels) {
     // One NVRTC compilation gives the cubin and its PTX fallback.
     auto compiledImage = compileCuda(
@@ -953,82 +957,86 @@ cuda::compile(func::FuncOp func,
           "' with NVRTC: " + std::string(compiledImage.status().message()));
     image = std::move(*compiledImage);
   }
-  for (Step &step : steps) {
-    if (step.kind != Launch::Kind::Kernel) {
-      Launch launch;
-      launch.kind = step.kind;
-      PlannedLaunch planned;
-      planned.kind = step.kind == Launch::Kind::Matmul ? "cublasLt" : "cudnn";
-      planned.opList = step.description;
-      planned.location = locationString(step.fusion.getLoc());
-      auto remap = [&](int &b) {
-        if (b >= 0)
-          b = physical(b);
-      };
-      if (step.kind == Launch::Kind::Matmul) {
-        MatmulCall call = step.matmul;
-        for (int *b : {&call.a, &call.b, &call.c, &call.bias, &call.d})
-          remap(*b);
-        launch.kernel = static_cast<int>(spec.matmuls.size());
-        spec.matmuls.push_back(call);
-      } else {
-        ConvCall call = step.conv;
-        for (int *b : {&call.x, &call.filter, &call.bias, &call.z, &call.y})
-          remap(*b);
-        launch.kernel = static_cast<int>(spec.convs.size());
-        spec.convs.push_back(call);
-      }
-      // Operands in the call's order: the fusion's inputs are not (a
-      // permuted filter is a constant of its own).
-      for (auto [b, text] : llvm::zip(step.operands, step.operandTexts)) {
-        launch.buffers.push_back(physical(b));
-        planned.operands.push_back({physical(b), text});
-      }
-      for (auto [b, v] : llvm::zip(step.results, step.fusion.getResults())) {
-        launch.buffers.push_back(physical(b));
-        planned.results.push_back({physical(b), shapeText(v.getType())});
-      }
-      spec.launches.push_back(std::move(launch));
-      compiled.launches.push_back(std::move(planned));
-      continue;
-    }
-    Launch launch;
-    launch.kernel = static_cast<int>(spec.kernels.size());
-    KernelImage kernelImage{step.kernel.name, image, fallback, {}};
-    for (const GeneratedKernel::Check &check : step.kernel.checks)
-      kernelImage.checks.push_back(locationString(check.loc) + ": " +
-                                   check.message);
-    spec.kernels.push_back(std::move(kernelImage));
-    launch.grid = step.kernel.launch.grid;
-    launch.block = step.kernel.launch.block;
-    PlannedLaunch planned;
-    planned.kernel = step.kernel.name;
-    planned.kind = step.kernel.rows > 0 ? "row" : "elementwise";
-    planned.opList = step.kernel.opList;
-    planned.location = locationString(step.fusion.getLoc());
-    planned.launch = step.kernel.launch;
-    planned.rows = step.kernel.rows;
-    planned.rowLength = step.kernel.rowLength;
-    planned.numElements = step.kernel.numElements;
-    for (auto [b, v] : llvm::zip(step.operands, step.fusion.getInputs())) {
-      launch.buffers.push_back(physical(b));
-      planned.operands.push_back({physical(b), shapeText(v.getType())});
-    }
-    for (auto [b, v] : llvm::zip(step.results, step.fusion.getResults())) {
-      launch.buffers.push_back(physical(b));
-      planned.results.push_back({physical(b), shapeText(v.getType())});
-    }
-    spec.launches.push_back(std::move(launch));
-    compiled.launches.push_back(std::move(planned));
+  return llvm::Error::success();
+}
+
+void CudaPlanEmitter::emitLibraryLaunch(Step &step) {
+  Launch launch;
+  launch.kind = step.kind;
+  PlannedLaunch planned;
+  planned.kind = step.kind == Launch::Kind::Matmul ? "cublasLt" : "cudnn";
+  planned.opList = step.description;
+  planned.location = locationString(step.fusion.getLoc());
+  auto remap = [&](int &b) {
+    if (b >= 0)
+      b = physical(b);
+  };
+  if (step.kind == Launch::Kind::Matmul) {
+    MatmulCall call = step.matmul;
+    for (int *b : {&call.a, &call.b, &call.c, &call.bias, &call.d})
+      remap(*b);
+    launch.kernel = static_cast<int>(spec.matmuls.size());
+    spec.matmuls.push_back(call);
+  } else {
+    ConvCall call = step.conv;
+    for (int *b : {&call.x, &call.filter, &call.bias, &call.z, &call.y})
+      remap(*b);
+    launch.kernel = static_cast<int>(spec.convs.size());
+    spec.convs.push_back(call);
   }
-  std::vector<std::string> resultTexts;
+  // Operands in the call's order: the fusion's inputs are not (a
+  // permuted filter is a constant of its own).
+  for (auto [b, text] : llvm::zip(step.operands, step.operandTexts)) {
+    launch.buffers.push_back(physical(b));
+    planned.operands.push_back({physical(b), text});
+  }
+  for (auto [b, v] : llvm::zip(step.results, step.fusion.getResults())) {
+    launch.buffers.push_back(physical(b));
+    planned.results.push_back({physical(b), shapeText(v.getType())});
+  }
+  spec.launches.push_back(std::move(launch));
+  compiled.launches.push_back(std::move(planned));
+}
+
+void CudaPlanEmitter::emitKernelLaunch(Step &step) {
+  Launch launch;
+  launch.kernel = static_cast<int>(spec.kernels.size());
+  KernelImage kernelImage{step.kernel.name, image, fallback, {}};
+  for (const GeneratedKernel::Check &check : step.kernel.checks)
+    kernelImage.checks.push_back(locationString(check.loc) + ": " +
+                                 check.message);
+  spec.kernels.push_back(std::move(kernelImage));
+  launch.grid = step.kernel.launch.grid;
+  launch.block = step.kernel.launch.block;
+  PlannedLaunch planned;
+  planned.kernel = step.kernel.name;
+  planned.kind = step.kernel.rows > 0 ? "row" : "elementwise";
+  planned.opList = step.kernel.opList;
+  planned.location = locationString(step.fusion.getLoc());
+  planned.launch = step.kernel.launch;
+  planned.rows = step.kernel.rows;
+  planned.rowLength = step.kernel.rowLength;
+  planned.numElements = step.kernel.numElements;
+  for (auto [b, v] : llvm::zip(step.operands, step.fusion.getInputs())) {
+    launch.buffers.push_back(physical(b));
+    planned.operands.push_back({physical(b), shapeText(v.getType())});
+  }
+  for (auto [b, v] : llvm::zip(step.results, step.fusion.getResults())) {
+    launch.buffers.push_back(physical(b));
+    planned.results.push_back({physical(b), shapeText(v.getType())});
+  }
+  spec.launches.push_back(std::move(launch));
+  compiled.launches.push_back(std::move(planned));
+}
+
+llvm::Error CudaPlanEmitter::emitResultSpecs() {
   for (Value v : returned) {
     auto type = cast<RankedTensorType>(v.getType());
     auto dtype = reference::toDType(type.getElementType());
     if (!dtype)
-      return makeError("a result of '" + func.getName() + "' has type " +
-                       typeString(type) +
-                       ", which the cuda backend does not support");
+      return codegen::makeUnsupportedError(
+          "a result of '" + func.getName() + "' has type " + typeString(type) +
+          ", which the cuda backend does not support");
     int b = physical(bufferOf.lookup(v));
     spec.results.push_back(b);
     spec.resultSpecs.push_back(
@@ -1036,7 +1044,14 @@ cuda::compile(func::FuncOp func,
     resultTexts.push_back("b" + std::to_string(b) + ":" +
                           shapeText(v.getType()));
   }
+  return llvm::Error::success();
+}
 
+//===----------------------------------------------------------------------===//
+// 5. The plan
+//===----------------------------------------------------------------------===//
+
+void CudaPlanEmitter::describePlan() {
   // 5. The plan.
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -1091,12 +1106,26 @@ cuda::compile(func::FuncOp func,
      << (slotBytes.size() == 1 ? "" : "s") << ", " << intermediateBytes
      << " bytes\n";
   compiled.planText = std::move(text);
+}
 
-  auto executable = DeviceExecutable::create(std::move(spec));
-  if (!executable.ok())
-    return makeError("internal error: " +
-                     std::string(executable.status().message()));
-  compiled.executable = std::move(*executable);
-  compiled.module = std::move(*module);
+} // namespace
+} // namespace tgc::cuda
+
+llvm::Expected<cuda::CompiledFunction>
+cuda::compile(func::FuncOp func,
+              const std::vector<std::vector<int64_t>> &inputShapes,
+              const CompileOptions &options) {
+  auto archNumber = parseArch(options.arch);
+  if (!archNumber.ok())
+    return makeError(std::string(archNumber.status().message()));
+  auto module = specialize(func, inputShapes, options);
+  if (!module)
+    return module.takeError();
+  auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
+  CudaPlanEmitter emitter(func, specialized, options);
+  auto compiled = emitter.emit();
+  if (!compiled)
+    return compiled.takeError();
+  compiled->module = std::move(*module);
   return compiled;
 }

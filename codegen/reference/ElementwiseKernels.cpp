@@ -276,17 +276,10 @@ Expected<HostTensor> runSelect(SelectOp op, Operands operands) {
   return out;
 }
 
-} // namespace
-
-Result runElementwise(Operation *op, Operands operands) {
-  if (operands.empty())
-    return std::nullopt;
-  const HostTensor &in = *operands.front();
+/// The unary ops defined on integers and floats; std::nullopt for others.
+Result runUnaryNumeric(Operation *op, const HostTensor &in) {
   auto bits = [&] { return runtime::dtypeBits(in.dtype()); };
   bool isUnsigned = runtime::isUnsignedDType(in.dtype());
-  if (auto o = dyn_cast<CastOp>(op)) {
-    return runCast(o, in);
-  }
   // Unary numeric.
   if (auto o = dyn_cast<NegOp>(op)) {
     return unaryNumeric(
@@ -322,6 +315,11 @@ Result runElementwise(Operation *op, Operands operands) {
   if (auto o = dyn_cast<LogicalNotOp>(op)) {
     return unaryInt(o, in, [](int64_t x) -> int64_t { return x == 0; });
   }
+  return std::nullopt;
+}
+
+/// The unary ops defined on floats only; std::nullopt for others.
+Result runUnaryFloat(Operation *op, const HostTensor &in) {
   // Unary float.
   if (auto o = dyn_cast<ExpOp>(op)) {
     return unaryFloat(o, in, [](double x) { return std::exp(x); });
@@ -375,6 +373,14 @@ Result runElementwise(Operation *op, Operands operands) {
     bool approx = o.getApproximate() == GeluApproximation::tanh;
     return unaryFloat(o, in, [&](double x) { return scalar::gelu(x, approx); });
   }
+  return std::nullopt;
+}
+
+/// The binary ops, compare and select; std::nullopt for others.
+Result runBinary(Operation *op, Operands operands) {
+  const HostTensor &in = *operands.front();
+  auto bits = [&] { return runtime::dtypeBits(in.dtype()); };
+  bool isUnsigned = runtime::isUnsignedDType(in.dtype());
   // Binary.
   if (auto o = dyn_cast<AddOp>(op)) {
     return binaryNumeric(
@@ -439,6 +445,22 @@ Result runElementwise(Operation *op, Operands operands) {
     return runSelect(o, operands);
   }
   return std::nullopt;
+}
+
+} // namespace
+
+Result runElementwise(Operation *op, Operands operands) {
+  if (operands.empty())
+    return std::nullopt;
+  const HostTensor &in = *operands.front();
+  if (auto o = dyn_cast<CastOp>(op)) {
+    return runCast(o, in);
+  }
+  if (Result result = runUnaryNumeric(op, in))
+    return result;
+  if (Result result = runUnaryFloat(op, in))
+    return result;
+  return runBinary(op, operands);
 }
 
 } // namespace tgc::reference::detail

@@ -9,6 +9,7 @@
 
 #include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopCodegen.h"
+#include "codegen/cuda/CudaPipeline.h"
 #include "dialects/TgcDialect.h"
 #include "passes/Passes.h"
 
@@ -46,4 +47,5 @@ void tgc::registerAllPasses() {
   tgc::registerTgcPipelines();
   tgc::cpu::registerLoopCodegenPasses();
   tgc::cpu::registerCpuPipelines();
+  tgc::cuda::registerCudaPipelines();
 }

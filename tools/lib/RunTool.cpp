@@ -392,10 +392,7 @@ std::string firstLocation(StringRef message) {
 /// refusing an op it has no kernel for (codegen::UnsupportedError).
 std::string takeMessage(Error error, bool &unsupported) {
   unsupported = tgc::codegen::isUnsupported(error);
-  std::string message = toString(std::move(error));
-  unsupported |=
-      StringRef(message).contains("is not supported by the cuda backend");
-  return message;
+  return toString(std::move(error));
 }
 
 /// --differential --backend=cuda --compile-only: compiles every selected

@@ -1,0 +1,82 @@
+//===- CudaPipeline.h - the CUDA backend's whole pipeline -------*- C++ -*-===//
+//
+// What cuda::compile runs on a function specialized to its input shapes, as
+// one named pipeline with options, so that `tgc-opt --tgc-cuda` prints
+// exactly what the CUDA backend partitions:
+//
+//   tgc-cuda{fuse=true}
+//     = tgc's cleanup, batch-norm folding, post-op fusion into contractions
+//       and normalization decomposition (passes/Pipelines.cpp,
+//       buildCudaPipeline)
+//     + tgc-cuda-trim-contraction-chains: every contraction fusion keeps the
+//       post-ops its cuBLASLt / cuDNN call computes (libraryEpilogue); the
+//       rest of its chain goes back into the function
+//     + loop fusion (buildCudaLoopFusion), which groups that rest with what
+//       follows.
+//
+// tgc-cuda{fuse=false} is cleanup only. MLIR only (no CUDA toolkit needed),
+// so every build registers it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_CODEGEN_CUDA_CUDAPIPELINE_H
+#define TGC_CODEGEN_CUDA_CUDAPIPELINE_H
+
+#include "dialects/TgcOps.h"
+#include "passes/PostOpFusion.h"
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tgc::cuda {
+
+/// What a library call computes of a contraction fusion's post-op chain: a
+/// prefix of the chain (`count` post-ops) mapped to the call's scale, bias,
+/// residual and activation. The rest of the chain becomes a generated
+/// kernel after the call.
+struct LibraryEpilogue {
+  size_t count = 0;
+  float alpha = 1;
+  /// Values inside the fusion body (block arguments), or null.
+  mlir::Value bias, residual;
+  /// "relu", "gelu_tanh" or empty.
+  std::string activation;
+  /// The names of the fused post-ops, for the plan.
+  std::vector<std::string> names;
+};
+
+/// The longest prefix of `chain` that cuBLASLt's epilogues (matmul:
+/// alpha, bias, C with beta = 1, relu or tanh-GELU) or cuDNN's fused
+/// conv-bias-activation (conv: bias, residual, relu) compute.
+LibraryEpilogue libraryEpilogue(const PostOpChain &chain);
+
+/// Moves the post-ops of `chain` after its first `keep` into a new
+/// `tgc.fusion <loop>` right after `fusion`, fed by `fusion`'s result (the
+/// chain's value after `keep` post-ops) and the extra operands. Post-ops
+/// keep the contraction's type, so `fusion`'s result type does not change.
+mlir::FailureOr<FusionOp> splitChain(FusionOp fusion, const PostOpChain &chain,
+                                     size_t keep);
+
+struct CudaPipelineOptions {
+  /// Batch-norm folding, post-op and loop fusion (false: cleanup only).
+  bool fuse = true;
+};
+
+/// Adds the whole CUDA pipeline to `pm`.
+void buildCudaBackendPipeline(mlir::OpPassManager &pm,
+                              const CudaPipelineOptions &options);
+
+/// tgc-cuda-trim-contraction-chains.
+std::unique_ptr<mlir::Pass> createTrimContractionChainsPass();
+
+/// Registers tgc-cuda (with its options) and
+/// tgc-cuda-trim-contraction-chains.
+void registerCudaPipelines();
+
+} // namespace tgc::cuda
+
+#endif // TGC_CODEGEN_CUDA_CUDAPIPELINE_H
