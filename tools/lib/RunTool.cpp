@@ -20,9 +20,11 @@
 #include "runtime/cuda/Device.h"
 #include "tgc/Device.h"
 #include "tgc/Npy.h"
+#include "tools/lib/Differential.h"
 #include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
 #include "tools/lib/Runner.h"
+#include "tools/lib/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -48,7 +50,7 @@
 using namespace llvm;
 using tgc::runtime::DType;
 using tgc::runtime::HostTensor;
-using tgc::tooling::Runner;
+using namespace tgc::tooling;
 
 namespace {
 struct Options {
@@ -157,95 +159,6 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
-/// Results that differ (from --expected, or between backends with
-/// --differential): tgc-run exits with kMismatchExitCode, not 1, so that
-/// scripts tell a wrong answer from a failure to run.
-constexpr int kMismatchExitCode = 2;
-Error makeMismatchError(const Twine &message) {
-  return createStringError(std::make_error_code(std::errc::result_out_of_range),
-                           message);
-}
-
-std::optional<DType> dtypeOf(mlir::Type type) {
-  return tgc::reference::toDType(type);
-}
-
-/// Reads a tensor from a .npy path, an ONNX TensorProto .pb path or an
-/// inline literal.
-Expected<HostTensor> loadTensor(StringRef spec) {
-  if (spec.contains('='))
-    return tgc::parseTensorLiteral(spec);
-  if (spec.ends_with_insensitive(".pb"))
-    return tgc::readTensorProto(spec);
-  auto tensor = tgc::runtime::readNpy(spec.str());
-  if (!tensor.ok())
-    return makeError(spec + ": " + std::string(tensor.status().message()));
-  return std::move(*tensor);
-}
-
-/// Converts `tensor` to `dtype` when the file format cannot hold it (bf16 is
-/// stored as f32 in .npy); other mismatches are left for the interpreter to
-/// report.
-HostTensor adaptDType(HostTensor tensor, DType dtype) {
-  if (tensor.dtype() != DType::F32 || dtype != DType::BF16)
-    return tensor;
-  auto converted = HostTensor::allocate(dtype, tensor.shape());
-  if (!converted.ok())
-    return tensor;
-  for (int64_t i = 0; i < tensor.numElements(); ++i)
-    converted->setDouble(i, tensor.getDouble(i));
-  return std::move(*converted);
-}
-
-/// A random input of `type`; dynamic dims cannot be made up.
-Expected<HostTensor> randomTensor(mlir::RankedTensorType type, unsigned index,
-                                  std::mt19937_64 &rng, int64_t dynamicSize) {
-  auto dtype = dtypeOf(type.getElementType());
-  if (!dtype)
-    return makeError("argument #" + Twine(index) + " has unsupported type");
-  if (!type.hasStaticShape() && dynamicSize < 0)
-    return makeError("argument #" + Twine(index) +
-                     " has dynamic dims; give it with --input");
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-  for (int64_t &d : shape)
-    if (mlir::ShapedType::isDynamic(d))
-      d = dynamicSize;
-  auto tensor = HostTensor::allocate(*dtype, shape);
-  if (!tensor.ok())
-    return makeError("argument #" + Twine(index) + ": " +
-                     std::string(tensor.status().message()));
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int64_t> integer(-10, 10);
-  for (int64_t i = 0; i < tensor->numElements(); ++i) {
-    if (tgc::runtime::isFloatDType(*dtype))
-      tensor->setDouble(i, real(rng));
-    else if (*dtype == DType::I1)
-      tensor->setInt(i, integer(rng) > 0);
-    else
-      tensor->setInt(i, integer(rng));
-  }
-  return std::move(*tensor);
-}
-
-void printTensor(raw_ostream &os, const HostTensor &tensor) {
-  constexpr int64_t kMaxPrinted = 64;
-  os << "[";
-  int64_t n = tensor.numElements();
-  for (int64_t i = 0; i < n && i < kMaxPrinted; ++i) {
-    if (i)
-      os << ", ";
-    if (tgc::runtime::isFloatDType(tensor.dtype()))
-      os << format("%g", tensor.getDouble(i));
-    else if (tgc::runtime::isUnsignedDType(tensor.dtype()))
-      os << tensor.getUInt(i);
-    else
-      os << tensor.getInt(i);
-  }
-  if (n > kMaxPrinted)
-    os << ", ... (" << n << " elements)";
-  os << "]\n";
-}
-
 mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
   if (!name.empty())
     return module.lookupSymbol<mlir::func::FuncOp>(name);
@@ -253,6 +166,15 @@ mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
     if (func.isPublic() && !func.isExternal())
       return func;
   return nullptr;
+}
+
+/// The input options tgc-run's flags give.
+tgc::tooling::InputOptions inputOptions(const Options &opts) {
+  tgc::tooling::InputOptions options;
+  options.inputs.assign(opts.inputs.begin(), opts.inputs.end());
+  options.seed = opts.seed;
+  options.dynamicSize = opts.dynamicSize;
+  return options;
 }
 
 /// The runner options tgc-run's flags give.
@@ -276,310 +198,6 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
 Expected<std::unique_ptr<Runner>>
 makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
   return Runner::create(backend, func, runnerOptions(opts), outs());
-}
-
-/// Whether `prefix` (the text before '=' in an --input) is a literal's
-/// shape and dtype, such as "2x3xf32" or "f32".
-bool isLiteralType(StringRef prefix) {
-  static const llvm::Regex literal(
-      "^([0-9]+x)*(f16|bf16|f32|f64|i1|i8|i16|i32|i64|ui8|ui16|ui32|ui64)$");
-  return literal.match(prefix);
-}
-
-/// Puts --input specs in argument order: NAME=SPEC goes to the argument
-/// called NAME, the others fill the remaining arguments in order. An empty
-/// entry is an argument no --input gives.
-Expected<std::vector<std::string>>
-orderInputs(const std::vector<std::string> &specs,
-            const std::vector<std::string> &names, StringRef what) {
-  std::vector<std::string> ordered(std::max(names.size(), specs.size()));
-  std::vector<bool> given(ordered.size(), false);
-  std::vector<std::string> positional;
-  for (const std::string &spec : specs) {
-    size_t eq = spec.find('=');
-    StringRef prefix = StringRef(spec).take_front(eq);
-    auto named = eq == std::string::npos || isLiteralType(prefix)
-                     ? names.end()
-                     : llvm::find(names, prefix.str());
-    if (named == names.end()) {
-      positional.push_back(spec);
-      continue;
-    }
-    size_t index = static_cast<size_t>(named - names.begin());
-    if (given[index])
-      return makeError("--input: input '" + prefix + "' is given twice");
-    ordered[index] = spec.substr(eq + 1);
-    given[index] = true;
-  }
-  size_t next = 0;
-  for (const std::string &spec : positional) {
-    while (next < ordered.size() && given[next])
-      ++next;
-    if (next >= names.size() && !names.empty())
-      return makeError(what + " takes " + Twine(names.size()) +
-                       " arguments but " + Twine(specs.size()) +
-                       " inputs were given");
-    ordered[next] = spec;
-    given[next] = true;
-  }
-  // Trailing arguments nobody gives stay random.
-  while (!ordered.empty() && !given[ordered.size() - 1])
-    ordered.pop_back();
-  return ordered;
-}
-
-/// The names of `func`'s arguments (an imported ONNX model's input names,
-/// kept as their locations); empty when they have none.
-std::vector<std::string> argumentNames(mlir::func::FuncOp func) {
-  std::vector<std::string> names;
-  for (mlir::BlockArgument arg : func.getArguments()) {
-    auto loc = dyn_cast<mlir::NameLoc>(arg.getLoc());
-    if (!loc)
-      return {};
-    names.push_back(loc.getName().str());
-  }
-  return names;
-}
-
-/// The inputs of `func`: given ones first, the rest random.
-Expected<std::vector<HostTensor>>
-makeInputs(mlir::func::FuncOp func, const Options &opts, int64_t dynamicSize) {
-  mlir::FunctionType signature = func.getFunctionType();
-  auto ordered = orderInputs(
-      std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()),
-      argumentNames(func), ("@" + func.getName()).str());
-  if (!ordered)
-    return ordered.takeError();
-  if (ordered->size() > signature.getNumInputs())
-    return makeError("@" + func.getName() + " takes " +
-                     Twine(signature.getNumInputs()) + " arguments but " +
-                     Twine(opts.inputs.size()) + " inputs were given");
-  std::mt19937_64 rng(opts.seed);
-  std::vector<HostTensor> args;
-  for (auto [i, type] : enumerate(signature.getInputs())) {
-    auto tensorType = dyn_cast<mlir::RankedTensorType>(type);
-    if (!tensorType)
-      return makeError("argument #" + Twine(i) + " is not a ranked tensor");
-    if (i < ordered->size() && !(*ordered)[i].empty()) {
-      auto tensor = loadTensor((*ordered)[i]);
-      if (!tensor)
-        return tensor.takeError();
-      auto dtype = dtypeOf(tensorType.getElementType());
-      args.push_back(dtype ? adaptDType(std::move(*tensor), *dtype)
-                           : std::move(*tensor));
-      continue;
-    }
-    auto tensor = randomTensor(tensorType, i, rng, dynamicSize);
-    if (!tensor)
-      return tensor.takeError();
-    args.push_back(std::move(*tensor));
-  }
-  return args;
-}
-
-/// The first `file:line:col` in a message (empty when there is none).
-std::string firstLocation(StringRef message) {
-  static constexpr const char *kPattern = "[^ :'\"]+:[0-9]+:[0-9]+";
-  llvm::Regex regex(kPattern);
-  SmallVector<StringRef> matches;
-  if (regex.match(message, &matches))
-    return matches[0].str();
-  return "";
-}
-
-/// Whether `error` is a backend refusing an op it has no kernel for.
-/// The message of `error`; `unsupported` says whether it is a backend
-/// refusing an op it has no kernel for (codegen::UnsupportedError).
-std::string takeMessage(Error error, bool &unsupported) {
-  unsupported = tgc::codegen::isUnsupported(error);
-  return toString(std::move(error));
-}
-
-/// --differential --backend=cuda --compile-only: compiles every selected
-/// function for its random inputs' shapes (no GPU needed) and reports which
-/// the cuda backend compiles and which it refuses (and why).
-Error compileDifferential(mlir::ModuleOp module, const Options &opts) {
-  int64_t dynamicSize = opts.dynamicSize >= 0 ? opts.dynamicSize : 3;
-  unsigned checked = 0, compiled = 0, unsupported = 0, failed = 0;
-  for (auto func : module.getOps<mlir::func::FuncOp>()) {
-    if (func.isExternal() || !func.isPublic() ||
-        (!opts.function.empty() && func.getName() != opts.function))
-      continue;
-    ++checked;
-    auto args = makeInputs(func, opts, dynamicSize);
-    if (!args) {
-      // Bad inputs (a missing or garbled .npy, a malformed literal, too
-      // many): an error, not a pass.
-      ++failed;
-      outs() << "@" << func.getName()
-             << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
-      continue;
-    }
-    tgc::tooling::RunnerOptions compileOnly = runnerOptions(opts);
-    compileOnly.compileWithoutDevice = true;
-    auto cuda = Runner::create("cuda", func, compileOnly, outs());
-    if (!cuda)
-      return cuda.takeError();
-    if (Error error = (*cuda)->compile(*args)) {
-      bool unsupportedOp = false;
-      std::string message = takeMessage(std::move(error), unsupportedOp);
-      if (unsupportedOp) {
-        ++unsupported;
-        outs() << "@" << func.getName() << ": unsupported: " << message << "\n";
-      } else {
-        // The reference may refuse these inputs too (a declared static dim
-        // the random size contradicts, ...): then the compile error is
-        // the same complaint.
-        auto want = tgc::reference::runFunction(func, *args);
-        if (!want) {
-          consumeError(want.takeError());
-          outs() << "@" << func.getName() << ": both fail (" << message
-                 << ")\n";
-          continue;
-        }
-        ++failed;
-        outs() << "@" << func.getName() << ": FAILED to compile: " << message
-               << "\n";
-      }
-      continue;
-    }
-    ++compiled;
-    outs() << "@" << func.getName() << ": compiles\n";
-  }
-  outs() << "cuda compile: " << checked << " functions, " << compiled
-         << " compile, " << unsupported << " unsupported, " << failed
-         << " failed\n";
-  if (failed)
-    return makeError(Twine(failed) + " function(s) failed to compile for cuda");
-  return Error::success();
-}
-
-/// Runs every selected function on --backend (cpu or cuda) and on the
-/// reference interpreter and compares: the backend must agree with the
-/// reference (or both must fail at the same op).
-Error runDifferential(mlir::ModuleOp module, const Options &opts) {
-  const std::string backend = opts.backend;
-  tgc::codegen::registerAllBackends();
-  auto tested = tgc::codegen::getBackend(backend);
-  if (!tested)
-    return tested.takeError();
-  if ((*tested)->servesAnyShapes())
-    return makeError("--differential compares --backend=cpu or cuda with "
-                     "the reference interpreter, not '" +
-                     backend + "'");
-  if ((*tested)->runsOnDevice() && opts.compileOnly)
-    return compileDifferential(module, opts);
-  if ((*tested)->runsOnDevice()) {
-    auto opened = tgc::cuda::openDevice(opts.cudaOrdinal);
-    if (!opened.ok()) {
-      std::string reason =
-          tgc::tooling::noDeviceMessage(std::string(opened.status().message()));
-      outs() << "differential: skipped (" << reason << ")\n";
-      return makeError(reason);
-    }
-  }
-  if (!opts.expected.empty() || !opts.outputs.empty())
-    return makeError("--differential compares the backends with each other; "
-                     "it takes no --expected or --output (run without "
-                     "--differential to check or write results)");
-  int64_t dynamicSize = opts.dynamicSize >= 0 ? opts.dynamicSize : 3;
-  unsigned checked = 0, failed = 0, unsupported = 0, inputErrors = 0;
-  for (auto func : module.getOps<mlir::func::FuncOp>()) {
-    if (func.isExternal() || !func.isPublic() ||
-        (!opts.function.empty() && func.getName() != opts.function))
-      continue;
-    ++checked;
-    auto args = makeInputs(func, opts, dynamicSize);
-    if (!args) {
-      // Bad inputs (a missing or garbled .npy, a malformed literal, too
-      // many): an error, not a pass.
-      ++inputErrors;
-      outs() << "@" << func.getName()
-             << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
-      continue;
-    }
-    auto runner = makeRunner(backend, func, opts);
-    if (!runner)
-      return runner.takeError();
-    auto want = tgc::reference::runFunction(func, *args);
-    auto got = (*runner)->run(*args);
-    if (!want || !got) {
-      std::string wantError = want ? "" : toString(want.takeError());
-      bool unsupportedOp = false;
-      std::string gotError;
-      if (!got)
-        gotError = takeMessage(got.takeError(), unsupportedOp);
-      // Both failing agrees when they blame the same op.
-      if (!wantError.empty() && !gotError.empty() &&
-          firstLocation(wantError) == firstLocation(gotError)) {
-        outs() << "@" << func.getName() << ": both fail at "
-               << firstLocation(wantError) << "\n";
-        continue;
-      }
-      if (unsupportedOp) {
-        // Reported, not a mismatch: the backend refused to compile (whether
-        // or not the reference then fails at run time, as on an index out
-        // of range).
-        ++unsupported;
-        outs() << "@" << func.getName() << ": unsupported on " << backend
-               << ": " << gotError << "\n";
-        continue;
-      }
-      if (!wantError.empty() && !gotError.empty()) {
-        ++failed;
-        outs() << "@" << func.getName()
-               << ": MISMATCH: both fail, differently: reference: " << wantError
-               << "; " << backend << ": " << gotError << "\n";
-        continue;
-      }
-      ++failed;
-      outs() << "@" << func.getName() << ": MISMATCH: "
-             << (wantError.empty() ? backend + " failed: " + gotError
-                                   : "reference failed: " + wantError)
-             << "\n";
-      continue;
-    }
-    std::string problem;
-    if (want->size() != got->size())
-      problem = "different number of results";
-    for (size_t i = 0; problem.empty() && i < want->size(); ++i) {
-      // Half-precision results may differ by a rounding of their own:
-      // tolerances scale with the dtype's epsilon (f16 2^-10, bf16 2^-7).
-      double rtol = opts.rtol, atol = opts.atol;
-      if ((*want)[i].dtype() == DType::F16) {
-        rtol = std::max(rtol, 2e-3);
-        atol = std::max(atol, 1e-3);
-      } else if ((*want)[i].dtype() == DType::BF16) {
-        rtol = std::max(rtol, 1.6e-2);
-        atol = std::max(atol, 1e-2);
-      }
-      auto status = tgc::runtime::allClose((*got)[i], (*want)[i], rtol, atol);
-      if (!status.ok())
-        problem = "result #" + std::to_string(i) + ": " +
-                  std::string(status.message());
-    }
-    if (!problem.empty()) {
-      ++failed;
-      outs() << "@" << func.getName() << ": MISMATCH: " << problem << "\n";
-    } else {
-      outs() << "@" << func.getName() << ": ok\n";
-    }
-  }
-  outs() << "differential: " << checked << " functions, " << failed
-         << " mismatches";
-  if (unsupported)
-    outs() << ", " << unsupported << " unsupported on " << backend;
-  if (inputErrors)
-    outs() << ", " << inputErrors << " with input errors";
-  outs() << "\n";
-  if (inputErrors)
-    return makeError(Twine(inputErrors) +
-                     " function(s) could not be given their inputs");
-  if (failed)
-    return makeMismatchError(Twine(failed) +
-                             " function(s) differ between the " + backend +
-                             " and reference backends");
-  return Error::success();
 }
 
 Error run(const Options &opts) {
@@ -633,8 +251,23 @@ Error run(const Options &opts) {
     if (!module)
       return makeError("failed to parse '" + opts.file + "'");
   }
-  if (opts.differential)
-    return runDifferential(*module, opts);
+  if (opts.differential) {
+    if (!opts.expected.empty() || !opts.outputs.empty())
+      return makeError("--differential compares the backends with each "
+                       "other; it takes no --expected or --output (run "
+                       "without --differential to check or write results)");
+    tgc::tooling::DifferentialOptions differential;
+    differential.backend = opts.backend;
+    differential.function = opts.function;
+    differential.inputs = inputOptions(opts);
+    if (opts.dynamicSize < 0)
+      differential.inputs.dynamicSize = 3;
+    differential.rtol = opts.rtol;
+    differential.atol = opts.atol;
+    differential.runner = runnerOptions(opts);
+    differential.compileOnly = opts.compileOnly;
+    return tgc::tooling::runDifferential(*module, differential, outs());
+  }
   mlir::func::FuncOp func = findFunction(*module, opts.function);
   if (!func)
     return makeError(
@@ -644,7 +277,7 @@ Error run(const Options &opts) {
   auto runner = makeRunner(opts.backend, func, opts);
   if (!runner)
     return runner.takeError();
-  auto args = makeInputs(func, opts, opts.dynamicSize);
+  auto args = makeInputs(func, inputOptions(opts));
   if (!args)
     return args.takeError();
 
@@ -834,7 +467,7 @@ int tgc::runToolMain(int argc, char **argv) {
     handleAllErrors(std::move(error), [&](const ErrorInfoBase &info) {
       if (info.convertToErrorCode() ==
           std::make_error_code(std::errc::result_out_of_range))
-        exitCode = kMismatchExitCode;
+        exitCode = 2; // results differ (makeMismatchError)
       message += (message.empty() ? "" : "\n") + info.message();
     });
     errs() << "tgc-run: error: " << message << "\n";

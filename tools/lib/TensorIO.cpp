@@ -1,0 +1,202 @@
+//===- TensorIO.cpp - tensors for the tools: files, literals, random ------===//
+
+#include "tools/lib/TensorIO.h"
+
+#include "codegen/reference/Interpreter.h"
+#include "frontend/onnx/OnnxImporter.h"
+#include "tgc/Npy.h"
+#include "tools/lib/TensorLiteral.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Regex.h"
+
+using namespace llvm;
+using namespace tgc;
+using runtime::DType;
+using runtime::HostTensor;
+
+namespace {
+Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+std::optional<DType> dtypeOf(mlir::Type type) {
+  return reference::toDType(type);
+}
+} // namespace
+
+/// Reads a tensor from a .npy path, an ONNX TensorProto .pb path or an
+/// inline literal.
+Expected<HostTensor> tooling::loadTensor(StringRef spec) {
+  if (spec.contains('='))
+    return tgc::parseTensorLiteral(spec);
+  if (spec.ends_with_insensitive(".pb"))
+    return tgc::readTensorProto(spec);
+  auto tensor = tgc::runtime::readNpy(spec.str());
+  if (!tensor.ok())
+    return makeError(spec + ": " + std::string(tensor.status().message()));
+  return std::move(*tensor);
+}
+
+/// Converts `tensor` to `dtype` when the file format cannot hold it (bf16 is
+/// stored as f32 in .npy); other mismatches are left for the interpreter to
+/// report.
+HostTensor tooling::adaptDType(HostTensor tensor, DType dtype) {
+  if (tensor.dtype() != DType::F32 || dtype != DType::BF16)
+    return tensor;
+  auto converted = HostTensor::allocate(dtype, tensor.shape());
+  if (!converted.ok())
+    return tensor;
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    converted->setDouble(i, tensor.getDouble(i));
+  return std::move(*converted);
+}
+
+/// A random input of `type`; dynamic dims cannot be made up.
+Expected<HostTensor> tooling::randomTensor(mlir::RankedTensorType type,
+                                           unsigned index, std::mt19937_64 &rng,
+                                           int64_t dynamicSize) {
+  auto dtype = dtypeOf(type.getElementType());
+  if (!dtype)
+    return makeError("argument #" + Twine(index) + " has unsupported type");
+  if (!type.hasStaticShape() && dynamicSize < 0)
+    return makeError("argument #" + Twine(index) +
+                     " has dynamic dims; give it with --input");
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  for (int64_t &d : shape)
+    if (mlir::ShapedType::isDynamic(d))
+      d = dynamicSize;
+  auto tensor = HostTensor::allocate(*dtype, shape);
+  if (!tensor.ok())
+    return makeError("argument #" + Twine(index) + ": " +
+                     std::string(tensor.status().message()));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> integer(-10, 10);
+  for (int64_t i = 0; i < tensor->numElements(); ++i) {
+    if (tgc::runtime::isFloatDType(*dtype))
+      tensor->setDouble(i, real(rng));
+    else if (*dtype == DType::I1)
+      tensor->setInt(i, integer(rng) > 0);
+    else
+      tensor->setInt(i, integer(rng));
+  }
+  return std::move(*tensor);
+}
+
+void tooling::printTensor(raw_ostream &os, const HostTensor &tensor) {
+  constexpr int64_t kMaxPrinted = 64;
+  os << "[";
+  int64_t n = tensor.numElements();
+  for (int64_t i = 0; i < n && i < kMaxPrinted; ++i) {
+    if (i)
+      os << ", ";
+    if (tgc::runtime::isFloatDType(tensor.dtype()))
+      os << format("%g", tensor.getDouble(i));
+    else if (tgc::runtime::isUnsignedDType(tensor.dtype()))
+      os << tensor.getUInt(i);
+    else
+      os << tensor.getInt(i);
+  }
+  if (n > kMaxPrinted)
+    os << ", ... (" << n << " elements)";
+  os << "]\n";
+}
+
+/// Whether `prefix` (the text before '=' in an --input) is a literal's
+/// shape and dtype, such as "2x3xf32" or "f32".
+bool tooling::isLiteralType(StringRef prefix) {
+  static const llvm::Regex literal(
+      "^([0-9]+x)*(f16|bf16|f32|f64|i1|i8|i16|i32|i64|ui8|ui16|ui32|ui64)$");
+  return literal.match(prefix);
+}
+
+/// Puts --input specs in argument order: NAME=SPEC goes to the argument
+/// called NAME, the others fill the remaining arguments in order. An empty
+/// entry is an argument no --input gives.
+Expected<std::vector<std::string>>
+tooling::orderInputs(const std::vector<std::string> &specs,
+                     const std::vector<std::string> &names, StringRef what) {
+  std::vector<std::string> ordered(std::max(names.size(), specs.size()));
+  std::vector<bool> given(ordered.size(), false);
+  std::vector<std::string> positional;
+  for (const std::string &spec : specs) {
+    size_t eq = spec.find('=');
+    StringRef prefix = StringRef(spec).take_front(eq);
+    auto named = eq == std::string::npos || isLiteralType(prefix)
+                     ? names.end()
+                     : llvm::find(names, prefix.str());
+    if (named == names.end()) {
+      positional.push_back(spec);
+      continue;
+    }
+    size_t index = static_cast<size_t>(named - names.begin());
+    if (given[index])
+      return makeError("--input: input '" + prefix + "' is given twice");
+    ordered[index] = spec.substr(eq + 1);
+    given[index] = true;
+  }
+  size_t next = 0;
+  for (const std::string &spec : positional) {
+    while (next < ordered.size() && given[next])
+      ++next;
+    if (next >= names.size() && !names.empty())
+      return makeError(what + " takes " + Twine(names.size()) +
+                       " arguments but " + Twine(specs.size()) +
+                       " inputs were given");
+    ordered[next] = spec;
+    given[next] = true;
+  }
+  // Trailing arguments nobody gives stay random.
+  while (!ordered.empty() && !given[ordered.size() - 1])
+    ordered.pop_back();
+  return ordered;
+}
+
+/// The names of `func`'s arguments (an imported ONNX model's input names,
+/// kept as their locations); empty when they have none.
+std::vector<std::string> tooling::argumentNames(mlir::func::FuncOp func) {
+  std::vector<std::string> names;
+  for (mlir::BlockArgument arg : func.getArguments()) {
+    auto loc = dyn_cast<mlir::NameLoc>(arg.getLoc());
+    if (!loc)
+      return {};
+    names.push_back(loc.getName().str());
+  }
+  return names;
+}
+
+/// The inputs of `func`: given ones first, the rest random.
+Expected<std::vector<HostTensor>>
+tooling::makeInputs(mlir::func::FuncOp func, const InputOptions &opts) {
+  int64_t dynamicSize = opts.dynamicSize;
+  mlir::FunctionType signature = func.getFunctionType();
+  auto ordered = orderInputs(opts.inputs, argumentNames(func),
+                             ("@" + func.getName()).str());
+  if (!ordered)
+    return ordered.takeError();
+  if (ordered->size() > signature.getNumInputs())
+    return makeError("@" + func.getName() + " takes " +
+                     Twine(signature.getNumInputs()) + " arguments but " +
+                     Twine(opts.inputs.size()) + " inputs were given");
+  std::mt19937_64 rng(opts.seed);
+  std::vector<HostTensor> args;
+  for (auto [i, type] : enumerate(signature.getInputs())) {
+    auto tensorType = dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensorType)
+      return makeError("argument #" + Twine(i) + " is not a ranked tensor");
+    if (i < ordered->size() && !(*ordered)[i].empty()) {
+      auto tensor = loadTensor((*ordered)[i]);
+      if (!tensor)
+        return tensor.takeError();
+      auto dtype = dtypeOf(tensorType.getElementType());
+      args.push_back(dtype ? adaptDType(std::move(*tensor), *dtype)
+                           : std::move(*tensor));
+      continue;
+    }
+    auto tensor = randomTensor(tensorType, i, rng, dynamicSize);
+    if (!tensor)
+      return tensor.takeError();
+    args.push_back(std::move(*tensor));
+  }
+  return args;
+}
