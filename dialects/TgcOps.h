@@ -26,6 +26,34 @@ public:
   }
 };
 
+/// Op categories, one trait each, so that passes and backends ask the op
+/// (tgc::isElementwise(op)) instead of keeping their own lists.
+
+/// Each result element is computed from the operand elements at the same
+/// (numpy-broadcast) index, so a permutation of every operand commutes with
+/// the op. MLIR's own Elementwise trait requires operands of the result's
+/// shape; tgc's binary ops broadcast, so they carry this one.
+template <typename ConcreteType>
+class BroadcastingElementwise
+    : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastingElementwise> {
+};
+
+/// The result holds the operand's elements in the same order in another
+/// shape: every backend runs it as a view of the operand's buffer.
+template <typename ConcreteType>
+class ShapeView : public mlir::OpTrait::TraitBase<ConcreteType, ShapeView> {};
+
+/// Reduces its one operand over the dims its `axes` attribute lists.
+template <typename ConcreteType>
+class AxisReduction
+    : public mlir::OpTrait::TraitBase<ConcreteType, AxisReduction> {};
+
+/// A contraction the backends run on a library call with fused post-ops
+/// (oneDNN, cuBLASLt, cuDNN): matmul and convolution.
+template <typename ConcreteType>
+class Contraction
+    : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {};
+
 } // namespace OpTrait
 
 /// Returns true when two lists of types are tensor types that could describe
@@ -42,5 +70,27 @@ std::optional<std::string> reshapeCountMismatch(mlir::RankedTensorType in,
 
 #define GET_OP_CLASSES
 #include "dialects/TgcOps.h.inc"
+
+namespace tgc {
+
+/// Whether `op` is a tgc elementwise op (OpTrait::BroadcastingElementwise).
+inline bool isElementwise(mlir::Operation *op) {
+  return op->hasTrait<OpTrait::BroadcastingElementwise>();
+}
+/// Whether `op` only views its operand in another shape (OpTrait::ShapeView:
+/// reshape, squeeze, unsqueeze).
+inline bool isShapeView(mlir::Operation *op) {
+  return op->hasTrait<OpTrait::ShapeView>();
+}
+/// Whether `op` reduces over axes (OpTrait::AxisReduction: reduce_*).
+inline bool isReduction(mlir::Operation *op) {
+  return op->hasTrait<OpTrait::AxisReduction>();
+}
+/// Whether `op` is a contraction (OpTrait::Contraction: matmul, conv2d).
+inline bool isContraction(mlir::Operation *op) {
+  return op->hasTrait<OpTrait::Contraction>();
+}
+
+} // namespace tgc
 
 #endif // TGC_DIALECTS_TGCOPS_H

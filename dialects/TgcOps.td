@@ -15,6 +15,21 @@ def Tgc_ValidShapes : NativeOpTrait<"ValidShapes"> {
   let cppNamespace = "::tgc::OpTrait";
 }
 
+// Op categories (dialects/TgcOps.h): passes and backends ask
+// tgc::isElementwise(op) and friends instead of keeping lists of ops.
+def Tgc_Elementwise : NativeOpTrait<"BroadcastingElementwise"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
+def Tgc_ShapeView : NativeOpTrait<"ShapeView"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
+def Tgc_AxisReduction : NativeOpTrait<"AxisReduction"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
+def Tgc_Contraction : NativeOpTrait<"Contraction"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
+
 class Tgc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tgc_Dialect, mnemonic, !listconcat([Pure, Tgc_ValidShapes], traits)>;
 
@@ -42,7 +57,7 @@ def Tgc_ConstantOp : Tgc_Op<"constant",
   let hasFolder = 1;
 }
 
-def Tgc_CastOp : Tgc_Op<"cast"> {
+def Tgc_CastOp : Tgc_Op<"cast", [Tgc_Elementwise]> {
   let summary = "Elementwise conversion between element types";
   let description = [{
     Converts every element to the result element type; the shape is kept.
@@ -72,7 +87,7 @@ def Tgc_CastOp : Tgc_Op<"cast"> {
 
 class Tgc_UnaryOp<string mnemonic, Type tensorType, string opSummary,
                   string formula, list<Trait> traits = []>
-    : Tgc_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+    : Tgc_Op<mnemonic, !listconcat([SameOperandsAndResultType, Tgc_Elementwise], traits)> {
   let summary = opSummary;
   let description = "Elementwise `y = " # formula # "`. Operand and result "
       # "have the same type; dynamic dims are preserved.\n\n"
@@ -149,7 +164,7 @@ def Tgc_GeluOp : Tgc_UnaryOp<"gelu", Tgc_FloatTensor,
 
 class Tgc_BinaryOp<string mnemonic, Type tensorType, string opSummary,
                    string formula, list<Trait> traits = []>
-    : Tgc_Op<mnemonic, !listconcat([InferTypeOpAdaptorWithIsCompatible], traits)> {
+    : Tgc_Op<mnemonic, !listconcat([InferTypeOpAdaptorWithIsCompatible, Tgc_Elementwise], traits)> {
   let summary = opSummary;
   let description = "Elementwise `z = " # formula # "` with numpy "
       # "broadcasting: shapes are right-aligned, each pair of dims must be "
@@ -183,7 +198,7 @@ def Tgc_MinOp : Tgc_BinaryOp<"min", Tgc_NumericTensor, "Elementwise minimum (NaN
 def Tgc_LogicalAndOp : Tgc_BinaryOp<"logical_and", Tgc_BoolTensor, "Elementwise boolean and", "x && y", [Commutative]>;
 def Tgc_LogicalOrOp : Tgc_BinaryOp<"logical_or", Tgc_BoolTensor, "Elementwise boolean or", "x || y", [Commutative]>;
 
-def Tgc_CompareOp : Tgc_Op<"compare", [InferTypeOpAdaptorWithIsCompatible]> {
+def Tgc_CompareOp : Tgc_Op<"compare", [InferTypeOpAdaptorWithIsCompatible, Tgc_Elementwise]> {
   let summary = "Elementwise comparison with broadcasting, producing i1";
   let description = [{
     Compares two tensors of the same element type elementwise under numpy
@@ -203,7 +218,7 @@ def Tgc_CompareOp : Tgc_Op<"compare", [InferTypeOpAdaptorWithIsCompatible]> {
   let hasFolder = 1;
 }
 
-def Tgc_SelectOp : Tgc_Op<"select", [InferTypeOpAdaptorWithIsCompatible]> {
+def Tgc_SelectOp : Tgc_Op<"select", [InferTypeOpAdaptorWithIsCompatible, Tgc_Elementwise]> {
   let summary = "Elementwise choice between two tensors under a boolean mask";
   let description = [{
     `z = cond ? x : y` elementwise, broadcasting all three operands together
@@ -225,7 +240,7 @@ def Tgc_SelectOp : Tgc_Op<"select", [InferTypeOpAdaptorWithIsCompatible]> {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def Tgc_MatmulOp : Tgc_Op<"matmul", [InferTypeOpAdaptorWithIsCompatible]> {
+def Tgc_MatmulOp : Tgc_Op<"matmul", [InferTypeOpAdaptorWithIsCompatible, Tgc_Contraction]> {
   let summary = "Batched matrix multiplication with broadcast batch dims";
   let description = [{
     `C[..., m, n] = sum_k A[..., m, k] * B[..., k, n]`. Both operands have rank
@@ -248,7 +263,7 @@ def Tgc_MatmulOp : Tgc_Op<"matmul", [InferTypeOpAdaptorWithIsCompatible]> {
   }];
 }
 
-def Tgc_Conv2DOp : Tgc_Op<"conv2d", [InferTypeOpAdaptorWithIsCompatible]> {
+def Tgc_Conv2DOp : Tgc_Op<"conv2d", [InferTypeOpAdaptorWithIsCompatible, Tgc_Contraction]> {
   let summary = "2-D convolution (NCHW or NHWC, strided, padded, dilated, grouped)";
   let description = [{
     A 2-D cross-correlation. With `layout = #tgc.layout<NCHW>` (the default)
@@ -354,7 +369,7 @@ def Tgc_GlobalAvgPool2DOp : Tgc_PoolOp<"global_avg_pool2d", "Global 2-D average 
 //===----------------------------------------------------------------------===//
 
 class Tgc_ReduceOp<string mnemonic, Type tensorType, string opSummary, string identity>
-    : Tgc_Op<mnemonic, [InferTypeOpAdaptorWithIsCompatible]> {
+    : Tgc_Op<mnemonic, [InferTypeOpAdaptorWithIsCompatible, Tgc_AxisReduction]> {
   let summary = opSummary;
   let description = opSummary # " over `axes` (strictly increasing, each in "
       # "`[0, rank)`, at least one). With `keepdims` the reduced dims stay as "
@@ -464,7 +479,7 @@ def Tgc_BatchNormOp : Tgc_Op<"batch_norm", [InferTypeOpAdaptorWithIsCompatible]>
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Tgc_ReshapeOp : Tgc_Op<"reshape"> {
+def Tgc_ReshapeOp : Tgc_Op<"reshape", [Tgc_ShapeView]> {
   let summary = "Reinterpret a tensor with a new shape";
   let description = [{
     Keeps the elements in row-major order and changes the shape to the result
@@ -713,7 +728,7 @@ def Tgc_TopKOp : Tgc_Op<"topk", [InferTypeOpAdaptorWithIsCompatible]> {
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible]> {
+def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible, Tgc_ShapeView]> {
   let summary = "Remove size-1 dims";
   let description = [{
     Removes the dims listed in `axes` (strictly increasing, in `[0, rank)`),
@@ -731,7 +746,7 @@ def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible]> {
   let hasCanonicalizer = 1;
 }
 
-def Tgc_UnsqueezeOp : Tgc_Op<"unsqueeze", [InferTypeOpAdaptorWithIsCompatible]> {
+def Tgc_UnsqueezeOp : Tgc_Op<"unsqueeze", [InferTypeOpAdaptorWithIsCompatible, Tgc_ShapeView]> {
   let summary = "Insert size-1 dims";
   let description = [{
     Inserts size-1 dims so that they sit at the positions `axes` of the result

@@ -89,15 +89,6 @@ bool isReshapeLike(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
 
 bool inFusion(Operation *op) { return op->getParentOfType<FusionOp>(); }
 
-/// Ops that compute each result element from the operand elements at the same
-/// (broadcast) index: a transpose of all operands commutes with them.
-bool isElementwise(Operation *op) {
-  return isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
-             SigmoidOp, ReluOp, ErfOp, SinOp, CosOp, FloorOp, CeilOp, RoundOp,
-             SignOp, LogicalNotOp, LeakyReluOp, EluOp, ClampOp, GeluOp, CastOp,
-             AddOp, SubOp, MulOp, DivOp, PowOp, ShiftLeftOp, ShiftRightOp,
-             MaxOp, MinOp, LogicalAndOp, LogicalOrOp, CompareOp, SelectOp>(op);
-}
 
 /// The transpose defining `value` with permutation `perm`, or null.
 TransposeOp transposeWith(Value value, ArrayRef<int64_t> perm) {

@@ -45,14 +45,11 @@ bool isCloneableConstant(Operation *op) {
 /// Ops that only move or replicate data: they do not count towards a
 /// region's computing ops.
 bool isDataMovement(Operation *op) {
-  return isa<BroadcastToOp, TransposeOp, ReshapeOp, SqueezeOp, UnsqueezeOp,
-             ConstantOp>(op);
+  return isShapeView(op) || isa<BroadcastToOp, TransposeOp, ConstantOp>(op);
 }
 
 /// Ops that only view their operand's buffer on every backend.
-bool isView(Operation *op) {
-  return isa<ReshapeOp, SqueezeOp, UnsqueezeOp, ConstantOp>(op);
-}
+bool isView(Operation *op) { return isShapeView(op) || isa<ConstantOp>(op); }
 
 /// With `fuse-data-movement`: slices, pads and concatenations of static f32
 /// tensors join regions too (backends whose generated kernels index them,
@@ -71,12 +68,15 @@ bool isFusableDataMovement(Operation *op) {
 bool tgc::isLoopFusable(Operation *op) {
   if (isa<ConstantOp>(op))
     return isCloneableConstant(op);
-  if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp,
-           SigmoidOp, ReluOp, ErfOp, FloorOp, CeilOp, RoundOp, SignOp,
-           LeakyReluOp, EluOp, ClampOp, GeluOp, AddOp, SubOp, MulOp, DivOp,
-           PowOp, MaxOp, MinOp, ReduceSumOp, ReduceMeanOp, ReduceMaxOp,
-           ReduceMinOp, ReduceProdOp, BroadcastToOp, TransposeOp, ReshapeOp,
-           SqueezeOp, UnsqueezeOp>(op))
+  // The elementwise ops the loop code generators lower (not sin, cos, the
+  // logical and integer-only ops, compare, select, cast), every reduction
+  // and data movement.
+  bool elementwise =
+      isElementwise(op) &&
+      !isa<SinOp, CosOp, LogicalNotOp, CastOp, ShiftLeftOp, ShiftRightOp,
+           LogicalAndOp, LogicalOrOp, CompareOp, SelectOp>(op);
+  if (!elementwise && !isReduction(op) && !isShapeView(op) &&
+      !isa<BroadcastToOp, TransposeOp>(op))
     return false;
   if (op->getNumResults() != 1)
     return false;
@@ -127,8 +127,7 @@ public:
         if (options.fuseDataMovement &&
             (isDataMovement(&op) || isFusableDataMovement(&op)) &&
             llvm::any_of(groups[g], [](Operation *member) {
-              return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
-                         ReduceProdOp>(member);
+              return isReduction(member);
             }))
           continue;
         SmallVector<Operation *> trial(current);

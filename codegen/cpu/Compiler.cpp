@@ -1220,7 +1220,7 @@ llvm::Error CpuPlanEmitter::emitOp(Operation &op) {
     return emitResults(ret);
   if (auto constant = dyn_cast<ConstantOp>(op))
     return emitConstant(constant, where);
-  if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op))
+  if (isShapeView(&op) || isa<tensor::CastOp>(op))
     return emitView(op, where);
   auto loopFusion = dyn_cast<FusionOp>(op);
   if (loopFusion && loopFusion.getKind() != FusionKind::loop)

@@ -165,8 +165,7 @@ std::optional<cpu::RowSplit> cpu::analyzeRowSplit(FusionOp fusion) {
             row && t.getRank() == type.getRank() && rowShaped(operand);
         ok &= require(operand, aligned);
       }
-    } else if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
-                   ReduceProdOp>(op)) {
+    } else if (isReduction(&op)) {
       ArrayRef<int64_t> axes =
           cast<DenseI64ArrayAttr>(op.getAttr("axes")).asArrayRef();
       bool keep = op.hasAttr("keepdims");
@@ -183,7 +182,7 @@ std::optional<cpu::RowSplit> cpu::analyzeRowSplit(FusionOp fusion) {
         preserves &= transpose.getPermutation()[d] == d;
       row = preserves && rowShaped(op.getOperand(0)) && rowShaped(result);
       ok &= require(op.getOperand(0), row);
-    } else if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op)) {
+    } else if (isShapeView(&op)) {
       row = rowShaped(op.getOperand(0)) && rowShaped(result);
       ok &= require(op.getOperand(0), row);
     } else {
@@ -484,7 +483,7 @@ public:
     }
     if (auto o = dyn_cast<TransposeOp>(op))
       return transpose(operands[0], o.getPermutation(), type);
-    if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op))
+    if (isShapeView(op))
       return reshape(operands[0], type);
     std::optional<Combine> combine;
     bool mean = false;

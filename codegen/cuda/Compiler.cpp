@@ -47,7 +47,7 @@ std::string typeString(Type type) {
 /// The ops the CUDA backend runs without a kernel: views of their operand's
 /// buffer.
 bool isView(Operation *op) {
-  return isa<ReshapeOp, SqueezeOp, UnsqueezeOp, tensor::CastOp>(op);
+  return isShapeView(op) || isa<tensor::CastOp>(op);
 }
 
 /// Wraps `op` in a one-op `tgc.fusion` of `kind`.
@@ -476,7 +476,7 @@ llvm::Error CudaPlanEmitter::wrapSingleOps() {
     if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))
       continue;
     if (!isLoopFusable(&op) && !hasStandaloneKernel(&op)) {
-      if (isa<MatmulOp, Conv2DOp>(op))
+      if (isContraction(&op))
         return notSupported(
             &op, "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +
                      typeString(op.getResultTypes()[0]));

@@ -519,17 +519,11 @@ bool isFloatElementwise(Operation *op) {
              PowOp, MaxOp, MinOp, BroadcastToOp>(op);
 }
 
-/// Every elementwise op of the generator: the float ones and sin, cos,
-/// logical ops, compare, select and cast (any element type).
-bool isElementwise(Operation *op) {
-  return isFloatElementwise(op) ||
-         isa<SinOp, CosOp, LogicalNotOp, LogicalAndOp, LogicalOrOp, CompareOp,
-             SelectOp, CastOp>(op);
-}
-
-bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
-      op);
+/// Every elementwise op of the generator: the dialect's elementwise ops
+/// (any element type) but the shifts, and broadcast_to.
+bool generatesElementwise(Operation *op) {
+  return (tgc::isElementwise(op) && !isa<ShiftLeftOp, ShiftRightOp>(op)) ||
+         isa<BroadcastToOp>(op);
 }
 
 ArrayRef<int64_t> reductionAxes(Operation *op) {
@@ -1262,7 +1256,7 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
     return valueAt(op->getOperand(0), in);
   }
 
-  if (isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(op)) {
+  if (isShapeView(op)) {
     ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
     std::string linear = linearIndex(index, shape);
     std::string local = linear;
@@ -1308,7 +1302,7 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
     return emitArgReduction(op, index);
   }
 
-  if (isElementwise(op)) {
+  if (generatesElementwise(op)) {
     SmallVector<std::string> operands;
     const int64_t rank = static_cast<int64_t>(shape.size());
     for (Value operand : op->getOperands()) {
@@ -1871,9 +1865,8 @@ bool isRowRegion(FusionOp fusion) {
       any = true;
       if (!reducesInnermost(&op))
         return false;
-    } else if (!isFloatElementwise(&op) &&
-               !isa<TransposeOp, ReshapeOp, SqueezeOp, UnsqueezeOp, ConstantOp>(
-                   op)) {
+    } else if (!isFloatElementwise(&op) && !isShapeView(&op) &&
+               !isa<TransposeOp, ConstantOp>(op)) {
       return false;
     }
     for (Type type : allTypes(&op)) {
@@ -1972,7 +1965,7 @@ FailureOr<GeneratedModule> tgc::cuda::generateModuleKernels(ModuleOp module) {
 bool cuda::hasStandaloneKernel(Operation *op) {
   // Contractions go to cuBLASLt / cuDNN; structural ops are not kernels.
   if (!isa_and_nonnull<TgcDialect>(op->getDialect()) ||
-      isa<FusionOp, YieldOp, ConstantOp, MatmulOp, Conv2DOp>(op) ||
+      isa<FusionOp, YieldOp, ConstantOp>(op) || isContraction(op) ||
       op->getNumResults() == 0 || op->getNumRegions() != 0)
     return false;
   for (Type type : allTypes(op)) {

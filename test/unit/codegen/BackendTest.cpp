@@ -2,6 +2,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
+#include "dialects/TgcOps.h"
 #include "passes/Specialize.h"
 #include "tools/lib/Registration.h"
 #include "tools/lib/Runner.h"
@@ -220,6 +221,50 @@ TEST_F(BackendTest, RunnerRefusesUnknownBackendsAndMissingDevices) {
   EXPECT_EQ(tooling::noDeviceMessage("driver not found"),
             "no CUDA device: driver not found");
   EXPECT_EQ(tooling::noDeviceMessage("no CUDA device: x"), "no CUDA device: x");
+}
+
+} // namespace
+
+namespace {
+
+// The op categories are traits on the ops (dialects/TgcOps.h), not lists.
+TEST(OpCategories, TraitsMarkTheOpsOfEachCategory) {
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+func.func @f(%x: tensor<2x3xf32>, %w: tensor<3x3xf32>, %b: tensor<2x3xi1>) -> tensor<6xf32> {
+  %0 = tgc.exp %x : tensor<2x3xf32>
+  %1 = tgc.add %0, %x : tensor<2x3xf32>
+  %2 = tgc.select %b, %1, %x : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = tgc.matmul %2, %w : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
+  %4 = tgc.reduce_sum %3 {axes = array<i64: 1>, keepdims} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  %5 = tgc.transpose %3 {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %6 = tgc.reshape %5 : tensor<3x2xf32> to tensor<6xf32>
+  return %6 : tensor<6xf32>
+}
+)mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  std::vector<std::string> seen;
+  module->walk([&](mlir::Operation *op) {
+    if (!mlir::isa<TgcDialect>(op->getDialect()))
+      return;
+    std::string categories;
+    if (isElementwise(op))
+      categories += "E";
+    if (isShapeView(op))
+      categories += "V";
+    if (isReduction(op))
+      categories += "R";
+    if (isContraction(op))
+      categories += "C";
+    seen.push_back(op->getName().stripDialect().str() + ":" + categories);
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"exp:E", "add:E", "select:E",
+                                            "matmul:C", "reduce_sum:R",
+                                            "transpose:", "reshape:V"}));
 }
 
 } // namespace
