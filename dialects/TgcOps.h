@@ -35,8 +35,7 @@ public:
 /// shape; tgc's binary ops broadcast, so they carry this one.
 template <typename ConcreteType>
 class BroadcastingElementwise
-    : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastingElementwise> {
-};
+    : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastingElementwise> {};
 
 /// The result holds the operand's elements in the same order in another
 /// shape: every backend runs it as a view of the operand's buffer.
@@ -51,8 +50,8 @@ class AxisReduction
 /// A contraction the backends run on a library call with fused post-ops
 /// (oneDNN, cuBLASLt, cuDNN): matmul and convolution.
 template <typename ConcreteType>
-class Contraction
-    : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {};
+class Contraction : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {
+};
 
 } // namespace OpTrait
 

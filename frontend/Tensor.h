@@ -11,6 +11,7 @@
 
 #include "tgc/Tensor.h"
 
+#include "dialects/DTypeMapping.h"
 #include "dialects/TgcDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -49,10 +50,7 @@ inline mlir::RankedTensorType typeOf(const Tensor &tensor) {
   return detail::TensorAccess::type(tensor);
 }
 
-/// The MLIR element type of a dtype.
-mlir::Type toElementType(runtime::DType dtype, mlir::MLIRContext &context);
-/// The dtype of an MLIR element type, or nullopt for a type tgc does not use.
-std::optional<runtime::DType> toDType(mlir::Type elementType);
+// toElementType / toDType: dialects/DTypeMapping.h.
 
 /// The public enums and their dialect counterparts (same values).
 inline ir::Layout toIR(Layout layout) {

@@ -89,7 +89,6 @@ bool isReshapeLike(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
 
 bool inFusion(Operation *op) { return op->getParentOfType<FusionOp>(); }
 
-
 /// The transpose defining `value` with permutation `perm`, or null.
 TransposeOp transposeWith(Value value, ArrayRef<int64_t> perm) {
   auto t = value.getDefiningOp<TransposeOp>();

@@ -126,9 +126,8 @@ public:
         // element instead.
         if (options.fuseDataMovement &&
             (isDataMovement(&op) || isFusableDataMovement(&op)) &&
-            llvm::any_of(groups[g], [](Operation *member) {
-              return isReduction(member);
-            }))
+            llvm::any_of(groups[g],
+                         [](Operation *member) { return isReduction(member); }))
           continue;
         SmallVector<Operation *> trial(current);
         trial.append(groups[g].begin(), groups[g].end());

@@ -523,36 +523,6 @@ Expected<HostTensor> Executor::runOp(Operation *op, Operands operands) {
 
 } // namespace
 
-std::optional<DType> toDType(Type t) {
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF16())
-    return DType::F16;
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isSignlessInteger(1))
-    return DType::I1;
-  if (t.isSignlessInteger(8))
-    return DType::I8;
-  if (t.isSignlessInteger(32))
-    return DType::I32;
-  if (t.isSignlessInteger(64))
-    return DType::I64;
-  if (t.isSignlessInteger(16))
-    return DType::I16;
-  if (t.isUnsignedInteger(8))
-    return DType::UI8;
-  if (t.isUnsignedInteger(16))
-    return DType::UI16;
-  if (t.isUnsignedInteger(32))
-    return DType::UI32;
-  if (t.isUnsignedInteger(64))
-    return DType::UI64;
-  return std::nullopt;
-}
-
 Expected<HostTensor> runOp(Operation *op,
                            llvm::ArrayRef<const HostTensor *> operands) {
   if (!op || op->getNumResults() != 1 ||

@@ -15,6 +15,8 @@
 
 #include "tgc/HostTensor.h"
 
+#include "dialects/DTypeMapping.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -61,7 +63,7 @@ runOpResults(mlir::Operation *op,
 
 /// The runtime dtype of an MLIR element type, or nullopt for a type tgc
 /// does not use.
-std::optional<runtime::DType> toDType(mlir::Type elementType);
+using ::tgc::toDType;
 
 /// The maximum depth of nested func.call; deeper calls are an error.
 inline constexpr unsigned kMaxCallDepth = 64;
