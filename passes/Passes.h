@@ -80,8 +80,9 @@ void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// folding, post-op and loop fusion, no layout conversion; with `fuse`
 /// false cleanup only) to `pm`, anchored on builtin.module.
 /// Without `loopFusion` the pipeline stops before its loop fusion
-/// (buildCudaLoopFusion), which the CUDA compiler runs after trimming
-/// contraction fusions to what cuBLASLt / cuDNN compute.
+/// (buildCudaLoopFusion): the whole `tgc-cuda` lowering
+/// (codegen/cuda/CudaPipeline.cpp) runs it after
+/// tgc-cuda-trim-contraction-chains.
 void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true,
                        bool loopFusion = true);
 
@@ -89,8 +90,10 @@ void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true,
 /// movement, regions of one op worth forming.
 void buildCudaLoopFusion(mlir::OpPassManager &pm);
 
-/// Registers the named tgc pass pipelines (tgc-cleanup, tgc-cpu,
-/// tgc-cpu-unfused, tgc-cuda).
+/// Registers the backend-independent named pipeline, tgc-cleanup. The
+/// backends register their whole lowerings from their own libraries:
+/// tgc-cpu and tgc-cpu-unfused (codegen/cpu/CpuPipeline.cpp), tgc-cuda
+/// (codegen/cuda/CudaPipeline.cpp).
 void registerTgcPipelines();
 
 } // namespace tgc
