@@ -1230,10 +1230,11 @@ TEST(ExecutableTest, ProfileKeepsOneTimelineAcrossRuns) {
   for (size_t r = 0; r < 3; ++r) {
     EXPECT_EQ(profile.runs[r].name, "run " + std::to_string(r));
     EXPECT_EQ(profile.runs[r].thread, 0);
-    if (r) // each run after the last, not restarting at 0
+    if (r) { // each run after the last, not restarting at 0
       EXPECT_GE(profile.runs[r].startMicros,
                 profile.runs[r - 1].startMicros +
                     profile.runs[r - 1].durationMicros);
+    }
     for (size_t k = 0; k < 3; ++k) {
       const Profile::Event &event = profile.events[3 * r + k];
       EXPECT_EQ(event.run, static_cast<int>(r));
