@@ -34,6 +34,13 @@ target_link_libraries(tgc PUBLIC absl::status absl::statusor)
 add_library(tgc_runtime SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
 tgc_whole_archive(tgc_runtime TgcRuntime)
 target_link_libraries(tgc_runtime PUBLIC absl::status absl::statusor)
+# Version.cpp is runtime code: compiled without LLVM's and MLIR's include
+# directories, like the rest of runtime/ (test/package/runtime-layering.py).
+foreach(lib tgc tgc_runtime)
+  get_target_property(TGC_LIB_INCLUDES ${lib} INCLUDE_DIRECTORIES)
+  list(REMOVE_ITEM TGC_LIB_INCLUDES ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
+  set_target_properties(${lib} PROPERTIES INCLUDE_DIRECTORIES "${TGC_LIB_INCLUDES}")
+endforeach()
 foreach(lib tgc tgc_runtime)
   target_include_directories(${lib} INTERFACE
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
