@@ -143,10 +143,7 @@ void summary() {
   std::vector<double> direct, hit, overhead;
   for (int round = 0; round < 9; ++round) {
     double d = perCall(
-        [&] {
-          benchmark::DoNotOptimize(
-              s.plan->run(s.inputs, s.runContext));
-        },
+        [&] { benchmark::DoNotOptimize(s.plan->run(s.inputs, s.runContext)); },
         20000);
     double h =
         perCall([&] { benchmark::DoNotOptimize(s.f(s.a, s.b, s.c)); }, 20000);

@@ -354,10 +354,12 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
 }
 
 absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
-FunctionState::planFor(const Compiled &compiled,
-                       const std::vector<std::vector<int64_t>> &shapes) const {
+FunctionState::planFor(
+    const Compiled &compiled,
+    llvm::function_ref<std::vector<std::vector<int64_t>>()> shapesOf) const {
   if (compiled.staticPlan)
     return compiled.staticPlan;
+  std::vector<std::vector<int64_t>> shapes = shapesOf();
   std::lock_guard lock(compiled.planMutex);
   auto it = compiled.plans.find(shapes);
   if (it != compiled.plans.end())
@@ -372,10 +374,12 @@ FunctionState::planFor(const Compiled &compiled,
 absl::StatusOr<std::vector<runtime::HostTensor>>
 FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
-  std::vector<std::vector<int64_t>> shapes;
-  for (const runtime::HostTensor &t : inputs.tensors)
-    shapes.push_back(t.shape());
-  auto plan = planFor(compiled, shapes);
+  auto plan = planFor(compiled, [&] {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const runtime::HostTensor &t : inputs.tensors)
+      shapes.push_back(t.shape());
+    return shapes;
+  });
   if (!plan.ok())
     return plan.status();
   codegen::RunContext context;
@@ -436,7 +440,7 @@ FunctionState::executeOnDevice(const Compiled &compiled,
     }
     shapes.push_back(args[i].shape());
   }
-  auto plan = planFor(compiled, shapes);
+  auto plan = planFor(compiled, [&] { return shapes; });
   if (!plan.ok())
     return plan.status();
   std::shared_ptr<cuda::DeviceExecutable> executable =

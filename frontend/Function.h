@@ -18,6 +18,7 @@
 #include "tracing/SpecializationCache.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
@@ -98,10 +99,12 @@ struct FunctionState {
   /// specialization for a backend that serves any shapes); errors come back
   /// as tracing errors.
   llvm::Error compileStatic(Compiled &compiled) const;
-  /// The plan for these input shapes (compiled on first use).
-  absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
-  planFor(const Compiled &compiled,
-          const std::vector<std::vector<int64_t>> &shapes) const;
+  /// The plan for inputs of these shapes: the static plan, or the one
+  /// compiled for these shapes on first use (`shapesOf` is only called
+  /// then, so a call served by the static plan builds no shape list).
+  absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>> planFor(
+      const Compiled &compiled,
+      llvm::function_ref<std::vector<std::vector<int64_t>>()> shapesOf) const;
   /// Runs a specialization on the call's inputs, writes assigned variables
   /// back, and returns the callable's results.
   absl::StatusOr<std::vector<runtime::HostTensor>>

@@ -10,6 +10,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace llvm;
 using namespace tgc;
@@ -63,6 +64,26 @@ std::string tooling::firstLocation(StringRef message) {
 }
 
 namespace {
+/// The public functions with a body that --function selects.
+bool isSelected(mlir::func::FuncOp func, const DifferentialOptions &opts) {
+  return !func.isExternal() && func.isPublic() &&
+         (opts.function.empty() || func.getName() == opts.function);
+}
+
+/// The inputs of `func`, or nullopt after reporting why they cannot be made
+/// (a missing or garbled .npy, a malformed literal, too many): an error,
+/// not a pass.
+std::optional<std::vector<HostTensor>>
+inputsOrReport(mlir::func::FuncOp func, const DifferentialOptions &opts,
+               raw_ostream &out) {
+  auto args = makeInputs(func, opts.inputs);
+  if (args)
+    return std::move(*args);
+  out << "@" << func.getName()
+      << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
+  return std::nullopt;
+}
+
 /// The message of `error`; `unsupported` says whether it is a backend
 /// refusing an op it has no kernel for (codegen::UnsupportedError).
 std::string takeMessage(Error error, bool &unsupported) {
@@ -77,17 +98,12 @@ Error compileDifferential(mlir::ModuleOp module,
                           const DifferentialOptions &opts, raw_ostream &out) {
   unsigned checked = 0, compiled = 0, unsupported = 0, failed = 0;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
-    if (func.isExternal() || !func.isPublic() ||
-        (!opts.function.empty() && func.getName() != opts.function))
+    if (!isSelected(func, opts))
       continue;
     ++checked;
-    auto args = makeInputs(func, opts.inputs);
+    auto args = inputsOrReport(func, opts, out);
     if (!args) {
-      // Bad inputs (a missing or garbled .npy, a malformed literal, too
-      // many): an error, not a pass.
       ++failed;
-      out << "@" << func.getName()
-          << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
       continue;
     }
     RunnerOptions compileOnly = opts.runner;
@@ -158,17 +174,12 @@ Error tooling::runDifferential(mlir::ModuleOp module,
   }
   unsigned checked = 0, failed = 0, unsupported = 0, inputErrors = 0;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
-    if (func.isExternal() || !func.isPublic() ||
-        (!opts.function.empty() && func.getName() != opts.function))
+    if (!isSelected(func, opts))
       continue;
     ++checked;
-    auto args = makeInputs(func, opts.inputs);
+    auto args = inputsOrReport(func, opts, out);
     if (!args) {
-      // Bad inputs (a missing or garbled .npy, a malformed literal, too
-      // many): an error, not a pass.
       ++inputErrors;
-      out << "@" << func.getName()
-          << ": ERROR: inputs: " << toString(args.takeError()) << "\n";
       continue;
     }
     auto runner = Runner::create(backend, func, opts.runner, out);

@@ -268,3 +268,51 @@ func.func @f(%x: tensor<2x3xf32>, %w: tensor<3x3xf32>, %b: tensor<2x3xi1>) -> te
 }
 
 } // namespace
+
+namespace {
+
+TEST(BackendOptions, UnknownActivationLayoutsAreAnError) {
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tgc.relu %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+)mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  codegen::registerAllBackends();
+  codegen::BackendOptions options;
+  options.activationLayouts = "nchw";
+  auto compiled = codegen::lookupBackend("cpu")->compile(
+      module->lookupSymbol<mlir::func::FuncOp>("f"), {{4}}, options);
+  ASSERT_FALSE(compiled);
+  EXPECT_EQ(llvm::toString(compiled.takeError()),
+            "unknown activation layouts 'nchw' (expected auto, plain, "
+            "blocked or any)");
+}
+
+TEST(BackendOptions, TheEnvironmentGivesTheDefaults) {
+  unsetenv("TGC_BLOCKED_LAYOUTS");
+  unsetenv("TGC_LOOP_VECTOR_TILE");
+  unsetenv("TGC_FUSION");
+  codegen::BackendOptions defaults = codegen::BackendOptions::fromEnvironment();
+  EXPECT_EQ(defaults.activationLayouts, "auto");
+  EXPECT_EQ(defaults.loopVectorTile, 64);
+  EXPECT_TRUE(defaults.fuse);
+  setenv("TGC_BLOCKED_LAYOUTS", "nChw8c", 1);
+  setenv("TGC_LOOP_VECTOR_TILE", "4", 1); // below 8: the default
+  setenv("TGC_FUSION", "off", 1);
+  codegen::BackendOptions set = codegen::BackendOptions::fromEnvironment();
+  EXPECT_EQ(set.activationLayouts, "blocked");
+  EXPECT_EQ(set.loopVectorTile, 64);
+  EXPECT_FALSE(set.fuse);
+  unsetenv("TGC_BLOCKED_LAYOUTS");
+  unsetenv("TGC_LOOP_VECTOR_TILE");
+  unsetenv("TGC_FUSION");
+}
+
+} // namespace

@@ -53,6 +53,20 @@ TEST(Model, RunsOnBothBackends) {
   }
 }
 
+TEST(Model, TheCudaBackendNeedsADevice) {
+  ModelOptions options;
+  options.backend = "cuda";
+  auto model = Model::loadOnnx(kMatmul, options);
+  if (model.ok())
+    GTEST_SKIP() << "a CUDA device is present";
+  std::string message(model.status().message());
+  // Without CUDA code generation, the registry says so; without a device,
+  // the model says which backend needed one.
+  EXPECT_TRUE(message.rfind("tgc: Model: the cuda backend: ", 0) == 0 ||
+              message.find("no CUDA code generation") != std::string::npos)
+      << message;
+}
+
 TEST(Model, BadOptionsAreErrors) {
   ModelOptions options;
   options.backend = "tpu";
@@ -60,9 +74,9 @@ TEST(Model, BadOptionsAreErrors) {
   ASSERT_FALSE(model.ok());
   // The registered backends: "cpu, cuda, reference" in CUDA builds.
   std::string message(model.status().message());
-  EXPECT_EQ(message.rfind("tgc: Model: unknown backend 'tpu' (available: cpu, ",
-                          0),
-            0u)
+  EXPECT_EQ(
+      message.rfind("tgc: Model: unknown backend 'tpu' (available: cpu, ", 0),
+      0u)
       << message;
   EXPECT_NE(message.find("reference)"), std::string::npos) << message;
   options = {};
