@@ -95,7 +95,7 @@ template <typename Fn> double timed(Fn &&fn) {
   std::exit(1);
 }
 
-template <typename T> T check(absl::StatusOr<T> value, const char *what) {
+template <typename S> auto check(S value, const char *what) {
   if (!value.ok())
     fail(std::string(what) + ": " + value.status().ToString());
   return *std::move(value);

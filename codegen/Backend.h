@@ -29,7 +29,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <cstdint>
 #include <memory>

@@ -10,6 +10,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace tgc;
 using namespace tgc::detail;
 using tracing::TraceType;
@@ -92,14 +94,14 @@ TraceType detail::withAliasClasses(const TraceType &type,
   return rebuildWithAliasClasses(type, classes, next);
 }
 
-absl::Status detail::toStatus(llvm::Error error) {
+tgc::Status detail::toStatus(llvm::Error error) {
   return absl::InvalidArgumentError(llvm::toString(std::move(error)));
 }
 
-absl::Status
+tgc::Status
 detail::validateSignature(const std::vector<tracing::TensorSpec> &specs) {
   for (auto [i, spec] : llvm::enumerate(specs)) {
-    if (absl::Status status = tracing::validateTensorSpec(spec); !status.ok())
+    if (tgc::Status status = tracing::validateTensorSpec(spec); !status.ok())
       return absl::InvalidArgumentError("tgc: invalid input_signature: arg" +
                                         std::to_string(i) + ": " +
                                         std::string(status.message()));
@@ -133,6 +135,13 @@ FunctionState::FunctionState(FunctionOptions opts)
   }
 }
 
+void detail::sortByTraceType(
+    std::vector<std::pair<TraceType, const void *>> &entries) {
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
+}
+
 bool detail::hasCudaCodegen() {
   codegen::registerAllBackends();
   return codegen::lookupBackend("cuda") != nullptr;
@@ -142,7 +151,7 @@ static std::string noCudaCodegen() {
   return codegen::noCudaCodegenMessage().str();
 }
 
-absl::Status detail::normalizeOptions(FunctionOptions &options) {
+tgc::Status detail::normalizeOptions(FunctionOptions &options) {
   if (options.inputSignature) {
     if (auto status = validateSignature(*options.inputSignature); !status.ok())
       return status;
@@ -185,8 +194,7 @@ TraceType FunctionState::cacheKey(const TraceType &argsType) const {
                              std::move(elements));
 }
 
-absl::StatusOr<std::shared_ptr<cuda::Device>>
-FunctionState::openTarget() const {
+tgc::StatusOr<std::shared_ptr<cuda::Device>> FunctionState::openTarget() const {
   std::string prefix =
       "tgc: function '" + options.name + "' targets " + options.device.str();
   if (!hasCudaCodegen())
@@ -248,7 +256,7 @@ static bool findMisplaced(const TraceType &type, const std::string &target,
   }
 }
 
-absl::Status FunctionState::checkPlacement(const TraceType &argsType) const {
+tgc::Status FunctionState::checkPlacement(const TraceType &argsType) const {
   std::string target = options.device.str();
   std::string path, placement;
   bool misplaced = false;
@@ -274,7 +282,7 @@ absl::Status FunctionState::checkPlacement(const TraceType &argsType) const {
   return absl::InvalidArgumentError(message);
 }
 
-absl::Status FunctionState::checkCall(const TraceType &argsType) const {
+tgc::Status FunctionState::checkCall(const TraceType &argsType) const {
   if (auto status = checkPlacement(argsType); !status.ok())
     return status;
   if (options.device.isCpu())
@@ -282,7 +290,7 @@ absl::Status FunctionState::checkCall(const TraceType &argsType) const {
   return openTarget().status();
 }
 
-absl::Status FunctionState::checkSignature(const TraceType &call) const {
+tgc::Status FunctionState::checkSignature(const TraceType &call) const {
   if (!signature)
     return absl::OkStatus();
   if (auto mismatch = tracing::findArgsMismatch(call, *signature))
@@ -353,7 +361,7 @@ llvm::Error FunctionState::compileStatic(Compiled &compiled) const {
   return llvm::Error::success();
 }
 
-absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
+tgc::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
 FunctionState::planFor(
     const Compiled &compiled,
     llvm::function_ref<std::vector<std::vector<int64_t>>()> shapesOf) const {
@@ -371,7 +379,7 @@ FunctionState::planFor(
   return std::move(*plan);
 }
 
-absl::StatusOr<std::vector<runtime::HostTensor>>
+tgc::StatusOr<std::vector<runtime::HostTensor>>
 FunctionState::execute(const Compiled &compiled,
                        const CallInputs &inputs) const {
   auto plan = planFor(compiled, [&] {
@@ -391,7 +399,7 @@ FunctionState::execute(const Compiled &compiled,
       return device.status();
     context.device = *device;
   }
-  absl::StatusOr<std::vector<runtime::HostTensor>> results =
+  tgc::StatusOr<std::vector<runtime::HostTensor>> results =
       (*plan)->run(inputs.tensors, context);
   if (!results.ok())
     return results.status();
@@ -413,7 +421,7 @@ FunctionState::execute(const Compiled &compiled,
   return std::move(*results);
 }
 
-absl::StatusOr<std::vector<cuda::DeviceTensor>>
+tgc::StatusOr<std::vector<cuda::DeviceTensor>>
 FunctionState::executeOnDevice(const Compiled &compiled,
                                const CallInputs &inputs) const {
   if (!compiled.target.isCuda())
@@ -553,7 +561,7 @@ FunctionState::trace(const TraceType &target, const TraceBody &body) {
 // The entry points of the public Function template
 //===----------------------------------------------------------------------===//
 
-absl::StatusOr<std::shared_ptr<FunctionState>>
+tgc::StatusOr<std::shared_ptr<FunctionState>>
 detail::makeFunctionState(FunctionOptions options,
                           std::source_location location) {
   if (auto status = normalizeOptions(options); !status.ok())
@@ -567,7 +575,7 @@ const FunctionOptions &detail::optionsOf(const FunctionState &state) {
   return state.options;
 }
 
-absl::StatusOr<CompiledPtr>
+tgc::StatusOr<CompiledPtr>
 detail::specializationForCall(FunctionState &state, const TraceType &argsType,
                               const TraceBody &body) {
   if (auto status = state.checkCall(argsType); !status.ok())
@@ -590,7 +598,7 @@ detail::specializationForCall(FunctionState &state, const TraceType &argsType,
   return (*entry)->payload;
 }
 
-absl::StatusOr<SpecializationInfo>
+tgc::StatusOr<SpecializationInfo>
 detail::concreteSpecialization(FunctionState &state, const TraceType &type,
                                const TraceBody &body) {
   if (auto status = state.checkSignature(type); !status.ok())
@@ -609,7 +617,7 @@ detail::concreteSpecialization(FunctionState &state, const TraceType &type,
   return absl::InternalError("tgc: concrete function not in the cache");
 }
 
-absl::StatusOr<const std::any *>
+tgc::StatusOr<const std::any *>
 detail::structureOf(const FunctionState &state, const Compiled &compiled,
                     const std::type_info &resultType) {
   if (compiled.structure.type() != resultType)
@@ -620,13 +628,13 @@ detail::structureOf(const FunctionState &state, const Compiled &compiled,
   return &compiled.structure;
 }
 
-absl::StatusOr<std::vector<runtime::HostTensor>>
+tgc::StatusOr<std::vector<runtime::HostTensor>>
 detail::execute(const FunctionState &state, const Compiled &compiled,
                 const CallInputs &inputs) {
   return state.execute(compiled, inputs);
 }
 
-absl::StatusOr<std::vector<cuda::DeviceTensor>>
+tgc::StatusOr<std::vector<cuda::DeviceTensor>>
 detail::executeOnDevice(const FunctionState &state, const Compiled &compiled,
                         const CallInputs &inputs) {
   return state.executeOnDevice(compiled, inputs);

@@ -9,6 +9,7 @@
 #ifndef TGC_FRONTEND_FUNCTION_H
 #define TGC_FRONTEND_FUNCTION_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/Function.h"
 
 #include "codegen/Backend.h"
@@ -67,7 +68,7 @@ struct FunctionState {
   std::optional<tracing::TraceType> signature;
   std::source_location location;
 
-  absl::Status checkSignature(const tracing::TraceType &call) const;
+  tgc::Status checkSignature(const tracing::TraceType &call) const;
   /// The cache key: the arguments' TraceType followed by the types of the
   /// captures (read now) and, unless it is the CPU, the target device
   /// (TraceType::target).
@@ -75,14 +76,14 @@ struct FunctionState {
   /// The target CUDA device, opened (once per process). Errors name the
   /// function and the target: "tgc: function 'f' targets cuda:0: no CUDA
   /// device: ...", or say that this build has no CUDA code generation.
-  absl::StatusOr<std::shared_ptr<cuda::Device>> openTarget() const;
+  tgc::StatusOr<std::shared_ptr<cuda::Device>> openTarget() const;
   /// Checks what a call needs before its specialization is looked up (and
   /// perhaps traced): every tensor argument on the host or on the target
   /// device, and a CUDA target's device.
-  absl::Status checkCall(const tracing::TraceType &argsType) const;
+  tgc::Status checkCall(const tracing::TraceType &argsType) const;
   /// Every tensor argument on the host or on the target device: "tgc:
   /// function 'f' runs on the cpu but arg0 is a tensor on cuda:0 (...)".
-  absl::Status checkPlacement(const tracing::TraceType &argsType) const;
+  tgc::Status checkPlacement(const tracing::TraceType &argsType) const;
   /// Traces the callable (through `body`) for a target type and compiles
   /// the specialization when its shapes are static.
   llvm::Expected<std::shared_ptr<const Compiled>>
@@ -102,29 +103,29 @@ struct FunctionState {
   /// The plan for inputs of these shapes: the static plan, or the one
   /// compiled for these shapes on first use (`shapesOf` is only called
   /// then, so a call served by the static plan builds no shape list).
-  absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>> planFor(
+  tgc::StatusOr<std::shared_ptr<const codegen::CompiledFunction>> planFor(
       const Compiled &compiled,
       llvm::function_ref<std::vector<std::vector<int64_t>>()> shapesOf) const;
   /// Runs a specialization on the call's inputs, writes assigned variables
   /// back, and returns the callable's results.
-  absl::StatusOr<std::vector<runtime::HostTensor>>
+  tgc::StatusOr<std::vector<runtime::HostTensor>>
   execute(const Compiled &compiled, const CallInputs &inputs) const;
   /// The same on a CUDA target with device-resident results: device tensor
   /// arguments are used in place, host ones are copied in first.
-  absl::StatusOr<std::vector<cuda::DeviceTensor>>
+  tgc::StatusOr<std::vector<cuda::DeviceTensor>>
   executeOnDevice(const Compiled &compiled, const CallInputs &inputs) const;
   std::vector<SpecializationInfo> specializations() const;
 };
 
 /// Validates an input signature.
-absl::Status validateSignature(const std::vector<tracing::TensorSpec> &specs);
+tgc::Status validateSignature(const std::vector<tracing::TensorSpec> &specs);
 
 /// Validates `options` (input signature, cache size, device and backend) and
 /// makes the device and the backend agree: a CUDA device selects
 /// Backend::Cuda, Backend::Cuda with the CPU device targets cuda:0.
-absl::Status normalizeOptions(FunctionOptions &options);
+tgc::Status normalizeOptions(FunctionOptions &options);
 
-absl::Status toStatus(llvm::Error error);
+tgc::Status toStatus(llvm::Error error);
 
 } // namespace detail
 } // namespace tgc

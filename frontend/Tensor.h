@@ -9,6 +9,7 @@
 #ifndef TGC_FRONTEND_TENSOR_H
 #define TGC_FRONTEND_TENSOR_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/Tensor.h"
 
 #include "dialects/DTypeMapping.h"

@@ -22,6 +22,7 @@
 #define TGC_FRONTEND_TRACER_H
 
 #include "frontend/Tensor.h"
+#include "tgc/AbslStatus.h"
 #include "tgc/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -5,7 +5,14 @@
 #include "dialects/TgcOps.h"
 #include "frontend/Tensor.h"
 
+#include <mutex>
+
 using namespace tgc;
+
+struct tgc::detail::VariableStorage {
+  std::mutex mutex;
+  runtime::HostTensor value;
+};
 
 Variable Variable::create(const runtime::HostTensor &initial) {
   auto storage = std::make_shared<detail::VariableStorage>();
@@ -18,7 +25,7 @@ runtime::HostTensor Variable::value() const {
   return storage->value.clone();
 }
 
-absl::Status Variable::assign(const runtime::HostTensor &value) {
+Status Variable::assign(const runtime::HostTensor &value) {
   if (value.dtype() != dtype_ || value.shape() != shape_)
     return absl::InvalidArgumentError(
         "tgc: cannot assign " + value.describe() + " to a variable of type " +

@@ -331,9 +331,9 @@ Executable::run(const std::vector<StridedView> &args,
   for (size_t i = 0; i < args.size(); ++i) {
     auto tensor = args[i].dense();
     if (!tensor.ok())
-      return absl::Status(
-          tensor.status().code(),
-          absl::StrCat("argument #", i, ": ", tensor.status().message()));
+      return tgc::Status(tensor.status().code(),
+                         absl::StrCat("argument #", i, ": ",
+                                      std::string(tensor.status().message())));
     dense.push_back(*std::move(tensor));
   }
   return run(dense, options);

@@ -17,8 +17,7 @@
 
 #include "tgc/HostTensor.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,6 +1,7 @@
 //===- HostTensor.cpp - a dense tensor in host memory ---------------------===//
 
 #include "tgc/HostTensor.h"
+#include "tgc/AbslStatus.h"
 
 #include "runtime/Float16.h"
 
@@ -170,7 +171,7 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape,
     : elementType(dtype), dims(std::move(shape)), count(elementCount),
       storage(std::move(ownedStorage)), dataPtr(data) {}
 
-absl::StatusOr<int64_t>
+tgc::StatusOr<int64_t>
 HostTensor::checkedNumElements(const std::vector<int64_t> &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     if (shape[i] < 0)
@@ -191,9 +192,9 @@ HostTensor::checkedNumElements(const std::vector<int64_t> &shape) {
   return product;
 }
 
-static absl::StatusOr<int64_t> checkShape(DType dtype,
-                                          const std::vector<int64_t> &shape) {
-  absl::StatusOr<int64_t> count = HostTensor::checkedNumElements(shape);
+static tgc::StatusOr<int64_t> checkShape(DType dtype,
+                                         const std::vector<int64_t> &shape) {
+  tgc::StatusOr<int64_t> count = HostTensor::checkedNumElements(shape);
   if (!count.ok())
     return count.status();
   int64_t bytes;
@@ -205,18 +206,18 @@ static absl::StatusOr<int64_t> checkShape(DType dtype,
   return count;
 }
 
-absl::StatusOr<HostTensor> HostTensor::allocate(DType dtype,
-                                                std::vector<int64_t> shape) {
-  absl::StatusOr<HostTensor> tensor =
+tgc::StatusOr<HostTensor> HostTensor::allocate(DType dtype,
+                                               std::vector<int64_t> shape) {
+  tgc::StatusOr<HostTensor> tensor =
       allocateUninitialized(dtype, std::move(shape));
   if (tensor.ok() && tensor->byteSize() != 0)
     std::memset(tensor->data(), 0, tensor->byteSize());
   return tensor;
 }
 
-absl::StatusOr<HostTensor>
+tgc::StatusOr<HostTensor>
 HostTensor::allocateUninitialized(DType dtype, std::vector<int64_t> shape) {
-  absl::StatusOr<int64_t> count = checkShape(dtype, shape);
+  tgc::StatusOr<int64_t> count = checkShape(dtype, shape);
   if (!count.ok())
     return count.status();
   uint64_t bytes = static_cast<uint64_t>(*count) * dtypeSize(dtype);
@@ -230,9 +231,9 @@ HostTensor::allocateUninitialized(DType dtype, std::vector<int64_t> shape) {
                     memory);
 }
 
-absl::StatusOr<HostTensor>
+tgc::StatusOr<HostTensor>
 HostTensor::reshapedView(std::vector<int64_t> shape) const {
-  absl::StatusOr<int64_t> newCount = checkShape(elementType, shape);
+  tgc::StatusOr<int64_t> newCount = checkShape(elementType, shape);
   if (!newCount.ok())
     return newCount.status();
   if (*newCount != count)
@@ -242,9 +243,9 @@ HostTensor::reshapedView(std::vector<int64_t> shape) const {
   return HostTensor(elementType, std::move(shape), count, storage, dataPtr);
 }
 
-absl::StatusOr<HostTensor>
+tgc::StatusOr<HostTensor>
 HostTensor::borrow(DType dtype, std::vector<int64_t> shape, void *data) {
-  absl::StatusOr<int64_t> count = checkShape(dtype, shape);
+  tgc::StatusOr<int64_t> count = checkShape(dtype, shape);
   if (!count.ok())
     return count.status();
   if (!data && *count != 0)
@@ -429,7 +430,7 @@ void HostTensor::setUInt(int64_t i, uint64_t v) {
 }
 
 HostTensor HostTensor::clone() const {
-  absl::StatusOr<HostTensor> copy = allocate(elementType, dims);
+  tgc::StatusOr<HostTensor> copy = allocate(elementType, dims);
   // The shape was validated when this tensor was made; only running out of
   // memory can fail here, reported like any other C++ allocation.
   if (!copy.ok())
@@ -458,9 +459,9 @@ std::vector<int64_t> HostTensor::unflattenIndex(int64_t flat) const {
   return index;
 }
 
-absl::Status tgc::runtime::allClose(const HostTensor &actual,
-                                    const HostTensor &expected, double rtol,
-                                    double atol) {
+tgc::Status tgc::runtime::allClose(const HostTensor &actual,
+                                   const HostTensor &expected, double rtol,
+                                   double atol) {
   if (actual.dtype() != expected.dtype())
     return absl::InvalidArgumentError(
         absl::StrCat("allClose: dtype mismatch: got ", actual.describe(),

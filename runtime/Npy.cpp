@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/Npy.h"
+#include "tgc/AbslStatus.h"
 
 #include "runtime/Float16.h"
 
@@ -36,7 +37,7 @@ absl::string_view sv(std::string_view text) {
   return absl::string_view(text.data(), text.size());
 }
 
-absl::Status npyError(std::string_view message) {
+tgc::Status npyError(std::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat("npy: ", sv(message)));
 }
 
@@ -71,7 +72,7 @@ class HeaderParser {
 public:
   explicit HeaderParser(std::string_view headerText) : text(headerText) {}
 
-  absl::StatusOr<NpyHeader> parse() {
+  tgc::StatusOr<NpyHeader> parse() {
     NpyHeader header;
     bool sawDescr = false, sawFortran = false, sawShape = false;
     skipSpace();
@@ -81,7 +82,7 @@ public:
       skipSpace();
       if (consume('}'))
         break;
-      absl::StatusOr<std::string> key = parseString();
+      tgc::StatusOr<std::string> key = parseString();
       if (!key.ok())
         return key.status();
       skipSpace();
@@ -89,12 +90,12 @@ public:
         return error(absl::StrCat("expected ':' after key ", quoted(*key)));
       skipSpace();
       bool *seen;
-      absl::Status status;
+      tgc::Status status;
       if (*key == "descr") {
         seen = &sawDescr;
         if (peek() == '[' || peek() == '{')
           return npyError("structured descr is not supported in header");
-        absl::StatusOr<std::string> descr = parseString();
+        tgc::StatusOr<std::string> descr = parseString();
         status = descr.status();
         if (descr.ok())
           header.descr = *std::move(descr);
@@ -154,12 +155,12 @@ private:
       ++pos;
   }
 
-  absl::Status error(std::string_view message) const {
+  tgc::Status error(std::string_view message) const {
     return npyError(absl::StrCat("invalid header at offset ", pos, ": ",
                                  sv(message), "; header is ", quoted(text)));
   }
 
-  absl::StatusOr<std::string> parseString() {
+  tgc::StatusOr<std::string> parseString() {
     char quote = peek();
     if (quote != '\'' && quote != '"')
       return error("expected a quoted string");
@@ -171,7 +172,7 @@ private:
     return std::string(text.substr(start, end - start));
   }
 
-  absl::Status parseBool(bool &result) {
+  tgc::Status parseBool(bool &result) {
     if (consumeWord("True")) {
       result = true;
       return absl::OkStatus();
@@ -184,7 +185,7 @@ private:
   }
 
   /// A tuple of integers: (), (3,), (2, 3), (2, 3,).
-  absl::Status parseShape(std::vector<int64_t> &shape) {
+  tgc::Status parseShape(std::vector<int64_t> &shape) {
     if (!consume('('))
       return error("'shape' must be a tuple");
     skipSpace();
@@ -228,7 +229,7 @@ struct NpyElementType {
   bool bigEndian;
 };
 
-absl::StatusOr<NpyElementType> parseDescr(std::string_view descr) {
+tgc::StatusOr<NpyElementType> parseDescr(std::string_view descr) {
   auto unsupported = [&](std::string_view why) {
     return npyError(
         absl::StrCat("unsupported descr ", quoted(descr), ": ", sv(why)));
@@ -379,8 +380,8 @@ std::string errnoMessage(int error) {
     return std::string(result);
 }
 
-absl::Status fileError(std::string_view action, const std::string &path,
-                       int error) {
+tgc::Status fileError(std::string_view action, const std::string &path,
+                      int error) {
   std::string message = absl::StrCat("npy: cannot ", sv(action), " ", path,
                                      ": ", errnoMessage(error));
   switch (error) {
@@ -396,7 +397,7 @@ absl::Status fileError(std::string_view action, const std::string &path,
 
 } // namespace
 
-absl::StatusOr<HostTensor> tgc::runtime::parseNpy(std::string_view bytes) {
+tgc::StatusOr<HostTensor> tgc::runtime::parseNpy(std::string_view bytes) {
   if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic)
     return npyError("bad magic: not an npy file");
   if (bytes.size() < kMagic.size() + 2)
@@ -416,16 +417,17 @@ absl::StatusOr<HostTensor> tgc::runtime::parseNpy(std::string_view bytes) {
                                  headerLength, " but only ",
                                  bytes.size() - headerStart, " bytes follow"));
   std::string_view headerText = bytes.substr(headerStart, headerLength);
-  absl::StatusOr<NpyHeader> header = HeaderParser(headerText).parse();
+  tgc::StatusOr<NpyHeader> header = HeaderParser(headerText).parse();
   if (!header.ok())
     return header.status();
-  absl::StatusOr<NpyElementType> type = parseDescr(header->descr);
+  tgc::StatusOr<NpyElementType> type = parseDescr(header->descr);
   if (!type.ok())
     return type.status();
 
-  absl::StatusOr<int64_t> count = HostTensor::checkedNumElements(header->shape);
+  tgc::StatusOr<int64_t> count = HostTensor::checkedNumElements(header->shape);
   if (!count.ok())
-    return npyError(absl::StrCat("invalid shape: ", count.status().message()));
+    return npyError(
+        absl::StrCat("invalid shape: ", std::string(count.status().message())));
   int64_t dataBytes;
   if (__builtin_mul_overflow(*count, static_cast<int64_t>(type->itemSize),
                              &dataBytes))
@@ -439,7 +441,7 @@ absl::StatusOr<HostTensor> tgc::runtime::parseNpy(std::string_view bytes) {
                                  header->descr, " needs ", dataBytes,
                                  " bytes but only ", available, " remain"));
 
-  absl::StatusOr<HostTensor> tensor =
+  tgc::StatusOr<HostTensor> tensor =
       HostTensor::allocate(type->dtype, header->shape);
   if (!tensor.ok())
     return tensor.status();
@@ -460,7 +462,7 @@ absl::StatusOr<HostTensor> tgc::runtime::parseNpy(std::string_view bytes) {
   return tensor;
 }
 
-absl::StatusOr<HostTensor> tgc::runtime::readNpy(const std::string &path) {
+tgc::StatusOr<HostTensor> tgc::runtime::readNpy(const std::string &path) {
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return fileError("open", path, errno);
@@ -474,14 +476,15 @@ absl::StatusOr<HostTensor> tgc::runtime::readNpy(const std::string &path) {
   std::fclose(file);
   if (failed)
     return fileError("read", path, error);
-  absl::StatusOr<HostTensor> tensor = parseNpy(contents);
+  tgc::StatusOr<HostTensor> tensor = parseNpy(contents);
   if (!tensor.ok())
-    return absl::Status(tensor.status().code(),
-                        absl::StrCat(path, ": ", tensor.status().message()));
+    return tgc::Status(
+        tensor.status().code(),
+        absl::StrCat(path, ": ", std::string(tensor.status().message())));
   return tensor;
 }
 
-absl::StatusOr<std::string>
+tgc::StatusOr<std::string>
 tgc::runtime::serializeNpy(const HostTensor &tensor) {
   const std::vector<int64_t> &shape = tensor.shape();
   std::string dict = absl::StrCat(
@@ -538,9 +541,9 @@ tgc::runtime::serializeNpy(const HostTensor &tensor) {
   return result;
 }
 
-absl::Status tgc::runtime::writeNpy(const std::string &path,
-                                    const HostTensor &tensor) {
-  absl::StatusOr<std::string> bytes = serializeNpy(tensor);
+tgc::Status tgc::runtime::writeNpy(const std::string &path,
+                                   const HostTensor &tensor) {
+  tgc::StatusOr<std::string> bytes = serializeNpy(tensor);
   if (!bytes.ok())
     return bytes.status();
   std::FILE *file = std::fopen(path.c_str(), "wb");

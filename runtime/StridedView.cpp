@@ -1,6 +1,7 @@
 //===- StridedView.cpp - non-contiguous views of host tensors -------------===//
 
 #include "tgc/StridedView.h"
+#include "tgc/AbslStatus.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -8,10 +9,10 @@
 
 using namespace tgc::runtime;
 
-absl::StatusOr<StridedView> StridedView::over(const HostTensor &buffer,
-                                              int64_t offset,
-                                              std::vector<int64_t> shape,
-                                              std::vector<int64_t> strides) {
+tgc::StatusOr<StridedView> StridedView::over(const HostTensor &buffer,
+                                             int64_t offset,
+                                             std::vector<int64_t> shape,
+                                             std::vector<int64_t> strides) {
   if (shape.size() != strides.size())
     return absl::InvalidArgumentError(
         absl::StrCat("strided view: ", shape.size(), " dims but ",
@@ -69,7 +70,7 @@ bool StridedView::isContiguous() const {
   return offset == 0 && numElements() == buffer.numElements();
 }
 
-absl::StatusOr<HostTensor> StridedView::dense() const {
+tgc::StatusOr<HostTensor> StridedView::dense() const {
   if (isContiguous())
     return buffer.reshapedView(dims);
   auto out = HostTensor::allocateUninitialized(elementType, dims);

@@ -2,16 +2,17 @@
 
 #include "tgc/Device.h"
 
-#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "tgc/AbslStatus.h"
 
 #include <cctype>
 
 using namespace tgc;
 
-absl::StatusOr<Device> Device::parse(absl::string_view text) {
+tgc::StatusOr<Device> Device::parse(std::string_view spelled) {
+  absl::string_view text(spelled.data(), spelled.size());
   auto invalid = [&](absl::string_view why) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid device '", text, "': ", why,

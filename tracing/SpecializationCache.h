@@ -22,6 +22,7 @@
 #ifndef TGC_TRACING_SPECIALIZATIONCACHE_H
 #define TGC_TRACING_SPECIALIZATIONCACHE_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/TraceType.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"

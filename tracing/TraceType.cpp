@@ -1,6 +1,7 @@
 //===- TraceType.cpp - the cache key of a traced function -----------------===//
 
 #include "tgc/TraceType.h"
+#include "tgc/AbslStatus.h"
 
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
@@ -41,7 +42,7 @@ struct TraceTypeNode {
 
 } // namespace tgc::tracing::detail
 
-using detail::TraceTypeNode;
+using tgc::tracing::detail::TraceTypeNode;
 
 namespace tgc::tracing {
 /// The one way into TraceType's private constructor and node.
@@ -60,7 +61,7 @@ using SequenceKind = TraceType::SequenceKind;
 // TensorSpec
 //===----------------------------------------------------------------------===//
 
-absl::Status tracing::validateTensorSpec(const TensorSpec &spec) {
+tgc::Status tracing::validateTensorSpec(const TensorSpec &spec) {
   if (spec.device.empty())
     return absl::InvalidArgumentError(
         llvm::formatv("tensor spec {0}: empty device name",

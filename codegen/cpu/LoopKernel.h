@@ -16,7 +16,7 @@
 #include "dialects/TgcOps.h"
 #include "runtime/Executable.h"
 
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <memory>
 

@@ -8,7 +8,7 @@
 #ifndef TGC_CODEGEN_CUDA_NVRTC_H
 #define TGC_CODEGEN_CUDA_NVRTC_H
 
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <string>
 

@@ -13,6 +13,7 @@
 #ifndef TGC_CODEGEN_REFERENCE_INTERPRETER_H
 #define TGC_CODEGEN_REFERENCE_INTERPRETER_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
 #include "dialects/DTypeMapping.h"

@@ -13,6 +13,7 @@
 #define TGC_CODEGEN_REFERENCE_KERNELS_H
 
 #include "codegen/reference/Interpreter.h"
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
 #include "mlir/IR/BuiltinTypes.h"

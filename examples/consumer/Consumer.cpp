@@ -27,7 +27,7 @@ bool near(float a, float b) {
   return std::fabs(a - b) <= 1e-4f * (1.0f + std::fabs(b));
 }
 
-int fail(const char *what, const absl::Status &status) {
+int fail(const char *what, const tgc::Status &status) {
   std::fprintf(stderr, "consumer: %s: %s\n", what,
                std::string(status.message()).c_str());
   return 1;

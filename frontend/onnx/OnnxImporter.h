@@ -29,6 +29,7 @@
 #ifndef TGC_FRONTEND_ONNX_ONNXIMPORTER_H
 #define TGC_FRONTEND_ONNX_ONNXIMPORTER_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -10,6 +10,7 @@
 #define TGC_FRONTEND_ONNX_ONNXINTERNAL_H
 
 #include "frontend/onnx/OnnxImporter.h"
+#include "tgc/AbslStatus.h"
 #include "tgc/DType.h"
 #include "tgc/HostTensor.h"
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/AbslStatus.h"
 #include "tgc/Model.h"
 
 #include "codegen/Backend.h"
@@ -71,8 +72,8 @@ llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
 
 } // namespace
 
-absl::StatusOr<Model> Model::loadOnnx(const std::string &path,
-                                      ModelOptions options) {
+tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
+                                     ModelOptions options) {
   codegen::registerAllBackends();
   auto backend = codegen::getBackend(options.backend);
   if (!backend)
@@ -124,7 +125,7 @@ absl::StatusOr<Model> Model::loadOnnx(const std::string &path,
 const std::vector<TensorInfo> &Model::inputs() const { return state->inputs; }
 const std::vector<TensorInfo> &Model::outputs() const { return state->outputs; }
 
-absl::StatusOr<std::vector<runtime::HostTensor>>
+tgc::StatusOr<std::vector<runtime::HostTensor>>
 Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   // Wrong counts, dtypes and shapes: the interpreter's located messages.
   if (llvm::Error error = reference::checkArguments(state->func, inputs))

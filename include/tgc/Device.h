@@ -15,8 +15,7 @@
 #ifndef TGC_DEVICE_H
 #define TGC_DEVICE_H
 
-#include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
+#include "tgc/Status.h"
 
 #include <string>
 
@@ -34,7 +33,7 @@ struct Device {
   /// "cpu", "cuda" (device 0) or "cuda:N" (N a decimal ordinal >= 0).
   /// Anything else is an InvalidArgument error that names the accepted
   /// forms.
-  static absl::StatusOr<Device> parse(absl::string_view text);
+  static StatusOr<Device> parse(std::string_view text);
 
   bool isCpu() const { return kind == Kind::Cpu; }
   bool isCuda() const { return kind == Kind::Cuda; }

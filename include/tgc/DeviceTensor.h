@@ -16,8 +16,6 @@
 #include "tgc/HostTensor.h"
 #include "tgc/TraceTraits.h"
 
-#include "absl/status/statusor.h"
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,13 +43,13 @@ class DeviceTensor {
 public:
   DeviceTensor() = default;
   /// An uninitialized tensor on `device`.
-  static absl::StatusOr<DeviceTensor> allocate(std::shared_ptr<Device> device,
-                                               TensorSpec spec);
+  static StatusOr<DeviceTensor> allocate(std::shared_ptr<Device> device,
+                                         TensorSpec spec);
   /// A copy of `host` on `device` (synchronous).
-  static absl::StatusOr<DeviceTensor> fromHost(std::shared_ptr<Device> device,
-                                               const runtime::HostTensor &host);
+  static StatusOr<DeviceTensor> fromHost(std::shared_ptr<Device> device,
+                                         const runtime::HostTensor &host);
   /// A copy on the host (synchronous).
-  absl::StatusOr<runtime::HostTensor> toHost() const;
+  StatusOr<runtime::HostTensor> toHost() const;
 
   bool valid() const { return storage != nullptr; }
   const TensorSpec &spec() const { return tensorSpec; }

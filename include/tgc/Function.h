@@ -8,7 +8,7 @@
 // device) and the results come back in the structure the callable returned.
 //
 //   auto f = tgc::function([](Tensor x, Tensor w) { return relu(x * w); });
-//   absl::StatusOr<HostTensor> y = (*f)(x, w);
+//   StatusOr<HostTensor> y = (*f)(x, w);
 //
 //   FunctionOptions options;
 //   options.device = *Device::parse("cuda:0");   // key: (..., @cuda:0)
@@ -24,6 +24,7 @@
 #ifndef TGC_FUNCTION_H
 #define TGC_FUNCTION_H
 
+#include "tgc/Callback.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
 #include "tgc/HostTensor.h"
@@ -34,13 +35,9 @@
 #include "tgc/TraceType.h"
 #include "tgc/Variable.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/Status.h"
 
-#include <algorithm>
 #include <any>
-#include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -48,7 +45,6 @@
 #include <string>
 #include <tuple>
 #include <typeinfo>
-#include <unordered_map>
 #include <vector>
 
 namespace tgc {
@@ -101,7 +97,7 @@ struct FunctionOptions {
   /// Log every trace with its reason.
   bool verbose = false;
   /// Where verbose logs and frequent-retracing warnings go (default: stderr).
-  std::function<void(const std::string &)> log;
+  Callback<void(const std::string &)> log;
   /// Host tensors captured by reference: read on every call, their types
   /// part of the key (after the arguments), read in the callable with
   /// CaptureRef::read().
@@ -116,7 +112,7 @@ struct SpecializationInfo {
   double traceSeconds = 0;
   bool pinned = false;
   /// The traced module (with `loc(...)` locations when asked).
-  std::function<std::string(bool withLocations)> printModule;
+  Callback<std::string(bool withLocations)> printModule;
 };
 
 namespace detail {
@@ -147,24 +143,28 @@ template <typename A, typename B> struct Symbolic<std::pair<A, B>> {
 template <typename T> struct Symbolic<std::optional<T>> {
   using type = std::optional<SymbolicT<T>>;
 };
-template <typename K, typename V, typename C, typename A>
-struct Symbolic<std::map<K, V, C, A>> {
-  using type = std::map<K, SymbolicT<V>, C>;
+template <typename M>
+requires MapLike<M>
+struct Symbolic<M> {
+  using type = RebindMapT<M, SymbolicT<typename M::mapped_type>>;
 };
-template <typename K, typename V, typename H, typename E, typename A>
-struct Symbolic<std::unordered_map<K, V, H, E, A>> {
-  using type = std::unordered_map<K, SymbolicT<V>, H, E>;
-};
+
+/// Sorts `entries` by their TraceType (stable).
+void sortByTraceType(
+    std::vector<std::pair<tracing::TraceType, const void *>> &entries);
 
 /// Map entries in TraceType key order: the order tensor leaves are numbered
 /// in, whatever the container's own iteration order.
 template <typename M> auto sortedEntries(const M &map) {
-  std::vector<std::pair<tracing::TraceType, const typename M::value_type *>>
-      entries;
+  std::vector<std::pair<tracing::TraceType, const void *>> keyed;
   for (const auto &entry : map)
-    entries.emplace_back(tracing::traceTypeOf(entry.first), &entry);
-  std::sort(entries.begin(), entries.end(),
-            [](const auto &a, const auto &b) { return a.first < b.first; });
+    keyed.emplace_back(tracing::traceTypeOf(entry.first), &entry);
+  sortByTraceType(keyed);
+  std::vector<const typename M::value_type *> entries;
+  entries.reserve(keyed.size());
+  for (const auto &entry : keyed)
+    entries.push_back(
+        static_cast<const typename M::value_type *>(entry.second));
   return entries;
 }
 
@@ -190,12 +190,11 @@ struct HoldsDeviceTensor<std::pair<A, B>>
 template <typename T>
 struct HoldsDeviceTensor<std::optional<T>>
     : std::bool_constant<kHoldsDeviceTensor<T>> {};
-template <typename K, typename V, typename C, typename A>
-struct HoldsDeviceTensor<std::map<K, V, C, A>>
-    : std::bool_constant<kHoldsDeviceTensor<V>> {};
-template <typename K, typename V, typename H, typename E, typename A>
-struct HoldsDeviceTensor<std::unordered_map<K, V, H, E, A>>
-    : std::bool_constant<kHoldsDeviceTensor<V>> {};
+template <typename M>
+requires MapLike<M>
+struct HoldsDeviceTensor<M>
+    : std::bool_constant<kHoldsDeviceTensor<typename M::mapped_type>> {
+};
 
 /// The tensor type of a call's results: device tensors when any argument
 /// holds one, host tensors otherwise.
@@ -212,7 +211,7 @@ struct CallInputs {
   std::vector<std::pair<size_t, cuda::DeviceTensor>> deviceTensors;
   std::vector<Variable> variables;
   /// Set when an argument could not be turned into a dense tensor.
-  absl::Status error;
+  Status error;
 };
 
 /// Appends the inputs of `value` in TraceType order.
@@ -229,7 +228,8 @@ template <typename T> void collectInputs(const T &value, CallInputs &out) {
                                      : runtime::HostTensor());
   } else if constexpr (std::is_same_v<U, cuda::DeviceTensor>) {
     if (!value.valid() && out.error.ok())
-      out.error = absl::InvalidArgumentError(
+      out.error = Status(
+          StatusCode::kInvalidArgument,
           "tgc: an argument is an empty (default-constructed) DeviceTensor");
     out.deviceTensors.emplace_back(out.tensors.size(), value);
     out.tensors.emplace_back();
@@ -246,7 +246,7 @@ template <typename T> void collectInputs(const T &value, CallInputs &out) {
       collectInputs(*value, out);
   } else if constexpr (IsStdMap<U>::value) {
     for (const auto &entry : sortedEntries(value))
-      collectInputs(entry.second->second, out);
+      collectInputs(entry->second, out);
   }
 }
 
@@ -314,8 +314,7 @@ SymbolicT<T> makeSymbolic(const T &value, SymbolicInputs &in) {
   } else if constexpr (IsStdMap<U>::value) {
     SymbolicT<T> result;
     for (const auto &entry : sortedEntries(value))
-      result.emplace(entry.second->first,
-                     makeSymbolic(entry.second->second, in));
+      result.emplace(entry->first, makeSymbolic(entry->second, in));
     return result;
   } else {
     return value;
@@ -338,7 +337,7 @@ struct TraceOutputs {
 
 /// Builds the callable's symbolic arguments from the argument leaves of a
 /// trace (captures excluded) and calls it.
-using TraceBody = std::function<TraceOutputs(std::span<const Tensor> leaves)>;
+using TraceBody = Callback<TraceOutputs(std::span<const Tensor> leaves)>;
 
 /// The state shared by copies of a Function, and one compiled specialization
 /// (frontend/Function.h; opaque here).
@@ -346,35 +345,35 @@ struct FunctionState;
 struct Compiled;
 using CompiledPtr = std::shared_ptr<const Compiled>;
 
-absl::StatusOr<std::shared_ptr<FunctionState>>
+StatusOr<std::shared_ptr<FunctionState>>
 makeFunctionState(FunctionOptions options, std::source_location location);
 const FunctionOptions &optionsOf(const FunctionState &state);
 
 /// The specialization that serves a call with arguments of `argsType`
 /// (checked against the input signature and the target device), traced now
 /// with `body` if none does.
-absl::StatusOr<CompiledPtr>
-specializationForCall(FunctionState &state, const tracing::TraceType &argsType,
-                      const TraceBody &body);
+StatusOr<CompiledPtr> specializationForCall(FunctionState &state,
+                                            const tracing::TraceType &argsType,
+                                            const TraceBody &body);
 /// The specialization for exactly `type`, traced now if needed and pinned.
-absl::StatusOr<SpecializationInfo>
+StatusOr<SpecializationInfo>
 concreteSpecialization(FunctionState &state, const tracing::TraceType &type,
                        const TraceBody &body);
 /// What the callable returned while `compiled` was traced, after checking
 /// that it has the C++ type `resultType` (calls must use one argument
 /// structure per TraceType).
-absl::StatusOr<const std::any *> structureOf(const FunctionState &state,
-                                             const Compiled &compiled,
-                                             const std::type_info &resultType);
+StatusOr<const std::any *> structureOf(const FunctionState &state,
+                                       const Compiled &compiled,
+                                       const std::type_info &resultType);
 
 /// Runs a specialization on the call's inputs, writes assigned variables
 /// back, and returns the callable's results.
-absl::StatusOr<std::vector<runtime::HostTensor>>
-execute(const FunctionState &state, const Compiled &compiled,
-        const CallInputs &inputs);
+StatusOr<std::vector<runtime::HostTensor>> execute(const FunctionState &state,
+                                                   const Compiled &compiled,
+                                                   const CallInputs &inputs);
 /// The same on a CUDA target with device-resident results: device tensor
 /// arguments are used in place, host ones are copied in first.
-absl::StatusOr<std::vector<cuda::DeviceTensor>>
+StatusOr<std::vector<cuda::DeviceTensor>>
 executeOnDevice(const FunctionState &state, const Compiled &compiled,
                 const CallInputs &inputs);
 
@@ -399,7 +398,7 @@ public:
   /// callable returned: host tensors, or cuda::DeviceTensors on the target
   /// device when any argument is a device tensor (no host round trip).
   template <typename... Args>
-  auto operator()(const Args &...args) const -> absl::StatusOr<
+  auto operator()(const Args &...args) const -> StatusOr<
       StructureT<std::invoke_result_t<F &, detail::SymbolicT<Args>...>,
                  detail::ResultLeafT<Args...>>> {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
@@ -416,7 +415,7 @@ public:
     auto structure = detail::structureOf(*state, **compiled, typeid(R));
     if (!structure.ok())
       return structure.status();
-    absl::StatusOr<std::vector<Leaf>> outputs;
+    StatusOr<std::vector<Leaf>> outputs;
     if constexpr (std::is_same_v<Leaf, cuda::DeviceTensor>)
       outputs = detail::executeOnDevice(*state, **compiled, inputs);
     else
@@ -432,7 +431,7 @@ public:
   /// TensorSpec placeholders), traced now if needed and pinned in the cache.
   /// Asking twice returns the same one.
   template <typename... Args>
-  absl::StatusOr<SpecializationInfo> concreteFunction(const Args &...args) {
+  StatusOr<SpecializationInfo> concreteFunction(const Args &...args) {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
@@ -511,7 +510,7 @@ private:
 /// The location of the tgc::function call is the location of the traced
 /// function, its arguments and its return.
 template <typename F>
-absl::StatusOr<Function<F>>
+StatusOr<Function<F>>
 function(F callable, FunctionOptions options = {},
          std::source_location loc = std::source_location::current()) {
   auto state = detail::makeFunctionState(std::move(options), loc);

@@ -12,8 +12,7 @@
 
 #include "tgc/DType.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/Status.h"
 
 #include <cassert>
 #include <cstddef>
@@ -32,24 +31,23 @@ public:
   /// An owned, zero-filled tensor. InvalidArgument on a negative dim or when
   /// the element count or byte size overflows int64; ResourceExhausted when
   /// the memory cannot be allocated.
-  static absl::StatusOr<HostTensor> allocate(DType dtype,
-                                             std::vector<int64_t> shape);
+  static StatusOr<HostTensor> allocate(DType dtype, std::vector<int64_t> shape);
 
   /// Like allocate, but the elements are left uninitialized: for callers
   /// that overwrite every element (e.g. Executable::run writing a result).
   /// Same checks and errors as allocate; storage is 64-byte aligned.
-  static absl::StatusOr<HostTensor>
-  allocateUninitialized(DType dtype, std::vector<int64_t> shape);
+  static StatusOr<HostTensor> allocateUninitialized(DType dtype,
+                                                    std::vector<int64_t> shape);
 
   /// A non-owning view of `data`, which must outlive the tensor and all its
   /// copies. Same checks as allocate; `data` may be null only when the tensor
   /// has no elements.
-  static absl::StatusOr<HostTensor>
-  borrow(DType dtype, std::vector<int64_t> shape, void *data);
+  static StatusOr<HostTensor> borrow(DType dtype, std::vector<int64_t> shape,
+                                     void *data);
 
   /// Number of elements of `shape`, or InvalidArgument for a negative dim or
   /// an overflowing product.
-  static absl::StatusOr<int64_t>
+  static StatusOr<int64_t>
   checkedNumElements(const std::vector<int64_t> &shape);
 
   DType dtype() const { return elementType; }
@@ -116,7 +114,7 @@ public:
   /// copy. An owned tensor's storage is kept alive by whichever of the two
   /// lives longer; a view of a borrowed tensor is borrowed too.
   /// InvalidArgument for an invalid shape or a different element count.
-  absl::StatusOr<HostTensor> reshapedView(std::vector<int64_t> shape) const;
+  StatusOr<HostTensor> reshapedView(std::vector<int64_t> shape) const;
 
   /// MLIR-style type string, e.g. "tensor<2x3xf32>" or "tensor<f32>".
   std::string describe() const;
@@ -142,8 +140,8 @@ private:
 /// equal. On a mismatch returns InvalidArgument naming the number of
 /// mismatches and the worst element: its index, the values, and the absolute
 /// and relative errors.
-absl::Status allClose(const HostTensor &actual, const HostTensor &expected,
-                      double rtol, double atol);
+Status allClose(const HostTensor &actual, const HostTensor &expected,
+                double rtol, double atol);
 
 } // namespace tgc::runtime
 

@@ -7,7 +7,7 @@
 // and keeps it. Thread-safe; copies share the compiled plans.
 //
 //   auto model = tgc::Model::loadOnnx("resnet50.onnx");
-//   absl::StatusOr<std::vector<HostTensor>> y = model->run({x});
+//   StatusOr<std::vector<HostTensor>> y = model->run({x});
 //
 // Part of the public API: no MLIR, LLVM or ONNX header.
 //
@@ -17,8 +17,6 @@
 #define TGC_MODEL_H
 
 #include "tgc/HostTensor.h"
-
-#include "absl/status/statusor.h"
 
 #include <cstdint>
 #include <memory>
@@ -58,8 +56,8 @@ class Model {
 public:
   /// Imports the ONNX model at `path` (checked, shape-inferred, converted to
   /// the tgc dialect). Errors name the model, the node and the op.
-  static absl::StatusOr<Model> loadOnnx(const std::string &path,
-                                        ModelOptions options = {});
+  static StatusOr<Model> loadOnnx(const std::string &path,
+                                  ModelOptions options = {});
 
   /// The graph inputs that are not initializers, in order.
   const std::vector<TensorInfo> &inputs() const;
@@ -68,7 +66,7 @@ public:
 
   /// Runs the model on one tensor per input (in inputs() order). Inputs of
   /// the wrong count, dtype or shape are an error naming the input.
-  absl::StatusOr<std::vector<runtime::HostTensor>>
+  StatusOr<std::vector<runtime::HostTensor>>
   run(const std::vector<runtime::HostTensor> &inputs) const;
 
   /// The compiled plan for the shapes of the last run (kernels, layouts,

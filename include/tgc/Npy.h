@@ -15,8 +15,7 @@
 
 #include "tgc/HostTensor.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/Status.h"
 
 #include <string>
 #include <string_view>
@@ -24,17 +23,17 @@
 namespace tgc::runtime {
 
 /// Parses the contents of a .npy file. Bytes after the array data are ignored.
-absl::StatusOr<HostTensor> parseNpy(std::string_view bytes);
+StatusOr<HostTensor> parseNpy(std::string_view bytes);
 
 /// Reads and parses a .npy file.
-absl::StatusOr<HostTensor> readNpy(const std::string &path);
+StatusOr<HostTensor> readNpy(const std::string &path);
 
 /// Serializes `tensor` the way numpy.save does (format 1.0 unless the header
 /// needs 2.0; data 64-byte aligned; little-endian, C order).
-absl::StatusOr<std::string> serializeNpy(const HostTensor &tensor);
+StatusOr<std::string> serializeNpy(const HostTensor &tensor);
 
 /// Serializes `tensor` and writes it to `path`.
-absl::Status writeNpy(const std::string &path, const HostTensor &tensor);
+Status writeNpy(const std::string &path, const HostTensor &tensor);
 
 } // namespace tgc::runtime
 

@@ -14,8 +14,6 @@
 
 #include "tgc/HostTensor.h"
 
-#include "absl/status/statusor.h"
-
 #include <cstdint>
 #include <vector>
 
@@ -27,10 +25,9 @@ public:
   /// buffer's flat element `offset + sum(i_d * strides[d])`. Every addressed
   /// element must lie inside the buffer (checked: InvalidArgument otherwise),
   /// and the buffer's storage must outlive the view.
-  static absl::StatusOr<StridedView> over(const HostTensor &buffer,
-                                          int64_t offset,
-                                          std::vector<int64_t> shape,
-                                          std::vector<int64_t> strides);
+  static StatusOr<StridedView> over(const HostTensor &buffer, int64_t offset,
+                                    std::vector<int64_t> shape,
+                                    std::vector<int64_t> strides);
   /// The whole of `tensor`, contiguous.
   static StridedView of(const HostTensor &tensor);
 
@@ -42,7 +39,7 @@ public:
   bool isContiguous() const;
   /// The elements as a dense tensor: the buffer itself (borrowed, shared
   /// when owned) when contiguous, else a packed owned copy.
-  absl::StatusOr<HostTensor> dense() const;
+  StatusOr<HostTensor> dense() const;
 
 private:
   StridedView() = default;

@@ -22,15 +22,14 @@
 #define TGC_STRUCTURE_H
 
 #include "tgc/HostTensor.h"
+#include "tgc/MapTraits.h"
 #include "tgc/Tensor.h"
 
 #include <array>
 #include <cstddef>
-#include <map>
 #include <optional>
 #include <tuple>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,11 +51,10 @@ template <typename T, size_t N>
 struct IsOutputStructure<std::array<T, N>> : IsOutputStructure<T> {};
 template <typename T>
 struct IsOutputStructure<std::optional<T>> : IsOutputStructure<T> {};
-template <typename K, typename T, typename C, typename A>
-struct IsOutputStructure<std::map<K, T, C, A>> : IsOutputStructure<T> {};
-template <typename K, typename T, typename H, typename E, typename A>
-struct IsOutputStructure<std::unordered_map<K, T, H, E, A>>
-    : IsOutputStructure<T> {};
+template <typename M>
+requires detail::MapLike<M>
+struct IsOutputStructure<M> : IsOutputStructure<typename M::mapped_type> {
+};
 
 template <typename R>
 inline constexpr bool kIsOutputStructure =
@@ -109,14 +107,10 @@ template <typename T, typename Leaf>
 struct StructureImpl<std::optional<T>, Leaf> {
   using type = std::optional<StructureT<T, Leaf>>;
 };
-template <typename K, typename T, typename C, typename A, typename Leaf>
-struct StructureImpl<std::map<K, T, C, A>, Leaf> {
-  using type = std::map<K, StructureT<T, Leaf>, C>;
-};
-template <typename K, typename T, typename H, typename E, typename A,
-          typename Leaf>
-struct StructureImpl<std::unordered_map<K, T, H, E, A>, Leaf> {
-  using type = std::unordered_map<K, StructureT<T, Leaf>, H, E>;
+template <typename M, typename Leaf>
+requires MapLike<M>
+struct StructureImpl<M, Leaf> {
+  using type = RebindMapT<M, StructureT<typename M::mapped_type, Leaf>>;
 };
 
 template <typename T> struct IsStdArray : std::false_type {};
@@ -133,11 +127,8 @@ struct IsStdVector<std::vector<T, A>> : std::true_type {};
 template <typename T> struct IsStdOptional : std::false_type {};
 template <typename T>
 struct IsStdOptional<std::optional<T>> : std::true_type {};
-template <typename T> struct IsStdMap : std::false_type {};
-template <typename K, typename T, typename C, typename A>
-struct IsStdMap<std::map<K, T, C, A>> : std::true_type {};
-template <typename K, typename T, typename H, typename E, typename A>
-struct IsStdMap<std::unordered_map<K, T, H, E, A>> : std::true_type {};
+/// std::map, std::unordered_map and other maps (tgc/MapTraits.h).
+template <typename T> struct IsStdMap : std::bool_constant<MapLike<T>> {};
 } // namespace detail
 
 /// Appends the tensors of `value` to `out` in structure order.

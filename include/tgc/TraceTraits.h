@@ -26,6 +26,7 @@
 #define TGC_TRACETRAITS_H
 
 #include "tgc/HostTensor.h"
+#include "tgc/MapTraits.h"
 #include "tgc/TraceType.h"
 
 #include <array>
@@ -33,13 +34,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -114,13 +113,11 @@ template <typename... Ts> struct Culprit<std::tuple<Ts...>> {
 template <typename A, typename B> struct Culprit<std::pair<A, B>> {
   using type = typename FirstCulprit<A, B>::type;
 };
-template <typename K, typename V, typename C, typename A>
-struct Culprit<std::map<K, V, C, A>> {
-  using type = typename FirstCulprit<K, V>::type;
-};
-template <typename K, typename V, typename H, typename E, typename A>
-struct Culprit<std::unordered_map<K, V, H, E, A>> {
-  using type = typename FirstCulprit<K, V>::type;
+template <typename M>
+requires tgc::detail::MapLike<M>
+struct Culprit<M> {
+  using type = typename FirstCulprit<typename M::key_type,
+                                     typename M::mapped_type>::type;
 };
 
 /// Instantiated only for an untraceable argument type `Arg`; `Culprit` names
@@ -379,18 +376,12 @@ template <typename Map> TraceType mapTraceType(const Map &value) {
 }
 } // namespace detail
 
-template <typename K, typename V, typename C, typename A>
-struct TraceTraits<std::map<K, V, C, A>,
-                   std::enable_if_t<kIsTraceable<K> && kIsTraceable<V>>> {
-  static TraceType traceType(const std::map<K, V, C, A> &value) {
-    return detail::mapTraceType(value);
-  }
-};
-
-template <typename K, typename V, typename H, typename E, typename A>
-struct TraceTraits<std::unordered_map<K, V, H, E, A>,
-                   std::enable_if_t<kIsTraceable<K> && kIsTraceable<V>>> {
-  static TraceType traceType(const std::unordered_map<K, V, H, E, A> &value) {
+/// std::map, std::unordered_map and other maps (tgc/MapTraits.h).
+template <typename M>
+struct TraceTraits<M, std::enable_if_t<tgc::detail::MapLike<M> &&
+                                       kIsTraceable<typename M::key_type> &&
+                                       kIsTraceable<typename M::mapped_type>>> {
+  static TraceType traceType(const M &value) {
     return detail::mapTraceType(value);
   }
 };

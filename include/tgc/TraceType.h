@@ -19,11 +19,10 @@
 
 #include "tgc/DType.h"
 
-#include "absl/status/status.h"
+#include "tgc/Status.h"
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,7 +48,7 @@ struct TensorSpec {
 /// Checks that every dim is >= 0 or kDynamic, that the product of the static
 /// dims fits int64, that an unknown-rank spec has no dims, and that the device
 /// is not empty. The error message names the offending dim.
-absl::Status validateTensorSpec(const TensorSpec &spec);
+Status validateTensorSpec(const TensorSpec &spec);
 
 /// Readable form of a spec, e.g. "Tensor<?x3xf32>", "Tensor<*xi64>",
 /// "Tensor<2xf32, gpu:0>" (the device is shown only when it is not "cpu").

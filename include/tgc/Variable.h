@@ -23,20 +23,16 @@
 #include "tgc/Tensor.h"
 #include "tgc/TraceTraits.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/Status.h"
 
 #include <memory>
-#include <mutex>
 #include <source_location>
 
 namespace tgc {
 
 namespace detail {
-struct VariableStorage {
-  std::mutex mutex;
-  runtime::HostTensor value;
-};
+/// A variable's value and its lock (frontend/Variable.cpp).
+struct VariableStorage;
 struct SymbolicVariableState;
 } // namespace detail
 
@@ -48,7 +44,7 @@ public:
   /// A copy of the current value.
   runtime::HostTensor value() const;
   /// Replaces the value; the dtype and shape must stay the same.
-  absl::Status assign(const runtime::HostTensor &value);
+  Status assign(const runtime::HostTensor &value);
 
   runtime::DType dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }

@@ -6,13 +6,14 @@
 //   #include <tgc/tgc.h>          // find_package(tgc) -> tgc::tgc
 //
 //   auto f = tgc::function([](tgc::Tensor x) { return tgc::relu(x); });
-//   absl::StatusOr<tgc::runtime::HostTensor> y = (*f)(x);
+//   tgc::StatusOr<tgc::runtime::HostTensor> y = (*f)(x);
 //
 //   auto model = tgc::Model::loadOnnx("model.onnx");
 //   auto outputs = model->run({x});
 //
 // The public headers (this directory) include no MLIR, LLVM, oneDNN or CUDA
-// header; they use Abseil's Status. A program that only handles tensors
+// header; they return tgc::Status / tgc::StatusOr (tgc/Status.h;
+// tgc/AbslStatus.h converts to Abseil). A program that only handles tensors
 // (HostTensor, .npy files) links tgc::runtime instead of tgc::tgc.
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +21,7 @@
 #ifndef TGC_TGC_H
 #define TGC_TGC_H
 
+#include "tgc/Callback.h"
 #include "tgc/DType.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
@@ -27,6 +29,7 @@
 #include "tgc/HostTensor.h"
 #include "tgc/Model.h"
 #include "tgc/Npy.h"
+#include "tgc/Status.h"
 #include "tgc/StridedView.h"
 #include "tgc/Tensor.h"
 #include "tgc/TraceType.h"

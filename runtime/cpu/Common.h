@@ -15,8 +15,7 @@
 #include "dialects/ScalarMath.h"
 #include "runtime/Float16.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <dnnl.hpp>
 

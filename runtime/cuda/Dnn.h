@@ -50,8 +50,7 @@
 #include "runtime/cuda/Driver.h"
 #include "runtime/cuda/MemoryPool.h"
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -12,8 +12,7 @@
 #ifndef TGC_RUNTIME_CUDA_DRIVER_H
 #define TGC_RUNTIME_CUDA_DRIVER_H
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -149,7 +149,7 @@ DeviceTensor DeviceTensor::adopt(std::shared_ptr<Device> device, DevicePtr ptr,
   return tensor;
 }
 
-absl::StatusOr<DeviceTensor>
+tgc::StatusOr<DeviceTensor>
 DeviceTensor::allocate(std::shared_ptr<Device> device, TensorSpec spec) {
   if (!device)
     return absl::InvalidArgumentError("DeviceTensor::allocate: no device");
@@ -163,7 +163,7 @@ DeviceTensor::allocate(std::shared_ptr<Device> device, TensorSpec spec) {
   return adopt(std::move(device), *ptr, std::move(spec));
 }
 
-absl::StatusOr<DeviceTensor>
+tgc::StatusOr<DeviceTensor>
 DeviceTensor::fromHost(std::shared_ptr<Device> device, const HostTensor &host) {
   absl::StatusOr<DeviceTensor> tensor =
       allocate(device, TensorSpec{host.dtype(), host.shape()});
@@ -183,7 +183,7 @@ DeviceTensor::fromHost(std::shared_ptr<Device> device, const HostTensor &host) {
   return tensor;
 }
 
-absl::StatusOr<HostTensor> DeviceTensor::toHost() const {
+tgc::StatusOr<HostTensor> DeviceTensor::toHost() const {
   if (!valid())
     return absl::FailedPreconditionError(
         "DeviceTensor::toHost: the tensor holds no device memory");

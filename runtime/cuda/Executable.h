@@ -25,6 +25,7 @@
 #define TGC_RUNTIME_CUDA_EXECUTABLE_H
 
 #include "runtime/cuda/Device.h"
+#include "tgc/AbslStatus.h"
 #include "tgc/DeviceTensor.h"
 #include "tgc/HostTensor.h"
 

@@ -2,7 +2,7 @@
 
 #include "runtime/cuda/KernelCache.h"
 
-#include "absl/status/status.h"
+#include "tgc/AbslStatus.h"
 
 using namespace tgc::cuda;
 

@@ -16,7 +16,7 @@
 #ifndef TGC_RUNTIME_CUDA_KERNELCACHE_H
 #define TGC_RUNTIME_CUDA_KERNELCACHE_H
 
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <cstdint>
 #include <functional>

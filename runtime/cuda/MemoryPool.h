@@ -21,7 +21,7 @@
 
 #include "tgc/DeviceTensor.h"
 
-#include "absl/status/statusor.h"
+#include "tgc/AbslStatus.h"
 
 #include <cstdint>
 #include <map>

@@ -28,6 +28,7 @@
 #include "codegen/Backends.h"
 #include "codegen/reference/Interpreter.h"
 #include "frontend/onnx/OnnxImporter.h"
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 #include "tools/lib/Registration.h"
 

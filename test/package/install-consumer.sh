@@ -38,7 +38,7 @@ TIMEFORMAT='%R %U'
 times=$( { time g++ -std=c++20 -fsyntax-only -H -I"$prefix/include" \
   "$work/user.cpp" 2> "$work/includes.txt"; } 2>&1 )
 headers=$(grep -c '^\.' "$work/includes.txt" || true)
-if grep -E '^\.+ .*(mlir/|llvm/|llvm-c/|dnnl|oneapi|cuda|\.h\.inc$|\.cpp\.inc$)' \
+if grep -E '^\.+ .*(mlir/|llvm/|llvm-c/|absl/|dnnl|oneapi|cuda|\.h\.inc$|\.cpp\.inc$)' \
      "$work/includes.txt"; then
   echo "FAIL: the public header includes the headers above" >&2
   exit 1

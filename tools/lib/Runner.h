@@ -14,6 +14,7 @@
 #define TGC_TOOLS_LIB_RUNNER_H
 
 #include "codegen/Backend.h"
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -11,6 +11,7 @@
 #ifndef TGC_TOOLS_LIB_TENSORIO_H
 #define TGC_TOOLS_LIB_TENSORIO_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -3,6 +3,7 @@
 #ifndef TGC_TOOLS_LIB_TENSORLITERAL_H
 #define TGC_TOOLS_LIB_TENSORLITERAL_H
 
+#include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
 #include "llvm/ADT/StringRef.h"

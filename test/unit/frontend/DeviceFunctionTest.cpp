@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Function.h"
+#include "tgc/AbslStatus.h"
 
 #include "FrontendTestUtils.h"
 
@@ -185,9 +186,9 @@ using HostArgsResult =
 using DeviceArgsResult =
     decltype(std::declval<const Function<decltype(gelu1)> &>()(
         std::declval<cuda::DeviceTensor>(), std::declval<HostTensor>()));
-static_assert(std::is_same_v<HostArgsResult, absl::StatusOr<HostTensor>>);
+static_assert(std::is_same_v<HostArgsResult, tgc::StatusOr<HostTensor>>);
 static_assert(
-    std::is_same_v<DeviceArgsResult, absl::StatusOr<cuda::DeviceTensor>>);
+    std::is_same_v<DeviceArgsResult, tgc::StatusOr<cuda::DeviceTensor>>);
 static_assert(
     std::is_same_v<
         detail::ResultLeafT<std::vector<std::optional<cuda::DeviceTensor>>>,

@@ -1,6 +1,7 @@
 //===- FunctionTest.cpp - tgc::function: tracing, cache, retracing --------===//
 
 #include "frontend/Function.h"
+#include "tgc/AbslStatus.h"
 
 #include "FrontendTestUtils.h"
 

@@ -2,6 +2,8 @@
 
 #include "TestUtils.h"
 
+#include <cmath>
+
 using namespace tgc::reference::test;
 
 namespace {

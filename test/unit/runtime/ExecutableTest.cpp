@@ -2,6 +2,7 @@
 
 #include "runtime/Executable.h"
 #include "runtime/Environment.h"
+#include "tgc/AbslStatus.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,6 +1,7 @@
 //===- HostTensorTest.cpp - tests for runtime/HostTensor.h ----------------===//
 
 #include "tgc/HostTensor.h"
+#include "tgc/AbslStatus.h"
 
 #include "runtime/Float16.h"
 

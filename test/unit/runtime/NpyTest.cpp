@@ -1,6 +1,7 @@
 //===- NpyTest.cpp - tests for runtime/Npy.h ------------------------------===//
 
 #include "tgc/Npy.h"
+#include "tgc/AbslStatus.h"
 
 #include "runtime/Float16.h"
 

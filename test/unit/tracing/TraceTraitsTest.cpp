@@ -1,6 +1,7 @@
 //===- TraceTraitsTest.cpp - C++ argument values to TraceTypes ------------===//
 
 #include "tgc/TraceTraits.h"
+#include "tgc/AbslStatus.h"
 
 #include "gtest/gtest.h"
 
@@ -118,10 +119,11 @@ static_assert(!kIsTraceable<void *>);
 
 // The compile error names the innermost offending type.
 static_assert(
-    std::is_same_v<detail::Culprit<std::vector<std::map<
+    std::is_same_v<tracing::detail::Culprit<std::vector<std::map<
                        int, std::tuple<float, std::optional<NoTraits>>>>>::type,
                    NoTraits>);
-static_assert(std::is_same_v<detail::Culprit<NoTraits>::type, NoTraits>);
+static_assert(
+    std::is_same_v<tracing::detail::Culprit<NoTraits>::type, NoTraits>);
 
 //===----------------------------------------------------------------------===//
 // Leaves

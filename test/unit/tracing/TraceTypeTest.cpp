@@ -1,6 +1,7 @@
 //===- TraceTypeTest.cpp - TraceType identity, lattice, diagnostics -------===//
 
 #include "tgc/TraceType.h"
+#include "tgc/AbslStatus.h"
 
 #include "gtest/gtest.h"
 

@@ -1,6 +1,7 @@
 //===- KernelsTest.cpp - CPU kernels against naive loops ------------------===//
 
 #include "runtime/cpu/Kernels.h"
+#include "tgc/AbslStatus.h"
 
 #include "dialects/ScalarMath.h"
 
