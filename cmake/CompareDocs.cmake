@@ -1,5 +1,5 @@
 # Fails when docs/ does not hold the current generated references.
-foreach(doc TgcDialect.md TgcPasses.md)
+foreach(doc TgcDialect.md TgcPasses.md TgcCpuPasses.md TgcCudaPasses.md)
   file(READ ${GENERATED}/${doc} generated)
   if(NOT EXISTS ${COMMITTED}/${doc})
     message(FATAL_ERROR "docs/${doc} is missing: run `ninja -C build tgc-doc`")

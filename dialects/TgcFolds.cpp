@@ -9,6 +9,7 @@
 #include "dialects/ScalarMath.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
+#include "runtime/Shape.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -1035,12 +1036,6 @@ std::optional<int64_t> foldableCount(Type type) {
   return count;
 }
 
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
 } // namespace
 
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
@@ -1122,7 +1117,7 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
         count && dense.getType().hasStaticShape()) {
       auto type = cast<RankedTensorType>(getType());
       ArrayRef<int64_t> inShape = dense.getType().getShape();
-      SmallVector<int64_t> inStrides = rowMajorStrides(inShape);
+      std::vector<int64_t> inStrides = runtime::rowMajorStrides(inShape);
       auto steps = getSteps();
       SmallVector<int64_t> base(type.getRank()), stride(type.getRank());
       for (int64_t d = 0; d < type.getRank(); ++d) {

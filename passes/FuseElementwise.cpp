@@ -8,6 +8,7 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/FusionBuilder.h"
 #include "dialects/TgcOps.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -224,28 +225,9 @@ private:
     }
     OpBuilder builder(group.back());
     builder.setInsertionPointAfter(group.back());
-    Location loc = builder.getFusedLoc(locations);
-    SmallVector<Type> resultTypes;
-    for (Value v : results)
-      resultTypes.push_back(v.getType());
-    auto fusion = FusionOp::create(
-        builder, loc, resultTypes,
-        FusionKindAttr::get(builder.getContext(), FusionKind::loop),
-        inputs.getArrayRef());
-    Block *body = new Block();
-    fusion.getBody().push_back(body);
-    IRMapping mapping;
-    for (Value input : inputs)
-      mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-    OpBuilder inner = OpBuilder::atBlockEnd(body);
-    for (Operation *constant : cloned)
-      inner.clone(*constant, mapping);
-    for (Operation *op : group)
-      inner.clone(*op, mapping);
-    SmallVector<Value> yielded;
-    for (Value v : results)
-      yielded.push_back(mapping.lookup(v));
-    YieldOp::create(inner, loc, yielded);
+    auto fusion =
+        buildFusion(builder, builder.getFusedLoc(locations), FusionKind::loop,
+                    inputs.getArrayRef(), group, results);
     for (auto [old, replacement] : llvm::zip(results, fusion.getResults()))
       old.replaceAllUsesWith(replacement);
     for (Operation *op : llvm::reverse(group)) {

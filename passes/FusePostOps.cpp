@@ -9,6 +9,7 @@
 
 #include "passes/PostOpFusion.h"
 
+#include "dialects/FusionBuilder.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -648,34 +649,10 @@ struct FusePostOps : RewritePattern {
     for (Operation *o : ops)
       locs.push_back(o->getLoc());
     rewriter.setInsertionPoint(last);
-    auto fusion = FusionOp::create(rewriter, rewriter.getFusedLoc(locs),
-                                   TypeRange{result.getType()},
-                                   FusionKind::contraction, inputs);
-    Block *body = rewriter.createBlock(&fusion.getBody());
-    IRMapping mapping;
-    for (Value v : inputs)
-      if (!mapping.contains(v))
-        mapping.map(v, body->addArgument(v.getType(), v.getLoc()));
-      else
-        body->addArgument(v.getType(), v.getLoc());
-    // Duplicate inputs get arguments of their own; uses go to the first.
-    rewriter.setInsertionPointToStart(body);
-    auto cloneInto = [&](Operation *o) {
-      for (Value operand : o->getOperands()) {
-        if (mapping.contains(operand))
-          continue;
-        Operation *def = operand.getDefiningOp();
-        assert(def && isa<ConstantOp>(def) && "post-op operand not an input");
-        rewriter.clone(*def, mapping);
-      }
-      rewriter.clone(*o, mapping);
-    };
-    cloneInto(op);
-    for (Operation *o : ops)
-      cloneInto(o);
-    YieldOp::create(rewriter, fusion.getLoc(),
-                    ValueRange{mapping.lookup(result)});
-
+    SmallVector<Operation *> fused{op};
+    fused.append(ops.begin(), ops.end());
+    auto fusion = buildFusion(rewriter, rewriter.getFusedLoc(locs),
+                              FusionKind::contraction, inputs, fused, result);
     rewriter.replaceAllUsesWith(result, fusion.getResult(0));
     for (Operation *o : llvm::reverse(ops))
       rewriter.eraseOp(o);

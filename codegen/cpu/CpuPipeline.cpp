@@ -3,6 +3,7 @@
 #include "codegen/cpu/CpuPipeline.h"
 
 #include "codegen/cpu/LoopCodegen.h"
+#include "codegen/cpu/Passes.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
 #include "passes/PostOpFusion.h"
@@ -11,29 +12,19 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 
+namespace tgc::cpu {
+#define GEN_PASS_DEF_TGCCPUINLINEFUSIONS
+#include "codegen/cpu/Passes.h.inc"
+} // namespace tgc::cpu
+
 using namespace mlir;
 using namespace tgc;
 
 namespace {
 
 struct InlineFusionsPass
-    : public PassWrapper<InlineFusionsPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InlineFusionsPass)
-
-  InlineFusionsPass() = default;
-  InlineFusionsPass(const InlineFusionsPass &other) : PassWrapper(other) {}
-  explicit InlineFusionsPass(bool compileLoops) {
-    this->compileLoops = compileLoops;
-  }
-
-  StringRef getArgument() const final { return "tgc-cpu-inline-fusions"; }
-  StringRef getName() const final { return "TgcCpuInlineFusions"; }
-  StringRef getDescription() const final {
-    return "Replace each tgc.fusion the CPU backend does not compile as one "
-           "kernel (a contraction whose post-op chain the post-op table "
-           "describes, or a loop fusion the loop code generator takes) by "
-           "its body";
-  }
+    : public cpu::impl::TgcCpuInlineFusionsBase<InlineFusionsPass> {
+  using TgcCpuInlineFusionsBase::TgcCpuInlineFusionsBase;
 
   void runOnOperation() override {
     SmallVector<FusionOp> fusions;
@@ -49,11 +40,6 @@ struct InlineFusionsPass
     for (FusionOp fusion : fusions)
       fusion.inlineBody();
   }
-
-  Option<bool> compileLoops{
-      *this, "compile-loops",
-      llvm::cl::desc("Keep the loop fusions the loop code generator compiles"),
-      llvm::cl::init(true)};
 };
 
 struct CpuPipelineCLOptions : public PassPipelineOptions<CpuPipelineCLOptions> {
@@ -71,7 +57,7 @@ struct CpuPipelineCLOptions : public PassPipelineOptions<CpuPipelineCLOptions> {
 } // namespace
 
 std::unique_ptr<Pass> cpu::createInlineFusionsPass(bool compileLoops) {
-  return std::make_unique<InlineFusionsPass>(compileLoops);
+  return createTgcCpuInlineFusions(TgcCpuInlineFusionsOptions{compileLoops});
 }
 
 void cpu::buildCpuBackendPipeline(OpPassManager &pm,
@@ -81,7 +67,6 @@ void cpu::buildCpuBackendPipeline(OpPassManager &pm,
 }
 
 void cpu::registerCpuPipelines() {
-  PassRegistration<InlineFusionsPass>();
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "tgc-cpu",
       "The CPU backend's pipeline: cleanup, NHWC layout for convolutions, "

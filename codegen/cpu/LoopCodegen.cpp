@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/LoopCodegen.h"
 
+#include "codegen/cpu/Passes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -60,6 +61,14 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cstdlib>
+
+namespace tgc::cpu {
+#define GEN_PASS_DEF_TGCLOWERVECTOROPS
+#define GEN_PASS_DEF_TGCAPPROXIMATEMATH
+#define GEN_PASS_DEF_TGCNOALIASARGUMENTS
+#define GEN_PASS_DEF_TGCLOWERLOOPFUSIONSTOLINALG
+#include "codegen/cpu/Passes.h.inc"
+} // namespace tgc::cpu
 
 using namespace mlir;
 using namespace tgc;
@@ -806,8 +815,7 @@ namespace {
 /// forms convert-vector-to-scf/-llvm take: unit dims dropped, broadcasting
 /// and permuted transfers split, multi-reductions to vector.reduction.
 struct LowerVectorOpsPass
-    : public PassWrapper<LowerVectorOpsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerVectorOpsPass)
+    : public cpu::impl::TgcLowerVectorOpsBase<LowerVectorOpsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     bool any = false;
@@ -843,13 +851,7 @@ namespace {
 
 /// Rewrites math functions into polynomial arithmetic that vectorizes.
 struct ApproximateMathPass
-    : public PassWrapper<ApproximateMathPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMathPass)
-  StringRef getArgument() const override { return "tgc-approximate-math"; }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, math::MathDialect,
-                    vector::VectorDialect>();
-  }
+    : public cpu::impl::TgcApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
@@ -863,8 +865,7 @@ struct ApproximateMathPass
 };
 
 /// Marks every function argument llvm.noalias.
-struct NoAliasPass : public PassWrapper<NoAliasPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(NoAliasPass)
+struct NoAliasPass : public cpu::impl::TgcNoAliasArgumentsBase<NoAliasPass> {
   void runOnOperation() override {
     getOperation().walk([](func::FuncOp func) {
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
@@ -895,13 +896,13 @@ LogicalResult cpu::lowerToLLVMDialect(ModuleOp module, bool noAlias) {
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(std::make_unique<LowerVectorOpsPass>());
+  pm.addPass(cpu::createTgcLowerVectorOps());
   pm.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(std::make_unique<ApproximateMathPass>());
+  pm.addPass(cpu::createTgcApproximateMath());
   if (noAlias)
-    pm.addPass(std::make_unique<NoAliasPass>());
+    pm.addPass(cpu::createTgcNoAliasArguments());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -950,38 +951,11 @@ void cpu::registerLoopCodegenDialects(DialectRegistry &registry) {
 namespace {
 
 struct LowerLoopFusionsPass
-    : public PassWrapper<LowerLoopFusionsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerLoopFusionsPass)
-  LowerLoopFusionsPass() = default;
-  LowerLoopFusionsPass(const LowerLoopFusionsPass &other)
-      : PassWrapper(other) {}
-  StringRef getArgument() const override {
-    return "tgc-lower-loop-fusions-to-linalg";
-  }
-  StringRef getDescription() const override {
-    return "Replace each tgc.fusion <loop> by a call of a function of linalg "
-           "ops (the CPU loop code generator's input; for inspection)";
-  }
+    : public cpu::impl::TgcLowerLoopFusionsToLinalgBase<LowerLoopFusionsPass> {
+  using TgcLowerLoopFusionsToLinalgBase::TgcLowerLoopFusionsToLinalgBase;
   void getDependentDialects(DialectRegistry &registry) const override {
     cpu::registerLoopCodegenDialects(registry);
   }
-  Option<bool> fuse{*this, "fuse",
-                    llvm::cl::desc("Apply linalg elementwise fusion"),
-                    llvm::cl::init(true)};
-  Option<bool> toLLVM{*this, "to-llvm",
-                      llvm::cl::desc("Lower the functions to the LLVM dialect "
-                                     "(the module must hold nothing else)"),
-                      llvm::cl::init(false)};
-  Option<bool> vectorize{
-      *this, "vectorize",
-      llvm::cl::desc("Tile and vectorize the linalg ops (vector dialect on "
-                     "tensors; with to-llvm, lowered further)"),
-      llvm::cl::init(false)};
-  Option<int64_t> chunkRows{
-      *this, "chunk-rows",
-      llvm::cl::desc("Generate the per-thread chunk function with this many "
-                     "rows (when the region splits)"),
-      llvm::cl::init(-1)};
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -1039,6 +1013,4 @@ struct LowerLoopFusionsPass
 
 } // namespace
 
-void cpu::registerLoopCodegenPasses() {
-  PassRegistration<LowerLoopFusionsPass>();
-}
+void cpu::registerLoopCodegenPasses() { cpu::registerTgcCpuPasses(); }

@@ -5,6 +5,7 @@
 #include "codegen/Backend.h"
 #include "codegen/cuda/CudaPipeline.h"
 #include "codegen/reference/Interpreter.h"
+#include "dialects/FusionBuilder.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
@@ -48,29 +49,6 @@ std::string typeString(Type type) {
 /// buffer.
 bool isView(Operation *op) {
   return isShapeView(op) || isa<tensor::CastOp>(op);
-}
-
-/// Wraps `op` in a one-op `tgc.fusion` of `kind`.
-FusionOp wrapInFusion(Operation *op, FusionKind kind = FusionKind::loop) {
-  OpBuilder builder(op);
-  SmallVector<Value> inputs;
-  for (Value operand : op->getOperands())
-    if (!llvm::is_contained(inputs, operand))
-      inputs.push_back(operand);
-  auto fusion =
-      FusionOp::create(builder, op->getLoc(), op->getResultTypes(),
-                       FusionKindAttr::get(builder.getContext(), kind), inputs);
-  Block *body = new Block();
-  fusion.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value input : inputs)
-    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-  OpBuilder inner = OpBuilder::atBlockEnd(body);
-  Operation *clone = inner.clone(*op, mapping);
-  YieldOp::create(inner, op->getLoc(), clone->getResults());
-  op->replaceAllUsesWith(fusion.getResults());
-  op->erase();
-  return fusion;
 }
 
 /// `func` specialized for `shapes` (tgc::specializeForShapes), then the

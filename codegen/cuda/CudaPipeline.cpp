@@ -1,7 +1,9 @@
 //===- CudaPipeline.cpp - the CUDA backend's whole pipeline ---------------===//
 
 #include "codegen/cuda/CudaPipeline.h"
+#include "codegen/cuda/Passes.h"
 
+#include "dialects/FusionBuilder.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -9,6 +11,11 @@
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/SetVector.h"
+
+namespace tgc::cuda {
+#define GEN_PASS_DEF_TGCCUDATRIMCONTRACTIONCHAINS
+#include "codegen/cuda/Passes.h.inc"
+} // namespace tgc::cuda
 
 using namespace mlir;
 using namespace tgc;
@@ -32,20 +39,8 @@ int64_t product(llvm::ArrayRef<int64_t> dims) {
 /// into the function, where tgc-fuse-elementwise groups it with what
 /// follows (an erf-GELU and the softmax after it: one kernel).
 struct TrimContractionChainsPass
-    : public PassWrapper<TrimContractionChainsPass,
-                         OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TrimContractionChainsPass)
-
-  StringRef getArgument() const final {
-    return "tgc-cuda-trim-contraction-chains";
-  }
-  StringRef getName() const final { return "TgcCudaTrimContractionChains"; }
-  StringRef getDescription() const final {
-    return "Keep in each contraction fusion the post-ops its cuBLASLt or "
-           "cuDNN call computes; move the rest of its chain back into the "
-           "function, for loop fusion";
-  }
-
+    : public cuda::impl::TgcCudaTrimContractionChainsBase<
+          TrimContractionChainsPass> {
   void runOnOperation() override {
     func::FuncOp f = getOperation();
     if (f.isExternal())
@@ -159,25 +154,9 @@ FailureOr<FusionOp> cuda::splitChain(FusionOp fusion, const PostOpChain &chain,
       }
   OpBuilder builder(fusion->getContext());
   builder.setInsertionPointAfter(fusion);
-  auto loop = FusionOp::create(
-      builder, moved.back()->getLoc(), fusion.getResultTypes(),
-      FusionKindAttr::get(builder.getContext(), FusionKind::loop), inputs);
-  Block *body = new Block();
-  loop.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value inner : innerInputs)
-    mapping.map(inner, body->addArgument(inner.getType(), inner.getLoc()));
-  OpBuilder inside = OpBuilder::atBlockEnd(body);
-  for (Operation *op : moved) {
-    for (Value operand : op->getOperands())
-      if (!mapping.contains(operand))
-        if (Operation *def = operand.getDefiningOp();
-            def && isa<ConstantOp>(def))
-          inside.clone(*def, mapping);
-    inside.clone(*op, mapping);
-  }
-  YieldOp::create(inside, loop.getLoc(),
-                  ValueRange{mapping.lookup(moved.back()->getResult(0))});
+  auto loop =
+      buildFusion(builder, moved.back()->getLoc(), FusionKind::loop, inputs,
+                  moved.getArrayRef(), moved.back()->getResult(0), innerInputs);
   fusion.getResult(0).replaceAllUsesExcept(loop.getResult(0), loop);
   auto yield = cast<YieldOp>(block.getTerminator());
   yield->setOperands(ValueRange{cut});
@@ -190,7 +169,7 @@ FailureOr<FusionOp> cuda::splitChain(FusionOp fusion, const PostOpChain &chain,
 }
 
 std::unique_ptr<Pass> cuda::createTrimContractionChainsPass() {
-  return std::make_unique<TrimContractionChainsPass>();
+  return createTgcCudaTrimContractionChains();
 }
 
 void cuda::buildCudaBackendPipeline(OpPassManager &pm,
@@ -208,7 +187,7 @@ void cuda::buildCudaBackendPipeline(OpPassManager &pm,
 }
 
 void cuda::registerCudaPipelines() {
-  PassRegistration<TrimContractionChainsPass>();
+  registerTgcCudaPasses();
   PassPipelineRegistration<CudaPipelineCLOptions>(
       "tgc-cuda",
       "The CUDA backend's pipeline: cleanup, batch-norm folding, post-op "

@@ -2,6 +2,7 @@
 
 #include "codegen/cuda/KernelGen.h"
 
+#include "dialects/FusionBuilder.h"
 #include "dialects/ScalarMath.h"
 #include "dialects/ShapeUtils.h"
 
@@ -1977,21 +1978,7 @@ bool cuda::hasStandaloneKernel(Operation *op) {
   // compiler does, in a detached fusion and generate its kernel.
   MLIRContext *context = op->getContext();
   OpBuilder builder(context);
-  SmallVector<Value> inputs;
-  for (Value operand : op->getOperands())
-    if (!llvm::is_contained(inputs, operand))
-      inputs.push_back(operand);
-  auto fusion =
-      FusionOp::create(builder, op->getLoc(), op->getResultTypes(),
-                       FusionKindAttr::get(context, FusionKind::loop), inputs);
-  Block *body = new Block();
-  fusion.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value input : inputs)
-    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-  OpBuilder inner = OpBuilder::atBlockEnd(body);
-  Operation *clone = inner.clone(*op, mapping);
-  YieldOp::create(inner, op->getLoc(), clone->getResults());
+  FusionOp fusion = buildSingleOpFusion(builder, op, FusionKind::loop);
   bool ok;
   {
     ScopedDiagnosticHandler quiet(context,

@@ -108,39 +108,6 @@ DType resultDType(Operation *op, unsigned index) {
 // Shapes
 //===----------------------------------------------------------------------===//
 
-int64_t numElements(llvm::ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  Shape strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
-
-bool broadcastConcrete(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
-                       Shape &result) {
-  llvm::SmallVector<int64_t> shape;
-  if (!broadcastShapes(a, b, shape))
-    return false;
-  result.assign(shape.begin(), shape.end());
-  return true;
-}
-
-Shape broadcastStrides(llvm::ArrayRef<int64_t> shape,
-                       llvm::ArrayRef<int64_t> outShape) {
-  Shape own = rowMajorStrides(shape);
-  Shape strides(outShape.size(), 0);
-  size_t offset = outShape.size() - shape.size();
-  for (size_t i = 0; i < shape.size(); ++i)
-    strides[offset + i] = shape[i] == 1 ? 0 : own[i];
-  return strides;
-}
-
 //===----------------------------------------------------------------------===//
 // Element access
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,7 @@
 #define TGC_CODEGEN_REFERENCE_KERNELS_H
 
 #include "codegen/reference/Interpreter.h"
+#include "runtime/Shape.h"
 #include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
@@ -67,18 +68,15 @@ DType resultDType(mlir::Operation *op, unsigned index = 0);
 // Shapes
 //===----------------------------------------------------------------------===//
 
-int64_t numElements(llvm::ArrayRef<int64_t> shape);
-/// Row-major strides (in elements).
-Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
-
+// Strides and broadcasting of concrete shapes: runtime/Shape.h.
+using runtime::broadcastStrides;
+using runtime::numElements;
+using runtime::rowMajorStrides;
 /// Numpy broadcasting of concrete shapes; false when incompatible.
-bool broadcastConcrete(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
-                       Shape &result);
-
-/// Strides of `shape` (right-aligned inside `outShape`) with 0 for broadcast
-/// (size-1) and missing leading dims.
-Shape broadcastStrides(llvm::ArrayRef<int64_t> shape,
-                       llvm::ArrayRef<int64_t> outShape);
+inline bool broadcastConcrete(llvm::ArrayRef<int64_t> a,
+                              llvm::ArrayRef<int64_t> b, Shape &result) {
+  return runtime::broadcastShapes(a, b, result);
+}
 
 /// Calls `fn(out, off[0], ..., off[N-1])` for every flat output index in
 /// row-major order, where off[k] is the element offset into operand k given

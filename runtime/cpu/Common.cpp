@@ -434,20 +434,6 @@ std::vector<int> postOpInputIndices(const std::vector<PostOp> &postOps,
 // Shapes
 //===----------------------------------------------------------------------===//
 
-int64_t numElements(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-Shape rowMajorStrides(const Shape &shape) {
-  Shape strides(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;)
-    strides[i - 1] = strides[i] * std::max<int64_t>(shape[i], 1);
-  return strides;
-}
-
 std::string shapeString(const Shape &shape) {
   if (shape.empty())
     return "scalar";
@@ -455,46 +441,6 @@ std::string shapeString(const Shape &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     absl::StrAppend(&s, i ? "x" : "", shape[i]);
   return s;
-}
-
-bool broadcastShapes(const Shape &a, const Shape &b, Shape &result) {
-  size_t rank = std::max(a.size(), b.size());
-  Shape pa = padRank(a, rank), pb = padRank(b, rank);
-  result.assign(rank, 0);
-  for (size_t i = 0; i < rank; ++i) {
-    if (pa[i] == pb[i] || pb[i] == 1)
-      result[i] = pa[i];
-    else if (pa[i] == 1)
-      result[i] = pb[i];
-    else
-      return false;
-  }
-  return true;
-}
-
-Shape broadcastStrides(const Shape &shape, const Shape &outShape) {
-  Shape padded = padRank(shape, outShape.size());
-  Shape strides = rowMajorStrides(padded);
-  for (size_t i = 0; i < padded.size(); ++i)
-    if (padded[i] == 1 && outShape[i] != 1)
-      strides[i] = 0;
-  return strides;
-}
-
-Shape padRank(const Shape &shape, size_t rank) {
-  Shape padded(rank > shape.size() ? rank - shape.size() : 0, 1);
-  padded.insert(padded.end(), shape.begin(), shape.end());
-  return padded;
-}
-
-bool broadcastsTo(const Shape &shape, const Shape &outShape) {
-  if (shape.size() > outShape.size())
-    return false;
-  Shape padded = padRank(shape, outShape.size());
-  for (size_t i = 0; i < padded.size(); ++i)
-    if (padded[i] != outShape[i] && padded[i] != 1)
-      return false;
-  return true;
 }
 
 absl::Status checkShape(const Shape &shape, std::string_view what) {

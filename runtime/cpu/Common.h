@@ -10,6 +10,7 @@
 #ifndef TGC_RUNTIME_CPU_COMMON_H
 #define TGC_RUNTIME_CPU_COMMON_H
 
+#include "runtime/Shape.h"
 #include "runtime/cpu/Kernels.h"
 
 #include "dialects/ScalarMath.h"
@@ -171,18 +172,14 @@ std::vector<int> postOpInputIndices(const std::vector<PostOp> &postOps,
 // Shapes
 //===----------------------------------------------------------------------===//
 
-int64_t numElements(const Shape &shape);
-Shape rowMajorStrides(const Shape &shape);
+// Strides and broadcasting: runtime/Shape.h.
+using runtime::broadcastShapes;
+using runtime::broadcastsTo;
+using runtime::broadcastStrides;
+using runtime::numElements;
+using runtime::padRank;
+using runtime::rowMajorStrides;
 std::string shapeString(const Shape &shape);
-/// Numpy broadcast of `a` and `b`; false when incompatible.
-bool broadcastShapes(const Shape &a, const Shape &b, Shape &result);
-/// Strides (elements) of `shape` right-aligned in `outShape`; 0 for
-/// broadcast and missing dims. `shape` must broadcast to `outShape`.
-Shape broadcastStrides(const Shape &shape, const Shape &outShape);
-/// `shape` padded with leading 1s to `rank`.
-Shape padRank(const Shape &shape, size_t rank);
-/// Whether `shape` broadcasts to exactly `outShape`.
-bool broadcastsTo(const Shape &shape, const Shape &outShape);
 absl::Status checkShape(const Shape &shape, std::string_view what);
 
 /// An N-operand broadcast iteration over an output shape, with dims that

@@ -2,17 +2,18 @@
 // RUN: tgc-opt --tgc-fuse-elementwise=max-ops=2 --split-input-file %s | FileCheck %s --check-prefix=LIMIT
 // RUN: tgc-opt --tgc-fuse-elementwise="fuse-data-movement min-compute-ops=1" --split-input-file %s | FileCheck %s --check-prefix=MOVE
 
-// Softmax spelled out becomes one region; the splat constant is copied in.
+// Softmax spelled out becomes one region; the splat constant is copied in
+// (just before its first user).
 // CHECK-LABEL: func.func @softmax(
 // CHECK-SAME:    %[[X:.*]]: tensor<4x17xf32>
 // CHECK:         %[[F:.*]] = tgc.fusion <loop>(%[[X]]) : (tensor<4x17xf32>) -> tensor<4x17xf32> {
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4x17xf32>):
-// CHECK-NEXT:      %[[C:.*]] = tgc.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT:      %[[M:.*]] = tgc.reduce_max %[[A]]
 // CHECK-NEXT:      %[[D:.*]] = tgc.sub %[[A]], %[[M]]
 // CHECK-NEXT:      %[[E:.*]] = tgc.exp %[[D]]
 // CHECK-NEXT:      %[[S:.*]] = tgc.reduce_sum %[[E]]
 // CHECK-NEXT:      %[[Y:.*]] = tgc.div %[[E]], %[[S]]
+// CHECK-NEXT:      %[[C:.*]] = tgc.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT:      %[[Z:.*]] = tgc.mul %[[Y]], %[[C]]
 // CHECK-NEXT:      tgc.yield %[[Z]] : tensor<4x17xf32>
 // CHECK-NEXT:    }
@@ -121,9 +122,11 @@ func.func @not_fusable(%h: tensor<4x4xf16>, %d: tensor<?x4xf32>, %x: tensor<4x4x
 // CHECK-LABEL: func.func @bias_gelu(
 // CHECK:         %[[M:.*]] = tgc.matmul
 // CHECK-NEXT:    %[[F:.*]] = tgc.fusion <loop>(%[[M]], %{{.*}}) : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<32x8xf32> {
-// CHECK-COUNT-3: tgc.constant dense
 // CHECK:           tgc.add
+// CHECK:           tgc.constant dense<4.471500e-02>
+// CHECK:           tgc.constant dense<0.797884583>
 // CHECK:           tgc.tanh
+// CHECK:           tgc.constant dense<5.000000e-01>
 // CHECK:           tgc.transpose
 // CHECK:           tgc.yield
 // CHECK-NEXT:    }
@@ -162,6 +165,7 @@ func.func @bias_gelu(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> tensor<32x8
 // MOVE:            tgc.slice
 // MOVE-NEXT:       tgc.reshape
 // MOVE-NEXT:       tgc.transpose
+// MOVE-NEXT:       tgc.constant dense<8.000000e+00>
 // MOVE-NEXT:       tgc.div
 // MOVE-NEXT:       tgc.yield
 // MOVE:          return %[[R]]

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/ImporterInternal.h"
+#include "runtime/Shape.h"
 
 #include <algorithm>
 #include <limits>
@@ -605,14 +606,6 @@ llvm::Error convGather(Importer &im) {
   return llvm::Error::success();
 }
 
-/// Row-major strides of a static shape.
-static std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 llvm::Error convGatherElements(Importer &im) {
   TRY(data, im.in(0));
   TRY(indices0, im.in(1));
@@ -624,7 +617,7 @@ llvm::Error convGatherElements(Importer &im) {
     return im.fail("indices " + indices0.describe() +
                    " must have the rank of the data " + data.describe());
   std::vector<int64_t> dataShape = data.shape(), idxShape = indices0.shape();
-  std::vector<int64_t> strides = stridesOf(dataShape);
+  std::vector<int64_t> strides = runtime::rowMajorStrides(dataShape);
   // linear = wrap(idx) * stride[axis] + sum over the other dims of
   // coord[d] * stride[d]; then a gather from the flattened data.
   auto offsets = HostTensor::allocate(DType::I64, idxShape);
@@ -672,7 +665,7 @@ llvm::Error convGatherND(Importer &im) {
   // linear = sum_j wrap(idx[..., j]) * stride_j + batch offset, indexing the
   // data reshaped to [prod(shape[:b+k]), shape[b+k:]...].
   std::vector<int64_t> outer(dataShape.begin(), dataShape.begin() + b + k);
-  std::vector<int64_t> outerStrides = stridesOf(outer);
+  std::vector<int64_t> outerStrides = runtime::rowMajorStrides(outer);
   auto dims = HostTensor::allocate(DType::I64, {k});
   auto steps = HostTensor::allocate(DType::I64, {k});
   for (int64_t j = 0; j < k; ++j) {
