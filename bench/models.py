@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """End-to-end model benchmark: tgc's fused and unfused CPU pipelines against
-PyTorch TorchScript, side by side in one run.
+ONNX Runtime and PyTorch TorchScript, side by side in one run.
 
 Models (random weights, fixed seed, exported from PyTorch to ONNX): ResNet-50
-batch 1, the MLP 784-1024-1024-10 batch 64, the 2-layer transformer encoder
-(d_model 768, 12 heads, ff 3072, seq 128) batch 1. For each, at the same
-thread count: TorchScript (trace + freeze + optimize_for_inference, Debian's
-PyTorch with the OpenMP OpenBLAS), `tgc-run --pipeline=tgc-cpu-unfused` and
-`tgc-run --pipeline=tgc-cpu`; rounds alternate the three so that machine
+batch 1 and 8 (and batch 1 on one thread), the MLP 784-1024-1024-10 batch 64,
+the 2-layer transformer encoder (d_model 768, 12 heads, ff 3072, seq 128)
+batch 1 and 8. For each, at the same thread count: ONNX Runtime 1.30
+(bench/ort-run.js: the CPU build in the npm package onnxruntime-node, intra-op
+threads as tgc's, sequential, all graph optimizations; skipped with a warning
+where it is not installed), TorchScript (trace + freeze +
+optimize_for_inference, Debian's PyTorch with the OpenMP OpenBLAS),
+`tgc-run --pipeline=tgc-cpu-unfused` and `tgc-run --pipeline=tgc-cpu`;
+rounds alternate the engines so that machine
 noise hits all of them, and each round runs each of them in a fresh process
 (PyTorch's speed varies between processes far more than inside one: the
 MLP's TorchScript medians ranged over 0.62-1.17 ms across 30 processes,
@@ -21,8 +25,19 @@ off by 40%). GFLOP counts are the models' direct-convolution/GEMM counts:
 where tgc runs a 3x3 convolution with the Winograd algorithm (fewer
 multiplications) the rate is an effective one and can exceed the peak.
 
+A second table gives, for tgc (fused) and ORT, the cold start (a fresh
+process that loads the model, compiles or creates its session, runs once and
+checks the result, then exits: wall time from spawn to exit, medians over the
+rounds) and the peak RSS of the timed processes. ORT runs inside Node: its
+cold start includes Node's start and its RSS is reported after subtracting
+the peak RSS of an empty Node process (measured in the same run).
+
   /usr/bin/python3 bench/models.py [--threads 2] [--rounds 5] [--runs 10]
-      [--models resnet50,mlp,transformer]
+      [--configs resnet50:1,mlp:64,transformer:1,resnet50:8,transformer:8,
+       resnet50:1:1]
+
+A config is MODEL:BATCH[:THREADS] (threads default to --threads). Batched
+configs also report throughput (samples/s).
 
 Needs python3-torch, python3-torchvision, libopenblas0-openmp (`make
 real-models` installs them). Run on an otherwise idle machine.
@@ -40,9 +55,61 @@ from tgcmodels import (GFLOP_PER_SAMPLE, build_model,  # noqa: E402
                        run_tgc, torchscript)
 
 PEAK_PER_CORE = 229.0  # GFLOP/s, f32: nominal, when bench-peak is missing
-BATCH = {"resnet50": 1, "mlp": 64, "transformer": 1}
-TARGET = {"resnet50": 1.3, "mlp": 1.5, "transformer": 1.2}
+DEFAULT_CONFIGS = ("resnet50:1,mlp:64,transformer:1,resnet50:8,"
+                   "transformer:8,resnet50:1:1")
 PIPELINES = ["tgc-cpu-unfused", "tgc-cpu"]
+ORT_SCRIPT = os.path.join(HERE, "ort-run.js")
+# What issue 17 asks: tgc at least this much faster than ORT (2 threads;
+# at least as fast on 1 thread).
+ORT_TARGET = 1.15
+
+
+def run_measured(cmd, env=None):
+    """Runs `cmd`; returns (exit status, stdout + stderr, wall seconds, peak
+    RSS in KiB) with the RSS of that process alone (wait4)."""
+    import subprocess
+    import time
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out, wall, usage.ru_maxrss
+
+
+def ort_available():
+    """Whether node and onnxruntime-node can be found (bench/ort-run.js
+    exits 2 otherwise)."""
+    import shutil
+    import subprocess
+    if not shutil.which("node"):
+        return False, "node is not installed"
+    proc = subprocess.run(["node", ORT_SCRIPT], capture_output=True,
+                          text=True)
+    if "usage:" in proc.stderr:
+        return True, ""
+    return False, proc.stderr.strip()
+
+
+def run_ort(model_path, input_path, expected_path, threads, runs, rtol,
+            atol):
+    """One ORT round in a fresh Node process: (median ms or None, peak RSS
+    KiB, wall s, log)."""
+    status, out, wall, rss = run_measured(
+        ["node", ORT_SCRIPT, model_path, input_path, expected_path,
+         str(threads), str(runs), str(rtol), str(atol)])
+    for line in out.splitlines():
+        if line.startswith("median ") and status == 0:
+            return float(line.split()[1]), rss, wall, out
+    return None, rss, wall, out
+
+
+def node_baseline_rss():
+    """Peak RSS (KiB) of an empty Node process."""
+    status, _, _, rss = run_measured(["node", "-e", ""])
+    return rss if status == 0 else 0
 
 
 def measured_peak(tgc_run, threads):
@@ -111,7 +178,10 @@ def main():
                    help=argparse.SUPPRESS)
     p.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     p.add_argument("--expected", help=argparse.SUPPRESS)
-    p.add_argument("--models", default="resnet50,mlp,transformer")
+    p.add_argument("--configs", default=DEFAULT_CONFIGS,
+                   help="MODEL:BATCH[:THREADS],... (default: %(default)s)")
+    p.add_argument("--models", default="",
+                   help="only these models of --configs (comma-separated)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=10,
@@ -147,12 +217,22 @@ def main():
           f"torch.mm 2048^3 {gemm:.0f} GFLOP/s ({100 * gemm / peak:.0f}% of "
           "peak)")
 
+    have_ort, why = ort_available()
+    if not have_ort:
+        print(f"ONNX Runtime skipped: {why}", file=sys.stderr)
+    node_rss = node_baseline_rss() if have_ort else 0
+
     rows = []
     failed = False
-    for name in args.models.split(","):
+    for config in args.configs.split(","):
+        parts = config.split(":")
+        name, batch = parts[0], int(parts[1])
+        threads = int(parts[2]) if len(parts) > 2 else args.threads
+        if args.models and name not in args.models.split(","):
+            continue
+        torch.set_num_threads(threads)
         model, make_input = build_model(name, torch)
         model.eval()
-        batch = BATCH[name]
         x = make_input(batch)
         base = os.path.join(args.workdir, f"{name}-b{batch}")
         with torch.no_grad():
@@ -162,7 +242,10 @@ def main():
         np.save(base + "-input.npy", x.numpy())
         np.save(base + "-expected.npy", expected.numpy())
         atol = 1e-5 * float(expected.abs().max())
-        times = {k: [] for k in ["torchscript"] + PIPELINES}
+        engines = ["torchscript"] + PIPELINES + (["ort"] if have_ort else [])
+        times = {k: [] for k in engines}
+        cold = {"tgc": [], "ort": []}
+        rss = {"tgc": [], "ort": []}
         with torch.no_grad():
             for _ in range(2):
                 scripted(x)
@@ -171,7 +254,7 @@ def main():
             runs = max(args.runs, int(args.sample_ms /
                                       median_ms(lambda: scripted(x), 5)))
             for _ in range(args.rounds):
-                ms, log = run_torchscript(name, batch, args.threads, runs,
+                ms, log = run_torchscript(name, batch, threads, runs,
                                           base + "-expected.npy")
                 if ms is None:
                     print(f"{name}: the TorchScript round failed:\n{log}",
@@ -182,7 +265,7 @@ def main():
                 for pipeline in PIPELINES:
                     status, ms, log, cmd = run_tgc(
                         args.tgc_run, base + ".onnx", base + "-input.npy",
-                        base + "-expected.npy", args.threads, runs, 1e-3,
+                        base + "-expected.npy", threads, runs, 1e-3,
                         atol, extra=[f"--pipeline={pipeline}"])
                     if status != 0 or ms is None:
                         print(f"{name}: {' '.join(cmd)} failed:\n{log}",
@@ -192,27 +275,79 @@ def main():
                     times[pipeline].append(ms)
                 if failed:
                     break
+                # Cold start and peak RSS: tgc (fused) and ORT, fresh
+                # processes that run once.
+                tgc_cmd = [args.tgc_run, base + ".onnx",
+                           f"--input={base}-input.npy",
+                           f"--expected={base}-expected.npy", "--rtol=1e-3",
+                           f"--atol={atol}", f"--threads={threads}"]
+                status, log, wall, peak_kib = run_measured(tgc_cmd)
+                if status != 0:
+                    print(f"{name}: {' '.join(tgc_cmd)} failed:\n{log}",
+                          file=sys.stderr)
+                    failed = True
+                    break
+                cold["tgc"].append(wall)
+                rss["tgc"].append(peak_kib)
+                if have_ort:
+                    ms, _, _, log = run_ort(
+                        base + ".onnx", base + "-input.npy",
+                        base + "-expected.npy", threads, runs, 1e-3, atol)
+                    if ms is None:
+                        print(f"{name}: ONNX Runtime failed:\n{log}",
+                              file=sys.stderr)
+                        failed = True
+                        break
+                    times["ort"].append(ms)
+                    _, _, wall, peak_kib = run_ort(
+                        base + ".onnx", base + "-input.npy",
+                        base + "-expected.npy", threads, 0, 1e-3, atol)
+                    cold["ort"].append(wall)
+                    rss["ort"].append(max(peak_kib - node_rss, 0))
         if failed:
             break
         med = {k: statistics.median(v) for k, v in times.items()}
         gflop = GFLOP_PER_SAMPLE[name] * batch
-        rows.append((name, batch, med, gflop))
-        print(f"  {name}: done", flush=True)
+        extra = {k: statistics.median(v) if v else None
+                 for k, v in list(cold.items())}
+        mem = {k: statistics.median(v) / 1024 if v else None
+               for k, v in rss.items()}
+        rows.append((name, batch, threads, med, gflop, extra, mem))
+        print(f"  {name} b{batch} t{threads}: done", flush=True)
 
-    print(f"\n| model | batch | TorchScript ms | tgc unfused ms | tgc fused ms "
-          f"| fused vs unfused | tgc vs TorchScript (target) | tgc GFLOP/s | "
-          f"% of peak | % of GEMM | TorchScript % of peak |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, batch, med, gflop in rows:
+    print(f"\n| model | batch | threads | ORT ms | TorchScript ms | tgc "
+          f"unfused ms | tgc fused ms | tgc vs ORT (target {ORT_TARGET}x) | "
+          f"tgc vs TorchScript | fused vs unfused | tgc samples/s | ORT "
+          f"samples/s | tgc GFLOP/s | % of peak | % of GEMM |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+          "---:|---:|")
+    for name, batch, threads, med, gflop, _, _ in rows:
         fused = med["tgc-cpu"]
         rate = gflop / fused * 1e3
-        print(f"| {name} | {batch} | {med['torchscript']:.2f} | "
+        ort = med.get("ort")
+        target = ORT_TARGET if threads > 1 else 1.0
+        print(f"| {name} | {batch} | {threads} | "
+              f"{f'{ort:.2f}' if ort else '-'} | {med['torchscript']:.2f} | "
               f"{med['tgc-cpu-unfused']:.2f} | {fused:.2f} | "
+              f"{f'{ort / fused:.2f}x ({target}x)' if ort else '-'} | "
+              f"{med['torchscript'] / fused:.2f}x | "
               f"{med['tgc-cpu-unfused'] / fused:.2f}x | "
-              f"{med['torchscript'] / fused:.2f}x ({TARGET[name]}x) | "
+              f"{batch / fused * 1e3:.1f} | "
+              f"{f'{batch / ort * 1e3:.1f}' if ort else '-'} | "
               f"{rate:.0f} | {100 * rate / peak:.0f}% | "
-              f"{100 * rate / gemm:.0f}% | "
-              f"{100 * gflop / med['torchscript'] * 1e3 / peak:.0f}% |")
+              f"{100 * rate / gemm:.0f}% |")
+    print("\n| model | batch | threads | tgc cold start s | ORT cold start s "
+          "| tgc peak RSS MiB | ORT peak RSS MiB (Node's subtracted) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, batch, threads, _, _, cold, mem in rows:
+        def fmt(v, digits):
+            return f"{v:.{digits}f}" if v is not None else "-"
+        print(f"| {name} | {batch} | {threads} | {fmt(cold['tgc'], 2)} | "
+              f"{fmt(cold['ort'], 2)} | {fmt(mem['tgc'], 0)} | "
+              f"{fmt(mem['ort'], 0)} |")
+    if have_ort:
+        print(f"\n(an empty Node process peaks at {node_rss / 1024:.0f} MiB; "
+              "ORT's cold start includes Node's start)")
     return 1 if failed else 0
 
 

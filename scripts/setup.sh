@@ -6,7 +6,9 @@
 #   scripts/setup.sh --fuzz         also clang-22 and its libFuzzer runtime
 #                                   for `make fuzz`
 #   scripts/setup.sh --real-models  also PyTorch, torchvision and the OpenMP
-#                                   OpenBLAS for scripts/real-models.py
+#                                   OpenBLAS for scripts/real-models.py, and
+#                                   ONNX Runtime 1.30 (npm onnxruntime-node,
+#                                   in ~/.cache/tgc-ort) for bench/models.py
 set -euo pipefail
 
 PACKAGES=(
@@ -27,6 +29,21 @@ if [[ "${1:-}" == "--real-models" ]]; then
   PACKAGES+=(python3-torch python3-torchvision python3-numpy libopenblas0-openmp)
 fi
 
+# ONNX Runtime's CPU build ships in the npm package onnxruntime-node; its
+# postinstall script downloads GPU binaries (and fails offline), so skip it.
+# Not fatal: bench/models.py skips ORT, saying so, where it is missing.
+install_ort() {
+  local dir="${HOME}/.cache/tgc-ort"
+  if [[ -f "$dir/node_modules/onnxruntime-node/package.json" ]] ||
+     ! command -v npm >/dev/null; then
+    return 0
+  fi
+  mkdir -p "$dir"
+  (cd "$dir" && npm install --ignore-scripts --prefer-offline --no-audit \
+     --no-fund onnxruntime-node@1.30.0 >/dev/null 2>&1) ||
+    echo "setup: could not install onnxruntime-node (bench/models.py will skip ONNX Runtime)"
+}
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
@@ -37,6 +54,7 @@ done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup: all ${#PACKAGES[@]} packages already installed"
+  [[ "${1:-}" == "--real-models" ]] && install_ort
   exit 0
 fi
 
@@ -48,4 +66,5 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+[[ "${1:-}" == "--real-models" ]] && install_ort
 echo "setup: done"
