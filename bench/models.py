@@ -66,17 +66,24 @@ ORT_TARGET = 1.15
 
 def run_measured(cmd, env=None):
     """Runs `cmd`; returns (exit status, stdout + stderr, wall seconds, peak
-    RSS in KiB) with the RSS of that process alone (wait4)."""
+    RSS in KiB of that process alone). The RSS comes from GNU time: a child
+    forked from this Python process (which holds PyTorch and the models)
+    would count the parent's pages it shares until exec in its own peak."""
     import subprocess
+    import tempfile
     import time
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=env)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out, wall, usage.ru_maxrss
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_file:
+        wrapped = ["/usr/bin/time", "-o", rss_file.name, "-f", "%M", *cmd] \
+            if os.path.exists("/usr/bin/time") else list(cmd)
+        start = time.monotonic()
+        proc = subprocess.run(wrapped, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env)
+        wall = time.monotonic() - start
+        try:
+            peak = int(rss_file.read().strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            peak = 0
+    return proc.returncode, proc.stdout, wall, peak
 
 
 def ort_available():
@@ -299,7 +306,7 @@ def main():
                         failed = True
                         break
                     times["ort"].append(ms)
-                    _, _, wall, peak_kib = run_ort(
+                    _, peak_kib, wall, _ = run_ort(
                         base + ".onnx", base + "-input.npy",
                         base + "-expected.npy", threads, 0, 1e-3, atol)
                     cold["ort"].append(wall)

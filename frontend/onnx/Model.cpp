@@ -13,6 +13,9 @@
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
 
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -26,6 +29,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 
@@ -727,8 +731,103 @@ bool tgc::isOnnxModelPath(llvm::StringRef path) {
          (*head)->getBuffer()[0] == '\x08';
 }
 
+namespace {
+
+using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
+
+/// Reads a length-delimited field's bytes as a string.
+bool readString(CodedInputStream &in, std::string &out) {
+  uint32_t size;
+  return in.ReadVarint32(&size) && in.ReadString(&out, static_cast<int>(size));
+}
+
+/// Within a length-delimited submessage: the string field `field`, every
+/// other field skipped (tensor data is skipped, not copied).
+bool readNameField(CodedInputStream &in, uint32_t field, std::string &name) {
+  uint32_t size;
+  if (!in.ReadVarint32(&size))
+    return false;
+  CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(size));
+  while (uint32_t tag = in.ReadTag()) {
+    bool ok = WireFormatLite::GetTagFieldNumber(tag) == field &&
+                      WireFormatLite::GetTagWireType(tag) ==
+                          WireFormatLite::WIRETYPE_LENGTH_DELIMITED
+                  ? readString(in, name)
+                  : WireFormatLite::SkipField(&in, tag);
+    if (!ok)
+      return false;
+  }
+  bool clean = in.ConsumedEntireMessage();
+  in.PopLimit(limit);
+  return clean;
+}
+
+/// The graph inputs that are not initializers, read from the wire format
+/// of a serialized ModelProto (graph = 7; GraphProto.input = 11 with
+/// ValueInfoProto.name = 1, GraphProto.initializer = 5 with TensorProto.name
+/// = 8) without parsing the tensors: a ResNet-50 is 100 MB of weights that
+/// a full parse would copy only to be thrown away. nullopt when the bytes
+/// are not a well-formed message.
+std::optional<std::vector<std::string>> scanInputNames(llvm::StringRef bytes) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return std::nullopt;
+  CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
+                      static_cast<int>(bytes.size()));
+  std::vector<std::string> inputs;
+  llvm::StringSet<> initializers;
+  while (uint32_t tag = in.ReadTag()) {
+    if (WireFormatLite::GetTagFieldNumber(tag) != 7 ||
+        WireFormatLite::GetTagWireType(tag) !=
+            WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (!WireFormatLite::SkipField(&in, tag))
+        return std::nullopt;
+      continue;
+    }
+    uint32_t size;
+    if (!in.ReadVarint32(&size))
+      return std::nullopt;
+    CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(size));
+    while (uint32_t graphTag = in.ReadTag()) {
+      uint32_t field = WireFormatLite::GetTagFieldNumber(graphTag);
+      bool delimited = WireFormatLite::GetTagWireType(graphTag) ==
+                       WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+      std::string name;
+      if (delimited && field == 11) {
+        if (!readNameField(in, 1, name))
+          return std::nullopt;
+        inputs.push_back(std::move(name));
+      } else if (delimited && field == 5) {
+        if (!readNameField(in, 8, name))
+          return std::nullopt;
+        initializers.insert(name);
+      } else if (!WireFormatLite::SkipField(&in, graphTag)) {
+        return std::nullopt;
+      }
+    }
+    if (!in.ConsumedEntireMessage())
+      return std::nullopt;
+    in.PopLimit(limit);
+  }
+  if (!in.ConsumedEntireMessage())
+    return std::nullopt;
+  std::vector<std::string> names;
+  for (std::string &name : inputs)
+    if (!initializers.contains(name))
+      names.push_back(std::move(name));
+  return names;
+}
+
+} // namespace
+
 llvm::Expected<std::vector<std::string>>
 tgc::onnxModelInputNames(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (buffer)
+    if (auto names = scanInputNames((*buffer)->getBuffer()))
+      return std::move(*names);
+  // Unreadable or malformed: the full parse reports why.
   auto model = onnximpl::readModelProto(path);
   if (!model)
     return model.takeError();
