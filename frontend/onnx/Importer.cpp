@@ -776,6 +776,14 @@ llvm::Error Importer::importGraph(llvm::ArrayRef<Tensor> args,
   scopes.emplace_back();
   Scope &scope = scopes.back();
   for (const auto &init : graph.initializer()) {
+    // Raw data is viewed in place, not copied: the model proto outlives the
+    // import, and the weights are copied once, into the IR.
+    if (std::optional<HostTensor> view = viewTensorProto(init)) {
+      scope[init.name()] =
+          Val{Tensor(), std::make_shared<HostTensor>(std::move(*view)),
+              init.name()};
+      continue;
+    }
     std::string what = "initializer '" + init.name() + "'";
     auto value = tensorFromProto(init, externalData, what);
     if (!value)

@@ -265,6 +265,31 @@ llvm::Error onnximpl::checkTensorData(const TP &tensor, DType dtype,
   return llvm::Error::success();
 }
 
+std::optional<HostTensor> onnximpl::viewTensorProto(const TP &tensor) {
+  if (tensor.data_location() == TP::EXTERNAL || !tensor.has_raw_data() ||
+      tensor.has_segment())
+    return std::nullopt;
+  std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
+  if (!dtype || *dtype == DType::I1)
+    return std::nullopt;
+  std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  auto count = HostTensor::checkedNumElements(shape);
+  int64_t bytes = 0;
+  size_t elementSize = runtime::dtypeSize(*dtype);
+  const std::string &raw = tensor.raw_data();
+  if (!count.ok() ||
+      __builtin_mul_overflow(*count, static_cast<int64_t>(elementSize),
+                             &bytes) ||
+      static_cast<size_t>(bytes) != raw.size() ||
+      reinterpret_cast<uintptr_t>(raw.data()) % elementSize != 0)
+    return std::nullopt;
+  auto view = HostTensor::borrow(*dtype, std::move(shape),
+                                 const_cast<char *>(raw.data()));
+  if (!view.ok())
+    return std::nullopt;
+  return std::move(*view);
+}
+
 llvm::Expected<HostTensor>
 onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
                           const std::string &what) {
@@ -319,7 +344,8 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
       return bytes.takeError();
     externalBytes = std::move(*bytes);
   }
-  auto allocated = HostTensor::allocate(*dtype, shape);
+  // Every path below writes every element (or fails): no zero fill.
+  auto allocated = HostTensor::allocateUninitialized(*dtype, shape);
   if (!allocated.ok())
     return makeError(what + ": " + std::string(allocated.status().message()));
   HostTensor result = std::move(*allocated);

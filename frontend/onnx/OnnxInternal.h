@@ -69,6 +69,14 @@ llvm::Expected<runtime::HostTensor>
 tensorFromProto(const ::onnx::TensorProto &tensor, const ExternalData &external,
                 const std::string &what);
 
+/// A view (no copy) of a TensorProto's raw data where those bytes are the
+/// tensor's: raw data inside the model, of its shape's size, aligned for its
+/// element type, a dtype other than bool (whose bytes tensorFromProto
+/// normalizes). nullopt otherwise (tensorFromProto then converts, and reports
+/// what is wrong). The view must not outlive `tensor`.
+std::optional<runtime::HostTensor>
+viewTensorProto(const ::onnx::TensorProto &tensor);
+
 /// Checks a TensorProto's dims (non-negative, element count and byte size
 /// within int64) against the data it holds (raw bytes, typed values; an
 /// external tensor is checked when read), allocating nothing.
