@@ -36,8 +36,10 @@ bench: build
 	$(BUILD_DIR)/bin/bench-cpu-backend
 	$(BUILD_DIR)/bin/bench-loop-fusion
 
-# Fused vs unfused pipeline vs PyTorch TorchScript on ResNet-50, the MLP and
-# the transformer encoder (installs Debian's PyTorch first).
+# tgc (fused and unfused pipelines) vs ONNX Runtime 1.30 vs PyTorch
+# TorchScript on ResNet-50 (b1, b8, 1 thread), the MLP and the transformer
+# encoder (b1, b8): latency, throughput, cold start, peak RSS (installs
+# Debian's PyTorch and onnxruntime-node first).
 bench-models: build
 	@./scripts/setup.sh --real-models
 	/usr/bin/python3 bench/models.py
