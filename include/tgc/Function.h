@@ -479,7 +479,8 @@ private:
             &args...](std::span<const Tensor> leaves) -> detail::TraceOutputs {
       detail::SymbolicInputs inputs;
       inputs.leaves = leaves;
-      inputs.aliasClasses = classes;
+      inputs.aliasClasses =
+          std::span<const int64_t>(classes.data(), classes.size());
       // Braced initialization keeps left-to-right order.
       auto symbolic = std::tuple<detail::SymbolicT<Args>...>{
           detail::makeSymbolic(args, inputs)...};

@@ -49,8 +49,17 @@ if grep -E '^\.+ ' "$work/includes.txt" | grep -v -E \
   exit 1
 fi
 read -r wall cpu <<< "$times"
+# ctest runs other tests beside this one: the best of three more runs is
+# the figure to compare (the issue's bar is 1 s on an idle machine).
+best=$wall
+for _ in 1 2 3; do
+  t=$( { time g++ -std=c++20 -fsyntax-only -I"$prefix/include" \
+    "$work/user.cpp"; } 2>&1 )
+  read -r w _ <<< "$t"
+  best=$(awk -v a="$best" -v b="$w" 'BEGIN { print (b < a) ? b : a }')
+done
 echo "public header: $headers headers; g++ -fsyntax-only took ${wall} s" \
-  "(${cpu} s of CPU)"
+  "(${cpu} s of CPU) on the first run, ${best} s at best of 4"
 
 # 3. The consumer project.
 cmake -S "$source/examples/consumer" -B "$work/consumer" -G Ninja \
