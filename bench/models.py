@@ -178,6 +178,51 @@ def run_torchscript(name, batch, threads, runs, expected_path):
     return None, proc.stdout + proc.stderr
 
 
+class RoundFailed(Exception):
+    """One engine failed a round (the message says which, with its log)."""
+
+
+def measure_round(args, name, batch, threads, runs, base, atol, have_ort,
+                  node_rss, times, cold, rss):
+    """One round of every engine, each in fresh processes: appends to
+    `times` (ms per engine), `cold` (s) and `rss` (KiB) for tgc and ORT;
+    raises RoundFailed when an engine fails or mismatches."""
+    model, inp, expected = base + ".onnx", base + "-input.npy", \
+        base + "-expected.npy"
+    ms, log = run_torchscript(name, batch, threads, runs, expected)
+    if ms is None:
+        raise RoundFailed(f"the TorchScript round failed:\n{log}")
+    times["torchscript"].append(ms)
+    for pipeline in PIPELINES:
+        status, ms, log, cmd = run_tgc(
+            args.tgc_run, model, inp, expected, threads, runs, 1e-3, atol,
+            extra=[f"--pipeline={pipeline}"])
+        if status != 0 or ms is None:
+            raise RoundFailed(f"{' '.join(cmd)} failed:\n{log}")
+        times[pipeline].append(ms)
+    # Cold start and peak RSS: tgc (fused) and ORT, fresh processes that
+    # run once.
+    cmd = [args.tgc_run, model, f"--input={inp}", f"--expected={expected}",
+           "--rtol=1e-3", f"--atol={atol}", f"--threads={threads}"]
+    status, log, wall, peak_kib = run_measured(cmd)
+    if status != 0:
+        raise RoundFailed(f"{' '.join(cmd)} failed:\n{log}")
+    cold["tgc"].append(wall)
+    rss["tgc"].append(peak_kib)
+    if not have_ort:
+        return
+    ms, _, _, log = run_ort(model, inp, expected, threads, runs, 1e-3, atol)
+    if ms is None:
+        raise RoundFailed(f"ONNX Runtime failed:\n{log}")
+    times["ort"].append(ms)
+    _, peak_kib, wall, log = run_ort(model, inp, expected, threads, 0, 1e-3,
+                                     atol)
+    if "first-result-ms" not in log:
+        raise RoundFailed(f"ONNX Runtime's cold run failed:\n{log}")
+    cold["ort"].append(wall)
+    rss["ort"].append(max(peak_kib - node_rss, 0))
+
+
 def main():
     reexec_with_peer_environment()
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -260,66 +305,22 @@ def main():
             # stable median.
             runs = max(args.runs, int(args.sample_ms /
                                       median_ms(lambda: scripted(x), 5)))
-            for _ in range(args.rounds):
-                ms, log = run_torchscript(name, batch, threads, runs,
-                                          base + "-expected.npy")
-                if ms is None:
-                    print(f"{name}: the TorchScript round failed:\n{log}",
-                          file=sys.stderr)
-                    failed = True
-                    break
-                times["torchscript"].append(ms)
-                for pipeline in PIPELINES:
-                    status, ms, log, cmd = run_tgc(
-                        args.tgc_run, base + ".onnx", base + "-input.npy",
-                        base + "-expected.npy", threads, runs, 1e-3,
-                        atol, extra=[f"--pipeline={pipeline}"])
-                    if status != 0 or ms is None:
-                        print(f"{name}: {' '.join(cmd)} failed:\n{log}",
-                              file=sys.stderr)
-                        failed = True
-                        break
-                    times[pipeline].append(ms)
-                if failed:
-                    break
-                # Cold start and peak RSS: tgc (fused) and ORT, fresh
-                # processes that run once.
-                tgc_cmd = [args.tgc_run, base + ".onnx",
-                           f"--input={base}-input.npy",
-                           f"--expected={base}-expected.npy", "--rtol=1e-3",
-                           f"--atol={atol}", f"--threads={threads}"]
-                status, log, wall, peak_kib = run_measured(tgc_cmd)
-                if status != 0:
-                    print(f"{name}: {' '.join(tgc_cmd)} failed:\n{log}",
-                          file=sys.stderr)
-                    failed = True
-                    break
-                cold["tgc"].append(wall)
-                rss["tgc"].append(peak_kib)
-                if have_ort:
-                    ms, _, _, log = run_ort(
-                        base + ".onnx", base + "-input.npy",
-                        base + "-expected.npy", threads, runs, 1e-3, atol)
-                    if ms is None:
-                        print(f"{name}: ONNX Runtime failed:\n{log}",
-                              file=sys.stderr)
-                        failed = True
-                        break
-                    times["ort"].append(ms)
-                    _, peak_kib, wall, _ = run_ort(
-                        base + ".onnx", base + "-input.npy",
-                        base + "-expected.npy", threads, 0, 1e-3, atol)
-                    cold["ort"].append(wall)
-                    rss["ort"].append(max(peak_kib - node_rss, 0))
+            try:
+                for _ in range(args.rounds):
+                    measure_round(args, name, batch, threads, runs, base,
+                                  atol, have_ort, node_rss, times, cold, rss)
+            except RoundFailed as e:
+                print(f"{name}: {e}", file=sys.stderr)
+                failed = True
         if failed:
             break
         med = {k: statistics.median(v) for k, v in times.items()}
         gflop = GFLOP_PER_SAMPLE[name] * batch
-        extra = {k: statistics.median(v) if v else None
-                 for k, v in list(cold.items())}
+        cold_med = {k: statistics.median(v) if v else None
+                    for k, v in cold.items()}
         mem = {k: statistics.median(v) / 1024 if v else None
                for k, v in rss.items()}
-        rows.append((name, batch, threads, med, gflop, extra, mem))
+        rows.append((name, batch, threads, med, gflop, cold_med, mem))
         print(f"  {name} b{batch} t{threads}: done", flush=True)
 
     print(f"\n| model | batch | threads | ORT ms | TorchScript ms | tgc "

@@ -96,8 +96,9 @@ Expected<HostTensor> runMatmul(MatmulOp op, Operands operands) {
                 ", rhs " + shapeString(rhs.shape()) +
                 (tb ? " (transposed)" : "") + " has K = " + std::to_string(kb));
   Shape batch;
-  if (!broadcastConcrete(llvm::ArrayRef(lhs.shape()).drop_back(2),
-                         llvm::ArrayRef(rhs.shape()).drop_back(2), batch))
+  if (!runtime::broadcastShapes(llvm::ArrayRef(lhs.shape()).drop_back(2),
+                                llvm::ArrayRef(rhs.shape()).drop_back(2),
+                                batch))
     return opError(op, "batch dims of lhs " + shapeString(lhs.shape()) +
                            " and rhs " + shapeString(rhs.shape()) +
                            " are not broadcast-compatible");

@@ -70,21 +70,18 @@ Expected<HostTensor> runConstant(ConstantOp op) {
     return opError(op, "value must have a static shape");
   // Every path below writes every element: no zero fill (a ResNet-50's
   // weights are 100 MB).
-  DType dtype = resultDType(op);
   auto allocated =
-      HostTensor::allocateUninitialized(dtype, Shape(type.getShape()));
-  if (!allocated.ok())
-    return opError(op, "cannot allocate the result " +
-                           describeTensor(dtype, type.getShape()) + ": " +
-                           std::string(allocated.status().message()));
-  std::optional<HostTensor> out(std::move(*allocated));
-  int64_t n = out->numElements();
+      allocateUninitialized(op, resultDType(op), Shape(type.getShape()));
+  if (!allocated)
+    return allocated.takeError();
+  HostTensor out = std::move(*allocated);
+  int64_t n = out.numElements();
   Type elementType = type.getElementType();
   if (!dense.isSplat() && (elementType.isF32() || elementType.isF64()) &&
-      dense.getRawData().size() == out->byteSize()) {
+      dense.getRawData().size() == out.byteSize()) {
     if (n)
-      std::memcpy(out->data(), dense.getRawData().data(), out->byteSize());
-    return std::move(*out);
+      std::memcpy(out.data(), dense.getRawData().data(), out.byteSize());
+    return out;
   }
   if (isa<FloatType>(elementType)) {
     auto toDouble = [](const APFloat &f) {
@@ -94,23 +91,23 @@ Expected<HostTensor> runConstant(ConstantOp op) {
       return d.convertToDouble();
     };
     if (!dense.isSplat() && elementType.isF32()) {
-      float *p = out->dataAs<float>();
+      float *p = out.dataAs<float>();
       for (float f : dense.getValues<float>())
         *p++ = f;
     } else if (!dense.isSplat() && elementType.isF64()) {
-      double *p = out->dataAs<double>();
+      double *p = out.dataAs<double>();
       for (double f : dense.getValues<double>())
         *p++ = f;
     } else if (dense.isSplat()) {
       double v = toDouble(dense.getSplatValue<APFloat>());
       for (int64_t i = 0; i < n; ++i)
-        out->setDouble(i, v);
+        out.setDouble(i, v);
     } else {
       int64_t i = 0;
       for (const APFloat &f : dense.getValues<APFloat>())
-        out->setDouble(i++, toDouble(f));
+        out.setDouble(i++, toDouble(f));
     }
-    return std::move(*out);
+    return out;
   }
   bool zeroExtend = elementType.isInteger(1) || elementType.isUnsignedInteger();
   auto toInt = [zeroExtend](const APInt &v) {
@@ -120,13 +117,13 @@ Expected<HostTensor> runConstant(ConstantOp op) {
   if (dense.isSplat()) {
     int64_t v = toInt(dense.getSplatValue<APInt>());
     for (int64_t i = 0; i < n; ++i)
-      out->setInt(i, v);
+      out.setInt(i, v);
   } else {
     int64_t i = 0;
     for (const APInt &v : dense.getValues<APInt>())
-      out->setInt(i++, toInt(v));
+      out.setInt(i++, toInt(v));
   }
-  return std::move(*out);
+  return out;
 }
 
 //===----------------------------------------------------------------------===//

@@ -110,7 +110,7 @@ Expected<Shape> broadcastAll(Operation *op,
   Shape shape = tensors.front()->shape();
   for (const HostTensor *t : tensors.drop_front()) {
     Shape next;
-    if (!broadcastConcrete(shape, t->shape(), next)) {
+    if (!runtime::broadcastShapes(shape, t->shape(), next)) {
       std::string list;
       for (size_t i = 0; i < tensors.size(); ++i)
         list += (i ? ", " : "") + shapeString(tensors[i]->shape());

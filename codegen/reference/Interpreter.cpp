@@ -90,13 +90,25 @@ std::string describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape) {
   return s;
 }
 
-Expected<HostTensor> allocate(Operation *op, DType dtype, Shape shape) {
+static Expected<HostTensor> allocateResult(Operation *op, DType dtype,
+                                           Shape shape, bool zeroed) {
   std::string desc = describeTensor(dtype, shape);
-  auto result = HostTensor::allocate(dtype, std::move(shape));
+  auto result =
+      zeroed ? HostTensor::allocate(dtype, std::move(shape))
+             : HostTensor::allocateUninitialized(dtype, std::move(shape));
   if (!result.ok())
     return opError(op, "cannot allocate the result " + desc + ": " +
                            std::string(result.status().message()));
   return std::move(*result);
+}
+
+Expected<HostTensor> allocate(Operation *op, DType dtype, Shape shape) {
+  return allocateResult(op, dtype, std::move(shape), /*zeroed=*/true);
+}
+
+Expected<HostTensor> allocateUninitialized(Operation *op, DType dtype,
+                                           Shape shape) {
+  return allocateResult(op, dtype, std::move(shape), /*zeroed=*/false);
 }
 
 DType resultDType(Operation *op, unsigned index) {

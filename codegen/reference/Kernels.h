@@ -60,6 +60,9 @@ std::string describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape);
 /// Allocates a result tensor (converting allocation failures to op errors).
 llvm::Expected<HostTensor> allocate(mlir::Operation *op, DType dtype,
                                     Shape shape);
+/// allocate() without the zero fill, for kernels that write every element.
+llvm::Expected<HostTensor> allocateUninitialized(mlir::Operation *op,
+                                                 DType dtype, Shape shape);
 
 /// The dtype of `op`'s result `index` (its type was validated up front).
 DType resultDType(mlir::Operation *op, unsigned index = 0);
@@ -72,12 +75,6 @@ DType resultDType(mlir::Operation *op, unsigned index = 0);
 using runtime::broadcastStrides;
 using runtime::numElements;
 using runtime::rowMajorStrides;
-/// Numpy broadcasting of concrete shapes; false when incompatible.
-inline bool broadcastConcrete(llvm::ArrayRef<int64_t> a,
-                              llvm::ArrayRef<int64_t> b, Shape &result) {
-  return runtime::broadcastShapes(a, b, result);
-}
-
 /// Calls `fn(out, off[0], ..., off[N-1])` for every flat output index in
 /// row-major order, where off[k] is the element offset into operand k given
 /// its (broadcast) strides.

@@ -272,17 +272,16 @@ std::optional<HostTensor> onnximpl::viewTensorProto(const TP &tensor) {
   std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
   if (!dtype || *dtype == DType::I1)
     return std::nullopt;
-  std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
-  auto count = HostTensor::checkedNumElements(shape);
-  int64_t bytes = 0;
-  size_t elementSize = runtime::dtypeSize(*dtype);
-  const std::string &raw = tensor.raw_data();
-  if (!count.ok() ||
-      __builtin_mul_overflow(*count, static_cast<int64_t>(elementSize),
-                             &bytes) ||
-      static_cast<size_t>(bytes) != raw.size() ||
-      reinterpret_cast<uintptr_t>(raw.data()) % elementSize != 0)
+  // What tensorFromProto would reject (bad dims, a size mismatch) it also
+  // reports: leave it to that path.
+  if (llvm::Error error = checkTensorData(tensor, *dtype, "")) {
+    llvm::consumeError(std::move(error));
     return std::nullopt;
+  }
+  const std::string &raw = tensor.raw_data();
+  if (reinterpret_cast<uintptr_t>(raw.data()) % runtime::dtypeSize(*dtype))
+    return std::nullopt;
+  std::vector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
   auto view = HostTensor::borrow(*dtype, std::move(shape),
                                  const_cast<char *>(raw.data()));
   if (!view.ok())
