@@ -84,6 +84,35 @@ private:
   std::unique_ptr<Concept> impl;
 };
 
+/// A non-owning reference to a callable with this signature (LLVM's
+/// function_ref without LLVM), for callbacks used only during the call they
+/// are passed to: no allocation, no copy. It must not outlive the callable.
+template <typename Signature> class CallbackRef;
+
+template <typename R, typename... Args> class CallbackRef<R(Args...)> {
+public:
+  template <
+      typename F,
+      typename = std::enable_if_t<
+          !std::is_same_v<std::remove_cvref_t<F>, CallbackRef> &&
+          std::is_invocable_r_v<R, std::remove_reference_t<F> &, Args...>>>
+  CallbackRef(F &&callable)
+      : object(const_cast<void *>(
+            static_cast<const void *>(std::addressof(callable)))),
+        thunk([](void *object, Args... args) -> R {
+          return (*static_cast<std::remove_reference_t<F> *>(object))(
+              std::forward<Args>(args)...);
+        }) {}
+
+  R operator()(Args... args) const {
+    return thunk(object, std::forward<Args>(args)...);
+  }
+
+private:
+  void *object;
+  R (*thunk)(void *, Args...);
+};
+
 } // namespace tgc
 
 #endif // TGC_CALLBACK_H

@@ -336,8 +336,9 @@ struct TraceOutputs {
 };
 
 /// Builds the callable's symbolic arguments from the argument leaves of a
-/// trace (captures excluded) and calls it.
-using TraceBody = Callback<TraceOutputs(std::span<const Tensor> leaves)>;
+/// trace (captures excluded) and calls it; used only during the call that
+/// passes it (a cache hit calls nothing and allocates nothing for it).
+using TraceBody = CallbackRef<TraceOutputs(std::span<const Tensor> leaves)>;
 
 /// The state shared by copies of a Function, and one compiled specialization
 /// (frontend/Function.h; opaque here).
@@ -408,8 +409,8 @@ public:
     tracing::TraceType argsType = prepare(inputs, classes, args...);
     if (!inputs.error.ok())
       return inputs.error;
-    auto compiled = detail::specializationForCall(*state, argsType,
-                                                  body<R>(classes, args...));
+    auto trace = body<R>(classes, args...);
+    auto compiled = detail::specializationForCall(*state, argsType, trace);
     if (!compiled.ok())
       return compiled.status();
     auto structure = detail::structureOf(*state, **compiled, typeid(R));
@@ -436,8 +437,8 @@ public:
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
     tracing::TraceType type = prepare(inputs, classes, args...);
-    return detail::concreteSpecialization(*state, type,
-                                          body<R>(classes, args...));
+    auto trace = body<R>(classes, args...);
+    return detail::concreteSpecialization(*state, type, trace);
   }
 
   /// How many traces ran (successful or not).
@@ -473,8 +474,7 @@ private:
   /// trace (the target type's specs, possibly relaxed); scalars and
   /// structure come from `args`.
   template <typename R, typename... Args>
-  detail::TraceBody body(const std::vector<int64_t> &classes,
-                         const Args &...args) const {
+  auto body(const std::vector<int64_t> &classes, const Args &...args) const {
     return [this, &classes,
             &args...](std::span<const Tensor> leaves) -> detail::TraceOutputs {
       detail::SymbolicInputs inputs;

@@ -137,4 +137,24 @@ TEST(CallbackTest, HoldsCopiesAndCalls) {
   EXPECT_EQ(seen, "ab");
 }
 
+TEST(CallbackTest, RefCallsWithoutCopying) {
+  int state = 0;
+  auto bump = [&state](int by) {
+    state += by;
+    return state;
+  };
+  CallbackRef<int(int)> ref = bump;
+  EXPECT_EQ(ref(2), 2);
+  CallbackRef<int(int)> copy = ref;
+  EXPECT_EQ(copy(3), 5);
+  EXPECT_EQ(state, 5);
+  int (*plain)(int) = [](int x) { return -x; };
+  EXPECT_EQ(CallbackRef<int(int)>(plain)(4), -4);
+  std::string seen;
+  auto log = [&seen](const std::string &s) { seen += s; };
+  CallbackRef<void(const std::string &)> logRef = log;
+  logRef("a");
+  EXPECT_EQ(seen, "a");
+}
+
 } // namespace
