@@ -9,14 +9,93 @@
 #include <nvrtc.h>
 
 #include <cstring>
+#include <dlfcn.h>
 #include <memory>
 #include <vector>
 
 using namespace tgc::cuda;
 
+namespace {
+/// NVRTC's entry points, resolved from libnvrtc on first use. Loading it at
+/// start-up cost every tgc process ~27 MiB of resident pages (its own LLVM
+/// runs static initializers) whether or not it compiled for a GPU.
+struct NvrtcApi {
+  nvrtcResult (*version)(int *, int *) = nullptr;
+  decltype(&::nvrtcGetErrorString) getErrorString = nullptr;
+  decltype(&::nvrtcGetNumSupportedArchs) getNumSupportedArchs = nullptr;
+  decltype(&::nvrtcGetSupportedArchs) getSupportedArchs = nullptr;
+  decltype(&::nvrtcCreateProgram) createProgram = nullptr;
+  decltype(&::nvrtcDestroyProgram) destroyProgram = nullptr;
+  decltype(&::nvrtcCompileProgram) compileProgram = nullptr;
+  decltype(&::nvrtcGetProgramLogSize) getProgramLogSize = nullptr;
+  decltype(&::nvrtcGetProgramLog) getProgramLog = nullptr;
+  decltype(&::nvrtcGetPTXSize) getPtxSize = nullptr;
+  decltype(&::nvrtcGetPTX) getPtx = nullptr;
+  decltype(&::nvrtcGetCUBINSize) getCubinSize = nullptr;
+  decltype(&::nvrtcGetCUBIN) getCubin = nullptr;
+};
+
+template <typename Fn> bool lookup(void *handle, const char *symbol, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
+  return fn != nullptr;
+}
+
+absl::StatusOr<const NvrtcApi *> loadNvrtc() {
+  // The SONAME first (LD_LIBRARY_PATH, the binary's RUNPATH: a GPU machine
+  // has its own toolkit), then the library this build found.
+  void *handle = nullptr;
+  std::string tried;
+  for (const char *name : {TGC_NVRTC_SONAME, TGC_NVRTC_PATH}) {
+    handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (handle)
+      break;
+    const char *error = dlerror();
+    absl::StrAppend(&tried, tried.empty() ? "" : "; ",
+                    error ? error : name);
+  }
+  if (!handle)
+    return absl::NotFoundError(
+        absl::StrCat("NVRTC could not be loaded (", tried, ")"));
+  auto api = std::make_unique<NvrtcApi>();
+  const char *missing = nullptr;
+#define TGC_LOOKUP(field, symbol)                                              \
+  if (!missing && !lookup(handle, symbol, api->field))                         \
+    missing = symbol;
+  TGC_LOOKUP(version, "nvrtcVersion")
+  TGC_LOOKUP(getErrorString, "nvrtcGetErrorString")
+  TGC_LOOKUP(getNumSupportedArchs, "nvrtcGetNumSupportedArchs")
+  TGC_LOOKUP(getSupportedArchs, "nvrtcGetSupportedArchs")
+  TGC_LOOKUP(createProgram, "nvrtcCreateProgram")
+  TGC_LOOKUP(destroyProgram, "nvrtcDestroyProgram")
+  TGC_LOOKUP(compileProgram, "nvrtcCompileProgram")
+  TGC_LOOKUP(getProgramLogSize, "nvrtcGetProgramLogSize")
+  TGC_LOOKUP(getProgramLog, "nvrtcGetProgramLog")
+  TGC_LOOKUP(getPtxSize, "nvrtcGetPTXSize")
+  TGC_LOOKUP(getPtx, "nvrtcGetPTX")
+  TGC_LOOKUP(getCubinSize, "nvrtcGetCUBINSize")
+  TGC_LOOKUP(getCubin, "nvrtcGetCUBIN")
+#undef TGC_LOOKUP
+  if (missing) {
+    dlclose(handle);
+    return absl::NotFoundError(absl::StrCat(
+        "the loaded NVRTC library lacks ", missing, " (too old?)"));
+  }
+  return api.release();
+}
+
+/// Loaded once per process (and never unloaded: NVRTC keeps global state).
+absl::StatusOr<const NvrtcApi *> nvrtc() {
+  static const absl::StatusOr<const NvrtcApi *> api = loadNvrtc();
+  return api;
+}
+} // namespace
+
 std::string tgc::cuda::nvrtcVersion() {
+  absl::StatusOr<const NvrtcApi *> api = nvrtc();
+  if (!api.ok())
+    return absl::StrCat("NVRTC (not loaded: ", api.status().message(), ")");
   int major = 0, minor = 0;
-  if (::nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+  if ((*api)->version(&major, &minor) != NVRTC_SUCCESS)
     return "NVRTC (unknown version)";
   return absl::StrCat("NVRTC ", major, ".", minor);
 }
@@ -30,10 +109,13 @@ absl::StatusOr<int> tgc::cuda::parseArch(const std::string &arch) {
   if (digits.empty() || !absl::SimpleAtoi(digits, &cc) || cc <= 0)
     return absl::InvalidArgumentError(absl::StrCat(
         "bad CUDA arch '", arch, "' (expected sm_NN, e.g. sm_90)"));
+  absl::StatusOr<const NvrtcApi *> api = nvrtc();
+  if (!api.ok())
+    return api.status();
   int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+  if ((*api)->getNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
     std::vector<int> archs(count);
-    nvrtcGetSupportedArchs(archs.data());
+    (*api)->getSupportedArchs(archs.data());
     bool supported = false;
     for (int a : archs)
       supported |= a == cc;
@@ -52,34 +134,39 @@ absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
   absl::StatusOr<int> cc = parseArch(arch);
   if (!cc.ok())
     return cc.status();
+  const NvrtcApi &api = **nvrtc(); // parseArch checked that it loaded.
   nvrtcProgram program = nullptr;
-  if (nvrtcResult r = nvrtcCreateProgram(&program, source.c_str(),
+  if (nvrtcResult r = api.createProgram(&program, source.c_str(),
                                          "tgc_kernels.cu", 0, nullptr, nullptr);
       r != NVRTC_SUCCESS)
     return absl::InternalError(
-        absl::StrCat("nvrtcCreateProgram: ", nvrtcGetErrorString(r)));
-  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram *)> guard(
-      &program, [](nvrtcProgram *p) { nvrtcDestroyProgram(p); });
+        absl::StrCat("nvrtcCreateProgram: ", api.getErrorString(r)));
+  auto destroy = api.destroyProgram;
+  struct ProgramGuard {
+    nvrtcProgram *program;
+    decltype(destroy) destroyFn;
+    ~ProgramGuard() { destroyFn(program); }
+  } guard{&program, destroy};
   std::string archOption = absl::StrCat(
       "--gpu-architecture=", kind == ImageKind::Ptx ? "compute_" : "sm_", *cc);
   const char *options[] = {archOption.c_str(), "--std=c++17",
                            "--device-as-default-execution-space"};
   nvrtcResult compiled =
-      nvrtcCompileProgram(program, std::size(options), options);
+      api.compileProgram(program, std::size(options), options);
   size_t logSize = 0;
-  nvrtcGetProgramLogSize(program, &logSize);
+  api.getProgramLogSize(program, &logSize);
   std::string log(logSize, '\0');
   if (logSize > 1)
-    nvrtcGetProgramLog(program, log.data());
+    api.getProgramLog(program, log.data());
   if (compiled != NVRTC_SUCCESS)
     return absl::InvalidArgumentError(absl::StrCat(
         "NVRTC failed to compile the generated CUDA code for ", arch, ": ",
-        nvrtcGetErrorString(compiled), "\n", log.c_str()));
+        api.getErrorString(compiled), "\n", log.c_str()));
   auto getPtx = [&] {
     size_t size = 0;
-    nvrtcGetPTXSize(program, &size);
+    api.getPtxSize(program, &size);
     std::string text(size, '\0');
-    nvrtcGetPTX(program, text.data());
+    api.getPtx(program, text.data());
     // PTX is NUL-terminated text; keep the string's own terminator only.
     if (!text.empty() && text.back() == '\0')
       text.pop_back();
@@ -88,9 +175,9 @@ absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
   if (kind == ImageKind::Ptx)
     return getPtx();
   size_t size = 0;
-  nvrtcGetCUBINSize(program, &size);
+  api.getCubinSize(program, &size);
   std::string image(size, '\0');
-  nvrtcGetCUBIN(program, image.data());
+  api.getCubin(program, image.data());
   if (ptx)
     *ptx = getPtx();
   return image;

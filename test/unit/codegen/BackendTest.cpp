@@ -14,6 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
 using namespace tgc;
 using runtime::DType;
 using runtime::HostTensor;
@@ -139,6 +142,39 @@ TEST_F(BackendTest, CompileErrorsSayWhatDoesNotFit) {
   ASSERT_FALSE(compiled);
   EXPECT_EQ(llvm::toString(compiled.takeError()),
             "argument #0: expected tensor<?x4xf32>, got shape 3x5");
+}
+
+namespace {
+/// Whether this process has mapped a library whose name contains `name`.
+bool mapsLibrary(const std::string &name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos)
+      return true;
+  return false;
+}
+} // namespace
+
+// NVRTC is loaded by the first CUDA compile, never by CPU work: mapping it
+// costs ~27 MiB of resident pages. (CUDA tests run in their own processes,
+// so nothing before this test loaded it.)
+TEST_F(BackendTest, OnlyCudaCompilesLoadNvrtc) {
+  const codegen::Backend *cpu = codegen::lookupBackend("cpu");
+  ASSERT_NE(cpu, nullptr);
+  auto compiled = cpu->compile(func, {{3, 4}, {4}}, {});
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  ASSERT_TRUE((*compiled)->run(inputs(3), {}).ok());
+  EXPECT_FALSE(mapsLibrary("libnvrtc"));
+  const codegen::Backend *cuda = codegen::lookupBackend("cuda");
+  if (!cuda)
+    GTEST_SKIP() << "this build has no CUDA code generation";
+  codegen::BackendOptions options;
+  options.arch = "sm_90";
+  auto onCuda = cuda->compile(func, {{3, 4}, {4}}, options);
+  ASSERT_TRUE(static_cast<bool>(onCuda)) << llvm::toString(onCuda.takeError());
+  EXPECT_TRUE(mapsLibrary("libnvrtc"));
 }
 
 TEST_F(BackendTest, CudaCompilesWithoutAGpuAndRunsOnlyOnADevice) {
