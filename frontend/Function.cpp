@@ -116,6 +116,7 @@ detail::validateSignature(const std::vector<tracing::TensorSpec> &specs) {
 FunctionState::FunctionState(FunctionOptions opts)
     : options(std::move(opts)), cache([&] {
         tracing::CacheOptions cacheOptions;
+        cacheOptions.name = options.name;
         cacheOptions.maxEntries = options.maxSpecializations;
         cacheOptions.reduceRetracing = options.reduceRetracing;
         cacheOptions.verbose = options.verbose;
@@ -187,7 +188,7 @@ TraceType FunctionState::cacheKey(const TraceType &argsType) const {
   std::vector<TraceType> elements(argsType.elements().begin(),
                                   argsType.elements().end());
   for (const CaptureRef &capture : options.captures)
-    elements.push_back(tracing::traceTypeOf(capture.current()));
+    elements.push_back(capture.key());
   if (!options.device.isCpu())
     elements.push_back(TraceType::target(options.device.str()));
   return TraceType::sequence(TraceType::SequenceKind::Tuple,
@@ -502,6 +503,18 @@ std::vector<SpecializationInfo> FunctionState::specializations() const {
   return infos;
 }
 
+TraceType FunctionState::captureKey(const TraceType &target,
+                                    size_t capture) const {
+  // cacheKey's layout: the arguments, the captures, then the target device
+  // unless it is the CPU.
+  llvm::ArrayRef<TraceType> elements = target.elements();
+  size_t trailing = options.captures.size() - capture +
+                    (options.device.isCpu() ? 0 : 1);
+  if (target.kind() != TraceType::Kind::Sequence || elements.size() < trailing)
+    return options.captures[capture].key();
+  return elements[elements.size() - trailing];
+}
+
 llvm::Expected<std::shared_ptr<const Compiled>>
 FunctionState::trace(const TraceType &target, const TraceBody &body) {
   std::vector<tracing::TensorSpec> specs;
@@ -522,17 +535,33 @@ FunctionState::trace(const TraceType &target, const TraceBody &body) {
   auto traced = tracer.trace(
       options.name, argSpecs,
       [&](llvm::ArrayRef<Tensor> leaves) -> std::vector<Tensor> {
-        // Captures are the last leaves.
-        size_t numCaptures = std::min(leaves.size(), options.captures.size());
-        for (size_t i = 0; i < numCaptures; ++i)
-          captures.bound.emplace_back(options.captures[i].id(),
-                                      leaves[leaves.size() - numCaptures + i]);
-        captures.previous = currentCaptureScope();
-        currentCaptureScope() = &captures;
+        // Tensor captures are the last leaves; scalar ones are keyed by
+        // value, and the trace uses the value in its key.
+        size_t numCaptures = std::min(
+            leaves.size(), static_cast<size_t>(llvm::count_if(
+                               options.captures, [](const CaptureRef &c) {
+                                 return !c.isScalar();
+                               })));
+        size_t next = leaves.size() - numCaptures;
+        for (const CaptureRef &capture : options.captures)
+          if (!capture.isScalar() && next < leaves.size())
+            captures.bound.emplace_back(capture.id(), leaves[next++]);
+        for (auto [i, capture] : llvm::enumerate(options.captures))
+          if (capture.isScalar())
+            captures.scalars.emplace_back(capture.id(),
+                                          captureKey(target, i));
+        // The scope is restored however the callable returns (it may throw).
+        struct ScopeGuard {
+          CaptureScope &scope;
+          explicit ScopeGuard(CaptureScope &scope) : scope(scope) {
+            scope.previous = currentCaptureScope();
+            currentCaptureScope() = &scope;
+          }
+          ~ScopeGuard() { currentCaptureScope() = scope.previous; }
+        } guard(captures);
         llvm::ArrayRef<Tensor> arguments = leaves.drop_back(numCaptures);
         outputs =
             body(std::span<const Tensor>(arguments.data(), arguments.size()));
-        currentCaptureScope() = captures.previous;
         return outputs.results;
       },
       location);
@@ -563,9 +592,18 @@ FunctionState::trace(const TraceType &target, const TraceBody &body) {
 
 tgc::StatusOr<std::shared_ptr<FunctionState>>
 detail::makeFunctionState(FunctionOptions options,
-                          std::source_location location) {
+                          std::source_location location, int callableArity) {
   if (auto status = normalizeOptions(options); !status.ok())
     return status;
+  if (options.inputSignature && callableArity >= 0 &&
+      static_cast<size_t>(callableArity) != options.inputSignature->size())
+    return absl::InvalidArgumentError(
+        std::string(location.file_name()) + ":" +
+        std::to_string(location.line()) + ": tgc: function '" + options.name +
+        "': its input_signature has " +
+        std::to_string(options.inputSignature->size()) +
+        " entries but the callable takes " + std::to_string(callableArity) +
+        " argument" + (callableArity == 1 ? "" : "s"));
   auto state = std::make_shared<FunctionState>(std::move(options));
   state->location = location;
   return state;
@@ -598,7 +636,7 @@ detail::specializationForCall(FunctionState &state, const TraceType &argsType,
   return (*entry)->payload;
 }
 
-tgc::StatusOr<SpecializationInfo>
+tgc::StatusOr<ConcreteEntry>
 detail::concreteSpecialization(FunctionState &state, const TraceType &type,
                                const TraceBody &body) {
   if (auto status = state.checkSignature(type); !status.ok())
@@ -613,8 +651,29 @@ detail::concreteSpecialization(FunctionState &state, const TraceType &type,
     return toStatus(entry.takeError());
   for (SpecializationInfo &info : state.specializations())
     if (info.signature == (*entry)->type.str())
-      return info;
+      return ConcreteEntry{std::move(info), (*entry)->payload, (*entry)->type};
   return absl::InternalError("tgc: concrete function not in the cache");
+}
+
+tgc::Status detail::checkConcreteCall(const FunctionState &state,
+                                      const TraceType &key,
+                                      const TraceType &argsType) {
+  if (auto status = state.checkCall(argsType); !status.ok())
+    return status;
+  TraceType callKey = state.cacheKey(argsType);
+  if (callKey.isSubtypeOf(key))
+    return absl::OkStatus();
+  std::string detail;
+  if (auto mismatch = tracing::findArgsMismatch(callKey, key))
+    detail = ": " +
+             (mismatch->path.empty() ? std::string("arguments")
+                                     : mismatch->path) +
+             ": expected " + mismatch->expected + ", got " + mismatch->actual +
+             (mismatch->reason.empty() ? "" : " (" + mismatch->reason + ")");
+  return absl::InvalidArgumentError(
+      "tgc: concrete function of '" + state.options.name + "' for " +
+      key.str() + " called with " + callKey.str() + detail +
+      " (a concrete function never retraces; call the function itself)");
 }
 
 tgc::StatusOr<const std::any *>

@@ -73,6 +73,9 @@ struct FunctionState {
   /// captures (read now) and, unless it is the CPU, the target device
   /// (TraceType::target).
   tracing::TraceType cacheKey(const tracing::TraceType &argsType) const;
+  /// The key of capture #`capture` within a cacheKey.
+  tracing::TraceType captureKey(const tracing::TraceType &target,
+                                size_t capture) const;
   /// The target CUDA device, opened (once per process). Errors name the
   /// function and the target: "tgc: function 'f' targets cuda:0: no CUDA
   /// device: ...", or say that this build has no CUDA code generation.

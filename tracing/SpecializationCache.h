@@ -12,10 +12,17 @@
 //   A failed trace reports its error to every waiter and leaves nothing behind.
 // - A trace that calls back into the same cache with the same key (recursion)
 //   is an error, not a deadlock.
-// - The cache is bounded: least-recently-used unpinned entries are evicted,
-//   and a later call that needed one retraces with reason "evicted".
+// - A builder that throws leaves nothing behind (every piece of per-trace
+//   state is an RAII guard): the exception propagates to its caller, the
+//   attempt is in history(), threads waiting for that key trace again
+//   themselves, and the next call retraces.
+// - The cache is bounded: least-recently-used unpinned entries are evicted
+//   (pinned ones do not count against the bound), and a later call that
+//   needed one retraces with reason "evicted".
 // - With reduceRetracing, a miss traces the most specific common supertype of
 //   the call and the existing specializations (varying dims become dynamic).
+//   Ranks are never relaxed: a supertype with a tensor of unknown rank
+//   (which no builder can trace) is not used.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +32,7 @@
 #include "tgc/AbslStatus.h"
 #include "tgc/TraceType.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
@@ -35,6 +43,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -43,6 +52,8 @@
 namespace tgc::tracing {
 
 struct CacheOptions {
+  /// The traced function's name, in warnings.
+  std::string name;
   /// Most unpinned specializations kept; older ones are evicted (LRU).
   size_t maxEntries = 64;
   /// Trace the common supertype of a missing call and the existing
@@ -126,6 +137,8 @@ private:
     std::mutex mutex;
     std::condition_variable done;
     bool finished = false;
+    /// The tracing thread unwound (its builder threw): nothing was decided.
+    bool abandoned = false;
     EntryPtr result;
     std::string error;
   };
@@ -214,7 +227,8 @@ private:
     // supertype with.
     TraceType general = call;
     for (const TraceType &other : others) {
-      if (auto super = general.mostSpecificCommonSupertype({other}))
+      if (auto super = general.mostSpecificCommonSupertype({other});
+          super && !hasUnknownRank(*super))
         general = *super;
     }
     if (!(general == call))
@@ -228,6 +242,88 @@ private:
         return true;
     return false;
   }
+
+  /// Whether `type` has a tensor leaf of unknown rank.
+  static bool hasUnknownRank(const TraceType &type) {
+    switch (type.kind()) {
+    case TraceType::Kind::Tensor:
+    case TraceType::Kind::Variable:
+      return type.tensorSpec().unknownRank;
+    case TraceType::Kind::Sequence:
+      for (const TraceType &element : type.elements())
+        if (hasUnknownRank(element))
+          return true;
+      return false;
+    case TraceType::Kind::Optional:
+      if (auto value = type.optionalValue())
+        return hasUnknownRank(*value);
+      return false;
+    case TraceType::Kind::Map:
+      for (const auto &entry : type.mapEntries())
+        if (hasUnknownRank(entry.first) || hasUnknownRank(entry.second))
+          return true;
+      return false;
+    case TraceType::Kind::User:
+      return hasUnknownRank(type.userInner());
+    default:
+      return false;
+    }
+  }
+
+  /// Removes this thread's active-trace entry when the trace ends, however
+  /// it ends.
+  struct ActiveTraceGuard {
+    ActiveTraceGuard(const void *cache, const TraceType &key) {
+      activeTraces().emplace_back(cache, key);
+    }
+    ~ActiveTraceGuard() { activeTraces().pop_back(); }
+    ActiveTraceGuard(const ActiveTraceGuard &) = delete;
+    ActiveTraceGuard &operator=(const ActiveTraceGuard &) = delete;
+  };
+
+  /// Owns the in-flight marker of a trace: unless the trace finished
+  /// (`finish`), the destructor (an exception unwinding through the builder)
+  /// removes the marker and wakes the waiters, who trace again themselves.
+  class InFlightGuard {
+  public:
+    InFlightGuard(SpecializationCache &cache, TraceType key,
+                  std::shared_ptr<Pending> pending)
+        : cache(cache), key(std::move(key)), pending(std::move(pending)) {}
+    InFlightGuard(const InFlightGuard &) = delete;
+    InFlightGuard &operator=(const InFlightGuard &) = delete;
+    ~InFlightGuard() {
+      if (finished)
+        return;
+      {
+        std::unique_lock lock(cache.mutex);
+        cache.inFlight.erase(key);
+      }
+      publish(nullptr, "", /*abandoned=*/true);
+    }
+    /// The trace ended with `result` (null: failed with `error`). Caller
+    /// holds the cache's exclusive lock (for the marker).
+    void finishLocked() {
+      cache.inFlight.erase(key);
+      finished = true;
+    }
+    void publish(EntryPtr result, const std::string &error,
+                 bool abandoned = false) {
+      {
+        std::lock_guard lock(pending->mutex);
+        pending->finished = true;
+        pending->abandoned = abandoned;
+        pending->result = std::move(result);
+        pending->error = error;
+      }
+      pending->done.notify_all();
+    }
+
+  private:
+    SpecializationCache &cache;
+    TraceType key;
+    std::shared_ptr<Pending> pending;
+    bool finished = false;
+  };
 
   llvm::Expected<EntryPtr> trace(const TraceType &call, Builder build, bool pin,
                                  uint64_t now) {
@@ -244,53 +340,76 @@ private:
                   call, TraceReason{TraceReason::Kind::Requested})
             : planTrace(call);
 
-    // One trace per key: later arrivals wait for the first.
+    // One trace per key: later arrivals wait for the first (and trace
+    // themselves when its builder threw).
     std::shared_ptr<Pending> pending;
-    bool owner = false;
-    {
-      std::unique_lock lock(mutex);
-      auto it = inFlight.find(target);
-      if (it != inFlight.end()) {
-        pending = it->second;
-      } else {
-        // Another thread may have finished this trace since our lookup.
-        for (auto &entry : entries) {
-          if (entry->type == target) {
-            entry->lastUse.store(now, std::memory_order_relaxed);
-            if (pin)
-              const_cast<Entry &>(*entry).pinned = true;
-            return EntryPtr(entry);
+    for (;;) {
+      bool owner = false;
+      {
+        std::unique_lock lock(mutex);
+        auto it = inFlight.find(target);
+        if (it != inFlight.end()) {
+          pending = it->second;
+        } else {
+          // Another thread may have finished this trace since our lookup.
+          for (auto &entry : entries) {
+            if (entry->type == target) {
+              entry->lastUse.store(now, std::memory_order_relaxed);
+              if (pin)
+                const_cast<Entry &>(*entry).pinned = true;
+              return EntryPtr(entry);
+            }
           }
+          pending = std::make_shared<Pending>();
+          inFlight.emplace(target, pending);
+          owner = true;
         }
-        pending = std::make_shared<Pending>();
-        inFlight.emplace(target, pending);
-        owner = true;
       }
-    }
-    if (!owner) {
+      if (owner)
+        break;
       std::unique_lock wait(pending->mutex);
       pending->done.wait(wait, [&] { return pending->finished; });
+      if (pending->abandoned)
+        continue;
       if (!pending->result)
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        pending->error);
       return pending->result;
     }
 
-    activeTraces().emplace_back(this, target);
+    InFlightGuard inFlightGuard(*this, target, pending);
     auto start = std::chrono::steady_clock::now();
-    auto payload = build(target);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    activeTraces().pop_back();
+    auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                           start)
+          .count();
+    };
+    std::optional<llvm::Expected<std::shared_ptr<const Payload>>> payload;
+    {
+      ActiveTraceGuard active(this, target);
+      try {
+        payload.emplace(build(target));
+      } catch (const std::exception &e) {
+        traces.fetch_add(1);
+        record(target, reason, elapsed(),
+               std::string("the traced callable threw: ") + e.what());
+        throw;
+      } catch (...) {
+        traces.fetch_add(1);
+        record(target, reason, elapsed(),
+               "the traced callable threw an exception");
+        throw;
+      }
+    }
+    double seconds = elapsed();
     traces.fetch_add(1);
 
     EntryPtr result;
     std::string error;
-    if (payload) {
+    if (*payload) {
       auto entry = std::make_shared<Entry>();
       entry->type = target;
-      entry->payload = std::move(*payload);
+      entry->payload = std::move(**payload);
       entry->reason = reason;
       entry->traceSeconds = seconds;
       entry->pinned = pin;
@@ -298,13 +417,14 @@ private:
       entry->lastUse.store(now);
       result = entry;
     } else {
-      error = llvm::toString(payload.takeError());
+      error = llvm::toString(payload->takeError());
     }
 
     {
       std::unique_lock lock(mutex);
       if (result) {
-        evictIfFull();
+        if (!pin)
+          evictIfFull();
         // Remembered dispatches that the new specialization also accepts may
         // now have a more specific answer.
         std::erase_if(exact, [&](const auto &kv) {
@@ -316,17 +436,11 @@ private:
         std::erase_if(
             evicted, [&](const TraceType &t) { return t.isSubtypeOf(target); });
       }
-      inFlight.erase(target);
+      inFlightGuard.finishLocked();
     }
     record(target, reason, seconds, error);
     noteTrace(now);
-    {
-      std::lock_guard lock(pending->mutex);
-      pending->finished = true;
-      pending->result = result;
-      pending->error = error;
-    }
-    pending->done.notify_all();
+    inFlightGuard.publish(result, error);
     if (!result)
       return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
     return result;
@@ -340,10 +454,15 @@ private:
       exact.emplace(entry->type, entry);
   }
 
-  /// Drops the least recently used unpinned entry while full. Caller holds
-  /// the exclusive lock.
+  /// Drops the least recently used unpinned entry while the unpinned ones
+  /// fill the bound (pinned entries do not count). Caller holds the
+  /// exclusive lock.
   void evictIfFull() {
-    while (entries.size() >= options.maxEntries) {
+    auto unpinned = [&] {
+      return static_cast<size_t>(llvm::count_if(
+          entries, [](const EntryPtr &entry) { return !entry->pinned; }));
+    };
+    while (unpinned() >= options.maxEntries) {
       auto victim = entries.end();
       for (auto it = entries.begin(); it != entries.end(); ++it)
         if (!(*it)->pinned &&
@@ -369,7 +488,10 @@ private:
       events.push_back(event);
     }
     if (options.verbose && options.log)
-      options.log("tgc: traced " + event.type + " (" + reason.str() + ")" +
+      options.log("tgc: " +
+                  (options.name.empty() ? std::string()
+                                        : "'" + options.name + "' ") +
+                  "traced " + event.type + " (" + reason.str() + ")" +
                   (error.empty() ? "" : ", failed: " + error));
   }
 
@@ -389,7 +511,10 @@ private:
       return;
     warnings.fetch_add(1);
     traceClocks.clear();
-    options.log("tgc: warning: " + std::to_string(options.warnTraces) +
+    options.log("tgc: warning: " +
+                (options.name.empty() ? std::string()
+                                      : "function '" + options.name + "': ") +
+                std::to_string(options.warnTraces) +
                 " traces within the last " +
                 std::to_string(options.warnWindow) +
                 " calls. Retracing is expensive: pass tensors of stable shapes "

@@ -98,9 +98,10 @@ struct FunctionOptions {
   bool verbose = false;
   /// Where verbose logs and frequent-retracing warnings go (default: stderr).
   Callback<void(const std::string &)> log;
-  /// Host tensors captured by reference: read on every call, their types
-  /// part of the key (after the arguments), read in the callable with
-  /// CaptureRef::read().
+  /// Host tensors and scalars captured by reference (CaptureRef::of): read
+  /// on every call, a tensor's type or a scalar's value part of the key
+  /// (after the arguments), read in the callable with CaptureRef::read() (or
+  /// value<T>() for a scalar).
   std::vector<CaptureRef> captures;
 };
 
@@ -128,6 +129,9 @@ template <> struct Symbolic<runtime::StridedView> { using type = Tensor; };
 template <> struct Symbolic<cuda::DeviceTensor> { using type = Tensor; };
 template <typename T>
 using SymbolicT = typename Symbolic<std::remove_cvref_t<T>>::type;
+/// A string literal reaches the callable as a std::string (the characters
+/// before the first NUL, as its String key).
+template <size_t N> struct Symbolic<char[N]> { using type = std::string; };
 template <typename T, typename A> struct Symbolic<std::vector<T, A>> {
   using type = std::vector<SymbolicT<T>>;
 };
@@ -316,6 +320,13 @@ SymbolicT<T> makeSymbolic(const T &value, SymbolicInputs &in) {
     for (const auto &entry : sortedEntries(value))
       result.emplace(entry->first, makeSymbolic(entry->second, in));
     return result;
+  } else if constexpr (std::is_array_v<U>) {
+    static_assert(std::is_same_v<std::remove_extent_t<U>, char>,
+                  "arrays other than string literals are not arguments");
+    size_t length = 0;
+    while (length < std::extent_v<U> && value[length] != '\0')
+      ++length;
+    return std::string(value, length);
   } else {
     return value;
   }
@@ -346,8 +357,39 @@ struct FunctionState;
 struct Compiled;
 using CompiledPtr = std::shared_ptr<const Compiled>;
 
+/// How many parameters a callable takes, or -1 where that is not one number
+/// (a generic lambda, an overloaded call operator).
+template <typename F, typename = void> struct CallableArity {
+  static constexpr int value = -1;
+};
+template <typename R, typename... A> struct CallableArity<R (*)(A...)> {
+  static constexpr int value = sizeof...(A);
+};
+template <typename R, typename... A>
+struct CallableArity<R (*)(A...) noexcept> : CallableArity<R (*)(A...)> {};
+template <typename M> struct MemberArity {
+  static constexpr int value = -1;
+};
+template <typename R, typename C, typename... A>
+struct MemberArity<R (C::*)(A...)> {
+  static constexpr int value = sizeof...(A);
+};
+template <typename R, typename C, typename... A>
+struct MemberArity<R (C::*)(A...) const> : MemberArity<R (C::*)(A...)> {};
+template <typename R, typename C, typename... A>
+struct MemberArity<R (C::*)(A...) noexcept> : MemberArity<R (C::*)(A...)> {};
+template <typename R, typename C, typename... A>
+struct MemberArity<R (C::*)(A...) const noexcept>
+    : MemberArity<R (C::*)(A...)> {};
+template <typename F>
+struct CallableArity<F, std::void_t<decltype(&F::operator())>>
+    : MemberArity<decltype(&F::operator())> {};
+
+/// Validates the options (and, where the callable takes a known number of
+/// parameters, that an input signature has as many) and creates the state.
 StatusOr<std::shared_ptr<FunctionState>>
-makeFunctionState(FunctionOptions options, std::source_location location);
+makeFunctionState(FunctionOptions options, std::source_location location,
+                  int callableArity = -1);
 const FunctionOptions &optionsOf(const FunctionState &state);
 
 /// The specialization that serves a call with arguments of `argsType`
@@ -356,10 +398,24 @@ const FunctionOptions &optionsOf(const FunctionState &state);
 StatusOr<CompiledPtr> specializationForCall(FunctionState &state,
                                             const tracing::TraceType &argsType,
                                             const TraceBody &body);
+/// A pinned specialization: what it is, what runs it, and its cache key.
+struct ConcreteEntry {
+  SpecializationInfo info;
+  CompiledPtr compiled;
+  tracing::TraceType key;
+};
+
 /// The specialization for exactly `type`, traced now if needed and pinned.
-StatusOr<SpecializationInfo>
-concreteSpecialization(FunctionState &state, const tracing::TraceType &type,
-                       const TraceBody &body);
+StatusOr<ConcreteEntry> concreteSpecialization(FunctionState &state,
+                                               const tracing::TraceType &type,
+                                               const TraceBody &body);
+
+/// Checks a call of a concrete function (arguments of `argsType`) against
+/// the key it was traced for: an error naming the first argument that does
+/// not fit (a concrete function never retraces).
+Status checkConcreteCall(const FunctionState &state,
+                         const tracing::TraceType &key,
+                         const tracing::TraceType &argsType);
 /// What the callable returned while `compiled` was traced, after checking
 /// that it has the C++ type `resultType` (calls must use one argument
 /// structure per TraceType).
@@ -387,6 +443,8 @@ bool hasCudaCodegen();
 
 } // namespace detail
 
+template <typename F, typename R> class ConcreteFunction;
+
 /// A traced function. Cheap to copy; copies share the cache. Thread-safe.
 template <typename F> class Function {
 public:
@@ -413,32 +471,26 @@ public:
     auto compiled = detail::specializationForCall(*state, argsType, trace);
     if (!compiled.ok())
       return compiled.status();
-    auto structure = detail::structureOf(*state, **compiled, typeid(R));
-    if (!structure.ok())
-      return structure.status();
-    StatusOr<std::vector<Leaf>> outputs;
-    if constexpr (std::is_same_v<Leaf, cuda::DeviceTensor>)
-      outputs = detail::executeOnDevice(*state, **compiled, inputs);
-    else
-      outputs = detail::execute(*state, **compiled, inputs);
-    if (!outputs.ok())
-      return outputs.status();
-    size_t pos = 0;
-    return unflattenOutputs(std::any_cast<const R &>(**structure), *outputs,
-                            pos);
+    return run<R, Leaf>(*state, **compiled, inputs);
   }
 
   /// The specialization for exactly these argument types (host tensors or
   /// TensorSpec placeholders), traced now if needed and pinned in the cache.
-  /// Asking twice returns the same one.
+  /// Asking twice returns the same one. It is callable (with arguments that
+  /// fit the types it was traced for; it never retraces) and says what it is
+  /// (SpecializationInfo).
   template <typename... Args>
-  StatusOr<SpecializationInfo> concreteFunction(const Args &...args) {
+  auto concreteFunction(const Args &...args) -> StatusOr<ConcreteFunction<
+      F, std::invoke_result_t<F &, detail::SymbolicT<Args>...>>> {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
     tracing::TraceType type = prepare(inputs, classes, args...);
     auto trace = body<R>(classes, args...);
-    return detail::concreteSpecialization(*state, type, trace);
+    auto entry = detail::concreteSpecialization(*state, type, trace);
+    if (!entry.ok())
+      return entry.status();
+    return ConcreteFunction<F, R>(*this, *std::move(entry));
   }
 
   /// How many traces ran (successful or not).
@@ -454,6 +506,30 @@ public:
   const FunctionOptions &options() const { return detail::optionsOf(*state); }
 
 private:
+  template <typename, typename> friend class ConcreteFunction;
+
+  /// Runs `compiled` on the call's inputs and returns the results in the
+  /// structure the callable returned (of C++ type R) with leaves of type
+  /// Leaf.
+  template <typename R, typename Leaf>
+  static StatusOr<StructureT<R, Leaf>> run(const detail::FunctionState &state,
+                                           const detail::Compiled &compiled,
+                                           const detail::CallInputs &inputs) {
+    auto structure = detail::structureOf(state, compiled, typeid(R));
+    if (!structure.ok())
+      return structure.status();
+    StatusOr<std::vector<Leaf>> outputs;
+    if constexpr (std::is_same_v<Leaf, cuda::DeviceTensor>)
+      outputs = detail::executeOnDevice(state, compiled, inputs);
+    else
+      outputs = detail::execute(state, compiled, inputs);
+    if (!outputs.ok())
+      return outputs.status();
+    size_t pos = 0;
+    return unflattenOutputs(std::any_cast<const R &>(**structure), *outputs,
+                            pos);
+  }
+
   /// Collects the call's inputs (arguments, then captures) and variable
   /// alias classes; returns the arguments' TraceType.
   template <typename... Args>
@@ -462,7 +538,8 @@ private:
                              const Args &...args) const {
     (detail::collectInputs(args, inputs), ...);
     for (const CaptureRef &capture : options().captures)
-      inputs.tensors.push_back(capture.current());
+      if (!capture.isScalar())
+        inputs.tensors.push_back(capture.current());
     classes = detail::aliasClasses(inputs.variables);
     tracing::TraceType type = tracing::traceTypeOfArgs(args...);
     if (!classes.empty())
@@ -506,6 +583,42 @@ private:
   std::shared_ptr<detail::FunctionState> state;
 };
 
+/// A specialization of a Function pinned by concreteFunction(): callable
+/// like the Function, but only with arguments that fit the types it was
+/// traced for (TensorSpec dims of kDynamic accept any size); it never
+/// traces. R is the C++ type the callable returned. Cheap to copy.
+template <typename F, typename R>
+class ConcreteFunction : public SpecializationInfo {
+public:
+  template <typename... Args>
+  auto operator()(const Args &...args) const
+      -> StatusOr<StructureT<R, detail::ResultLeafT<Args...>>> {
+    using Leaf = detail::ResultLeafT<Args...>;
+    detail::CallInputs inputs;
+    std::vector<int64_t> classes;
+    tracing::TraceType argsType = function.prepare(inputs, classes, args...);
+    if (!inputs.error.ok())
+      return inputs.error;
+    if (Status status =
+            detail::checkConcreteCall(*function.state, key, argsType);
+        !status.ok())
+      return status;
+    return Function<F>::template run<R, Leaf>(*function.state, *compiled,
+                                              inputs);
+  }
+
+private:
+  friend class Function<F>;
+  ConcreteFunction(Function<F> function, detail::ConcreteEntry entry)
+      : SpecializationInfo(std::move(entry.info)),
+        function(std::move(function)), compiled(std::move(entry.compiled)),
+        key(std::move(entry.key)) {}
+
+  Function<F> function;
+  detail::CompiledPtr compiled;
+  tracing::TraceType key;
+};
+
 /// Wraps `callable` into a traced function. Fails when the options are
 /// invalid (e.g. a malformed input signature).
 /// The location of the tgc::function call is the location of the traced
@@ -514,7 +627,8 @@ template <typename F>
 StatusOr<Function<F>>
 function(F callable, FunctionOptions options = {},
          std::source_location loc = std::source_location::current()) {
-  auto state = detail::makeFunctionState(std::move(options), loc);
+  auto state = detail::makeFunctionState(
+      std::move(options), loc, detail::CallableArity<std::decay_t<F>>::value);
   if (!state.ok())
     return state.status();
   return Function<F>(std::move(callable), *std::move(state));

@@ -75,24 +75,67 @@ public:
   std::shared_ptr<detail::SymbolicVariableState> state;
 };
 
-/// A host tensor captured by reference: a traced function that declares it
-/// in FunctionOptions::captures reads it on every call (it is an input of
-/// every specialization, and its TraceType is part of the key), unlike a
-/// tensor baked in with tgc::constant at trace time.
+/// A host tensor or a scalar captured by reference.
+/// - A tensor: a traced function that declares it in
+///   FunctionOptions::captures reads it on every call (it is an input of
+///   every specialization, and its TraceType is part of the key), unlike a
+///   tensor baked in with tgc::constant at trace time.
+/// - A scalar (double, float, int64_t, int32_t, bool): keyed by its value,
+///   as TF keys captured Python values and Dynamo guards closure values: the
+///   specialization bakes the value in, and a call after it changed traces
+///   (or finds) the specialization for the new value. A lambda's plain `[&s]`
+///   capture would be baked in once and later changes silently ignored.
 class CaptureRef {
 public:
   /// Captures `*tensor`, which must outlive the function's calls.
   static CaptureRef of(const runtime::HostTensor *tensor);
-  /// Inside a trace of a function that declares this capture: its value.
-  /// Elsewhere an invalid Tensor, and inside a trace of a function that does
-  /// not declare it, a tracing error reported at `loc`.
+  /// Captures `*scalar` (which must outlive the function's calls) by value.
+  static CaptureRef of(const double *scalar);
+  static CaptureRef of(const float *scalar);
+  static CaptureRef of(const int64_t *scalar);
+  static CaptureRef of(const int32_t *scalar);
+  static CaptureRef of(const bool *scalar);
+
+  /// Inside a trace of a function that declares this capture: its value (a
+  /// scalar as a rank-0 constant of its dtype). Elsewhere an invalid Tensor,
+  /// and inside a trace of a function that does not declare it, a tracing
+  /// error reported at `loc`.
   Tensor read(std::source_location loc = std::source_location::current()) const;
-  /// The captured tensor now.
-  const runtime::HostTensor &current() const { return *source; }
+  /// A captured scalar's value as T: inside a trace, the value the
+  /// specialization is keyed by (read when the call began); elsewhere the
+  /// current value. 0 for a tensor capture, and inside a trace of a function
+  /// that does not declare it (a tracing error reported at `loc`).
+  template <typename T>
+  T value(std::source_location loc = std::source_location::current()) const {
+    tracing::TraceType key = boundKey(loc);
+    switch (key.kind()) {
+    case tracing::TraceType::Kind::Bool:
+      return static_cast<T>(key.boolValue());
+    case tracing::TraceType::Kind::Int:
+      return static_cast<T>(key.intValue());
+    case tracing::TraceType::Kind::Float:
+      return static_cast<T>(key.floatValue());
+    default:
+      return T();
+    }
+  }
+  bool isScalar() const { return kind != Kind::Tensor; }
+  /// The captured tensor now (a tensor capture only).
+  const runtime::HostTensor &current() const {
+    return *static_cast<const runtime::HostTensor *>(source);
+  }
+  /// What the capture adds to a call's key: a tensor's type, or a scalar's
+  /// value.
+  tracing::TraceType key() const;
   const void *id() const { return source; }
 
 private:
-  const runtime::HostTensor *source = nullptr;
+  enum class Kind : uint8_t { Tensor, F64, F32, I64, I32, Bool };
+  /// The scalar's key: the bound one inside a declaring trace, else now.
+  tracing::TraceType boundKey(std::source_location loc) const;
+
+  const void *source = nullptr;
+  Kind kind = Kind::Tensor;
 };
 
 namespace detail {
@@ -100,6 +143,8 @@ namespace detail {
 /// declares. Thread-local and nested like traces.
 struct CaptureScope {
   std::vector<std::pair<const void *, Tensor>> bound;
+  /// Scalar captures: the value (key) the specialization is traced for.
+  std::vector<std::pair<const void *, tracing::TraceType>> scalars;
   std::string error;
   CaptureScope *previous = nullptr;
 };

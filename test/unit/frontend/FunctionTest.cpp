@@ -472,3 +472,224 @@ TEST(Function, RecursiveCallOnTheSameKeyIsAnErrorNotADeadlock) {
 }
 
 } // namespace
+
+namespace {
+struct UserError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+} // namespace
+
+// An exception from the callable propagates, caches nothing, and the next
+// call traces again. Before the RAII guards the key was wedged: the same
+// thread got "recursive call ... from inside its own trace" forever.
+TEST(Function, ThrowingCallableDoesNotWedgeTheKey) {
+  std::atomic<bool> fail{true};
+  HostTensor scale = f32({1}, {3});
+  CaptureRef captured = CaptureRef::of(&scale);
+  FunctionOptions options;
+  options.name = "flaky";
+  options.captures = {captured};
+  auto f = tgc::function(
+      [&fail, captured](Tensor x) {
+        Tensor y = x * captured.read();
+        if (fail)
+          throw UserError("bad weights");
+        return y;
+      },
+      options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  HostTensor x = f32({2}, {1, 2});
+  EXPECT_THROW((void)(*f)(x), UserError);
+  EXPECT_TRUE(f->specializations().empty());
+  ASSERT_EQ(f->history().size(), 1u);
+  EXPECT_TRUE(f->history()[0].failed);
+  EXPECT_EQ(f->history()[0].error, "the traced callable threw: bad weights");
+  // Outside a trace, a capture reads as an invalid tensor again (the scope
+  // of the dead trace was restored).
+  EXPECT_FALSE(captured.read().valid());
+  fail = false;
+  auto r = (*f)(x);
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {2}, {3, 6});
+  EXPECT_EQ(f->tracingCount(), 2u);
+}
+
+TEST(Function, ThrowingCallableUnderSixteenThreads) {
+  std::atomic<int> traces{0};
+  auto f = tgc::function([&traces](Tensor x) {
+    if (traces.fetch_add(1) < 4)
+      throw UserError("not yet");
+    return x + 1.0;
+  });
+  ASSERT_TRUE(f.ok());
+  std::atomic<int> thrown{0}, served{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        try {
+          auto r = (*f)(f32({2}, {1, 2}));
+          if (r.ok() && r->dataAs<float>()[1] == 3.0f)
+            ++served;
+          else
+            ++wrong;
+        } catch (const UserError &) {
+          ++thrown;
+        }
+      }
+    });
+  for (auto &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(thrown, 4);
+  EXPECT_EQ(served + thrown, 16 * 20);
+  EXPECT_EQ(f->tracingCount(), 5u);
+  EXPECT_EQ(f->specializations().size(), 1u);
+}
+
+// reduce_retracing over a rank change used to relax to an unknown rank that
+// no trace accepts, failing that call and every later one of the new rank.
+TEST(Function, ReduceRetracingOverARankChangeKeepsWorking) {
+  FunctionOptions options;
+  options.reduceRetracing = true;
+  auto f = tgc::function([](Tensor x) { return x * 2.0; }, options);
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)(ones({2})).ok());
+  auto r = (*f)(ones({2, 3}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {2, 3}, {2, 2, 2, 2, 2, 2});
+  ASSERT_TRUE((*f)(ones({4, 3})).ok());
+  ASSERT_TRUE((*f)(ones({5, 3})).ok());
+  EXPECT_EQ(f->tracingCount(), 3u); // {2}, {2,3}, then {?,3}
+  ASSERT_TRUE((*f)(ones({7})).ok());
+  EXPECT_EQ(f->tracingCount(), 4u); // {?}
+}
+
+TEST(Function, StringLiteralsAreStringKeys) {
+  auto f = tgc::function([](const std::string &activation, Tensor x) {
+    return activation == "relu" ? relu(x) : x * 2.0;
+  });
+  ASSERT_TRUE(f.ok());
+  HostTensor x = f32({2}, {-1, 2});
+  auto relu = (*f)("relu", x);
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  expectValues(*relu, DType::F32, {2}, {0, 2});
+  auto twice = (*f)("twice", x);
+  ASSERT_TRUE(twice.ok()) << twice.status();
+  expectValues(*twice, DType::F32, {2}, {-2, 4});
+  // The literal, a std::string and a C string are one key.
+  const char *name = "twice";
+  ASSERT_TRUE((*f)(std::string("relu"), x).ok());
+  ASSERT_TRUE((*f)(name, x).ok());
+  EXPECT_EQ(f->tracingCount(), 2u);
+}
+
+TEST(Function, SignatureArityIsCheckedAtCreation) {
+  FunctionOptions options;
+  options.name = "pair";
+  options.inputSignature = std::vector<TensorSpec>{
+      TensorSpec{DType::F32, {2}}, TensorSpec{DType::F32, {2}},
+      TensorSpec{DType::F32, {2}}};
+  auto f = tgc::function([](Tensor x, Tensor y) { return x + y; }, options);
+  int line = __LINE__ - 1;
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(),
+            at(__FILE__, line) +
+                " tgc: function 'pair': its input_signature has 3 entries "
+                "but the callable takes 2 arguments");
+  options.inputSignature->pop_back();
+  EXPECT_TRUE(
+      tgc::function([](Tensor x, Tensor y) { return x + y; }, options).ok());
+  // A generic callable's arity is not one number: checked at the call.
+  EXPECT_TRUE(
+      tgc::function([](auto... xs) { return (xs + ...); }, options).ok());
+}
+
+TEST(Function, ConcreteFunctionsAreCallable) {
+  auto f = tgc::function([](Tensor x) { return exp(x) * 0.0 + x * 3.0; });
+  ASSERT_TRUE(f.ok());
+  auto c = f->concreteFunction(TensorSpec{DType::F32, {kDyn}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  auto r = (*c)(f32({3}, {1, 2, 3}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {3}, {3, 6, 9});
+  ASSERT_TRUE((*c)(ones({5})).ok());
+  EXPECT_EQ(f->tracingCount(), 1u);
+  // It never retraces: another rank or dtype is an error naming the arg.
+  auto wrong = (*c)(ones({2, 2}));
+  ASSERT_FALSE(wrong.ok());
+  std::string message(wrong.status().message());
+  EXPECT_NE(message.find("concrete function of 'traced'"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("arg0"), std::string::npos) << message;
+  EXPECT_EQ(f->tracingCount(), 1u);
+}
+
+// A scalar captured by reference is keyed by value: a change retraces (or
+// finds the specialization for that value) instead of being ignored, as a
+// plain lambda [&s] capture is.
+TEST(Function, ScalarCapturesAreKeyedByValue) {
+  double scale = 2.0;
+  int32_t offset = 1;
+  bool negate = false;
+  CaptureRef s = CaptureRef::of(&scale), o = CaptureRef::of(&offset),
+             n = CaptureRef::of(&negate);
+  FunctionOptions options;
+  options.captures = {s, o, n};
+  auto f = tgc::function(
+      [s, o, n](Tensor x) {
+        Tensor y = x * s.value<double>() + static_cast<double>(o.value<int>());
+        return n.value<bool>() ? -y : y;
+      },
+      options);
+  ASSERT_TRUE(f.ok());
+  HostTensor x = f32({2}, {1, 2});
+  expectValues(*(*f)(x), DType::F32, {2}, {3, 5});
+  scale = 10.0;
+  expectValues(*(*f)(x), DType::F32, {2}, {11, 21});
+  offset = 0;
+  negate = true;
+  expectValues(*(*f)(x), DType::F32, {2}, {-10, -20});
+  EXPECT_EQ(f->tracingCount(), 3u);
+  EXPECT_EQ(f->history()[1].reason.path, "arg1");
+  scale = 2.0;
+  offset = 1;
+  negate = false;
+  expectValues(*(*f)(x), DType::F32, {2}, {3, 5}); // the first one again
+  EXPECT_EQ(f->tracingCount(), 3u);
+  // Outside a trace value() is the current value; read() needs a trace.
+  EXPECT_EQ(s.value<double>(), 2.0);
+  EXPECT_FALSE(s.read().valid());
+}
+
+TEST(Function, ScalarCapturesReadAsConstantsAndMixWithTensorCaptures) {
+  float gain = 3.0f;
+  HostTensor bias = f32({2}, {10, 20});
+  CaptureRef g = CaptureRef::of(&gain), b = CaptureRef::of(&bias);
+  FunctionOptions options;
+  options.captures = {g, b};
+  auto f = tgc::function([g, b](Tensor x) { return x * g.read() + b.read(); },
+                         options);
+  ASSERT_TRUE(f.ok());
+  HostTensor x = f32({2}, {1, 2});
+  expectValues(*(*f)(x), DType::F32, {2}, {13, 26});
+  bias.setDouble(0, 0); // a tensor capture is an input: no retrace
+  expectValues(*(*f)(x), DType::F32, {2}, {3, 26});
+  EXPECT_EQ(f->tracingCount(), 1u);
+  gain = 1.0f;
+  expectValues(*(*f)(x), DType::F32, {2}, {1, 22});
+  EXPECT_EQ(f->tracingCount(), 2u);
+}
+
+TEST(Function, UndeclaredScalarCaptureIsATraceError) {
+  double scale = 2.0;
+  CaptureRef s = CaptureRef::of(&scale);
+  auto f = tgc::function([s](Tensor x) { return x * s.value<double>(); });
+  int line = __LINE__ - 1;
+  auto r = (*f)(f32({1}, {1}));
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(message.find("a scalar captured by reference"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+}

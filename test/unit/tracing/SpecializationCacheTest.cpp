@@ -263,3 +263,135 @@ TEST(SpecializationCache, ConcurrentFailuresReachEveryWaiter) {
 }
 
 } // namespace
+
+namespace {
+using Payload = llvm::Expected<std::shared_ptr<const std::string>>;
+Payload payloadOf(const std::string &text) {
+  return Payload(std::make_shared<const std::string>(text));
+}
+} // namespace
+
+// A builder that throws (the user's callable did) must leave nothing behind:
+// before the RAII guards, the in-flight marker and the thread's active-trace
+// entry stayed, so this thread's next call was "recursive" forever.
+TEST(SpecializationCache, ThrowingBuilderLeavesNothingBehind) {
+  SpecializationCache<std::string> cache;
+  TraceType a = args({tensor({1})});
+  EXPECT_THROW(cache.getOrTrace(a,
+                                [](const TraceType &) -> Payload {
+                                  throw std::runtime_error("user bug");
+                                }),
+               std::runtime_error);
+  EXPECT_TRUE(cache.specializations().empty());
+  EXPECT_EQ(cache.traceCount(), 1u);
+  ASSERT_EQ(cache.history().size(), 1u);
+  EXPECT_TRUE(cache.history()[0].failed);
+  EXPECT_EQ(cache.history()[0].error, "the traced callable threw: user bug");
+  // Non-std exceptions too.
+  EXPECT_THROW(cache.getOrTrace(a, [](const TraceType &) -> Payload { throw 7; }),
+               int);
+  EXPECT_EQ(cache.history().back().error,
+            "the traced callable threw an exception");
+  auto ok = cache.getOrTrace(a, [](const TraceType &) { return payloadOf("ok"); });
+  ASSERT_TRUE(static_cast<bool>(ok)) << llvm::toString(ok.takeError());
+  EXPECT_EQ(*(*ok)->payload, "ok");
+  EXPECT_EQ(cache.specializations().size(), 1u);
+}
+
+// 16 threads on one key whose builder throws on its first 5 attempts: every
+// caller gets the exception or the result (none waits forever), waiters of a
+// thrown trace trace again themselves, and the key works afterwards.
+TEST(SpecializationCache, ThrowingBuilderUnderSixteenThreads) {
+  SpecializationCache<std::string> cache;
+  TraceType a = args({tensor({3})});
+  std::atomic<int> attempts{0}, thrown{0}, served{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&] {
+      try {
+        auto entry = cache.getOrTrace(a, [&](const TraceType &) -> Payload {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          if (attempts.fetch_add(1) < 5)
+            throw std::runtime_error("flaky");
+          return payloadOf("ok");
+        });
+        if (entry && *(*entry)->payload == "ok")
+          ++served;
+        else if (!entry)
+          llvm::consumeError(entry.takeError());
+      } catch (const std::runtime_error &) {
+        ++thrown;
+      }
+    });
+  }
+  for (auto &thread : threads)
+    thread.join();
+  EXPECT_EQ(thrown + served, 16);
+  EXPECT_EQ(thrown, 5);
+  EXPECT_EQ(attempts, 6); // the sixth attempt succeeded and served the rest
+  EXPECT_EQ(cache.specializations().size(), 1u);
+  auto again =
+      cache.getOrTrace(a, [](const TraceType &) { return payloadOf("new"); });
+  ASSERT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(*(*again)->payload, "ok");
+}
+
+// The bound is on unpinned entries: a concrete (pinned) specialization must
+// not make the second ordinary one evict the first.
+TEST(SpecializationCache, PinnedEntriesDoNotCountAgainstTheBound) {
+  Fixture f(CacheOptions{.maxEntries = 2});
+  TraceType pinned = args({tensor({9})});
+  ASSERT_TRUE(static_cast<bool>(f.cache.getConcrete(
+      pinned, [](const TraceType &t) { return payloadOf(t.str()); })));
+  TraceType a = args({tensor({1})}), b = args({tensor({2})}),
+            c = args({tensor({3})});
+  f.call(a);
+  f.call(b);
+  EXPECT_EQ(f.cache.specializations().size(), 3u);
+  EXPECT_EQ(f.builds, 2);
+  f.call(a);
+  EXPECT_EQ(f.builds, 2) << "a was evicted although only 2 entries are unpinned";
+  f.call(c); // evicts b, the least recently used unpinned entry
+  EXPECT_EQ(f.cache.specializations().size(), 3u);
+  f.call(a);
+  EXPECT_EQ(f.builds, 3);
+  f.call(b);
+  EXPECT_EQ(f.builds, 4);
+  EXPECT_EQ(f.cache.history().back().reason.kind, TraceReason::Kind::Evicted);
+}
+
+// reduceRetracing over a rank change: the common supertype has an unknown
+// rank, which no builder can trace; the call traces its own rank instead
+// (and relaxes against specializations of its rank).
+TEST(SpecializationCache, ReduceRetracingNeverRelaxesTheRank) {
+  Fixture f(CacheOptions{.reduceRetracing = true});
+  f.call(args({tensor({2})}));
+  f.call(args({tensor({2, 3})}));
+  f.call(args({tensor({4, 3})}));
+  f.call(args({tensor({5, 3})}));
+  auto history = f.cache.history();
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[1].type, args({tensor({2, 3})}).str());
+  EXPECT_EQ(history[2].reason.kind, TraceReason::Kind::Relaxed);
+  EXPECT_EQ(history[2].type.find("*"), std::string::npos) << history[2].type;
+  EXPECT_NE(history[2].type.find("?x3"), std::string::npos) << history[2].type;
+  EXPECT_EQ(f.builds, 3);
+}
+
+TEST(SpecializationCache, MessagesNameTheFunction) {
+  std::vector<std::string> logs;
+  CacheOptions options;
+  options.name = "encoder";
+  options.verbose = true;
+  options.log = [&](const std::string &line) { logs.push_back(line); };
+  options.maxWarnings = 1;
+  Fixture f(options);
+  for (int64_t n = 1; n <= 10; ++n)
+    f.call(args({tensor({n})}));
+  ASSERT_FALSE(logs.empty());
+  EXPECT_EQ(logs[0].rfind("tgc: 'encoder' traced ", 0), 0u) << logs[0];
+  bool warned = false;
+  for (const std::string &line : logs)
+    warned |= line.rfind("tgc: warning: function 'encoder': ", 0) == 0;
+  EXPECT_TRUE(warned);
+}
