@@ -577,6 +577,8 @@ FunctionState::trace(const TraceType &target, const TraceBody &body) {
   if (!outputs.variableError.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    outputs.variableError);
+  if (tracing::hasIdentity(target))
+    identityKeyed.store(true, std::memory_order_relaxed);
   compiled->traced = std::move(*traced);
   compiled->variableWrites = std::move(outputs.variableWrites);
   if (auto error = compileStatic(*compiled))
@@ -613,12 +615,24 @@ const FunctionOptions &detail::optionsOf(const FunctionState &state) {
   return state.options;
 }
 
+void FunctionState::dropDeadIdentities() {
+  cache.dropIf(
+      [](const TraceType &type) { return tracing::hasDeadIdentity(type); });
+}
+
 tgc::StatusOr<CompiledPtr>
 detail::specializationForCall(FunctionState &state, const TraceType &argsType,
                               const TraceBody &body) {
   if (auto status = state.checkCall(argsType); !status.ok())
     return status;
+  if (state.identityKeyed.load(std::memory_order_relaxed) &&
+      state.calls.fetch_add(1, std::memory_order_relaxed) %
+              FunctionState::kDeadIdentityCheckPeriod ==
+          0)
+    state.dropDeadIdentities();
   auto build = [&](const TraceType &target) {
+    if (state.identityKeyed.load(std::memory_order_relaxed))
+      state.dropDeadIdentities();
     return state.trace(target, body);
   };
   if (state.signature) {
@@ -704,7 +718,9 @@ size_t detail::tracingCount(const FunctionState &state) {
 }
 
 std::vector<SpecializationInfo>
-detail::specializations(const FunctionState &state) {
+detail::specializations(FunctionState &state) {
+  if (state.identityKeyed.load(std::memory_order_relaxed))
+    state.dropDeadIdentities();
   return state.specializations();
 }
 

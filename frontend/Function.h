@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -67,6 +68,14 @@ struct FunctionState {
   tracing::SpecializationCache<Compiled> cache;
   std::optional<tracing::TraceType> signature;
   std::source_location location;
+  /// Some specialization is keyed by an object's identity (a shared_ptr
+  /// argument): calls then look for specializations of dead objects to drop,
+  /// every kDeadIdentityCheckPeriod calls (and on every miss).
+  std::atomic<bool> identityKeyed{false};
+  std::atomic<uint64_t> calls{0};
+  static constexpr uint64_t kDeadIdentityCheckPeriod = 64;
+  /// Drops the specializations keyed by dead objects.
+  void dropDeadIdentities();
 
   tgc::Status checkSignature(const tracing::TraceType &call) const;
   /// The cache key: the arguments' TraceType followed by the types of the

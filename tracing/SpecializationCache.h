@@ -117,6 +117,35 @@ public:
     return trace(type, build, /*pin=*/true, now);
   }
 
+  /// Drops the entries whose type `dead` accepts (keys no call can match
+  /// again, such as those of dead objects); returns how many.
+  size_t dropIf(llvm::function_ref<bool(const TraceType &)> dead) {
+    std::vector<EntryPtr> gone; // released after the lock
+    {
+      std::unique_lock lock(mutex);
+      std::erase_if(entries, [&](const EntryPtr &entry) {
+        if (!dead(entry->type))
+          return false;
+        gone.push_back(entry);
+        return true;
+      });
+      if (gone.empty())
+        return 0;
+      std::erase_if(exact, [&](const auto &kv) {
+        return llvm::is_contained(gone, kv.second) || dead(kv.first);
+      });
+      std::erase_if(evicted, [&](const TraceType &t) { return dead(t); });
+    }
+    if (options.verbose && options.log)
+      options.log("tgc: " +
+                  (options.name.empty() ? std::string()
+                                        : "'" + options.name + "' ") +
+                  "dropped " + std::to_string(gone.size()) +
+                  " specialization" + (gone.size() == 1 ? "" : "s") +
+                  " keyed by dead objects");
+    return gone.size();
+  }
+
   /// Specializations, oldest first.
   std::vector<EntryPtr> specializations() const {
     std::shared_lock lock(mutex);

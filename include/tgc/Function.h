@@ -435,7 +435,8 @@ executeOnDevice(const FunctionState &state, const Compiled &compiled,
                 const CallInputs &inputs);
 
 size_t tracingCount(const FunctionState &state);
-std::vector<SpecializationInfo> specializations(const FunctionState &state);
+/// The specializations (dropping those keyed by dead objects first).
+std::vector<SpecializationInfo> specializations(FunctionState &state);
 std::vector<tracing::TraceEvent> history(const FunctionState &state);
 
 /// Whether this build of tgc compiles for CUDA (TGC_ENABLE_CUDA).

@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -296,6 +297,34 @@ template <> struct TraceTraits<char *> {
 template <size_t N> struct TraceTraits<char[N]> {
   static TraceType traceType(const char (&value)[N]) {
     return TraceType::string(std::string(value, strnlen(value, N)));
+  }
+};
+
+/// The key of a shared object by identity (`TraceType::user("identity of
+/// T", id)`, printed `identity of T(id=3)`): a number given the first time
+/// the object is seen and never given to another object while any key can
+/// still hold it. A null pointer is none().
+TraceType identityTraceType(const std::shared_ptr<const void> &object,
+                            std::string_view typeName);
+/// The object number of an identity key made by identityTraceType.
+std::optional<uint64_t> identityOf(const TraceType &type);
+/// Whether the object with this number is still alive.
+bool identityAlive(uint64_t id);
+/// Whether `type` holds an identity key (anywhere in it), and whether one of
+/// them is of a dead object (a key that no call can match again).
+bool hasIdentity(const TraceType &type);
+bool hasDeadIdentity(const TraceType &type);
+
+/// A std::shared_ptr is keyed by the identity of its object (as TF keys
+/// weakref-able objects), not its contents: the callable gets the pointer
+/// and reads the object at trace time, calls with the same object hit, and
+/// a tgc::function drops the specializations of an object once it dies.
+template <typename T> struct TraceTraits<std::shared_ptr<T>> {
+  static TraceType traceType(const std::shared_ptr<T> &object) {
+    return identityTraceType(
+        std::shared_ptr<const void>(object,
+                                    static_cast<const void *>(object.get())),
+        detail::typeName<std::remove_cv_t<T>>());
   }
 };
 

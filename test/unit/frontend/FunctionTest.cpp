@@ -693,3 +693,57 @@ TEST(Function, UndeclaredScalarCaptureIsATraceError) {
       << message;
   EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
 }
+
+namespace {
+/// A user object a traced function reads at trace time.
+struct Model {
+  double scale;
+};
+} // namespace
+
+// A std::shared_ptr argument is keyed by the object's identity: the same
+// object hits, another object (even with equal contents, even at a reused
+// address) traces, and the specializations of a dead object are dropped.
+TEST(Function, SharedPtrArgumentsAreKeyedByIdentity) {
+  FunctionOptions options;
+  options.verbose = true;
+  std::vector<std::string> logs;
+  options.log = [&](const std::string &line) { logs.push_back(line); };
+  auto f = tgc::function(
+      [](const std::shared_ptr<Model> &model, Tensor x) {
+        return x * model->scale;
+      },
+      options);
+  ASSERT_TRUE(f.ok());
+  HostTensor x = f32({2}, {1, 2});
+  auto a = std::make_shared<Model>(Model{2});
+  auto b = std::make_shared<Model>(Model{2});
+  expectValues(*(*f)(a, x), DType::F32, {2}, {2, 4});
+  expectValues(*(*f)(a, x), DType::F32, {2}, {2, 4});
+  EXPECT_EQ(f->tracingCount(), 1u);
+  expectValues(*(*f)(b, x), DType::F32, {2}, {2, 4});
+  EXPECT_EQ(f->tracingCount(), 2u);
+  EXPECT_NE(f->specializations()[0].signature.find("identity of "),
+            std::string::npos)
+      << f->specializations()[0].signature;
+  // Equal contents are not the same object; a different object is another
+  // key even if it reuses the dead one's address.
+  b.reset();
+  EXPECT_EQ(f->specializations().size(), 1u);
+  bool dropped = false;
+  for (const std::string &line : logs)
+    dropped |= line.find("dropped 1 specialization keyed by dead objects") !=
+               std::string::npos;
+  EXPECT_TRUE(dropped);
+  for (int i = 0; i < 4; ++i) {
+    auto c = std::make_shared<Model>(Model{static_cast<double>(i)});
+    auto r = (*f)(c, x);
+    ASSERT_TRUE(r.ok()) << r.status();
+    expectValues(*r, DType::F32, {2}, {static_cast<double>(i), 2.0 * i});
+  }
+  EXPECT_EQ(f->tracingCount(), 6u);
+  EXPECT_EQ(f->specializations().size(), 1u); // only a's is alive
+  // A null pointer is None.
+  EXPECT_EQ(tracing::traceTypeOf(std::shared_ptr<Model>()),
+            tracing::TraceType::none());
+}
