@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -143,6 +144,9 @@ public:
   virtual std::shared_ptr<cuda::DeviceExecutable> deviceExecutable() const {
     return nullptr;
   }
+  /// Host memory the compiled function holds (constants, prepacked weights,
+  /// a run's arena), in bytes; 0 where the backend does not say.
+  virtual int64_t heldBytes() const { return 0; }
 };
 
 class Backend {
@@ -158,6 +162,11 @@ public:
   /// Whether a compiled function serves any input shapes (the reference
   /// interpreter) rather than exactly the ones it was compiled for.
   virtual bool servesAnyShapes() const { return false; }
+  /// Adds the dialects its compiles load (its pipelines' dependent
+  /// dialects). A client that compiles from several threads on one context
+  /// loads them first: MLIR does not allow loading dialects while other
+  /// threads use the context.
+  virtual void getDependentDialects(mlir::DialectRegistry &registry) const {}
   /// Compiles `func` for inputs of exactly `inputShapes` (one per argument;
   /// dynamic dims take these sizes, static ones must match). `func` is not
   /// modified. Ops the backend cannot compile are UnsupportedErrors at their

@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 
 using namespace tgc;
 using namespace tgc::detail;
@@ -127,6 +128,16 @@ FunctionState::FunctionState(FunctionOptions opts)
         return cacheOptions;
       }()) {
   Tracer::loadDialects(context);
+  // Everything the backend's compiles load, loaded now: traces (and
+  // compiles) run on several threads at once on this context.
+  if (auto selected = backend()) {
+    mlir::DialectRegistry registry;
+    (*selected)->getDependentDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  } else {
+    llvm::consumeError(selected.takeError());
+  }
   if (options.inputSignature) {
     std::vector<TraceType> args;
     for (const tracing::TensorSpec &spec : *options.inputSignature)
@@ -152,6 +163,19 @@ static std::string noCudaCodegen() {
   return codegen::noCudaCodegenMessage().str();
 }
 
+/// "(2x3, 4, scalar)".
+static std::string formatShapes(const std::vector<std::vector<int64_t>> &shapes) {
+  std::string text = "(";
+  for (auto [i, shape] : llvm::enumerate(shapes)) {
+    text += i ? ", " : "";
+    if (shape.empty())
+      text += "scalar";
+    for (auto [j, dim] : llvm::enumerate(shape))
+      text += (j ? "x" : "") + std::to_string(dim);
+  }
+  return text + ")";
+}
+
 tgc::Status detail::normalizeOptions(FunctionOptions &options) {
   if (options.inputSignature) {
     if (auto status = validateSignature(*options.inputSignature); !status.ok())
@@ -160,6 +184,9 @@ tgc::Status detail::normalizeOptions(FunctionOptions &options) {
   if (options.maxSpecializations == 0)
     return absl::InvalidArgumentError(
         "tgc: maxSpecializations must be at least 1");
+  if (options.maxPlansPerSpecialization == 0)
+    return absl::InvalidArgumentError(
+        "tgc: maxPlansPerSpecialization must be at least 1");
   using Backend = FunctionOptions::Backend;
   if (options.device.isCuda() && options.device.ordinal < 0)
     return absl::InvalidArgumentError("tgc: function '" + options.name +
@@ -335,10 +362,33 @@ FunctionState::compile(const Compiled &compiled,
                                      std::string(device.status().message()));
     backendOptions.arch = (*device)->arch();
   }
+  std::unique_lock compiling(compileMutex);
+  auto start = std::chrono::steady_clock::now();
   auto plan =
       (*selected)->compile(compiled.traced.func, shapes, backendOptions);
-  if (!plan)
-    return plan.takeError();
+  compiling.unlock();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  compileCount.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(compiled.planMutex);
+    ++compiled.compiles;
+    compiled.compileSeconds += seconds;
+  }
+  tracing::TraceEvent event;
+  event.kind = tracing::TraceEvent::Kind::Compile;
+  event.type = compiled.signature;
+  event.shapes = formatShapes(shapes);
+  event.traceSeconds = seconds;
+  if (!plan) {
+    std::string error = llvm::toString(plan.takeError());
+    event.failed = true;
+    event.error = error;
+    cache.recordEvent(std::move(event));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  }
+  cache.recordEvent(std::move(event));
   return std::shared_ptr<const codegen::CompiledFunction>(std::move(*plan));
 }
 
@@ -369,15 +419,52 @@ FunctionState::planFor(
   if (compiled.staticPlan)
     return compiled.staticPlan;
   std::vector<std::vector<int64_t>> shapes = shapesOf();
-  std::lock_guard lock(compiled.planMutex);
-  auto it = compiled.plans.find(shapes);
-  if (it != compiled.plans.end())
-    return it->second;
+  {
+    std::lock_guard lock(compiled.planMutex);
+    auto it = compiled.plans.find(shapes);
+    if (it != compiled.plans.end()) {
+      it->second.lastUse = ++compiled.planClock;
+      return it->second.plan;
+    }
+  }
+  // Compiled without the lock: other shapes keep running meanwhile (two
+  // calls of one new shape may both compile; the first plan stored wins).
   auto plan = compile(compiled, shapes);
   if (!plan)
     return toStatus(plan.takeError());
-  compiled.plans.emplace(shapes, *plan);
-  return std::move(*plan);
+  std::vector<std::pair<std::vector<std::vector<int64_t>>,
+                        std::shared_ptr<const codegen::CompiledFunction>>>
+      dropped; // released after the lock
+  std::shared_ptr<const codegen::CompiledFunction> result;
+  {
+    std::lock_guard lock(compiled.planMutex);
+    auto [it, inserted] =
+        compiled.plans.try_emplace(shapes, Compiled::Plan{*plan, 0});
+    it->second.lastUse = ++compiled.planClock;
+    result = it->second.plan;
+    while (compiled.plans.size() > options.maxPlansPerSpecialization) {
+      auto victim = compiled.plans.end();
+      for (auto p = compiled.plans.begin(); p != compiled.plans.end(); ++p)
+        if (p != it && (victim == compiled.plans.end() ||
+                        p->second.lastUse < victim->second.lastUse))
+          victim = p;
+      if (victim == compiled.plans.end())
+        break;
+      dropped.emplace_back(victim->first, std::move(victim->second.plan));
+      compiled.plans.erase(victim);
+    }
+  }
+  for (const auto &[droppedShapes, droppedPlan] : dropped) {
+    tracing::TraceEvent event;
+    event.kind = tracing::TraceEvent::Kind::PlanEvicted;
+    event.type = compiled.signature;
+    event.shapes = formatShapes(droppedShapes);
+    event.error = "least recently used of more than " +
+                  std::to_string(options.maxPlansPerSpecialization) +
+                  " plans (FunctionOptions::maxPlansPerSpecialization)";
+    cache.recordEvent(std::move(event));
+  }
+  return result;
 }
 
 tgc::StatusOr<std::vector<runtime::HostTensor>>
@@ -494,6 +581,18 @@ std::vector<SpecializationInfo> FunctionState::specializations() const {
     info.hits = entry->hits.load();
     info.traceSeconds = entry->traceSeconds;
     info.pinned = entry->pinned;
+    const Compiled &compiled = *entry->payload;
+    if (compiled.staticPlan) {
+      info.plansHeld = 1;
+      info.planBytes = compiled.staticPlan->heldBytes();
+    }
+    std::lock_guard lock(compiled.planMutex);
+    info.compiles = compiled.compiles;
+    info.compileSeconds = compiled.compileSeconds;
+    for (const auto &[shapes, plan] : compiled.plans) {
+      ++info.plansHeld;
+      info.planBytes += plan.plan->heldBytes();
+    }
     std::shared_ptr<const Compiled> payload = entry->payload;
     info.printModule = [payload](bool withLocations) {
       return printOp(payload->traced.module.get(), withLocations);
@@ -579,6 +678,7 @@ FunctionState::trace(const TraceType &target, const TraceBody &body) {
                                    outputs.variableError);
   if (tracing::hasIdentity(target))
     identityKeyed.store(true, std::memory_order_relaxed);
+  compiled->signature = target.str();
   compiled->traced = std::move(*traced);
   compiled->variableWrites = std::move(outputs.variableWrites);
   if (auto error = compileStatic(*compiled))
@@ -715,6 +815,10 @@ detail::executeOnDevice(const FunctionState &state, const Compiled &compiled,
 
 size_t detail::tracingCount(const FunctionState &state) {
   return state.cache.traceCount();
+}
+
+size_t detail::compileCount(const FunctionState &state) {
+  return state.compileCount.load(std::memory_order_relaxed);
 }
 
 std::vector<SpecializationInfo>

@@ -54,10 +54,21 @@ struct Compiled {
   /// traced; specializations with dynamic dims compile one plan per set of
   /// input shapes on first use.
   std::shared_ptr<const codegen::CompiledFunction> staticPlan;
+  /// The specialization's key, for history events.
+  std::string signature;
+  struct Plan {
+    std::shared_ptr<const codegen::CompiledFunction> plan;
+    uint64_t lastUse = 0;
+  };
   mutable std::mutex planMutex;
-  mutable std::map<std::vector<std::vector<int64_t>>,
-                   std::shared_ptr<const codegen::CompiledFunction>>
-      plans;
+  /// Dynamic dims: the plans by input shapes (at most
+  /// FunctionOptions::maxPlansPerSpecialization, least recently used
+  /// dropped), the use clock, and the compile accounting (guarded by
+  /// planMutex; the static plan's compile is counted too).
+  mutable std::map<std::vector<std::vector<int64_t>>, Plan> plans;
+  mutable uint64_t planClock = 0;
+  mutable uint64_t compiles = 0;
+  mutable double compileSeconds = 0;
 };
 
 /// State shared by copies of a Function.
@@ -72,6 +83,11 @@ struct FunctionState {
   /// argument): calls then look for specializations of dead objects to drop,
   /// every kDeadIdentityCheckPeriod calls (and on every miss).
   std::atomic<bool> identityKeyed{false};
+  /// Plans compiled over the function's life (every specialization).
+  mutable std::atomic<size_t> compileCount{0};
+  /// Compiles of one function run one at a time: they share its MLIRContext,
+  /// and PassManager::run updates the context's dialect registry.
+  mutable std::mutex compileMutex;
   std::atomic<uint64_t> calls{0};
   static constexpr uint64_t kDeadIdentityCheckPeriod = 64;
   /// Drops the specializations keyed by dead objects.

@@ -646,6 +646,16 @@ Executable::run(const std::vector<HostTensor> &args,
   return results;
 }
 
+int64_t Executable::heldBytes() const {
+  int64_t bytes = arenaBytes;
+  for (const HostTensor &constant : constants)
+    bytes += static_cast<int64_t>(constant.byteSize());
+  for (const Step &step : steps)
+    if (step.kernel)
+      bytes += step.kernel->heldBytes();
+  return bytes;
+}
+
 absl::Status Executable::verify() const {
   auto error = [](auto &&...parts) {
     return absl::InternalError(absl::StrCat("invalid executable: ", parts...));

@@ -53,6 +53,9 @@ public:
   /// Whether output 0 may share storage with input `index` (elementwise
   /// kernels that read each element before writing it).
   virtual bool canRunInPlace(size_t index) const { return false; }
+  /// Memory the kernel holds for its whole life (prepacked weights), in
+  /// bytes; 0 when it holds none or does not know.
+  virtual int64_t heldBytes() const { return 0; }
 };
 
 /// Where a value's bytes live.
@@ -221,6 +224,10 @@ public:
   /// an input, a constant or written by an earlier step, and so is every
   /// result.
   absl::Status verify() const;
+
+  /// Memory the plan holds: its constants, one run's arena and what its
+  /// kernels hold (prepacked weights), in bytes.
+  int64_t heldBytes() const;
 
   /// A readable listing: one line per step with its path, op and shapes,
   /// then the arena size, which ops fell back to the reference path and

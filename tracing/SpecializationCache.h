@@ -37,6 +37,7 @@
 #include "llvm/Support/Error.h"
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -159,6 +160,34 @@ public:
   }
 
   size_t traceCount() const { return traces.load(); }
+
+  /// Appends an event that is not a trace (a compile, a dropped plan) to
+  /// the history, and logs it in verbose mode.
+  void recordEvent(TraceEvent event) const {
+    std::string line;
+    if (options.verbose && options.log) {
+      line = "tgc: " +
+             (options.name.empty() ? std::string()
+                                   : "'" + options.name + "' ") +
+             (event.kind == TraceEvent::Kind::Compile ? "compiled "
+                                                      : "dropped the plan of ") +
+             event.type + " for " + event.shapes;
+      if (event.kind == TraceEvent::Kind::Compile) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, " (%.2f ms)", event.traceSeconds * 1e3);
+        line += ms;
+      }
+      if (!event.error.empty())
+        line += event.kind == TraceEvent::Kind::Compile ? ", failed: " + event.error
+                                                        : ": " + event.error;
+    }
+    {
+      std::lock_guard lock(historyMutex);
+      events.push_back(std::move(event));
+    }
+    if (!line.empty())
+      options.log(line);
+  }
   size_t warningCount() const { return warnings.load(); }
 
 private:
@@ -561,7 +590,7 @@ private:
   std::atomic<size_t> traces{0};
   std::atomic<size_t> warnings{0};
   mutable std::mutex historyMutex;
-  std::vector<TraceEvent> events;
+  mutable std::vector<TraceEvent> events;
   std::deque<uint64_t> traceClocks;
 };
 

@@ -7,6 +7,9 @@
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
+#include "codegen/cpu/CpuPipeline.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 
@@ -31,6 +34,9 @@ public:
   std::shared_ptr<const runtime::Executable> hostExecutable() const override {
     return compiled.executable;
   }
+  int64_t heldBytes() const override {
+    return compiled.executable->heldBytes();
+  }
 
 private:
   cpu::CompiledFunction compiled;
@@ -42,6 +48,11 @@ public:
   std::string description() const override {
     return "oneDNN primitives and generated loops on this CPU (" +
            cpu::targetDescription() + ")";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
+    cpu::buildCpuBackendPipeline(pm, {});
+    pm.getDependentDialects(registry);
   }
   llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(mlir::func::FuncOp func,

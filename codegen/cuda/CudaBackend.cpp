@@ -8,6 +8,9 @@
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/cuda/Compiler.h"
+#include "codegen/cuda/CudaPipeline.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 
@@ -46,6 +49,11 @@ public:
            "needs no GPU)";
   }
   bool runsOnDevice() const override { return true; }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    mlir::OpPassManager pm(mlir::ModuleOp::getOperationName());
+    cuda::buildCudaBackendPipeline(pm, {});
+    pm.getDependentDialects(registry);
+  }
   llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,

@@ -94,6 +94,10 @@ struct FunctionOptions {
   bool reduceRetracing = false;
   /// Most unpinned specializations kept (least recently used are evicted).
   size_t maxSpecializations = 64;
+  /// Most plans a specialization with dynamic dims keeps (one per set of
+  /// input shapes; the least recently used is dropped, and recompiled if a
+  /// call needs it again).
+  size_t maxPlansPerSpecialization = 16;
   /// Log every trace with its reason.
   bool verbose = false;
   /// Where verbose logs and frequent-retracing warnings go (default: stderr).
@@ -112,6 +116,15 @@ struct SpecializationInfo {
   uint64_t hits = 0;
   double traceSeconds = 0;
   bool pinned = false;
+  /// Plans compiled for it so far (one for static shapes; one per set of
+  /// input shapes for dynamic dims, recompiles of dropped plans included),
+  /// and the seconds they took.
+  uint64_t compiles = 0;
+  double compileSeconds = 0;
+  /// Plans it holds now, and the host memory they hold (constants,
+  /// prepacked weights, a run's arena) in bytes.
+  size_t plansHeld = 0;
+  int64_t planBytes = 0;
   /// The traced module (with `loc(...)` locations when asked).
   Callback<std::string(bool withLocations)> printModule;
 };
@@ -435,6 +448,7 @@ executeOnDevice(const FunctionState &state, const Compiled &compiled,
                 const CallInputs &inputs);
 
 size_t tracingCount(const FunctionState &state);
+size_t compileCount(const FunctionState &state);
 /// The specializations (dropping those keyed by dead objects first).
 std::vector<SpecializationInfo> specializations(FunctionState &state);
 std::vector<tracing::TraceEvent> history(const FunctionState &state);
@@ -496,11 +510,15 @@ public:
 
   /// How many traces ran (successful or not).
   size_t tracingCount() const { return detail::tracingCount(*state); }
+  /// How many plans were compiled (every specialization; successful or
+  /// not).
+  size_t compileCount() const { return detail::compileCount(*state); }
   /// The specializations in the cache, oldest first.
   std::vector<SpecializationInfo> specializations() const {
     return detail::specializations(*state);
   }
-  /// Every trace with its reason, oldest first.
+  /// Every trace with its reason, and every compile and dropped plan, in
+  /// the order they completed.
   std::vector<tracing::TraceEvent> history() const {
     return detail::history(*state);
   }

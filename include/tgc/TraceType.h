@@ -292,13 +292,27 @@ struct TraceReason {
   }
 };
 
-/// One line of the trace history.
+/// One line of a function's history: a trace, a compile of a plan, or a
+/// plan dropped.
 struct TraceEvent {
+  /// The specialization's type.
   std::string type;
+  /// Why it was traced (Trace events).
   TraceReason reason;
+  /// How long the trace took (Trace; it includes the compile of a
+  /// specialization with static shapes) or the compile (Compile).
   double traceSeconds = 0;
   bool failed = false;
   std::string error;
+  enum class Kind {
+    Trace,
+    /// A plan compiled for `shapes`.
+    Compile,
+    /// The plan for `shapes` dropped (`error` says why).
+    PlanEvicted,
+  } kind = Kind::Trace;
+  /// Compile, PlanEvicted: the input shapes of the plan, e.g. "(2x3, 3)".
+  std::string shapes;
 };
 
 } // namespace tgc::tracing

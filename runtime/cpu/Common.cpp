@@ -281,6 +281,8 @@ public:
     return fast->run(context, inputs, outputs);
   }
   bool inPlaceExact = false;
+  // The exact kernel is made on first need and then holds its own memory.
+  int64_t heldBytes() const override { return fast->heldBytes(); }
 
 private:
   KernelPtr fast;
@@ -398,6 +400,13 @@ public:
         operands[i] = &inputs[static_cast<size_t>(spec.postOpInputs[i])];
     return applyPostOpsNative(spec.postOps, spec.firstNativePostOp, operands,
                               outputs[0], context.numThreads);
+  }
+
+  int64_t heldBytes() const override {
+    int64_t bytes = 0;
+    for (const auto &[arg, memory] : spec.constants)
+      bytes += static_cast<int64_t>(memory.get_desc().get_size());
+    return bytes;
   }
 
 private:

@@ -17,6 +17,16 @@ namespace {
 
 constexpr int64_t kDyn = tracing::kDynamic;
 
+/// The trace events of a history (it also lists compiles and dropped plans).
+std::vector<tracing::TraceEvent>
+traces(const std::vector<tracing::TraceEvent> &history) {
+  std::vector<tracing::TraceEvent> result;
+  for (const tracing::TraceEvent &event : history)
+    if (event.kind == tracing::TraceEvent::Kind::Trace)
+      result.push_back(event);
+  return result;
+}
+
 HostTensor ones(Shape shape) {
   auto t = HostTensor::allocate(DType::F32, shape);
   for (int64_t i = 0; i < t->numElements(); ++i)
@@ -41,7 +51,7 @@ TEST(Function, SameTypesHitDifferentShapesRetrace) {
   EXPECT_EQ(f->tracingCount(), 1u);
   ASSERT_TRUE((*f)(ones({4, 3})).ok());
   EXPECT_EQ(f->tracingCount(), 2u);
-  auto history = f->history();
+  auto history = traces(f->history());
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(history[0].reason.kind, tracing::TraceReason::Kind::FirstCall);
   EXPECT_EQ(history[1].reason.kind, tracing::TraceReason::Kind::NewType);
@@ -168,7 +178,8 @@ TEST(Function, ReduceRetracingTracesAtMostTwiceForVaryingBatch) {
                  std::vector<double>(batch * 2, 4.0));
   }
   EXPECT_EQ(f->tracingCount(), 2u);
-  EXPECT_EQ(f->history()[1].reason.kind, tracing::TraceReason::Kind::Relaxed);
+  EXPECT_EQ(traces(f->history())[1].reason.kind,
+            tracing::TraceReason::Kind::Relaxed);
 }
 
 TEST(Function, ConcreteFunctionAheadOfCalls) {
@@ -200,7 +211,7 @@ TEST(Function, BoundedCacheEvictsAndRetracesWithReason) {
   EXPECT_EQ(f->specializations().size(), 2u);
   ASSERT_TRUE((*f)(ones({1})).ok());
   EXPECT_EQ(f->tracingCount(), 4u);
-  EXPECT_EQ(f->history().back().reason.kind,
+  EXPECT_EQ(traces(f->history()).back().reason.kind,
             tracing::TraceReason::Kind::Evicted);
 }
 
@@ -227,9 +238,16 @@ TEST(Function, VerboseModeLogsReasons) {
   auto f = tgc::function([](Tensor x) { return x; }, options);
   ASSERT_TRUE((*f)(ones({1})).ok());
   ASSERT_TRUE((*f)(ones({2})).ok());
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_NE(lines[0].find("first call"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[1].find("arg0 was"), std::string::npos) << lines[1];
+  // Each trace compiles its static plan first (events in the order they
+  // complete).
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("tgc: 'traced' compiled (Tensor<1xf32>,) for (1) (",
+                           0),
+            0u)
+      << lines[0];
+  EXPECT_NE(lines[1].find("first call"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("compiled"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("arg0 was"), std::string::npos) << lines[3];
 }
 
 TEST(Function, FrequentRetracingWarns) {
@@ -367,7 +385,7 @@ TEST(Function, CapturesByReferenceAreReadOnEveryCall) {
   ASSERT_TRUE(r.ok()) << r.status();
   expectValues(*r, DType::F32, {2}, {4, 104});
   EXPECT_EQ(f->tracingCount(), 2u);
-  EXPECT_EQ(f->history().back().reason.path, "arg1");
+  EXPECT_EQ(traces(f->history()).back().reason.path, "arg1");
 }
 
 TEST(Function, UndeclaredCaptureIsATraceError) {
@@ -651,7 +669,7 @@ TEST(Function, ScalarCapturesAreKeyedByValue) {
   negate = true;
   expectValues(*(*f)(x), DType::F32, {2}, {-10, -20});
   EXPECT_EQ(f->tracingCount(), 3u);
-  EXPECT_EQ(f->history()[1].reason.path, "arg1");
+  EXPECT_EQ(traces(f->history())[1].reason.path, "arg1");
   scale = 2.0;
   offset = 1;
   negate = false;
@@ -746,4 +764,62 @@ TEST(Function, SharedPtrArgumentsAreKeyedByIdentity) {
   // A null pointer is None.
   EXPECT_EQ(tracing::traceTypeOf(std::shared_ptr<Model>()),
             tracing::TraceType::none());
+}
+
+// A specialization with dynamic dims compiles a plan per input shape: the
+// accounting says so, the plans are bounded (LRU), and history() lists
+// compiles and dropped plans beside traces.
+TEST(Function, CompilesAreAccountedAndPlansBounded) {
+  FunctionOptions options;
+  options.inputSignature = std::vector<TensorSpec>{TensorSpec{DType::F32, {kDyn, 4}}};
+  options.maxPlansPerSpecialization = 2;
+  auto f = tgc::function([](Tensor x) { return relu(x) * 2.0; }, options);
+  ASSERT_TRUE(f.ok());
+  for (int64_t rows : {3, 4, 3, 5, 4, 3}) {
+    auto r = (*f)(ones({rows, 4}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->shape(), (Shape{rows, 4}));
+  }
+  // 3, 4 compile; 3 hits; 5 compiles and drops 4 (least recently used);
+  // 4 recompiles and drops 3; 3 recompiles and drops 5.
+  EXPECT_EQ(f->tracingCount(), 1u);
+  EXPECT_EQ(f->compileCount(), 5u);
+  auto specs = f->specializations();
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].compiles, 5u);
+  EXPECT_GT(specs[0].compileSeconds, 0.0);
+  EXPECT_EQ(specs[0].plansHeld, 2u);
+  EXPECT_GT(specs[0].planBytes, 0);
+  std::vector<std::string> compiled, dropped;
+  for (const tracing::TraceEvent &event : f->history()) {
+    if (event.kind == tracing::TraceEvent::Kind::Compile)
+      compiled.push_back(event.shapes);
+    if (event.kind == tracing::TraceEvent::Kind::PlanEvicted) {
+      dropped.push_back(event.shapes);
+      EXPECT_NE(event.error.find("maxPlansPerSpecialization"),
+                std::string::npos)
+          << event.error;
+    }
+  }
+  EXPECT_EQ(compiled, (std::vector<std::string>{"(3x4)", "(4x4)", "(5x4)",
+                                                "(4x4)", "(3x4)"}));
+  EXPECT_EQ(dropped, (std::vector<std::string>{"(4x4)", "(3x4)", "(5x4)"}));
+  EXPECT_EQ(f->history().front().kind, tracing::TraceEvent::Kind::Trace);
+}
+
+TEST(Function, StaticSpecializationsCountTheirCompile) {
+  auto f = tgc::function([](Tensor x) { return x + 1.0; });
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE((*f)(ones({2})).ok());
+  ASSERT_TRUE((*f)(ones({2})).ok());
+  ASSERT_TRUE((*f)(ones({3})).ok());
+  EXPECT_EQ(f->compileCount(), 2u);
+  for (const SpecializationInfo &info : f->specializations()) {
+    EXPECT_EQ(info.compiles, 1u);
+    EXPECT_EQ(info.plansHeld, 1u);
+    EXPECT_GT(info.planBytes, 0);
+  }
+  FunctionOptions options;
+  options.maxPlansPerSpecialization = 0;
+  EXPECT_FALSE(tgc::function([](Tensor x) { return x; }, options).ok());
 }
