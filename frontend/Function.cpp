@@ -128,6 +128,9 @@ FunctionState::FunctionState(FunctionOptions opts)
         return cacheOptions;
       }()) {
   Tracer::loadDialects(context);
+  fastEligible = options.captures.empty() && options.device.isCpu();
+  runThreads = runtime::resolveThreadCount(options.numThreads);
+  runVerbose = runtime::verboseFromEnvironment();
   // Everything the backend's compiles load, loaded now: traces (and
   // compiles) run on several threads at once on this context.
   if (auto selected = backend()) {
@@ -353,7 +356,7 @@ FunctionState::compile(const Compiled &compiled,
   codegen::BackendOptions backendOptions =
       codegen::BackendOptions::fromEnvironment();
   backendOptions.fuse = backendOptions.fuse && options.fuse;
-  backendOptions.numThreads = options.numThreads;
+  backendOptions.numThreads = runThreads;
   backendOptions.interOp = options.interOpThreads > 1;
   if ((*selected)->runsOnDevice()) {
     auto device = openTarget();
@@ -479,7 +482,9 @@ FunctionState::execute(const Compiled &compiled,
   if (!plan.ok())
     return plan.status();
   codegen::RunContext context;
-  context.options.numThreads = options.numThreads;
+  context.options.numThreads = runThreads;
+  context.options.verbose = runVerbose;
+  context.options.readEnvironment = false;
   context.options.interOpThreads = options.interOpThreads;
   if (compiled.target.isCuda()) {
     auto device = openTarget();
@@ -720,33 +725,108 @@ void FunctionState::dropDeadIdentities() {
       [](const TraceType &type) { return tracing::hasDeadIdentity(type); });
 }
 
+tgc::StatusOr<FunctionState::EntryPtr>
+FunctionState::entryForCall(const TraceType &argsType, const TraceBody &body) {
+  if (auto status = checkCall(argsType); !status.ok())
+    return status;
+  if (identityKeyed.load(std::memory_order_relaxed) &&
+      calls.fetch_add(1, std::memory_order_relaxed) %
+              kDeadIdentityCheckPeriod ==
+          0)
+    dropDeadIdentities();
+  auto build = [&](const TraceType &target) {
+    if (identityKeyed.load(std::memory_order_relaxed))
+      dropDeadIdentities();
+    return trace(target, body);
+  };
+  if (signature) {
+    if (auto status = checkSignature(argsType); !status.ok())
+      return status;
+    auto entry = cache.getConcrete(cacheKey(*signature), build);
+    if (!entry)
+      return toStatus(entry.takeError());
+    return std::move(*entry);
+  }
+  auto entry = cache.getOrTrace(cacheKey(argsType), build);
+  if (!entry)
+    return toStatus(entry.takeError());
+  return std::move(*entry);
+}
+
+FunctionState::FastKey
+FunctionState::fastKey(std::span<const runtime::HostTensor *const> tensors) {
+  FastKey key;
+  uint64_t hash = 0x9e3779b97f4a7c15ull;
+  auto add = [&](int64_t word) {
+    key.words.push_back(word);
+    hash = (hash ^ static_cast<uint64_t>(word)) * 0x100000001b3ull;
+    hash ^= hash >> 29;
+  };
+  for (const runtime::HostTensor *tensor : tensors) {
+    const std::vector<int64_t> &shape = tensor->shape();
+    add(static_cast<int64_t>(tensor->dtype()) << 32 |
+        static_cast<int64_t>(shape.size()));
+    for (int64_t dim : shape)
+      add(dim);
+  }
+  key.hash = static_cast<size_t>(hash);
+  return key;
+}
+
+FunctionState::EntryPtr FunctionState::fastLookup(const FastKey &key) {
+  uint64_t generation = cache.generation();
+  std::shared_lock lock(fastMutex);
+  if (fastGeneration != generation)
+    return nullptr;
+  auto it = fast.find(key);
+  if (it == fast.end())
+    return nullptr;
+  cache.touch(*it->second);
+  return it->second;
+}
+
+void FunctionState::fastRecord(FastKey key, EntryPtr entry,
+                               uint64_t generation) {
+  std::unique_lock lock(fastMutex);
+  if (cache.generation() != generation)
+    return; // the dispatch may have changed since
+  if (fastGeneration != generation || fast.size() >= 1024) {
+    fast.clear();
+    fastGeneration = generation;
+  }
+  fast.emplace(std::move(key), std::move(entry));
+}
+
 tgc::StatusOr<CompiledPtr>
 detail::specializationForCall(FunctionState &state, const TraceType &argsType,
                               const TraceBody &body) {
-  if (auto status = state.checkCall(argsType); !status.ok())
-    return status;
-  if (state.identityKeyed.load(std::memory_order_relaxed) &&
-      state.calls.fetch_add(1, std::memory_order_relaxed) %
-              FunctionState::kDeadIdentityCheckPeriod ==
-          0)
-    state.dropDeadIdentities();
-  auto build = [&](const TraceType &target) {
-    if (state.identityKeyed.load(std::memory_order_relaxed))
-      state.dropDeadIdentities();
-    return state.trace(target, body);
-  };
-  if (state.signature) {
-    if (auto status = state.checkSignature(argsType); !status.ok())
-      return status;
-    auto entry =
-        state.cache.getConcrete(state.cacheKey(*state.signature), build);
-    if (!entry)
-      return toStatus(entry.takeError());
-    return (*entry)->payload;
+  auto entry = state.entryForCall(argsType, body);
+  if (!entry.ok())
+    return entry.status();
+  return (*entry)->payload;
+}
+
+tgc::StatusOr<CompiledPtr> detail::specializationForTensors(
+    FunctionState &state, std::span<const runtime::HostTensor *const> tensors,
+    const TraceBody &body) {
+  FunctionState::FastKey key;
+  if (state.fastEligible) {
+    key = FunctionState::fastKey(tensors);
+    if (FunctionState::EntryPtr hit = state.fastLookup(key))
+      return hit->payload;
   }
-  auto entry = state.cache.getOrTrace(state.cacheKey(argsType), build);
-  if (!entry)
-    return toStatus(entry.takeError());
+  uint64_t generation = state.cache.generation();
+  std::vector<TraceType> elements;
+  elements.reserve(tensors.size());
+  for (const runtime::HostTensor *tensor : tensors)
+    elements.push_back(tracing::traceTypeOf(*tensor));
+  auto entry = state.entryForCall(
+      TraceType::sequence(TraceType::SequenceKind::Tuple, std::move(elements)),
+      body);
+  if (!entry.ok())
+    return entry.status();
+  if (state.fastEligible)
+    state.fastRecord(std::move(key), *entry, generation);
   return (*entry)->payload;
 }
 

@@ -20,12 +20,16 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
-#include <map>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace tgc {
@@ -88,6 +92,43 @@ struct FunctionState {
   /// Compiles of one function run one at a time: they share its MLIRContext,
   /// and PassManager::run updates the context's dialect registry.
   mutable std::mutex compileMutex;
+
+  using Entry = tracing::Specialization<Compiled>;
+  using EntryPtr = std::shared_ptr<const Entry>;
+  /// The dispatch memo of calls whose arguments are all host tensors (the
+  /// common case), for functions on the CPU without captures: the call's
+  /// dtypes and shapes, flattened, to the entry the cache chose; valid while
+  /// the cache's generation stays the same. A hit here builds no TraceType.
+  struct FastKey {
+    llvm::SmallVector<int64_t, 16> words;
+    size_t hash = 0;
+    bool operator==(const FastKey &other) const {
+      return words == other.words;
+    }
+  };
+  struct FastKeyHash {
+    size_t operator()(const FastKey &key) const { return key.hash; }
+  };
+  static FastKey fastKey(std::span<const runtime::HostTensor *const> tensors);
+  bool fastEligible = false;
+  mutable std::shared_mutex fastMutex;
+  std::unordered_map<FastKey, EntryPtr, FastKeyHash> fast;
+  uint64_t fastGeneration = 0;
+  /// The memo's entry for `key`, counted as a hit; null when it has none.
+  EntryPtr fastLookup(const FastKey &key);
+  /// Remembers that `key` dispatched to `entry` when the cache was at
+  /// `generation` (nothing when it has changed since).
+  void fastRecord(FastKey key, EntryPtr entry, uint64_t generation);
+  /// The specialization for a call of `argsType` (traced with `body` if
+  /// none serves it), checked like any call.
+  tgc::StatusOr<EntryPtr> entryForCall(const tracing::TraceType &argsType,
+                                       const TraceBody &body);
+
+  /// Run settings read once, when the function is created: intra-op threads
+  /// (FunctionOptions::numThreads, else TGC_NUM_THREADS, OMP_NUM_THREADS or
+  /// the cores) and TGC_VERBOSE. Runs do not read the environment.
+  int runThreads = 0;
+  bool runVerbose = false;
   std::atomic<uint64_t> calls{0};
   static constexpr uint64_t kDeadIdentityCheckPeriod = 64;
   /// Drops the specializations keyed by dead objects.

@@ -107,6 +107,10 @@ struct RunOptions {
   int numThreads = 0;
   /// Log each kernel with its time to stderr (also TGC_VERBOSE=1).
   bool verbose = false;
+  /// Whether a run reads TGC_VERBOSE (and, with numThreads 0, the thread
+  /// settings) from the environment. A client that read them once, when it
+  /// was created, sets false: a run then reads no environment variable.
+  bool readEnvironment = true;
   /// Inter-op parallelism: run up to this many independent steps (those of
   /// one level, see Executable::stepLevels) at once, splitting the intra-op
   /// threads between them. 1 (the default) runs steps in order.

@@ -132,6 +132,7 @@ public:
       });
       if (gone.empty())
         return 0;
+      generationCounter.fetch_add(1, std::memory_order_release);
       std::erase_if(exact, [&](const auto &kv) {
         return llvm::is_contained(gone, kv.second) || dead(kv.first);
       });
@@ -160,6 +161,19 @@ public:
   }
 
   size_t traceCount() const { return traces.load(); }
+
+  /// Changes whenever a call could be dispatched differently (an entry
+  /// added, evicted or dropped): a client's memo of dispatches is valid
+  /// while this stays the same.
+  uint64_t generation() const {
+    return generationCounter.load(std::memory_order_acquire);
+  }
+  /// Counts a hit of `entry` served from such a memo (for the LRU order
+  /// and the hit counts).
+  void touch(const Entry &entry) {
+    entry.hits.fetch_add(1, std::memory_order_relaxed);
+    entry.lastUse.store(++clock, std::memory_order_relaxed);
+  }
 
   /// Appends an event that is not a trace (a compile, a dropped plan) to
   /// the history, and logs it in verbose mode.
@@ -489,6 +503,7 @@ private:
           return kv.first.isSubtypeOf(target);
         });
         entries.push_back(result);
+        generationCounter.fetch_add(1, std::memory_order_release);
         exact.emplace(call, result);
         exact.emplace(target, result);
         std::erase_if(
@@ -531,6 +546,7 @@ private:
         return; // everything is pinned
       EntryPtr gone = *victim;
       entries.erase(victim);
+      generationCounter.fetch_add(1, std::memory_order_release);
       std::erase_if(exact, [&](const auto &kv) { return kv.second == gone; });
       evicted.push_back(gone->type);
       if (evicted.size() > 4 * options.maxEntries)
@@ -587,6 +603,7 @@ private:
   std::unordered_map<TraceType, std::shared_ptr<Pending>, TypeHash> inFlight;
   std::deque<TraceType> evicted;
   std::atomic<uint64_t> clock{0};
+  std::atomic<uint64_t> generationCounter{0};
   std::atomic<size_t> traces{0};
   std::atomic<size_t> warnings{0};
   mutable std::mutex historyMutex;

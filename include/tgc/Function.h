@@ -418,6 +418,14 @@ struct ConcreteEntry {
   tracing::TraceType key;
 };
 
+/// specializationForCall for a call whose arguments are all host tensors:
+/// served from the function's dispatch memo where it can be (a hit builds
+/// no TraceType).
+StatusOr<CompiledPtr>
+specializationForTensors(FunctionState &state,
+                         std::span<const runtime::HostTensor *const> tensors,
+                         const TraceBody &body);
+
 /// The specialization for exactly `type`, traced now if needed and pinned.
 StatusOr<ConcreteEntry> concreteSpecialization(FunctionState &state,
                                                const tracing::TraceType &type,
@@ -477,6 +485,24 @@ public:
                  detail::ResultLeafT<Args...>>> {
     using R = std::invoke_result_t<F &, detail::SymbolicT<Args>...>;
     using Leaf = detail::ResultLeafT<Args...>;
+    if constexpr (sizeof...(Args) > 0 &&
+                  (std::is_same_v<Args, runtime::HostTensor> && ...)) {
+      // The common call, host tensors only: no TraceType on a hit.
+      const runtime::HostTensor *tensors[] = {&args...};
+      std::vector<int64_t> classes;
+      auto trace = body<R>(classes, args...);
+      auto compiled = detail::specializationForTensors(
+          *state, std::span<const runtime::HostTensor *const>(tensors), trace);
+      if (!compiled.ok())
+        return compiled.status();
+      detail::CallInputs inputs;
+      inputs.tensors.reserve(sizeof...(Args) + options().captures.size());
+      (inputs.tensors.push_back(args), ...);
+      for (const CaptureRef &capture : options().captures)
+        if (!capture.isScalar())
+          inputs.tensors.push_back(capture.current());
+      return run<R, Leaf>(*state, **compiled, inputs);
+    }
     detail::CallInputs inputs;
     std::vector<int64_t> classes;
     tracing::TraceType argsType = prepare(inputs, classes, args...);

@@ -823,3 +823,41 @@ TEST(Function, StaticSpecializationsCountTheirCompile) {
   options.maxPlansPerSpecialization = 0;
   EXPECT_FALSE(tgc::function([](Tensor x) { return x; }, options).ok());
 }
+
+// Calls with host tensors only are dispatched from a memo (no TraceType on
+// a hit); it must follow every change of the cache: a more specific
+// specialization, an eviction.
+TEST(Function, TheDispatchMemoFollowsTheCache) {
+  auto f = tgc::function([](Tensor x) { return x + 1.0; });
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE(f->concreteFunction(TensorSpec{DType::F32, {kDyn}}).ok());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE((*f)(ones({3})).ok());
+  auto hitsOf = [&](const std::string &signature) -> uint64_t {
+    for (const SpecializationInfo &info : f->specializations())
+      if (info.signature == signature)
+        return info.hits;
+    return ~uint64_t(0);
+  };
+  // Creating a specialization counts as its first hit.
+  EXPECT_EQ(hitsOf("(Tensor<?xf32>,)"), 4u);
+  // A more specific specialization now serves {3}.
+  ASSERT_TRUE(f->concreteFunction(TensorSpec{DType::F32, {3}}).ok());
+  ASSERT_TRUE((*f)(ones({3})).ok());
+  ASSERT_TRUE((*f)(ones({3})).ok());
+  EXPECT_EQ(hitsOf("(Tensor<3xf32>,)"), 3u);
+  EXPECT_EQ(hitsOf("(Tensor<?xf32>,)"), 4u);
+
+  FunctionOptions options;
+  options.maxSpecializations = 1;
+  auto g = tgc::function([](Tensor x) { return x * 2.0; }, options);
+  ASSERT_TRUE((*g)(ones({1})).ok());
+  ASSERT_TRUE((*g)(ones({1})).ok());
+  ASSERT_TRUE((*g)(ones({2})).ok()); // evicts {1}
+  auto r = (*g)(ones({1}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  expectValues(*r, DType::F32, {1}, {2});
+  EXPECT_EQ(g->tracingCount(), 3u);
+  EXPECT_EQ(traces(g->history()).back().reason.kind,
+            tracing::TraceReason::Kind::Evicted);
+}
