@@ -43,6 +43,7 @@ BackendOptions BackendOptions::fromEnvironment() {
   int64_t tile = runtime::env::integer("TGC_LOOP_VECTOR_TILE").value_or(0);
   options.loopVectorTile = tile >= 8 ? tile : 64;
   options.dumpJit = runtime::env::flag("TGC_DUMP_JIT");
+  options.cacheDir = runtime::env::text("TGC_CACHE_DIR");
   return options;
 }
 

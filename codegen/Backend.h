@@ -101,6 +101,10 @@ struct BackendOptions {
   int64_t loopVectorTile = 64;
   /// CPU: print each generated loop kernel's LLVM dialect before JIT.
   bool dumpJit = false;
+  /// The persistent compilation cache's directory (empty: none;
+  /// TGC_CACHE_DIR). The CPU backend keeps its loop kernels' object code
+  /// there.
+  std::string cacheDir;
 
   /// The defaults overridden by the TGC_* environment (the one table of
   /// runtime/Environment.h: TGC_FUSION, TGC_ENABLE_ONEDNN,

@@ -357,6 +357,8 @@ FunctionState::compile(const Compiled &compiled,
       codegen::BackendOptions::fromEnvironment();
   backendOptions.fuse = backendOptions.fuse && options.fuse;
   backendOptions.numThreads = runThreads;
+  if (!options.cacheDir.empty())
+    backendOptions.cacheDir = options.cacheDir;
   backendOptions.interOp = options.interOpThreads > 1;
   if ((*selected)->runsOnDevice()) {
     auto device = openTarget();

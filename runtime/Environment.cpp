@@ -14,7 +14,7 @@ using Kind = env::Setting::Kind;
 
 namespace {
 
-constexpr std::array<env::Setting, 12> kSettings = {{
+constexpr std::array<env::Setting, 13> kSettings = {{
     {"TGC_NUM_THREADS", Kind::Integer, "0",
      "intra-op threads when no option or flag gives them (0 or unset: "
      "OMP_NUM_THREADS, then every core)"},
@@ -36,6 +36,9 @@ constexpr std::array<env::Setting, 12> kSettings = {{
      "print every executable step as it runs (to stderr)"},
     {"TGC_DUMP_JIT", Kind::Flag, "0",
      "print the LLVM dialect module of every JIT-compiled loop kernel"},
+    {"TGC_CACHE_DIR", Kind::Text, "",
+     "persistent compilation cache directory, shared by processes (empty: "
+     "none)"},
     {"TGC_CUDA_DRIVER", Kind::Text, "libcuda.so.1",
      "the CUDA driver library to dlopen"},
     {"TGC_CUBLASLT_LIBRARY", Kind::Text, "libcublasLt.so.13",

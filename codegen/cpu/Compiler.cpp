@@ -5,6 +5,7 @@
 #include "codegen/Backend.h"
 #include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopCodegen.h"
+#include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/LoopKernel.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
@@ -872,6 +873,10 @@ private:
 
   func::FuncOp specialized;
   const cpu::CompileOptions &options;
+  /// The loop kernels' object cache (CompileOptions::cacheDir), opened by
+  /// the first loop kernel.
+  std::shared_ptr<const cpu::KernelObjectCache> objectCache;
+  bool objectCacheOpened = false;
   std::shared_ptr<runtime::Executable> executable;
   runtime::Executable &exe;
   llvm::DenseMap<Value, int64_t> ids;
@@ -1298,6 +1303,13 @@ llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
   loopOptions.vectorize = options.loopVectorize;
   loopOptions.vectorTile = options.loopVectorTile;
   loopOptions.dumpJit = options.dumpJit;
+  if (!options.cacheDir.empty() && !objectCacheOpened) {
+    objectCacheOpened = true;
+    // A directory that cannot be used is not an error: kernels compile.
+    if (auto cache = cpu::KernelObjectCache::open(options.cacheDir); cache.ok())
+      objectCache = *cache;
+  }
+  loopOptions.objectCache = objectCache;
   auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
   if (!kernel.ok())
     return errorAt(&op, std::string(kernel.status().message()));

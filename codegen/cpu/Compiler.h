@@ -86,6 +86,10 @@ struct CompileOptions {
   int64_t loopVectorTile = 64;
   /// Print each loop kernel's LLVM dialect module before JIT (TGC_DUMP_JIT).
   bool dumpJit = false;
+  /// Keep the loop kernels' object code in this directory, shared by
+  /// processes, and load it from there (empty: no persistent cache;
+  /// TGC_CACHE_DIR). See KernelObjectCache.h.
+  std::string cacheDir;
   /// Prepare the plan for inter-op parallelism (RunOptions::interOpThreads):
   /// steps get levels and the memory plan keeps each level's operands apart
   /// (no in-place reuse).

@@ -68,6 +68,7 @@ public:
     compileOptions.loopVectorize = options.loopVectorize;
     compileOptions.loopVectorTile = options.loopVectorTile;
     compileOptions.dumpJit = options.dumpJit;
+    compileOptions.cacheDir = options.cacheDir;
     llvm::StringRef layouts = options.activationLayouts;
     if (layouts == "plain")
       compileOptions.activationLayouts = cpu::ActivationLayouts::Plain;

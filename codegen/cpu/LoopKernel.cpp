@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/LoopKernel.h"
 
+#include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/LoopCodegen.h"
 #include "runtime/cpu/Common.h"
 
@@ -9,10 +10,17 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "tgc/Version.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
+#include <unistd.h>
 #include <mutex>
 
 using namespace mlir;
@@ -24,7 +32,10 @@ class LoopFusionKernel final : public runtime::Kernel {
 public:
   using Fn = void (*)(void **);
   std::string label;
+  /// What holds the code: the engine that compiled it, or the JIT that
+  /// loaded it from the object cache.
   std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> loaded;
   /// One chunk: rows [begin, end) along the split dim.
   struct Chunk {
     int64_t begin, end;
@@ -83,6 +94,51 @@ public:
 
 int64_t numElements(Type type) {
   return cast<RankedTensorType>(type).getNumElements();
+}
+
+/// The program's identity: its path, size and modification time (a rebuilt
+/// tgc never reads a cache entry of another build).
+const std::string &buildIdentity() {
+  static const std::string identity = [] {
+    std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+    llvm::sys::fs::file_status status;
+    std::string text = exe;
+    if (!llvm::sys::fs::status(exe, status))
+      text += " " + std::to_string(status.getSize()) + " " +
+              std::to_string(llvm::sys::toTimeT(
+                  status.getLastModificationTime()));
+    return text;
+  }();
+  return identity;
+}
+
+/// Loads object code an ExecutionEngine produced into a JIT of its own and
+/// points the chunks at their packed entry points.
+absl::Status loadCachedObject(LoopFusionKernel &kernel,
+                              std::unique_ptr<llvm::MemoryBuffer> object,
+                              llvm::orc::JITTargetMachineBuilder builder) {
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(builder))
+                 .create();
+  if (!jit)
+    return absl::InternalError(llvm::toString(jit.takeError()));
+  auto generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!generator)
+    return absl::InternalError(llvm::toString(generator.takeError()));
+  (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  if (llvm::Error error = (*jit)->addObjectFile(std::move(object)))
+    return absl::InternalError(llvm::toString(std::move(error)));
+  for (LoopFusionKernel::Chunk &chunk : kernel.chunks) {
+    auto symbol = (*jit)->lookup("_mlir_chunk_" +
+                                 std::to_string(chunk.end - chunk.begin));
+    if (!symbol)
+      return absl::InternalError(llvm::toString(symbol.takeError()));
+    chunk.fn = symbol->toPtr<LoopFusionKernel::Fn>();
+  }
+  kernel.loaded = std::move(*jit);
+  return absl::OkStatus();
 }
 
 } // namespace
@@ -168,13 +224,6 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
       return absl::InternalError("cannot lower " + kernel->label +
                                  " to linalg: " + firstError);
   }
-  if (failed(fuseLinalgOps(*module)) ||
-      (options.vectorize &&
-       failed(vectorizeLinalgOps(*module, options.vectorTile))) ||
-      failed(lowerToLLVMDialect(*module, /*noAlias=*/!elementwiseOnly)))
-    return absl::InternalError("cannot lower " + kernel->label +
-                               " to LLVM: " + firstError);
-
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return absl::InternalError(llvm::toString(builder.takeError()));
@@ -182,6 +231,35 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   // Stay within the ISA oneDNN plans for (DNNL_MAX_CPU_ISA caps both).
   for (const std::string &feature : runtime::cpu::cpuIsa().disabledJitFeatures)
     builder->getFeatures().AddFeature(feature, /*Enable=*/false);
+
+  // The object cache: everything that determines the code, hashed.
+  std::string cacheKey;
+  if (options.objectCache) {
+    std::string material;
+    llvm::raw_string_ostream os(material);
+    module->print(os);
+    os << "\nvectorize=" << options.vectorize << " tile=" << options.vectorTile
+       << " noalias=" << !elementwiseOnly << "\ncpu=" << builder->getCPU()
+       << " features=" << builder->getFeatures().getString()
+       << "\nllvm=" << LLVM_VERSION_STRING << " tgc=" << TGC_VERSION << " "
+       << buildIdentity();
+    cacheKey = KernelObjectCache::keyOf(material);
+    KernelObjectCache::Lookup hit = options.objectCache->load(cacheKey);
+    if (hit.object) {
+      if (loadCachedObject(*kernel, std::move(hit.object), *builder).ok())
+        return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
+      // Unusable after all: compile it (and store it again).
+      kernel->loaded.reset();
+    }
+  }
+
+  if (failed(fuseLinalgOps(*module)) ||
+      (options.vectorize &&
+       failed(vectorizeLinalgOps(*module, options.vectorTile))) ||
+      failed(lowerToLLVMDialect(*module, /*noAlias=*/!elementwiseOnly)))
+    return absl::InternalError("cannot lower " + kernel->label +
+                               " to LLVM: " + firstError);
+
   auto targetMachine = builder->createTargetMachine();
   if (!targetMachine)
     return absl::InternalError(llvm::toString(targetMachine.takeError()));
@@ -191,6 +269,7 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
+  engineOptions.enableObjectDump = options.objectCache != nullptr;
   if (options.dumpJit)
     module->print(llvm::errs());
   auto engine = ExecutionEngine::create(*module, engineOptions,
@@ -206,6 +285,20 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
     if (!fn)
       return absl::InternalError(llvm::toString(fn.takeError()));
     chunk.fn = *fn;
+  }
+  if (options.objectCache) {
+    // The engine keeps the object it compiled; it can only write it to a
+    // file: dump it next to the entries, store it, remove the dump. A cache
+    // that cannot be written is not an error (the kernel works).
+    std::string dump = options.objectCache->pathOf(cacheKey) + ".dump" +
+                       std::to_string(::getpid()) + "-" +
+                       std::to_string(reinterpret_cast<uintptr_t>(kernel.get()));
+    kernel->engine->dumpToObjectFile(dump);
+    if (auto object = llvm::MemoryBuffer::getFile(dump, /*IsText=*/false,
+                                                  /*RequiresNullTerminator=*/
+                                                  false))
+      (void)options.objectCache->store(cacheKey, (*object)->getBuffer());
+    llvm::sys::fs::remove(dump);
   }
   return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
 }

@@ -22,6 +22,8 @@
 
 namespace tgc::cpu {
 
+class KernelObjectCache;
+
 struct LoopKernelOptions {
   /// The thread count the kernel is compiled for (chunks per run).
   int numThreads = 1;
@@ -32,6 +34,8 @@ struct LoopKernelOptions {
   int64_t vectorTile = 64;
   /// Print the LLVM dialect module before JIT-compiling it.
   bool dumpJit = false;
+  /// Where compiled kernels persist across processes (null: nowhere).
+  std::shared_ptr<const KernelObjectCache> objectCache;
 };
 
 /// JIT-compiles `fusion` (which must satisfy isLoopFusionSupported) into a

@@ -94,6 +94,10 @@ struct FunctionOptions {
   bool reduceRetracing = false;
   /// Most unpinned specializations kept (least recently used are evicted).
   size_t maxSpecializations = 64;
+  /// The persistent compilation cache: a directory processes share (empty:
+  /// TGC_CACHE_DIR, else none). The CPU backend keeps the machine code of
+  /// its loop kernels there and loads it instead of compiling again.
+  std::string cacheDir;
   /// Most plans a specialization with dynamic dims keeps (one per set of
   /// input shapes; the least recently used is dropped, and recompiled if a
   /// call needs it again).

@@ -119,6 +119,11 @@ struct Options {
       cl::desc("Run every public function (or --function) on --backend (cpu "
                "or cuda) and on the reference interpreter with random inputs "
                "and compare")};
+  cl::opt<std::string> cacheDir{
+      "cache-dir",
+      cl::desc("Persistent compilation cache directory, shared by processes "
+               "(default TGC_CACHE_DIR; the cpu backend keeps its loop "
+               "kernels' machine code there)")};
   cl::opt<bool> allowTf32{
       "allow-tf32",
       cl::desc("cuda backend: let f32 matmuls and convolutions use TF32 "
@@ -186,6 +191,7 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   options.cudaOrdinal = opts.cudaOrdinal;
   options.cudaArch = opts.cudaArch;
   options.allowTf32 = opts.allowTf32;
+  options.cacheDir = opts.cacheDir;
   options.printPlan = opts.printPlan;
   options.printLowered = opts.printLowered;
   options.verbose = tgc::runtime::verboseFromEnvironment();

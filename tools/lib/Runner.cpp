@@ -71,6 +71,8 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
   backendOptions.numThreads = options.threads;
   backendOptions.interOp = options.interOp > 1;
   backendOptions.allowTf32 = options.allowTf32;
+  if (!options.cacheDir.empty())
+    backendOptions.cacheDir = options.cacheDir;
   backendOptions.arch = options.cudaArch;
   if (backendOptions.arch.empty() && device)
     backendOptions.arch = device->arch();

@@ -47,6 +47,8 @@ struct RunnerOptions {
   bool profile = false;
   /// A device backend without a device still compiles (its runs fail).
   bool compileWithoutDevice = false;
+  /// The persistent compilation cache (empty: TGC_CACHE_DIR, else none).
+  std::string cacheDir;
 };
 
 class Runner {
