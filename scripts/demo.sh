@@ -52,6 +52,18 @@ step "tgc::function: a traced ResNet basic block under reduce_retracing (example
 "$BIN/traced-residual-block"
 
 ONNX_DATA=/usr/share/libonnx-testdata/data
+step "tgc::function in a serving loop: exceptions, model identity, scalar captures, concrete functions, compile accounting, the persistent cache (examples/traced/TracedServing.cpp)"
+"$BIN/traced-serving"
+
+step "The persistent compilation cache across processes: tgc-run --cache-dir (a cold run stores the loop kernels, a warm one loads them)"
+rm -rf /tmp/tgc-demo-cache
+for run in cold warm; do
+  start=$(date +%s%N)
+  "$BIN/tgc-run" test/tools/tgc-run/Inputs/cache-dir-model.mlir --function=loops --input=16x256xf32=0.5 --input=256xf32=0.25 --compile-only --cache-dir=/tmp/tgc-demo-cache > /dev/null
+  echo "$run: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(ls /tmp/tgc-demo-cache | wc -l) cache entries"
+done
+rm -rf /tmp/tgc-demo-cache
+
 step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
   --elide-constants-larger-than=16

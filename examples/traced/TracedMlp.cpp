@@ -36,9 +36,14 @@ static HostTensor randomTensor(std::vector<int64_t> shape, std::mt19937 &rng) {
 
 template <typename F> static void printHistory(std::string_view title, F &f) {
   std::cout << "  " << title << ": " << f.tracingCount() << " trace(s)\n";
-  for (const auto &event : f.history())
-    std::cout << "    traced " << event.type << "\n      because "
-              << event.reason.str() << "\n";
+  for (const auto &event : f.history()) {
+    if (event.kind == tracing::TraceEvent::Kind::Trace)
+      std::cout << "    traced " << event.type << "\n      because "
+                << event.reason.str() << "\n";
+    else if (event.kind == tracing::TraceEvent::Kind::Compile)
+      std::cout << "    compiled a plan for shapes " << event.shapes << " ("
+                << fixed(2, event.traceSeconds * 1e3) << " ms)\n";
+  }
 }
 
 int main() {
