@@ -122,7 +122,10 @@ struct RunContext {
   std::shared_ptr<cuda::Device> device;
 };
 
-/// A function compiled by a backend for concrete input shapes.
+/// A function compiled by a backend for concrete input shapes. It must not
+/// outlive the MLIRContext it was compiled in: its module lives there, and
+/// so does the constant data its plan may view (the CPU backend's plans
+/// hold no copy of dense f32/f64 weights).
 class CompiledFunction {
 public:
   virtual ~CompiledFunction();
