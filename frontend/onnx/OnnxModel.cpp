@@ -146,6 +146,8 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
       backendOptions.numThreads = state->options.numThreads;
       backendOptions.interOp = state->options.interOpThreads > 1;
       backendOptions.fuse = backendOptions.fuse && state->options.fuse;
+      if (!state->options.cacheDir.empty())
+        backendOptions.cacheDir = state->options.cacheDir;
       if (state->device)
         backendOptions.arch = state->device->arch();
       auto compiled =

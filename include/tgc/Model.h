@@ -38,6 +38,9 @@ struct ModelOptions {
   int interOpThreads = 1;
   /// Compile with the `tgc-cpu` pipeline (false: `tgc-cpu-unfused`).
   bool fuse = true;
+  /// The persistent compilation cache directory, shared by processes
+  /// (empty: TGC_CACHE_DIR, else none); see FunctionOptions::cacheDir.
+  std::string cacheDir;
 };
 
 /// A graph input or output: its name, dtype and shape (kDynamic, -1, for a

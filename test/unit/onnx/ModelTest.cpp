@@ -9,7 +9,11 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using tgc::Model;
@@ -111,3 +115,40 @@ TEST(Model, WrongInputsAreErrorsNamingTheModel) {
 }
 
 } // namespace
+
+// ModelOptions::cacheDir: a model whose plan has a JIT loop kernel
+// (Softplus) stores it there, and a second model loads it (bitwise the same
+// results).
+TEST(Model, ThePersistentCacheServesASecondModel) {
+  const char *softplus =
+      "/usr/share/libonnx-testdata/data/node/test_softplus/model.onnx";
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tgc-model-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  ModelOptions options;
+  options.cacheDir = dir.string();
+  options.numThreads = 1;
+  HostTensor x = filled({3, 4, 5}, 0.75f);
+  std::vector<HostTensor> results;
+  for (int i = 0; i < 2; ++i) {
+    auto model = Model::loadOnnx(softplus, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    auto y = model->run({x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_NE(model->describePlan().find("jit"), std::string::npos)
+        << model->describePlan();
+    EXPECT_NEAR((*y)[0].dataAs<float>()[0], std::log1p(std::exp(0.75f)),
+                1e-5);
+    results.push_back((*y)[0]);
+    size_t entries = 0;
+    for ([[maybe_unused]] const auto &entry :
+         std::filesystem::directory_iterator(dir))
+      ++entries;
+    EXPECT_EQ(entries, 1u) << "run " << i;
+  }
+  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(),
+                        results[0].byteSize()),
+            0);
+  std::filesystem::remove_all(dir);
+}
