@@ -105,52 +105,43 @@ bool tgc::tracing::identityAlive(uint64_t id) {
   return it != r.objects.end() && !it->second.expired();
 }
 
-bool tgc::tracing::hasDeadIdentity(const TraceType &type) {
-  if (std::optional<uint64_t> id = identityOf(type))
-    return !identityAlive(*id);
-  switch (type.kind()) {
-  case TraceType::Kind::Sequence:
-    for (const TraceType &element : type.elements())
-      if (hasDeadIdentity(element))
-        return true;
-    return false;
-  case TraceType::Kind::Optional:
-    if (auto value = type.optionalValue())
-      return hasDeadIdentity(*value);
-    return false;
-  case TraceType::Kind::Map:
-    for (const auto &[key, value] : type.mapEntries())
-      if (hasDeadIdentity(key) || hasDeadIdentity(value))
-        return true;
-    return false;
-  case TraceType::Kind::User:
-    return hasDeadIdentity(type.userInner());
-  default:
-    return false;
-  }
-}
-
-bool tgc::tracing::hasIdentity(const TraceType &type) {
-  if (identityOf(type))
+namespace {
+/// Whether `pred` holds for `type` or any type nested in it.
+template <typename Pred> bool anyNested(const TraceType &type, Pred pred) {
+  if (pred(type))
     return true;
   switch (type.kind()) {
   case TraceType::Kind::Sequence:
     for (const TraceType &element : type.elements())
-      if (hasIdentity(element))
+      if (anyNested(element, pred))
         return true;
     return false;
   case TraceType::Kind::Optional:
     if (auto value = type.optionalValue())
-      return hasIdentity(*value);
+      return anyNested(*value, pred);
     return false;
   case TraceType::Kind::Map:
     for (const auto &[key, value] : type.mapEntries())
-      if (hasIdentity(key) || hasIdentity(value))
+      if (anyNested(key, pred) || anyNested(value, pred))
         return true;
     return false;
   case TraceType::Kind::User:
-    return hasIdentity(type.userInner());
+    return anyNested(type.userInner(), pred);
   default:
     return false;
   }
+}
+} // namespace
+
+bool tgc::tracing::hasDeadIdentity(const TraceType &type) {
+  return anyNested(type, [](const TraceType &t) {
+    std::optional<uint64_t> id = identityOf(t);
+    return id && !identityAlive(*id);
+  });
+}
+
+bool tgc::tracing::hasIdentity(const TraceType &type) {
+  return anyNested(type, [](const TraceType &t) {
+    return identityOf(t).has_value();
+  });
 }
