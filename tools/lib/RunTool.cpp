@@ -7,16 +7,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/lib/RunTool.h"
-
-#include "runtime/Environment.h"
 #include "tools/lib/TensorLiteral.h"
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
+#include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
+#include "runtime/Environment.h"
 #include "runtime/cuda/Device.h"
 #include "tgc/Device.h"
 #include "tgc/Npy.h"
@@ -292,8 +292,23 @@ Error run(const Options &opts) {
     return makeError("--compile-only needs --backend=cpu or cuda");
   // Compile first: the plan prints even where running then fails (a device
   // backend without a device).
+  auto cacheBefore = tgc::cpu::KernelObjectCache::processStats();
   if (Error error = onBackend.compile(*args))
     return error;
+  // With a persistent cache, say what it did (a warm run compiles nothing).
+  std::string cacheDir = opts.cacheDir.empty()
+                             ? tgc::runtime::env::text("TGC_CACHE_DIR")
+                             : std::string(opts.cacheDir);
+  if (!cacheDir.empty()) {
+    auto after = tgc::cpu::KernelObjectCache::processStats();
+    errs() << "tgc-run: cache " << cacheDir << ": "
+           << after.hits - cacheBefore.hits << " loop kernel(s) loaded, "
+           << after.stores - cacheBefore.stores << " compiled and stored";
+    if (uint64_t bad = after.corrupt - cacheBefore.corrupt)
+      errs() << " (" << bad << " bad entr" << (bad == 1 ? "y" : "ies")
+             << " replaced)";
+    errs() << "\n";
+  }
   if (opts.compileOnly)
     return Error::success();
   auto results = onBackend.run(*args);
