@@ -8,7 +8,7 @@
 //
 // - The key is a 128-bit hash of everything that determines the code: the
 //   kernel's module before lowering, the loop options, the JIT's target CPU
-//   and features, and the LLVM and tgc versions.
+//   and features, the LLVM and tgc versions and the tgc binary's identity.
 // - An entry is one file, `<key>.tgcobj`: a header (magic, format version,
 //   payload size, payload checksum) and the object file. It is written to a
 //   temporary file in the directory and renamed into place, so readers see

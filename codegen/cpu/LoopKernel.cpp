@@ -20,6 +20,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <unistd.h>
 #include <mutex>
 
@@ -96,14 +97,21 @@ int64_t numElements(Type type) {
   return cast<RankedTensorType>(type).getNumElements();
 }
 
-/// The program's identity: its path, size and modification time (a rebuilt
-/// tgc never reads a cache entry of another build).
+/// The identity of the tgc build: the path, size and modification time of
+/// the binary this code is in (libtgc.so, or the program tgc is linked
+/// into), so a rebuilt tgc never reads a cache entry of another build.
 const std::string &buildIdentity() {
   static const std::string identity = [] {
-    std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+    std::string path;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&buildIdentity), &info) &&
+        info.dli_fname)
+      path = info.dli_fname;
+    if (path.empty() || !llvm::sys::fs::exists(path))
+      path = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
     llvm::sys::fs::file_status status;
-    std::string text = exe;
-    if (!llvm::sys::fs::status(exe, status))
+    std::string text = path;
+    if (!llvm::sys::fs::status(path, status))
       text += " " + std::to_string(status.getSize()) + " " +
               std::to_string(llvm::sys::toTimeT(
                   status.getLastModificationTime()));
