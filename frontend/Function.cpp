@@ -4,6 +4,7 @@
 #include "codegen/reference/Interpreter.h"
 
 #include "codegen/Backends.h"
+#include "dialects/ShapeUtils.h"
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
 
@@ -169,13 +170,8 @@ static std::string noCudaCodegen() {
 /// "(2x3, 4, scalar)".
 static std::string formatShapes(const std::vector<std::vector<int64_t>> &shapes) {
   std::string text = "(";
-  for (auto [i, shape] : llvm::enumerate(shapes)) {
-    text += i ? ", " : "";
-    if (shape.empty())
-      text += "scalar";
-    for (auto [j, dim] : llvm::enumerate(shape))
-      text += (j ? "x" : "") + std::to_string(dim);
-  }
+  for (auto [i, shape] : llvm::enumerate(shapes))
+    text += (i ? ", " : "") + formatShape(shape);
   return text + ")";
 }
 
@@ -321,16 +317,20 @@ tgc::Status FunctionState::checkCall(const TraceType &argsType) const {
   return openTarget().status();
 }
 
+/// "arg0: expected T, got U (reason)".
+static std::string describe(const tracing::Mismatch &mismatch) {
+  return (mismatch.path.empty() ? std::string("arguments") : mismatch.path) +
+         ": expected " + mismatch.expected + ", got " + mismatch.actual +
+         (mismatch.reason.empty() ? "" : " (" + mismatch.reason + ")");
+}
+
 tgc::Status FunctionState::checkSignature(const TraceType &call) const {
   if (!signature)
     return absl::OkStatus();
   if (auto mismatch = tracing::findArgsMismatch(call, *signature))
     return absl::InvalidArgumentError(
         "tgc: call of '" + options.name +
-        "' does not match its input_signature: " +
-        (mismatch->path.empty() ? std::string("arguments") : mismatch->path) +
-        ": expected " + mismatch->expected + ", got " + mismatch->actual +
-        (mismatch->reason.empty() ? "" : " (" + mismatch->reason + ")"));
+        "' does not match its input_signature: " + describe(*mismatch));
   return absl::OkStatus();
 }
 
@@ -775,7 +775,7 @@ FunctionState::fastKey(std::span<const runtime::HostTensor *const> tensors) {
   return key;
 }
 
-FunctionState::EntryPtr FunctionState::fastLookup(const FastKey &key) {
+CompiledPtr FunctionState::fastLookup(const FastKey &key) {
   uint64_t generation = cache.generation();
   std::shared_lock lock(fastMutex);
   if (fastGeneration != generation)
@@ -784,7 +784,7 @@ FunctionState::EntryPtr FunctionState::fastLookup(const FastKey &key) {
   if (it == fast.end())
     return nullptr;
   cache.touch(*it->second);
-  return it->second;
+  return it->second->payload;
 }
 
 void FunctionState::fastRecord(FastKey key, EntryPtr entry,
@@ -814,8 +814,8 @@ tgc::StatusOr<CompiledPtr> detail::specializationForTensors(
   FunctionState::FastKey key;
   if (state.fastEligible) {
     key = FunctionState::fastKey(tensors);
-    if (FunctionState::EntryPtr hit = state.fastLookup(key))
-      return hit->payload;
+    if (CompiledPtr hit = state.fastLookup(key))
+      return hit;
   }
   uint64_t generation = state.cache.generation();
   std::vector<TraceType> elements;
@@ -861,11 +861,7 @@ tgc::Status detail::checkConcreteCall(const FunctionState &state,
     return absl::OkStatus();
   std::string detail;
   if (auto mismatch = tracing::findArgsMismatch(callKey, key))
-    detail = ": " +
-             (mismatch->path.empty() ? std::string("arguments")
-                                     : mismatch->path) +
-             ": expected " + mismatch->expected + ", got " + mismatch->actual +
-             (mismatch->reason.empty() ? "" : " (" + mismatch->reason + ")");
+    detail = ": " + describe(*mismatch);
   return absl::InvalidArgumentError(
       "tgc: concrete function of '" + state.options.name + "' for " +
       key.str() + " called with " + callKey.str() + detail +

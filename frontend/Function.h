@@ -114,8 +114,9 @@ struct FunctionState {
   mutable std::shared_mutex fastMutex;
   std::unordered_map<FastKey, EntryPtr, FastKeyHash> fast;
   uint64_t fastGeneration = 0;
-  /// The memo's entry for `key`, counted as a hit; null when it has none.
-  EntryPtr fastLookup(const FastKey &key);
+  /// The specialization the memo has for `key`, counted as a hit; null when
+  /// it has none.
+  CompiledPtr fastLookup(const FastKey &key);
   /// Remembers that `key` dispatched to `entry` when the cache was at
   /// `generation` (nothing when it has changed since).
   void fastRecord(FastKey key, EntryPtr entry, uint64_t generation);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/TraceTraits.h"
+#include "tracing/TraceTypeWalk.h"
 
 #include <map>
 #include <mutex>
@@ -104,34 +105,6 @@ bool tgc::tracing::identityAlive(uint64_t id) {
   auto it = r.objects.find(id);
   return it != r.objects.end() && !it->second.expired();
 }
-
-namespace {
-/// Whether `pred` holds for `type` or any type nested in it.
-template <typename Pred> bool anyNested(const TraceType &type, Pred pred) {
-  if (pred(type))
-    return true;
-  switch (type.kind()) {
-  case TraceType::Kind::Sequence:
-    for (const TraceType &element : type.elements())
-      if (anyNested(element, pred))
-        return true;
-    return false;
-  case TraceType::Kind::Optional:
-    if (auto value = type.optionalValue())
-      return anyNested(*value, pred);
-    return false;
-  case TraceType::Kind::Map:
-    for (const auto &[key, value] : type.mapEntries())
-      if (anyNested(key, pred) || anyNested(value, pred))
-        return true;
-    return false;
-  case TraceType::Kind::User:
-    return anyNested(type.userInner(), pred);
-  default:
-    return false;
-  }
-}
-} // namespace
 
 bool tgc::tracing::hasDeadIdentity(const TraceType &type) {
   return anyNested(type, [](const TraceType &t) {

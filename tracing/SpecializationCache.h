@@ -31,6 +31,7 @@
 
 #include "tgc/AbslStatus.h"
 #include "tgc/TraceType.h"
+#include "tracing/TraceTypeWalk.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -139,10 +140,7 @@ public:
       std::erase_if(evicted, [&](const TraceType &t) { return dead(t); });
     }
     if (options.verbose && options.log)
-      options.log("tgc: " +
-                  (options.name.empty() ? std::string()
-                                        : "'" + options.name + "' ") +
-                  "dropped " + std::to_string(gone.size()) +
+      options.log(logPrefix() + "dropped " + std::to_string(gone.size()) +
                   " specialization" + (gone.size() == 1 ? "" : "s") +
                   " keyed by dead objects");
     return gone.size();
@@ -180,9 +178,7 @@ public:
   void recordEvent(TraceEvent event) const {
     std::string line;
     if (options.verbose && options.log) {
-      line = "tgc: " +
-             (options.name.empty() ? std::string()
-                                   : "'" + options.name + "' ") +
+      line = logPrefix() +
              (event.kind == TraceEvent::Kind::Compile ? "compiled "
                                                       : "dropped the plan of ") +
              event.type + " for " + event.shapes;
@@ -315,31 +311,19 @@ private:
     return false;
   }
 
+  /// "tgc: 'name' " (or "tgc: " for an unnamed function), before log lines.
+  std::string logPrefix() const {
+    return "tgc: " +
+           (options.name.empty() ? std::string() : "'" + options.name + "' ");
+  }
+
   /// Whether `type` has a tensor leaf of unknown rank.
   static bool hasUnknownRank(const TraceType &type) {
-    switch (type.kind()) {
-    case TraceType::Kind::Tensor:
-    case TraceType::Kind::Variable:
-      return type.tensorSpec().unknownRank;
-    case TraceType::Kind::Sequence:
-      for (const TraceType &element : type.elements())
-        if (hasUnknownRank(element))
-          return true;
-      return false;
-    case TraceType::Kind::Optional:
-      if (auto value = type.optionalValue())
-        return hasUnknownRank(*value);
-      return false;
-    case TraceType::Kind::Map:
-      for (const auto &entry : type.mapEntries())
-        if (hasUnknownRank(entry.first) || hasUnknownRank(entry.second))
-          return true;
-      return false;
-    case TraceType::Kind::User:
-      return hasUnknownRank(type.userInner());
-    default:
-      return false;
-    }
+    return anyNested(type, [](const TraceType &t) {
+      return (t.kind() == TraceType::Kind::Tensor ||
+              t.kind() == TraceType::Kind::Variable) &&
+             t.tensorSpec().unknownRank;
+    });
   }
 
   /// Removes this thread's active-trace entry when the trace ends, however
@@ -562,10 +546,7 @@ private:
       events.push_back(event);
     }
     if (options.verbose && options.log)
-      options.log("tgc: " +
-                  (options.name.empty() ? std::string()
-                                        : "'" + options.name + "' ") +
-                  "traced " + event.type + " (" + reason.str() + ")" +
+      options.log(logPrefix() + "traced " + event.type + " (" + reason.str() + ")" +
                   (error.empty() ? "" : ", failed: " + error));
   }
 
