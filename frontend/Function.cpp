@@ -168,7 +168,8 @@ static std::string noCudaCodegen() {
 }
 
 /// "(2x3, 4, scalar)".
-static std::string formatShapes(const std::vector<std::vector<int64_t>> &shapes) {
+static std::string
+formatShapes(const std::vector<std::vector<int64_t>> &shapes) {
   std::string text = "(";
   for (auto [i, shape] : llvm::enumerate(shapes))
     text += (i ? ", " : "") + formatShape(shape);
@@ -614,8 +615,8 @@ TraceType FunctionState::captureKey(const TraceType &target,
   // cacheKey's layout: the arguments, the captures, then the target device
   // unless it is the CPU.
   llvm::ArrayRef<TraceType> elements = target.elements();
-  size_t trailing = options.captures.size() - capture +
-                    (options.device.isCpu() ? 0 : 1);
+  size_t trailing =
+      options.captures.size() - capture + (options.device.isCpu() ? 0 : 1);
   if (target.kind() != TraceType::Kind::Sequence || elements.size() < trailing)
     return options.captures[capture].key();
   return elements[elements.size() - trailing];
@@ -643,19 +644,18 @@ FunctionState::trace(const TraceType &target, const TraceBody &body) {
       [&](llvm::ArrayRef<Tensor> leaves) -> std::vector<Tensor> {
         // Tensor captures are the last leaves; scalar ones are keyed by
         // value, and the trace uses the value in its key.
-        size_t numCaptures = std::min(
-            leaves.size(), static_cast<size_t>(llvm::count_if(
-                               options.captures, [](const CaptureRef &c) {
-                                 return !c.isScalar();
-                               })));
+        size_t numCaptures =
+            std::min(leaves.size(),
+                     static_cast<size_t>(llvm::count_if(
+                         options.captures,
+                         [](const CaptureRef &c) { return !c.isScalar(); })));
         size_t next = leaves.size() - numCaptures;
         for (const CaptureRef &capture : options.captures)
           if (!capture.isScalar() && next < leaves.size())
             captures.bound.emplace_back(capture.id(), leaves[next++]);
         for (auto [i, capture] : llvm::enumerate(options.captures))
           if (capture.isScalar())
-            captures.scalars.emplace_back(capture.id(),
-                                          captureKey(target, i));
+            captures.scalars.emplace_back(capture.id(), captureKey(target, i));
         // The scope is restored however the callable returns (it may throw).
         struct ScopeGuard {
           CaptureScope &scope;
@@ -899,8 +899,7 @@ size_t detail::compileCount(const FunctionState &state) {
   return state.compileCount.load(std::memory_order_relaxed);
 }
 
-std::vector<SpecializationInfo>
-detail::specializations(FunctionState &state) {
+std::vector<SpecializationInfo> detail::specializations(FunctionState &state) {
   if (state.identityKeyed.load(std::memory_order_relaxed))
     state.dropDeadIdentities();
   return state.specializations();

@@ -102,9 +102,7 @@ struct FunctionState {
   struct FastKey {
     llvm::SmallVector<int64_t, 16> words;
     size_t hash = 0;
-    bool operator==(const FastKey &other) const {
-      return words == other.words;
-    }
+    bool operator==(const FastKey &other) const { return words == other.words; }
   };
   struct FastKeyHash {
     size_t operator()(const FastKey &key) const { return key.hash; }

@@ -102,12 +102,11 @@ detail::CaptureScope *&detail::currentCaptureScope() {
 static void recordUndeclared(detail::CaptureScope &scope,
                              std::source_location loc, bool scalar) {
   if (scope.error.empty())
-    scope.error = std::string(loc.file_name()) + ":" +
-                  std::to_string(loc.line()) + ":" +
-                  std::to_string(loc.column()) + ": a " +
-                  (scalar ? "scalar" : "tensor") +
-                  " captured by reference is read by a traced function that "
-                  "does not declare it in FunctionOptions::captures";
+    scope.error =
+        std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
+        std::to_string(loc.column()) + ": a " + (scalar ? "scalar" : "tensor") +
+        " captured by reference is read by a traced function that "
+        "does not declare it in FunctionOptions::captures";
 }
 
 tracing::TraceType CaptureRef::boundKey(std::source_location loc) const {

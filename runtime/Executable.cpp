@@ -343,8 +343,8 @@ absl::StatusOr<std::vector<HostTensor>>
 Executable::run(const std::vector<HostTensor> &args,
                 const RunOptions &options) const {
   using Clock = std::chrono::steady_clock;
-  bool verbose = options.verbose ||
-                 (options.readEnvironment && verboseFromEnvironment());
+  bool verbose =
+      options.verbose || (options.readEnvironment && verboseFromEnvironment());
   bool timed = verbose || options.profile;
   Clock::time_point runStart;
   if (timed)

@@ -65,8 +65,9 @@ IdentityRegistry &registry() {
 
 static const char kIdentityPrefix[] = "identity of ";
 
-TraceType tgc::tracing::identityTraceType(
-    const std::shared_ptr<const void> &object, std::string_view typeName) {
+TraceType
+tgc::tracing::identityTraceType(const std::shared_ptr<const void> &object,
+                                std::string_view typeName) {
   if (!object)
     return TraceType::none();
   IdentityRegistry &r = registry();
@@ -114,7 +115,6 @@ bool tgc::tracing::hasDeadIdentity(const TraceType &type) {
 }
 
 bool tgc::tracing::hasIdentity(const TraceType &type) {
-  return anyNested(type, [](const TraceType &t) {
-    return identityOf(t).has_value();
-  });
+  return anyNested(
+      type, [](const TraceType &t) { return identityOf(t).has_value(); });
 }

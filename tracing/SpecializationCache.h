@@ -38,9 +38,9 @@
 #include "llvm/Support/Error.h"
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -178,18 +178,20 @@ public:
   void recordEvent(TraceEvent event) const {
     std::string line;
     if (options.verbose && options.log) {
-      line = logPrefix() +
-             (event.kind == TraceEvent::Kind::Compile ? "compiled "
-                                                      : "dropped the plan of ") +
-             event.type + " for " + event.shapes;
+      line =
+          logPrefix() +
+          (event.kind == TraceEvent::Kind::Compile ? "compiled "
+                                                   : "dropped the plan of ") +
+          event.type + " for " + event.shapes;
       if (event.kind == TraceEvent::Kind::Compile) {
         char ms[32];
         std::snprintf(ms, sizeof ms, " (%.2f ms)", event.traceSeconds * 1e3);
         line += ms;
       }
       if (!event.error.empty())
-        line += event.kind == TraceEvent::Kind::Compile ? ", failed: " + event.error
-                                                        : ": " + event.error;
+        line += event.kind == TraceEvent::Kind::Compile
+                    ? ", failed: " + event.error
+                    : ": " + event.error;
     }
     {
       std::lock_guard lock(historyMutex);
@@ -546,8 +548,8 @@ private:
       events.push_back(event);
     }
     if (options.verbose && options.log)
-      options.log(logPrefix() + "traced " + event.type + " (" + reason.str() + ")" +
-                  (error.empty() ? "" : ", failed: " + error));
+      options.log(logPrefix() + "traced " + event.type + " (" + reason.str() +
+                  ")" + (error.empty() ? "" : ", failed: " + error));
   }
 
   /// The frequent-retracing warning: fires when `warnTraces` traces happened

@@ -1,4 +1,5 @@
-//===- TraceTypeWalk.h - predicates over nested TraceTypes -------*- C++ -*-===//
+//===- TraceTypeWalk.h - predicates over nested TraceTypes -------*- C++
+//-*-===//
 //
 // Internal to the tracing library and its clients in the repository.
 //

@@ -4,8 +4,8 @@
 
 #include "codegen/Backend.h"
 #include "codegen/cpu/CpuPipeline.h"
-#include "codegen/cpu/LoopCodegen.h"
 #include "codegen/cpu/KernelObjectCache.h"
+#include "codegen/cpu/LoopCodegen.h"
 #include "codegen/cpu/LoopKernel.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"

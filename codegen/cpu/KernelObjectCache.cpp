@@ -45,13 +45,12 @@ KernelObjectCache::open(const std::string &directory, int64_t maxBytes) {
   if (directory.empty())
     return absl::InvalidArgumentError("tgc: the cache directory is empty");
   if (std::error_code error = llvm::sys::fs::create_directories(directory))
-    return absl::UnavailableError(absl::StrCat(
-        "tgc: cannot create the cache directory '", directory,
-        "': ", error.message()));
+    return absl::UnavailableError(
+        absl::StrCat("tgc: cannot create the cache directory '", directory,
+                     "': ", error.message()));
   if (!llvm::sys::fs::is_directory(directory))
-    return absl::InvalidArgumentError(
-        absl::StrCat("tgc: cache directory '", directory,
-                     "' is not a directory"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tgc: cache directory '", directory, "' is not a directory"));
   return std::shared_ptr<KernelObjectCache>(
       new KernelObjectCache(directory, std::max<int64_t>(maxBytes, 1)));
 }
@@ -108,9 +107,9 @@ KernelObjectCache::load(const std::string &key) const {
                 true);
   llvm::StringRef payload = bytes.drop_front(kHeaderBytes);
   if (payload.size() != size)
-    return miss(absl::StrCat("truncated (", payload.size(), " of ", size,
-                             " bytes)"),
-                true);
+    return miss(
+        absl::StrCat("truncated (", payload.size(), " of ", size, " bytes)"),
+        true);
   if (llvm::xxh3_64bits(payload) != checksum)
     return miss("corrupt (checksum mismatch)", true);
   hits.fetch_add(1, std::memory_order_relaxed);
@@ -136,11 +135,10 @@ absl::Status KernelObjectCache::store(const std::string &key,
   llvm::sys::path::append(model, key + ".%%%%%%%%.tmp");
   int fd = -1;
   llvm::SmallString<256> temp;
-  if (std::error_code error =
-          llvm::sys::fs::createUniqueFile(model, fd, temp))
-    return absl::UnavailableError(absl::StrCat(
-        "tgc: cannot write to the cache directory '", dir,
-        "': ", error.message()));
+  if (std::error_code error = llvm::sys::fs::createUniqueFile(model, fd, temp))
+    return absl::UnavailableError(
+        absl::StrCat("tgc: cannot write to the cache directory '", dir,
+                     "': ", error.message()));
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << entry;
@@ -149,9 +147,8 @@ absl::Status KernelObjectCache::store(const std::string &key,
       std::string message = os.error().message();
       os.clear_error();
       llvm::sys::fs::remove(temp);
-      return absl::UnavailableError(
-          absl::StrCat("tgc: cannot write '", std::string(temp.str()),
-                       "': ", message));
+      return absl::UnavailableError(absl::StrCat(
+          "tgc: cannot write '", std::string(temp.str()), "': ", message));
     }
   }
   if (std::error_code error = llvm::sys::fs::rename(temp, pathOf(key))) {

@@ -10,19 +10,19 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "tgc/Version.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
-#include "tgc/Version.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
-#include <unistd.h>
 #include <mutex>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace tgc;
@@ -112,9 +112,9 @@ const std::string &buildIdentity() {
     llvm::sys::fs::file_status status;
     std::string text = path;
     if (!llvm::sys::fs::status(path, status))
-      text += " " + std::to_string(status.getSize()) + " " +
-              std::to_string(llvm::sys::toTimeT(
-                  status.getLastModificationTime()));
+      text +=
+          " " + std::to_string(status.getSize()) + " " +
+          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
     return text;
   }();
   return identity;
@@ -298,9 +298,10 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
     // The engine keeps the object it compiled; it can only write it to a
     // file: dump it next to the entries, store it, remove the dump. A cache
     // that cannot be written is not an error (the kernel works).
-    std::string dump = options.objectCache->pathOf(cacheKey) + ".dump" +
-                       std::to_string(::getpid()) + "-" +
-                       std::to_string(reinterpret_cast<uintptr_t>(kernel.get()));
+    std::string dump =
+        options.objectCache->pathOf(cacheKey) + ".dump" +
+        std::to_string(::getpid()) + "-" +
+        std::to_string(reinterpret_cast<uintptr_t>(kernel.get()));
     kernel->engine->dumpToObjectFile(dump);
     if (auto object = llvm::MemoryBuffer::getFile(dump, /*IsText=*/false,
                                                   /*RequiresNullTerminator=*/

@@ -50,8 +50,7 @@ absl::StatusOr<const NvrtcApi *> loadNvrtc() {
     if (handle)
       break;
     const char *error = dlerror();
-    absl::StrAppend(&tried, tried.empty() ? "" : "; ",
-                    error ? error : name);
+    absl::StrAppend(&tried, tried.empty() ? "" : "; ", error ? error : name);
   }
   if (!handle)
     return absl::NotFoundError(
@@ -77,8 +76,8 @@ absl::StatusOr<const NvrtcApi *> loadNvrtc() {
 #undef TGC_LOOKUP
   if (missing) {
     dlclose(handle);
-    return absl::NotFoundError(absl::StrCat(
-        "the loaded NVRTC library lacks ", missing, " (too old?)"));
+    return absl::NotFoundError(absl::StrCat("the loaded NVRTC library lacks ",
+                                            missing, " (too old?)"));
   }
   return api.release();
 }
@@ -137,7 +136,7 @@ absl::StatusOr<std::string> tgc::cuda::compileCuda(const std::string &source,
   const NvrtcApi &api = **nvrtc(); // parseArch checked that it loaded.
   nvrtcProgram program = nullptr;
   if (nvrtcResult r = api.createProgram(&program, source.c_str(),
-                                         "tgc_kernels.cu", 0, nullptr, nullptr);
+                                        "tgc_kernels.cu", 0, nullptr, nullptr);
       r != NVRTC_SUCCESS)
     return absl::InternalError(
         absl::StrCat("nvrtcCreateProgram: ", api.getErrorString(r)));

@@ -78,11 +78,9 @@ int main() {
         "the next call traced again and ran");
 
   std::cout << "Model objects keyed by identity:\n";
-  auto scaled = *tgc::function(
-      [](const std::shared_ptr<Classifier> &model, Tensor t) {
-        return t * model->scale;
-      },
-      quiet);
+  auto scaled = *tgc::function([](const std::shared_ptr<Classifier> &model,
+                                  Tensor t) { return t * model->scale; },
+                               quiet);
   auto a = std::make_shared<Classifier>(Classifier{2.0});
   auto b = std::make_shared<Classifier>(Classifier{3.0});
   (void)scaled(a, x);
@@ -110,8 +108,8 @@ int main() {
 
   std::cout << "A callable concrete function:\n";
   auto layer = *tgc::function([](Tensor v) { return relu(v) + 1.0; }, quiet);
-  auto concrete =
-      *layer.concreteFunction(tracing::TensorSpec{DType::F32, {tracing::kDynamic, 256}});
+  auto concrete = *layer.concreteFunction(
+      tracing::TensorSpec{DType::F32, {tracing::kDynamic, 256}});
   check(concrete(filled({2, 256}, 1.0)).ok() &&
             concrete(filled({9, 256}, 1.0)).ok() && layer.tracingCount() == 1,
         "it serves any batch without tracing (" + concrete.signature + ")");
@@ -123,14 +121,14 @@ int main() {
   bounded.inputSignature = std::vector<tracing::TensorSpec>{
       tracing::TensorSpec{DType::F32, {tracing::kDynamic, 256}}};
   bounded.maxPlansPerSpecialization = 2;
-  auto dyn = *tgc::function([](Tensor v) { return exp(tanh(v)) * 0.5; },
-                            bounded);
+  auto dyn =
+      *tgc::function([](Tensor v) { return exp(tanh(v)) * 0.5; }, bounded);
   for (int64_t rows : {1, 2, 3, 1})
     (void)dyn(filled({rows, 256}, 0.1));
   SpecializationInfo info = dyn.specializations().front();
-  std::cout << "  " << info.signature << ": " << info.compiles
-            << " compiles, " << info.plansHeld << " plans held ("
-            << info.planBytes << " bytes)\n";
+  std::cout << "  " << info.signature << ": " << info.compiles << " compiles, "
+            << info.plansHeld << " plans held (" << info.planBytes
+            << " bytes)\n";
   check(info.compiles == 4 && info.plansHeld == 2,
         "plans are compiled per shape and bounded (LRU)");
 

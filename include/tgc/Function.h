@@ -384,9 +384,7 @@ template <typename R, typename... A> struct CallableArity<R (*)(A...)> {
 };
 template <typename R, typename... A>
 struct CallableArity<R (*)(A...) noexcept> : CallableArity<R (*)(A...)> {};
-template <typename M> struct MemberArity {
-  static constexpr int value = -1;
-};
+template <typename M> struct MemberArity { static constexpr int value = -1; };
 template <typename R, typename C, typename... A>
 struct MemberArity<R (C::*)(A...)> {
   static constexpr int value = sizeof...(A);

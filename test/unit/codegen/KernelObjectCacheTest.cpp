@@ -1,8 +1,8 @@
 //===- KernelObjectCacheTest.cpp - the persistent loop-kernel cache -------===//
 
+#include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
-#include "codegen/cpu/KernelObjectCache.h"
 #include "tools/lib/Registration.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -16,9 +16,9 @@
 
 #include <cmath>
 #include <cstring>
-#include <unistd.h>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace tgc;
@@ -98,7 +98,8 @@ TEST(KernelObjectCache, TheDirectoryIsBoundedLeastRecentlyUsedFirst) {
   // Room for two 1000-byte entries (and their headers), not three.
   auto cache = KernelObjectCache::open(dir, 2100);
   ASSERT_TRUE(cache.ok());
-  std::string a = KernelObjectCache::keyOf("a"), b = KernelObjectCache::keyOf("b"),
+  std::string a = KernelObjectCache::keyOf("a"),
+              b = KernelObjectCache::keyOf("b"),
               c = KernelObjectCache::keyOf("c");
   ASSERT_TRUE((*cache)->store(a, std::string(1000, 'a')).ok());
   ASSERT_TRUE((*cache)->store(b, std::string(1000, 'b')).ok());
@@ -106,9 +107,9 @@ TEST(KernelObjectCache, TheDirectoryIsBoundedLeastRecentlyUsedFirst) {
   llvm::sys::fs::file_status status;
   {
     int fd = -1;
-    ASSERT_FALSE(llvm::sys::fs::openFileForWrite(
-        (*cache)->pathOf(a), fd, llvm::sys::fs::CD_OpenExisting,
-        llvm::sys::fs::OF_Append));
+    ASSERT_FALSE(llvm::sys::fs::openFileForWrite((*cache)->pathOf(a), fd,
+                                                 llvm::sys::fs::CD_OpenExisting,
+                                                 llvm::sys::fs::OF_Append));
     ASSERT_FALSE(llvm::sys::fs::setLastAccessAndModificationTime(
         fd, llvm::sys::toTimePoint(1000000)));
     ::close(fd);
@@ -161,7 +162,8 @@ TEST(KernelObjectCache, TheCpuBackendReusesLoopKernels) {
     registerAllDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(kLoopSource, &context);
+    auto module =
+        mlir::parseSourceString<mlir::ModuleOp>(kLoopSource, &context);
     EXPECT_TRUE(module);
     auto func = module->lookupSymbol<mlir::func::FuncOp>("f");
     auto compiled = cpu->compile(func, {{8, 64}, {64}}, options);
@@ -189,8 +191,7 @@ TEST(KernelObjectCache, TheCpuBackendReusesLoopKernels) {
   EXPECT_EQ(std::memcmp(cold[0].data(), warm[0].data(), cold[0].byteSize()), 0);
   // And the values are right.
   for (int64_t i = 0; i < x.numElements(); i += 37) {
-    double expected =
-        std::exp(std::tanh(x.getDouble(i) * y.getDouble(i % 64)));
+    double expected = std::exp(std::tanh(x.getDouble(i) * y.getDouble(i % 64)));
     EXPECT_NEAR(warm[0].getDouble(i), expected, 1e-5 * expected) << i;
   }
   // No dump or temporary file is left behind.

@@ -241,9 +241,9 @@ TEST(Function, VerboseModeLogsReasons) {
   // Each trace compiles its static plan first (events in the order they
   // complete).
   ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(lines[0].rfind("tgc: 'traced' compiled (Tensor<1xf32>,) for (1) (",
-                           0),
-            0u)
+  EXPECT_EQ(
+      lines[0].rfind("tgc: 'traced' compiled (Tensor<1xf32>,) for (1) (", 0),
+      0u)
       << lines[0];
   EXPECT_NE(lines[1].find("first call"), std::string::npos) << lines[1];
   EXPECT_NE(lines[2].find("compiled"), std::string::npos) << lines[2];
@@ -605,9 +605,9 @@ TEST(Function, StringLiteralsAreStringKeys) {
 TEST(Function, SignatureArityIsCheckedAtCreation) {
   FunctionOptions options;
   options.name = "pair";
-  options.inputSignature = std::vector<TensorSpec>{
-      TensorSpec{DType::F32, {2}}, TensorSpec{DType::F32, {2}},
-      TensorSpec{DType::F32, {2}}};
+  options.inputSignature = std::vector<TensorSpec>{TensorSpec{DType::F32, {2}},
+                                                   TensorSpec{DType::F32, {2}},
+                                                   TensorSpec{DType::F32, {2}}};
   auto f = tgc::function([](Tensor x, Tensor y) { return x + y; }, options);
   int line = __LINE__ - 1;
   ASSERT_FALSE(f.ok());
@@ -727,11 +727,9 @@ TEST(Function, SharedPtrArgumentsAreKeyedByIdentity) {
   options.verbose = true;
   std::vector<std::string> logs;
   options.log = [&](const std::string &line) { logs.push_back(line); };
-  auto f = tgc::function(
-      [](const std::shared_ptr<Model> &model, Tensor x) {
-        return x * model->scale;
-      },
-      options);
+  auto f = tgc::function([](const std::shared_ptr<Model> &model,
+                            Tensor x) { return x * model->scale; },
+                         options);
   ASSERT_TRUE(f.ok());
   HostTensor x = f32({2}, {1, 2});
   auto a = std::make_shared<Model>(Model{2});
@@ -771,7 +769,8 @@ TEST(Function, SharedPtrArgumentsAreKeyedByIdentity) {
 // compiles and dropped plans beside traces.
 TEST(Function, CompilesAreAccountedAndPlansBounded) {
   FunctionOptions options;
-  options.inputSignature = std::vector<TensorSpec>{TensorSpec{DType::F32, {kDyn, 4}}};
+  options.inputSignature =
+      std::vector<TensorSpec>{TensorSpec{DType::F32, {kDyn, 4}}};
   options.maxPlansPerSpecialization = 2;
   auto f = tgc::function([](Tensor x) { return relu(x) * 2.0; }, options);
   ASSERT_TRUE(f.ok());

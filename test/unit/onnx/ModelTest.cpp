@@ -122,9 +122,8 @@ TEST(Model, WrongInputsAreErrorsNamingTheModel) {
 TEST(Model, ThePersistentCacheServesASecondModel) {
   const char *softplus =
       "/usr/share/libonnx-testdata/data/node/test_softplus/model.onnx";
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() /
-      ("tgc-model-cache-" + std::to_string(::getpid()));
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("tgc-model-cache-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   ModelOptions options;
   options.cacheDir = dir.string();
@@ -138,8 +137,7 @@ TEST(Model, ThePersistentCacheServesASecondModel) {
     ASSERT_TRUE(y.ok()) << y.status();
     EXPECT_NE(model->describePlan().find("jit"), std::string::npos)
         << model->describePlan();
-    EXPECT_NEAR((*y)[0].dataAs<float>()[0], std::log1p(std::exp(0.75f)),
-                1e-5);
+    EXPECT_NEAR((*y)[0].dataAs<float>()[0], std::log1p(std::exp(0.75f)), 1e-5);
     results.push_back((*y)[0]);
     size_t entries = 0;
     for ([[maybe_unused]] const auto &entry :
@@ -147,8 +145,8 @@ TEST(Model, ThePersistentCacheServesASecondModel) {
       ++entries;
     EXPECT_EQ(entries, 1u) << "run " << i;
   }
-  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(),
-                        results[0].byteSize()),
-            0);
+  EXPECT_EQ(
+      std::memcmp(results[0].data(), results[1].data(), results[0].byteSize()),
+      0);
   std::filesystem::remove_all(dir);
 }

@@ -288,11 +288,12 @@ TEST(SpecializationCache, ThrowingBuilderLeavesNothingBehind) {
   EXPECT_TRUE(cache.history()[0].failed);
   EXPECT_EQ(cache.history()[0].error, "the traced callable threw: user bug");
   // Non-std exceptions too.
-  EXPECT_THROW(cache.getOrTrace(a, [](const TraceType &) -> Payload { throw 7; }),
-               int);
+  EXPECT_THROW(
+      cache.getOrTrace(a, [](const TraceType &) -> Payload { throw 7; }), int);
   EXPECT_EQ(cache.history().back().error,
             "the traced callable threw an exception");
-  auto ok = cache.getOrTrace(a, [](const TraceType &) { return payloadOf("ok"); });
+  auto ok =
+      cache.getOrTrace(a, [](const TraceType &) { return payloadOf("ok"); });
   ASSERT_TRUE(static_cast<bool>(ok)) << llvm::toString(ok.takeError());
   EXPECT_EQ(*(*ok)->payload, "ok");
   EXPECT_EQ(cache.specializations().size(), 1u);
@@ -350,7 +351,8 @@ TEST(SpecializationCache, PinnedEntriesDoNotCountAgainstTheBound) {
   EXPECT_EQ(f.cache.specializations().size(), 3u);
   EXPECT_EQ(f.builds, 2);
   f.call(a);
-  EXPECT_EQ(f.builds, 2) << "a was evicted although only 2 entries are unpinned";
+  EXPECT_EQ(f.builds, 2)
+      << "a was evicted although only 2 entries are unpinned";
   f.call(c); // evicts b, the least recently used unpinned entry
   EXPECT_EQ(f.cache.specializations().size(), 3u);
   f.call(a);
