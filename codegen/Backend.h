@@ -102,9 +102,14 @@ struct BackendOptions {
   /// CPU: print each generated loop kernel's LLVM dialect before JIT.
   bool dumpJit = false;
   /// The persistent compilation cache's directory (empty: none;
-  /// TGC_CACHE_DIR). The CPU backend keeps its loop kernels' object code
-  /// there.
+  /// TGC_CACHE_DIR). The CPU backend keeps its whole plans and its loop
+  /// kernels' object code there (codegen/cpu/PlanCache.h).
   std::string cacheDir;
+  /// CPU, with cacheDir: also file the plan under this key (a client's key
+  /// of the source the function came from, e.g. tgc-run's hash of an ONNX
+  /// file and its inputs), so that the client finds it without importing
+  /// that source again (KernelObjectCache::planPathOf).
+  std::string planAlias;
 
   /// The defaults overridden by the TGC_* environment (the one table of
   /// runtime/Environment.h: TGC_FUSION, TGC_ENABLE_ONEDNN,
@@ -154,6 +159,9 @@ public:
   /// Host memory the compiled function holds (constants, prepacked weights,
   /// a run's arena), in bytes; 0 where the backend does not say.
   virtual int64_t heldBytes() const { return 0; }
+  /// Whether the plan was loaded from the persistent compilation cache
+  /// (BackendOptions::cacheDir) rather than compiled.
+  virtual bool loadedFromCache() const { return false; }
 };
 
 class Backend {

@@ -37,6 +37,29 @@ struct KernelContext {
   int numThreads = 1;
 };
 
+/// How a kernel was made, so that a saved plan (runtime/cpu/PlanFile.h) can
+/// make it again in another process without the compiler: its factory's
+/// name and encoded descriptor (runtime/cpu/Recipes.h). `constants` are the
+/// data of executable constants the descriptor refers to (weights the
+/// kernel prepacked), in the order the descriptor numbers them; saving
+/// the plan turns each into the number of the constant with that data.
+struct KernelRecipe {
+  std::string factory;
+  std::string descriptor;
+  std::vector<const void *> constants;
+};
+
+/// Bytes a kernel derived from constants when it was made (weights
+/// reordered into its primitive's layout), described by `layout` (opaque:
+/// the kernel library's memory descriptor). A saved plan keeps them, so
+/// that loading it makes the kernel with these bytes instead of deriving
+/// them again.
+struct DerivedConstant {
+  std::string layout;
+  const void *data = nullptr;
+  size_t bytes = 0;
+};
+
 /// One executable step. Kernels are created at compile time (primitive
 /// descriptors, weight reorders and scratch sizes decided there) and are
 /// immutable afterwards: run() may be called from several threads at once.
@@ -56,6 +79,14 @@ public:
   /// Memory the kernel holds for its whole life (prepacked weights), in
   /// bytes; 0 when it holds none or does not know.
   virtual int64_t heldBytes() const { return 0; }
+  /// What the kernel derived from constants when it was made, in the order
+  /// it made them (see DerivedConstant).
+  virtual std::vector<DerivedConstant> derivedConstants() const { return {}; }
+
+  /// How to make this kernel again; null for kernels a saved plan cannot
+  /// hold (the reference interpreter's). Set once by the factory that made
+  /// the kernel, before it is shared.
+  std::shared_ptr<const KernelRecipe> recipe;
 };
 
 /// Where a value's bytes live.
@@ -194,6 +225,9 @@ public:
   /// keeps operands of one level apart and RunOptions::interOpThreads can
   /// run a level's steps concurrently.
   std::vector<int64_t> stepLevels;
+  /// Storage the constants may borrow (a mapped plan file: PlanFile.h),
+  /// kept alive with the plan; null when they own theirs.
+  std::shared_ptr<const void> backing;
   /// Per-run scratch (not part of the plan; see RunStateCache).
   RunStateCache runCache;
 

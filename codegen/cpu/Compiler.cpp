@@ -76,18 +76,6 @@ std::string typeString(Value value) {
   return s;
 }
 
-/// The kernel of an op whose results are all empty (a zero-size dim):
-/// there is nothing to compute or write.
-class EmptyResultKernel final : public runtime::Kernel {
-public:
-  std::string_view name() const override { return "native.empty"; }
-  absl::Status run(const runtime::KernelContext &,
-                   const std::vector<HostTensor> &,
-                   std::vector<HostTensor> &) const override {
-    return absl::OkStatus();
-  }
-};
-
 /// Whether `type` is a ranked tensor with a zero-size dim.
 bool isEmptyTensor(Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
@@ -1323,7 +1311,7 @@ llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
   if (llvm::all_of(op.getResultTypes(), isEmptyTensor)) {
     // Nothing to compute: every result is empty (and a loop fusion's ops
     // have no errors that depend on values).
-    return emitWholeOpStep(op, std::make_shared<EmptyResultKernel>(), "native",
+    return emitWholeOpStep(op, runtime::cpu::createNoOp("native.empty"), "native",
                            where, where);
   }
   // One JIT-compiled kernel writing every result.
@@ -1339,6 +1327,7 @@ llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
       objectCache = *cache;
   }
   loopOptions.objectCache = objectCache;
+  loopOptions.keepObject = options.savable;
   auto kernel = cpu::createLoopFusionKernel(fusion, loopOptions);
   if (!kernel.ok())
     return errorAt(&op, std::string(kernel.status().message()));

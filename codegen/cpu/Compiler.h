@@ -90,6 +90,13 @@ struct CompileOptions {
   /// processes, and load it from there (empty: no persistent cache;
   /// TGC_CACHE_DIR). See KernelObjectCache.h.
   std::string cacheDir;
+  /// With cacheDir: also file the whole plan under this key
+  /// (codegen::BackendOptions::planAlias).
+  std::string planAlias;
+  /// Keep what a saved plan needs (the loop kernels' object code) even
+  /// without a cache directory: for `tgc-compile` and
+  /// runtime::cpu::savePlan.
+  bool savable = false;
   /// Prepare the plan for inter-op parallelism (RunOptions::interOpThreads):
   /// steps get levels and the memory plan keeps each level's operands apart
   /// (no in-place reuse).

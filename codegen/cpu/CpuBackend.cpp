@@ -8,6 +8,8 @@
 #include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/CpuPipeline.h"
+#include "codegen/cpu/LoopKernel.h"
+#include "codegen/cpu/PlanCache.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -19,8 +21,8 @@ using namespace tgc::codegen;
 namespace {
 class CpuFunction final : public CompiledFunction {
 public:
-  explicit CpuFunction(cpu::CompiledFunction compiled)
-      : compiled(std::move(compiled)) {}
+  CpuFunction(cpu::CompiledFunction compiled, bool loaded)
+      : compiled(std::move(compiled)), loaded(loaded) {}
   llvm::StringRef backend() const override { return "cpu"; }
   std::string describe() const override {
     return compiled.executable->describe();
@@ -37,9 +39,11 @@ public:
   int64_t heldBytes() const override {
     return compiled.executable->heldBytes();
   }
+  bool loadedFromCache() const override { return loaded; }
 
 private:
   cpu::CompiledFunction compiled;
+  bool loaded;
 };
 
 class CpuBackend final : public Backend {
@@ -69,6 +73,7 @@ public:
     compileOptions.loopVectorTile = options.loopVectorTile;
     compileOptions.dumpJit = options.dumpJit;
     compileOptions.cacheDir = options.cacheDir;
+    compileOptions.planAlias = options.planAlias;
     llvm::StringRef layouts = options.activationLayouts;
     if (layouts == "plain")
       compileOptions.activationLayouts = cpu::ActivationLayouts::Plain;
@@ -84,14 +89,24 @@ public:
           llvm::inconvertibleErrorCode(),
           "unknown activation layouts '" + layouts +
               "' (expected auto, plain, blocked or any)");
-    auto compiled = cpu::compile(func, inputShapes.vec(), compileOptions);
+    auto compiled =
+        cpu::compileCached(func, inputShapes.vec(), compileOptions);
     if (!compiled)
       return compiled.takeError();
-    return std::make_unique<CpuFunction>(std::move(*compiled));
+    return std::make_unique<CpuFunction>(std::move(compiled->compiled),
+                                         compiled->loaded);
   }
 };
 } // namespace
 
+std::unique_ptr<codegen::CompiledFunction> cpu::makeLoadedCpuFunction(
+    std::shared_ptr<const runtime::Executable> executable) {
+  cpu::CompiledFunction compiled;
+  compiled.executable = std::move(executable);
+  return std::make_unique<CpuFunction>(std::move(compiled), /*loaded=*/true);
+}
+
 void codegen::registerCpuBackend() {
+  cpu::registerLoopKernelLoader();
   registerBackend(std::make_unique<CpuBackend>());
 }

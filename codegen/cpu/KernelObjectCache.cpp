@@ -13,6 +13,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <dlfcn.h>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -27,6 +28,18 @@ constexpr llvm::StringLiteral kSuffix = ".tgcobj";
 
 // Process-wide counters (constant-initialized: no static constructor).
 std::atomic<uint64_t> hits{0}, misses{0}, stores{0}, corrupt{0}, evicted{0};
+std::atomic<uint64_t> planHits{0}, planMisses{0}, planStores{0};
+constexpr llvm::StringLiteral kPlanSuffix = ".tgcx";
+
+/// Marks `path` recently used: trimming goes by modification time.
+void touch(const std::string &path) {
+  if (int fd = -1; !llvm::sys::fs::openFileForWrite(
+          path, fd, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append)) {
+    (void)llvm::sys::fs::setLastAccessAndModificationTime(
+        fd, llvm::sys::toTimePoint(std::time(nullptr)));
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  }
+}
 
 void putWord(std::string &out, uint64_t word) {
   char bytes[sizeof word];
@@ -113,13 +126,7 @@ KernelObjectCache::load(const std::string &key) const {
   if (llvm::xxh3_64bits(payload) != checksum)
     return miss("corrupt (checksum mismatch)", true);
   hits.fetch_add(1, std::memory_order_relaxed);
-  // Recently used: trimming goes by modification time.
-  if (int fd = -1; !llvm::sys::fs::openFileForWrite(
-          path, fd, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append)) {
-    (void)llvm::sys::fs::setLastAccessAndModificationTime(
-        fd, llvm::sys::toTimePoint(std::time(nullptr)));
-    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  }
+  touch(path);
   result.object = llvm::MemoryBuffer::getMemBufferCopy(payload, key);
   return result;
 }
@@ -172,7 +179,8 @@ void KernelObjectCache::trim() const {
   std::error_code error;
   for (llvm::sys::fs::directory_iterator it(dir, error), end;
        !error && it != end; it.increment(error)) {
-    if (!llvm::StringRef(it->path()).ends_with(kSuffix))
+    if (!llvm::StringRef(it->path()).ends_with(kSuffix) &&
+        !llvm::StringRef(it->path()).ends_with(kPlanSuffix))
       continue;
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(it->path(), status))
@@ -198,6 +206,83 @@ void KernelObjectCache::trim() const {
 }
 
 KernelObjectCache::Stats KernelObjectCache::processStats() {
-  return {hits.load(), misses.load(), stores.load(), corrupt.load(),
-          evicted.load()};
+  Stats stats{hits.load(), misses.load(), stores.load(), corrupt.load(),
+              evicted.load()};
+  stats.planHits = planHits.load();
+  stats.planMisses = planMisses.load();
+  stats.planStores = planStores.load();
+  return stats;
+}
+
+std::string KernelObjectCache::planPathOf(const std::string &key) const {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, key + kPlanSuffix.str());
+  return std::string(path);
+}
+
+KernelObjectCache::PlanLookup
+KernelObjectCache::loadPlan(const std::string &key) const {
+  PlanLookup result;
+  std::string path = planPathOf(key);
+  auto loaded = runtime::cpu::loadPlan(path);
+  if (!loaded.ok()) {
+    planMisses.fetch_add(1, std::memory_order_relaxed);
+    absl::Status status = loaded.status();
+    if (absl::IsNotFound(status)) {
+      result.missReason = "absent";
+    } else {
+      result.missReason = std::string(status.message());
+      // Damaged or made by another build: the compile writes it again. A
+      // kernel this process cannot load leaves the entry to those that can.
+      if (absl::IsDataLoss(status) || absl::IsFailedPrecondition(status) ||
+          absl::IsInvalidArgument(status)) {
+        corrupt.fetch_add(1, std::memory_order_relaxed);
+        llvm::sys::fs::remove(path);
+      }
+    }
+    return result;
+  }
+  planHits.fetch_add(1, std::memory_order_relaxed);
+  touch(path);
+  result.executable = std::move(loaded->executable);
+  result.info = std::move(loaded->info);
+  return result;
+}
+
+absl::Status
+KernelObjectCache::storePlan(const std::string &key,
+                             const runtime::Executable &executable,
+                             const runtime::cpu::PlanMetadata &metadata) const {
+  if (absl::Status s =
+          runtime::cpu::savePlan(executable, metadata, planPathOf(key));
+      !s.ok())
+    return s;
+  planStores.fetch_add(1, std::memory_order_relaxed);
+  trim();
+  return absl::OkStatus();
+}
+
+const std::string &KernelObjectCache::buildIdentity() {
+  static const std::string *identity = [] {
+    std::string path;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&KernelObjectCache::buildIdentity),
+               &info) &&
+        info.dli_fname)
+      path = info.dli_fname;
+    if (path.empty() || !llvm::sys::fs::exists(path))
+      path = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+    // The program as it was started may be a relative path.
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(path, real))
+      path = std::string(real);
+    llvm::sys::fs::file_status status;
+    std::string text = path;
+    if (!llvm::sys::fs::status(path, status))
+      text +=
+          " " + std::to_string(status.getSize()) + " " +
+          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
+    return new std::string(std::move(text));
+  }();
+  return *identity;
 }

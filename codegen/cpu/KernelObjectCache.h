@@ -25,6 +25,7 @@
 #ifndef TGC_CODEGEN_CPU_KERNELOBJECTCACHE_H
 #define TGC_CODEGEN_CPU_KERNELOBJECTCACHE_H
 
+#include "runtime/cpu/PlanFile.h"
 #include "tgc/AbslStatus.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -61,12 +62,39 @@ public:
   /// its bound.
   absl::Status store(const std::string &key, llvm::StringRef object) const;
 
+  /// Whole CPU plans (runtime/cpu/PlanFile.h) live beside the objects, as
+  /// `<key>.tgcx`, under the same size bound. A hit maps the file and makes
+  /// its kernels again (prepacked weights included): no compile.
+  struct PlanLookup {
+    /// The plan; null on a miss.
+    std::shared_ptr<const runtime::Executable> executable;
+    /// Its file's header (on a hit).
+    runtime::cpu::PlanFileInfo info;
+    /// Why it missed: "absent", or the loader's reason ("... checksum does
+    /// not match", "... made for x86 avx2 ..."); a damaged or stale entry
+    /// is removed.
+    std::string missReason;
+  };
+  PlanLookup loadPlan(const std::string &key) const;
+  /// Saves `executable` under `key` (atomically), then trims the directory.
+  absl::Status storePlan(const std::string &key,
+                         const runtime::Executable &executable,
+                         const runtime::cpu::PlanMetadata &metadata) const;
+  std::string planPathOf(const std::string &key) const;
+
+  /// The identity of the tgc build: the path, size and modification time of
+  /// the binary this code is in (libtgc.so, or the program tgc is linked
+  /// into), so a rebuilt tgc never reads an entry of another build.
+  static const std::string &buildIdentity();
+
   const std::string &directory() const { return dir; }
   std::string pathOf(const std::string &key) const;
 
   /// What this process did with cache directories (every instance).
   struct Stats {
     uint64_t hits = 0, misses = 0, stores = 0, corrupt = 0, evicted = 0;
+    /// Whole plans: loaded, missed, stored.
+    uint64_t planHits = 0, planMisses = 0, planStores = 0;
   };
   static Stats processStats();
 

@@ -1,6 +1,8 @@
 //===- LoopKernel.cpp - JIT-compiled loop fusion kernels ------------------===//
 
 #include "codegen/cpu/LoopKernel.h"
+#include "runtime/ByteStream.h"
+#include "runtime/cpu/Recipes.h"
 
 #include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/LoopCodegen.h"
@@ -97,27 +99,12 @@ int64_t numElements(Type type) {
   return cast<RankedTensorType>(type).getNumElements();
 }
 
-/// The identity of the tgc build: the path, size and modification time of
-/// the binary this code is in (libtgc.so, or the program tgc is linked
-/// into), so a rebuilt tgc never reads a cache entry of another build.
-const std::string &buildIdentity() {
-  static const std::string identity = [] {
-    std::string path;
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&buildIdentity), &info) &&
-        info.dli_fname)
-      path = info.dli_fname;
-    if (path.empty() || !llvm::sys::fs::exists(path))
-      path = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-    llvm::sys::fs::file_status status;
-    std::string text = path;
-    if (!llvm::sys::fs::status(path, status))
-      text +=
-          " " + std::to_string(status.getSize()) + " " +
-          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
-    return text;
-  }();
-  return identity;
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
 }
 
 /// Loads object code an ExecutionEngine produced into a JIT of its own and
@@ -149,17 +136,94 @@ absl::Status loadCachedObject(LoopFusionKernel &kernel,
   return absl::OkStatus();
 }
 
+/// The JIT target of this process: the host CPU within the ISA oneDNN
+/// plans for.
+llvm::Expected<llvm::orc::JITTargetMachineBuilder> jitTarget() {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // Stay within the ISA oneDNN plans for (DNNL_MAX_CPU_ISA caps both).
+  for (const std::string &feature : runtime::cpu::cpuIsa().disabledJitFeatures)
+    builder->getFeatures().AddFeature(feature, /*Enable=*/false);
+  return builder;
+}
+
+std::string jitTargetName(llvm::orc::JITTargetMachineBuilder &builder) {
+  return builder.getCPU() + " " + builder.getFeatures().getString();
+}
+
+/// Records how to load `kernel` again: its layout and its object code
+/// (runtime/cpu/Recipes.h; loaded by loadLoopKernel).
+void recordLoopKernel(LoopFusionKernel &kernel, llvm::StringRef object,
+                      const std::string &target) {
+  runtime::ByteWriter w;
+  w.putString(kernel.label);
+  w.putString(target);
+  w.put<uint64_t>(kernel.chunks.size());
+  for (const LoopFusionKernel::Chunk &chunk : kernel.chunks) {
+    w.put(chunk.begin);
+    w.put(chunk.end);
+  }
+  w.putInts(kernel.inputRowElements);
+  w.putInts(kernel.outputRowElements);
+  w.put(kernel.inPlace);
+  w.putString(std::string_view(object.data(), object.size()));
+  auto recipe = std::make_shared<runtime::KernelRecipe>();
+  recipe->factory = "jit.loop";
+  recipe->descriptor = w.take();
+  kernel.recipe = std::move(recipe);
+}
+
+absl::StatusOr<runtime::cpu::KernelPtr>
+loadLoopKernel(std::string_view descriptor, runtime::cpu::RemakeContext &) {
+  initializeNativeTarget();
+  runtime::ByteReader r(descriptor, "a loop kernel's descriptor");
+  auto kernel = std::make_shared<LoopFusionKernel>();
+  kernel->label = r.getString();
+  std::string target = r.getString();
+  kernel->chunks.resize(r.getCount(16));
+  for (LoopFusionKernel::Chunk &chunk : kernel->chunks) {
+    chunk.begin = r.get<int64_t>();
+    chunk.end = r.get<int64_t>();
+    chunk.fn = nullptr;
+  }
+  kernel->inputRowElements = r.getInts();
+  kernel->outputRowElements = r.getInts();
+  kernel->inPlace = r.get<bool>();
+  std::string object = r.getString();
+  if (r.ok() && !r.atEnd())
+    r.fail("unread bytes at the end");
+  if (!r.ok())
+    return r.status();
+  auto builder = jitTarget();
+  if (!builder)
+    return absl::InternalError(llvm::toString(builder.takeError()));
+  if (std::string here = jitTargetName(*builder); here != target)
+    return absl::FailedPreconditionError(
+        kernel->label + " was compiled for " + target + "; this CPU is " +
+        here);
+  std::string label = kernel->label;
+  if (absl::Status s = loadCachedObject(
+          *kernel, llvm::MemoryBuffer::getMemBufferCopy(object, label),
+          *builder);
+      !s.ok())
+    return s;
+  recordLoopKernel(*kernel, object, target);
+  return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
+}
+
 } // namespace
+
+void cpu::registerLoopKernelLoader() {
+  runtime::cpu::registerKernelLoader("jit.loop", loadLoopKernel);
+}
 
 absl::StatusOr<std::shared_ptr<const runtime::Kernel>>
 cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   if (!isLoopFusionSupported(fusion))
     return absl::UnimplementedError("loop fusion not supported");
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
+  initializeNativeTarget();
 
   auto kernel = std::make_shared<LoopFusionKernel>();
   kernel->label = "jit.loop[" + loopFusionOpList(fusion) + "]";
@@ -232,13 +296,10 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
       return absl::InternalError("cannot lower " + kernel->label +
                                  " to linalg: " + firstError);
   }
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto builder = jitTarget();
   if (!builder)
     return absl::InternalError(llvm::toString(builder.takeError()));
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  // Stay within the ISA oneDNN plans for (DNNL_MAX_CPU_ISA caps both).
-  for (const std::string &feature : runtime::cpu::cpuIsa().disabledJitFeatures)
-    builder->getFeatures().AddFeature(feature, /*Enable=*/false);
+  std::string target = jitTargetName(*builder);
 
   // The object cache: everything that determines the code, hashed.
   std::string cacheKey;
@@ -250,12 +311,15 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
        << " noalias=" << !elementwiseOnly << "\ncpu=" << builder->getCPU()
        << " features=" << builder->getFeatures().getString()
        << "\nllvm=" << LLVM_VERSION_STRING << " tgc=" << TGC_VERSION << " "
-       << buildIdentity();
+       << KernelObjectCache::buildIdentity();
     cacheKey = KernelObjectCache::keyOf(material);
     KernelObjectCache::Lookup hit = options.objectCache->load(cacheKey);
     if (hit.object) {
-      if (loadCachedObject(*kernel, std::move(hit.object), *builder).ok())
+      std::string object = hit.object->getBuffer().str();
+      if (loadCachedObject(*kernel, std::move(hit.object), *builder).ok()) {
+        recordLoopKernel(*kernel, object, target);
         return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
+      }
       // Unusable after all: compile it (and store it again).
       kernel->loaded.reset();
     }
@@ -277,7 +341,8 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
-  engineOptions.enableObjectDump = options.objectCache != nullptr;
+  bool keepObject = options.objectCache || options.keepObject;
+  engineOptions.enableObjectDump = keepObject;
   if (options.dumpJit)
     module->print(llvm::errs());
   auto engine = ExecutionEngine::create(*module, engineOptions,
@@ -294,20 +359,31 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
       return absl::InternalError(llvm::toString(fn.takeError()));
     chunk.fn = *fn;
   }
-  if (options.objectCache) {
+  if (keepObject) {
     // The engine keeps the object it compiled; it can only write it to a
-    // file: dump it next to the entries, store it, remove the dump. A cache
+    // file: dump it (next to the cache's entries, or as a temporary file),
+    // store it and keep it in the kernel's recipe, remove the dump. A cache
     // that cannot be written is not an error (the kernel works).
-    std::string dump =
-        options.objectCache->pathOf(cacheKey) + ".dump" +
-        std::to_string(::getpid()) + "-" +
-        std::to_string(reinterpret_cast<uintptr_t>(kernel.get()));
-    kernel->engine->dumpToObjectFile(dump);
-    if (auto object = llvm::MemoryBuffer::getFile(dump, /*IsText=*/false,
-                                                  /*RequiresNullTerminator=*/
-                                                  false))
-      (void)options.objectCache->store(cacheKey, (*object)->getBuffer());
-    llvm::sys::fs::remove(dump);
+    std::string dump;
+    if (options.objectCache) {
+      dump = options.objectCache->pathOf(cacheKey) + ".dump" +
+             std::to_string(::getpid()) + "-" +
+             std::to_string(reinterpret_cast<uintptr_t>(kernel.get()));
+    } else {
+      llvm::SmallString<128> temp;
+      if (!llvm::sys::fs::createTemporaryFile("tgc-loop", "o", temp))
+        dump = std::string(temp);
+    }
+    if (!dump.empty()) {
+      kernel->engine->dumpToObjectFile(dump);
+      if (auto object = llvm::MemoryBuffer::getFile(
+              dump, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
+        if (options.objectCache)
+          (void)options.objectCache->store(cacheKey, (*object)->getBuffer());
+        recordLoopKernel(*kernel, (*object)->getBuffer(), target);
+      }
+      llvm::sys::fs::remove(dump);
+    }
   }
   return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
 }

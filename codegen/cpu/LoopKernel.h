@@ -36,7 +36,14 @@ struct LoopKernelOptions {
   bool dumpJit = false;
   /// Where compiled kernels persist across processes (null: nowhere).
   std::shared_ptr<const KernelObjectCache> objectCache;
+  /// Keep the object code in the kernel's recipe even without an object
+  /// cache, so that a plan holding the kernel can be saved.
+  bool keepObject = false;
 };
+
+/// Lets saved plans (runtime/cpu/PlanFile.h) load loop kernels: registers
+/// the "jit.loop" kernel loader (registerCpuBackend calls it).
+void registerLoopKernelLoader();
 
 /// JIT-compiles `fusion` (which must satisfy isLoopFusionSupported) into a
 /// kernel named "jit.loop[op,op,...]".

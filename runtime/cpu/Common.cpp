@@ -283,6 +283,9 @@ public:
   bool inPlaceExact = false;
   // The exact kernel is made on first need and then holds its own memory.
   int64_t heldBytes() const override { return fast->heldBytes(); }
+  std::vector<DerivedConstant> derivedConstants() const override {
+    return fast->derivedConstants();
+  }
 
 private:
   KernelPtr fast;
@@ -405,8 +408,20 @@ public:
   int64_t heldBytes() const override {
     int64_t bytes = 0;
     for (const auto &[arg, memory] : spec.constants)
-      bytes += static_cast<int64_t>(memory.get_desc().get_size());
+      if (!spec.constantsOwner) // borrowed from a mapped plan file otherwise
+        bytes += static_cast<int64_t>(memory.get_desc().get_size());
     return bytes;
+  }
+  std::vector<DerivedConstant> derivedConstants() const override {
+    std::vector<DerivedConstant> derived;
+    for (const auto &[arg, memory] : spec.constants) {
+      dnnl::memory::desc desc = memory.get_desc();
+      derived.push_back(
+          {std::string(reinterpret_cast<const char *>(&desc.data),
+                       sizeof(desc.data)),
+           memory.get_data_handle(), desc.get_size()});
+    }
+    return derived;
   }
 
 private:

@@ -144,6 +144,9 @@ struct PrimitiveKernelSpec {
   std::vector<Binding> bindings;
   /// Arguments owned by the kernel (e.g. prepacked weights).
   std::vector<std::pair<int, dnnl::memory>> constants;
+  /// Non-null when those arguments borrow memory (a mapped plan file) that
+  /// this keeps alive.
+  std::shared_ptr<const void> constantsOwner;
   /// Post-ops from `firstNativePostOp` on run natively after the primitive;
   /// `postOpInputs[i]` is the kernel input of binary post-op i.
   std::vector<PostOp> postOps;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/Recipes.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -70,13 +71,32 @@ KernelPtr makeNativeWithPostOps(
 }
 
 /// Reorders `data` (described by `from`) once into a new oneDNN-owned
-/// buffer with descriptor `to`.
+/// buffer with descriptor `to`. While a saved plan is loaded
+/// (detail::DerivedSupplyScope), the next saved blob is taken instead where
+/// it has exactly the layout `to`, and `owner` is set to what keeps it
+/// alive.
 absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
                                      const void *data,
-                                     const dnnl::memory::desc &to) {
+                                     const dnnl::memory::desc &to,
+                                     std::shared_ptr<const void> &owner) {
   auto engine = cpuEngine();
   if (!engine.ok())
     return engine.status();
+  if (RemakeContext *supply = detail::currentDerivedSupply();
+      supply && supply->derivedUsed < supply->derived.size()) {
+    const RemakeContext::Derived &saved = supply->derived[supply->derivedUsed];
+    if (saved.layout.size() == sizeof(to.data) &&
+        std::memcmp(saved.layout.data(), &to.data, sizeof(to.data)) == 0 &&
+        saved.bytes == to.get_size()) {
+      ++supply->derivedUsed;
+      owner = supply->owner;
+      try {
+        return dnnl::memory(to, **engine, const_cast<void *>(saved.data));
+      } catch (const dnnl::error &error) {
+        return unimplementedFrom(error, "saved weights");
+      }
+    }
+  }
   try {
     dnnl::memory src = wrap(from, data);
     dnnl::memory dst(to, **engine);
@@ -102,7 +122,8 @@ absl::Status bindContraction(
     const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc) {
   spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
   if (constantWeights) {
-    auto packed = prepack(weiPlain, constantWeights->data(), packedWeights);
+    auto packed = prepack(weiPlain, constantWeights->data(), packedWeights,
+                          spec.constantsOwner);
     if (!packed.ok())
       return packed.status();
     spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
@@ -812,7 +833,7 @@ guardNaNDroppingPostOps(KernelPtr fast, const Desc &desc, size_t fused,
 }
 } // namespace
 
-absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &original) {
+absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
   if (absl::Status s = checkNativeDType(original.dtype, "matmul"); !s.ok())
     return s;
   if (auto g = matmulGeometry(original); !g.ok())
@@ -848,7 +869,7 @@ absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &original) {
   return createNativeMatmul(desc, *geometry);
 }
 
-absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc) {
+absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
   if (absl::Status s = checkNativeDType(desc.dtype, "conv2d"); !s.ok())
     return s;
   auto geometry = convGeometry(desc);
@@ -1041,7 +1062,7 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
 }
 } // namespace
 
-absl::StatusOr<LayoutKernel> createLayoutConv2D(const Conv2DDesc &desc,
+absl::StatusOr<LayoutKernel> createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
                                                 const ConvLayouts &layouts) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
     return absl::UnimplementedError(
@@ -1091,11 +1112,11 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
                  std::optional<ActivationLayout> *resultLayout);
 } // namespace
 
-absl::StatusOr<KernelPtr> createPool2D(const Pool2DDesc &d) {
+absl::StatusOr<KernelPtr> createPool2DUnrecorded(const Pool2DDesc &d) {
   return createPool2DImpl(d, nullptr, nullptr);
 }
 
-absl::StatusOr<LayoutKernel> createLayoutPool2D(const Pool2DDesc &desc,
+absl::StatusOr<LayoutKernel> createLayoutPool2DUnrecorded(const Pool2DDesc &desc,
                                                 const ActivationLayout &input) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
     return absl::UnimplementedError("blocked layouts need an NHWC float pool");
@@ -1108,7 +1129,7 @@ absl::StatusOr<LayoutKernel> createLayoutPool2D(const Pool2DDesc &desc,
 }
 
 absl::StatusOr<LayoutKernel>
-createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
+createLayoutConcatUnrecorded(DType dtype, const std::vector<Shape> &nhwcInputs,
                    const std::vector<const ActivationLayout *> &inputs,
                    bool blockTag) {
   if (nhwcInputs.size() < 2 || nhwcInputs.size() != inputs.size())
@@ -1153,7 +1174,7 @@ createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
   return result;
 }
 
-absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
+absl::StatusOr<KernelPtr> createLayoutReorderUnrecorded(DType dtype,
                                               const Shape &nhwcShape,
                                               const ActivationLayout *from,
                                               const ActivationLayout *to) {

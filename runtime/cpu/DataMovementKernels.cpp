@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/Recipes.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -103,7 +104,7 @@ uint64_t convertedValue(DType dtype, double value) {
 
 } // namespace
 
-absl::StatusOr<KernelPtr> createTranspose(DType dtype, const Shape &inputShape,
+absl::StatusOr<KernelPtr> createTransposeUnrecorded(DType dtype, const Shape &inputShape,
                                           const std::vector<int64_t> &perm) {
   if (absl::Status s = checkShape(inputShape, "transpose operand"); !s.ok())
     return s;
@@ -154,7 +155,7 @@ absl::StatusOr<KernelPtr> createTranspose(DType dtype, const Shape &inputShape,
   return makeStridedCopy("native.transpose", dtype, outShape, srcStrides, 0);
 }
 
-absl::StatusOr<KernelPtr> createBroadcastTo(DType dtype,
+absl::StatusOr<KernelPtr> createBroadcastToUnrecorded(DType dtype,
                                             const Shape &inputShape,
                                             const Shape &resultShape) {
   for (const Shape *s : {&inputShape, &resultShape})
@@ -171,7 +172,7 @@ absl::StatusOr<KernelPtr> createBroadcastTo(DType dtype,
 }
 
 absl::StatusOr<KernelPtr>
-createConcat(DType dtype, const std::vector<Shape> &inputShapes, int64_t axis) {
+createConcatUnrecorded(DType dtype, const std::vector<Shape> &inputShapes, int64_t axis) {
   if (inputShapes.empty())
     return absl::InvalidArgumentError("concat needs at least one input");
   size_t rank = inputShapes[0].size();
@@ -229,7 +230,7 @@ createConcat(DType dtype, const std::vector<Shape> &inputShapes, int64_t axis) {
   });
 }
 
-absl::StatusOr<KernelPtr> createSlice(DType dtype, const Shape &inputShape,
+absl::StatusOr<KernelPtr> createSliceUnrecorded(DType dtype, const Shape &inputShape,
                                       const std::vector<int64_t> &starts,
                                       const std::vector<int64_t> &steps,
                                       const Shape &resultShape) {
@@ -259,7 +260,7 @@ absl::StatusOr<KernelPtr> createSlice(DType dtype, const Shape &inputShape,
   return makeStridedCopy("native.slice", dtype, resultShape, srcStrides, base);
 }
 
-absl::StatusOr<KernelPtr> createPad(DType dtype, const Shape &inputShape,
+absl::StatusOr<KernelPtr> createPadUnrecorded(DType dtype, const Shape &inputShape,
                                     const std::vector<int64_t> &low,
                                     const Shape &resultShape, double value) {
   for (const Shape *s : {&inputShape, &resultShape})
@@ -318,7 +319,7 @@ absl::StatusOr<KernelPtr> createPad(DType dtype, const Shape &inputShape,
   });
 }
 
-absl::StatusOr<KernelPtr> createGather(DType dtype, const Shape &dataShape,
+absl::StatusOr<KernelPtr> createGatherUnrecorded(DType dtype, const Shape &dataShape,
                                        DType indexDType,
                                        const Shape &indicesShape,
                                        int64_t axis) {

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/Recipes.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -252,7 +253,7 @@ void castLoop(const void *in, void *out, int64_t count, int numThreads) {
 // Factories
 //===----------------------------------------------------------------------===//
 
-absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
+absl::StatusOr<KernelPtr> createEltwiseUnrecorded(const EltwiseDesc &d) {
   if (absl::Status s = checkShape(d.shape, "eltwise operand"); !s.ok())
     return s;
   if (absl::Status s = checkNativeDType(d.dtype, "eltwise"); !s.ok())
@@ -307,7 +308,7 @@ absl::StatusOr<KernelPtr> createEltwise(const EltwiseDesc &d) {
   return native;
 }
 
-absl::StatusOr<KernelPtr> createBinary(const BinaryDesc &d) {
+absl::StatusOr<KernelPtr> createBinaryUnrecorded(const BinaryDesc &d) {
   using K = BinaryDesc::Kind;
   if (absl::Status s = checkNativeDType(d.dtype, "binary"); !s.ok())
     return s;
@@ -411,7 +412,7 @@ absl::StatusOr<KernelPtr> createBinary(const BinaryDesc &d) {
       inPlace);
 }
 
-absl::StatusOr<KernelPtr> createSelect(const SelectDesc &d) {
+absl::StatusOr<KernelPtr> createSelectUnrecorded(const SelectDesc &d) {
   for (const Shape *s :
        {&d.conditionShape, &d.trueShape, &d.falseShape, &d.resultShape})
     if (absl::Status st = checkShape(*s, "select operand"); !st.ok())
@@ -464,7 +465,7 @@ absl::StatusOr<KernelPtr> createSelect(const SelectDesc &d) {
       inPlace);
 }
 
-absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape) {
+absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to, const Shape &shape) {
   if (absl::Status s = checkShape(shape, "cast operand"); !s.ok())
     return s;
   for (DType dtype : {from, to})

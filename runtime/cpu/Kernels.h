@@ -338,6 +338,9 @@ absl::StatusOr<KernelPtr> createGather(DType dtype, const Shape &dataShape,
                                        DType indexDType,
                                        const Shape &indicesShape, int64_t axis);
 
+/// A kernel that does nothing: for ops whose results are all empty.
+KernelPtr createNoOp(std::string name);
+
 } // namespace tgc::runtime::cpu
 
 #endif // TGC_RUNTIME_CPU_KERNELS_H

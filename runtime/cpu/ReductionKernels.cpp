@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/Recipes.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -461,7 +462,7 @@ void nativeArgReduce(bool isMax, bool last, int64_t outer, int64_t len,
 
 } // namespace
 
-absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
+absl::StatusOr<KernelPtr> createSoftmaxUnrecorded(const SoftmaxDesc &d) {
   if (absl::Status s = checkNativeDType(d.dtype, "softmax"); !s.ok())
     return s;
   if (absl::Status s = checkShape(d.shape, "softmax operand"); !s.ok())
@@ -521,7 +522,7 @@ absl::StatusOr<KernelPtr> createSoftmax(const SoftmaxDesc &d) {
   return native;
 }
 
-absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &d) {
+absl::StatusOr<KernelPtr> createLayerNormUnrecorded(const LayerNormDesc &d) {
   if (absl::Status s = checkNativeDType(d.dtype, "layer_norm"); !s.ok())
     return s;
   if (absl::Status s = checkShape(d.shape, "layer_norm operand"); !s.ok())
@@ -593,7 +594,7 @@ absl::StatusOr<KernelPtr> createLayerNorm(const LayerNormDesc &d) {
       0);
 }
 
-absl::StatusOr<KernelPtr> createBatchNorm(const BatchNormDesc &d) {
+absl::StatusOr<KernelPtr> createBatchNormUnrecorded(const BatchNormDesc &d) {
   if (absl::Status s = checkNativeDType(d.dtype, "batch_norm"); !s.ok())
     return s;
   if (absl::Status s = checkShape(d.shape, "batch_norm operand"); !s.ok())
@@ -641,7 +642,7 @@ absl::StatusOr<KernelPtr> createBatchNorm(const BatchNormDesc &d) {
       0);
 }
 
-absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
+absl::StatusOr<KernelPtr> createReduceUnrecorded(const ReduceDesc &d) {
   using K = ReduceDesc::Kind;
   if (absl::Status s = checkNativeDType(d.dtype, "reduction"); !s.ok())
     return s;

@@ -13,6 +13,10 @@
 #include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/KernelObjectCache.h"
+#include "codegen/cpu/PlanCache.h"
+#include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/PlanFile.h"
+#include "tgc/Version.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
@@ -40,11 +44,13 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include "llvm/ADT/StringSet.h"
 #include <algorithm>
 
 #include <chrono>
+#include <cstring>
 #include <cmath>
 
 using namespace llvm;
@@ -183,6 +189,8 @@ tgc::tooling::InputOptions inputOptions(const Options &opts) {
 }
 
 /// The runner options tgc-run's flags give.
+Error runSource(const Options &opts, const std::string &planAlias);
+
 tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   tgc::tooling::RunnerOptions options;
   options.threads = static_cast<int>(opts.threads);
@@ -202,11 +210,172 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
 }
 
 Expected<std::unique_ptr<Runner>>
-makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts) {
-  return Runner::create(backend, func, runnerOptions(opts), outs());
+makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts,
+           const std::string &planAlias) {
+  tgc::tooling::RunnerOptions options = runnerOptions(opts);
+  options.planAlias = planAlias;
+  return Runner::create(backend, func, options, outs());
+}
+
+Error runAndReport(const Options &opts, Runner &onBackend,
+                   std::vector<HostTensor> &args, const std::string &name);
+
+/// The persistent cache directory: --cache-dir, else TGC_CACHE_DIR.
+std::string cacheDirectory(const Options &opts) {
+  return opts.cacheDir.empty() ? tgc::runtime::env::text("TGC_CACHE_DIR")
+                               : std::string(opts.cacheDir);
+}
+
+/// With a persistent cache, says what it did (a warm run compiles nothing).
+void reportCache(const Options &opts,
+                 const tgc::cpu::KernelObjectCache::Stats &before,
+                 bool loadedByAlias) {
+  std::string cacheDir = cacheDirectory(opts);
+  if (cacheDir.empty())
+    return;
+  auto after = tgc::cpu::KernelObjectCache::processStats();
+  errs() << "tgc-run: cache " << cacheDir << ": ";
+  if (loadedByAlias)
+    errs() << "plan loaded (no import, no compile)";
+  else if (after.planHits > before.planHits)
+    errs() << "plan loaded (no compile)";
+  else if (after.planStores > before.planStores)
+    errs() << "plan compiled and stored";
+  else
+    errs() << "plan compiled (not stored)";
+  if (!loadedByAlias)
+    errs() << "; " << after.hits - before.hits << " loop kernel(s) loaded, "
+           << after.stores - before.stores << " compiled and stored";
+  if (uint64_t bad = after.corrupt - before.corrupt)
+    errs() << " (" << bad << " bad entr" << (bad == 1 ? "y" : "ies")
+           << " replaced)";
+  errs() << "\n";
+}
+
+/// The names of a saved plan's inputs (metadata "inputs", one per line).
+std::vector<std::string> planInputNames(const tgc::runtime::cpu::PlanFileInfo &info,
+                                        size_t count) {
+  std::vector<std::string> names;
+  for (StringRef name : split(info.get("inputs"), '\n'))
+    names.push_back(name.str());
+  if (names.size() != count)
+    names.assign(count, "");
+  return names;
+}
+
+/// Runs a loaded plan (a .tgcx artifact, or a cache entry found by the
+/// ONNX file's key).
+Error runLoadedPlan(const Options &opts,
+                    tgc::runtime::cpu::LoadedPlan loaded) {
+  if (opts.backend != "cpu")
+    return makeError("'" + opts.file + "' is a saved cpu plan: it runs on "
+                     "--backend=cpu only");
+  if (opts.differential || opts.printLowered)
+    return makeError("'" + opts.file + "' is a saved plan: it has no IR for "
+                     "--differential or --print-lowered");
+  const tgc::runtime::Executable &exe = *loaded.executable;
+  std::vector<ArgumentSpec> arguments;
+  std::vector<std::string> names =
+      planInputNames(loaded.info, exe.inputs.size());
+  for (auto [i, id] : enumerate(exe.inputs)) {
+    const tgc::runtime::ValueInfo &value = exe.values[static_cast<size_t>(id)];
+    arguments.push_back({names[i], value.dtype, value.shape});
+  }
+  std::string function = loaded.info.get("function");
+  std::string name = "@" + (function.empty() ? std::string("main") : function);
+  if (!opts.function.empty() && opts.function != function)
+    return makeError("'" + opts.file + "' holds " + name + ", not @" +
+                     opts.function);
+  auto runner = Runner::fromCompiled(
+      tgc::cpu::makeLoadedCpuFunction(loaded.executable), runnerOptions(opts),
+      outs());
+  if (!runner)
+    return runner.takeError();
+  auto args = makeInputs(arguments, name, inputOptions(opts));
+  if (!args)
+    return args.takeError();
+  return runAndReport(opts, **runner, *args, name);
+}
+
+/// The key under which tgc-run files the plan of an ONNX model run
+/// (BackendOptions::planAlias): the model file's bytes, the values of the
+/// given inputs (the importer may specialize on them), the run's options,
+/// every compile option of the environment, the ISA and the tgc build.
+/// None for a model with external data (its key would have to cover those
+/// files: such runs use the cache by their imported function only).
+std::optional<std::string> onnxRunKey(const Options &opts) {
+  auto file = MemoryBuffer::getFile(opts.file, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+  if (!file)
+    return std::nullopt;
+  StringRef bytes = (*file)->getBuffer();
+  // An external data entry, or maybe not.
+  for (const char *at = bytes.data(), *end = at + bytes.size();
+       (at = static_cast<const char *>(std::memchr(at, 'l', end - at)));
+       ++at)
+    if (end - at >= 8 && std::memcmp(at, "location", 8) == 0)
+      return std::nullopt;
+  std::string material;
+  raw_string_ostream os(material);
+  os << "tgc-run onnx v1\nmodel=" << format_hex(xxh3_64bits(bytes), 18)
+     << " bytes=" << bytes.size() << "\ninputs=";
+  for (const std::string &spec : opts.inputs) {
+    auto tensor = loadTensor(spec);
+    if (!tensor) {
+      consumeError(tensor.takeError());
+      return std::nullopt;
+    }
+    os << spec.substr(0, spec.find('=')) << ":" << tensor->describe() << ":"
+       << format_hex(xxh3_64bits(ArrayRef(
+                         static_cast<const uint8_t *>(tensor->data()),
+                         tensor->byteSize())),
+                     18)
+       << ";";
+  }
+  tgc::codegen::BackendOptions env =
+      tgc::codegen::BackendOptions::fromEnvironment();
+  os << "\nfunction=" << opts.function << " pipeline=" << opts.pipeline
+     << " threads=" << tgc::runtime::resolveThreadCount(opts.threads)
+     << " interop=" << opts.interOp << " dynamic=" << opts.dynamicSize
+     << "\nenv=" << env.optimize << env.fuse << env.enableOneDnn << " "
+     << env.activationLayouts << " " << env.winograd << env.loopVectorize
+     << " " << env.loopVectorTile << "\nisa="
+     << tgc::runtime::cpu::cpuIsa().name << " tgc=" << TGC_VERSION << " "
+     << tgc::cpu::KernelObjectCache::buildIdentity();
+  return tgc::cpu::KernelObjectCache::keyOf(material);
 }
 
 Error run(const Options &opts) {
+  if (tgc::runtime::cpu::isPlanFile(opts.file)) {
+    auto loaded = tgc::runtime::cpu::loadPlan(opts.file);
+    if (!loaded.ok())
+      return makeError(std::string(loaded.status().message()));
+    return runLoadedPlan(opts, *std::move(loaded));
+  }
+  // An ONNX model run whose plan the cache holds: no import, no compile.
+  std::string alias;
+  std::string cacheDir = cacheDirectory(opts);
+  if (!cacheDir.empty() && opts.backend == "cpu" && !opts.differential &&
+      !opts.printLowered && tgc::isOnnxModelPath(opts.file)) {
+    auto cache = tgc::cpu::KernelObjectCache::open(cacheDir);
+    std::optional<std::string> key = cache.ok() ? onnxRunKey(opts) : std::nullopt;
+    if (key) {
+      alias = *key;
+      auto before = tgc::cpu::KernelObjectCache::processStats();
+      auto hit = (*cache)->loadPlan(alias);
+      if (hit.executable) {
+        reportCache(opts, before, /*loadedByAlias=*/true);
+        tgc::runtime::cpu::LoadedPlan loaded;
+        loaded.executable = std::move(hit.executable);
+        loaded.info = std::move(hit.info);
+        return runLoadedPlan(opts, std::move(loaded));
+      }
+    }
+  }
+  return runSource(opts, alias);
+}
+
+Error runSource(const Options &opts, const std::string &planAlias) {
   if (opts.pipeline != "tgc-cpu" && opts.pipeline != "tgc-cpu-unfused")
     return makeError("unknown --pipeline '" + opts.pipeline +
                      "' (available: tgc-cpu, tgc-cpu-unfused)");
@@ -280,7 +449,7 @@ Error run(const Options &opts) {
         opts.function.empty()
             ? Twine("no public function with a body in '" + opts.file + "'")
             : Twine("no function named '" + opts.function + "'"));
-  auto runner = makeRunner(opts.backend, func, opts);
+  auto runner = makeRunner(opts.backend, func, opts, planAlias);
   if (!runner)
     return runner.takeError();
   auto args = makeInputs(func, inputOptions(opts));
@@ -295,20 +464,15 @@ Error run(const Options &opts) {
   auto cacheBefore = tgc::cpu::KernelObjectCache::processStats();
   if (Error error = onBackend.compile(*args))
     return error;
-  // With a persistent cache, say what it did (a warm run compiles nothing).
-  std::string cacheDir = opts.cacheDir.empty()
-                             ? tgc::runtime::env::text("TGC_CACHE_DIR")
-                             : std::string(opts.cacheDir);
-  if (!cacheDir.empty()) {
-    auto after = tgc::cpu::KernelObjectCache::processStats();
-    errs() << "tgc-run: cache " << cacheDir << ": "
-           << after.hits - cacheBefore.hits << " loop kernel(s) loaded, "
-           << after.stores - cacheBefore.stores << " compiled and stored";
-    if (uint64_t bad = after.corrupt - cacheBefore.corrupt)
-      errs() << " (" << bad << " bad entr" << (bad == 1 ? "y" : "ies")
-             << " replaced)";
-    errs() << "\n";
-  }
+  reportCache(opts, cacheBefore, /*loadedByAlias=*/false);
+  return runAndReport(opts, onBackend, *args, "@" + func.getName().str());
+}
+
+/// Runs a compiled function (compiled, or loaded from a plan) on `args`
+/// and does what the options say with the results.
+Error runAndReport(const Options &opts, Runner &onBackend,
+                   std::vector<HostTensor> &argsIn, const std::string &name) {
+  std::vector<HostTensor> *args = &argsIn;
   if (opts.compileOnly)
     return Error::success();
   auto results = onBackend.run(*args);
@@ -322,8 +486,8 @@ Error run(const Options &opts) {
     std::vector<double> ms = std::move(*timed);
     std::sort(ms.begin(), ms.end());
     outs() << format(
-        "@%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
-        func.getName().str().c_str(), opts.backend.c_str(),
+        "%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
+        name.c_str(), opts.backend.c_str(),
         opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
   }
   if (!opts.profile.empty()) {
@@ -337,8 +501,7 @@ Error run(const Options &opts) {
 
   if (opts.outputs.size() > results->size() ||
       opts.expected.size() > results->size())
-    return makeError("@" + func.getName() + " returns " +
-                     Twine(results->size()) +
+    return makeError(name + " returns " + Twine(results->size()) +
                      " results but more --output or "
                      "--expected paths were given");
   for (auto [i, path] : enumerate(opts.outputs)) {

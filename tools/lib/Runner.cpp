@@ -54,7 +54,23 @@ Runner::create(llvm::StringRef name, mlir::func::FuncOp func,
   return std::move(runner);
 }
 
+llvm::Expected<std::unique_ptr<Runner>>
+Runner::fromCompiled(std::unique_ptr<codegen::CompiledFunction> compiled,
+                     const RunnerOptions &options, llvm::raw_ostream &out) {
+  codegen::registerAllBackends();
+  auto backend = codegen::getBackend(compiled->backend());
+  if (!backend)
+    return backend.takeError();
+  std::unique_ptr<Runner> runner(new Runner(**backend, {}, options, out));
+  runner->compiled = std::move(compiled);
+  if (options.printPlan)
+    out << runner->compiled->describe();
+  return std::move(runner);
+}
+
 llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
+  if (!func) // compiled already (fromCompiled)
+    return llvm::Error::success();
   // Arguments that do not fit the signature: the error the reference
   // gives, located at the function.
   if (llvm::Error error = reference::checkArguments(func, args))
@@ -73,6 +89,7 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
   backendOptions.allowTf32 = options.allowTf32;
   if (!options.cacheDir.empty())
     backendOptions.cacheDir = options.cacheDir;
+  backendOptions.planAlias = options.planAlias;
   backendOptions.arch = options.cudaArch;
   if (backendOptions.arch.empty() && device)
     backendOptions.arch = device->arch();

@@ -49,6 +49,8 @@ struct RunnerOptions {
   bool compileWithoutDevice = false;
   /// The persistent compilation cache (empty: TGC_CACHE_DIR, else none).
   std::string cacheDir;
+  /// codegen::BackendOptions::planAlias.
+  std::string planAlias;
 };
 
 class Runner {
@@ -57,6 +59,13 @@ public:
   static llvm::Expected<std::unique_ptr<Runner>>
   create(llvm::StringRef backend, mlir::func::FuncOp func,
          const RunnerOptions &options, llvm::raw_ostream &out);
+
+  /// A runner of a function compiled already (a loaded plan: a .tgcx
+  /// artifact or a cache entry) on the cpu backend; compile() checks
+  /// nothing and run() checks the arguments against the plan.
+  static llvm::Expected<std::unique_ptr<Runner>>
+  fromCompiled(std::unique_ptr<codegen::CompiledFunction> compiled,
+               const RunnerOptions &options, llvm::raw_ostream &out);
 
   const codegen::Backend &backend() const { return *selected; }
   /// Compiles for these arguments' shapes (once; later calls reuse it).

@@ -53,6 +53,11 @@ HostTensor tooling::adaptDType(HostTensor tensor, DType dtype) {
 }
 
 /// A random input of `type`; dynamic dims cannot be made up.
+static Expected<HostTensor> randomTensorOf(DType dtype,
+                                           const std::vector<int64_t> &shape,
+                                           unsigned index,
+                                           std::mt19937_64 &rng);
+
 Expected<HostTensor> tooling::randomTensor(mlir::RankedTensorType type,
                                            unsigned index, std::mt19937_64 &rng,
                                            int64_t dynamicSize) {
@@ -66,16 +71,23 @@ Expected<HostTensor> tooling::randomTensor(mlir::RankedTensorType type,
   for (int64_t &d : shape)
     if (mlir::ShapedType::isDynamic(d))
       d = dynamicSize;
-  auto tensor = HostTensor::allocate(*dtype, shape);
+  return randomTensorOf(*dtype, shape, index, rng);
+}
+
+/// randomTensor for a static shape.
+static Expected<HostTensor> randomTensorOf(DType dtype,
+                                    const std::vector<int64_t> &shape,
+                                    unsigned index, std::mt19937_64 &rng) {
+  auto tensor = HostTensor::allocate(dtype, shape);
   if (!tensor.ok())
     return makeError("argument #" + Twine(index) + ": " +
                      std::string(tensor.status().message()));
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int64_t> integer(-10, 10);
   for (int64_t i = 0; i < tensor->numElements(); ++i) {
-    if (tgc::runtime::isFloatDType(*dtype))
+    if (tgc::runtime::isFloatDType(dtype))
       tensor->setDouble(i, real(rng));
-    else if (*dtype == DType::I1)
+    else if (dtype == DType::I1)
       tensor->setInt(i, integer(rng) > 0);
     else
       tensor->setInt(i, integer(rng));
@@ -194,6 +206,39 @@ tooling::makeInputs(mlir::func::FuncOp func, const InputOptions &opts) {
       continue;
     }
     auto tensor = randomTensor(tensorType, i, rng, dynamicSize);
+    if (!tensor)
+      return tensor.takeError();
+    args.push_back(std::move(*tensor));
+  }
+  return args;
+}
+
+Expected<std::vector<HostTensor>>
+tooling::makeInputs(const std::vector<ArgumentSpec> &arguments, StringRef what,
+                    const InputOptions &opts) {
+  std::vector<std::string> names;
+  for (const ArgumentSpec &arg : arguments)
+    names.push_back(arg.name);
+  if (llvm::any_of(names, [](const std::string &n) { return n.empty(); }))
+    names.clear();
+  auto ordered = orderInputs(opts.inputs, names, what);
+  if (!ordered)
+    return ordered.takeError();
+  if (ordered->size() > arguments.size())
+    return makeError(what + " takes " + Twine(arguments.size()) +
+                     " arguments but " + Twine(opts.inputs.size()) +
+                     " inputs were given");
+  std::mt19937_64 rng(opts.seed);
+  std::vector<HostTensor> args;
+  for (auto [i, arg] : enumerate(arguments)) {
+    if (i < ordered->size() && !(*ordered)[i].empty()) {
+      auto tensor = loadTensor((*ordered)[i]);
+      if (!tensor)
+        return tensor.takeError();
+      args.push_back(adaptDType(std::move(*tensor), arg.dtype));
+      continue;
+    }
+    auto tensor = randomTensorOf(arg.dtype, arg.shape, i, rng);
     if (!tensor)
       return tensor.takeError();
     args.push_back(std::move(*tensor));

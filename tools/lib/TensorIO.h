@@ -77,6 +77,21 @@ struct InputOptions {
 llvm::Expected<std::vector<runtime::HostTensor>>
 makeInputs(mlir::func::FuncOp func, const InputOptions &options);
 
+/// One argument of a function known without its IR (a saved plan's
+/// inputs): its name (may be empty), dtype and static shape.
+struct ArgumentSpec {
+  std::string name;
+  runtime::DType dtype = runtime::DType::F32;
+  std::vector<int64_t> shape;
+};
+
+/// makeInputs for a function given by its argument specs; `what` names it
+/// in errors. The random inputs are those makeInputs makes for a function
+/// of these types with the same seed.
+llvm::Expected<std::vector<runtime::HostTensor>>
+makeInputs(const std::vector<ArgumentSpec> &arguments, llvm::StringRef what,
+           const InputOptions &options);
+
 } // namespace tgc::tooling
 
 #endif // TGC_TOOLS_LIB_TENSORIO_H

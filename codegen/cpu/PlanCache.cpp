@@ -1,0 +1,148 @@
+//===- PlanCache.cpp - whole CPU plans in the persistent cache ------------===//
+
+#include "codegen/cpu/PlanCache.h"
+
+#include "codegen/cpu/KernelObjectCache.h"
+#include "runtime/Hash.h"
+#include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/PlanFile.h"
+#include "tgc/Version.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dnnl.hpp>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace tgc::cpu {
+namespace {
+
+/// XXH64 of the bytes of every dense constant in `func` (walk order); the
+/// printed text elides them.
+uint64_t hashConstantData(func::FuncOp func) {
+  runtime::Hash64 hash;
+  auto visit = [&](Attribute attr) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      ArrayRef<char> raw = dense.getRawData();
+      hash.update(raw.data(), raw.size());
+    } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+      if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+        ArrayRef<char> raw = blob->getData();
+        hash.update(raw.data(), raw.size());
+      }
+    }
+  };
+  func->walk([&](Operation *op) { op->getAttrDictionary().walk(visit); });
+  return hash.digest();
+}
+
+/// Files the plan stored under `key` under `alias` too: a hard link (the
+/// same bytes), made beside and renamed over any old one.
+void linkAlias(const KernelObjectCache &cache, const std::string &key,
+               const std::string &alias) {
+  if (alias.empty() || alias == key)
+    return;
+  std::string target = cache.planPathOf(alias);
+  std::string temp = target + ".link" + std::to_string(::getpid());
+  llvm::sys::fs::remove(temp);
+  if (llvm::sys::fs::create_hard_link(cache.planPathOf(key), temp))
+    return;
+  if (llvm::sys::fs::rename(temp, target))
+    llvm::sys::fs::remove(temp);
+}
+
+} // namespace
+
+runtime::cpu::PlanMetadata planMetadata(mlir::func::FuncOp func) {
+  std::string inputs;
+  bool named = true;
+  for (BlockArgument arg : func.getArguments()) {
+    auto loc = dyn_cast<NameLoc>(arg.getLoc());
+    named &= loc && !loc.getName().getValue().contains('\n');
+    if (!named)
+      break;
+    if (arg.getArgNumber())
+      inputs += "\n";
+    inputs += loc.getName().str();
+  }
+  runtime::cpu::PlanMetadata metadata = {{"function", func.getSymName().str()}};
+  if (named && func.getNumArguments())
+    metadata.push_back({"inputs", inputs});
+  return metadata;
+}
+
+std::string planCacheKey(mlir::func::FuncOp func,
+                         const std::vector<std::vector<int64_t>> &inputShapes,
+                         const CompileOptions &options) {
+  std::string material;
+  llvm::raw_string_ostream os(material);
+  os << "tgc cpu plan v" << runtime::cpu::kPlanFormatVersion << "\n";
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(16).enableDebugInfo(/*enable=*/true,
+                                                     /*prettyForm=*/false);
+  func->print(os, flags);
+  os << "\nconstants=" << llvm::format_hex(hashConstantData(func), 18);
+  os << "\nshapes=";
+  for (const auto &shape : inputShapes) {
+    os << "[";
+    for (int64_t d : shape)
+      os << d << ",";
+    os << "]";
+  }
+  os << "\noptions=" << options.enableOneDnn << options.optimize
+     << options.fuse << " threads=" << runtime::resolveThreadCount(options.numThreads)
+     << " layouts=" << static_cast<int>(options.activationLayouts)
+     << " winograd=" << options.winograd << " loops=" << options.loopVectorize
+     << "/" << options.loopVectorTile << " interop=" << options.interOp;
+  const dnnl_version_t *dnnl = dnnl_version();
+  os << "\nisa=" << runtime::cpu::cpuIsa().name
+     << " target=" << targetDescription() << "\nllvm=" << LLVM_VERSION_STRING
+     << " onednn=" << dnnl->major << "." << dnnl->minor << "." << dnnl->patch
+     << " tgc=" << TGC_VERSION << " " << KernelObjectCache::buildIdentity();
+  return KernelObjectCache::keyOf(material);
+}
+
+llvm::Expected<CachedCompile>
+compileCached(mlir::func::FuncOp func,
+              const std::vector<std::vector<int64_t>> &inputShapes,
+              const CompileOptions &options) {
+  CachedCompile result;
+  std::shared_ptr<KernelObjectCache> cache;
+  std::string key;
+  if (!options.cacheDir.empty()) {
+    if (auto opened = KernelObjectCache::open(options.cacheDir); opened.ok())
+      cache = *opened;
+  }
+  if (cache) {
+    key = planCacheKey(func, inputShapes, options);
+    KernelObjectCache::PlanLookup hit = cache->loadPlan(key);
+    if (hit.executable) {
+      result.compiled.executable = std::move(hit.executable);
+      result.loaded = true;
+      linkAlias(*cache, key, options.planAlias);
+      return result;
+    }
+    result.missReason = std::move(hit.missReason);
+  }
+  auto compiled = compile(func, inputShapes, options);
+  if (!compiled)
+    return compiled.takeError();
+  result.compiled = std::move(*compiled);
+  if (cache && runtime::cpu::checkSavable(*result.compiled.executable).ok() &&
+      cache
+          ->storePlan(key, *result.compiled.executable,
+                      planMetadata(func))
+          .ok())
+    linkAlias(*cache, key, options.planAlias);
+  return result;
+}
+
+} // namespace tgc::cpu

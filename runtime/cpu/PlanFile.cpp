@@ -1,0 +1,558 @@
+//===- PlanFile.cpp - CPU plans saved to disk and loaded back -------------===//
+
+#include "runtime/cpu/PlanFile.h"
+
+#include "runtime/ByteStream.h"
+#include "runtime/Hash.h"
+#include "runtime/cpu/Recipes.h"
+
+#include "tgc/Version.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <functional>
+#include <map>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace tgc::runtime::cpu {
+namespace {
+
+constexpr char kMagic[8] = {'T', 'G', 'C', 'X', 'P', 'L', 'A', 'N'};
+constexpr size_t kPreambleBytes = 8 + 4 + 4 + 8 + 8;
+constexpr uint64_t kAlign = 64;
+
+uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+std::string oneDnnVersion() {
+  const dnnl_version_t *v = dnnl_version();
+  return absl::StrCat(v->major, ".", v->minor, ".", v->patch, " (",
+                      v->hash ? v->hash : "", ")");
+}
+
+/// A step's derived blob or a constant, placed in the constants region.
+struct Blob {
+  const void *data;
+  uint64_t bytes;
+  uint64_t offset = 0;
+};
+
+struct Encoded {
+  std::string header;
+  std::string plan;
+  std::vector<Blob> blobs;
+  uint64_t constantsBytes = 0;
+};
+
+absl::StatusOr<Encoded> encode(const Executable &exe,
+                               const PlanMetadata &metadata) {
+  if (absl::Status s = checkSavable(exe); !s.ok())
+    return s;
+  Encoded out;
+  uint64_t region = 0;
+  auto place = [&](const void *data, uint64_t bytes) {
+    region = alignUp(region);
+    out.blobs.push_back({data, bytes, region});
+    region += bytes;
+    return out.blobs.back().offset;
+  };
+
+  ByteWriter w;
+  w.put<uint64_t>(exe.values.size());
+  for (const ValueInfo &v : exe.values) {
+    w.put<int64_t>(static_cast<int64_t>(v.dtype));
+    w.putInts(v.shape);
+    w.put(v.storage.kind);
+    w.put(v.storage.index);
+    w.put(v.storage.offset);
+    w.putString(v.producer);
+    w.putString(v.layout);
+    w.put(v.layoutBytes);
+  }
+  std::map<const void *, int64_t> constantIds;
+  w.put<uint64_t>(exe.constants.size());
+  for (size_t i = 0; i < exe.constants.size(); ++i) {
+    const HostTensor &c = exe.constants[i];
+    w.put<int64_t>(static_cast<int64_t>(c.dtype()));
+    w.putInts(c.shape());
+    w.put<uint64_t>(c.byteSize());
+    w.put(place(c.data(), c.byteSize()));
+    if (c.data())
+      constantIds.emplace(c.data(), static_cast<int64_t>(i));
+  }
+  w.put<uint64_t>(exe.steps.size());
+  for (size_t i = 0; i < exe.steps.size(); ++i) {
+    const Step &step = exe.steps[i];
+    const KernelRecipe &recipe = *step.kernel->recipe;
+    w.putString(recipe.factory);
+    w.putString(recipe.descriptor);
+    std::vector<int64_t> ids;
+    for (const void *data : recipe.constants) {
+      auto it = constantIds.find(data);
+      if (it == constantIds.end())
+        return absl::FailedPreconditionError(absl::StrCat(
+            "step ", i, " (", step.op,
+            "): its kernel refers to data that is no constant of the plan"));
+      ids.push_back(it->second);
+    }
+    w.putInts(ids);
+    std::vector<DerivedConstant> derived = step.kernel->derivedConstants();
+    w.put<uint64_t>(derived.size());
+    for (const DerivedConstant &d : derived) {
+      w.putString(d.layout);
+      w.put<uint64_t>(d.bytes);
+      w.put(place(d.data, d.bytes));
+    }
+    w.putInts(step.inputs);
+    w.putInts(step.outputs);
+    w.putString(step.op);
+    w.putString(step.path);
+  }
+  w.putInts(exe.inputs);
+  w.putInts(exe.outputs);
+  w.put(exe.arenaBytes);
+  w.putString(exe.target);
+  w.putInts(exe.stepLevels);
+  out.plan = w.take();
+  out.constantsBytes = region;
+
+  // The body's checksum: plan, padding, constants region (with its gaps).
+  Hash64 body;
+  body.update(out.plan);
+  uint64_t planEnd = out.plan.size();
+  static const char zeros[kAlign] = {};
+  body.update(zeros, alignUp(planEnd) - planEnd);
+  uint64_t at = 0;
+  for (const Blob &b : out.blobs) {
+    body.update(zeros, b.offset - at);
+    if (b.bytes)
+      body.update(b.data, b.bytes);
+    at = b.offset + b.bytes;
+  }
+
+  ByteWriter h;
+  h.putString(TGC_VERSION);
+  h.putString(oneDnnVersion());
+  h.putString(cpuIsa().name);
+  h.putString(exe.target);
+  h.put<uint64_t>(metadata.size());
+  for (const auto &[key, value] : metadata) {
+    h.putString(key);
+    h.putString(value);
+  }
+  h.put<uint64_t>(out.plan.size());
+  h.put<uint64_t>(out.constantsBytes);
+  h.put<uint64_t>(body.digest());
+  out.header = h.take();
+  return out;
+}
+
+/// Writes an encoded plan through `sink`; the preamble and header come
+/// first, then the body in the order its checksum was taken.
+void emit(const Encoded &e, const std::function<void(const void *, size_t)> &sink) {
+  char preamble[kPreambleBytes] = {};
+  std::memcpy(preamble, kMagic, 8);
+  uint32_t version = kPlanFormatVersion;
+  std::memcpy(preamble + 8, &version, 4);
+  uint64_t headerBytes = e.header.size();
+  uint64_t headerHash = hash64(e.header);
+  std::memcpy(preamble + 16, &headerBytes, 8);
+  std::memcpy(preamble + 24, &headerHash, 8);
+  sink(preamble, sizeof preamble);
+  sink(e.header.data(), e.header.size());
+  static const char zeros[kAlign] = {};
+  // The body starts 64-aligned in the file, so that constants are too.
+  uint64_t start = kPreambleBytes + e.header.size();
+  sink(zeros, alignUp(start) - start);
+  sink(e.plan.data(), e.plan.size());
+  sink(zeros, alignUp(e.plan.size()) - e.plan.size());
+  uint64_t at = 0;
+  for (const Blob &b : e.blobs) {
+    sink(zeros, b.offset - at);
+    if (b.bytes)
+      sink(b.data, b.bytes);
+    at = b.offset + b.bytes;
+  }
+}
+
+/// A whole file in memory, read-only.
+struct Mapping {
+  void *address = MAP_FAILED;
+  size_t size = 0; ///< mapped
+  size_t used = 0; ///< the file's bytes
+  ~Mapping() {
+    if (address != MAP_FAILED)
+      munmap(address, size);
+  }
+  std::string_view bytes() const {
+    return {static_cast<const char *>(address), used};
+  }
+};
+
+/// The whole file at `path` in memory: read into anonymous memory backed by
+/// transparent huge pages where the kernel has them (a 200 MB plan then
+/// takes ~100 page faults instead of ~50,000 for a mapping of the file,
+/// which costs more than the copy).
+absl::StatusOr<std::shared_ptr<Mapping>> mapFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    std::string message = absl::StrCat(path, ": ", std::strerror(error));
+    return error == ENOENT ? absl::NotFoundError(message)
+                           : absl::PermissionDeniedError(message);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(path + ": not a regular file");
+  }
+  auto mapping = std::make_shared<Mapping>();
+  size_t size = static_cast<size_t>(st.st_size);
+  if (size < kPreambleBytes) {
+    ::close(fd);
+    return absl::DataLossError(absl::StrCat(
+        path, ": truncated (", size, " bytes) - not a tgc plan file"));
+  }
+  // 2 MiB aligned, so that huge pages can back all of it.
+  constexpr size_t kHuge = size_t(2) << 20;
+  size_t reserved = (size + kHuge - 1) / kHuge * kHuge + kHuge;
+  void *base = mmap(nullptr, reserved, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) {
+    ::close(fd);
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": cannot allocate ", size, " bytes"));
+  }
+  uintptr_t start = reinterpret_cast<uintptr_t>(base);
+  uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+  size_t length = (size + kHuge - 1) / kHuge * kHuge;
+  if (aligned > start)
+    munmap(base, aligned - start);
+  if (start + reserved > aligned + length)
+    munmap(reinterpret_cast<void *>(aligned + length),
+           start + reserved - (aligned + length));
+  mapping->address = reinterpret_cast<void *>(aligned);
+  mapping->size = length;
+  mapping->used = size;
+  (void)madvise(mapping->address, length, MADV_HUGEPAGE);
+  char *at = static_cast<char *>(mapping->address);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, at + done, std::min<size_t>(size - done, 64 << 20),
+                        static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int error = errno;
+      ::close(fd);
+      return absl::DataLossError(absl::StrCat(
+          path, ": cannot read: ", n < 0 ? std::strerror(error) : "short file"));
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  // Kernels only read the plan's bytes.
+  (void)mprotect(mapping->address, length, PROT_READ);
+  return mapping;
+}
+
+struct Parsed {
+  PlanFileInfo info;
+  std::string_view plan;
+  std::string_view constants;
+  uint64_t bodyHash = 0;
+  uint64_t bodyStart = 0;
+};
+
+absl::StatusOr<Parsed> parseHeader(std::string_view file,
+                                   const std::string &path) {
+  if (file.size() < kPreambleBytes || std::memcmp(file.data(), kMagic, 8) != 0)
+    return absl::InvalidArgumentError(path + ": not a tgc plan file");
+  uint32_t version;
+  uint64_t headerBytes, headerHash;
+  std::memcpy(&version, file.data() + 8, 4);
+  std::memcpy(&headerBytes, file.data() + 16, 8);
+  std::memcpy(&headerHash, file.data() + 24, 8);
+  if (version != kPlanFormatVersion)
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": plan format version ", version,
+                     "; this tgc reads version ", kPlanFormatVersion));
+  if (headerBytes > file.size() - kPreambleBytes)
+    return absl::DataLossError(path + ": truncated header");
+  std::string_view header = file.substr(kPreambleBytes, headerBytes);
+  if (hash64(header) != headerHash)
+    return absl::DataLossError(path + ": the header's checksum does not match");
+  Parsed parsed;
+  ByteReader r(header, path + ": header");
+  PlanFileInfo &info = parsed.info;
+  info.formatVersion = version;
+  info.tgcVersion = r.getString();
+  info.oneDnnVersion = r.getString();
+  info.isa = r.getString();
+  info.target = r.getString();
+  info.metadata.resize(r.getCount(16));
+  for (auto &[key, value] : info.metadata) {
+    key = r.getString();
+    value = r.getString();
+  }
+  uint64_t planBytes = r.get<uint64_t>();
+  uint64_t constantsBytes = r.get<uint64_t>();
+  parsed.bodyHash = r.get<uint64_t>();
+  if (!r.ok())
+    return r.status();
+  info.bytes = file.size();
+  uint64_t start = alignUp(kPreambleBytes + headerBytes);
+  uint64_t constantsStart = start + alignUp(planBytes);
+  if (planBytes > file.size() || constantsBytes > file.size() ||
+      constantsStart > file.size() ||
+      constantsBytes != file.size() - constantsStart)
+    return absl::DataLossError(absl::StrCat(
+        path, ": truncated or padded (", file.size(), " bytes; the header says ",
+        constantsStart + constantsBytes, ")"));
+  parsed.bodyStart = start;
+  parsed.plan = file.substr(start, planBytes);
+  parsed.constants = file.substr(constantsStart, constantsBytes);
+  return parsed;
+}
+
+absl::Status checkCompatible(const PlanFileInfo &info,
+                             const std::string &path) {
+  if (info.tgcVersion != TGC_VERSION)
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": made by tgc ", info.tgcVersion, "; this is tgc ",
+                     TGC_VERSION, " (compile it again)"));
+  if (info.oneDnnVersion != oneDnnVersion())
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": made with oneDNN ", info.oneDnnVersion,
+                     "; this process has oneDNN ", oneDnnVersion()));
+  const CpuIsa &isa = cpuIsa();
+  if (info.isa != isa.name)
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": made for x86 ", info.isa, " (", info.target,
+        "); this CPU plans for ", isa.name,
+        ". Compile it again here, or run with DNNL_MAX_CPU_ISA=",
+        isaEnvironmentName(info.isa), " where the CPU has ", info.isa));
+  return absl::OkStatus();
+}
+
+} // namespace
+
+std::string PlanFileInfo::get(std::string_view key) const {
+  for (const auto &[k, v] : metadata)
+    if (k == key)
+      return v;
+  return "";
+}
+
+std::string isaEnvironmentName(std::string_view isa) {
+  std::string name(isa);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  return name;
+}
+
+absl::Status checkSavable(const Executable &exe) {
+  for (size_t i = 0; i < exe.steps.size(); ++i) {
+    const Step &step = exe.steps[i];
+    if (!step.kernel || !step.kernel->recipe)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "step ", i, " (", step.op, ") runs ",
+          step.kernel ? std::string(step.kernel->name()) : "no kernel",
+          " on the ", step.path,
+          " path, which a saved plan cannot hold"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> serializePlan(const Executable &executable,
+                                          const PlanMetadata &metadata) {
+  auto encoded = encode(executable, metadata);
+  if (!encoded.ok())
+    return encoded.status();
+  std::string bytes;
+  emit(*encoded, [&](const void *data, size_t size) {
+    bytes.append(static_cast<const char *>(data), size);
+  });
+  return bytes;
+}
+
+absl::Status savePlan(const Executable &executable,
+                      const PlanMetadata &metadata, const std::string &path) {
+  auto encoded = encode(executable, metadata);
+  if (!encoded.ok())
+    return encoded.status();
+  static std::atomic<uint64_t> counter{0};
+  std::string temp =
+      absl::StrCat(path, ".tmp.", ::getpid(), ".", counter.fetch_add(1));
+  FILE *file = std::fopen(temp.c_str(), "wb");
+  if (!file)
+    return absl::PermissionDeniedError(
+        absl::StrCat(temp, ": cannot create: ", std::strerror(errno)));
+  bool ok = true;
+  emit(*encoded, [&](const void *data, size_t size) {
+    if (ok && size && std::fwrite(data, 1, size, file) != size)
+      ok = false;
+  });
+  if (std::fclose(file) != 0)
+    ok = false;
+  if (!ok) {
+    int error = errno;
+    std::remove(temp.c_str());
+    return absl::ResourceExhaustedError(
+        absl::StrCat(temp, ": cannot write: ", std::strerror(error)));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    std::remove(temp.c_str());
+    return absl::PermissionDeniedError(absl::StrCat(
+        path, ": cannot rename the written plan into place: ",
+        std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+bool isPlanFile(const std::string &path) {
+  FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return false;
+  char magic[8] = {};
+  bool is = std::fread(magic, 1, 8, file) == 8 &&
+            std::memcmp(magic, kMagic, 8) == 0;
+  std::fclose(file);
+  return is;
+}
+
+absl::StatusOr<PlanFileInfo> readPlanInfo(const std::string &path) {
+  auto mapping = mapFile(path);
+  if (!mapping.ok())
+    return mapping.status();
+  auto parsed = parseHeader((*mapping)->bytes(), path);
+  if (!parsed.ok())
+    return parsed.status();
+  return parsed->info;
+}
+
+absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
+  auto mapped = mapFile(path);
+  if (!mapped.ok())
+    return mapped.status();
+  std::shared_ptr<Mapping> mapping = *std::move(mapped);
+  auto parsed = parseHeader(mapping->bytes(), path);
+  if (!parsed.ok())
+    return parsed.status();
+  if (hash64(mapping->bytes().substr(parsed->bodyStart)) != parsed->bodyHash)
+    return absl::DataLossError(path +
+                               ": the plan's checksum does not match (the "
+                               "file is damaged)");
+  if (absl::Status s = checkCompatible(parsed->info, path); !s.ok())
+    return s;
+
+  auto exe = std::make_shared<Executable>();
+  ByteReader r(parsed->plan, path + ": plan");
+  std::string_view region = parsed->constants;
+  // A region slice at `offset`, checked against the region.
+  auto slice = [&](uint64_t offset, uint64_t bytes) -> char * {
+    if (offset > region.size() || bytes > region.size() - offset) {
+      r.fail(absl::StrCat("a constant at ", offset, " (", bytes,
+                          " bytes) lies outside the file"));
+      return nullptr;
+    }
+    return const_cast<char *>(region.data()) + offset;
+  };
+
+  exe->values.resize(r.getCount(16));
+  for (ValueInfo &v : exe->values) {
+    v.dtype = r.getEnum(DType::UI64);
+    v.shape = r.getInts();
+    v.storage.kind = r.getEnum(ValueStorage::Kind::View);
+    v.storage.index = r.get<int64_t>();
+    v.storage.offset = r.get<int64_t>();
+    v.producer = r.getString();
+    v.layout = r.getString();
+    v.layoutBytes = r.get<int64_t>();
+  }
+  uint64_t numConstants = r.getCount(16);
+  exe->constants.reserve(numConstants);
+  for (uint64_t i = 0; i < numConstants && r.ok(); ++i) {
+    DType dtype = r.getEnum(DType::UI64);
+    std::vector<int64_t> shape = r.getInts();
+    uint64_t bytes = r.get<uint64_t>();
+    uint64_t offset = r.get<uint64_t>();
+    char *data = slice(offset, bytes);
+    if (!r.ok())
+      break;
+    auto tensor = HostTensor::borrow(dtype, shape, bytes ? data : nullptr);
+    if (!tensor.ok() || tensor->byteSize() != bytes) {
+      r.fail(absl::StrCat("constant ", i, " has ", bytes, " bytes for ",
+                          tensor.ok() ? tensor->describe() : "a bad shape"));
+      break;
+    }
+    exe->constants.push_back(*std::move(tensor));
+  }
+  LoadedPlan loaded;
+  uint64_t numSteps = r.getCount(16);
+  exe->steps.reserve(numSteps);
+  for (uint64_t i = 0; i < numSteps && r.ok(); ++i) {
+    Step step;
+    std::string factory = r.getString();
+    std::string descriptor = r.getString();
+    RemakeContext context;
+    for (int64_t id : r.getInts()) {
+      if (id < 0 || static_cast<uint64_t>(id) >= exe->constants.size()) {
+        r.fail(absl::StrCat("step ", i, " names constant ", id));
+        break;
+      }
+      context.constants.push_back(&exe->constants[static_cast<size_t>(id)]);
+    }
+    context.derived.resize(r.getCount(24));
+    for (RemakeContext::Derived &d : context.derived) {
+      d.layout = r.getString();
+      d.bytes = r.get<uint64_t>();
+      d.data = slice(r.get<uint64_t>(), d.bytes);
+    }
+    context.owner = mapping;
+    step.inputs = r.getInts();
+    step.outputs = r.getInts();
+    step.op = r.getString();
+    step.path = r.getString();
+    if (!r.ok())
+      break;
+    auto kernel = remakeKernel(factory, descriptor, context);
+    if (!kernel.ok())
+      return absl::Status(kernel.status().code(),
+                          absl::StrCat(path, ": step ", i, " (", step.op,
+                                       "): ", kernel.status().message()));
+    if (!context.derived.empty() &&
+        context.derivedUsed == context.derived.size())
+      ++loaded.prepackedReused;
+    step.kernel = *std::move(kernel);
+    exe->steps.push_back(std::move(step));
+  }
+  exe->inputs = r.getInts();
+  exe->outputs = r.getInts();
+  exe->arenaBytes = r.get<int64_t>();
+  exe->target = r.getString();
+  exe->stepLevels = r.getInts();
+  if (r.ok() && !r.atEnd())
+    r.fail(absl::StrCat(r.remaining(), " unread bytes after the plan"));
+  if (!r.ok())
+    return r.status();
+  exe->backing = mapping;
+  if (absl::Status s = exe->verify(); !s.ok())
+    return absl::DataLossError(
+        absl::StrCat(path, ": the saved plan is inconsistent: ", s.message()));
+  loaded.executable = std::move(exe);
+  loaded.info = std::move(parsed->info);
+  return loaded;
+}
+
+} // namespace tgc::runtime::cpu
