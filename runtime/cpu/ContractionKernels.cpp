@@ -826,7 +826,7 @@ guardNaNDroppingPostOps(KernelPtr fast, const Desc &desc, size_t fused,
   auto makeExact = [exactDesc, first, withFused]() mutable {
     return withFused(exactDesc, first);
   };
-  if (constant && hasSpecialValues(*constant, NaNGuardScan::NonFinite))
+  if (constant && detail::constantHasSpecialValues(*constant))
     return makeExact();
   return makeNaNGuardedKernel(std::move(fast), std::move(makeExact),
                               std::move(scanned), NaNGuardScan::NonFinite);
@@ -895,7 +895,7 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
       // the dialect adds no term for it: a filter holding NaN or an
       // infinity runs on the native kernel, which skips padded taps.
       if (desc.constantFilter &&
-          hasSpecialValues(*desc.constantFilter, NaNGuardScan::NonFinite))
+          detail::constantHasSpecialValues(*desc.constantFilter))
         return createNativeConv(desc, *geometry);
       if (!desc.constantFilter)
         kernel = makeNaNGuardedKernel(
@@ -1082,7 +1082,7 @@ absl::StatusOr<LayoutKernel> createLayoutConv2DUnrecorded(const Conv2DDesc &desc
   // multiply padding by the filter: a constant filter holding NaN or an
   // infinity takes createConv2D's exact path.
   if (desc.constantFilter &&
-      hasSpecialValues(*desc.constantFilter, NaNGuardScan::NonFinite))
+      detail::constantHasSpecialValues(*desc.constantFilter))
     return absl::UnimplementedError(
         "blocked layouts of a filter holding NaN or an infinity");
   if (fusablePostOps(desc.postOps) != desc.postOps.size())

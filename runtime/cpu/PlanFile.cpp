@@ -4,6 +4,7 @@
 
 #include "runtime/ByteStream.h"
 #include "runtime/Hash.h"
+#include "runtime/cpu/Common.h"
 #include "runtime/cpu/Recipes.h"
 
 #include "tgc/Version.h"
@@ -37,6 +38,57 @@ std::string oneDnnVersion() {
   const dnnl_version_t *v = dnnl_version();
   return absl::StrCat(v->major, ".", v->minor, ".", v->patch, " (",
                       v->hash ? v->hash : "", ")");
+}
+
+/// The body's checksum: XXH64 over the XXH64s of its 16 MiB chunks, so
+/// that loading checks the chunks on every thread at once.
+constexpr size_t kChecksumChunk = size_t(16) << 20;
+
+class ChunkedHash {
+public:
+  void update(const void *data, size_t size) {
+    const char *p = static_cast<const char *>(data);
+    while (size) {
+      size_t take = std::min(size, kChecksumChunk - inChunk);
+      chunk.update(p, take);
+      p += take;
+      size -= take;
+      inChunk += take;
+      if (inChunk == kChecksumChunk)
+        finishChunk();
+    }
+  }
+  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  uint64_t digest() {
+    if (inChunk)
+      finishChunk();
+    return hash64(digests.data(), digests.size() * sizeof(uint64_t));
+  }
+
+private:
+  void finishChunk() {
+    digests.push_back(chunk.digest());
+    chunk = Hash64();
+    inChunk = 0;
+  }
+  Hash64 chunk;
+  size_t inChunk = 0;
+  std::vector<uint64_t> digests;
+};
+
+/// ChunkedHash of `bytes`, its chunks hashed in parallel.
+uint64_t chunkedHash(std::string_view bytes) {
+  int64_t chunks = static_cast<int64_t>(
+      (bytes.size() + kChecksumChunk - 1) / kChecksumChunk);
+  std::vector<uint64_t> digests(static_cast<size_t>(chunks));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t i = 0; i < chunks; ++i) {
+    size_t begin = static_cast<size_t>(i) * kChecksumChunk;
+    digests[static_cast<size_t>(i)] =
+        hash64(bytes.data() + begin,
+               std::min(kChecksumChunk, bytes.size() - begin));
+  }
+  return hash64(digests.data(), digests.size() * sizeof(uint64_t));
 }
 
 /// A step's derived blob or a constant, placed in the constants region.
@@ -86,6 +138,9 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
     w.putInts(c.shape());
     w.put<uint64_t>(c.byteSize());
     w.put(place(c.data(), c.byteSize()));
+    // Whether it holds no NaN or infinity: loading skips the kernels'
+    // scans of their constant weights (detail::constantHasSpecialValues).
+    w.put(!detail::hasSpecialValues(c, detail::NaNGuardScan::NonFinite));
     if (c.data())
       constantIds.emplace(c.data(), static_cast<int64_t>(i));
   }
@@ -126,7 +181,7 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
   out.constantsBytes = region;
 
   // The body's checksum: plan, padding, constants region (with its gaps).
-  Hash64 body;
+  ChunkedHash body;
   body.update(out.plan);
   uint64_t planEnd = out.plan.size();
   static const char zeros[kAlign] = {};
@@ -198,10 +253,9 @@ struct Mapping {
   }
 };
 
-/// The whole file at `path` in memory: read into anonymous memory backed by
-/// transparent huge pages where the kernel has them (a 200 MB plan then
-/// takes ~100 page faults instead of ~50,000 for a mapping of the file,
-/// which costs more than the copy).
+/// The file at `path`, mapped read-only with its pages mapped up front: the
+/// plan's bytes are the page cache's (shared by every process that loads
+/// the plan), and one populate costs less than a fault per page.
 absl::StatusOr<std::shared_ptr<Mapping>> mapFile(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -216,52 +270,21 @@ absl::StatusOr<std::shared_ptr<Mapping>> mapFile(const std::string &path) {
     return absl::InvalidArgumentError(path + ": not a regular file");
   }
   auto mapping = std::make_shared<Mapping>();
-  size_t size = static_cast<size_t>(st.st_size);
-  if (size < kPreambleBytes) {
+  mapping->size = mapping->used = static_cast<size_t>(st.st_size);
+  if (mapping->size < kPreambleBytes) {
     ::close(fd);
     return absl::DataLossError(absl::StrCat(
-        path, ": truncated (", size, " bytes) - not a tgc plan file"));
+        path, ": truncated (", mapping->size, " bytes) - not a tgc plan file"));
   }
-  // 2 MiB aligned, so that huge pages can back all of it.
-  constexpr size_t kHuge = size_t(2) << 20;
-  size_t reserved = (size + kHuge - 1) / kHuge * kHuge + kHuge;
-  void *base = mmap(nullptr, reserved, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) {
-    ::close(fd);
-    return absl::ResourceExhaustedError(
-        absl::StrCat(path, ": cannot allocate ", size, " bytes"));
-  }
-  uintptr_t start = reinterpret_cast<uintptr_t>(base);
-  uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
-  size_t length = (size + kHuge - 1) / kHuge * kHuge;
-  if (aligned > start)
-    munmap(base, aligned - start);
-  if (start + reserved > aligned + length)
-    munmap(reinterpret_cast<void *>(aligned + length),
-           start + reserved - (aligned + length));
-  mapping->address = reinterpret_cast<void *>(aligned);
-  mapping->size = length;
-  mapping->used = size;
-  (void)madvise(mapping->address, length, MADV_HUGEPAGE);
-  char *at = static_cast<char *>(mapping->address);
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::pread(fd, at + done, std::min<size_t>(size - done, 64 << 20),
-                        static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int error = errno;
-      ::close(fd);
-      return absl::DataLossError(absl::StrCat(
-          path, ": cannot read: ", n < 0 ? std::strerror(error) : "short file"));
-    }
-    done += static_cast<size_t>(n);
-  }
+  // Kernels only read the plan's bytes (oneDNN reads the prepacked weights
+  // it is given and writes nothing there).
+  mapping->address = mmap(nullptr, mapping->size, PROT_READ,
+                          MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  int error = errno;
   ::close(fd);
-  // Kernels only read the plan's bytes.
-  (void)mprotect(mapping->address, length, PROT_READ);
+  if (mapping->address == MAP_FAILED)
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": cannot map: ", std::strerror(error)));
   return mapping;
 }
 
@@ -449,7 +472,8 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   auto parsed = parseHeader(mapping->bytes(), path);
   if (!parsed.ok())
     return parsed.status();
-  if (hash64(mapping->bytes().substr(parsed->bodyStart)) != parsed->bodyHash)
+  if (chunkedHash(mapping->bytes().substr(parsed->bodyStart)) !=
+      parsed->bodyHash)
     return absl::DataLossError(path +
                                ": the plan's checksum does not match (the "
                                "file is damaged)");
@@ -481,12 +505,14 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
     v.layoutBytes = r.get<int64_t>();
   }
   uint64_t numConstants = r.getCount(16);
+  std::vector<bool> finite;
   exe->constants.reserve(numConstants);
   for (uint64_t i = 0; i < numConstants && r.ok(); ++i) {
     DType dtype = r.getEnum(DType::UI64);
     std::vector<int64_t> shape = r.getInts();
     uint64_t bytes = r.get<uint64_t>();
     uint64_t offset = r.get<uint64_t>();
+    finite.push_back(r.get<bool>());
     char *data = slice(offset, bytes);
     if (!r.ok())
       break;
@@ -512,6 +538,8 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
         break;
       }
       context.constants.push_back(&exe->constants[static_cast<size_t>(id)]);
+      if (finite[static_cast<size_t>(id)])
+        context.finite.push_back(context.constants.back());
     }
     context.derived.resize(r.getCount(24));
     for (RemakeContext::Derived &d : context.derived) {

@@ -285,6 +285,14 @@ detail::DerivedSupplyScope::DerivedSupplyScope(RemakeContext &context)
 }
 detail::DerivedSupplyScope::~DerivedSupplyScope() { derivedSupply = previous; }
 RemakeContext *detail::currentDerivedSupply() { return derivedSupply; }
+bool detail::constantHasSpecialValues(const HostTensor &constant) {
+  if (derivedSupply)
+    for (const HostTensor *known : derivedSupply->finite)
+      if (known == &constant || (known->data() == constant.data() &&
+                                 known->byteSize() == constant.byteSize()))
+        return false;
+  return hasSpecialValues(constant, NaNGuardScan::NonFinite);
+}
 
 #define TGC_RECORD(FACTORY, CALL, ENCODE)                                      \
   do {                                                                         \

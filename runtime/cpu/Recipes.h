@@ -34,6 +34,9 @@ struct RemakeContext {
   };
   std::vector<Derived> derived;
   std::shared_ptr<const void> owner;
+  /// Constants known to hold no NaN or infinity (checked when the plan was
+  /// saved): the factories skip scanning them.
+  std::vector<const HostTensor *> finite;
   /// Set by remakeKernel: how many derived blobs were used as they were.
   size_t derivedUsed = 0;
 };
@@ -78,6 +81,9 @@ private:
 };
 /// The context of the innermost DerivedSupplyScope on this thread, or null.
 RemakeContext *currentDerivedSupply();
+/// hasSpecialValues(constant, NonFinite) for a kernel's constant weights,
+/// answered without a scan where the plan being loaded knows it.
+bool constantHasSpecialValues(const HostTensor &constant);
 } // namespace detail
 
 // The factories, without recording (defined in the *Kernels.cpp files).

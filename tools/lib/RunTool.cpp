@@ -38,6 +38,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -51,6 +52,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <sys/stat.h>
 #include <cmath>
 
 using namespace llvm;
@@ -297,28 +299,43 @@ Error runLoadedPlan(const Options &opts,
   return runAndReport(opts, **runner, *args, name);
 }
 
-/// The key under which tgc-run files the plan of an ONNX model run
-/// (BackendOptions::planAlias): the model file's bytes, the values of the
-/// given inputs (the importer may specialize on them), the run's options,
-/// every compile option of the environment, the ISA and the tgc build.
-/// None for a model with external data (its key would have to cover those
-/// files: such runs use the cache by their imported function only).
-std::optional<std::string> onnxRunKey(const Options &opts) {
-  auto file = MemoryBuffer::getFile(opts.file, /*IsText=*/false,
+/// Whether the ONNX model at `path` may have external data (its text holds
+/// "location", the key of an external data entry): its plan then is not
+/// filed under onnxRunKey, whose file identity does not cover those files.
+bool mayHaveExternalData(const std::string &path) {
+  auto file = MemoryBuffer::getFile(path, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);
   if (!file)
-    return std::nullopt;
+    return true;
   StringRef bytes = (*file)->getBuffer();
-  // An external data entry, or maybe not.
   for (const char *at = bytes.data(), *end = at + bytes.size();
        (at = static_cast<const char *>(std::memchr(at, 'l', end - at)));
        ++at)
     if (end - at >= 8 && std::memcmp(at, "location", 8) == 0)
-      return std::nullopt;
+      return true;
+  return false;
+}
+
+/// The key under which tgc-run files the plan of an ONNX model run
+/// (BackendOptions::planAlias): the model file's identity (device, inode,
+/// size, modification and change times in ns: any write changes the
+/// change time), the values of the given inputs (the importer may
+/// specialize on them), the run's options, every compile option of the
+/// environment, the ISA and the tgc build. The plan itself is filed under
+/// the key of its imported function (PlanCache.h), which hashes content.
+std::optional<std::string> onnxRunKey(const Options &opts) {
+  struct stat st;
+  if (::stat(opts.file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  SmallString<256> real;
+  if (sys::fs::real_path(opts.file, real))
+    return std::nullopt;
   std::string material;
   raw_string_ostream os(material);
-  os << "tgc-run onnx v1\nmodel=" << format_hex(xxh3_64bits(bytes), 18)
-     << " bytes=" << bytes.size() << "\ninputs=";
+  os << "tgc-run onnx v1\nmodel=" << real << " " << st.st_dev << " "
+     << st.st_ino << " " << st.st_size << " " << st.st_mtim.tv_sec << "."
+     << st.st_mtim.tv_nsec << " " << st.st_ctim.tv_sec << "."
+     << st.st_ctim.tv_nsec << "\ninputs=";
   for (const std::string &spec : opts.inputs) {
     auto tensor = loadTensor(spec);
     if (!tensor) {
@@ -370,6 +387,8 @@ Error run(const Options &opts) {
         loaded.info = std::move(hit.info);
         return runLoadedPlan(opts, std::move(loaded));
       }
+      if (mayHaveExternalData(opts.file))
+        alias.clear();
     }
   }
   return runSource(opts, alias);
