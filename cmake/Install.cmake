@@ -4,16 +4,18 @@
 #   cmake --install build --prefix P
 #   find_package(tgc CONFIG REQUIRED)        # with CMAKE_PREFIX_PATH=P
 #   target_link_libraries(app PRIVATE tgc::tgc)       # trace, compile, run
-#   target_link_libraries(app PRIVATE tgc::runtime)   # tensors and .npy only
+#   target_link_libraries(app PRIVATE tgc::runtime)   # tensors, .npy files
+#                                                     # and tgc::Artifact
 #
 # tgc::tgc (libtgc.so) holds the whole library: the public API of frontend/,
 # tracing/ and frontend/onnx/ and everything behind it (compiler, runtime).
-# tgc::runtime (libtgc_runtime.so) holds runtime/ alone and loads no LLVM,
-# MLIR, ONNX or CUDA library. A program links one of the two.
+# tgc::runtime (libtgc_runtime.so) holds runtime/ and the CPU kernels
+# (oneDNN) alone and loads no LLVM, MLIR, ONNX or CUDA library: it runs
+# ahead-of-time artifacts (tgc/Artifact.h). A program links one of the two.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TGC_PUBLIC_LIBRARIES TgcFrontend TgcTracing TgcRuntime TgcOnnx)
+set(TGC_PUBLIC_LIBRARIES TgcFrontend TgcTracing TgcRuntime TgcRuntimeCpu TgcOnnx)
 
 # Every object of the libraries behind the public API goes in (the static
 # libraries follow for their own dependencies, which the linker pulls as
@@ -32,7 +34,7 @@ add_library(tgc SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
 tgc_whole_archive(tgc ${TGC_PUBLIC_LIBRARIES})
 target_link_libraries(tgc PUBLIC absl::status absl::statusor)
 add_library(tgc_runtime SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
-tgc_whole_archive(tgc_runtime TgcRuntime)
+tgc_whole_archive(tgc_runtime TgcRuntime TgcRuntimeCpu)
 target_link_libraries(tgc_runtime PUBLIC absl::status absl::statusor)
 # Version.cpp is runtime code: compiled without LLVM's and MLIR's include
 # directories, like the rest of runtime/ (test/package/runtime-layering.py).

@@ -376,14 +376,23 @@ FunctionState::compile(const Compiled &compiled,
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  compileCount.fetch_add(1, std::memory_order_relaxed);
+  // A plan the persistent cache served is a load, not a compile.
+  bool loaded = plan && (*plan)->loadedFromCache();
+  if (!loaded)
+    compileCount.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard lock(compiled.planMutex);
-    ++compiled.compiles;
-    compiled.compileSeconds += seconds;
+    if (loaded) {
+      ++compiled.plansLoaded;
+      compiled.loadSeconds += seconds;
+    } else {
+      ++compiled.compiles;
+      compiled.compileSeconds += seconds;
+    }
   }
   tracing::TraceEvent event;
-  event.kind = tracing::TraceEvent::Kind::Compile;
+  event.kind = loaded ? tracing::TraceEvent::Kind::PlanLoaded
+                      : tracing::TraceEvent::Kind::Compile;
   event.type = compiled.signature;
   event.shapes = formatShapes(shapes);
   event.traceSeconds = seconds;
@@ -597,6 +606,8 @@ std::vector<SpecializationInfo> FunctionState::specializations() const {
     std::lock_guard lock(compiled.planMutex);
     info.compiles = compiled.compiles;
     info.compileSeconds = compiled.compileSeconds;
+    info.plansLoaded = compiled.plansLoaded;
+    info.loadSeconds = compiled.loadSeconds;
     for (const auto &[shapes, plan] : compiled.plans) {
       ++info.plansHeld;
       info.planBytes += plan.plan->heldBytes();

@@ -73,6 +73,8 @@ struct Compiled {
   mutable uint64_t planClock = 0;
   mutable uint64_t compiles = 0;
   mutable double compileSeconds = 0;
+  mutable uint64_t plansLoaded = 0;
+  mutable double loadSeconds = 0;
 };
 
 /// State shared by copies of a Function.

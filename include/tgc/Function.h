@@ -125,6 +125,10 @@ struct SpecializationInfo {
   /// and the seconds they took.
   uint64_t compiles = 0;
   double compileSeconds = 0;
+  /// Plans loaded from the persistent compilation cache instead of
+  /// compiled (FunctionOptions::cacheDir), and the seconds that took.
+  uint64_t plansLoaded = 0;
+  double loadSeconds = 0;
   /// Plans it holds now, and the host memory they hold (constants,
   /// prepacked weights, a run's arena) in bytes.
   size_t plansHeld = 0;

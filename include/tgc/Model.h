@@ -17,6 +17,7 @@
 #define TGC_MODEL_H
 
 #include "tgc/HostTensor.h"
+#include "tgc/TensorInfo.h"
 
 #include <cstdint>
 #include <memory>
@@ -41,14 +42,6 @@ struct ModelOptions {
   /// The persistent compilation cache directory, shared by processes
   /// (empty: TGC_CACHE_DIR, else none); see FunctionOptions::cacheDir.
   std::string cacheDir;
-};
-
-/// A graph input or output: its name, dtype and shape (kDynamic, -1, for a
-/// dim known only when the model runs).
-struct TensorInfo {
-  std::string name;
-  runtime::DType dtype = runtime::DType::F32;
-  std::vector<int64_t> shape;
 };
 
 namespace detail {

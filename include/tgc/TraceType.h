@@ -310,8 +310,12 @@ struct TraceEvent {
     Compile,
     /// The plan for `shapes` dropped (`error` says why).
     PlanEvicted,
+    /// The plan for `shapes` loaded from the persistent compilation cache
+    /// (FunctionOptions::cacheDir): no compile ran.
+    PlanLoaded,
   } kind = Kind::Trace;
-  /// Compile, PlanEvicted: the input shapes of the plan, e.g. "(2x3, 3)".
+  /// Compile, PlanEvicted, PlanLoaded: the input shapes of the plan, e.g.
+  /// "(2x3, 3)".
   std::string shapes;
 };
 

@@ -21,6 +21,7 @@
 #ifndef TGC_TGC_H
 #define TGC_TGC_H
 
+#include "tgc/Artifact.h"
 #include "tgc/Callback.h"
 #include "tgc/DType.h"
 #include "tgc/Device.h"
@@ -31,6 +32,7 @@
 #include "tgc/Npy.h"
 #include "tgc/Status.h"
 #include "tgc/StridedView.h"
+#include "tgc/TensorInfo.h"
 #include "tgc/Tensor.h"
 #include "tgc/TraceType.h"
 #include "tgc/Version.h"

@@ -68,11 +68,18 @@ cmake --build "$work/consumer" >/dev/null
 "$work/consumer/consumer" \
   /usr/share/libonnx-testdata/data/node/test_matmul_2d/model.onnx
 "$work/consumer/runtime-only" "$work/t.npy"
+# An artifact compiled by the tree's tgc-compile, run by the installed
+# runtime alone.
+"$build/bin/tgc-compile" "$source/examples/demo-convnet.mlir" \
+  -o "$work/convnet.tgcx" >/dev/null
+"$work/consumer/run-artifact" "$work/convnet.tgcx"
 
 # 4. The runtime alone.
-if ldd "$work/consumer/runtime-only" | grep -E -i 'llvm|mlir|onnx|nvrtc|protobuf'; then
-  echo "FAIL: runtime-only loads the libraries above" >&2
-  exit 1
-fi
+for program in runtime-only run-artifact; do
+  if ldd "$work/consumer/$program" | grep -E -i 'llvm|mlir|onnx|nvrtc|protobuf'; then
+    echo "FAIL: $program loads the libraries above" >&2
+    exit 1
+  fi
+done
 echo "runtime-only: $(ldd "$work/consumer/runtime-only" | wc -l) shared libraries"
 echo "PASS"

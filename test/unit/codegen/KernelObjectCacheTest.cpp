@@ -182,9 +182,23 @@ TEST(KernelObjectCache, TheCpuBackendReusesLoopKernels) {
   auto afterCold = KernelObjectCache::processStats();
   EXPECT_GE(afterCold.stores - before.stores, 1u);
   EXPECT_EQ(afterCold.hits, before.hits);
+  EXPECT_EQ(afterCold.planStores - before.planStores, 1u);
+  // The second compile loads the whole plan (its loop kernel included).
+  std::vector<HostTensor> planned = compileAndRun();
+  auto afterPlan = KernelObjectCache::processStats();
+  EXPECT_EQ(afterPlan.planHits - afterCold.planHits, 1u);
+  EXPECT_EQ(afterPlan.hits, afterCold.hits);
+  ASSERT_EQ(planned.size(), 1u);
+  ASSERT_EQ(cold.size(), 1u);
+  EXPECT_EQ(std::memcmp(cold[0].data(), planned[0].data(), cold[0].byteSize()),
+            0);
+  // Without the plan, the compile runs and loads the loop kernels' objects.
+  for (const std::string &file : entries(dir))
+    if (llvm::StringRef(file).ends_with(".tgcx"))
+      llvm::sys::fs::remove(file);
   std::vector<HostTensor> warm = compileAndRun();
   auto afterWarm = KernelObjectCache::processStats();
-  EXPECT_EQ(afterWarm.hits - afterCold.hits, afterCold.stores - before.stores);
+  EXPECT_EQ(afterWarm.hits - afterPlan.hits, afterCold.stores - before.stores);
   EXPECT_EQ(afterWarm.stores, afterCold.stores);
   ASSERT_EQ(cold.size(), 1u);
   ASSERT_EQ(warm.size(), 1u);
@@ -196,7 +210,9 @@ TEST(KernelObjectCache, TheCpuBackendReusesLoopKernels) {
   }
   // No dump or temporary file is left behind.
   for (const std::string &file : entries(dir))
-    EXPECT_TRUE(llvm::StringRef(file).ends_with(".tgcobj")) << file;
+    EXPECT_TRUE(llvm::StringRef(file).ends_with(".tgcobj") ||
+                llvm::StringRef(file).ends_with(".tgcx"))
+        << file;
   llvm::sys::fs::remove_directories(dir);
 }
 

@@ -1,0 +1,77 @@
+#!/bin/bash
+# Ahead-of-time artifacts: tgc-compile saves a plan; tgc-run and the runtime
+# alone (run-artifact, linked with tgc::runtime: no LLVM or MLIR mapped) run
+# it bitwise like the JIT path; damaged artifacts and plans a saved file
+# cannot hold are errors naming the reason; an ONNX run with a cache
+# directory is served the second time without import or compile.
+# Usage: artifact.sh TGC_COMPILE TGC_RUN RUN_ARTIFACT SOURCE_DIR
+set -euo pipefail
+compile=$1
+run=$2
+artifact=$3
+source=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+model=$source/examples/demo-convnet.mlir
+fail() { echo "FAIL: $*"; exit 1; }
+
+# An input as a .npy file (f32, 1x3x32x32), written without numpy.
+python3 - "$work/in.npy" <<'PY'
+import struct, sys
+shape = (1, 3, 32, 32)
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }"
+header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+data = b''.join(struct.pack('<f', ((i * 37) % 101) / 50.0 - 1.0)
+                for i in range(1 * 3 * 32 * 32))
+with open(sys.argv[1], 'wb') as f:
+    f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) +
+            header.encode() + data)
+PY
+
+"$compile" "$model" -o "$work/convnet.tgcx" --num-threads=2 > "$work/compile.log"
+grep -q "wrote .*convnet.tgcx: @convnet, [0-9]* steps" "$work/compile.log" || fail "tgc-compile: $(cat "$work/compile.log")"
+"$run" "$model" --threads=2 --input="$work/in.npy" --output="$work/jit.npy"
+"$run" "$work/convnet.tgcx" --threads=2 --input="$work/in.npy" --output="$work/run.npy"
+"$artifact" "$work/convnet.tgcx" --threads 2 --input "$work/in.npy" --output "$work/aot.npy" > "$work/aot.log"
+grep -q "no LLVM, MLIR or ONNX library mapped" "$work/aot.log" || fail "run-artifact: $(cat "$work/aot.log")"
+cmp "$work/jit.npy" "$work/run.npy" || fail "tgc-run of the artifact differs from the JIT path"
+cmp "$work/jit.npy" "$work/aot.npy" || fail "run-artifact differs from the JIT path"
+# The plan prints like a compiled one.
+"$run" "$work/convnet.tgcx" --threads=2 --print-plan --compile-only | grep -q "onednn" || fail "no plan printed"
+
+# Damaged artifacts.
+size=$(stat -c %s "$work/convnet.tgcx")
+head -c $((size / 2)) "$work/convnet.tgcx" > "$work/half.tgcx"
+if "$run" "$work/half.tgcx" 2> "$work/half.log"; then fail "a truncated artifact ran"; fi
+grep -q "half.tgcx: truncated" "$work/half.log" || fail "truncated: $(cat "$work/half.log")"
+if "$artifact" "$work/half.tgcx" 2> "$work/half2.log"; then fail "run-artifact ran a truncated artifact"; fi
+grep -q "truncated" "$work/half2.log" || fail "run-artifact, truncated: $(cat "$work/half2.log")"
+cp "$work/convnet.tgcx" "$work/flipped.tgcx"
+printf '\x55' | dd of="$work/flipped.tgcx" bs=1 seek=$((size - 64)) conv=notrunc status=none
+if "$run" "$work/flipped.tgcx" 2> "$work/flipped.log"; then fail "a damaged artifact ran"; fi
+grep -q "checksum does not match" "$work/flipped.log" || fail "flipped: $(cat "$work/flipped.log")"
+# Wrong inputs are errors, not crashes.
+if "$run" "$work/convnet.tgcx" --input=2x2xf32=1,2,3,4 2> "$work/shape.log"; then fail "a wrong input ran"; fi
+grep -q "error" "$work/shape.log" || fail "wrong input: $(cat "$work/shape.log")"
+
+# A plan with reference steps cannot be saved: the error names the step.
+if TGC_ENABLE_ONEDNN=0 "$compile" "$model" -o "$work/ref.tgcx" 2> "$work/ref.log"; then fail "a reference plan was saved"; fi
+grep -q "cannot save the plan of @convnet: step 0 (tgc\..*) runs .* on the reference path" "$work/ref.log" || fail "reference: $(cat "$work/ref.log")"
+[ ! -e "$work/ref.tgcx" ] || fail "a file was left behind"
+
+# An ONNX model: compiled ahead of time it runs by its input names; run with
+# a cache directory, the second run neither imports nor compiles.
+onnx=/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d
+"$compile" "$onnx/model.onnx" -o "$work/conv2d.tgcx" > /dev/null
+"$run" "$work/conv2d.tgcx" --input="$onnx/test_data_set_0/input_0.pb" \
+  --expected="$onnx/test_data_set_0/output_0.pb" | grep -q "matches" || fail "the ONNX artifact's result"
+cache=$work/cache
+"$run" "$onnx/model.onnx" --cache-dir="$cache" --input="$onnx/test_data_set_0/input_0.pb" --output="$work/cold.npy" 2> "$work/cold.log"
+grep -q "plan compiled and stored" "$work/cold.log" || fail "cold ONNX run: $(cat "$work/cold.log")"
+"$run" "$onnx/model.onnx" --cache-dir="$cache" --input="$onnx/test_data_set_0/input_0.pb" --output="$work/warm.npy" 2> "$work/warm.log"
+grep -q "plan loaded (no import, no compile)" "$work/warm.log" || fail "warm ONNX run: $(cat "$work/warm.log")"
+cmp "$work/cold.npy" "$work/warm.npy" || fail "the warm ONNX run differs"
+# Other inputs are another key (the importer may specialize on given values).
+"$run" "$onnx/model.onnx" --cache-dir="$cache" --seed=3 2> "$work/other.log" > /dev/null
+grep -q "plan loaded (no import, no compile)" "$work/other.log" && fail "random inputs were served the given inputs' plan"
+echo "artifact: tgc-compile, tgc-run and run-artifact agree bitwise; errors named"

@@ -1,0 +1,220 @@
+//===- CompileTool.cpp - the tgc-compile command line tool ----------------===//
+//
+// tgc-compile FILE -o OUT.tgcx [--function=NAME] [--input=SPEC]...
+//             [--dynamic-size=N] [--threads=N] [--pipeline=P]
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/lib/CompileTool.h"
+
+#include "codegen/Backend.h"
+#include "codegen/cpu/Compiler.h"
+#include "codegen/cpu/PlanCache.h"
+#include "frontend/onnx/OnnxImporter.h"
+#include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/PlanFile.h"
+#include "tools/lib/InputGuard.h"
+#include "tools/lib/Registration.h"
+#include "tools/lib/TensorIO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace llvm;
+using tgc::runtime::HostTensor;
+
+namespace {
+struct Options {
+  cl::opt<std::string> file{cl::Positional,
+                            cl::desc("<input .mlir file or .onnx model>")};
+  cl::opt<std::string> output{"o", cl::desc("The artifact to write (.tgcx)"),
+                              cl::value_desc("path")};
+  cl::opt<std::string> function{
+      "function",
+      cl::desc("Function to compile (default: the only or first public one)")};
+  cl::list<std::string> inputs{
+      "input",
+      cl::desc("An input fixing an argument's shape (and, for an ONNX model, "
+               "its value where a node needs a constant): a .npy path or a "
+               "literal, in argument order or NAME=SPEC")};
+  cl::opt<int> dynamicSize{
+      "dynamic-size",
+      cl::desc("Size of dynamic dims of arguments no --input gives"),
+      cl::init(-1)};
+  cl::opt<unsigned> threads{
+      "num-threads",
+      cl::desc("Intra-op threads the plan is made for (default "
+               "TGC_NUM_THREADS or all cores)"),
+      cl::init(0)};
+  cl::opt<std::string> pipeline{
+      "pipeline", cl::desc("tgc-cpu (default) or tgc-cpu-unfused"),
+      cl::init("tgc-cpu")};
+};
+
+Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
+  mlir::func::FuncOp found;
+  module.walk([&](mlir::func::FuncOp f) {
+    if (found || f.isExternal())
+      return;
+    if (name.empty() ? f.isPublic() : f.getName() == name)
+      found = f;
+  });
+  return found;
+}
+
+Error compileFile(const Options &opts) {
+  if (opts.output.empty())
+    return makeError("no output file (-o OUT.tgcx)");
+  if (opts.pipeline != "tgc-cpu" && opts.pipeline != "tgc-cpu-unfused")
+    return makeError("unknown --pipeline '" + opts.pipeline +
+                     "' (available: tgc-cpu, tgc-cpu-unfused)");
+  auto start = std::chrono::steady_clock::now();
+  mlir::DialectRegistry registry;
+  tgc::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::vector<std::string> specs(opts.inputs.begin(), opts.inputs.end());
+  if (tgc::isOnnxModelPath(opts.file)) {
+    tgc::ImportOptions importOptions;
+    std::vector<std::string> names;
+    if (auto read = tgc::onnxModelInputNames(opts.file))
+      names = std::move(*read);
+    else
+      consumeError(read.takeError());
+    auto ordered = tgc::tooling::orderInputs(specs, names, opts.file);
+    if (!ordered)
+      return ordered.takeError();
+    for (const std::string &spec : *ordered) {
+      if (spec.empty()) {
+        importOptions.argumentValues.emplace_back();
+        continue;
+      }
+      auto tensor = tgc::tooling::loadTensor(spec);
+      if (!tensor)
+        return tensor.takeError();
+      importOptions.argumentValues.push_back(std::move(*tensor));
+    }
+    auto imported = tgc::importOnnxModel(context, opts.file, importOptions);
+    if (!imported)
+      return imported.takeError();
+    module = std::move(*imported);
+  } else {
+    auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
+    if (!buffer)
+      return makeError("cannot read '" + opts.file +
+                       "': " + buffer.getError().message());
+    if (Error error = tgc::checkParserLimits((*buffer)->getBuffer(), opts.file))
+      return error;
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return makeError("failed to parse '" + opts.file + "'");
+  }
+  mlir::func::FuncOp func = findFunction(*module, opts.function);
+  if (!func)
+    return makeError(
+        opts.function.empty()
+            ? Twine("no public function with a body in '" + opts.file + "'")
+            : Twine("no function named '" + opts.function + "'"));
+  tgc::tooling::InputOptions inputOptions;
+  inputOptions.inputs = specs;
+  inputOptions.dynamicSize = opts.dynamicSize;
+  auto args = tgc::tooling::makeInputs(func, inputOptions);
+  if (!args)
+    return args.takeError();
+  std::vector<std::vector<int64_t>> shapes;
+  for (const HostTensor &arg : *args)
+    shapes.push_back(arg.shape());
+
+  tgc::codegen::BackendOptions env =
+      tgc::codegen::BackendOptions::fromEnvironment();
+  tgc::cpu::CompileOptions options;
+  options.enableOneDnn = env.enableOneDnn;
+  options.optimize = env.optimize;
+  options.fuse = env.fuse && opts.pipeline == "tgc-cpu";
+  options.numThreads = static_cast<int>(opts.threads);
+  options.winograd = env.winograd;
+  options.loopVectorize = env.loopVectorize;
+  options.loopVectorTile = env.loopVectorTile;
+  options.savable = true;
+  StringRef layouts = env.activationLayouts;
+  options.activationLayouts =
+      layouts == "plain"     ? tgc::cpu::ActivationLayouts::Plain
+      : layouts == "blocked" ? tgc::cpu::ActivationLayouts::Blocked
+      : layouts == "any"     ? tgc::cpu::ActivationLayouts::OneDnnPreferred
+                             : tgc::cpu::ActivationLayouts::Auto;
+  auto compiled = tgc::cpu::compile(func, shapes, options);
+  if (!compiled)
+    return compiled.takeError();
+  const tgc::runtime::Executable &exe = *compiled->executable;
+  if (auto status = tgc::runtime::cpu::checkSavable(exe); !status.ok())
+    return makeError("cannot save the plan of @" + func.getName() + ": " +
+                     std::string(status.message()));
+  tgc::runtime::cpu::PlanMetadata metadata = tgc::cpu::planMetadata(func);
+  metadata.push_back({"source", sys::path::filename(opts.file).str()});
+  metadata.push_back(
+      {"threads",
+       std::to_string(tgc::runtime::resolveThreadCount(options.numThreads))});
+  if (auto status =
+          tgc::runtime::cpu::savePlan(exe, metadata, opts.output.getValue());
+      !status.ok())
+    return makeError(std::string(status.message()));
+  uint64_t bytes = 0;
+  sys::fs::file_size(opts.output.getValue(), bytes);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  outs() << "tgc-compile: wrote " << opts.output << ": @" << func.getName()
+         << ", " << exe.steps.size() << " steps, "
+         << format("%.1f", bytes / 1048576.0) << " MiB, for x86 "
+         << tgc::runtime::cpu::cpuIsa().name << " ("
+         << format("%.2f", seconds) << " s)\n";
+  return Error::success();
+}
+} // namespace
+
+int tgc::compileToolMain(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  llvm::StringSet<> llvmOptions;
+  for (const auto &entry : cl::getRegisteredOptions())
+    llvmOptions.insert(entry.first);
+  Options opts;
+  cl::OptionCategory category("tgc-compile options");
+  for (const auto &entry : cl::getRegisteredOptions())
+    if (!llvmOptions.contains(entry.first))
+      entry.second->addCategory(category);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tgc-compile: compile a function ahead of time for this CPU into an "
+      "artifact that tgc-run and the runtime alone (tgc::Artifact) run\n");
+  if (opts.file.empty()) {
+    errs() << "tgc-compile: error: no input file (a .mlir file or .onnx "
+              "model)\n";
+    return 1;
+  }
+  if (Error error = compileFile(opts)) {
+    errs() << "tgc-compile: error: " << toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return 0;
+}
