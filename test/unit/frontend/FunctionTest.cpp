@@ -6,6 +6,9 @@
 #include "FrontendTestUtils.h"
 
 #include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
 #include <map>
 #include <thread>
 
@@ -859,4 +862,61 @@ TEST(Function, TheDispatchMemoFollowsTheCache) {
   EXPECT_EQ(g->tracingCount(), 3u);
   EXPECT_EQ(traces(g->history()).back().reason.kind,
             tracing::TraceReason::Kind::Evicted);
+}
+
+// FunctionOptions::cacheDir: a second function with the same body (nothing
+// in memory, as in a new process) loads the whole plan from the directory:
+// zero compiles by the accounting, a PlanLoaded event, bitwise the same
+// results.
+TEST(Function, ThePersistentCacheLoadsWholePlans) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tgc-function-plans-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  FunctionOptions options;
+  options.cacheDir = dir.string();
+  options.numThreads = 1;
+  auto body = [](Tensor x, Tensor w) {
+    return softmax(matmul(relu(x), w) * 0.5, 1);
+  };
+  runtime::HostTensor x = *runtime::HostTensor::allocate(DType::F32, {4, 16});
+  runtime::HostTensor w = *runtime::HostTensor::allocate(DType::F32, {16, 8});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.setDouble(i, 0.01 * static_cast<double>(i % 23) - 0.1);
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    w.setDouble(i, 0.02 * static_cast<double>(i % 11) - 0.1);
+  // One call site for both, as a program run twice has (the function's
+  // locations are part of the key: they name it in messages).
+  auto make = [&] { return tgc::function(body, options); };
+  auto cold = make();
+  ASSERT_TRUE(cold.ok()) << cold.status();
+  auto r1 = (*cold)(x, w);
+  ASSERT_TRUE(r1.ok()) << r1.status();
+  EXPECT_EQ(cold->compileCount(), 1u);
+  EXPECT_EQ(cold->specializations()[0].plansLoaded, 0u);
+
+  auto warm = make();
+  ASSERT_TRUE(warm.ok()) << warm.status();
+  auto r2 = (*warm)(x, w);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(warm->tracingCount(), 1u);
+  EXPECT_EQ(warm->compileCount(), 0u);
+  auto specs = warm->specializations();
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].compiles, 0u);
+  EXPECT_EQ(specs[0].plansLoaded, 1u);
+  EXPECT_EQ(specs[0].plansHeld, 1u);
+  bool loadedEvent = false;
+  for (const tracing::TraceEvent &event : warm->history())
+    loadedEvent |= event.kind == tracing::TraceEvent::Kind::PlanLoaded;
+  EXPECT_TRUE(loadedEvent);
+  ASSERT_EQ(r1->byteSize(), r2->byteSize());
+  EXPECT_EQ(std::memcmp(r1->data(), r2->data(), r1->byteSize()), 0);
+  // Another body is another plan.
+  auto other = tgc::function(
+      [](Tensor x, Tensor w) { return softmax(matmul(x, w), 1); }, options);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)(x, w).ok());
+  EXPECT_EQ(other->compileCount(), 1u);
+  std::filesystem::remove_all(dir);
 }
