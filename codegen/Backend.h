@@ -110,6 +110,10 @@ struct BackendOptions {
   /// file and its inputs), so that the client finds it without importing
   /// that source again (KernelObjectCache::planPathOf).
   std::string planAlias;
+  /// CPU, with cacheDir: key/value notes stored with the plan (a model's
+  /// output names, ...), which a client reads back when it loads the plan
+  /// by its alias.
+  std::vector<std::pair<std::string, std::string>> planNotes;
 
   /// The defaults overridden by the TGC_* environment (the one table of
   /// runtime/Environment.h: TGC_FUSION, TGC_ENABLE_ONEDNN,

@@ -93,6 +93,9 @@ struct CompileOptions {
   /// With cacheDir: also file the whole plan under this key
   /// (codegen::BackendOptions::planAlias).
   std::string planAlias;
+  /// With cacheDir: more metadata for the stored plan
+  /// (codegen::BackendOptions::planNotes).
+  std::vector<std::pair<std::string, std::string>> planNotes;
   /// Keep what a saved plan needs (the loop kernels' object code) even
   /// without a cache directory: for `tgc-compile` and
   /// runtime::cpu::savePlan.

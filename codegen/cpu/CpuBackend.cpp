@@ -74,6 +74,7 @@ public:
     compileOptions.dumpJit = options.dumpJit;
     compileOptions.cacheDir = options.cacheDir;
     compileOptions.planAlias = options.planAlias;
+    compileOptions.planNotes = options.planNotes;
     llvm::StringRef layouts = options.activationLayouts;
     if (layouts == "plain")
       compileOptions.activationLayouts = cpu::ActivationLayouts::Plain;

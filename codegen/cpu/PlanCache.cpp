@@ -14,10 +14,13 @@
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <dnnl.hpp>
+#include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -60,6 +63,42 @@ void linkAlias(const KernelObjectCache &cache, const std::string &key,
 }
 
 } // namespace
+
+std::optional<std::string> sourceFileKey(const std::string &path,
+                                         const std::string &extra) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(path, real))
+    return std::nullopt;
+  std::string material;
+  llvm::raw_string_ostream os(material);
+  os << "tgc source plan v1\nfile=" << real << " " << st.st_dev << " "
+     << st.st_ino << " " << st.st_size << " " << st.st_mtim.tv_sec << "."
+     << st.st_mtim.tv_nsec << " " << st.st_ctim.tv_sec << "."
+     << st.st_ctim.tv_nsec << "\nextra=" << extra;
+  codegen::BackendOptions env = codegen::BackendOptions::fromEnvironment();
+  os << "\nenv=" << env.optimize << env.fuse << env.enableOneDnn << " "
+     << env.activationLayouts << " " << env.winograd << env.loopVectorize
+     << " " << env.loopVectorTile << "\nisa=" << runtime::cpu::cpuIsa().name
+     << " tgc=" << TGC_VERSION << " " << KernelObjectCache::buildIdentity();
+  return KernelObjectCache::keyOf(material);
+}
+
+bool mayHaveExternalData(const std::string &path) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return true;
+  llvm::StringRef bytes = (*file)->getBuffer();
+  for (const char *at = bytes.data(), *end = at + bytes.size();
+       (at = static_cast<const char *>(std::memchr(at, 'l', end - at)));
+       ++at)
+    if (end - at >= 8 && std::memcmp(at, "location", 8) == 0)
+      return true;
+  return false;
+}
 
 runtime::cpu::PlanMetadata planMetadata(mlir::func::FuncOp func) {
   std::string inputs;
@@ -136,10 +175,12 @@ compileCached(mlir::func::FuncOp func,
   if (!compiled)
     return compiled.takeError();
   result.compiled = std::move(*compiled);
+  runtime::cpu::PlanMetadata metadata = planMetadata(func);
+  metadata.insert(metadata.end(), options.planNotes.begin(),
+                  options.planNotes.end());
   if (cache && runtime::cpu::checkSavable(*result.compiled.executable).ok() &&
       cache
-          ->storePlan(key, *result.compiled.executable,
-                      planMetadata(func))
+          ->storePlan(key, *result.compiled.executable, metadata)
           .ok())
     linkAlias(*cache, key, options.planAlias);
   return result;

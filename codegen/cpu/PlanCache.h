@@ -21,6 +21,7 @@
 #include "codegen/cpu/Compiler.h"
 #include "runtime/cpu/PlanFile.h"
 
+#include <optional>
 #include <string>
 
 namespace tgc::cpu {
@@ -46,6 +47,20 @@ llvm::Expected<CachedCompile>
 compileCached(mlir::func::FuncOp func,
               const std::vector<std::vector<int64_t>> &inputShapes,
               const CompileOptions &options);
+
+/// A key for the plan of a source file (an ONNX model) that lets a client
+/// find the plan without reading the file (BackendOptions::planAlias): the
+/// file's identity (real path, device, inode, size, modification and change
+/// times in ns: any write changes the change time), `extra` (the client's
+/// options), the compile options of the environment, the ISA and the tgc
+/// build. None where the file cannot be stat'ed.
+std::optional<std::string> sourceFileKey(const std::string &path,
+                                         const std::string &extra);
+
+/// Whether the ONNX model at `path` may have external data (its bytes hold
+/// "location", the key of an external data entry): a sourceFileKey does not
+/// cover those files, so such a model's plan gets none.
+bool mayHaveExternalData(const std::string &path);
 
 /// What a saved plan of `func` records about it: "function" (its name)
 /// and, where every argument has a name (an imported ONNX model's inputs),

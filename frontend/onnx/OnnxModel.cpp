@@ -11,6 +11,8 @@
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
+#include "codegen/cpu/KernelObjectCache.h"
+#include "codegen/cpu/PlanCache.h"
 #include "codegen/reference/Interpreter.h"
 #include "frontend/Function.h"
 #include "frontend/Tensor.h"
@@ -19,6 +21,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <map>
 #include <mutex>
@@ -43,6 +46,15 @@ struct ModelState {
            std::shared_ptr<const codegen::CompiledFunction>>
       plans;
   std::shared_ptr<const codegen::CompiledFunction> lastPlan;
+
+  /// The model file, imported on first need when the model was loaded from
+  /// the persistent cache (`func` is null until then).
+  std::string path;
+  /// With ModelOptions::cacheDir on the cpu backend, for a model with
+  /// static input shapes: the key its plan is filed under beside its
+  /// function's (cpu::sourceFileKey), so that the next load finds it
+  /// without importing the model.
+  std::string planKey;
 };
 
 } // namespace tgc::detail
@@ -70,6 +82,93 @@ llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
   return names;
 }
 
+/// Imports the model file into `state` (its function; its inputs and
+/// outputs unless a cached plan gave them).
+absl::Status importModel(detail::ModelState &state) {
+  auto module = importOnnxModel(state.context, state.path);
+  if (!module)
+    return detail::toStatus(module.takeError());
+  state.module = std::move(*module);
+  mlir::func::FuncOp func;
+  for (auto candidate : state.module->getOps<mlir::func::FuncOp>()) {
+    func = candidate;
+    break;
+  }
+  if (!func)
+    return absl::InternalError(state.path +
+                               ": the imported module has no function");
+  bool described = !state.inputs.empty() || !state.outputs.empty();
+  if (!described) {
+    auto names = outputNames(state.path);
+    if (!names)
+      return detail::toStatus(names.takeError());
+    mlir::FunctionType type = func.getFunctionType();
+    mlir::Block &entry = func.getBody().front();
+    for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+      std::string name = "input" + std::to_string(i);
+      if (auto loc =
+              mlir::dyn_cast<mlir::NameLoc>(entry.getArgument(i).getLoc()))
+        name = loc.getName().str();
+      state.inputs.push_back(infoOf(std::move(name), input));
+    }
+    for (auto [i, output] : llvm::enumerate(type.getResults()))
+      state.outputs.push_back(infoOf(
+          i < names->size() ? (*names)[i] : "output" + std::to_string(i),
+          output));
+  }
+  state.func = func;
+  return absl::OkStatus();
+}
+
+/// The model's plan from the persistent cache, found by the model file's
+/// key (no import): true when `state` now holds it, its inputs and its
+/// outputs. Sets state.planKey either way (when the file has a key).
+bool loadCachedPlan(detail::ModelState &state) {
+  std::string extra =
+      "tgc::Model v1 threads=" +
+      std::to_string(runtime::resolveThreadCount(state.options.numThreads)) +
+      " interop=" + std::to_string(state.options.interOpThreads > 1) +
+      " fuse=" + std::to_string(state.options.fuse);
+  std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
+  if (!key)
+    return false;
+  state.planKey = *key;
+  auto cache = cpu::KernelObjectCache::open(state.options.cacheDir);
+  if (!cache.ok())
+    return false;
+  cpu::KernelObjectCache::PlanLookup hit = (*cache)->loadPlan(*key);
+  if (!hit.executable)
+    return false;
+  const runtime::Executable &exe = *hit.executable;
+  auto lines = [](const std::string &text) {
+    std::vector<std::string> out;
+    if (!text.empty())
+      for (llvm::StringRef part : llvm::split(text, '\n'))
+        out.push_back(part.str());
+    return out;
+  };
+  std::vector<std::string> inputNames = lines(hit.info.get("inputs"));
+  std::vector<std::string> outputNames = lines(hit.info.get("outputs"));
+  std::vector<std::vector<int64_t>> shapes;
+  for (auto [i, id] : llvm::enumerate(exe.inputs)) {
+    const runtime::ValueInfo &value = exe.values[static_cast<size_t>(id)];
+    state.inputs.push_back(
+        {i < inputNames.size() ? inputNames[i] : "input" + std::to_string(i),
+         value.dtype, value.shape});
+    shapes.push_back(value.shape);
+  }
+  for (auto [i, id] : llvm::enumerate(exe.outputs)) {
+    const runtime::ValueInfo &value = exe.values[static_cast<size_t>(id)];
+    state.outputs.push_back(
+        {i < outputNames.size() ? outputNames[i] : "output" + std::to_string(i),
+         value.dtype, value.shape});
+  }
+  std::shared_ptr<const codegen::CompiledFunction> plan =
+      cpu::makeLoadedCpuFunction(std::move(hit.executable));
+  state.plans.emplace(std::move(shapes), plan);
+  return true;
+}
+
 } // namespace
 
 tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
@@ -94,31 +193,20 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
               " backend: " + std::string(device.status().message()));
     state->device = *device;
   }
-  auto module = importOnnxModel(state->context, path);
-  if (!module)
-    return detail::toStatus(module.takeError());
-  state->module = std::move(*module);
-  for (auto func : state->module->getOps<mlir::func::FuncOp>()) {
-    state->func = func;
-    break;
+  state->path = path;
+  if (state->backend->name() == "cpu" && !state->options.cacheDir.empty()) {
+    if (loadCachedPlan(*state))
+      return Model(std::move(state));
   }
-  if (!state->func)
-    return absl::InternalError(path + ": the imported module has no function");
-  auto names = outputNames(path);
-  if (!names)
-    return detail::toStatus(names.takeError());
-  mlir::FunctionType type = state->func.getFunctionType();
-  mlir::Block &entry = state->func.getBody().front();
-  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
-    std::string name = "input" + std::to_string(i);
-    if (auto loc = mlir::dyn_cast<mlir::NameLoc>(entry.getArgument(i).getLoc()))
-      name = loc.getName().str();
-    state->inputs.push_back(infoOf(std::move(name), input));
+  if (absl::Status status = importModel(*state); !status.ok())
+    return status;
+  if (!state->planKey.empty()) {
+    bool dynamic = false;
+    for (const TensorInfo &input : state->inputs)
+      dynamic |= llvm::is_contained(input.shape, kDynamic);
+    if (dynamic || cpu::mayHaveExternalData(path))
+      state->planKey.clear();
   }
-  for (auto [i, output] : llvm::enumerate(type.getResults()))
-    state->outputs.push_back(
-        infoOf(i < names->size() ? (*names)[i] : "output" + std::to_string(i),
-               output));
   return Model(std::move(state));
 }
 
@@ -127,9 +215,6 @@ const std::vector<TensorInfo> &Model::outputs() const { return state->outputs; }
 
 tgc::StatusOr<std::vector<runtime::HostTensor>>
 Model::run(const std::vector<runtime::HostTensor> &inputs) const {
-  // Wrong counts, dtypes and shapes: the interpreter's located messages.
-  if (llvm::Error error = reference::checkArguments(state->func, inputs))
-    return detail::toStatus(std::move(error));
   std::vector<std::vector<int64_t>> shapes;
   if (!state->backend->servesAnyShapes())
     for (const runtime::HostTensor &input : inputs)
@@ -138,6 +223,17 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   {
     std::lock_guard lock(state->planMutex);
     auto it = state->plans.find(shapes);
+    if (it == state->plans.end() || !state->func) {
+      // Loaded from the cache without its function: other shapes need it
+      // (and the located messages for wrong inputs).
+      if (!state->func && it == state->plans.end())
+        if (absl::Status status = importModel(*state); !status.ok())
+          return status;
+      // Wrong counts, dtypes and shapes: the interpreter's located messages.
+      if (state->func)
+        if (llvm::Error error = reference::checkArguments(state->func, inputs))
+          return detail::toStatus(std::move(error));
+    }
     if (it != state->plans.end()) {
       plan = it->second;
     } else {
@@ -146,8 +242,16 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
       backendOptions.numThreads = state->options.numThreads;
       backendOptions.interOp = state->options.interOpThreads > 1;
       backendOptions.fuse = backendOptions.fuse && state->options.fuse;
-      if (!state->options.cacheDir.empty())
+      if (!state->options.cacheDir.empty()) {
         backendOptions.cacheDir = state->options.cacheDir;
+        // The model's static shapes: file the plan under the model's key
+        // too, with the output names the next load reports.
+        backendOptions.planAlias = state->planKey;
+        std::string names;
+        for (const TensorInfo &output : state->outputs)
+          names += (names.empty() ? "" : "\n") + output.name;
+        backendOptions.planNotes.push_back({"outputs", names});
+      }
       if (state->device)
         backendOptions.arch = state->device->arch();
       auto compiled =

@@ -299,43 +299,15 @@ Error runLoadedPlan(const Options &opts,
   return runAndReport(opts, **runner, *args, name);
 }
 
-/// Whether the ONNX model at `path` may have external data (its text holds
-/// "location", the key of an external data entry): its plan then is not
-/// filed under onnxRunKey, whose file identity does not cover those files.
-bool mayHaveExternalData(const std::string &path) {
-  auto file = MemoryBuffer::getFile(path, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-  if (!file)
-    return true;
-  StringRef bytes = (*file)->getBuffer();
-  for (const char *at = bytes.data(), *end = at + bytes.size();
-       (at = static_cast<const char *>(std::memchr(at, 'l', end - at)));
-       ++at)
-    if (end - at >= 8 && std::memcmp(at, "location", 8) == 0)
-      return true;
-  return false;
-}
-
 /// The key under which tgc-run files the plan of an ONNX model run
-/// (BackendOptions::planAlias): the model file's identity (device, inode,
-/// size, modification and change times in ns: any write changes the
-/// change time), the values of the given inputs (the importer may
-/// specialize on them), the run's options, every compile option of the
-/// environment, the ISA and the tgc build. The plan itself is filed under
-/// the key of its imported function (PlanCache.h), which hashes content.
+/// (BackendOptions::planAlias): cpu::sourceFileKey of the model with the
+/// values of the given inputs (the importer may specialize on them) and the
+/// run's options. The plan itself is filed under the key of its imported
+/// function (PlanCache.h), which hashes content.
 std::optional<std::string> onnxRunKey(const Options &opts) {
-  struct stat st;
-  if (::stat(opts.file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return std::nullopt;
-  SmallString<256> real;
-  if (sys::fs::real_path(opts.file, real))
-    return std::nullopt;
   std::string material;
   raw_string_ostream os(material);
-  os << "tgc-run onnx v1\nmodel=" << real << " " << st.st_dev << " "
-     << st.st_ino << " " << st.st_size << " " << st.st_mtim.tv_sec << "."
-     << st.st_mtim.tv_nsec << " " << st.st_ctim.tv_sec << "."
-     << st.st_ctim.tv_nsec << "\ninputs=";
+  os << "tgc-run v1\ninputs=";
   for (const std::string &spec : opts.inputs) {
     auto tensor = loadTensor(spec);
     if (!tensor) {
@@ -349,17 +321,10 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
                      18)
        << ";";
   }
-  tgc::codegen::BackendOptions env =
-      tgc::codegen::BackendOptions::fromEnvironment();
   os << "\nfunction=" << opts.function << " pipeline=" << opts.pipeline
      << " threads=" << tgc::runtime::resolveThreadCount(opts.threads)
-     << " interop=" << opts.interOp << " dynamic=" << opts.dynamicSize
-     << "\nenv=" << env.optimize << env.fuse << env.enableOneDnn << " "
-     << env.activationLayouts << " " << env.winograd << env.loopVectorize
-     << " " << env.loopVectorTile << "\nisa="
-     << tgc::runtime::cpu::cpuIsa().name << " tgc=" << TGC_VERSION << " "
-     << tgc::cpu::KernelObjectCache::buildIdentity();
-  return tgc::cpu::KernelObjectCache::keyOf(material);
+     << " interop=" << opts.interOp << " dynamic=" << opts.dynamicSize;
+  return tgc::cpu::sourceFileKey(opts.file, material);
 }
 
 Error run(const Options &opts) {
@@ -387,7 +352,7 @@ Error run(const Options &opts) {
         loaded.info = std::move(hit.info);
         return runLoadedPlan(opts, std::move(loaded));
       }
-      if (mayHaveExternalData(opts.file))
+      if (tgc::cpu::mayHaveExternalData(opts.file))
         alias.clear();
     }
   }

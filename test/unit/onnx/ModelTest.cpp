@@ -146,10 +146,55 @@ TEST(Model, ThePersistentCacheServesASecondModel) {
       plans += entry.path().extension() == ".tgcx";
     }
     EXPECT_EQ(objects, 1u) << "run " << i;
-    EXPECT_EQ(plans, 1u) << "run " << i;
+    // Under the function's key and the model file's (one file, linked).
+    EXPECT_EQ(plans, 2u) << "run " << i;
   }
   EXPECT_EQ(
       std::memcmp(results[0].data(), results[1].data(), results[0].byteSize()),
       0);
+  std::filesystem::remove_all(dir);
+}
+
+// A model loaded again with the same cache directory takes its plan from
+// there by the model file's key, without importing the file: the same
+// inputs, outputs and bitwise results; inputs that do not fit the plan are
+// still the located errors of an imported model (imported on that need).
+TEST(Model, ASecondLoadNeedsNoImport) {
+  const char *relu = "/usr/share/libonnx-testdata/data/node/test_relu/model.onnx";
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tgc-model-noimport-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  ModelOptions options;
+  options.cacheDir = dir.string();
+  options.numThreads = 1;
+  HostTensor x = *HostTensor::allocate(DType::F32, {3, 4, 5});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.dataAs<float>()[i] = static_cast<float>(i % 7) - 3.0f;
+  auto first = Model::loadOnnx(relu, options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto y1 = first->run({x});
+  ASSERT_TRUE(y1.ok()) << y1.status();
+  size_t plans = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    plans += entry.path().extension() == ".tgcx";
+  EXPECT_EQ(plans, 2u); // the function's key and the model file's key
+
+  auto second = Model::loadOnnx(relu, options);
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_EQ(second->inputs().size(), first->inputs().size());
+  EXPECT_EQ(second->inputs()[0].name, first->inputs()[0].name);
+  EXPECT_EQ(second->inputs()[0].shape, first->inputs()[0].shape);
+  ASSERT_EQ(second->outputs().size(), 1u);
+  EXPECT_EQ(second->outputs()[0].name, first->outputs()[0].name);
+  auto y2 = second->run({x});
+  ASSERT_TRUE(y2.ok()) << y2.status();
+  EXPECT_EQ(std::memcmp((*y1)[0].data(), (*y2)[0].data(), (*y1)[0].byteSize()),
+            0);
+  EXPECT_FALSE(second->describePlan().empty());
+  auto wrong = second->run({*HostTensor::allocate(DType::F32, {3, 4})});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("model.onnx"), std::string::npos)
+      << wrong.status();
   std::filesystem::remove_all(dir);
 }
