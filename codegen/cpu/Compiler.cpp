@@ -1311,8 +1311,8 @@ llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
   if (llvm::all_of(op.getResultTypes(), isEmptyTensor)) {
     // Nothing to compute: every result is empty (and a loop fusion's ops
     // have no errors that depend on values).
-    return emitWholeOpStep(op, runtime::cpu::createNoOp("native.empty"), "native",
-                           where, where);
+    return emitWholeOpStep(op, runtime::cpu::createNoOp("native.empty"),
+                           "native", where, where);
   }
   // One JIT-compiled kernel writing every result.
   cpu::LoopKernelOptions loopOptions;

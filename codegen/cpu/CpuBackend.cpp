@@ -90,8 +90,7 @@ public:
           llvm::inconvertibleErrorCode(),
           "unknown activation layouts '" + layouts +
               "' (expected auto, plain, blocked or any)");
-    auto compiled =
-        cpu::compileCached(func, inputShapes.vec(), compileOptions);
+    auto compiled = cpu::compileCached(func, inputShapes.vec(), compileOptions);
     if (!compiled)
       return compiled.takeError();
     return std::make_unique<CpuFunction>(std::move(compiled->compiled),

@@ -13,9 +13,9 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
-#include <dlfcn.h>
 #include <atomic>
 #include <cstring>
+#include <dlfcn.h>
 #include <vector>
 
 using namespace tgc::cpu;

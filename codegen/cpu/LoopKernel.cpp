@@ -200,9 +200,8 @@ loadLoopKernel(std::string_view descriptor, runtime::cpu::RemakeContext &) {
   if (!builder)
     return absl::InternalError(llvm::toString(builder.takeError()));
   if (std::string here = jitTargetName(*builder); here != target)
-    return absl::FailedPreconditionError(
-        kernel->label + " was compiled for " + target + "; this CPU is " +
-        here);
+    return absl::FailedPreconditionError(kernel->label + " was compiled for " +
+                                         target + "; this CPU is " + here);
   std::string label = kernel->label;
   if (absl::Status s = loadCachedObject(
           *kernel, llvm::MemoryBuffer::getMemBufferCopy(object, label),

@@ -14,12 +14,12 @@
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <dnnl.hpp>
 #include <cstring>
+#include <dnnl.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,8 +80,8 @@ std::optional<std::string> sourceFileKey(const std::string &path,
      << st.st_ctim.tv_nsec << "\nextra=" << extra;
   codegen::BackendOptions env = codegen::BackendOptions::fromEnvironment();
   os << "\nenv=" << env.optimize << env.fuse << env.enableOneDnn << " "
-     << env.activationLayouts << " " << env.winograd << env.loopVectorize
-     << " " << env.loopVectorTile << "\nisa=" << runtime::cpu::cpuIsa().name
+     << env.activationLayouts << " " << env.winograd << env.loopVectorize << " "
+     << env.loopVectorTile << "\nisa=" << runtime::cpu::cpuIsa().name
      << " tgc=" << TGC_VERSION << " " << KernelObjectCache::buildIdentity();
   return KernelObjectCache::keyOf(material);
 }
@@ -93,8 +93,7 @@ bool mayHaveExternalData(const std::string &path) {
     return true;
   llvm::StringRef bytes = (*file)->getBuffer();
   for (const char *at = bytes.data(), *end = at + bytes.size();
-       (at = static_cast<const char *>(std::memchr(at, 'l', end - at)));
-       ++at)
+       (at = static_cast<const char *>(std::memchr(at, 'l', end - at))); ++at)
     if (end - at >= 8 && std::memcmp(at, "location", 8) == 0)
       return true;
   return false;
@@ -126,7 +125,7 @@ std::string planCacheKey(mlir::func::FuncOp func,
   os << "tgc cpu plan v" << runtime::cpu::kPlanFormatVersion << "\n";
   OpPrintingFlags flags;
   flags.elideLargeElementsAttrs(16).enableDebugInfo(/*enable=*/true,
-                                                     /*prettyForm=*/false);
+                                                    /*prettyForm=*/false);
   func->print(os, flags);
   os << "\nconstants=" << llvm::format_hex(hashConstantData(func), 18);
   os << "\nshapes=";
@@ -136,8 +135,8 @@ std::string planCacheKey(mlir::func::FuncOp func,
       os << d << ",";
     os << "]";
   }
-  os << "\noptions=" << options.enableOneDnn << options.optimize
-     << options.fuse << " threads=" << runtime::resolveThreadCount(options.numThreads)
+  os << "\noptions=" << options.enableOneDnn << options.optimize << options.fuse
+     << " threads=" << runtime::resolveThreadCount(options.numThreads)
      << " layouts=" << static_cast<int>(options.activationLayouts)
      << " winograd=" << options.winograd << " loops=" << options.loopVectorize
      << "/" << options.loopVectorTile << " interop=" << options.interOp;
@@ -179,9 +178,7 @@ compileCached(mlir::func::FuncOp func,
   metadata.insert(metadata.end(), options.planNotes.begin(),
                   options.planNotes.end());
   if (cache && runtime::cpu::checkSavable(*result.compiled.executable).ok() &&
-      cache
-          ->storePlan(key, *result.compiled.executable, metadata)
-          .ok())
+      cache->storePlan(key, *result.compiled.executable, metadata).ok())
     linkAlias(*cache, key, options.planAlias);
   return result;
 }

@@ -30,8 +30,8 @@ std::vector<std::string> compilerLibrariesMapped() {
   std::vector<std::string> found;
   std::string line;
   while (std::getline(maps, line))
-    for (const char *name : {"libLLVM", "libMLIR", "libonnx", "libprotobuf",
-                             "libnvrtc"})
+    for (const char *name :
+         {"libLLVM", "libMLIR", "libonnx", "libprotobuf", "libnvrtc"})
       if (line.find(name) != std::string::npos &&
           std::find(found.begin(), found.end(), name) == found.end())
         found.push_back(name);

@@ -112,9 +112,9 @@ absl::Status importModel(detail::ModelState &state) {
       state.inputs.push_back(infoOf(std::move(name), input));
     }
     for (auto [i, output] : llvm::enumerate(type.getResults()))
-      state.outputs.push_back(infoOf(
-          i < names->size() ? (*names)[i] : "output" + std::to_string(i),
-          output));
+      state.outputs.push_back(
+          infoOf(i < names->size() ? (*names)[i] : "output" + std::to_string(i),
+                 output));
   }
   state.func = func;
   return absl::OkStatus();

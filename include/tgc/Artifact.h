@@ -1,4 +1,4 @@
-//===- Artifact.h - compiled plans that run without the compiler -*- C++ -*-===//
+//===- Artifact.h - plans that run without the compiler --------*- C++ -*-===//
 //
 // A tgc::Artifact is a function compiled ahead of time for the CPU backend
 // and saved to a file (`tgc-compile model.onnx -o model.tgcx`, or a plan in

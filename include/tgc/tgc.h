@@ -32,8 +32,8 @@
 #include "tgc/Npy.h"
 #include "tgc/Status.h"
 #include "tgc/StridedView.h"
-#include "tgc/TensorInfo.h"
 #include "tgc/Tensor.h"
+#include "tgc/TensorInfo.h"
 #include "tgc/TraceType.h"
 #include "tgc/Version.h"
 

@@ -70,8 +70,6 @@ Artifact::run(const std::vector<runtime::HostTensor> &inputs,
   return *std::move(results);
 }
 
-std::string Artifact::describe() const {
-  return state->executable->describe();
-}
+std::string Artifact::describe() const { return state->executable->describe(); }
 
 } // namespace tgc

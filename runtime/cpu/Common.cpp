@@ -416,10 +416,9 @@ public:
     std::vector<DerivedConstant> derived;
     for (const auto &[arg, memory] : spec.constants) {
       dnnl::memory::desc desc = memory.get_desc();
-      derived.push_back(
-          {std::string(reinterpret_cast<const char *>(&desc.data),
-                       sizeof(desc.data)),
-           memory.get_data_handle(), desc.get_size()});
+      derived.push_back({std::string(reinterpret_cast<const char *>(&desc.data),
+                                     sizeof(desc.data)),
+                         memory.get_data_handle(), desc.get_size()});
     }
     return derived;
   }

@@ -1062,8 +1062,9 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
 }
 } // namespace
 
-absl::StatusOr<LayoutKernel> createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
-                                                const ConvLayouts &layouts) {
+absl::StatusOr<LayoutKernel>
+createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
+                             const ConvLayouts &layouts) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
     return absl::UnimplementedError(
         "blocked layouts need an NHWC float conv2d");
@@ -1116,8 +1117,9 @@ absl::StatusOr<KernelPtr> createPool2DUnrecorded(const Pool2DDesc &d) {
   return createPool2DImpl(d, nullptr, nullptr);
 }
 
-absl::StatusOr<LayoutKernel> createLayoutPool2DUnrecorded(const Pool2DDesc &desc,
-                                                const ActivationLayout &input) {
+absl::StatusOr<LayoutKernel>
+createLayoutPool2DUnrecorded(const Pool2DDesc &desc,
+                             const ActivationLayout &input) {
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
     return absl::UnimplementedError("blocked layouts need an NHWC float pool");
   LayoutKernel result;
@@ -1128,10 +1130,9 @@ absl::StatusOr<LayoutKernel> createLayoutPool2DUnrecorded(const Pool2DDesc &desc
   return result;
 }
 
-absl::StatusOr<LayoutKernel>
-createLayoutConcatUnrecorded(DType dtype, const std::vector<Shape> &nhwcInputs,
-                   const std::vector<const ActivationLayout *> &inputs,
-                   bool blockTag) {
+absl::StatusOr<LayoutKernel> createLayoutConcatUnrecorded(
+    DType dtype, const std::vector<Shape> &nhwcInputs,
+    const std::vector<const ActivationLayout *> &inputs, bool blockTag) {
   if (nhwcInputs.size() < 2 || nhwcInputs.size() != inputs.size())
     return absl::UnimplementedError("a blocked concat takes 2+ inputs");
   auto type = toDnnl(dtype);
@@ -1174,10 +1175,10 @@ createLayoutConcatUnrecorded(DType dtype, const std::vector<Shape> &nhwcInputs,
   return result;
 }
 
-absl::StatusOr<KernelPtr> createLayoutReorderUnrecorded(DType dtype,
-                                              const Shape &nhwcShape,
-                                              const ActivationLayout *from,
-                                              const ActivationLayout *to) {
+absl::StatusOr<KernelPtr>
+createLayoutReorderUnrecorded(DType dtype, const Shape &nhwcShape,
+                              const ActivationLayout *from,
+                              const ActivationLayout *to) {
   if (nhwcShape.size() != 4)
     return absl::InvalidArgumentError("layout reorders take NHWC shapes");
   auto type = toDnnl(dtype);

@@ -104,8 +104,9 @@ uint64_t convertedValue(DType dtype, double value) {
 
 } // namespace
 
-absl::StatusOr<KernelPtr> createTransposeUnrecorded(DType dtype, const Shape &inputShape,
-                                          const std::vector<int64_t> &perm) {
+absl::StatusOr<KernelPtr>
+createTransposeUnrecorded(DType dtype, const Shape &inputShape,
+                          const std::vector<int64_t> &perm) {
   if (absl::Status s = checkShape(inputShape, "transpose operand"); !s.ok())
     return s;
   size_t rank = inputShape.size();
@@ -155,9 +156,9 @@ absl::StatusOr<KernelPtr> createTransposeUnrecorded(DType dtype, const Shape &in
   return makeStridedCopy("native.transpose", dtype, outShape, srcStrides, 0);
 }
 
-absl::StatusOr<KernelPtr> createBroadcastToUnrecorded(DType dtype,
-                                            const Shape &inputShape,
-                                            const Shape &resultShape) {
+absl::StatusOr<KernelPtr>
+createBroadcastToUnrecorded(DType dtype, const Shape &inputShape,
+                            const Shape &resultShape) {
   for (const Shape *s : {&inputShape, &resultShape})
     if (absl::Status st = checkShape(*s, "broadcast_to operand"); !st.ok())
       return st;
@@ -172,7 +173,8 @@ absl::StatusOr<KernelPtr> createBroadcastToUnrecorded(DType dtype,
 }
 
 absl::StatusOr<KernelPtr>
-createConcatUnrecorded(DType dtype, const std::vector<Shape> &inputShapes, int64_t axis) {
+createConcatUnrecorded(DType dtype, const std::vector<Shape> &inputShapes,
+                       int64_t axis) {
   if (inputShapes.empty())
     return absl::InvalidArgumentError("concat needs at least one input");
   size_t rank = inputShapes[0].size();
@@ -230,10 +232,9 @@ createConcatUnrecorded(DType dtype, const std::vector<Shape> &inputShapes, int64
   });
 }
 
-absl::StatusOr<KernelPtr> createSliceUnrecorded(DType dtype, const Shape &inputShape,
-                                      const std::vector<int64_t> &starts,
-                                      const std::vector<int64_t> &steps,
-                                      const Shape &resultShape) {
+absl::StatusOr<KernelPtr> createSliceUnrecorded(
+    DType dtype, const Shape &inputShape, const std::vector<int64_t> &starts,
+    const std::vector<int64_t> &steps, const Shape &resultShape) {
   for (const Shape *s : {&inputShape, &resultShape})
     if (absl::Status st = checkShape(*s, "slice operand"); !st.ok())
       return st;
@@ -260,9 +261,11 @@ absl::StatusOr<KernelPtr> createSliceUnrecorded(DType dtype, const Shape &inputS
   return makeStridedCopy("native.slice", dtype, resultShape, srcStrides, base);
 }
 
-absl::StatusOr<KernelPtr> createPadUnrecorded(DType dtype, const Shape &inputShape,
-                                    const std::vector<int64_t> &low,
-                                    const Shape &resultShape, double value) {
+absl::StatusOr<KernelPtr> createPadUnrecorded(DType dtype,
+                                              const Shape &inputShape,
+                                              const std::vector<int64_t> &low,
+                                              const Shape &resultShape,
+                                              double value) {
   for (const Shape *s : {&inputShape, &resultShape})
     if (absl::Status st = checkShape(*s, "pad operand"); !st.ok())
       return st;
@@ -319,10 +322,9 @@ absl::StatusOr<KernelPtr> createPadUnrecorded(DType dtype, const Shape &inputSha
   });
 }
 
-absl::StatusOr<KernelPtr> createGatherUnrecorded(DType dtype, const Shape &dataShape,
-                                       DType indexDType,
-                                       const Shape &indicesShape,
-                                       int64_t axis) {
+absl::StatusOr<KernelPtr>
+createGatherUnrecorded(DType dtype, const Shape &dataShape, DType indexDType,
+                       const Shape &indicesShape, int64_t axis) {
   for (const Shape *s : {&dataShape, &indicesShape})
     if (absl::Status st = checkShape(*s, "gather operand"); !st.ok())
       return st;

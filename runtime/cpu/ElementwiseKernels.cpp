@@ -465,7 +465,8 @@ absl::StatusOr<KernelPtr> createSelectUnrecorded(const SelectDesc &d) {
       inPlace);
 }
 
-absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to, const Shape &shape) {
+absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to,
+                                               const Shape &shape) {
   if (absl::Status s = checkShape(shape, "cast operand"); !s.ok())
     return s;
   for (DType dtype : {from, to})

@@ -78,15 +78,14 @@ private:
 
 /// ChunkedHash of `bytes`, its chunks hashed in parallel.
 uint64_t chunkedHash(std::string_view bytes) {
-  int64_t chunks = static_cast<int64_t>(
-      (bytes.size() + kChecksumChunk - 1) / kChecksumChunk);
+  int64_t chunks = static_cast<int64_t>((bytes.size() + kChecksumChunk - 1) /
+                                        kChecksumChunk);
   std::vector<uint64_t> digests(static_cast<size_t>(chunks));
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < chunks; ++i) {
     size_t begin = static_cast<size_t>(i) * kChecksumChunk;
-    digests[static_cast<size_t>(i)] =
-        hash64(bytes.data() + begin,
-               std::min(kChecksumChunk, bytes.size() - begin));
+    digests[static_cast<size_t>(i)] = hash64(
+        bytes.data() + begin, std::min(kChecksumChunk, bytes.size() - begin));
   }
   return hash64(digests.data(), digests.size() * sizeof(uint64_t));
 }
@@ -213,7 +212,8 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
 
 /// Writes an encoded plan through `sink`; the preamble and header come
 /// first, then the body in the order its checksum was taken.
-void emit(const Encoded &e, const std::function<void(const void *, size_t)> &sink) {
+void emit(const Encoded &e,
+          const std::function<void(const void *, size_t)> &sink) {
   char preamble[kPreambleBytes] = {};
   std::memcpy(preamble, kMagic, 8);
   uint32_t version = kPlanFormatVersion;
@@ -339,8 +339,8 @@ absl::StatusOr<Parsed> parseHeader(std::string_view file,
       constantsStart > file.size() ||
       constantsBytes != file.size() - constantsStart)
     return absl::DataLossError(absl::StrCat(
-        path, ": truncated or padded (", file.size(), " bytes; the header says ",
-        constantsStart + constantsBytes, ")"));
+        path, ": truncated or padded (", file.size(),
+        " bytes; the header says ", constantsStart + constantsBytes, ")"));
   parsed.bodyStart = start;
   parsed.plan = file.substr(start, planBytes);
   parsed.constants = file.substr(constantsStart, constantsBytes);
@@ -390,8 +390,7 @@ absl::Status checkSavable(const Executable &exe) {
       return absl::FailedPreconditionError(absl::StrCat(
           "step ", i, " (", step.op, ") runs ",
           step.kernel ? std::string(step.kernel->name()) : "no kernel",
-          " on the ", step.path,
-          " path, which a saved plan cannot hold"));
+          " on the ", step.path, " path, which a saved plan cannot hold"));
   }
   return absl::OkStatus();
 }
@@ -437,8 +436,8 @@ absl::Status savePlan(const Executable &executable,
     int error = errno;
     std::remove(temp.c_str());
     return absl::PermissionDeniedError(absl::StrCat(
-        path, ": cannot rename the written plan into place: ",
-        std::strerror(error)));
+        path,
+        ": cannot rename the written plan into place: ", std::strerror(error)));
   }
   return absl::OkStatus();
 }
@@ -448,8 +447,8 @@ bool isPlanFile(const std::string &path) {
   if (!file)
     return false;
   char magic[8] = {};
-  bool is = std::fread(magic, 1, 8, file) == 8 &&
-            std::memcmp(magic, kMagic, 8) == 0;
+  bool is =
+      std::fread(magic, 1, 8, file) == 8 && std::memcmp(magic, kMagic, 8) == 0;
   std::fclose(file);
   return is;
 }

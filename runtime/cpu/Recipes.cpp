@@ -18,7 +18,9 @@
 namespace tgc::runtime::cpu {
 namespace {
 
-void putDType(ByteWriter &w, DType d) { w.put<int64_t>(static_cast<int64_t>(d)); }
+void putDType(ByteWriter &w, DType d) {
+  w.put<int64_t>(static_cast<int64_t>(d));
+}
 DType getDType(ByteReader &r) { return r.getEnum(DType::UI64); }
 
 void putPostOps(ByteWriter &w, const std::vector<PostOp> &ops) {
@@ -223,11 +225,12 @@ absl::Status checkOutcome(ByteReader &r, const LayoutKernel &made,
   };
   if (!same(input, made.inputLayout) || !same(result, made.resultLayout) ||
       winograd != made.winograd)
-    return absl::FailedPreconditionError(absl::StrCat(
-        std::string(factory), ": oneDNN picks other layouts on this machine (saved ",
-        result ? result->name : "plain", ", now ",
-        made.resultLayout ? made.resultLayout->name : "plain",
-        "): the plan was made for another CPU"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(std::string(factory),
+                     ": oneDNN picks other layouts on this machine (saved ",
+                     result ? result->name : "plain", ", now ",
+                     made.resultLayout ? made.resultLayout->name : "plain",
+                     "): the plan was made for another CPU"));
   return absl::OkStatus();
 }
 
@@ -235,8 +238,8 @@ LayoutKernel recordLayoutKernel(LayoutKernel made, std::string factory,
                                 ByteWriter w,
                                 std::vector<const void *> constants) {
   putOutcome(w, made);
-  made.kernel = withRecipe(std::move(made.kernel), std::move(factory),
-                           w.take(), std::move(constants));
+  made.kernel = withRecipe(std::move(made.kernel), std::move(factory), w.take(),
+                           std::move(constants));
   return made;
 }
 
@@ -444,16 +447,16 @@ absl::StatusOr<KernelPtr> createGather(DType dtype, const Shape &dataShape,
                                        DType indexDType,
                                        const Shape &indicesShape,
                                        int64_t axis) {
-  TGC_RECORD("gather",
-             createGatherUnrecorded(dtype, dataShape, indexDType, indicesShape,
-                                    axis),
-             {
-               putDType(w, dtype);
-               w.putInts(dataShape);
-               putDType(w, indexDType);
-               w.putInts(indicesShape);
-               w.put(axis);
-             });
+  TGC_RECORD(
+      "gather",
+      createGatherUnrecorded(dtype, dataShape, indexDType, indicesShape, axis),
+      {
+        putDType(w, dtype);
+        w.putInts(dataShape);
+        putDType(w, indexDType);
+        w.putInts(indicesShape);
+        w.put(axis);
+      });
 }
 absl::StatusOr<KernelPtr> createLayoutReorder(DType dtype,
                                               const Shape &nhwcShape,
@@ -590,8 +593,7 @@ absl::StatusOr<LayoutKernel> remakeLayoutKernel(std::string_view factory,
   return made;
 }
 
-absl::StatusOr<KernelPtr> remakeBuiltin(std::string_view factory,
-                                        ByteReader &r,
+absl::StatusOr<KernelPtr> remakeBuiltin(std::string_view factory, ByteReader &r,
                                         RemakeContext &context) {
   // Decode first; call the factory only on a whole descriptor.
   auto call = [&](auto &&make) -> absl::StatusOr<KernelPtr> {
@@ -706,17 +708,15 @@ absl::StatusOr<KernelPtr> remakeBuiltin(std::string_view factory,
     DType indexDType = getDType(r);
     Shape indices = r.getInts();
     int64_t axis = r.get<int64_t>();
-    return call([&] {
-      return createGather(dtype, data, indexDType, indices, axis);
-    });
+    return call(
+        [&] { return createGather(dtype, data, indexDType, indices, axis); });
   }
   if (factory == "layout_reorder") {
     DType dtype = getDType(r);
     Shape shape = r.getInts();
     std::optional<ActivationLayout> from = getLayout(r), to = getLayout(r);
-    return call([&] {
-      return createLayoutReorder(dtype, shape, ptr(from), ptr(to));
-    });
+    return call(
+        [&] { return createLayoutReorder(dtype, shape, ptr(from), ptr(to)); });
   }
   if (factory == "noop") {
     std::string name = r.getString();
@@ -738,8 +738,8 @@ absl::StatusOr<KernelPtr> remakeBuiltin(std::string_view factory,
 absl::StatusOr<KernelPtr> remakeKernel(std::string_view factory,
                                        std::string_view descriptor,
                                        RemakeContext &context) {
-  ByteReader r(descriptor,
-               absl::StrCat("the ", std::string(factory), " kernel's descriptor"));
+  ByteReader r(descriptor, absl::StrCat("the ", std::string(factory),
+                                        " kernel's descriptor"));
   absl::StatusOr<KernelPtr> made;
   {
     detail::DerivedSupplyScope scope(context);

@@ -96,10 +96,9 @@ createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
 absl::StatusOr<LayoutKernel>
 createLayoutPool2DUnrecorded(const Pool2DDesc &desc,
                              const ActivationLayout &input);
-absl::StatusOr<LayoutKernel>
-createLayoutConcatUnrecorded(DType dtype, const std::vector<Shape> &nhwcInputs,
-                             const std::vector<const ActivationLayout *> &inputs,
-                             bool blockTag);
+absl::StatusOr<LayoutKernel> createLayoutConcatUnrecorded(
+    DType dtype, const std::vector<Shape> &nhwcInputs,
+    const std::vector<const ActivationLayout *> &inputs, bool blockTag);
 absl::StatusOr<KernelPtr>
 createLayoutReorderUnrecorded(DType dtype, const Shape &nhwcShape,
                               const ActivationLayout *from,
@@ -122,21 +121,17 @@ absl::StatusOr<KernelPtr> createBroadcastToUnrecorded(DType dtype,
 absl::StatusOr<KernelPtr>
 createConcatUnrecorded(DType dtype, const std::vector<Shape> &inputShapes,
                        int64_t axis);
-absl::StatusOr<KernelPtr>
-createSliceUnrecorded(DType dtype, const Shape &inputShape,
-                      const std::vector<int64_t> &starts,
-                      const std::vector<int64_t> &steps,
-                      const Shape &resultShape);
+absl::StatusOr<KernelPtr> createSliceUnrecorded(
+    DType dtype, const Shape &inputShape, const std::vector<int64_t> &starts,
+    const std::vector<int64_t> &steps, const Shape &resultShape);
 absl::StatusOr<KernelPtr> createPadUnrecorded(DType dtype,
                                               const Shape &inputShape,
                                               const std::vector<int64_t> &low,
                                               const Shape &resultShape,
                                               double value);
-absl::StatusOr<KernelPtr> createGatherUnrecorded(DType dtype,
-                                                 const Shape &dataShape,
-                                                 DType indexDType,
-                                                 const Shape &indicesShape,
-                                                 int64_t axis);
+absl::StatusOr<KernelPtr>
+createGatherUnrecorded(DType dtype, const Shape &dataShape, DType indexDType,
+                       const Shape &indicesShape, int64_t axis);
 
 } // namespace tgc::runtime::cpu
 

@@ -180,14 +180,14 @@ Error compileFile(const Options &opts) {
     return makeError(std::string(status.message()));
   uint64_t bytes = 0;
   sys::fs::file_size(opts.output.getValue(), bytes);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   outs() << "tgc-compile: wrote " << opts.output << ": @" << func.getName()
          << ", " << exe.steps.size() << " steps, "
          << format("%.1f", bytes / 1048576.0) << " MiB, for x86 "
-         << tgc::runtime::cpu::cpuIsa().name << " ("
-         << format("%.2f", seconds) << " s)\n";
+         << tgc::runtime::cpu::cpuIsa().name << " (" << format("%.2f", seconds)
+         << " s)\n";
   return Error::success();
 }
 } // namespace

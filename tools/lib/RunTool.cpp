@@ -14,16 +14,16 @@
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/PlanCache.h"
-#include "runtime/cpu/Kernels.h"
-#include "runtime/cpu/PlanFile.h"
-#include "tgc/Version.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "runtime/Environment.h"
+#include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/PlanFile.h"
 #include "runtime/cuda/Device.h"
 #include "tgc/Device.h"
 #include "tgc/Npy.h"
+#include "tgc/Version.h"
 #include "tools/lib/Differential.h"
 #include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
@@ -51,9 +51,9 @@
 #include <algorithm>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <sys/stat.h>
-#include <cmath>
 
 using namespace llvm;
 using tgc::runtime::DType;
@@ -211,9 +211,10 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   return options;
 }
 
-Expected<std::unique_ptr<Runner>>
-makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts,
-           const std::string &planAlias) {
+Expected<std::unique_ptr<Runner>> makeRunner(StringRef backend,
+                                             mlir::func::FuncOp func,
+                                             const Options &opts,
+                                             const std::string &planAlias) {
   tgc::tooling::RunnerOptions options = runnerOptions(opts);
   options.planAlias = planAlias;
   return Runner::create(backend, func, options, outs());
@@ -255,8 +256,8 @@ void reportCache(const Options &opts,
 }
 
 /// The names of a saved plan's inputs (metadata "inputs", one per line).
-std::vector<std::string> planInputNames(const tgc::runtime::cpu::PlanFileInfo &info,
-                                        size_t count) {
+std::vector<std::string>
+planInputNames(const tgc::runtime::cpu::PlanFileInfo &info, size_t count) {
   std::vector<std::string> names;
   for (StringRef name : split(info.get("inputs"), '\n'))
     names.push_back(name.str());
@@ -267,13 +268,14 @@ std::vector<std::string> planInputNames(const tgc::runtime::cpu::PlanFileInfo &i
 
 /// Runs a loaded plan (a .tgcx artifact, or a cache entry found by the
 /// ONNX file's key).
-Error runLoadedPlan(const Options &opts,
-                    tgc::runtime::cpu::LoadedPlan loaded) {
+Error runLoadedPlan(const Options &opts, tgc::runtime::cpu::LoadedPlan loaded) {
   if (opts.backend != "cpu")
-    return makeError("'" + opts.file + "' is a saved cpu plan: it runs on "
+    return makeError("'" + opts.file +
+                     "' is a saved cpu plan: it runs on "
                      "--backend=cpu only");
   if (opts.differential || opts.printLowered)
-    return makeError("'" + opts.file + "' is a saved plan: it has no IR for "
+    return makeError("'" + opts.file +
+                     "' is a saved plan: it has no IR for "
                      "--differential or --print-lowered");
   const tgc::runtime::Executable &exe = *loaded.executable;
   std::vector<ArgumentSpec> arguments;
@@ -288,9 +290,9 @@ Error runLoadedPlan(const Options &opts,
   if (!opts.function.empty() && opts.function != function)
     return makeError("'" + opts.file + "' holds " + name + ", not @" +
                      opts.function);
-  auto runner = Runner::fromCompiled(
-      tgc::cpu::makeLoadedCpuFunction(loaded.executable), runnerOptions(opts),
-      outs());
+  auto runner =
+      Runner::fromCompiled(tgc::cpu::makeLoadedCpuFunction(loaded.executable),
+                           runnerOptions(opts), outs());
   if (!runner)
     return runner.takeError();
   auto args = makeInputs(arguments, name, inputOptions(opts));
@@ -315,10 +317,10 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
       return std::nullopt;
     }
     os << spec.substr(0, spec.find('=')) << ":" << tensor->describe() << ":"
-       << format_hex(xxh3_64bits(ArrayRef(
-                         static_cast<const uint8_t *>(tensor->data()),
-                         tensor->byteSize())),
-                     18)
+       << format_hex(
+              xxh3_64bits(ArrayRef(static_cast<const uint8_t *>(tensor->data()),
+                                   tensor->byteSize())),
+              18)
        << ";";
   }
   os << "\nfunction=" << opts.function << " pipeline=" << opts.pipeline
@@ -340,7 +342,8 @@ Error run(const Options &opts) {
   if (!cacheDir.empty() && opts.backend == "cpu" && !opts.differential &&
       !opts.printLowered && tgc::isOnnxModelPath(opts.file)) {
     auto cache = tgc::cpu::KernelObjectCache::open(cacheDir);
-    std::optional<std::string> key = cache.ok() ? onnxRunKey(opts) : std::nullopt;
+    std::optional<std::string> key =
+        cache.ok() ? onnxRunKey(opts) : std::nullopt;
     if (key) {
       alias = *key;
       auto before = tgc::cpu::KernelObjectCache::processStats();
@@ -471,8 +474,8 @@ Error runAndReport(const Options &opts, Runner &onBackend,
     std::sort(ms.begin(), ms.end());
     outs() << format(
         "%s on %s: %u runs, latency ms min %.4f median %.4f max %.4f\n",
-        name.c_str(), opts.backend.c_str(),
-        opts.benchmark.getValue(), ms.front(), ms[ms.size() / 2], ms.back());
+        name.c_str(), opts.backend.c_str(), opts.benchmark.getValue(),
+        ms.front(), ms[ms.size() / 2], ms.back());
   }
   if (!opts.profile.empty()) {
     const tgc::runtime::Profile *profile = onBackend.profile();

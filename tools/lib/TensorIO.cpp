@@ -76,8 +76,9 @@ Expected<HostTensor> tooling::randomTensor(mlir::RankedTensorType type,
 
 /// randomTensor for a static shape.
 static Expected<HostTensor> randomTensorOf(DType dtype,
-                                    const std::vector<int64_t> &shape,
-                                    unsigned index, std::mt19937_64 &rng) {
+                                           const std::vector<int64_t> &shape,
+                                           unsigned index,
+                                           std::mt19937_64 &rng) {
   auto tensor = HostTensor::allocate(dtype, shape);
   if (!tensor.ok())
     return makeError("argument #" + Twine(index) + ": " +

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/cpu/PlanFile.h"
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
@@ -15,7 +16,6 @@
 #include "codegen/cpu/PlanCache.h"
 #include "runtime/Hash.h"
 #include "runtime/cpu/Kernels.h"
-#include "runtime/cpu/PlanFile.h"
 #include "tgc/Artifact.h"
 #include "tools/lib/Registration.h"
 
@@ -221,8 +221,8 @@ TEST_F(PlanFileTest, SavedPlansRunBitwiseLikeCompiledOnes) {
   ASSERT_TRUE(exe);
   ASSERT_TRUE(rcpu::checkSavable(*exe).ok()) << rcpu::checkSavable(*exe);
   std::string path = tempPath("net.tgcx");
-  ASSERT_TRUE(rcpu::savePlan(*exe, {{"function", "net"}, {"k", "v"}}, path)
-                  .ok());
+  ASSERT_TRUE(
+      rcpu::savePlan(*exe, {{"function", "net"}, {"k", "v"}}, path).ok());
   auto loaded = rcpu::loadPlan(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->info.get("function"), "net");
@@ -383,8 +383,7 @@ TEST_F(PlanFileTest, ReferenceStepsCannotBeSaved) {
   absl::Status status = rcpu::checkSavable(*exe);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(status.message().find("step 0 (tgc."), std::string::npos)
-      << status;
+  EXPECT_NE(status.message().find("step 0 (tgc."), std::string::npos) << status;
   EXPECT_NE(status.message().find("on the reference path"), std::string::npos)
       << status;
   EXPECT_FALSE(rcpu::serializePlan(*exe, {}).ok());
@@ -457,9 +456,8 @@ TEST_F(PlanFileTest, TheCpuBackendCachesWholePlans) {
   auto afterCold = cpu::KernelObjectCache::processStats();
   EXPECT_EQ(afterCold.planStores - before.planStores, 1u);
   std::vector<HostTensor> warm = compileAndRun(true);
-  EXPECT_EQ(cpu::KernelObjectCache::processStats().planHits -
-                afterCold.planHits,
-            1u);
+  EXPECT_EQ(
+      cpu::KernelObjectCache::processStats().planHits - afterCold.planHits, 1u);
   expectBitwiseEqual(cold, warm);
   // Truncate the entry: the next compile misses, compiles and stores again.
   std::string entry;

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 #include <map>
 #include <thread>
+#include <unistd.h>
 
 using namespace tgc;
 using namespace tgc::frontend::test;

@@ -160,7 +160,8 @@ TEST(Model, ThePersistentCacheServesASecondModel) {
 // inputs, outputs and bitwise results; inputs that do not fit the plan are
 // still the located errors of an imported model (imported on that need).
 TEST(Model, ASecondLoadNeedsNoImport) {
-  const char *relu = "/usr/share/libonnx-testdata/data/node/test_relu/model.onnx";
+  const char *relu =
+      "/usr/share/libonnx-testdata/data/node/test_relu/model.onnx";
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
       ("tgc-model-noimport-" + std::to_string(::getpid()));

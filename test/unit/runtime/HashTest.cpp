@@ -1,7 +1,7 @@
 //===- HashTest.cpp - XXH64 and the bounded byte reader -------------------===//
 
-#include "runtime/ByteStream.h"
 #include "runtime/Hash.h"
+#include "runtime/ByteStream.h"
 
 #include <gtest/gtest.h>
 
