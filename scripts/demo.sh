@@ -55,7 +55,7 @@ ONNX_DATA=/usr/share/libonnx-testdata/data
 step "tgc::function in a serving loop: exceptions, model identity, scalar captures, concrete functions, compile accounting, the persistent cache (examples/traced/TracedServing.cpp)"
 "$BIN/traced-serving"
 
-step "The persistent compilation cache across processes: tgc-run --cache-dir (a cold run stores the loop kernels, a warm one loads them)"
+step "The persistent compilation cache across processes: tgc-run --cache-dir (a cold run stores the plan and its loop kernels, a warm one loads the plan: no compile)"
 rm -rf /tmp/tgc-demo-cache
 for run in cold warm; do
   start=$(date +%s%N)
@@ -63,6 +63,12 @@ for run in cold warm; do
   echo "$run: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(ls /tmp/tgc-demo-cache | wc -l) cache entries"
 done
 rm -rf /tmp/tgc-demo-cache
+
+step "Ahead of time: tgc-compile saves a plan; the runtime alone (run-artifact: no LLVM or MLIR mapped) and tgc-run run it (docs/aot.md)"
+"$BIN/tgc-compile" examples/demo-convnet.mlir -o /tmp/tgc-demo-convnet.tgcx
+"$BIN/run-artifact" /tmp/tgc-demo-convnet.tgcx
+"$BIN/tgc-run" /tmp/tgc-demo-convnet.tgcx | cut -c1-100
+rm -f /tmp/tgc-demo-convnet.tgcx
 
 step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \

@@ -85,8 +85,13 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
   if (RemakeContext *supply = detail::currentDerivedSupply();
       supply && supply->derivedUsed < supply->derived.size()) {
     const RemakeContext::Derived &saved = supply->derived[supply->derivedUsed];
-    if (saved.layout.size() == sizeof(to.data) &&
-        std::memcmp(saved.layout.data(), &to.data, sizeof(to.data)) == 0 &&
+    dnnl_memory_desc_t layout;
+    if (saved.layout.size() == sizeof(layout))
+      std::memcpy(&layout, saved.layout.data(), sizeof(layout));
+    // Compared field by field (the struct's padding bytes are not part of
+    // the layout).
+    if (saved.layout.size() == sizeof(layout) &&
+        dnnl_memory_desc_equal(&layout, &to.data) &&
         saved.bytes == to.get_size()) {
       ++supply->derivedUsed;
       owner = supply->owner;

@@ -46,6 +46,8 @@ for i in 1 2 3 4 5 6 7 8; do
   cmp "$work/cold.npy" "$work/p$i.npy" || { echo "FAIL: process $i differs"; exit 1; }
 done
 [ "$(ls "$shared"/*.tgcobj | wc -l)" -eq "$entries" ] || { echo "FAIL: concurrent runs left $(ls "$shared")"; exit 1; }
+[ "$(ls "$shared"/*.tgcx | wc -l)" -eq 1 ] || { echo "FAIL: concurrent runs left $(ls "$shared")"; exit 1; }
+[ -z "$(ls "$shared" | grep -v -e '\.tgcobj$' -e '\.tgcx$' || true)" ] || { echo "FAIL: concurrent runs left temporaries: $(ls "$shared")"; exit 1; }
 
 # A truncated plan is a miss: the run still succeeds and writes it again.
 plan=$(ls "$cache"/*.tgcx | head -1)
