@@ -412,6 +412,16 @@ public:
         bytes += static_cast<int64_t>(memory.get_desc().get_size());
     return bytes;
   }
+  bool readsInput(size_t index) const override {
+    for (const Binding &b : spec.bindings)
+      if (b.input >= 0 && static_cast<size_t>(b.input) == index)
+        return true;
+    for (size_t i = spec.firstNativePostOp; i < spec.postOpInputs.size(); ++i)
+      if (spec.postOpInputs[i] >= 0 &&
+          static_cast<size_t>(spec.postOpInputs[i]) == index)
+        return true;
+    return false;
+  }
   std::vector<DerivedConstant> derivedConstants() const override {
     std::vector<DerivedConstant> derived;
     for (const auto &[arg, memory] : spec.constants) {

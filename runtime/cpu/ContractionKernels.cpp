@@ -91,6 +91,7 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
     // Compared field by field (the struct's padding bytes are not part of
     // the layout).
     if (saved.layout.size() == sizeof(layout) &&
+        detail::plausibleMemoryDesc(layout, /*blockedOnly=*/false) &&
         dnnl_memory_desc_equal(&layout, &to.data) &&
         saved.bytes == to.get_size()) {
       ++supply->derivedUsed;

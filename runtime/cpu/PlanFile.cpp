@@ -104,6 +104,39 @@ struct Encoded {
   uint64_t constantsBytes = 0;
 };
 
+/// The constant a value's bytes are (through views), or -1.
+int64_t constantOf(const Executable &exe, int64_t id) {
+  for (size_t hops = 0; hops <= exe.values.size(); ++hops) {
+    if (id < 0 || static_cast<size_t>(id) >= exe.values.size())
+      return -1;
+    const ValueStorage &storage = exe.values[static_cast<size_t>(id)].storage;
+    if (storage.kind == ValueStorage::Kind::Constant)
+      return storage.index;
+    if (storage.kind != ValueStorage::Kind::View)
+      return -1;
+    id = storage.index;
+  }
+  return -1;
+}
+
+/// Which constants something reads when the plan runs: a step whose kernel
+/// reads that input (Kernel::readsInput), or a result (copied out).
+std::vector<bool> constantsRead(const Executable &exe) {
+  std::vector<bool> read(exe.constants.size(), false);
+  auto mark = [&](int64_t id) {
+    int64_t c = constantOf(exe, id);
+    if (c >= 0 && static_cast<size_t>(c) < read.size())
+      read[static_cast<size_t>(c)] = true;
+  };
+  for (const Step &step : exe.steps)
+    for (size_t k = 0; k < step.inputs.size(); ++k)
+      if (step.kernel->readsInput(k))
+        mark(step.inputs[k]);
+  for (int64_t id : exe.outputs)
+    mark(id);
+  return read;
+}
+
 absl::StatusOr<Encoded> encode(const Executable &exe,
                                const PlanMetadata &metadata) {
   if (absl::Status s = checkSavable(exe); !s.ok())
@@ -129,6 +162,7 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
     w.putString(v.layout);
     w.put(v.layoutBytes);
   }
+  std::vector<bool> read = constantsRead(exe);
   std::map<const void *, int64_t> constantIds;
   w.put<uint64_t>(exe.constants.size());
   for (size_t i = 0; i < exe.constants.size(); ++i) {
@@ -136,7 +170,10 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
     w.put<int64_t>(static_cast<int64_t>(c.dtype()));
     w.putInts(c.shape());
     w.put<uint64_t>(c.byteSize());
-    w.put(place(c.data(), c.byteSize()));
+    // A constant no kernel reads (weights every reader prepacked) is left
+    // out: loading gives it zeros that nothing reads.
+    w.put<bool>(!read[i]);
+    w.put(read[i] ? place(c.data(), c.byteSize()) : uint64_t(0));
     // Whether it holds no NaN or infinity: loading skips the kernels'
     // scans of their constant weights (detail::constantHasSpecialValues).
     w.put(!detail::hasSpecialValues(c, detail::NaNGuardScan::NonFinite));
@@ -151,12 +188,23 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
     w.putString(recipe.descriptor);
     std::vector<int64_t> ids;
     for (const void *data : recipe.constants) {
-      auto it = constantIds.find(data);
-      if (it == constantIds.end())
+      // The step's own constant inputs first (constants left out of a
+      // loaded plan share one address).
+      int64_t id = -1;
+      for (int64_t input : step.inputs) {
+        int64_t c = constantOf(exe, input);
+        if (c >= 0 && exe.constants[static_cast<size_t>(c)].data() == data) {
+          id = c;
+          break;
+        }
+      }
+      if (auto it = constantIds.find(data); id < 0 && it != constantIds.end())
+        id = it->second;
+      if (id < 0)
         return absl::FailedPreconditionError(absl::StrCat(
             "step ", i, " (", step.op,
             "): its kernel refers to data that is no constant of the plan"));
-      ids.push_back(it->second);
+      ids.push_back(id);
     }
     w.putInts(ids);
     std::vector<DerivedConstant> derived = step.kernel->derivedConstants();
@@ -504,17 +552,48 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
     v.layoutBytes = r.get<int64_t>();
   }
   uint64_t numConstants = r.getCount(16);
-  std::vector<bool> finite;
-  exe->constants.reserve(numConstants);
+  std::vector<bool> finite, elided;
+  struct Pending {
+    DType dtype;
+    std::vector<int64_t> shape;
+    uint64_t bytes;
+    char *data;
+  };
+  std::vector<Pending> pending;
+  uint64_t zeroBytes = 0;
   for (uint64_t i = 0; i < numConstants && r.ok(); ++i) {
-    DType dtype = r.getEnum(DType::UI64);
-    std::vector<int64_t> shape = r.getInts();
-    uint64_t bytes = r.get<uint64_t>();
+    Pending c;
+    c.dtype = r.getEnum(DType::UI64);
+    c.shape = r.getInts();
+    c.bytes = r.get<uint64_t>();
+    elided.push_back(r.get<bool>());
     uint64_t offset = r.get<uint64_t>();
     finite.push_back(r.get<bool>());
-    char *data = slice(offset, bytes);
-    if (!r.ok())
-      break;
+    c.data = elided.back() ? nullptr : slice(offset, c.bytes);
+    if (elided.back())
+      zeroBytes = std::max(zeroBytes, c.bytes);
+    pending.push_back(std::move(c));
+  }
+  // Constants left out of the file read as zeros (nothing reads them): one
+  // region of zero pages, mapped but never touched.
+  std::shared_ptr<Mapping> zeros;
+  if (r.ok() && zeroBytes) {
+    zeros = std::make_shared<Mapping>();
+    zeros->address =
+        mmap(nullptr, zeroBytes, PROT_READ,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (zeros->address == MAP_FAILED)
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": cannot map ", zeroBytes, " bytes"));
+    zeros->size = zeros->used = zeroBytes;
+  }
+  exe->constants.reserve(pending.size());
+  for (size_t i = 0; i < pending.size() && r.ok(); ++i) {
+    DType dtype = pending[i].dtype;
+    const std::vector<int64_t> &shape = pending[i].shape;
+    uint64_t bytes = pending[i].bytes;
+    char *data =
+        elided[i] ? static_cast<char *>(zeros->address) : pending[i].data;
     auto tensor = HostTensor::borrow(dtype, shape, bytes ? data : nullptr);
     if (!tensor.ok() || tensor->byteSize() != bytes) {
       r.fail(absl::StrCat("constant ", i, " has ", bytes, " bytes for ",
@@ -531,11 +610,13 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
     std::string factory = r.getString();
     std::string descriptor = r.getString();
     RemakeContext context;
+    bool usesElided = false;
     for (int64_t id : r.getInts()) {
       if (id < 0 || static_cast<uint64_t>(id) >= exe->constants.size()) {
         r.fail(absl::StrCat("step ", i, " names constant ", id));
         break;
       }
+      usesElided |= elided[static_cast<size_t>(id)];
       context.constants.push_back(&exe->constants[static_cast<size_t>(id)]);
       if (finite[static_cast<size_t>(id)])
         context.finite.push_back(context.constants.back());
@@ -558,9 +639,17 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
       return absl::Status(kernel.status().code(),
                           absl::StrCat(path, ": step ", i, " (", step.op,
                                        "): ", kernel.status().message()));
-    if (!context.derived.empty() &&
-        context.derivedUsed == context.derived.size())
+    bool reused = !context.derived.empty() &&
+                  context.derivedUsed == context.derived.size();
+    if (reused)
       ++loaded.prepackedReused;
+    // Its weights are only in their prepacked form: a primitive that wants
+    // another layout here cannot be served.
+    if (usesElided && !reused)
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, ": step ", i, " (", step.op,
+          "): its saved prepacked weights do not fit this machine's "
+          "primitive (compile it again here)"));
     step.kernel = *std::move(kernel);
     exe->steps.push_back(std::move(step));
   }
@@ -573,7 +662,11 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
     r.fail(absl::StrCat(r.remaining(), " unread bytes after the plan"));
   if (!r.ok())
     return r.status();
-  exe->backing = mapping;
+  exe->backing = zeros ? std::shared_ptr<const void>(
+                            std::make_shared<std::pair<std::shared_ptr<Mapping>,
+                                                       std::shared_ptr<Mapping>>>(
+                                mapping, zeros))
+                      : std::shared_ptr<const void>(mapping);
   if (absl::Status s = exe->verify(); !s.ok())
     return absl::DataLossError(
         absl::StrCat(path, ": the saved plan is inconsistent: ", s.message()));

@@ -13,7 +13,9 @@
 //   header: tgc version, oneDNN version, ISA, target, metadata, plan size,
 //           constants size, XXH64(plan + padding + constants),
 //   plan (ByteWriter encoding), zero padding to a multiple of 64 bytes,
-//   constants: each constant and prepacked blob at a 64-byte boundary.
+//   constants: each constant and prepacked blob at a 64-byte boundary (a
+//   constant no kernel reads, because every reader prepacked it, is left
+//   out and loads as zeros).
 // A file that is short, damaged, of another format version or tgc version,
 // or made for another ISA is an error naming the reason; it never crashes.
 //
@@ -31,7 +33,7 @@
 
 namespace tgc::runtime::cpu {
 
-inline constexpr uint32_t kPlanFormatVersion = 1;
+inline constexpr uint32_t kPlanFormatVersion = 2;
 
 /// Key/value pairs a client keeps with a plan (a model's input names, the
 /// function it was compiled from, ...).

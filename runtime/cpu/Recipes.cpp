@@ -88,6 +88,38 @@ const HostTensor *getConstant(ByteReader &r, const RemakeContext &context) {
   return context.constants[static_cast<size_t>(slot)];
 }
 
+} // namespace
+
+bool detail::plausibleMemoryDesc(const dnnl_memory_desc_t &md,
+                                 bool blockedOnly) {
+  constexpr int64_t kMaxDim = int64_t(1) << 40;
+  if (md.ndims <= 0 || md.ndims > DNNL_MAX_NDIMS ||
+      md.data_type <= dnnl_data_type_undef || md.data_type > dnnl_u8 ||
+      md.offset0 < 0 || md.offset0 > kMaxDim)
+    return false;
+  for (int d = 0; d < md.ndims; ++d)
+    if (md.dims[d] <= 0 || md.dims[d] > kMaxDim ||
+        md.padded_dims[d] < md.dims[d] || md.padded_dims[d] > kMaxDim ||
+        md.padded_offsets[d] < 0 || md.padded_offsets[d] > md.padded_dims[d])
+      return false;
+  if (md.format_kind != dnnl_blocked)
+    return !blockedOnly && md.format_kind >= dnnl_format_kind_wino &&
+           md.format_kind <= dnnl_format_kind_rnn_packed;
+  const dnnl_blocking_desc_t &b = md.format_desc.blocking;
+  if (b.inner_nblks < 0 || b.inner_nblks > DNNL_MAX_NDIMS)
+    return false;
+  for (int d = 0; d < md.ndims; ++d)
+    if (b.strides[d] < 0 || b.strides[d] > kMaxDim)
+      return false;
+  for (int k = 0; k < b.inner_nblks; ++k)
+    if (b.inner_blks[k] <= 0 || b.inner_blks[k] > 1024 ||
+        b.inner_idxs[k] < 0 || b.inner_idxs[k] >= md.ndims)
+      return false;
+  return true;
+}
+
+namespace {
+
 void putLayout(ByteWriter &w, const ActivationLayout *layout) {
   w.put(layout != nullptr);
   if (!layout)
@@ -114,6 +146,21 @@ std::optional<ActivationLayout> getLayout(ByteReader &r) {
   }
   auto md = std::make_shared<dnnl_memory_desc_t>();
   std::memcpy(md.get(), desc.data(), desc.size());
+  // oneDNN trusts its descriptors: a damaged one must not reach it.
+  if (!detail::plausibleMemoryDesc(*md, /*blockedOnly=*/true)) {
+    r.fail("a damaged layout descriptor");
+    return std::nullopt;
+  }
+  try {
+    if (static_cast<int64_t>(dnnl::memory::desc(*md).get_size()) !=
+        layout.bytes) {
+      r.fail("a layout descriptor whose size is not the one saved");
+      return std::nullopt;
+    }
+  } catch (const dnnl::error &) {
+    r.fail("a layout descriptor oneDNN rejects");
+    return std::nullopt;
+  }
   layout.desc = std::move(md);
   return layout;
 }

@@ -14,6 +14,8 @@
 
 #include "runtime/cpu/Kernels.h"
 
+#include <oneapi/dnnl/dnnl_types.h>
+
 #include <functional>
 #include <string_view>
 
@@ -81,6 +83,10 @@ private:
 };
 /// The context of the innermost DerivedSupplyScope on this thread, or null.
 RemakeContext *currentDerivedSupply();
+/// Whether a memory descriptor read from a file is one oneDNN can be given
+/// (dims, blocking and types in range; with `blockedOnly`, a blocked
+/// layout): oneDNN does not check the descriptors it is given.
+bool plausibleMemoryDesc(const dnnl_memory_desc_t &md, bool blockedOnly);
 /// hasSpecialValues(constant, NonFinite) for a kernel's constant weights,
 /// answered without a scan where the plan being loaded knows it.
 bool constantHasSpecialValues(const HostTensor &constant);
