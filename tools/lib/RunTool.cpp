@@ -3,6 +3,7 @@
 // tgc-run FILE [--function=NAME] [--backend=reference] [--input=SPEC]...
 //         [--seed=N] [--output=PATH]... [--expected=PATH]... [--rtol=R]
 //         [--atol=A] [--benchmark=N] [--print]
+//         [--requests=N [--hint=latency|throughput] [--streams=N] [--json]]
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,6 +167,28 @@ struct Options {
       cl::init(0)};
   cl::opt<bool> print{"print", cl::desc("Print the results (default when no "
                                         "--output or --expected is given)")};
+  cl::opt<unsigned> requests{
+      "requests",
+      cl::desc("Run N requests (sharing the compiled plan) and print the "
+               "throughput and latency percentiles (p50/p90/p99)"),
+      cl::init(0)};
+  cl::opt<std::string> hint{
+      "hint",
+      cl::desc("With --requests: latency (one request at a time on every "
+               "core) or throughput (one stream per core, requests in "
+               "parallel)"),
+      cl::init("latency")};
+  cl::opt<unsigned> streams{
+      "streams",
+      cl::desc("With --requests: requests run at once, each on its share of "
+               "the cores (default: 1 for --hint=latency, the cores for "
+               "throughput)"),
+      cl::init(0)};
+  cl::opt<bool> json{"json",
+                     cl::desc("Print the --requests report as one JSON "
+                              "object")};
+  /// Intra-op threads per stream (set from the cores and the streams).
+  int threadsPerStream = 0;
 };
 
 Error makeError(const Twine &message) {
@@ -457,6 +480,58 @@ Error runSource(const Options &opts, const std::string &planAlias) {
 
 /// Runs a compiled function (compiled, or loaded from a plan) on `args`
 /// and does what the options say with the results.
+/// The nearest-rank `percent` percentile of sorted `values`.
+double percentile(const std::vector<double> &sorted, double percent) {
+  size_t rank = static_cast<size_t>(
+      std::ceil(percent / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+/// --requests: throughput and latency percentiles over --streams streams,
+/// as benchmark_app and onnxruntime_perf_test report them.
+Error reportStreams(const Options &opts, Runner &onBackend,
+                    const std::vector<HostTensor> &args,
+                    const std::string &name) {
+  unsigned streams = std::max(1u, opts.streams.getValue());
+  auto measured = onBackend.benchmarkStreams(args, streams, opts.requests,
+                                             opts.threadsPerStream);
+  if (!measured)
+    return measured.takeError();
+  std::vector<double> ms = measured->latencies;
+  std::sort(ms.begin(), ms.end());
+  double rps = static_cast<double>(ms.size()) / measured->seconds;
+  int64_t batch = !args.empty() && args[0].rank() > 0 ? args[0].shape()[0] : 1;
+  if (opts.json) {
+    outs() << format("{\"function\": \"%s\", \"backend\": \"%s\", "
+                     "\"hint\": \"%s\", \"streams\": %u, "
+                     "\"threads_per_stream\": %d, \"requests\": %zu, "
+                     "\"seconds\": %.6f, \"requests_per_second\": %.3f, "
+                     "\"batch\": %lld, \"items_per_second\": %.3f, "
+                     "\"latency_ms\": {\"min\": %.4f, \"p50\": %.4f, "
+                     "\"p90\": %.4f, \"p99\": %.4f, \"max\": %.4f}}\n",
+                     name.c_str(), opts.backend.c_str(), opts.hint.c_str(),
+                     streams, opts.threadsPerStream, ms.size(),
+                     measured->seconds, rps, static_cast<long long>(batch),
+                     rps * static_cast<double>(batch), ms.front(),
+                     percentile(ms, 50), percentile(ms, 90),
+                     percentile(ms, 99), ms.back());
+    return Error::success();
+  }
+  outs() << format("%s on %s, %s hint: %u stream(s) x %d thread(s), %zu "
+                   "requests in %.3f s\n",
+                   name.c_str(), opts.backend.c_str(), opts.hint.c_str(),
+                   streams, opts.threadsPerStream, ms.size(),
+                   measured->seconds)
+         << format("  throughput %.2f requests/s, %.2f items/s (batch %lld)\n",
+                   rps, rps * static_cast<double>(batch),
+                   static_cast<long long>(batch))
+         << format("  latency ms: min %.3f p50 %.3f p90 %.3f p99 %.3f max "
+                   "%.3f\n",
+                   ms.front(), percentile(ms, 50), percentile(ms, 90),
+                   percentile(ms, 99), ms.back());
+  return Error::success();
+}
+
 Error runAndReport(const Options &opts, Runner &onBackend,
                    std::vector<HostTensor> &argsIn, const std::string &name) {
   std::vector<HostTensor> *args = &argsIn;
@@ -477,6 +552,9 @@ Error runAndReport(const Options &opts, Runner &onBackend,
         name.c_str(), opts.backend.c_str(), opts.benchmark.getValue(),
         ms.front(), ms[ms.size() / 2], ms.back());
   }
+  if (opts.requests > 0)
+    if (Error error = reportStreams(opts, onBackend, *args, name))
+      return error;
   if (!opts.profile.empty()) {
     const tgc::runtime::Profile *profile = onBackend.profile();
     if (!profile)
@@ -513,7 +591,8 @@ Error runAndReport(const Options &opts, Runner &onBackend,
     }
   }
   if (opts.print ||
-      (opts.outputs.empty() && opts.expected.empty() && opts.benchmark == 0)) {
+      (opts.outputs.empty() && opts.expected.empty() && opts.benchmark == 0 &&
+       opts.requests == 0)) {
     for (auto [i, result] : enumerate(*results)) {
       outs() << "result #" << i << ": " << result.describe() << " = ";
       printTensor(outs(), result);
@@ -612,6 +691,27 @@ int tgc::runToolMain(int argc, char **argv) {
     errs() << "tgc-run: error: --rtol and --atol must be non-negative "
               "numbers\n";
     return 1;
+  }
+  if (opts.hint != "latency" && opts.hint != "throughput") {
+    errs() << "tgc-run: error: unknown --hint '" << opts.hint
+           << "' (latency or throughput)\n";
+    return 1;
+  }
+  if (opts.requests > 0 || opts.streams.getNumOccurrences() ||
+      opts.hint.getNumOccurrences()) {
+    // One process-wide budget: the cores (--threads caps it), split
+    // between the streams; never more worker threads than cores.
+    int cores = tgc::runtime::resolveThreadCount(static_cast<int>(opts.threads));
+    if (!opts.streams)
+      opts.streams = opts.hint == "throughput" ? static_cast<unsigned>(cores) : 1;
+    if (static_cast<int>(opts.streams) > cores) {
+      errs() << "tgc-run: error: --streams=" << opts.streams << " exceeds the "
+             << cores << " core(s) this run may use (--threads)\n";
+      return 1;
+    }
+    opts.threadsPerStream = std::max(1, cores / static_cast<int>(opts.streams));
+    // The plan is made for the threads each request runs with.
+    opts.threads = static_cast<unsigned>(opts.threadsPerStream);
   }
   if (!opts.device.empty()) {
     auto device = tgc::Device::parse(opts.device);

@@ -7,7 +7,11 @@
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstring>
+#include <mutex>
+#include <thread>
 
 using namespace tgc;
 using namespace tgc::tooling;
@@ -163,4 +167,74 @@ Runner::benchmark(const std::vector<HostTensor> &args, unsigned iterations) {
 
 const runtime::Profile *Runner::profile() const {
   return compiled && compiled->hostExecutable() ? &events : nullptr;
+}
+
+llvm::Expected<Runner::StreamsResult>
+Runner::benchmarkStreams(const std::vector<HostTensor> &args, unsigned streams,
+                         unsigned requests, int threadsPerStream) {
+  if (selected->runsOnDevice())
+    return makeError("--requests runs on a host backend (cpu, reference)");
+  if (llvm::Error error = compile(args))
+    return std::move(error);
+  codegen::RunContext context;
+  context.options.numThreads = threadsPerStream;
+  context.options.readEnvironment = false;
+  StreamsResult result;
+  result.latencies.reserve(requests);
+  std::mutex mutex;
+  std::string firstError;
+  std::atomic<unsigned> next{0};
+  std::unique_ptr<std::vector<HostTensor>> reference;
+  auto stream = [&](bool timedPart) {
+    while (true) {
+      unsigned index = timedPart ? next.fetch_add(1) : 0;
+      if (timedPart && index >= requests)
+        return;
+      auto start = std::chrono::steady_clock::now();
+      auto results = compiled->run(args, context);
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      std::lock_guard lock(mutex);
+      if (results.ok() && !reference) {
+        reference = std::make_unique<std::vector<HostTensor>>(*results);
+      } else if (results.ok()) {
+        // Concurrent requests on one plan give the same bytes.
+        for (size_t i = 0; i < results->size(); ++i)
+          if ((*results)[i].byteSize() != (*reference)[i].byteSize() ||
+              std::memcmp((*results)[i].data(), (*reference)[i].data(),
+                          (*results)[i].byteSize()) != 0) {
+            results = absl::InternalError(
+                "result #" + std::to_string(i) +
+                " of a concurrent request differs from the first one's");
+            break;
+          }
+      }
+      if (!results.ok()) {
+        if (firstError.empty())
+          firstError = std::string(results.status().message());
+        next.store(requests);
+        return;
+      }
+      if (!timedPart)
+        return; // one warm-up request per stream
+      result.latencies.push_back(ms);
+    }
+  };
+  auto runAll = [&](bool timedPart) {
+    std::vector<std::thread> threads;
+    for (unsigned s = 0; s < streams; ++s)
+      threads.emplace_back(stream, timedPart);
+    for (std::thread &t : threads)
+      t.join();
+  };
+  runAll(/*timedPart=*/false);
+  auto start = std::chrono::steady_clock::now();
+  runAll(/*timedPart=*/true);
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  if (!firstError.empty())
+    return makeError(firstError);
+  return result;
 }

@@ -84,6 +84,21 @@ public:
   /// where the backend has no host executable.
   const runtime::Profile *profile() const;
 
+  /// What benchmarkStreams measured: one latency per request (ms, in the
+  /// order they finished) and the wall time of all of them.
+  struct StreamsResult {
+    std::vector<double> latencies;
+    double seconds = 0;
+  };
+  /// Runs `requests` requests on `streams` threads at once, each request
+  /// with `threadsPerStream` intra-op threads, sharing the compiled plan
+  /// (each run takes its own arena), after one untimed request per stream.
+  /// Every request's results must be bitwise those of the first (an error
+  /// otherwise). Host backends only.
+  llvm::Expected<StreamsResult>
+  benchmarkStreams(const std::vector<runtime::HostTensor> &args,
+                   unsigned streams, unsigned requests, int threadsPerStream);
+
 private:
   Runner(const codegen::Backend &backend, mlir::func::FuncOp func,
          const RunnerOptions &options, llvm::raw_ostream &out);
