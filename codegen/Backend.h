@@ -114,6 +114,9 @@ struct BackendOptions {
   /// output names, ...), which a client reads back when it loads the plan
   /// by its alias.
   std::vector<std::pair<std::string, std::string>> planNotes;
+  /// CPU: keep what CompiledFunction::saveArtifact needs (the loop kernels'
+  /// object code) even without a cache directory.
+  bool savable = false;
 
   /// The defaults overridden by the TGC_* environment (the one table of
   /// runtime/Environment.h: TGC_FUSION, TGC_ENABLE_ONEDNN,
@@ -166,6 +169,16 @@ public:
   /// Whether the plan was loaded from the persistent compilation cache
   /// (BackendOptions::cacheDir) rather than compiled.
   virtual bool loadedFromCache() const { return false; }
+  /// Saves the plan to `path` as an ahead-of-time artifact with `metadata`
+  /// (CPU: runtime/cpu/PlanFile.h; compile with BackendOptions::savable).
+  /// Unimplemented where the backend has no artifact format.
+  virtual absl::Status
+  saveArtifact(const std::string &path,
+               const std::vector<std::pair<std::string, std::string>>
+                   &metadata) const {
+    return absl::UnimplementedError("the " + backend().str() +
+                                    " backend saves no artifacts");
+  }
 };
 
 class Backend {

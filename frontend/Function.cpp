@@ -862,6 +862,48 @@ detail::concreteSpecialization(FunctionState &state, const TraceType &type,
   return absl::InternalError("tgc: concrete function not in the cache");
 }
 
+tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
+                                 const std::string &path) {
+  std::string what = "tgc: function '" + state.options.name + "': ";
+  if (!compiled.target.isCpu())
+    return absl::FailedPreconditionError(
+        what + "artifacts are made for the cpu; this specialization targets " +
+        compiled.target.str());
+  mlir::func::FuncOp func = compiled.traced.func;
+  std::vector<std::vector<int64_t>> shapes;
+  for (mlir::Type type : func.getFunctionType().getInputs()) {
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return absl::FailedPreconditionError(
+          what + "an artifact needs static shapes; " + compiled.signature +
+          " has dynamic dims (trace a concrete function with sizes)");
+    shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
+  }
+  auto cpu = codegen::getBackend("cpu");
+  if (!cpu)
+    return toStatus(cpu.takeError());
+  codegen::BackendOptions backendOptions =
+      codegen::BackendOptions::fromEnvironment();
+  backendOptions.fuse = backendOptions.fuse && state.options.fuse;
+  backendOptions.numThreads = state.runThreads;
+  backendOptions.savable = true;
+  backendOptions.cacheDir.clear(); // a fresh compile, all of it in the file
+  std::unique_lock compiling(state.compileMutex);
+  auto plan = (*cpu)->compile(func, shapes, backendOptions);
+  compiling.unlock();
+  if (!plan)
+    return absl::Status(absl::StatusCode::kFailedPrecondition,
+                        what + llvm::toString(plan.takeError()));
+  std::vector<std::pair<std::string, std::string>> metadata = {
+      {"function", state.options.name},
+      {"signature", compiled.signature},
+      {"threads", std::to_string(runtime::resolveThreadCount(state.runThreads))}};
+  if (absl::Status status = (*plan)->saveArtifact(path, metadata);
+      !status.ok())
+    return absl::Status(status.code(), what + std::string(status.message()));
+  return absl::OkStatus();
+}
+
 tgc::Status detail::checkConcreteCall(const FunctionState &state,
                                       const TraceType &key,
                                       const TraceType &argsType) {

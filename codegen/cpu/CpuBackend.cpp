@@ -10,6 +10,7 @@
 #include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopKernel.h"
 #include "codegen/cpu/PlanCache.h"
+#include "runtime/cpu/PlanFile.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -40,6 +41,12 @@ public:
     return compiled.executable->heldBytes();
   }
   bool loadedFromCache() const override { return loaded; }
+  absl::Status saveArtifact(
+      const std::string &path,
+      const std::vector<std::pair<std::string, std::string>> &metadata)
+      const override {
+    return runtime::cpu::savePlan(*compiled.executable, metadata, path);
+  }
 
 private:
   cpu::CompiledFunction compiled;
@@ -75,6 +82,7 @@ public:
     compileOptions.cacheDir = options.cacheDir;
     compileOptions.planAlias = options.planAlias;
     compileOptions.planNotes = options.planNotes;
+    compileOptions.savable = options.savable;
     llvm::StringRef layouts = options.activationLayouts;
     if (layouts == "plain")
       compileOptions.activationLayouts = cpu::ActivationLayouts::Plain;

@@ -437,6 +437,10 @@ StatusOr<ConcreteEntry> concreteSpecialization(FunctionState &state,
                                                const tracing::TraceType &type,
                                                const TraceBody &body);
 
+/// ConcreteFunction::saveArtifact.
+Status saveArtifact(FunctionState &state, const Compiled &compiled,
+                    const std::string &path);
+
 /// Checks a call of a concrete function (arguments of `argsType`) against
 /// the key it was traced for: an error naming the first argument that does
 /// not fit (a concrete function never retraces).
@@ -656,6 +660,18 @@ public:
       return status;
     return Function<F>::template run<R, Leaf>(*function.state, *compiled,
                                               inputs);
+  }
+
+  /// Compiles this specialization ahead of time for the CPU, for the shapes
+  /// it was traced for, and saves the plan to `path`: an artifact that
+  /// tgc::Artifact (the runtime alone) and `tgc-run` load and run without
+  /// the compiler (docs/aot.md). Its inputs are the tensor arguments in
+  /// order (then the values of the variables it reads), its outputs the
+  /// results (then the variables' final values). A specialization with
+  /// dynamic dims, for another device, or with an op only the reference
+  /// interpreter runs cannot be saved: the error says why.
+  Status saveArtifact(const std::string &path) const {
+    return detail::saveArtifact(*function.state, *compiled, path);
   }
 
 private:

@@ -2,6 +2,7 @@
 
 #include "frontend/Function.h"
 #include "tgc/AbslStatus.h"
+#include "tgc/Artifact.h"
 
 #include "FrontendTestUtils.h"
 
@@ -919,4 +920,54 @@ TEST(Function, ThePersistentCacheLoadsWholePlans) {
   ASSERT_TRUE((*other)(x, w).ok());
   EXPECT_EQ(other->compileCount(), 1u);
   std::filesystem::remove_all(dir);
+}
+
+// ConcreteFunction::saveArtifact: the specialization compiled ahead of time
+// and saved; the runtime alone (tgc::Artifact) runs it bitwise like the
+// function. Dynamic dims cannot be saved, and say so.
+TEST(Function, ConcreteFunctionsSaveArtifacts) {
+  auto body = [](Tensor x, Tensor w) { return softmax(relu(matmul(x, w)), 1); };
+  runtime::HostTensor x = *runtime::HostTensor::allocate(DType::F32, {4, 16});
+  runtime::HostTensor w = *runtime::HostTensor::allocate(DType::F32, {16, 8});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.setDouble(i, 0.03 * static_cast<double>(i % 19) - 0.2);
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    w.setDouble(i, 0.05 * static_cast<double>(i % 7) - 0.1);
+  FunctionOptions options;
+  options.name = "head";
+  options.numThreads = 1;
+  auto f = tgc::function(body, options);
+  ASSERT_TRUE(f.ok());
+  auto concrete = f->concreteFunction(x, w);
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("tgc-concrete-" + std::to_string(::getpid()) + ".tgcx"))
+                         .string();
+  ASSERT_TRUE(concrete->saveArtifact(path).ok())
+      << concrete->saveArtifact(path);
+  auto artifact = Artifact::load(path);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_EQ(artifact->function(), "head");
+  ASSERT_EQ(artifact->inputs().size(), 2u);
+  EXPECT_EQ(artifact->inputs()[1].shape, (Shape{16, 8}));
+  auto viaFunction = (*f)(x, w);
+  ASSERT_TRUE(viaFunction.ok());
+  auto viaArtifact = artifact->run({x, w}, 1);
+  ASSERT_TRUE(viaArtifact.ok()) << viaArtifact.status();
+  ASSERT_EQ(viaArtifact->size(), 1u);
+  EXPECT_EQ(std::memcmp(viaFunction->data(), (*viaArtifact)[0].data(),
+                        viaFunction->byteSize()),
+            0);
+  std::filesystem::remove(path);
+
+  auto relaxed = f->concreteFunction(TensorSpec{DType::F32, {kDyn, 16}},
+                                     TensorSpec{DType::F32, {16, 8}});
+  ASSERT_TRUE(relaxed.ok()) << relaxed.status();
+  Status refused = relaxed->saveArtifact(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("function 'head': an artifact needs "
+                                   "static shapes"),
+            std::string::npos)
+      << refused;
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
