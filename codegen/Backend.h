@@ -172,10 +172,9 @@ public:
   /// Saves the plan to `path` as an ahead-of-time artifact with `metadata`
   /// (CPU: runtime/cpu/PlanFile.h; compile with BackendOptions::savable).
   /// Unimplemented where the backend has no artifact format.
-  virtual absl::Status
-  saveArtifact(const std::string &path,
-               const std::vector<std::pair<std::string, std::string>>
-                   &metadata) const {
+  virtual absl::Status saveArtifact(
+      const std::string &path,
+      const std::vector<std::pair<std::string, std::string>> &metadata) const {
     return absl::UnimplementedError("the " + backend().str() +
                                     " backend saves no artifacts");
   }

@@ -897,9 +897,9 @@ tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
   std::vector<std::pair<std::string, std::string>> metadata = {
       {"function", state.options.name},
       {"signature", compiled.signature},
-      {"threads", std::to_string(runtime::resolveThreadCount(state.runThreads))}};
-  if (absl::Status status = (*plan)->saveArtifact(path, metadata);
-      !status.ok())
+      {"threads",
+       std::to_string(runtime::resolveThreadCount(state.runThreads))}};
+  if (absl::Status status = (*plan)->saveArtifact(path, metadata); !status.ok())
     return absl::Status(status.code(), what + std::string(status.message()));
   return absl::OkStatus();
 }

@@ -41,9 +41,9 @@ public:
     return compiled.executable->heldBytes();
   }
   bool loadedFromCache() const override { return loaded; }
-  absl::Status saveArtifact(
-      const std::string &path,
-      const std::vector<std::pair<std::string, std::string>> &metadata)
+  absl::Status
+  saveArtifact(const std::string &path,
+               const std::vector<std::pair<std::string, std::string>> &metadata)
       const override {
     return runtime::cpu::savePlan(*compiled.executable, metadata, path);
   }

@@ -184,9 +184,8 @@ struct Options {
                "the cores (default: 1 for --hint=latency, the cores for "
                "throughput)"),
       cl::init(0)};
-  cl::opt<bool> json{"json",
-                     cl::desc("Print the --requests report as one JSON "
-                              "object")};
+  cl::opt<bool> json{"json", cl::desc("Print the --requests report as one JSON "
+                                      "object")};
   /// Intra-op threads per stream (set from the cores and the streams).
   int threadsPerStream = 0;
 };
@@ -513,15 +512,14 @@ Error reportStreams(const Options &opts, Runner &onBackend,
                      streams, opts.threadsPerStream, ms.size(),
                      measured->seconds, rps, static_cast<long long>(batch),
                      rps * static_cast<double>(batch), ms.front(),
-                     percentile(ms, 50), percentile(ms, 90),
-                     percentile(ms, 99), ms.back());
+                     percentile(ms, 50), percentile(ms, 90), percentile(ms, 99),
+                     ms.back());
     return Error::success();
   }
   outs() << format("%s on %s, %s hint: %u stream(s) x %d thread(s), %zu "
                    "requests in %.3f s\n",
                    name.c_str(), opts.backend.c_str(), opts.hint.c_str(),
-                   streams, opts.threadsPerStream, ms.size(),
-                   measured->seconds)
+                   streams, opts.threadsPerStream, ms.size(), measured->seconds)
          << format("  throughput %.2f requests/s, %.2f items/s (batch %lld)\n",
                    rps, rps * static_cast<double>(batch),
                    static_cast<long long>(batch))
@@ -590,9 +588,8 @@ Error runAndReport(const Options &opts, Runner &onBackend,
              << std::string(status.message()) << "\n";
     }
   }
-  if (opts.print ||
-      (opts.outputs.empty() && opts.expected.empty() && opts.benchmark == 0 &&
-       opts.requests == 0)) {
+  if (opts.print || (opts.outputs.empty() && opts.expected.empty() &&
+                     opts.benchmark == 0 && opts.requests == 0)) {
     for (auto [i, result] : enumerate(*results)) {
       outs() << "result #" << i << ": " << result.describe() << " = ";
       printTensor(outs(), result);
@@ -701,9 +698,11 @@ int tgc::runToolMain(int argc, char **argv) {
       opts.hint.getNumOccurrences()) {
     // One process-wide budget: the cores (--threads caps it), split
     // between the streams; never more worker threads than cores.
-    int cores = tgc::runtime::resolveThreadCount(static_cast<int>(opts.threads));
+    int cores =
+        tgc::runtime::resolveThreadCount(static_cast<int>(opts.threads));
     if (!opts.streams)
-      opts.streams = opts.hint == "throughput" ? static_cast<unsigned>(cores) : 1;
+      opts.streams =
+          opts.hint == "throughput" ? static_cast<unsigned>(cores) : 1;
     if (static_cast<int>(opts.streams) > cores) {
       errs() << "tgc-run: error: --streams=" << opts.streams << " exceeds the "
              << cores << " core(s) this run may use (--threads)\n";

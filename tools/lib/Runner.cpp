@@ -231,9 +231,9 @@ Runner::benchmarkStreams(const std::vector<HostTensor> &args, unsigned streams,
   runAll(/*timedPart=*/false);
   auto start = std::chrono::steady_clock::now();
   runAll(/*timedPart=*/true);
-  result.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!firstError.empty())
     return makeError(firstError);
   return result;
