@@ -57,7 +57,7 @@ def main():
         work = tempfile.mkdtemp(prefix="tgc-determinism-")
         try:
             inp = os.path.join(work, "in.npy")
-            warm_start.write_npy(inp, warm_start.SHAPES.get(name, (1, 3, 224, 224)))
+            warm_start.write_npy(inp, {**warm_start.SHAPES, **warm_start.OTHER_SHAPES}.get(name, (1, 3, 224, 224)))
             tgc_run = os.path.join(bindir, "tgc-run")
             outs = []
             for i in range(args.runs):

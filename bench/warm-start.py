@@ -25,6 +25,8 @@ import tempfile
 import time
 
 SHAPES = {"resnet50-b1": (1, 3, 224, 224), "resnet50-b8": (8, 3, 224, 224)}
+# Other models bench/determinism.py knows the input of.
+OTHER_SHAPES = {"transformer-b1": (1, 128, 768), "transformer-b8": (8, 128, 768)}
 
 
 def write_npy(path, shape):
