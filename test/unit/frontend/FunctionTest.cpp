@@ -971,3 +971,62 @@ TEST(Function, ConcreteFunctionsSaveArtifacts) {
       << refused;
   EXPECT_FALSE(std::filesystem::exists(path));
 }
+
+// Sixteen threads, each with its own function (nothing in memory), on one
+// cache directory at once: every call succeeds with bitwise the same
+// result, whether its thread compiled and stored the plan or loaded it.
+TEST(Function, ThreadsShareOnePersistentCache) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tgc-function-threads-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  FunctionOptions options;
+  options.cacheDir = dir.string();
+  options.numThreads = 1;
+  auto body = [](Tensor x, Tensor w) { return tanh(matmul(x, w)) * 2.0; };
+  auto make = [&] { return tgc::function(body, options); };
+  runtime::HostTensor x = *runtime::HostTensor::allocate(DType::F32, {8, 32});
+  runtime::HostTensor w = *runtime::HostTensor::allocate(DType::F32, {32, 16});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.setDouble(i, 0.01 * static_cast<double>(i % 29) - 0.1);
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    w.setDouble(i, 0.02 * static_cast<double>(i % 13) - 0.1);
+  constexpr int kThreads = 16;
+  std::vector<runtime::HostTensor> results(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<size_t> compiles(kThreads), loads(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      auto f = make();
+      if (!f.ok()) {
+        errors[t] = std::string(f.status().message());
+        return;
+      }
+      auto r = (*f)(x, w);
+      if (!r.ok()) {
+        errors[t] = std::string(r.status().message());
+        return;
+      }
+      results[t] = *r;
+      compiles[t] = f->compileCount();
+      loads[t] = f->specializations()[0].plansLoaded;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
+    EXPECT_EQ(compiles[t] + loads[t], 1u) << t;
+    ASSERT_EQ(results[t].byteSize(), results[0].byteSize());
+    EXPECT_EQ(std::memcmp(results[t].data(), results[0].data(),
+                          results[0].byteSize()),
+              0)
+        << "thread " << t;
+  }
+  // A later function loads the plan.
+  auto late = make();
+  ASSERT_TRUE(late.ok());
+  ASSERT_TRUE((*late)(x, w).ok());
+  EXPECT_EQ(late->compileCount(), 0u);
+  std::filesystem::remove_all(dir);
+}
