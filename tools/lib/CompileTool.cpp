@@ -10,23 +10,19 @@
 #include "codegen/Backend.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/PlanCache.h"
-#include "frontend/onnx/OnnxImporter.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/PlanFile.h"
-#include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
 #include "tools/lib/TensorIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -68,17 +64,6 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
-mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
-  mlir::func::FuncOp found;
-  module.walk([&](mlir::func::FuncOp f) {
-    if (found || f.isExternal())
-      return;
-    if (name.empty() ? f.isPublic() : f.getName() == name)
-      found = f;
-  });
-  return found;
-}
-
 Error compileFile(const Options &opts) {
   if (opts.output.empty())
     return makeError("no output file (-o OUT.tgcx)");
@@ -91,45 +76,13 @@ Error compileFile(const Options &opts) {
   mlir::MLIRContext context(registry);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> module;
   std::vector<std::string> specs(opts.inputs.begin(), opts.inputs.end());
-  if (tgc::isOnnxModelPath(opts.file)) {
-    tgc::ImportOptions importOptions;
-    std::vector<std::string> names;
-    if (auto read = tgc::onnxModelInputNames(opts.file))
-      names = std::move(*read);
-    else
-      consumeError(read.takeError());
-    auto ordered = tgc::tooling::orderInputs(specs, names, opts.file);
-    if (!ordered)
-      return ordered.takeError();
-    for (const std::string &spec : *ordered) {
-      if (spec.empty()) {
-        importOptions.argumentValues.emplace_back();
-        continue;
-      }
-      auto tensor = tgc::tooling::loadTensor(spec);
-      if (!tensor)
-        return tensor.takeError();
-      importOptions.argumentValues.push_back(std::move(*tensor));
-    }
-    auto imported = tgc::importOnnxModel(context, opts.file, importOptions);
-    if (!imported)
-      return imported.takeError();
-    module = std::move(*imported);
-  } else {
-    auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
-    if (!buffer)
-      return makeError("cannot read '" + opts.file +
-                       "': " + buffer.getError().message());
-    if (Error error = tgc::checkParserLimits((*buffer)->getBuffer(), opts.file))
-      return error;
-    sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
-    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-    if (!module)
-      return makeError("failed to parse '" + opts.file + "'");
-  }
-  mlir::func::FuncOp func = findFunction(*module, opts.function);
+  auto module = tgc::tooling::loadSourceModule(context, sourceMgr,
+                                               opts.file, specs);
+  if (!module)
+    return module.takeError();
+  mlir::func::FuncOp func =
+      tgc::tooling::findFunction(**module, opts.function);
   if (!func)
     return makeError(
         opts.function.empty()

@@ -194,15 +194,6 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
-mlir::func::FuncOp findFunction(mlir::ModuleOp module, StringRef name) {
-  if (!name.empty())
-    return module.lookupSymbol<mlir::func::FuncOp>(name);
-  for (auto func : module.getOps<mlir::func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
-      return func;
-  return nullptr;
-}
-
 /// The input options tgc-run's flags give.
 tgc::tooling::InputOptions inputOptions(const Options &opts) {
   tgc::tooling::InputOptions options;
@@ -393,48 +384,11 @@ Error runSource(const Options &opts, const std::string &planAlias) {
   mlir::MLIRContext context(registry);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (tgc::isOnnxModelPath(opts.file)) {
-    // An ONNX model: import it (its function is `main`). The given inputs
-    // serve where a node needs a constant (a Reshape's shape, ...).
-    tgc::ImportOptions importOptions;
-    // A model that does not parse is reported by the importer below.
-    std::vector<std::string> names;
-    if (auto read = tgc::onnxModelInputNames(opts.file))
-      names = std::move(*read);
-    else
-      llvm::consumeError(read.takeError());
-    auto ordered = orderInputs(
-        std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()), names,
-        opts.file);
-    if (!ordered)
-      return ordered.takeError();
-    for (const std::string &spec : *ordered) {
-      if (spec.empty()) {
-        importOptions.argumentValues.emplace_back();
-        continue;
-      }
-      auto tensor = loadTensor(spec);
-      if (!tensor)
-        return tensor.takeError();
-      importOptions.argumentValues.push_back(std::move(*tensor));
-    }
-    auto imported = tgc::importOnnxModel(context, opts.file, importOptions);
-    if (!imported)
-      return imported.takeError();
-    module = std::move(*imported);
-  } else {
-    auto buffer = MemoryBuffer::getFileOrSTDIN(opts.file);
-    if (!buffer)
-      return makeError("cannot read '" + opts.file +
-                       "': " + buffer.getError().message());
-    if (Error error = tgc::checkParserLimits((*buffer)->getBuffer(), opts.file))
-      return error;
-    sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
-    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-    if (!module)
-      return makeError("failed to parse '" + opts.file + "'");
-  }
+  auto module = loadSourceModule(
+      context, sourceMgr, opts.file,
+      std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()));
+  if (!module)
+    return module.takeError();
   if (opts.differential) {
     if (!opts.expected.empty() || !opts.outputs.empty())
       return makeError("--differential compares the backends with each "
@@ -450,9 +404,9 @@ Error runSource(const Options &opts, const std::string &planAlias) {
     differential.atol = opts.atol;
     differential.runner = runnerOptions(opts);
     differential.compileOnly = opts.compileOnly;
-    return tgc::tooling::runDifferential(*module, differential, outs());
+    return tgc::tooling::runDifferential(**module, differential, outs());
   }
-  mlir::func::FuncOp func = findFunction(*module, opts.function);
+  mlir::func::FuncOp func = findFunction(**module, opts.function);
   if (!func)
     return makeError(
         opts.function.empty()

@@ -5,9 +5,12 @@
 #include "codegen/reference/Interpreter.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "tgc/Npy.h"
+#include "tools/lib/InputGuard.h"
 #include "tools/lib/TensorLiteral.h"
 
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Regex.h"
 
@@ -245,4 +248,54 @@ tooling::makeInputs(const std::vector<ArgumentSpec> &arguments, StringRef what,
     args.push_back(std::move(*tensor));
   }
   return args;
+}
+
+Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+tooling::loadSourceModule(mlir::MLIRContext &context, SourceMgr &sourceMgr,
+                          const std::string &file,
+                          const std::vector<std::string> &inputSpecs) {
+  if (tgc::isOnnxModelPath(file)) {
+    tgc::ImportOptions importOptions;
+    // A model that does not parse is reported by the importer below.
+    std::vector<std::string> names;
+    if (auto read = tgc::onnxModelInputNames(file))
+      names = std::move(*read);
+    else
+      consumeError(read.takeError());
+    auto ordered = orderInputs(inputSpecs, names, file);
+    if (!ordered)
+      return ordered.takeError();
+    for (const std::string &spec : *ordered) {
+      if (spec.empty()) {
+        importOptions.argumentValues.emplace_back();
+        continue;
+      }
+      auto tensor = loadTensor(spec);
+      if (!tensor)
+        return tensor.takeError();
+      importOptions.argumentValues.push_back(std::move(*tensor));
+    }
+    return tgc::importOnnxModel(context, file, importOptions);
+  }
+  auto buffer = MemoryBuffer::getFileOrSTDIN(file);
+  if (!buffer)
+    return makeError("cannot read '" + file +
+                     "': " + buffer.getError().message());
+  if (Error error = tgc::checkParserLimits((*buffer)->getBuffer(), file))
+    return std::move(error);
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return makeError("failed to parse '" + file + "'");
+  return module;
+}
+
+mlir::func::FuncOp tooling::findFunction(mlir::ModuleOp module,
+                                         StringRef name) {
+  if (!name.empty())
+    return module.lookupSymbol<mlir::func::FuncOp>(name);
+  for (auto func : module.getOps<mlir::func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      return func;
+  return nullptr;
 }

@@ -15,6 +15,9 @@
 #include "tgc/HostTensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/SourceMgr.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -76,6 +79,20 @@ struct InputOptions {
 /// The inputs of `func`: given ones first, the rest random.
 llvm::Expected<std::vector<runtime::HostTensor>>
 makeInputs(mlir::func::FuncOp func, const InputOptions &options);
+
+/// Reads the module a tool runs or compiles from `file`: an ONNX model
+/// (imported; its function is `main`, and the given --input specs serve as
+/// argument values where a node needs a constant: a Reshape's shape, ...)
+/// or a .mlir file (size limits checked, then parsed into `sourceMgr`,
+/// whose diagnostic handler reports parse errors with their locations).
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+loadSourceModule(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                 const std::string &file,
+                 const std::vector<std::string> &inputSpecs);
+
+/// The function called `name`, or without a name the first public one with
+/// a body; null when there is none.
+mlir::func::FuncOp findFunction(mlir::ModuleOp module, llvm::StringRef name);
 
 /// One argument of a function known without its IR (a saved plan's
 /// inputs): its name (may be empty), dtype and static shape.
