@@ -77,12 +77,11 @@ Error compileFile(const Options &opts) {
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   std::vector<std::string> specs(opts.inputs.begin(), opts.inputs.end());
-  auto module = tgc::tooling::loadSourceModule(context, sourceMgr,
-                                               opts.file, specs);
+  auto module =
+      tgc::tooling::loadSourceModule(context, sourceMgr, opts.file, specs);
   if (!module)
     return module.takeError();
-  mlir::func::FuncOp func =
-      tgc::tooling::findFunction(**module, opts.function);
+  mlir::func::FuncOp func = tgc::tooling::findFunction(**module, opts.function);
   if (!func)
     return makeError(
         opts.function.empty()

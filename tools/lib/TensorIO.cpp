@@ -10,8 +10,8 @@
 
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
 
 using namespace llvm;
