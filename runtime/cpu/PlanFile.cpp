@@ -23,6 +23,7 @@
 #include <map>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace tgc::runtime::cpu {
@@ -76,17 +77,28 @@ private:
   std::vector<uint64_t> digests;
 };
 
-/// ChunkedHash of `bytes`, its chunks hashed in parallel.
+/// ChunkedHash of `bytes`, its chunks hashed on every hardware thread (plain
+/// threads, not OpenMP: this runs beside the callers' OpenMP teams).
 uint64_t chunkedHash(std::string_view bytes) {
-  int64_t chunks = static_cast<int64_t>((bytes.size() + kChecksumChunk - 1) /
-                                        kChecksumChunk);
-  std::vector<uint64_t> digests(static_cast<size_t>(chunks));
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t i = 0; i < chunks; ++i) {
-    size_t begin = static_cast<size_t>(i) * kChecksumChunk;
-    digests[static_cast<size_t>(i)] = hash64(
-        bytes.data() + begin, std::min(kChecksumChunk, bytes.size() - begin));
-  }
+  size_t chunks = (bytes.size() + kChecksumChunk - 1) / kChecksumChunk;
+  std::vector<uint64_t> digests(chunks);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < chunks;) {
+      size_t begin = i * kChecksumChunk;
+      digests[i] = hash64(bytes.data() + begin,
+                          std::min(kChecksumChunk, bytes.size() - begin));
+    }
+  };
+  size_t helpers = std::min<size_t>(
+      chunks ? chunks - 1 : 0,
+      std::max(1u, std::thread::hardware_concurrency()) - 1);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < helpers; ++t)
+    threads.emplace_back(work);
+  work();
+  for (std::thread &thread : threads)
+    thread.join();
   return hash64(digests.data(), digests.size() * sizeof(uint64_t));
 }
 
