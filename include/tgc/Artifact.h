@@ -52,7 +52,8 @@ public:
 
   /// Runs it. Inputs must have exactly the dtypes and shapes of inputs()
   /// (InvalidArgument naming the first that differs). `numThreads` 0 means
-  /// TGC_NUM_THREADS or the machine's cores.
+  /// the thread count it was compiled for (its oneDNN primitives are sized
+  /// for that count), or TGC_NUM_THREADS or the cores where unrecorded.
   StatusOr<std::vector<runtime::HostTensor>>
   run(const std::vector<runtime::HostTensor> &inputs, int numThreads = 0) const;
 

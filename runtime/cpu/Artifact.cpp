@@ -6,12 +6,16 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <cstdlib>
+
 namespace tgc {
 namespace detail {
 struct ArtifactState {
   std::shared_ptr<const runtime::Executable> executable;
   std::vector<TensorInfo> inputs, outputs;
   std::string function, isa;
+  /// The intra-op threads it was made for (0: unknown).
+  int threads = 0;
 };
 } // namespace detail
 
@@ -46,6 +50,7 @@ StatusOr<Artifact> Artifact::load(const std::string &path) {
   if (state->function.empty())
     state->function = "main";
   state->isa = loaded->info.isa;
+  state->threads = std::atoi(loaded->info.get("threads").c_str());
   state->executable = std::move(loaded->executable);
   return Artifact(std::move(state));
 }
@@ -63,7 +68,7 @@ StatusOr<std::vector<runtime::HostTensor>>
 Artifact::run(const std::vector<runtime::HostTensor> &inputs,
               int numThreads) const {
   runtime::RunOptions options;
-  options.numThreads = numThreads;
+  options.numThreads = numThreads > 0 ? numThreads : state->threads;
   auto results = state->executable->run(inputs, options);
   if (!results.ok())
     return results.status();

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <functional>
@@ -539,6 +540,12 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   if (absl::Status s = checkCompatible(parsed->info, path); !s.ok())
     return s;
 
+  // oneDNN sizes some primitives for the thread count current when they
+  // are made: make them for the count the plan was made for (metadata
+  // "threads"), as the compiler did.
+  if (int threads = std::atoi(parsed->info.get("threads").c_str());
+      threads > 0 && threads <= 4096)
+    setNumThreads(threads);
   auto exe = std::make_shared<Executable>();
   ByteReader r(parsed->plan, path + ": plan");
   std::string_view region = parsed->constants;

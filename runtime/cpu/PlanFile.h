@@ -36,7 +36,9 @@ namespace tgc::runtime::cpu {
 inline constexpr uint32_t kPlanFormatVersion = 2;
 
 /// Key/value pairs a client keeps with a plan (a model's input names, the
-/// function it was compiled from, ...).
+/// function it was compiled from, ...). "threads", the intra-op thread
+/// count the plan was made for, is read by loadPlan: its kernels are made
+/// again for that count.
 using PlanMetadata = std::vector<std::pair<std::string, std::string>>;
 
 /// What a plan file's header says.

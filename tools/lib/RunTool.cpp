@@ -53,6 +53,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
 
@@ -303,9 +304,12 @@ Error runLoadedPlan(const Options &opts, tgc::runtime::cpu::LoadedPlan loaded) {
   if (!opts.function.empty() && opts.function != function)
     return makeError("'" + opts.file + "' holds " + name + ", not @" +
                      opts.function);
-  auto runner =
-      Runner::fromCompiled(tgc::cpu::makeLoadedCpuFunction(loaded.executable),
-                           runnerOptions(opts), outs());
+  tgc::tooling::RunnerOptions options = runnerOptions(opts);
+  // Without --threads, the count the plan was made for.
+  if (options.threads == 0)
+    options.threads = std::atoi(loaded.info.get("threads").c_str());
+  auto runner = Runner::fromCompiled(
+      tgc::cpu::makeLoadedCpuFunction(loaded.executable), options, outs());
   if (!runner)
     return runner.takeError();
   auto args = makeInputs(arguments, name, inputOptions(opts));

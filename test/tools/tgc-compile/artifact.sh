@@ -36,6 +36,13 @@ grep -q "wrote .*convnet.tgcx: @convnet, [0-9]* steps" "$work/compile.log" || fa
 grep -q "no LLVM, MLIR or ONNX library mapped" "$work/aot.log" || fail "run-artifact: $(cat "$work/aot.log")"
 cmp "$work/jit.npy" "$work/run.npy" || fail "tgc-run of the artifact differs from the JIT path"
 cmp "$work/jit.npy" "$work/aot.npy" || fail "run-artifact differs from the JIT path"
+# An artifact runs with the threads it was made for unless told otherwise.
+"$compile" "$model" -o "$work/one.tgcx" --num-threads=1 > /dev/null
+"$run" "$model" --threads=1 --input="$work/in.npy" --output="$work/jit1.npy"
+"$run" "$work/one.tgcx" --input="$work/in.npy" --output="$work/run1.npy"
+"$artifact" "$work/one.tgcx" --input "$work/in.npy" --output "$work/aot1.npy" > /dev/null
+cmp "$work/jit1.npy" "$work/run1.npy" || fail "the 1-thread artifact differs under tgc-run"
+cmp "$work/jit1.npy" "$work/aot1.npy" || fail "the 1-thread artifact differs under run-artifact"
 # The plan prints like a compiled one.
 "$run" "$work/convnet.tgcx" --threads=2 --print-plan --compile-only | grep -q "onednn" || fail "no plan printed"
 
