@@ -175,9 +175,8 @@ compileCached(mlir::func::FuncOp func,
     return compiled.takeError();
   result.compiled = std::move(*compiled);
   runtime::cpu::PlanMetadata metadata = planMetadata(func);
-  metadata.push_back(
-      {"threads",
-       std::to_string(runtime::resolveThreadCount(options.numThreads))});
+  metadata.push_back({"threads", std::to_string(runtime::resolveThreadCount(
+                                     options.numThreads))});
   metadata.insert(metadata.end(), options.planNotes.begin(),
                   options.planNotes.end());
   if (cache && runtime::cpu::checkSavable(*result.compiled.executable).ok() &&
