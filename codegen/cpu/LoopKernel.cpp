@@ -153,6 +153,14 @@ std::string jitTargetName(llvm::orc::JITTargetMachineBuilder &builder) {
   return builder.getCPU() + " " + builder.getFeatures().getString();
 }
 
+/// Sets the recipe of a loop kernel: "jit.loop" and `descriptor`.
+void setLoopRecipe(LoopFusionKernel &kernel, std::string descriptor) {
+  auto recipe = std::make_shared<runtime::KernelRecipe>();
+  recipe->factory = "jit.loop";
+  recipe->descriptor = std::move(descriptor);
+  kernel.recipe = std::move(recipe);
+}
+
 /// Records how to load `kernel` again: its layout and its object code
 /// (runtime/cpu/Recipes.h; loaded by loadLoopKernel).
 void recordLoopKernel(LoopFusionKernel &kernel, llvm::StringRef object,
@@ -169,10 +177,7 @@ void recordLoopKernel(LoopFusionKernel &kernel, llvm::StringRef object,
   w.putInts(kernel.outputRowElements);
   w.put(kernel.inPlace);
   w.putString(std::string_view(object.data(), object.size()));
-  auto recipe = std::make_shared<runtime::KernelRecipe>();
-  recipe->factory = "jit.loop";
-  recipe->descriptor = w.take();
-  kernel.recipe = std::move(recipe);
+  setLoopRecipe(kernel, w.take());
 }
 
 absl::StatusOr<runtime::cpu::KernelPtr>
@@ -208,7 +213,7 @@ loadLoopKernel(std::string_view descriptor, runtime::cpu::RemakeContext &) {
           *builder);
       !s.ok())
     return s;
-  recordLoopKernel(*kernel, object, target);
+  setLoopRecipe(*kernel, std::string(descriptor)); // as it was saved
   return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
 }
 

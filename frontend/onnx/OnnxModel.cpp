@@ -140,29 +140,13 @@ bool loadCachedPlan(detail::ModelState &state) {
   if (!hit.executable)
     return false;
   const runtime::Executable &exe = *hit.executable;
-  auto lines = [](const std::string &text) {
-    std::vector<std::string> out;
-    if (!text.empty())
-      for (llvm::StringRef part : llvm::split(text, '\n'))
-        out.push_back(part.str());
-    return out;
-  };
-  std::vector<std::string> inputNames = lines(hit.info.get("inputs"));
-  std::vector<std::string> outputNames = lines(hit.info.get("outputs"));
+  state.inputs = runtime::cpu::planTensors(exe, exe.inputs,
+                                           hit.info.list("inputs"), "input");
+  state.outputs = runtime::cpu::planTensors(exe, exe.outputs,
+                                            hit.info.list("outputs"), "output");
   std::vector<std::vector<int64_t>> shapes;
-  for (auto [i, id] : llvm::enumerate(exe.inputs)) {
-    const runtime::ValueInfo &value = exe.values[static_cast<size_t>(id)];
-    state.inputs.push_back(
-        {i < inputNames.size() ? inputNames[i] : "input" + std::to_string(i),
-         value.dtype, value.shape});
-    shapes.push_back(value.shape);
-  }
-  for (auto [i, id] : llvm::enumerate(exe.outputs)) {
-    const runtime::ValueInfo &value = exe.values[static_cast<size_t>(id)];
-    state.outputs.push_back(
-        {i < outputNames.size() ? outputNames[i] : "output" + std::to_string(i),
-         value.dtype, value.shape});
-  }
+  for (const TensorInfo &input : state.inputs)
+    shapes.push_back(input.shape);
   std::shared_ptr<const codegen::CompiledFunction> plan =
       cpu::makeLoadedCpuFunction(std::move(hit.executable));
   state.plans.emplace(std::move(shapes), plan);

@@ -4,10 +4,6 @@
 
 #include "runtime/cpu/PlanFile.h"
 
-#include "absl/strings/str_cat.h"
-
-#include <cstdlib>
-
 namespace tgc {
 namespace detail {
 struct ArtifactState {
@@ -25,32 +21,14 @@ StatusOr<Artifact> Artifact::load(const std::string &path) {
     return loaded.status();
   auto state = std::make_shared<detail::ArtifactState>();
   const runtime::Executable &exe = *loaded->executable;
-  std::vector<std::string> names;
-  std::string joined = loaded->info.get("inputs");
-  for (size_t start = 0; !joined.empty();) {
-    size_t end = joined.find('\n', start);
-    names.push_back(joined.substr(start, end - start));
-    if (end == std::string::npos)
-      break;
-    start = end + 1;
-  }
-  if (names.size() != exe.inputs.size())
-    names.assign(exe.inputs.size(), "");
-  for (size_t i = 0; i < exe.inputs.size(); ++i) {
-    const runtime::ValueInfo &v =
-        exe.values[static_cast<size_t>(exe.inputs[i])];
-    state->inputs.push_back({names[i], v.dtype, v.shape});
-  }
-  for (size_t i = 0; i < exe.outputs.size(); ++i) {
-    const runtime::ValueInfo &v =
-        exe.values[static_cast<size_t>(exe.outputs[i])];
-    state->outputs.push_back({absl::StrCat("output", i), v.dtype, v.shape});
-  }
+  state->inputs = runtime::cpu::planTensors(exe, exe.inputs,
+                                            loaded->info.list("inputs"), "");
+  state->outputs = runtime::cpu::planTensors(exe, exe.outputs, {}, "output");
   state->function = loaded->info.get("function");
   if (state->function.empty())
     state->function = "main";
   state->isa = loaded->info.isa;
-  state->threads = std::atoi(loaded->info.get("threads").c_str());
+  state->threads = loaded->info.threads();
   state->executable = std::move(loaded->executable);
   return Artifact(std::move(state));
 }

@@ -72,7 +72,7 @@ KernelPtr makeNativeWithPostOps(
 
 /// Reorders `data` (described by `from`) once into a new oneDNN-owned
 /// buffer with descriptor `to`. While a saved plan is loaded
-/// (detail::DerivedSupplyScope), the next saved blob is taken instead where
+/// (detail::currentDerivedSupply()), the next saved blob is taken instead where
 /// it has exactly the layout `to`, and `owner` is set to what keeps it
 /// alive.
 absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
@@ -85,14 +85,11 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
   if (RemakeContext *supply = detail::currentDerivedSupply();
       supply && supply->derivedUsed < supply->derived.size()) {
     const RemakeContext::Derived &saved = supply->derived[supply->derivedUsed];
-    dnnl_memory_desc_t layout;
-    if (saved.layout.size() == sizeof(layout))
-      std::memcpy(&layout, saved.layout.data(), sizeof(layout));
     // Compared field by field (the struct's padding bytes are not part of
     // the layout).
-    if (saved.layout.size() == sizeof(layout) &&
-        detail::plausibleMemoryDesc(layout, /*blockedOnly=*/false) &&
-        dnnl_memory_desc_equal(&layout, &to.data) &&
+    std::optional<dnnl_memory_desc_t> layout =
+        detail::memoryDescFromBytes(saved.layout, /*blockedOnly=*/false);
+    if (layout && dnnl_memory_desc_equal(&*layout, &to.data) &&
         saved.bytes == to.get_size()) {
       ++supply->derivedUsed;
       owner = supply->owner;

@@ -91,9 +91,9 @@ uint64_t chunkedHash(std::string_view bytes) {
                           std::min(kChecksumChunk, bytes.size() - begin));
     }
   };
-  size_t helpers = std::min<size_t>(
-      chunks ? chunks - 1 : 0,
-      std::max(1u, std::thread::hardware_concurrency()) - 1);
+  size_t helpers =
+      std::min<size_t>(chunks ? chunks - 1 : 0,
+                       std::max(1u, std::thread::hardware_concurrency()) - 1);
   std::vector<std::thread> threads;
   for (size_t t = 0; t < helpers; ++t)
     threads.emplace_back(work);
@@ -148,6 +148,23 @@ std::vector<bool> constantsRead(const Executable &exe) {
   for (int64_t id : exe.outputs)
     mark(id);
   return read;
+}
+
+/// The body of an encoded plan through `sink`, in file order: the plan,
+/// padding to 64 bytes, then the constants region (blobs and the gaps that
+/// align them). Its checksum and the file take the same bytes.
+void emitBody(const Encoded &e,
+              const std::function<void(const void *, size_t)> &sink) {
+  static const char zeros[kAlign] = {};
+  sink(e.plan.data(), e.plan.size());
+  sink(zeros, alignUp(e.plan.size()) - e.plan.size());
+  uint64_t at = 0;
+  for (const Blob &b : e.blobs) {
+    sink(zeros, b.offset - at);
+    if (b.bytes)
+      sink(b.data, b.bytes);
+    at = b.offset + b.bytes;
+  }
 }
 
 absl::StatusOr<Encoded> encode(const Executable &exe,
@@ -240,19 +257,9 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
   out.plan = w.take();
   out.constantsBytes = region;
 
-  // The body's checksum: plan, padding, constants region (with its gaps).
   ChunkedHash body;
-  body.update(out.plan);
-  uint64_t planEnd = out.plan.size();
-  static const char zeros[kAlign] = {};
-  body.update(zeros, alignUp(planEnd) - planEnd);
-  uint64_t at = 0;
-  for (const Blob &b : out.blobs) {
-    body.update(zeros, b.offset - at);
-    if (b.bytes)
-      body.update(b.data, b.bytes);
-    at = b.offset + b.bytes;
-  }
+  emitBody(out,
+           [&](const void *data, size_t size) { body.update(data, size); });
 
   ByteWriter h;
   h.putString(TGC_VERSION);
@@ -289,15 +296,7 @@ void emit(const Encoded &e,
   // The body starts 64-aligned in the file, so that constants are too.
   uint64_t start = kPreambleBytes + e.header.size();
   sink(zeros, alignUp(start) - start);
-  sink(e.plan.data(), e.plan.size());
-  sink(zeros, alignUp(e.plan.size()) - e.plan.size());
-  uint64_t at = 0;
-  for (const Blob &b : e.blobs) {
-    sink(zeros, b.offset - at);
-    if (b.bytes)
-      sink(b.data, b.bytes);
-    at = b.offset + b.bytes;
-  }
+  emitBody(e, sink);
 }
 
 /// A whole file in memory, read-only.
@@ -437,6 +436,40 @@ std::string PlanFileInfo::get(std::string_view key) const {
   return "";
 }
 
+std::vector<std::string> PlanFileInfo::list(std::string_view key) const {
+  std::vector<std::string> lines;
+  std::string text = get(key);
+  for (size_t start = 0; !text.empty();) {
+    size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+int PlanFileInfo::threads() const {
+  int count = std::atoi(get("threads").c_str());
+  return count > 0 && count <= 4096 ? count : 0;
+}
+
+std::vector<TensorInfo> planTensors(const Executable &executable,
+                                    const std::vector<int64_t> &ids,
+                                    const std::vector<std::string> &names,
+                                    std::string_view prefix) {
+  std::vector<TensorInfo> infos;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const ValueInfo &value = executable.values[static_cast<size_t>(ids[i])];
+    std::string name = names.size() == ids.size() ? names[i]
+                       : prefix.empty()
+                           ? std::string()
+                           : std::string(prefix) + std::to_string(i);
+    infos.push_back({std::move(name), value.dtype, value.shape});
+  }
+  return infos;
+}
+
 std::string isaEnvironmentName(std::string_view isa) {
   std::string name(isa);
   std::transform(name.begin(), name.end(), name.begin(),
@@ -514,16 +547,6 @@ bool isPlanFile(const std::string &path) {
   return is;
 }
 
-absl::StatusOr<PlanFileInfo> readPlanInfo(const std::string &path) {
-  auto mapping = mapFile(path);
-  if (!mapping.ok())
-    return mapping.status();
-  auto parsed = parseHeader((*mapping)->bytes(), path);
-  if (!parsed.ok())
-    return parsed.status();
-  return parsed->info;
-}
-
 absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   auto mapped = mapFile(path);
   if (!mapped.ok())
@@ -543,8 +566,7 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   // oneDNN sizes some primitives for the thread count current when they
   // are made: make them for the count the plan was made for (metadata
   // "threads"), as the compiler did.
-  if (int threads = std::atoi(parsed->info.get("threads").c_str());
-      threads > 0 && threads <= 4096)
+  if (int threads = parsed->info.threads())
     setNumThreads(threads);
   auto exe = std::make_shared<Executable>();
   ByteReader r(parsed->plan, path + ": plan");
@@ -598,9 +620,8 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   std::shared_ptr<Mapping> zeros;
   if (r.ok() && zeroBytes) {
     zeros = std::make_shared<Mapping>();
-    zeros->address =
-        mmap(nullptr, zeroBytes, PROT_READ,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    zeros->address = mmap(nullptr, zeroBytes, PROT_READ,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (zeros->address == MAP_FAILED)
       return absl::ResourceExhaustedError(
           absl::StrCat(path, ": cannot map ", zeroBytes, " bytes"));
@@ -681,11 +702,9 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
     r.fail(absl::StrCat(r.remaining(), " unread bytes after the plan"));
   if (!r.ok())
     return r.status();
-  exe->backing = zeros ? std::shared_ptr<const void>(
-                            std::make_shared<std::pair<std::shared_ptr<Mapping>,
-                                                       std::shared_ptr<Mapping>>>(
-                                mapping, zeros))
-                      : std::shared_ptr<const void>(mapping);
+  exe->backing = std::make_shared<
+      std::pair<std::shared_ptr<Mapping>, std::shared_ptr<Mapping>>>(mapping,
+                                                                     zeros);
   if (absl::Status s = exe->verify(); !s.ok())
     return absl::DataLossError(
         absl::StrCat(path, ": the saved plan is inconsistent: ", s.message()));

@@ -25,6 +25,7 @@
 #define TGC_RUNTIME_CPU_PLANFILE_H
 
 #include "runtime/Executable.h"
+#include "tgc/TensorInfo.h"
 
 #include <memory>
 #include <string>
@@ -55,6 +56,12 @@ struct PlanFileInfo {
 
   /// The value of metadata `key`, or "" when absent.
   std::string get(std::string_view key) const;
+  /// The lines of metadata `key` (a list such as "inputs"), none when
+  /// absent.
+  std::vector<std::string> list(std::string_view key) const;
+  /// Metadata "threads": the intra-op thread count the plan was made for,
+  /// or 0 when absent or not a count.
+  int threads() const;
 };
 
 /// OK when every step of `executable` can be saved; otherwise
@@ -86,11 +93,16 @@ struct LoadedPlan {
 /// another ISA), Unimplemented (a kernel this process cannot load).
 absl::StatusOr<LoadedPlan> loadPlan(const std::string &path);
 
-/// The header of the plan file at `path` (checks its checksum only).
-absl::StatusOr<PlanFileInfo> readPlanInfo(const std::string &path);
-
 /// Whether the file at `path` starts like a plan file.
 bool isPlanFile(const std::string &path);
+
+/// The plan's inputs (`ids` = executable.inputs) or outputs as TensorInfos,
+/// named by `names` where it has one per tensor, else `prefix` and the
+/// index ("output0"; "" with an empty prefix).
+std::vector<TensorInfo> planTensors(const Executable &executable,
+                                    const std::vector<int64_t> &ids,
+                                    const std::vector<std::string> &names,
+                                    std::string_view prefix);
 
 /// DNNL_MAX_CPU_ISA's spelling of a oneDNN ISA name ("avx2" -> "AVX2").
 std::string isaEnvironmentName(std::string_view isa);

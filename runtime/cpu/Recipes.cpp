@@ -88,10 +88,8 @@ const HostTensor *getConstant(ByteReader &r, const RemakeContext &context) {
   return context.constants[static_cast<size_t>(slot)];
 }
 
-} // namespace
-
-bool detail::plausibleMemoryDesc(const dnnl_memory_desc_t &md,
-                                 bool blockedOnly) {
+/// Whether oneDNN can be given `md` (see memoryDescFromBytes).
+bool plausibleMemoryDesc(const dnnl_memory_desc_t &md, bool blockedOnly) {
   constexpr int64_t kMaxDim = int64_t(1) << 40;
   if (md.ndims <= 0 || md.ndims > DNNL_MAX_NDIMS ||
       md.data_type <= dnnl_data_type_undef || md.data_type > dnnl_u8 ||
@@ -112,13 +110,11 @@ bool detail::plausibleMemoryDesc(const dnnl_memory_desc_t &md,
     if (b.strides[d] < 0 || b.strides[d] > kMaxDim)
       return false;
   for (int k = 0; k < b.inner_nblks; ++k)
-    if (b.inner_blks[k] <= 0 || b.inner_blks[k] > 1024 ||
-        b.inner_idxs[k] < 0 || b.inner_idxs[k] >= md.ndims)
+    if (b.inner_blks[k] <= 0 || b.inner_blks[k] > 1024 || b.inner_idxs[k] < 0 ||
+        b.inner_idxs[k] >= md.ndims)
       return false;
   return true;
 }
-
-namespace {
 
 void putLayout(ByteWriter &w, const ActivationLayout *layout) {
   w.put(layout != nullptr);
@@ -138,19 +134,14 @@ std::optional<ActivationLayout> getLayout(ByteReader &r) {
   layout.name = r.getString();
   if (!r.ok())
     return std::nullopt;
-  if (desc.size() != sizeof(dnnl_memory_desc_t)) {
-    r.fail("a layout descriptor of " + std::to_string(desc.size()) +
-           " bytes (this oneDNN's take " +
-           std::to_string(sizeof(dnnl_memory_desc_t)) + ")");
-    return std::nullopt;
-  }
-  auto md = std::make_shared<dnnl_memory_desc_t>();
-  std::memcpy(md.get(), desc.data(), desc.size());
   // oneDNN trusts its descriptors: a damaged one must not reach it.
-  if (!detail::plausibleMemoryDesc(*md, /*blockedOnly=*/true)) {
+  std::optional<dnnl_memory_desc_t> parsed =
+      detail::memoryDescFromBytes(desc, /*blockedOnly=*/true);
+  if (!parsed) {
     r.fail("a damaged layout descriptor");
     return std::nullopt;
   }
+  auto md = std::make_shared<dnnl_memory_desc_t>(*parsed);
   try {
     if (static_cast<int64_t>(dnnl::memory::desc(*md).get_size()) !=
         layout.bytes) {
@@ -300,6 +291,21 @@ std::map<std::string, KernelLoader, std::less<>> &loaders() {
 }
 
 thread_local RemakeContext *derivedSupply = nullptr;
+
+/// While alive, `context` is this thread's currentDerivedSupply().
+class DerivedSupplyScope {
+public:
+  explicit DerivedSupplyScope(RemakeContext &context)
+      : previous(derivedSupply) {
+    derivedSupply = &context;
+  }
+  ~DerivedSupplyScope() { derivedSupply = previous; }
+  DerivedSupplyScope(const DerivedSupplyScope &) = delete;
+  DerivedSupplyScope &operator=(const DerivedSupplyScope &) = delete;
+
+private:
+  RemakeContext *previous;
+};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -320,20 +326,17 @@ KernelPtr withRecipe(KernelPtr kernel, std::string factory,
   return kernel;
 }
 
-std::string describeDerivedLayout(std::string_view layout) {
-  if (layout.size() != sizeof(dnnl_memory_desc_t))
-    return "unknown";
+std::optional<dnnl_memory_desc_t>
+detail::memoryDescFromBytes(std::string_view bytes, bool blockedOnly) {
   dnnl_memory_desc_t md;
-  std::memcpy(&md, layout.data(), sizeof md);
-  return absl::StrCat(md.ndims, "-d, ", dnnl::memory::desc(md).get_size(),
-                      " bytes");
+  if (bytes.size() != sizeof(md))
+    return std::nullopt;
+  std::memcpy(&md, bytes.data(), sizeof(md));
+  if (!plausibleMemoryDesc(md, blockedOnly))
+    return std::nullopt;
+  return md;
 }
 
-detail::DerivedSupplyScope::DerivedSupplyScope(RemakeContext &context)
-    : previous(derivedSupply) {
-  derivedSupply = &context;
-}
-detail::DerivedSupplyScope::~DerivedSupplyScope() { derivedSupply = previous; }
 RemakeContext *detail::currentDerivedSupply() { return derivedSupply; }
 bool detail::constantHasSpecialValues(const HostTensor &constant) {
   if (derivedSupply)
@@ -640,8 +643,9 @@ absl::StatusOr<LayoutKernel> remakeLayoutKernel(std::string_view factory,
   return made;
 }
 
-absl::StatusOr<KernelPtr> remakeBuiltin(std::string_view factory, ByteReader &r,
-                                        RemakeContext &context) {
+/// The kernel of a runtime/cpu factory; nullopt for another factory.
+std::optional<absl::StatusOr<KernelPtr>>
+remakeBuiltin(std::string_view factory, ByteReader &r, RemakeContext &context) {
   // Decode first; call the factory only on a whole descriptor.
   auto call = [&](auto &&make) -> absl::StatusOr<KernelPtr> {
     if (!r.ok())
@@ -778,7 +782,7 @@ absl::StatusOr<KernelPtr> remakeBuiltin(std::string_view factory, ByteReader &r,
       return made.status();
     return made->kernel;
   }
-  return absl::NotFoundError("");
+  return std::nullopt;
 }
 } // namespace
 
@@ -787,12 +791,12 @@ absl::StatusOr<KernelPtr> remakeKernel(std::string_view factory,
                                        RemakeContext &context) {
   ByteReader r(descriptor, absl::StrCat("the ", std::string(factory),
                                         " kernel's descriptor"));
-  absl::StatusOr<KernelPtr> made;
+  std::optional<absl::StatusOr<KernelPtr>> made;
   {
-    detail::DerivedSupplyScope scope(context);
+    DerivedSupplyScope scope(context);
     made = remakeBuiltin(factory, r, context);
   }
-  if (absl::IsNotFound(made.status()) && made.status().message().empty()) {
+  if (!made) {
     KernelLoader loader;
     {
       std::lock_guard<std::mutex> lock(loaderMutex());
@@ -807,11 +811,11 @@ absl::StatusOr<KernelPtr> remakeKernel(std::string_view factory,
           "where libtgc is linked)"));
     return loader(descriptor, context);
   }
-  if (made.ok() && r.ok() && !r.atEnd())
+  if (made->ok() && r.ok() && !r.atEnd())
     r.fail(absl::StrCat(r.remaining(), " unread bytes at the end"));
   if (!r.ok())
     return r.status();
-  return made;
+  return *std::move(made);
 }
 
 } // namespace tgc::runtime::cpu

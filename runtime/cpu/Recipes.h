@@ -17,6 +17,7 @@
 #include <oneapi/dnnl/dnnl_types.h>
 
 #include <functional>
+#include <optional>
 #include <string_view>
 
 namespace tgc::runtime::cpu {
@@ -64,29 +65,17 @@ KernelPtr withRecipe(KernelPtr kernel, std::string factory,
                      std::string descriptor,
                      std::vector<const void *> constants = {});
 
-/// The layout name of a oneDNN memory descriptor given as its bytes (a
-/// DerivedConstant's layout), for messages.
-std::string describeDerivedLayout(std::string_view layout);
-
 namespace detail {
-/// While alive, prepacking weights on this thread takes the context's
-/// derived blobs (in order) where their layout is the one wanted.
-class DerivedSupplyScope {
-public:
-  explicit DerivedSupplyScope(RemakeContext &context);
-  ~DerivedSupplyScope();
-  DerivedSupplyScope(const DerivedSupplyScope &) = delete;
-  DerivedSupplyScope &operator=(const DerivedSupplyScope &) = delete;
-
-private:
-  RemakeContext *previous;
-};
-/// The context of the innermost DerivedSupplyScope on this thread, or null.
+/// The context of the remakeKernel running on this thread, or null: while
+/// it runs, prepacking weights takes the context's derived blobs (in order)
+/// where their layout is the one wanted.
 RemakeContext *currentDerivedSupply();
-/// Whether a memory descriptor read from a file is one oneDNN can be given
-/// (dims, blocking and types in range; with `blockedOnly`, a blocked
-/// layout): oneDNN does not check the descriptors it is given.
-bool plausibleMemoryDesc(const dnnl_memory_desc_t &md, bool blockedOnly);
+/// A oneDNN memory descriptor read from a file (its bytes), if it is one
+/// oneDNN can be given (the size, dims, blocking and types in range; with
+/// `blockedOnly`, a blocked layout): oneDNN does not check the descriptors
+/// it is given.
+std::optional<dnnl_memory_desc_t> memoryDescFromBytes(std::string_view bytes,
+                                                      bool blockedOnly);
 /// hasSpecialValues(constant, NonFinite) for a kernel's constant weights,
 /// answered without a scan where the plan being loaded knows it.
 bool constantHasSpecialValues(const HostTensor &constant);

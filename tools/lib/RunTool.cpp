@@ -204,9 +204,9 @@ tgc::tooling::InputOptions inputOptions(const Options &opts) {
   return options;
 }
 
-/// The runner options tgc-run's flags give.
 Error runSource(const Options &opts, const std::string &planAlias);
 
+/// The runner options tgc-run's flags give.
 tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   tgc::tooling::RunnerOptions options;
   options.threads = static_cast<int>(opts.threads);
@@ -269,17 +269,6 @@ void reportCache(const Options &opts,
   errs() << "\n";
 }
 
-/// The names of a saved plan's inputs (metadata "inputs", one per line).
-std::vector<std::string>
-planInputNames(const tgc::runtime::cpu::PlanFileInfo &info, size_t count) {
-  std::vector<std::string> names;
-  for (StringRef name : split(info.get("inputs"), '\n'))
-    names.push_back(name.str());
-  if (names.size() != count)
-    names.assign(count, "");
-  return names;
-}
-
 /// Runs a loaded plan (a .tgcx artifact, or a cache entry found by the
 /// ONNX file's key).
 Error runLoadedPlan(const Options &opts, tgc::runtime::cpu::LoadedPlan loaded) {
@@ -293,12 +282,9 @@ Error runLoadedPlan(const Options &opts, tgc::runtime::cpu::LoadedPlan loaded) {
                      "--differential or --print-lowered");
   const tgc::runtime::Executable &exe = *loaded.executable;
   std::vector<ArgumentSpec> arguments;
-  std::vector<std::string> names =
-      planInputNames(loaded.info, exe.inputs.size());
-  for (auto [i, id] : enumerate(exe.inputs)) {
-    const tgc::runtime::ValueInfo &value = exe.values[static_cast<size_t>(id)];
-    arguments.push_back({names[i], value.dtype, value.shape});
-  }
+  for (const tgc::TensorInfo &input : tgc::runtime::cpu::planTensors(
+           exe, exe.inputs, loaded.info.list("inputs"), ""))
+    arguments.push_back({input.name, input.dtype, input.shape});
   std::string function = loaded.info.get("function");
   std::string name = "@" + (function.empty() ? std::string("main") : function);
   if (!opts.function.empty() && opts.function != function)
@@ -307,7 +293,7 @@ Error runLoadedPlan(const Options &opts, tgc::runtime::cpu::LoadedPlan loaded) {
   tgc::tooling::RunnerOptions options = runnerOptions(opts);
   // Without --threads, the count the plan was made for.
   if (options.threads == 0)
-    options.threads = std::atoi(loaded.info.get("threads").c_str());
+    options.threads = loaded.info.threads();
   auto runner = Runner::fromCompiled(
       tgc::cpu::makeLoadedCpuFunction(loaded.executable), options, outs());
   if (!runner)
@@ -347,6 +333,8 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
 }
 
 Error run(const Options &opts) {
+  // The backends, and with the cpu one the loader of saved loop kernels.
+  tgc::codegen::registerAllBackends();
   if (tgc::runtime::cpu::isPlanFile(opts.file)) {
     auto loaded = tgc::runtime::cpu::loadPlan(opts.file);
     if (!loaded.ok())

@@ -61,6 +61,26 @@ grep -q "checksum does not match" "$work/flipped.log" || fail "flipped: $(cat "$
 if "$run" "$work/convnet.tgcx" --input=2x2xf32=1,2,3,4 2> "$work/shape.log"; then fail "a wrong input ran"; fi
 grep -q "error" "$work/shape.log" || fail "wrong input: $(cat "$work/shape.log")"
 
+# The tools' own errors.
+expect_error() { # expect_error WORDS COMMAND...
+  local words=$1; shift
+  if "$@" > "$work/err.log" 2>&1; then fail "succeeded: $*"; fi
+  grep -qF -- "$words" "$work/err.log" || fail "$*: $(cat "$work/err.log")"
+}
+expect_error "tgc-compile: error: no output file (-o OUT.tgcx)" "$compile" "$model"
+expect_error "tgc-compile: error: no input file" "$compile" -o "$work/x.tgcx"
+expect_error "unknown --pipeline 'fast'" "$compile" "$model" -o "$work/x.tgcx" --pipeline=fast
+expect_error "no function named 'nope'" "$compile" "$model" -o "$work/x.tgcx" --function=nope
+expect_error "is a saved cpu plan: it runs on --backend=cpu only" "$run" "$work/convnet.tgcx" --backend=reference
+expect_error "is a saved plan: it has no IR for --differential or --print-lowered" "$run" "$work/convnet.tgcx" --differential
+expect_error "holds @convnet, not @other" "$run" "$work/convnet.tgcx" --function=other
+# Loop kernels' machine code loads where the compiler is linked (tgc-run),
+# not in the runtime alone, which says so.
+loops=$source/test/tools/tgc-run/Inputs/cache-dir-model.mlir
+"$compile" "$loops" --function=loops --input=16x256xf32=0.5 --input=256xf32=0.25 -o "$work/loops.tgcx" > /dev/null
+"$run" "$work/loops.tgcx" --input=16x256xf32=0.5 --input=256xf32=0.25 --output="$work/loops.npy"
+expect_error "no loader for 'jit.loop' kernels in this process" "$artifact" "$work/loops.tgcx"
+
 # A plan with reference steps cannot be saved: the error names the step.
 if TGC_ENABLE_ONEDNN=0 "$compile" "$model" -o "$work/ref.tgcx" 2> "$work/ref.log"; then fail "a reference plan was saved"; fi
 grep -q "cannot save the plan of @convnet: step 0 (tgc\..*) runs .* on the reference path" "$work/ref.log" || fail "reference: $(cat "$work/ref.log")"
