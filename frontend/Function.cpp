@@ -5,6 +5,8 @@
 
 #include "codegen/Backends.h"
 #include "dialects/ShapeUtils.h"
+#include "runtime/EngineInternal.h"
+#include "runtime/cpu/PlanFile.h"
 #include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
 
@@ -862,12 +864,16 @@ detail::concreteSpecialization(FunctionState &state, const TraceType &type,
   return absl::InternalError("tgc: concrete function not in the cache");
 }
 
-tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
-                                 const std::string &path) {
-  std::string what = "tgc: function '" + state.options.name + "': ";
+/// The CPU plan of `compiled` for the shapes it was traced for, compiled
+/// afresh with `numThreads` intra-op threads (all of it in the plan: no
+/// persistent cache), for saveArtifact and compileModel.
+static tgc::StatusOr<std::unique_ptr<codegen::CompiledFunction>>
+compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
+                     int numThreads, const char *what) {
+  std::string prefix = "tgc: function '" + state.options.name + "': ";
   if (!compiled.target.isCpu())
     return absl::FailedPreconditionError(
-        what + "artifacts are made for the cpu; this specialization targets " +
+        prefix + what + " is made for the cpu; this specialization targets " +
         compiled.target.str());
   mlir::func::FuncOp func = compiled.traced.func;
   std::vector<std::vector<int64_t>> shapes;
@@ -875,7 +881,7 @@ tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
     auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape())
       return absl::FailedPreconditionError(
-          what + "an artifact needs static shapes; " + compiled.signature +
+          prefix + what + " needs static shapes; " + compiled.signature +
           " has dynamic dims (trace a concrete function with sizes)");
     shapes.emplace_back(tensor.getShape().begin(), tensor.getShape().end());
   }
@@ -885,23 +891,66 @@ tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
   codegen::BackendOptions backendOptions =
       codegen::BackendOptions::fromEnvironment();
   backendOptions.fuse = backendOptions.fuse && state.options.fuse;
-  backendOptions.numThreads = state.runThreads;
+  backendOptions.numThreads = numThreads;
   backendOptions.savable = true;
-  backendOptions.cacheDir.clear(); // a fresh compile, all of it in the file
+  backendOptions.cacheDir.clear(); // a fresh compile, all of it in the plan
   std::unique_lock compiling(state.compileMutex);
   auto plan = (*cpu)->compile(func, shapes, backendOptions);
   compiling.unlock();
   if (!plan)
     return absl::Status(absl::StatusCode::kFailedPrecondition,
-                        what + llvm::toString(plan.takeError()));
+                        prefix + llvm::toString(plan.takeError()));
+  return std::move(*plan);
+}
+
+tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
+                                 const std::string &path) {
+  auto plan =
+      compileStaticCpuPlan(state, compiled, state.runThreads, "an artifact");
+  if (!plan.ok())
+    return plan.status();
   std::vector<std::pair<std::string, std::string>> metadata = {
       {"function", state.options.name},
       {"signature", compiled.signature},
       {"threads",
        std::to_string(runtime::resolveThreadCount(state.runThreads))}};
   if (absl::Status status = (*plan)->saveArtifact(path, metadata); !status.ok())
-    return absl::Status(status.code(), what + std::string(status.message()));
+    return absl::Status(status.code(), "tgc: function '" + state.options.name +
+                                           "': " +
+                                           std::string(status.message()));
   return absl::OkStatus();
+}
+
+tgc::StatusOr<CompiledModel>
+detail::compileModel(std::shared_ptr<FunctionState> state, CompiledPtr compiled,
+                     const EngineOptions &options) {
+  auto config = planStreams(options, physicalCores(), threadBudget());
+  if (!config.ok())
+    return config.status();
+  auto plan = compileStaticCpuPlan(*state, *compiled, config->threadsPerStream,
+                                   "a compiled model");
+  if (!plan.ok())
+    return plan.status();
+  std::shared_ptr<const codegen::CompiledFunction> owned(*std::move(plan));
+  std::shared_ptr<const runtime::Executable> executable =
+      owned->hostExecutable();
+  if (!executable)
+    return absl::InternalError("tgc: the cpu plan has no host executable");
+  // The plan may view constant data in the function's MLIR context.
+  struct KeepAlive {
+    std::shared_ptr<FunctionState> state;
+    CompiledPtr compiled;
+    std::shared_ptr<const codegen::CompiledFunction> plan;
+  };
+  auto keepAlive = std::make_shared<const KeepAlive>(
+      KeepAlive{std::move(state), std::move(compiled), owned});
+  auto inputs = runtime::cpu::planTensors(*executable, executable->inputs, {},
+                                          "input");
+  auto outputs = runtime::cpu::planTensors(*executable, executable->outputs,
+                                           {}, "output");
+  auto source = executableSource(executable, std::move(inputs),
+                                 std::move(outputs), std::move(keepAlive));
+  return makeCompiledModel(std::move(source), options.hint, *config);
 }
 
 tgc::Status detail::checkConcreteCall(const FunctionState &state,

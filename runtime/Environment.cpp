@@ -14,10 +14,13 @@ using Kind = env::Setting::Kind;
 
 namespace {
 
-constexpr std::array<env::Setting, 13> kSettings = {{
+constexpr std::array<env::Setting, 14> kSettings = {{
     {"TGC_NUM_THREADS", Kind::Integer, "0",
      "intra-op threads when no option or flag gives them (0 or unset: "
      "OMP_NUM_THREADS, then every core)"},
+    {"TGC_THREAD_BUDGET", Kind::Integer, "0",
+     "intra-op threads all running requests of a process's compiled models "
+     "may use at once (0 or unset: the CPUs the process may run on)"},
     {"TGC_FUSION", Kind::Flag, "1",
      "compile with the tgc-cpu pipeline's fusions (0: tgc-cpu-unfused)"},
     {"TGC_ENABLE_ONEDNN", Kind::Flag, "1",

@@ -315,6 +315,40 @@ std::string viewTypes(const std::vector<HostTensor> &views) {
   return result;
 }
 
+/// Whether the bytes of `a` and `b` overlap.
+bool overlaps(const HostTensor &a, const HostTensor &b) {
+  if (a.byteSize() == 0 || b.byteSize() == 0)
+    return false;
+  auto begin = [](const HostTensor &t) {
+    return reinterpret_cast<uintptr_t>(t.data());
+  };
+  return begin(a) < begin(b) + b.byteSize() &&
+         begin(b) < begin(a) + a.byteSize();
+}
+
+/// RunOptions::resultBuffers[i] must fit result `i` (`info`).
+absl::Status checkResultBuffer(size_t i, const HostTensor &buffer,
+                               const ValueInfo &info,
+                               const std::vector<HostTensor> &args,
+                               const std::vector<HostTensor *> &buffers) {
+  if (buffer.dtype() != info.dtype || buffer.shape() != info.shape)
+    return absl::InvalidArgumentError(
+        absl::StrCat("result #", i, ": the output buffer is ",
+                     buffer.describe(), ", the result ", typeString(info)));
+  if (reinterpret_cast<uintptr_t>(buffer.data()) % dtypeSize(info.dtype))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "result #", i, ": the output buffer is not aligned to its element"));
+  for (size_t a = 0; a < args.size(); ++a)
+    if (overlaps(buffer, args[a]))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "result #", i, ": the output buffer overlaps argument #", a));
+  for (size_t j = 0; j < i && j < buffers.size(); ++j)
+    if (buffers[j] && overlaps(buffer, *buffers[j]))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "result #", i, ": the output buffer overlaps result #", j, "'s"));
+  return absl::OkStatus();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -428,10 +462,21 @@ Executable::run(const std::vector<HostTensor> &args,
     bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
                     !resultBase[static_cast<size_t>(root)] && offset == 0 &&
                     info.dtype == rootInfo.dtype && bytes == rootBytes;
+    HostTensor *buffer = options.resultBuffers &&
+                                 i < options.resultBuffers->size()
+                             ? (*options.resultBuffers)[i]
+                             : nullptr;
+    if (buffer)
+      if (absl::Status status = checkResultBuffer(i, *buffer, info, args,
+                                                  *options.resultBuffers);
+          !status.ok())
+        return status;
+    const ValueInfo &allocated = zeroCopy ? rootInfo : info;
     absl::StatusOr<HostTensor> result =
-        zeroCopy
-            ? HostTensor::allocateUninitialized(rootInfo.dtype, rootInfo.shape)
-            : HostTensor::allocateUninitialized(info.dtype, info.shape);
+        buffer ? HostTensor::borrow(allocated.dtype, allocated.shape,
+                                    buffer->data())
+               : HostTensor::allocateUninitialized(allocated.dtype,
+                                                   allocated.shape);
     if (!result.ok())
       return result.status();
     if (zeroCopy) {

@@ -152,6 +152,13 @@ struct RunOptions {
   int interOpThreads = 1;
   /// When set, append one Chrome trace event per kernel here.
   struct Profile *profile = nullptr;
+  /// Caller buffers for the results (one entry per result; a null entry,
+  /// or a missing one, is allocated as usual). A buffer must have exactly
+  /// the result's dtype and shape, be aligned to its element size and
+  /// overlap neither an argument nor another buffer (InvalidArgument
+  /// otherwise). The result returned borrows it, and where the result is
+  /// written by a kernel, the kernel writes there directly.
+  const std::vector<HostTensor *> *resultBuffers = nullptr;
 };
 
 /// Kernel timings as Chrome trace events (chrome://tracing, Perfetto). Runs

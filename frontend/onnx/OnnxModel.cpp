@@ -8,6 +8,7 @@
 
 #include "tgc/AbslStatus.h"
 #include "tgc/Model.h"
+#include "tgc/Engine.h"
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
@@ -17,6 +18,7 @@
 #include "frontend/Function.h"
 #include "frontend/Tensor.h"
 #include "frontend/onnx/OnnxInternal.h"
+#include "runtime/EngineInternal.h"
 #include "runtime/cuda/Device.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -197,65 +199,212 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
 const std::vector<TensorInfo> &Model::inputs() const { return state->inputs; }
 const std::vector<TensorInfo> &Model::outputs() const { return state->outputs; }
 
-tgc::StatusOr<std::vector<runtime::HostTensor>>
-Model::run(const std::vector<runtime::HostTensor> &inputs) const {
+namespace {
+
+/// The plan for inputs of `shapes` (empty for a backend that serves any
+/// shapes), compiled on first use. `inputs`, when given, are checked first
+/// against the function (the interpreter's located messages).
+absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
+planFor(detail::ModelState &state, std::vector<std::vector<int64_t>> shapes,
+        const std::vector<runtime::HostTensor> *inputs) {
+  std::lock_guard lock(state.planMutex);
+  auto it = state.plans.find(shapes);
+  if (it == state.plans.end() || !state.func) {
+    // Loaded from the cache without its function: other shapes need it
+    // (and the located messages for wrong inputs).
+    if (!state.func && it == state.plans.end())
+      if (absl::Status status = importModel(state); !status.ok())
+        return status;
+    // Wrong counts, dtypes and shapes: the interpreter's located messages.
+    if (state.func && inputs)
+      if (llvm::Error error = reference::checkArguments(state.func, *inputs))
+        return detail::toStatus(std::move(error));
+  }
+  if (it != state.plans.end()) {
+    state.lastPlan = it->second;
+    return it->second;
+  }
+  codegen::BackendOptions backendOptions =
+      codegen::BackendOptions::fromEnvironment();
+  backendOptions.numThreads = state.options.numThreads;
+  backendOptions.interOp = state.options.interOpThreads > 1;
+  backendOptions.fuse = backendOptions.fuse && state.options.fuse;
+  if (!state.options.cacheDir.empty()) {
+    backendOptions.cacheDir = state.options.cacheDir;
+    // The model's static shapes: file the plan under the model's key
+    // too, with the output names the next load reports.
+    backendOptions.planAlias = state.planKey;
+    std::string names;
+    for (const TensorInfo &output : state.outputs)
+      names += (names.empty() ? "" : "\n") + output.name;
+    backendOptions.planNotes.push_back({"outputs", names});
+  }
+  if (state.device)
+    backendOptions.arch = state.device->arch();
+  auto compiled = state.backend->compile(state.func, shapes, backendOptions);
+  if (!compiled)
+    return detail::toStatus(compiled.takeError());
+  std::shared_ptr<const codegen::CompiledFunction> plan(std::move(*compiled));
+  state.plans.emplace(std::move(shapes), plan);
+  state.lastPlan = plan;
+  return plan;
+}
+
+std::vector<std::vector<int64_t>>
+shapesOf(const detail::ModelState &state,
+         const std::vector<runtime::HostTensor> &inputs) {
   std::vector<std::vector<int64_t>> shapes;
-  if (!state->backend->servesAnyShapes())
+  if (!state.backend->servesAnyShapes())
     for (const runtime::HostTensor &input : inputs)
       shapes.push_back(input.shape());
-  std::shared_ptr<const codegen::CompiledFunction> plan;
-  {
-    std::lock_guard lock(state->planMutex);
-    auto it = state->plans.find(shapes);
-    if (it == state->plans.end() || !state->func) {
-      // Loaded from the cache without its function: other shapes need it
-      // (and the located messages for wrong inputs).
-      if (!state->func && it == state->plans.end())
-        if (absl::Status status = importModel(*state); !status.ok())
-          return status;
-      // Wrong counts, dtypes and shapes: the interpreter's located messages.
-      if (state->func)
-        if (llvm::Error error = reference::checkArguments(state->func, inputs))
-          return detail::toStatus(std::move(error));
-    }
-    if (it != state->plans.end()) {
-      plan = it->second;
-    } else {
-      codegen::BackendOptions backendOptions =
-          codegen::BackendOptions::fromEnvironment();
-      backendOptions.numThreads = state->options.numThreads;
-      backendOptions.interOp = state->options.interOpThreads > 1;
-      backendOptions.fuse = backendOptions.fuse && state->options.fuse;
-      if (!state->options.cacheDir.empty()) {
-        backendOptions.cacheDir = state->options.cacheDir;
-        // The model's static shapes: file the plan under the model's key
-        // too, with the output names the next load reports.
-        backendOptions.planAlias = state->planKey;
-        std::string names;
-        for (const TensorInfo &output : state->outputs)
-          names += (names.empty() ? "" : "\n") + output.name;
-        backendOptions.planNotes.push_back({"outputs", names});
-      }
-      if (state->device)
-        backendOptions.arch = state->device->arch();
-      auto compiled =
-          state->backend->compile(state->func, shapes, backendOptions);
-      if (!compiled)
-        return detail::toStatus(compiled.takeError());
-      plan = std::shared_ptr<const codegen::CompiledFunction>(
-          std::move(*compiled));
-      state->plans.emplace(std::move(shapes), plan);
-    }
-    state->lastPlan = plan;
-  }
+  return shapes;
+}
+
+absl::StatusOr<std::vector<runtime::HostTensor>>
+runModel(detail::ModelState &state,
+         const std::vector<runtime::HostTensor> &inputs,
+         const runtime::RunOptions &options) {
+  auto plan = planFor(state, shapesOf(state, inputs), &inputs);
+  if (!plan.ok())
+    return plan.status();
   codegen::RunContext context;
-  context.options.numThreads = state->options.numThreads;
-  context.options.interOpThreads = state->options.interOpThreads;
-  context.device = state->device;
-  return plan->run(inputs, context);
+  context.options = options;
+  context.device = state.device;
+  return (*plan)->run(inputs, context);
+}
+
+} // namespace
+
+tgc::StatusOr<std::vector<runtime::HostTensor>>
+Model::run(const std::vector<runtime::HostTensor> &inputs) const {
+  runtime::RunOptions options;
+  options.numThreads = state->options.numThreads;
+  options.interOpThreads = state->options.interOpThreads;
+  return runModel(*state, inputs, options);
 }
 
 std::string Model::describePlan() const {
   std::lock_guard lock(state->planMutex);
   return state->lastPlan ? state->lastPlan->describe() : "";
+}
+
+//===----------------------------------------------------------------------===//
+// CompiledModel::compileOnnx
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A compiled model's requests on a tgc::Model compiled for the streams'
+/// thread count (one plan per set of input shapes).
+class OnnxSource : public detail::ModelSource {
+public:
+  explicit OnnxSource(std::shared_ptr<detail::ModelState> state)
+      : state(std::move(state)) {}
+
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  run(const std::vector<runtime::HostTensor> &inputs,
+      const runtime::RunOptions &options) const override {
+    runtime::RunOptions request = options;
+    request.interOpThreads = state->options.interOpThreads;
+    return runModel(*state, inputs, request);
+  }
+
+  std::string describe() const override {
+    std::lock_guard lock(state->planMutex);
+    std::string text;
+    for (const auto &[shapes, plan] : state->plans)
+      text += plan->describe();
+    return text.empty() ? "no plan yet: inputs with dynamic dims compile on "
+                          "first use\n"
+                        : text;
+  }
+
+  int64_t requestBytes() const override {
+    std::lock_guard lock(state->planMutex);
+    int64_t bytes = 0;
+    for (const auto &[shapes, plan] : state->plans)
+      if (auto executable = plan->hostExecutable())
+        bytes = std::max(bytes, executable->arenaBytes);
+    return bytes;
+  }
+
+private:
+  std::shared_ptr<detail::ModelState> state;
+};
+
+/// Applies EngineOptions::inputShapes to the model's inputs.
+absl::Status fixInputShapes(std::vector<TensorInfo> &inputs,
+                            const std::vector<TensorInfo> &fixed,
+                            const std::string &path) {
+  for (const TensorInfo &given : fixed) {
+    auto it = llvm::find_if(inputs, [&](const TensorInfo &input) {
+      return input.name == given.name;
+    });
+    if (it == inputs.end())
+      return absl::InvalidArgumentError(
+          "tgc: CompiledModel::compileOnnx: " + path + " has no input '" +
+          given.name + "' (EngineOptions::inputShapes)");
+    bool fits = given.shape.size() == it->shape.size();
+    for (size_t d = 0; fits && d < given.shape.size(); ++d)
+      fits = given.shape[d] >= kDynamic &&
+             (it->shape[d] == kDynamic || given.shape[d] == kDynamic ||
+              it->shape[d] == given.shape[d]);
+    if (!fits) {
+      auto text = [](const std::vector<int64_t> &shape) {
+        std::string dims;
+        for (int64_t dim : shape)
+          dims += (dims.empty() ? "" : "x") +
+                  (dim == kDynamic ? std::string("?") : std::to_string(dim));
+        return "[" + dims + "]";
+      };
+      return absl::InvalidArgumentError(
+          "tgc: CompiledModel::compileOnnx: input '" + given.name + "' of " +
+          path + " has shape " + text(it->shape) + ", EngineOptions gives " +
+          text(given.shape));
+    }
+    for (size_t d = 0; d < given.shape.size(); ++d)
+      if (given.shape[d] != kDynamic)
+        it->shape[d] = given.shape[d];
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
+
+tgc::StatusOr<CompiledModel>
+CompiledModel::compileOnnx(const std::string &path, EngineOptions options) {
+  auto config =
+      detail::planStreams(options, physicalCores(), threadBudget());
+  if (!config.ok())
+    return config.status();
+  ModelOptions modelOptions;
+  modelOptions.backend = options.backend;
+  modelOptions.numThreads = config->threadsPerStream;
+  modelOptions.fuse = options.fuse;
+  modelOptions.cacheDir = options.cacheDir;
+  auto model = Model::loadOnnx(path, modelOptions);
+  if (!model.ok())
+    return model.status();
+  auto source = std::make_shared<OnnxSource>(model->state);
+  source->inputs = model->inputs();
+  source->outputs = model->outputs();
+  if (absl::Status status =
+          fixInputShapes(source->inputs, options.inputShapes, path);
+      !status.ok())
+    return status;
+  // Static shapes compile now, not on the first request.
+  bool allStatic = true;
+  std::vector<std::vector<int64_t>> shapes;
+  for (const TensorInfo &input : source->inputs) {
+    allStatic &= !llvm::is_contained(input.shape, kDynamic);
+    shapes.push_back(input.shape);
+  }
+  if (allStatic) {
+    if (model->state->backend->servesAnyShapes())
+      shapes.clear();
+    if (auto plan = planFor(*model->state, std::move(shapes), nullptr);
+        !plan.ok())
+      return plan.status();
+  }
+  return detail::makeCompiledModel(std::move(source), options.hint, *config);
 }

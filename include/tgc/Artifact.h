@@ -34,6 +34,8 @@ namespace detail {
 struct ArtifactState;
 } // namespace detail
 
+class CompiledModel;
+
 class Artifact {
 public:
   /// Loads the artifact at `path` (see above for the errors).
@@ -61,6 +63,7 @@ public:
   std::string describe() const;
 
 private:
+  friend class CompiledModel;
   explicit Artifact(std::shared_ptr<const detail::ArtifactState> state)
       : state(std::move(state)) {}
   std::shared_ptr<const detail::ArtifactState> state;

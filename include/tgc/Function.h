@@ -27,6 +27,7 @@
 #include "tgc/Callback.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
+#include "tgc/Engine.h"
 #include "tgc/HostTensor.h"
 #include "tgc/StridedView.h"
 #include "tgc/Structure.h"
@@ -441,6 +442,11 @@ StatusOr<ConcreteEntry> concreteSpecialization(FunctionState &state,
 Status saveArtifact(FunctionState &state, const Compiled &compiled,
                     const std::string &path);
 
+/// ConcreteFunction::compile.
+StatusOr<CompiledModel> compileModel(std::shared_ptr<FunctionState> state,
+                                     CompiledPtr compiled,
+                                     const EngineOptions &options);
+
 /// Checks a call of a concrete function (arguments of `argsType`) against
 /// the key it was traced for: an error naming the first argument that does
 /// not fit (a concrete function never retraces).
@@ -672,6 +678,15 @@ public:
   /// interpreter runs cannot be saved: the error says why.
   Status saveArtifact(const std::string &path) const {
     return detail::saveArtifact(*function.state, *compiled, path);
+  }
+
+  /// Compiles this specialization for the CPU into a CompiledModel
+  /// (Engine.h): shared by threads, served by streams sized by
+  /// `options.hint`, compiled for the streams' intra-op threads. Inputs
+  /// and outputs are those of saveArtifact, named "input0", ... and
+  /// "output0", .... The same restrictions apply (static shapes, the CPU).
+  StatusOr<CompiledModel> compile(const EngineOptions &options = {}) const {
+    return detail::compileModel(function.state, compiled, options);
   }
 
 private:

@@ -48,6 +48,8 @@ namespace detail {
 struct ModelState;
 } // namespace detail
 
+class CompiledModel;
+
 class Model {
 public:
   /// Imports the ONNX model at `path` (checked, shape-inferred, converted to
@@ -70,6 +72,7 @@ public:
   std::string describePlan() const;
 
 private:
+  friend class CompiledModel;
   explicit Model(std::shared_ptr<detail::ModelState> state)
       : state(std::move(state)) {}
   std::shared_ptr<detail::ModelState> state;

@@ -2,6 +2,7 @@
 
 #include "tgc/Artifact.h"
 
+#include "runtime/EngineInternal.h"
 #include "runtime/cpu/PlanFile.h"
 
 namespace tgc {
@@ -54,5 +55,28 @@ Artifact::run(const std::vector<runtime::HostTensor> &inputs,
 }
 
 std::string Artifact::describe() const { return state->executable->describe(); }
+
+} // namespace tgc
+
+//===----------------------------------------------------------------------===//
+// CompiledModel::loadArtifact
+//===----------------------------------------------------------------------===//
+
+namespace tgc {
+
+StatusOr<CompiledModel> CompiledModel::loadArtifact(const std::string &path,
+                                                    EngineOptions options) {
+  auto artifact = Artifact::load(path);
+  if (!artifact.ok())
+    return artifact.status();
+  const detail::ArtifactState &state = *artifact->state;
+  auto config = detail::planStreams(options, physicalCores(), threadBudget(),
+                                    state.threads);
+  if (!config.ok())
+    return config.status();
+  auto source = detail::executableSource(state.executable, state.inputs,
+                                         state.outputs);
+  return detail::makeCompiledModel(std::move(source), options.hint, *config);
+}
 
 } // namespace tgc

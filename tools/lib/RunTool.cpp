@@ -18,6 +18,7 @@
 #include "codegen/reference/Interpreter.h"
 #include "dialects/ShapeUtils.h"
 #include "frontend/onnx/OnnxImporter.h"
+#include "runtime/EngineInternal.h"
 #include "runtime/Environment.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/PlanFile.h"
@@ -642,19 +643,29 @@ int tgc::runToolMain(int argc, char **argv) {
   }
   if (opts.requests > 0 || opts.streams.getNumOccurrences() ||
       opts.hint.getNumOccurrences()) {
-    // One process-wide budget: the cores (--threads caps it), split
-    // between the streams; never more worker threads than cores.
-    int cores =
-        tgc::runtime::resolveThreadCount(static_cast<int>(opts.threads));
-    if (!opts.streams)
-      opts.streams =
-          opts.hint == "throughput" ? static_cast<unsigned>(cores) : 1;
+    // The engine's sizing (tgc/Engine.h): the physical cores (--threads
+    // caps them) split between the streams; never more worker threads
+    // than cores.
+    int cores = opts.threads ? static_cast<int>(opts.threads)
+                             : std::min(tgc::physicalCores(),
+                                        tgc::threadBudget());
     if (static_cast<int>(opts.streams) > cores) {
       errs() << "tgc-run: error: --streams=" << opts.streams << " exceeds the "
              << cores << " core(s) this run may use (--threads)\n";
       return 1;
     }
-    opts.threadsPerStream = std::max(1, cores / static_cast<int>(opts.streams));
+    tgc::EngineOptions engine;
+    engine.hint = opts.hint == "throughput" ? tgc::PerformanceHint::Throughput
+                                            : tgc::PerformanceHint::Latency;
+    engine.streams = static_cast<int>(opts.streams);
+    auto config = tgc::detail::planStreams(engine, cores, cores);
+    if (!config.ok()) {
+      errs() << "tgc-run: error: " << std::string(config.status().message())
+             << "\n";
+      return 1;
+    }
+    opts.streams = static_cast<unsigned>(config->streams);
+    opts.threadsPerStream = config->threadsPerStream;
     // The plan is made for the threads each request runs with.
     opts.threads = static_cast<unsigned>(opts.threadsPerStream);
   }

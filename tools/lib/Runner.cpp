@@ -5,10 +5,12 @@
 #include "codegen/Backends.h"
 #include "codegen/reference/Interpreter.h"
 #include "runtime/cuda/Device.h"
+#include "runtime/EngineInternal.h"
 #include "runtime/cuda/Executable.h"
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -176,64 +178,112 @@ Runner::benchmarkStreams(const std::vector<HostTensor> &args, unsigned streams,
     return makeError("--requests runs on a host backend (cpu, reference)");
   if (llvm::Error error = compile(args))
     return std::move(error);
-  codegen::RunContext context;
-  context.options.numThreads = threadsPerStream;
-  context.options.readEnvironment = false;
+  // The requests go through the engine (tgc/Engine.h): one CompiledModel
+  // on the compiled plan, `streams` requests in flight, each restarted from
+  // its callback until `requests` have been sent (benchmark_app's async
+  // mode).
+  class PlanSource : public detail::ModelSource {
+  public:
+    explicit PlanSource(const codegen::CompiledFunction &plan) : plan(plan) {}
+    absl::StatusOr<std::vector<HostTensor>>
+    run(const std::vector<HostTensor> &inputs,
+        const runtime::RunOptions &options) const override {
+      codegen::RunContext context;
+      context.options = options;
+      return plan.run(inputs, context);
+    }
+    std::string describe() const override { return plan.describe(); }
+
+  private:
+    const codegen::CompiledFunction &plan;
+  };
+  auto source = std::make_shared<PlanSource>(*compiled);
+  for (size_t i = 0; i < args.size(); ++i)
+    source->inputs.push_back(
+        TensorInfo{"input" + std::to_string(i), args[i].dtype(), args[i].shape()});
+  CompiledModel model = detail::makeCompiledModel(
+      source, PerformanceHint::Throughput,
+      StreamConfig{static_cast<int>(std::max(1u, streams)),
+                   std::max(1, threadsPerStream)});
+  // One untimed request per stream; its results are the reference.
+  std::vector<HostTensor> reference;
+  {
+    auto warm = model.run(args);
+    if (!warm.ok())
+      return makeError(warm.status().message());
+    reference = *std::move(warm);
+  }
+  source->outputs.resize(reference.size());
+
   StreamsResult result;
   result.latencies.reserve(requests);
   std::mutex mutex;
+  std::condition_variable finished;
   std::string firstError;
-  std::atomic<unsigned> next{0};
-  std::unique_ptr<std::vector<HostTensor>> reference;
-  auto stream = [&](bool timedPart) {
-    while (true) {
-      unsigned index = timedPart ? next.fetch_add(1) : 0;
-      if (timedPart && index >= requests)
-        return;
-      auto start = std::chrono::steady_clock::now();
-      auto results = compiled->run(args, context);
-      double ms = std::chrono::duration<double, std::milli>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
-      std::lock_guard lock(mutex);
-      if (results.ok() && !reference) {
-        reference = std::make_unique<std::vector<HostTensor>>(*results);
-      } else if (results.ok()) {
-        // Concurrent requests on one plan give the same bytes.
-        for (size_t i = 0; i < results->size(); ++i)
-          if ((*results)[i].byteSize() != (*reference)[i].byteSize() ||
-              std::memcmp((*results)[i].data(), (*reference)[i].data(),
-                          (*results)[i].byteSize()) != 0) {
-            results = absl::InternalError(
-                "result #" + std::to_string(i) +
-                " of a concurrent request differs from the first one's");
-            break;
-          }
+  unsigned sent = 0, done = 0;
+  using Clock = std::chrono::steady_clock;
+  std::vector<InferRequest> inFlight;
+  std::vector<Clock::time_point> started(streams);
+  for (unsigned s = 0; s < streams; ++s) {
+    inFlight.push_back(model.createInferRequest());
+    for (size_t i = 0; i < args.size(); ++i)
+      if (Status status = inFlight.back().setInput(i, args[i]); !status.ok())
+        return makeError(status.message());
+  }
+  // Called on a stream thread when request `s` completes: record it and
+  // start it again while requests remain.
+  auto complete = [&](unsigned s, const Status &status) {
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() -
+                                                          started[s])
+                    .count();
+    Status checked = status;
+    if (checked.ok()) {
+      // Concurrent requests on one plan give the same bytes.
+      for (size_t i = 0; i < reference.size() && checked.ok(); ++i) {
+        auto out = inFlight[s].output(i);
+        if (!out.ok() || out->byteSize() != reference[i].byteSize() ||
+            std::memcmp(out->data(), reference[i].data(),
+                        reference[i].byteSize()) != 0)
+          checked = absl::InternalError(
+              "result #" + std::to_string(i) +
+              " of a concurrent request differs from the first one's");
       }
-      if (!results.ok()) {
-        if (firstError.empty())
-          firstError = std::string(results.status().message());
-        next.store(requests);
-        return;
-      }
-      if (!timedPart)
-        return; // one warm-up request per stream
-      result.latencies.push_back(ms);
     }
+    std::lock_guard lock(mutex);
+    ++done;
+    if (!checked.ok() && firstError.empty())
+      firstError = std::string(checked.message());
+    result.latencies.push_back(ms);
+    if (firstError.empty() && sent < requests) {
+      ++sent;
+      started[s] = Clock::now();
+      if (Status restart = inFlight[s].startAsync(); !restart.ok()) {
+        firstError = std::string(restart.message());
+        ++done;
+      }
+    }
+    finished.notify_all();
   };
-  auto runAll = [&](bool timedPart) {
-    std::vector<std::thread> threads;
-    for (unsigned s = 0; s < streams; ++s)
-      threads.emplace_back(stream, timedPart);
-    for (std::thread &t : threads)
-      t.join();
-  };
-  runAll(/*timedPart=*/false);
-  auto start = std::chrono::steady_clock::now();
-  runAll(/*timedPart=*/true);
+  auto start = Clock::now();
+  {
+    std::lock_guard lock(mutex);
+    for (unsigned s = 0; s < streams && sent < requests; ++s) {
+      inFlight[s].setCallback(
+          [&complete, s](const Status &status) { complete(s, status); });
+      ++sent;
+      started[s] = Clock::now();
+      if (Status status = inFlight[s].startAsync(); !status.ok())
+        return makeError(status.message());
+    }
+  }
+  {
+    std::unique_lock lock(mutex);
+    finished.wait(lock, [&] { return done >= sent; });
+  }
+  for (InferRequest &request : inFlight)
+    (void)request.wait();
   result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+      std::chrono::duration<double>(Clock::now() - start).count();
   if (!firstError.empty())
     return makeError(firstError);
   return result;

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/AbslStatus.h"
+#include "tgc/Engine.h"
 #include "tgc/Model.h"
 
 #include "gtest/gtest.h"
@@ -199,3 +201,62 @@ TEST(Model, ASecondLoadNeedsNoImport) {
       << wrong.status();
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+using tgc::CompiledModel;
+using tgc::EngineOptions;
+
+TEST(CompiledModel, CompilesAnOnnxModelForStreams) {
+  for (const char *backend : {"cpu", "reference"}) {
+    EngineOptions options;
+    options.backend = backend;
+    options.hint = tgc::PerformanceHint::Throughput;
+    options.streams = 2;
+    auto model = CompiledModel::compileOnnx(kMatmul, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->streamConfig().streams, 2);
+    EXPECT_EQ(model->inputIndex("b"), 1);
+    EXPECT_EQ(model->outputIndex("c"), 0);
+    // Static shapes: compiled when the model was made.
+    EXPECT_EQ(model->describe().find("no plan yet"), std::string::npos)
+        << model->describe();
+    auto request = model->createInferRequest();
+    ASSERT_TRUE(request.setInput("a", filled({3, 4}, 2)).ok());
+    ASSERT_TRUE(request.setInput("b", filled({4, 3}, 1)).ok());
+    ASSERT_TRUE(request.run().ok());
+    auto c = request.output("c");
+    ASSERT_TRUE(c.ok()) << c.status();
+    for (int64_t i = 0; i < 9; ++i)
+      EXPECT_EQ(c->dataAs<float>()[i], 8.0f) << backend;
+  }
+}
+
+TEST(CompiledModel, BadInputShapesAndFilesAreErrors) {
+  EngineOptions options;
+  options.inputShapes = {{"z", DType::F32, {3, 4}}};
+  auto unknown = CompiledModel::compileOnnx(kMatmul, options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("has no input 'z'"),
+            std::string::npos)
+      << unknown.status();
+  options.inputShapes = {{"a", DType::F32, {3, 5}}};
+  auto conflicting = CompiledModel::compileOnnx(kMatmul, options);
+  ASSERT_FALSE(conflicting.ok());
+  EXPECT_NE(conflicting.status().message().find(
+                "input 'a' of " + std::string(kMatmul) +
+                " has shape [3x4], EngineOptions gives [3x5]"),
+            std::string::npos)
+      << conflicting.status();
+  options.inputShapes.clear();
+  options.threadsPerStream = -2;
+  EXPECT_EQ(CompiledModel::compileOnnx(kMatmul, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto missing = CompiledModel::compileOnnx("/nonexistent/model.onnx");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/model.onnx"),
+            std::string::npos)
+      << missing.status();
+}
+
+} // namespace

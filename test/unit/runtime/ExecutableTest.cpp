@@ -401,6 +401,62 @@ TEST(ExecutableTest, StepOutputResultsAreWrittenInPlace) {
   EXPECT_EQ(elementsOf(r2), std::vector<float>(6, 3));
 }
 
+TEST(ExecutableTest, ResultBuffersAreWrittenByTheKernel) {
+  auto kernel = std::make_shared<RecordingAffineKernel>(2, 1);
+  PlanBuilder b;
+  int64_t x = b.input({2, 3});
+  int64_t a = b.arena({2, 3});
+  b.step(kernel, {x}, {a});
+  b.plan.outputs = {a, x};
+  Executable plan = b.finish();
+  HostTensor input = tensorOf({2, 3}, {0, 1, 2, 3, 4, 5});
+  std::vector<float> first(6, -1), second(6, -1);
+  HostTensor buffer = *HostTensor::borrow(DType::F32, {2, 3}, first.data());
+  HostTensor copyBuffer =
+      *HostTensor::borrow(DType::F32, {2, 3}, second.data());
+  std::vector<HostTensor *> buffers = {&buffer, &copyBuffer};
+  RunOptions options;
+  options.resultBuffers = &buffers;
+  auto results = plan.run({input}, options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  // The kernel wrote the caller's buffer; the input result was copied
+  // into the second.
+  EXPECT_EQ(kernel->lastOutput.load(), static_cast<void *>(first.data()));
+  EXPECT_EQ((*results)[0].data(), static_cast<void *>(first.data()));
+  EXPECT_FALSE((*results)[0].isOwned());
+  EXPECT_EQ(first, std::vector<float>({1, 3, 5, 7, 9, 11}));
+  EXPECT_EQ((*results)[1].data(), static_cast<void *>(second.data()));
+  EXPECT_EQ(second, std::vector<float>({0, 1, 2, 3, 4, 5}));
+
+  // A null entry allocates.
+  buffers = {nullptr, &copyBuffer};
+  results = plan.run({input}, options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_TRUE((*results)[0].isOwned());
+
+  auto refused = [&](std::vector<HostTensor *> given, const std::string &text) {
+    buffers = std::move(given);
+    auto run = plan.run({input}, options);
+    ASSERT_FALSE(run.ok());
+    EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(run.status().message().find(text), std::string::npos)
+        << run.status();
+  };
+  HostTensor wrongShape = *HostTensor::allocate(DType::F32, {3, 2});
+  refused({&wrongShape}, "result #0: the output buffer is tensor<3x2xf32>, "
+                         "the result tensor<2x3xf32>");
+  HostTensor overInput =
+      *HostTensor::borrow(DType::F32, {2, 3}, input.data());
+  refused({&overInput}, "result #0: the output buffer overlaps argument #0");
+  refused({&buffer, &buffer},
+          "result #1: the output buffer overlaps result #0's");
+  std::vector<uint8_t> bytes(6 * 4 + 1);
+  HostTensor misaligned =
+      *HostTensor::borrow(DType::F32, {2, 3}, bytes.data() + 1);
+  if (reinterpret_cast<uintptr_t>(misaligned.data()) % 4)
+    refused({&misaligned}, "not aligned to its element");
+}
+
 TEST(ExecutableTest, ViewResultsShareTheStepOutputsStorage) {
   auto kernel = std::make_shared<RecordingAffineKernel>(1, 10);
   PlanBuilder b;

@@ -1,0 +1,248 @@
+//===- EngineTest.cpp - CompiledModels of traced functions and artifacts --===//
+//
+// The engine (include/tgc/Engine.h) on compiled CPU plans: a traced
+// function's CompiledModel and an artifact's agree bitwise with the
+// function, results land in caller buffers without a copy, and eight
+// threads sharing one model through 1,000 mixed requests each get exactly
+// the single-threaded results (run under TSan by the tsan preset).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/AbslStatus.h"
+#include "tgc/Engine.h"
+#include "tgc/Function.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <unistd.h>
+
+using namespace tgc;
+using runtime::DType;
+using runtime::HostTensor;
+using tracing::TensorSpec;
+
+namespace {
+
+HostTensor patterned(std::vector<int64_t> shape, int seed) {
+  HostTensor t = *HostTensor::allocate(DType::F32, std::move(shape));
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.setDouble(i, 0.01 * static_cast<double>((i * 7 + seed * 13) % 31) -
+                       0.15);
+  return t;
+}
+
+bool sameBytes(const HostTensor &a, const HostTensor &b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.data(), b.data(), a.byteSize()) == 0;
+}
+
+/// A small MLP layer: y = tanh(x w) * 2 + x w.
+auto layer = [](Tensor x, Tensor w) {
+  Tensor h = matmul(x, w);
+  return tanh(h) * 2.0 + h;
+};
+
+TEST(Engine, ATracedFunctionCompilesToACompiledModel) {
+  FunctionOptions functionOptions;
+  functionOptions.numThreads = 1;
+  functionOptions.name = "layer";
+  auto f = tgc::function(layer, functionOptions);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {16, 64}},
+                                      TensorSpec{DType::F32, {64, 32}});
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  HostTensor x = patterned({16, 64}, 1), w = patterned({64, 32}, 2);
+  auto expected = (*f)(x, w);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  for (PerformanceHint hint :
+       {PerformanceHint::Latency, PerformanceHint::Throughput}) {
+    EngineOptions options;
+    options.hint = hint;
+    options.threadsPerStream = 1;
+    auto model = concrete->compile(options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->hint(), hint);
+    ASSERT_EQ(model->inputs().size(), 2u);
+    EXPECT_EQ(model->inputs()[0].name, "input0");
+    EXPECT_EQ(model->inputs()[1].shape, (std::vector<int64_t>{64, 32}));
+    ASSERT_EQ(model->outputs().size(), 1u);
+    EXPECT_EQ(model->outputIndex("output0"), 0);
+    auto y = model->run({x, w});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_TRUE(sameBytes((*y)[0], *expected)) << toString(hint);
+
+    // Zero-copy: the result is written into the caller's buffer.
+    InferRequest request = model->createInferRequest();
+    std::vector<float> storage(16 * 32, -1.0f);
+    HostTensor buffer =
+        *HostTensor::borrow(DType::F32, {16, 32}, storage.data());
+    ASSERT_TRUE(request.setInput("input0", x).ok());
+    ASSERT_TRUE(request.setInput("input1", w).ok());
+    ASSERT_TRUE(request.setOutput("output0", buffer).ok());
+    ASSERT_TRUE(request.run().ok());
+    auto out = request.output(0);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(out->data(), static_cast<void *>(storage.data()));
+    EXPECT_TRUE(sameBytes(buffer, *expected));
+    // A buffer over an input is refused when the request runs.
+    ASSERT_TRUE(request.setOutput(
+                           "output0",
+                           *HostTensor::borrow(DType::F32, {16, 32}, x.data()))
+                    .ok());
+    Status overlap = request.run();
+    EXPECT_EQ(overlap.code(), absl::StatusCode::kInvalidArgument) << overlap;
+    EXPECT_NE(overlap.message().find("overlaps argument #0"),
+              std::string::npos)
+        << overlap;
+  }
+
+  // Dynamic dims cannot make a compiled model.
+  auto relaxed = f->concreteFunction(TensorSpec{DType::F32, {-1, 64}},
+                                     TensorSpec{DType::F32, {64, 32}});
+  ASSERT_TRUE(relaxed.ok()) << relaxed.status();
+  auto refused = relaxed->compile();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "function 'layer': a compiled model needs static shapes"),
+            std::string::npos)
+      << refused.status();
+}
+
+TEST(Engine, AnArtifactLoadsAsACompiledModel) {
+  FunctionOptions functionOptions;
+  functionOptions.numThreads = 1;
+  auto f = tgc::function(layer, functionOptions);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {8, 64}},
+                                      TensorSpec{DType::F32, {64, 32}});
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("tgc-engine-" + std::to_string(::getpid()) + ".tgcx");
+  ASSERT_TRUE(concrete->saveArtifact(path.string()).ok());
+  auto model = CompiledModel::loadArtifact(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  // Made for one thread: a latency stream of one thread.
+  EXPECT_EQ(model->streamConfig().streams, 1);
+  EXPECT_EQ(model->streamConfig().threadsPerStream, 1);
+  HostTensor x = patterned({8, 64}, 3), w = patterned({64, 32}, 4);
+  auto expected = (*concrete)(x, w);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto y = model->run({x, w});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_TRUE(sameBytes((*y)[0], *expected));
+
+  auto missing = CompiledModel::loadArtifact(path.string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(path.string()), std::string::npos)
+      << missing.status();
+}
+
+// The deployment acceptance: eight threads share one compiled model, each
+// sending 1,000 requests mixing synchronous runs, async runs with wait,
+// callbacks and caller output buffers over three input sets; every output
+// equals the single-threaded result bitwise.
+TEST(Engine, EightThreadsShareOneCompiledModel) {
+  FunctionOptions functionOptions;
+  functionOptions.numThreads = 1;
+  auto f = tgc::function(layer, functionOptions);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {4, 32}},
+                                      TensorSpec{DType::F32, {32, 16}});
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  EngineOptions options;
+  options.hint = PerformanceHint::Throughput;
+  options.streams = 2;
+  auto model = concrete->compile(options);
+  ASSERT_TRUE(model.ok()) << model.status();
+
+  constexpr int kSets = 3, kThreads = 8, kRequests = 1000;
+  std::vector<std::vector<HostTensor>> inputs;
+  std::vector<HostTensor> expected;
+  for (int s = 0; s < kSets; ++s) {
+    inputs.push_back({patterned({4, 32}, s), patterned({32, 16}, s + 5)});
+    auto y = model->run(inputs.back());
+    ASSERT_TRUE(y.ok()) << y.status();
+    expected.push_back((*y)[0]);
+  }
+
+  std::atomic<int> mismatches{0}, failures{0}, callbacks{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      InferRequest request = model->createInferRequest();
+      std::vector<float> storage(4 * 16);
+      HostTensor buffer =
+          *HostTensor::borrow(DType::F32, {4, 16}, storage.data());
+      for (int i = 0; i < kRequests; ++i) {
+        int set = (i + t) % kSets;
+        const std::vector<HostTensor> &in = inputs[set];
+        HostTensor result;
+        switch ((i + t) % 4) {
+        case 0: { // the convenience call
+          auto y = model->run(in);
+          if (!y.ok()) {
+            ++failures;
+            continue;
+          }
+          result = (*y)[0];
+          break;
+        }
+        case 1: { // a bound request, synchronously
+          InferRequest fresh = model->createInferRequest();
+          if (!fresh.setInput(0, in[0]).ok() ||
+              !fresh.setInput(1, in[1]).ok() || !fresh.run().ok()) {
+            ++failures;
+            continue;
+          }
+          result = *fresh.output(0);
+          break;
+        }
+        case 2: { // async into the caller's buffer
+          std::fill(storage.begin(), storage.end(), 0.0f);
+          if (!request.setInput(0, in[0]).ok() ||
+              !request.setInput(1, in[1]).ok() ||
+              !request.setOutput(0, buffer).ok() ||
+              !request.startAsync().ok() || !request.wait().ok()) {
+            ++failures;
+            continue;
+          }
+          result = buffer;
+          break;
+        }
+        default: { // async with a callback
+          InferRequest fresh = model->createInferRequest();
+          std::atomic<bool> called{false};
+          fresh.setCallback([&](const Status &status) {
+            if (status.ok())
+              ++callbacks;
+            called = true;
+          });
+          if (!fresh.setInput(0, in[0]).ok() ||
+              !fresh.setInput(1, in[1]).ok() || !fresh.startAsync().ok() ||
+              !fresh.wait().ok() || !called) {
+            ++failures;
+            continue;
+          }
+          result = *fresh.output(0);
+          break;
+        }
+        }
+        if (!sameBytes(result, expected[set]))
+          ++mismatches;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(callbacks.load(), kThreads * kRequests / 4);
+}
+
+} // namespace
