@@ -44,6 +44,7 @@ BackendOptions BackendOptions::fromEnvironment() {
   options.loopVectorTile = tile >= 8 ? tile : 64;
   options.dumpJit = runtime::env::flag("TGC_DUMP_JIT");
   options.cacheDir = runtime::env::text("TGC_CACHE_DIR");
+  options.determinism = determinismFromEnvironment();
   return options;
 }
 

@@ -83,6 +83,9 @@ struct BackendOptions {
   int numThreads = 0;
   /// CPU: prepare the plan for inter-op parallelism.
   bool interOp = false;
+  /// The determinism contract (tgc/Determinism.h; fromEnvironment:
+  /// TGC_DETERMINISTIC).
+  Determinism determinism = Determinism::Default;
   /// CUDA: the GPU architecture ("sm_90"; empty: the backend's default).
   std::string arch;
   /// CUDA: let f32 matmuls and convolutions use TF32 tensor cores.

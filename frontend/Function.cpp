@@ -363,6 +363,8 @@ FunctionState::compile(const Compiled &compiled,
   if (!options.cacheDir.empty())
     backendOptions.cacheDir = options.cacheDir;
   backendOptions.interOp = options.interOpThreads > 1;
+  if (options.deterministic != Determinism::Default)
+    backendOptions.determinism = options.deterministic;
   if ((*selected)->runsOnDevice()) {
     auto device = openTarget();
     if (!device.ok())
@@ -869,7 +871,8 @@ detail::concreteSpecialization(FunctionState &state, const TraceType &type,
 /// persistent cache), for saveArtifact and compileModel.
 static tgc::StatusOr<std::unique_ptr<codegen::CompiledFunction>>
 compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
-                     int numThreads, const char *what) {
+                     int numThreads, const char *what,
+                     Determinism determinism = Determinism::Default) {
   std::string prefix = "tgc: function '" + state.options.name + "': ";
   if (!compiled.target.isCpu())
     return absl::FailedPreconditionError(
@@ -893,6 +896,10 @@ compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
   backendOptions.fuse = backendOptions.fuse && state.options.fuse;
   backendOptions.numThreads = numThreads;
   backendOptions.savable = true;
+  if (state.options.deterministic != Determinism::Default)
+    backendOptions.determinism = state.options.deterministic;
+  if (determinism != Determinism::Default)
+    backendOptions.determinism = determinism;
   backendOptions.cacheDir.clear(); // a fresh compile, all of it in the plan
   std::unique_lock compiling(state.compileMutex);
   auto plan = (*cpu)->compile(func, shapes, backendOptions);
@@ -928,7 +935,7 @@ detail::compileModel(std::shared_ptr<FunctionState> state, CompiledPtr compiled,
   if (!config.ok())
     return config.status();
   auto plan = compileStaticCpuPlan(*state, *compiled, config->threadsPerStream,
-                                   "a compiled model");
+                                   "a compiled model", options.determinism);
   if (!plan.ok())
     return plan.status();
   std::shared_ptr<const codegen::CompiledFunction> owned(*std::move(plan));

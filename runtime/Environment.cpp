@@ -1,6 +1,7 @@
 //===- Environment.cpp - the TGC_* environment variables ------------------===//
 
 #include "runtime/Environment.h"
+#include "tgc/Determinism.h"
 
 #include <array>
 #include <cctype>
@@ -14,7 +15,7 @@ using Kind = env::Setting::Kind;
 
 namespace {
 
-constexpr std::array<env::Setting, 14> kSettings = {{
+constexpr std::array<env::Setting, 15> kSettings = {{
     {"TGC_NUM_THREADS", Kind::Integer, "0",
      "intra-op threads when no option or flag gives them (0 or unset: "
      "OMP_NUM_THREADS, then every core)"},
@@ -35,6 +36,10 @@ constexpr std::array<env::Setting, 14> kSettings = {{
      "vectorize the JIT-compiled loop fusions"},
     {"TGC_LOOP_VECTOR_TILE", Kind::Integer, "64",
      "elements per vectorized loop tile (at least 8)"},
+    {"TGC_DETERMINISTIC", Kind::Text, "0",
+     "the determinism contract when no option or flag gives one: 0 (none), "
+     "1 or run-to-run (bitwise run to run at a fixed thread count), strict "
+     "(also across thread counts)"},
     {"TGC_VERBOSE", Kind::Flag, "0",
      "print every executable step as it runs (to stderr)"},
     {"TGC_DUMP_JIT", Kind::Flag, "0",
@@ -129,4 +134,40 @@ std::vector<std::string> env::describeActive() {
     lines.push_back(std::move(line));
   }
   return lines;
+}
+
+//===----------------------------------------------------------------------===//
+// Determinism levels (include/tgc/Determinism.h)
+//===----------------------------------------------------------------------===//
+
+const char *tgc::toString(Determinism level) {
+  switch (level) {
+  case Determinism::Default:
+    return "default";
+  case Determinism::RunToRun:
+    return "run-to-run";
+  case Determinism::Strict:
+    return "strict";
+  }
+  return "default";
+}
+
+std::optional<tgc::Determinism> tgc::parseDeterminism(std::string_view text) {
+  std::string lower;
+  for (char c : text)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "default")
+    return Determinism::Default;
+  if (lower == "run-to-run")
+    return Determinism::RunToRun;
+  if (lower == "strict")
+    return Determinism::Strict;
+  if (std::optional<bool> flag = env::parseFlag(lower))
+    return *flag ? Determinism::RunToRun : Determinism::Default;
+  return std::nullopt;
+}
+
+tgc::Determinism tgc::determinismFromEnvironment() {
+  return parseDeterminism(env::text("TGC_DETERMINISTIC"))
+      .value_or(Determinism::Default);
 }

@@ -415,6 +415,23 @@ Executable::run(const std::vector<HostTensor> &args,
                        ", got ", args[i].describe()));
   }
 
+  // A deterministic plan: every buffer a kernel sees is 64-byte aligned.
+  std::vector<HostTensor> alignedArgs;
+  const std::vector<HostTensor> *argsUsed = &args;
+  if (determinism != Determinism::Default) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (reinterpret_cast<uintptr_t>(args[i].data()) % 64 == 0)
+        continue;
+      if (alignedArgs.empty())
+        alignedArgs = args;
+      alignedArgs[i] = args[i].clone();
+    }
+    if (!alignedArgs.empty())
+      argsUsed = &alignedArgs;
+  }
+  if (argsUsed != &args)
+    return run(alignedArgs, options);
+
   KernelContext context;
   context.numThreads = resolveThreadCount(options.numThreads);
   setNumThreads(context.numThreads);
@@ -459,13 +476,15 @@ Executable::run(const std::vector<HostTensor> &args,
     if (bytes < 0 || rootBytes < 0)
       return absl::InternalError(absl::StrCat("malformed plan: output value ",
                                               id, " has an invalid shape"));
-    bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
-                    !resultBase[static_cast<size_t>(root)] && offset == 0 &&
-                    info.dtype == rootInfo.dtype && bytes == rootBytes;
     HostTensor *buffer = options.resultBuffers &&
                                  i < options.resultBuffers->size()
                              ? (*options.resultBuffers)[i]
                              : nullptr;
+    bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
+                    !resultBase[static_cast<size_t>(root)] && offset == 0 &&
+                    info.dtype == rootInfo.dtype && bytes == rootBytes &&
+                    (!buffer || determinism == Determinism::Default ||
+                     reinterpret_cast<uintptr_t>(buffer->data()) % 64 == 0);
     if (buffer)
       if (absl::Status status = checkResultBuffer(i, *buffer, info, args,
                                                   *options.resultBuffers);
@@ -909,6 +928,8 @@ std::string Executable::describe() const {
   result += '\n';
   if (!target.empty())
     absl::StrAppend(&result, "target: ", target, "\n");
+  if (determinism != Determinism::Default)
+    absl::StrAppend(&result, "determinism: ", toString(determinism), "\n");
   return result;
 }
 

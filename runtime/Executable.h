@@ -15,6 +15,7 @@
 #ifndef TGC_RUNTIME_EXECUTABLE_H
 #define TGC_RUNTIME_EXECUTABLE_H
 
+#include "tgc/Determinism.h"
 #include "tgc/HostTensor.h"
 
 #include "tgc/AbslStatus.h"
@@ -241,6 +242,13 @@ public:
   std::shared_ptr<const void> backing;
   /// Per-run scratch (not part of the plan; see RunStateCache).
   RunStateCache runCache;
+  /// The determinism the plan was made for (tgc/Determinism.h). Other than
+  /// Default, run() gives the kernels only 64-byte aligned buffers (an
+  /// argument that is not is copied first, a result buffer that is not is
+  /// copied into), so that no kernel's vector loop changes with the
+  /// caller's alignment; Strict plans were also made of thread-invariant
+  /// kernels (runtime/cpu/Kernels.h, ThreadInvariantKernels).
+  Determinism determinism = Determinism::Default;
 
   /// Runs the plan. Inputs must match the plan's dtypes and shapes exactly
   /// (checked before any kernel runs). Results are freshly owned tensors.

@@ -886,6 +886,7 @@ CpuPlanEmitter::CpuPlanEmitter(func::FuncOp specialized,
     : specialized(specialized), options(options),
       executable(std::make_shared<runtime::Executable>()), exe(*executable) {
   exe.target = cpu::targetDescription();
+  exe.determinism = options.determinism;
   cpu::ActivationLayouts activationLayouts =
       resolveActivationLayouts(specialized, options);
   blockedLayouts = activationLayouts != cpu::ActivationLayouts::Plain &&
@@ -1535,6 +1536,9 @@ cpu::compile(func::FuncOp func,
   auto specialized = (*module)->lookupSymbol<func::FuncOp>(func.getName());
   runtime::setNumThreads(runtime::resolveThreadCount(options.numThreads));
 
+  // Strict determinism: every kernel made here is thread-invariant.
+  runtime::cpu::ThreadInvariantKernels threadInvariant(
+      options.determinism == Determinism::Strict);
   CpuPlanEmitter emitter(specialized, options);
   auto executable = emitter.emit();
   if (!executable)

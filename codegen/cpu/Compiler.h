@@ -104,6 +104,10 @@ struct CompileOptions {
   /// steps get levels and the memory plan keeps each level's operands apart
   /// (no in-place reuse).
   bool interOp = false;
+  /// The determinism contract (tgc/Determinism.h): Strict makes every
+  /// kernel thread-invariant (runtime/cpu/Kernels.h); any level other than
+  /// Default gives kernels only aligned buffers (Executable::determinism).
+  Determinism determinism = Determinism::Default;
 };
 
 /// A compiled function. Steps that fell back to the reference path refer to

@@ -74,6 +74,7 @@ public:
     compileOptions.fuse = options.fuse;
     compileOptions.numThreads = options.numThreads;
     compileOptions.interOp = options.interOp;
+    compileOptions.determinism = options.determinism;
     compileOptions.enableOneDnn = options.enableOneDnn;
     compileOptions.winograd = options.winograd;
     compileOptions.loopVectorize = options.loopVectorize;

@@ -139,7 +139,8 @@ std::string planCacheKey(mlir::func::FuncOp func,
      << " threads=" << runtime::resolveThreadCount(options.numThreads)
      << " layouts=" << static_cast<int>(options.activationLayouts)
      << " winograd=" << options.winograd << " loops=" << options.loopVectorize
-     << "/" << options.loopVectorTile << " interop=" << options.interOp;
+     << "/" << options.loopVectorTile << " interop=" << options.interOp
+     << " determinism=" << toString(options.determinism);
   const dnnl_version_t *dnnl = dnnl_version();
   os << "\nisa=" << runtime::cpu::cpuIsa().name
      << " target=" << targetDescription() << "\nllvm=" << LLVM_VERSION_STRING

@@ -130,7 +130,8 @@ bool loadCachedPlan(detail::ModelState &state) {
       "tgc::Model v1 threads=" +
       std::to_string(runtime::resolveThreadCount(state.options.numThreads)) +
       " interop=" + std::to_string(state.options.interOpThreads > 1) +
-      " fuse=" + std::to_string(state.options.fuse);
+      " fuse=" + std::to_string(state.options.fuse) + " determinism=" +
+      toString(resolveDeterminism(state.options.determinism));
   std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
   if (!key)
     return false;
@@ -229,6 +230,8 @@ planFor(detail::ModelState &state, std::vector<std::vector<int64_t>> shapes,
   backendOptions.numThreads = state.options.numThreads;
   backendOptions.interOp = state.options.interOpThreads > 1;
   backendOptions.fuse = backendOptions.fuse && state.options.fuse;
+  if (state.options.determinism != Determinism::Default)
+    backendOptions.determinism = state.options.determinism;
   if (!state.options.cacheDir.empty()) {
     backendOptions.cacheDir = state.options.cacheDir;
     // The model's static shapes: file the plan under the model's key
@@ -382,6 +385,7 @@ CompiledModel::compileOnnx(const std::string &path, EngineOptions options) {
   modelOptions.numThreads = config->threadsPerStream;
   modelOptions.fuse = options.fuse;
   modelOptions.cacheDir = options.cacheDir;
+  modelOptions.determinism = options.determinism;
   auto model = Model::loadOnnx(path, modelOptions);
   if (!model.ok())
     return model.status();

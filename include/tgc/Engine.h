@@ -39,6 +39,7 @@
 #ifndef TGC_ENGINE_H
 #define TGC_ENGINE_H
 
+#include "tgc/Determinism.h"
 #include "tgc/HostTensor.h"
 #include "tgc/TensorInfo.h"
 
@@ -84,6 +85,11 @@ struct EngineOptions {
   /// is compiled at once; the others compile on first use, one plan per
   /// set of input shapes.
   std::vector<TensorInfo> inputShapes;
+  /// compileOnnx and ConcreteFunction::compile: the determinism contract
+  /// (tgc/Determinism.h; Default: TGC_DETERMINISTIC, for a traced function
+  /// its FunctionOptions::deterministic). An artifact keeps the level it
+  /// was compiled with.
+  Determinism determinism = Determinism::Default;
 };
 
 /// How the hint and the machine sized a compiled model.

@@ -25,6 +25,7 @@
 #define TGC_FUNCTION_H
 
 #include "tgc/Callback.h"
+#include "tgc/Determinism.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
 #include "tgc/Engine.h"
@@ -99,6 +100,9 @@ struct FunctionOptions {
   /// TGC_CACHE_DIR, else none). The CPU backend keeps the machine code of
   /// its loop kernels there and loads it instead of compiling again.
   std::string cacheDir;
+  /// The determinism contract of its plans (tgc/Determinism.h,
+  /// docs/determinism.md): RunToRun or Strict; Default: TGC_DETERMINISTIC.
+  Determinism deterministic = Determinism::Default;
   /// Most plans a specialization with dynamic dims keeps (one per set of
   /// input shapes; the least recently used is dropped, and recompiled if a
   /// call needs it again).

@@ -16,6 +16,7 @@
 #ifndef TGC_MODEL_H
 #define TGC_MODEL_H
 
+#include "tgc/Determinism.h"
 #include "tgc/HostTensor.h"
 #include "tgc/TensorInfo.h"
 
@@ -42,6 +43,9 @@ struct ModelOptions {
   /// The persistent compilation cache directory, shared by processes
   /// (empty: TGC_CACHE_DIR, else none); see FunctionOptions::cacheDir.
   std::string cacheDir;
+  /// The determinism contract (tgc/Determinism.h, docs/determinism.md);
+  /// Default: TGC_DETERMINISTIC.
+  Determinism determinism = Determinism::Default;
 };
 
 namespace detail {

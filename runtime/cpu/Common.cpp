@@ -166,6 +166,45 @@ absl::Status execute(const dnnl::primitive &primitive,
   return absl::OkStatus();
 }
 
+bool splitsReductions(const char *impl) {
+  std::string_view name(impl ? impl : "");
+  return name.find("gemm:") != std::string_view::npos ||
+         name.find("wino") != std::string_view::npos;
+}
+
+OneThreadScope::OneThreadScope(bool enable) {
+  if (!enable)
+    return;
+  previous = omp_get_max_threads();
+  omp_set_num_threads(1);
+}
+
+OneThreadScope::~OneThreadScope() {
+  if (previous > 0)
+    omp_set_num_threads(previous);
+}
+
+namespace {
+thread_local bool threadInvariantKernels = false;
+} // namespace
+
+} // namespace tgc::runtime::cpu::detail
+
+namespace tgc::runtime::cpu {
+ThreadInvariantKernels::ThreadInvariantKernels(bool enable)
+    : previous(detail::threadInvariantKernels) {
+  detail::threadInvariantKernels = previous || enable;
+}
+ThreadInvariantKernels::~ThreadInvariantKernels() {
+  detail::threadInvariantKernels = previous;
+}
+bool ThreadInvariantKernels::active() {
+  return detail::threadInvariantKernels;
+}
+} // namespace tgc::runtime::cpu
+
+namespace tgc::runtime::cpu::detail {
+
 dnnl::primitive_attr makeAttr() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -380,7 +419,8 @@ public:
     }
     for (const auto &[arg, memory] : spec.constants)
       args.emplace(arg, memory);
-    if (spec.work >= 0 && spec.work < kSerialWork && context.numThreads != 1) {
+    if ((spec.serial || (spec.work >= 0 && spec.work < kSerialWork)) &&
+        context.numThreads != 1) {
       // One thread for this primitive; the next kernel sets its own count
       // (execute() does), and the caller's is restored here.
       int previous = omp_get_max_threads();

@@ -66,6 +66,25 @@ dnnl::memory::desc stridedDesc(const Shape &dims, const Shape &strides,
 /// `numThreads` if positive and different.
 void useThreads(int numThreads);
 
+/// Whether a oneDNN primitive with implementation `impl` (impl_info_str)
+/// may split a reduction between threads, so that its result depends on
+/// the thread count: oneDNN 2.6's gemm-based kernels (their sgemm
+/// partitions K when M x N is small for the threads) and Winograd.
+bool splitsReductions(const char *impl);
+
+/// Sets this thread's OpenMP thread count to 1 while alive, when `enable`
+/// (a primitive made inside partitions its work for one thread).
+class OneThreadScope {
+public:
+  explicit OneThreadScope(bool enable);
+  ~OneThreadScope();
+  OneThreadScope(const OneThreadScope &) = delete;
+  OneThreadScope &operator=(const OneThreadScope &) = delete;
+
+private:
+  int previous = 0;
+};
+
 /// Executes `primitive` on a fresh stream of this run and waits.
 absl::Status execute(const dnnl::primitive &primitive,
                      const std::unordered_map<int, dnnl::memory> &args,
@@ -153,6 +172,9 @@ struct PrimitiveKernelSpec {
   size_t firstNativePostOp = 0;
   std::vector<int> postOpInputs;
   int inPlaceInput = -1;
+  /// Run on one thread whatever the caller's count (a primitive made for
+  /// one thread under ThreadInvariantKernels).
+  bool serial = false;
   /// Work of one run (elements written, or multiply-adds for contractions);
   /// below kSerialWork the primitive runs on the calling thread alone: a
   /// oneDNN primitive opens an OpenMP parallel region however small its

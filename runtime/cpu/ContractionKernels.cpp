@@ -299,9 +299,17 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     attr.set_post_ops(ops);
     dnnl::matmul::desc desc(src, wei, bias, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, **engine);
+    // Strict determinism: made and run for one thread where the
+    // implementation would split K between threads.
+    bool serial = ThreadInvariantKernels::active() &&
+                  splitsReductions(pd.impl_info_str());
+    OneThreadScope oneThread(serial);
+    if (serial)
+      pd = dnnl::matmul::primitive_desc(desc, attr, **engine);
 
     PrimitiveKernelSpec spec;
-    spec.name = "onednn.matmul";
+    spec.name = serial ? "onednn.matmul[1 thread]" : "onednn.matmul";
+    spec.serial = serial;
     spec.primitive = dnnl::matmul(pd);
     spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
     if (absl::Status status = bindContraction(
@@ -598,6 +606,14 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     dnnl::convolution_forward::primitive_desc pd =
         winograd ? *winograd
                  : primitiveDesc(dnnl::algorithm::convolution_direct);
+    // Strict determinism: made and run for one thread where the
+    // implementation would split a reduction between threads.
+    bool serial = ThreadInvariantKernels::active() &&
+                  splitsReductions(pd.impl_info_str());
+    OneThreadScope oneThread(serial);
+    if (serial)
+      pd = primitiveDesc(winograd ? dnnl::algorithm::convolution_winograd
+                                  : dnnl::algorithm::convolution_direct);
     if (layouts) {
       if (isReferenceImpl(pd.impl_info_str()))
         return absl::UnimplementedError(
@@ -625,6 +641,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
 
     PrimitiveKernelSpec spec;
     spec.name = winograd ? "onednn.conv2d.winograd" : "onednn.conv2d";
+    if (serial)
+      spec.name += "[1 thread]";
+    spec.serial = serial;
     spec.primitive = dnnl::convolution_forward(pd);
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     if (absl::Status status = bindContraction(

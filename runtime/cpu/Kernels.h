@@ -49,6 +49,26 @@ struct CpuIsa {
 };
 /// This machine's CpuIsa, determined once on first use.
 const CpuIsa &cpuIsa();
+
+/// While alive, the kernels this thread makes (and remakes from a saved
+/// plan) give bitwise the same results at every intra-op thread count
+/// (Determinism::Strict, docs/determinism.md): a oneDNN contraction whose
+/// implementation may split a reduction between threads (gemm-based
+/// matmuls and convolutions, Winograd) is made for one thread and runs on
+/// one thread; its kernel's name says so ("...[1 thread]"). The other
+/// kernels partition only their outputs between threads. Nests.
+class ThreadInvariantKernels {
+public:
+  explicit ThreadInvariantKernels(bool enable);
+  ~ThreadInvariantKernels();
+  ThreadInvariantKernels(const ThreadInvariantKernels &) = delete;
+  ThreadInvariantKernels &operator=(const ThreadInvariantKernels &) = delete;
+  /// Whether kernels made on this thread now must be thread-invariant.
+  static bool active();
+
+private:
+  bool previous;
+};
 /// The blocked activation layout's name for `channelBlock`: "nChw16c".
 std::string blockedLayoutName(int64_t channelBlock);
 

@@ -266,8 +266,12 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
   h.putString(oneDnnVersion());
   h.putString(cpuIsa().name);
   h.putString(exe.target);
-  h.put<uint64_t>(metadata.size());
-  for (const auto &[key, value] : metadata) {
+  // The determinism the plan was made for rides in the metadata.
+  PlanMetadata entries = metadata;
+  if (exe.determinism != Determinism::Default)
+    entries.push_back({"determinism", toString(exe.determinism)});
+  h.put<uint64_t>(entries.size());
+  for (const auto &[key, value] : entries) {
     h.putString(key);
     h.putString(value);
   }
@@ -569,6 +573,11 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   if (int threads = parsed->info.threads())
     setNumThreads(threads);
   auto exe = std::make_shared<Executable>();
+  // A strict plan's kernels are remade thread-invariant, as they were made.
+  exe->determinism = parseDeterminism(parsed->info.get("determinism"))
+                         .value_or(Determinism::Default);
+  ThreadInvariantKernels threadInvariant(exe->determinism ==
+                                         Determinism::Strict);
   ByteReader r(parsed->plan, path + ": plan");
   std::string_view region = parsed->constants;
   // A region slice at `offset`, checked against the region.

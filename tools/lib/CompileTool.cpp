@@ -58,6 +58,12 @@ struct Options {
   cl::opt<std::string> pipeline{
       "pipeline", cl::desc("tgc-cpu (default) or tgc-cpu-unfused"),
       cl::init("tgc-cpu")};
+  cl::opt<std::string> deterministic{
+      "deterministic",
+      cl::desc("The determinism contract the artifact keeps "
+               "(docs/determinism.md): run-to-run or strict; default: "
+               "TGC_DETERMINISTIC"),
+      cl::init("")};
 };
 
 Error makeError(const Twine &message) {
@@ -108,6 +114,14 @@ Error compileFile(const Options &opts) {
   options.loopVectorize = env.loopVectorize;
   options.loopVectorTile = env.loopVectorTile;
   options.savable = true;
+  options.determinism = env.determinism;
+  if (!opts.deterministic.empty()) {
+    auto level = tgc::parseDeterminism(opts.deterministic);
+    if (!level)
+      return makeError("unknown --deterministic '" + opts.deterministic +
+                       "' (run-to-run or strict)");
+    options.determinism = *level;
+  }
   StringRef layouts = env.activationLayouts;
   options.activationLayouts =
       layouts == "plain"     ? tgc::cpu::ActivationLayouts::Plain

@@ -120,6 +120,14 @@ struct Options {
       "cuda-arch",
       cl::desc("GPU arch to compile for with --backend=cuda (default: the "
                "device's, or sm_90 without one)")};
+  cl::opt<std::string> deterministic{
+      "deterministic",
+      cl::desc("The determinism contract (docs/determinism.md): run-to-run "
+               "(bitwise run to run at a fixed thread count) or strict (also "
+               "across thread counts); default: TGC_DETERMINISTIC"),
+      cl::init("")};
+  /// --deterministic, parsed.
+  tgc::Determinism determinism = tgc::Determinism::Default;
   cl::opt<std::string> pipeline{
       "pipeline",
       cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
@@ -217,6 +225,7 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   options.cudaArch = opts.cudaArch;
   options.allowTf32 = opts.allowTf32;
   options.cacheDir = opts.cacheDir;
+  options.determinism = opts.determinism;
   options.printPlan = opts.printPlan;
   options.printLowered = opts.printLowered;
   options.verbose = tgc::runtime::verboseFromEnvironment();
@@ -329,7 +338,8 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
   }
   os << "\nfunction=" << opts.function << " pipeline=" << opts.pipeline
      << " threads=" << tgc::runtime::resolveThreadCount(opts.threads)
-     << " interop=" << opts.interOp << " dynamic=" << opts.dynamicSize;
+     << " interop=" << opts.interOp << " dynamic=" << opts.dynamicSize
+     << " determinism=" << toString(tgc::resolveDeterminism(opts.determinism));
   return tgc::cpu::sourceFileKey(opts.file, material);
 }
 
@@ -635,6 +645,15 @@ int tgc::runToolMain(int argc, char **argv) {
     errs() << "tgc-run: error: --rtol and --atol must be non-negative "
               "numbers\n";
     return 1;
+  }
+  if (!opts.deterministic.empty()) {
+    auto level = tgc::parseDeterminism(opts.deterministic);
+    if (!level) {
+      errs() << "tgc-run: error: unknown --deterministic '"
+             << opts.deterministic << "' (run-to-run or strict)\n";
+      return 1;
+    }
+    opts.determinism = *level;
   }
   if (opts.hint != "latency" && opts.hint != "throughput") {
     errs() << "tgc-run: error: unknown --hint '" << opts.hint

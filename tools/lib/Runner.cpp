@@ -96,6 +96,8 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
   if (!options.cacheDir.empty())
     backendOptions.cacheDir = options.cacheDir;
   backendOptions.planAlias = options.planAlias;
+  if (options.determinism != Determinism::Default)
+    backendOptions.determinism = options.determinism;
   backendOptions.arch = options.cudaArch;
   if (backendOptions.arch.empty() && device)
     backendOptions.arch = device->arch();

@@ -51,6 +51,8 @@ struct RunnerOptions {
   std::string cacheDir;
   /// codegen::BackendOptions::planAlias.
   std::string planAlias;
+  /// The determinism contract (Default: TGC_DETERMINISTIC).
+  Determinism determinism = Determinism::Default;
 };
 
 class Runner {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/AbslStatus.h"
+#include "tgc/Artifact.h"
 #include "tgc/Engine.h"
 #include "tgc/Function.h"
 
@@ -243,6 +244,99 @@ TEST(Engine, EightThreadsShareOneCompiledModel) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(callbacks.load(), kThreads * kRequests / 4);
+}
+
+} // namespace
+
+namespace {
+
+using tgc::Determinism;
+
+TEST(Determinism, LevelsParseAndPrint) {
+  EXPECT_EQ(tgc::parseDeterminism("strict"), Determinism::Strict);
+  EXPECT_EQ(tgc::parseDeterminism("Run-To-Run"), Determinism::RunToRun);
+  EXPECT_EQ(tgc::parseDeterminism("1"), Determinism::RunToRun);
+  EXPECT_EQ(tgc::parseDeterminism("off"), Determinism::Default);
+  EXPECT_EQ(tgc::parseDeterminism("sometimes"), std::nullopt);
+  EXPECT_EQ(tgc::parseDeterminism(""), std::nullopt);
+  EXPECT_STREQ(tgc::toString(Determinism::Strict), "strict");
+  EXPECT_EQ(tgc::resolveDeterminism(Determinism::Strict), Determinism::Strict);
+}
+
+/// A function whose matmul oneDNN's AVX2 sgemm splits over K between
+/// threads (1 x 2048 x 1000).
+auto head = [](Tensor x, Tensor w) { return tanh(matmul(x, w)); };
+
+TEST(Determinism, StrictPlansAgreeAtEveryThreadCount) {
+  HostTensor x = patterned({1, 2048}, 7), w = patterned({2048, 1000}, 8);
+  std::vector<HostTensor> results;
+  for (int threads : {1, 2, 4}) {
+    FunctionOptions options;
+    options.numThreads = threads;
+    options.deterministic = Determinism::Strict;
+    auto f = tgc::function(head, options);
+    ASSERT_TRUE(f.ok()) << f.status();
+    auto y = (*f)(x, w);
+    ASSERT_TRUE(y.ok()) << y.status();
+    results.push_back(*y);
+  }
+  EXPECT_TRUE(sameBytes(results[0], results[1]));
+  EXPECT_TRUE(sameBytes(results[0], results[2]));
+}
+
+TEST(Determinism, RunToRunPlansIgnoreTheCallersAlignment) {
+  FunctionOptions options;
+  options.numThreads = 2;
+  options.deterministic = Determinism::RunToRun;
+  auto f = tgc::function(head, options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {1, 2048}},
+                                      TensorSpec{DType::F32, {2048, 1000}});
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  HostTensor x = patterned({1, 2048}, 9), w = patterned({2048, 1000}, 10);
+  auto aligned = (*concrete)(x, w);
+  ASSERT_TRUE(aligned.ok()) << aligned.status();
+  // The same values at an address 4 bytes past a 64-byte boundary.
+  std::vector<float> storage(1 + 2048 * 1000 + 16);
+  float *base = storage.data();
+  while (reinterpret_cast<uintptr_t>(base) % 64 != 4)
+    ++base;
+  std::memcpy(base, w.data(), w.byteSize());
+  HostTensor shifted = *HostTensor::borrow(DType::F32, {2048, 1000}, base);
+  for (int i = 0; i < 3; ++i) {
+    auto y = (*concrete)(x, shifted);
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_TRUE(sameBytes(*y, *aligned)) << "run " << i;
+  }
+}
+
+TEST(Determinism, ArtifactsKeepTheirLevel) {
+  FunctionOptions options;
+  options.numThreads = 2;
+  options.deterministic = Determinism::Strict;
+  auto f = tgc::function(head, options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto concrete = f->concreteFunction(TensorSpec{DType::F32, {1, 2048}},
+                                      TensorSpec{DType::F32, {2048, 1000}});
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("tgc-strict-" + std::to_string(::getpid()) + ".tgcx");
+  ASSERT_TRUE(concrete->saveArtifact(path.string()).ok());
+  auto artifact = Artifact::load(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_NE(artifact->describe().find("determinism: strict"),
+            std::string::npos)
+      << artifact->describe();
+  HostTensor x = patterned({1, 2048}, 11), w = patterned({2048, 1000}, 12);
+  auto expected = (*concrete)(x, w);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  for (int threads : {1, 2}) {
+    auto y = artifact->run({x, w}, threads);
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_TRUE(sameBytes((*y)[0], *expected)) << threads << " thread(s)";
+  }
 }
 
 } // namespace
