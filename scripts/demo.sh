@@ -70,6 +70,20 @@ step "Ahead of time: tgc-compile saves a plan; the runtime alone (run-artifact: 
 "$BIN/tgc-run" /tmp/tgc-demo-convnet.tgcx | cut -c1-100
 rm -f /tmp/tgc-demo-convnet.tgcx
 
+step "Deploying: a CompiledModel serving async requests with the latency and throughput hints, and strict determinism (examples/traced/EngineServing.cpp, docs/deploy.md)"
+"$BIN/engine-serving"
+
+step "tgc-run --requests: throughput and latency percentiles per hint, through the engine; --deterministic=strict gives the same bits at 1 and 2 threads (docs/determinism.md)"
+"$BIN/tgc-run" examples/demo-convnet.mlir --requests=200 --hint=latency
+"$BIN/tgc-run" examples/demo-convnet.mlir --requests=200 --hint=throughput
+for threads in 1 2; do
+  "$BIN/tgc-run" test/tools/tgc-run/deterministic.mlir --deterministic=strict --threads=$threads \
+    --output=/tmp/tgc-demo-y$threads.npy --output=/tmp/tgc-demo-c$threads.npy > /dev/null
+done
+cmp /tmp/tgc-demo-y1.npy /tmp/tgc-demo-y2.npy && cmp /tmp/tgc-demo-c1.npy /tmp/tgc-demo-c2.npy &&
+  echo "strict: 1 thread and 2 threads give bitwise the same results"
+rm -f /tmp/tgc-demo-[yc][12].npy
+
 step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
   --elide-constants-larger-than=16

@@ -587,8 +587,11 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     // Winograd where asked for and oneDNN has a kernel for these layouts
     // and post-ops (it throws otherwise): the direct algorithm then.
     std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+    // Not under ThreadInvariantKernels: oneDNN 2.6's Winograd kernels pick
+    // their schedule and blocking from the thread count, while the direct
+    // kernel partitions only outputs (and stays multi-threaded).
     if (layouts && layouts->winograd && cpuIsa().winograd &&
-        winogradCandidate(d)) {
+        winogradCandidate(d) && !ThreadInvariantKernels::active()) {
       try {
         winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
         // A transformed filter larger than the last-level cache streams
