@@ -9,13 +9,14 @@
 #
 # tgc::tgc (libtgc.so) holds the whole library: the public API of frontend/,
 # tracing/ and frontend/onnx/ and everything behind it (compiler, runtime).
-# tgc::runtime (libtgc_runtime.so) holds runtime/ and the CPU kernels
-# (oneDNN) alone and loads no LLVM, MLIR, ONNX or CUDA library: it runs
+# tgc::runtime (libtgc_runtime.so) holds runtime/, the CPU kernels (oneDNN)
+# and the CUDA runtime (which dlopens the driver, cuBLASLt and cuDNN only
+# when a CUDA plan runs) and links no LLVM, MLIR or ONNX library: it runs
 # ahead-of-time artifacts (tgc/Artifact.h). A program links one of the two.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TGC_PUBLIC_LIBRARIES TgcFrontend TgcTracing TgcRuntime TgcRuntimeCpu TgcOnnx)
+set(TGC_PUBLIC_LIBRARIES TgcFrontend TgcTracing TgcRuntime TgcRuntimeCpu TgcRuntimeCuda TgcOnnx)
 
 # Every object of the libraries behind the public API goes in (the static
 # libraries follow for their own dependencies, which the linker pulls as
@@ -34,7 +35,7 @@ add_library(tgc SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
 tgc_whole_archive(tgc ${TGC_PUBLIC_LIBRARIES})
 target_link_libraries(tgc PUBLIC absl::status absl::statusor)
 add_library(tgc_runtime SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
-tgc_whole_archive(tgc_runtime TgcRuntime TgcRuntimeCpu)
+tgc_whole_archive(tgc_runtime TgcRuntime TgcRuntimeCpu TgcRuntimeCuda)
 target_link_libraries(tgc_runtime PUBLIC absl::status absl::statusor)
 # Version.cpp is runtime code: compiled without LLVM's and MLIR's include
 # directories, like the rest of runtime/ (test/package/runtime-layering.py).

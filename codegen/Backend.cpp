@@ -51,6 +51,14 @@ BackendOptions BackendOptions::fromEnvironment() {
 CompiledFunction::~CompiledFunction() = default;
 Backend::~Backend() = default;
 
+llvm::Expected<std::unique_ptr<CompiledFunction>>
+Backend::loadArtifact(const std::string &path) const {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "the " + name() +
+                                     " backend loads no artifacts ('" + path +
+                                     "')");
+}
+
 namespace {
 struct Registry {
   std::mutex mutex;

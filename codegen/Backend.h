@@ -209,6 +209,11 @@ public:
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,
           const BackendOptions &options) const = 0;
+  /// Loads an artifact this backend's CompiledFunction::saveArtifact wrote
+  /// (no compile). An error where the backend has no artifact format, or
+  /// the file is not a good one (naming the reason).
+  virtual llvm::Expected<std::unique_ptr<CompiledFunction>>
+  loadArtifact(const std::string &path) const;
 };
 
 /// Adds `backend` to the process-wide registry (thread-safe). A second

@@ -9,6 +9,7 @@
 #include "codegen/Backends.h"
 #include "codegen/cuda/Compiler.h"
 #include "codegen/cuda/CudaPipeline.h"
+#include "runtime/cuda/PlanFile.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -20,8 +21,8 @@ using namespace tgc::codegen;
 namespace {
 class CudaFunction final : public CompiledFunction {
 public:
-  explicit CudaFunction(cuda::CompiledFunction compiled)
-      : compiled(std::move(compiled)) {}
+  CudaFunction(cuda::CompiledFunction compiled, std::string arch)
+      : compiled(std::move(compiled)), arch(std::move(arch)) {}
   llvm::StringRef backend() const override { return "cuda"; }
   std::string describe() const override { return compiled.describe(); }
   mlir::ModuleOp module() const override { return compiled.module.get(); }
@@ -36,9 +37,21 @@ public:
   std::shared_ptr<cuda::DeviceExecutable> deviceExecutable() const override {
     return compiled.executable;
   }
+  /// The plan's cubins (for `arch`), PTX fallbacks, library calls and
+  /// constants (runtime/cuda/PlanFile.h).
+  absl::Status saveArtifact(
+      const std::string &path,
+      const std::vector<std::pair<std::string, std::string>> &metadata)
+      const override {
+    std::vector<std::pair<std::string, std::string>> entries = metadata;
+    entries.push_back({"plan", compiled.planText});
+    return cuda::saveDevicePlan(compiled.executable->spec(), arch, entries,
+                                path);
+  }
 
 private:
   cuda::CompiledFunction compiled;
+  std::string arch;
 };
 
 class CudaBackend final : public Backend {
@@ -67,7 +80,24 @@ public:
     auto compiled = cuda::compile(func, inputShapes.vec(), compileOptions);
     if (!compiled)
       return compiled.takeError();
-    return std::make_unique<CudaFunction>(std::move(*compiled));
+    return std::make_unique<CudaFunction>(std::move(*compiled),
+                                          compileOptions.arch);
+  }
+  llvm::Expected<std::unique_ptr<CompiledFunction>>
+  loadArtifact(const std::string &path) const override {
+    auto loaded = cuda::loadDevicePlan(path);
+    if (!loaded.ok())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     std::string(loaded.status().message()));
+    cuda::CompiledFunction function;
+    function.executable = std::move(loaded->executable);
+    function.arch = loaded->info.arch;
+    function.functionName = loaded->info.get("function");
+    function.planText = loaded->info.get("plan");
+    if (function.planText.empty())
+      function.planText = function.executable->describe();
+    return std::make_unique<CudaFunction>(std::move(function),
+                                          loaded->info.arch);
   }
 };
 } // namespace

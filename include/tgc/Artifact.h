@@ -11,6 +11,11 @@
 //   auto artifact = tgc::Artifact::load("resnet50.tgcx");
 //   StatusOr<std::vector<HostTensor>> y = artifact->run({x});
 //
+// A CUDA artifact (`tgc-compile --backend=cuda`: cubins with PTX fallbacks,
+// cuBLASLt / cuDNN calls, constants) loads the same way and runs on CUDA
+// device 0 (the driver is loaded on the first run; no device is an error
+// then).
+//
 // A file that is damaged or truncated, of another tgc version, or made for
 // an ISA this CPU lacks (or another than it plans for) is an error naming
 // the reason. Part of the public API: no MLIR, LLVM or oneDNN header.
@@ -49,7 +54,8 @@ public:
 
   /// The name of the compiled function ("main" for an ONNX model).
   const std::string &function() const;
-  /// The x86 ISA it was compiled for (oneDNN's name, e.g. "avx2").
+  /// The x86 ISA it was compiled for (oneDNN's name, e.g. "avx2"), or
+  /// "cuda sm_90" for a CUDA plan.
   const std::string &isa() const;
 
   /// Runs it. Inputs must have exactly the dtypes and shapes of inputs()

@@ -8,10 +8,12 @@
 #include "tools/lib/CompileTool.h"
 
 #include "codegen/Backend.h"
+#include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/PlanCache.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/PlanFile.h"
+#include "runtime/cuda/Executable.h"
 #include "tools/lib/Registration.h"
 #include "tools/lib/TensorIO.h"
 
@@ -58,6 +60,15 @@ struct Options {
   cl::opt<std::string> pipeline{
       "pipeline", cl::desc("tgc-cpu (default) or tgc-cpu-unfused"),
       cl::init("tgc-cpu")};
+  cl::opt<std::string> backend{
+      "backend",
+      cl::desc("cpu (default: a plan for this CPU's ISA) or cuda (cubins "
+               "for --cuda-arch with PTX fallbacks; needs no GPU)"),
+      cl::init("cpu")};
+  cl::opt<std::string> cudaArch{
+      "cuda-arch",
+      cl::desc("With --backend=cuda: the GPU architecture (default sm_90)"),
+      cl::init("")};
   cl::opt<std::string> deterministic{
       "deterministic",
       cl::desc("The determinism contract the artifact keeps "
@@ -70,9 +81,47 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
+/// --backend=cuda: the cuda backend's plan, saved as a CUDA artifact.
+Error compileForCuda(const Options &opts, mlir::func::FuncOp func,
+                     const std::vector<std::vector<int64_t>> &shapes,
+                     tgc::codegen::BackendOptions options,
+                     std::chrono::steady_clock::time_point start) {
+  tgc::codegen::registerAllBackends();
+  auto cuda = tgc::codegen::getBackend("cuda");
+  if (!cuda)
+    return makeError("--backend=cuda: " + toString(cuda.takeError()));
+  options.fuse = options.fuse && opts.pipeline == "tgc-cpu";
+  options.arch = opts.cudaArch;
+  auto compiled = (*cuda)->compile(func, shapes, options);
+  if (!compiled)
+    return compiled.takeError();
+  tgc::runtime::cpu::PlanMetadata metadata = tgc::cpu::planMetadata(func);
+  metadata.push_back({"source", sys::path::filename(opts.file).str()});
+  if (auto status =
+          (*compiled)->saveArtifact(opts.output.getValue(), metadata);
+      !status.ok())
+    return makeError(std::string(status.message()));
+  uint64_t bytes = 0;
+  sys::fs::file_size(opts.output.getValue(), bytes);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  outs() << "tgc-compile: wrote " << opts.output << ": @" << func.getName()
+         << ", " << (*compiled)->deviceExecutable()->spec().launches.size()
+         << " steps, " << format("%.1f", bytes / 1048576.0)
+         << " MiB, for CUDA "
+         << (opts.cudaArch.empty() ? std::string("sm_90")
+                                   : std::string(opts.cudaArch))
+         << " (" << format("%.2f", seconds) << " s)\n";
+  return Error::success();
+}
+
 Error compileFile(const Options &opts) {
   if (opts.output.empty())
     return makeError("no output file (-o OUT.tgcx)");
+  if (opts.backend != "cpu" && opts.backend != "cuda")
+    return makeError("unknown --backend '" + opts.backend +
+                     "' (cpu or cuda)");
   if (opts.pipeline != "tgc-cpu" && opts.pipeline != "tgc-cpu-unfused")
     return makeError("unknown --pipeline '" + opts.pipeline +
                      "' (available: tgc-cpu, tgc-cpu-unfused)");
@@ -105,6 +154,8 @@ Error compileFile(const Options &opts) {
 
   tgc::codegen::BackendOptions env =
       tgc::codegen::BackendOptions::fromEnvironment();
+  if (opts.backend == "cuda")
+    return compileForCuda(opts, func, shapes, env, start);
   tgc::cpu::CompileOptions options;
   options.enableOneDnn = env.enableOneDnn;
   options.optimize = env.optimize;

@@ -23,6 +23,7 @@
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/PlanFile.h"
 #include "runtime/cuda/Device.h"
+#include "runtime/cuda/PlanFile.h"
 #include "tgc/Device.h"
 #include "tgc/Npy.h"
 #include "tgc/Version.h"
@@ -314,6 +315,49 @@ Error runLoadedPlan(const Options &opts, tgc::runtime::cpu::LoadedPlan loaded) {
   return runAndReport(opts, **runner, *args, name);
 }
 
+/// Runs a CUDA artifact (tgc-compile --backend=cuda): on the cuda backend's
+/// device; its inputs are the plan's (named by the source's input names).
+Error runDeviceArtifact(const Options &opts) {
+  if (opts.backend.getNumOccurrences() && opts.backend != "cuda")
+    return makeError("'" + opts.file +
+                     "' is a saved cuda plan: it runs on --backend=cuda only");
+  if (opts.differential || opts.printLowered)
+    return makeError("'" + opts.file +
+                     "' is a saved plan: it has no IR for "
+                     "--differential or --print-lowered");
+  auto cuda = tgc::codegen::getBackend("cuda");
+  if (!cuda)
+    return cuda.takeError();
+  auto compiled = (*cuda)->loadArtifact(opts.file);
+  if (!compiled)
+    return compiled.takeError();
+  auto info = tgc::cuda::loadDevicePlan(opts.file);
+  if (!info.ok())
+    return makeError(std::string(info.status().message()));
+  const tgc::cuda::ExecutableSpec &spec = info->executable->spec();
+  std::vector<std::string> names;
+  for (StringRef line : split(info->info.get("inputs"), '\n'))
+    names.push_back(line.str());
+  std::vector<ArgumentSpec> arguments;
+  for (size_t i = 0; i < spec.inputs.size(); ++i)
+    arguments.push_back({names.size() == spec.inputs.size() ? names[i] : "",
+                         spec.inputs[i].dtype, spec.inputs[i].shape});
+  std::string function = info->info.get("function");
+  std::string name = "@" + (function.empty() ? std::string("main") : function);
+  if (!opts.function.empty() && opts.function != function)
+    return makeError("'" + opts.file + "' holds " + name + ", not @" +
+                     opts.function);
+  // Without a device, --print-plan and --compile-only still go on.
+  auto runner = Runner::fromCompiled(std::move(*compiled),
+                                     runnerOptions(opts), outs());
+  if (!runner)
+    return runner.takeError();
+  auto args = makeInputs(arguments, name, inputOptions(opts));
+  if (!args)
+    return args.takeError();
+  return runAndReport(opts, **runner, *args, name);
+}
+
 /// The key under which tgc-run files the plan of an ONNX model run
 /// (BackendOptions::planAlias): cpu::sourceFileKey of the model with the
 /// values of the given inputs (the importer may specialize on them) and the
@@ -352,6 +396,8 @@ Error run(const Options &opts) {
       return makeError(std::string(loaded.status().message()));
     return runLoadedPlan(opts, *std::move(loaded));
   }
+  if (tgc::cuda::isDevicePlanFile(opts.file))
+    return runDeviceArtifact(opts);
   // An ONNX model run whose plan the cache holds: no import, no compile.
   std::string alias;
   std::string cacheDir = cacheDirectory(opts);

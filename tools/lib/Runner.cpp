@@ -69,6 +69,17 @@ Runner::fromCompiled(std::unique_ptr<codegen::CompiledFunction> compiled,
     return backend.takeError();
   std::unique_ptr<Runner> runner(new Runner(**backend, {}, options, out));
   runner->compiled = std::move(compiled);
+  if ((*backend)->runsOnDevice()) {
+    auto device = cuda::openDevice(options.cudaOrdinal);
+    if (device.ok()) {
+      runner->device = *device;
+    } else {
+      runner->noDevice =
+          noDeviceMessage(std::string(device.status().message()));
+      if (!options.compileWithoutDevice)
+        return makeError(runner->noDevice);
+    }
+  }
   if (options.printPlan)
     out << runner->compiled->describe();
   return std::move(runner);
