@@ -9,6 +9,8 @@ b8), fresh processes, rounds interleaved, medians reported:
            compile)
   aot      run-artifact MODEL.tgcx           (tgc-compile'd once; the runtime
            alone, no LLVM/MLIR mapped)
+  model    bench-model-start MODEL ... CACHE (tgc::Model in a program
+           linking libtgc: cold on an empty cache, warm on the same one)
 Each is the wall time of the whole process to its first result (written to
 a .npy), and every result is checked bitwise against the cold one.
 
@@ -74,8 +76,9 @@ def main():
                 if l.startswith("Model name")), "unknown CPU")
     print("machine: %s, %d CPUs; threads %d; %d rounds, medians" %
           (cpu, os.cpu_count(), args.threads, args.rounds))
-    print("%-14s %9s %9s %9s %8s %8s" %
-          ("model", "cold s", "warm s", "aot s", "cold/warm", "cold/aot"))
+    print("%-14s %9s %9s %9s %8s %8s %9s %9s %8s" %
+          ("model", "cold s", "warm s", "aot s", "cold/warm", "cold/aot",
+           "Model cold", "Model warm", "ratio"))
     for model in models:
         name = os.path.splitext(os.path.basename(model))[0]
         if not os.path.exists(model):
@@ -89,7 +92,8 @@ def main():
             artifact = os.path.join(work, name + ".tgcx")
             timed([os.path.join(bindir, "tgc-compile"), model, "-o", artifact,
                    "--num-threads=%d" % args.threads, "--input=" + inp])
-            cold, warm, aot = [], [], []
+            cold, warm, aot, mcold, mwarm = [], [], [], [], []
+            model_start = os.path.join(bindir, "bench-model-start")
             for r in range(args.rounds):
                 cache = os.path.join(work, "cache%d" % r)
                 out = os.path.join(work, "cold%d.npy" % r)
@@ -112,9 +116,24 @@ def main():
                 if not (same(out, wout) and same(out, aout)):
                     sys.exit("results differ between cold, warm and aot")
                 shutil.rmtree(cache)
+                if os.path.exists(model_start):
+                    mcache = os.path.join(work, "mcache%d" % r)
+                    for runs, tag in ((mcold, "mcold"), (mwarm, "mwarm")):
+                        mout = os.path.join(work, "%s%d.npy" % (tag, r))
+                        wall, _ = timed([model_start, model, inp, mout, mcache,
+                                         str(args.threads)])
+                        runs.append(wall)
+                        if not same(out, mout):
+                            sys.exit("tgc::Model's result differs from "
+                                     "tgc-run's")
+                    shutil.rmtree(mcache)
             c, w, a = (statistics.median(x) for x in (cold, warm, aot))
-            print("%-14s %9.3f %9.3f %9.3f %8.1fx %8.1fx" %
-                  (name, c, w, a, c / w, c / a))
+            line = "%-14s %9.3f %9.3f %9.3f %8.1fx %8.1fx" % (
+                name, c, w, a, c / w, c / a)
+            if mcold:
+                mc, mw = statistics.median(mcold), statistics.median(mwarm)
+                line += " %9.3f %9.3f %8.1fx" % (mc, mw, mc / mw)
+            print(line)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     print("results: cold, warm and aot bitwise equal in every round")

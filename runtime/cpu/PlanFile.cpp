@@ -551,6 +551,37 @@ bool isPlanFile(const std::string &path) {
   return is;
 }
 
+namespace {
+
+/// The body's checksum, taken on other threads while the plan is decoded
+/// and its kernels are made (they read only the plan, validating what they
+/// read, and the mapping). verified() waits for it.
+class BodyCheck {
+public:
+  BodyCheck(std::string_view body, uint64_t expected)
+      : expected(expected), hasher([this, body] { digest = chunkedHash(body); }) {}
+  ~BodyCheck() {
+    if (hasher.joinable())
+      hasher.join();
+  }
+  bool verified() {
+    if (hasher.joinable())
+      hasher.join();
+    return digest == expected;
+  }
+
+private:
+  uint64_t expected;
+  uint64_t digest = 0;
+  std::thread hasher; // last: starts once the fields above are set
+};
+
+absl::StatusOr<LoadedPlan> decodePlan(const std::string &path,
+                                      const std::shared_ptr<Mapping> &mapping,
+                                      Parsed *parsed, BodyCheck &check);
+
+} // namespace
+
 absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   auto mapped = mapFile(path);
   if (!mapped.ok())
@@ -559,13 +590,27 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   auto parsed = parseHeader(mapping->bytes(), path);
   if (!parsed.ok())
     return parsed.status();
-  if (chunkedHash(mapping->bytes().substr(parsed->bodyStart)) !=
-      parsed->bodyHash)
+  // `mapping` outlives `check`, whose threads read it.
+  BodyCheck check(mapping->bytes().substr(parsed->bodyStart),
+                  parsed->bodyHash);
+  absl::StatusOr<LoadedPlan> loaded;
+  if (absl::Status s = checkCompatible(parsed->info, path); !s.ok())
+    loaded = s;
+  else
+    loaded = decodePlan(path, mapping, &*parsed, check);
+  // A damaged file says so, whatever decoding it made of it.
+  if (!check.verified())
     return absl::DataLossError(path +
                                ": the plan's checksum does not match (the "
                                "file is damaged)");
-  if (absl::Status s = checkCompatible(parsed->info, path); !s.ok())
-    return s;
+  return loaded;
+}
+
+namespace {
+
+absl::StatusOr<LoadedPlan> decodePlan(const std::string &path,
+                                      const std::shared_ptr<Mapping> &mapping,
+                                      Parsed *parsed, BodyCheck &check) {
 
   // oneDNN sizes some primitives for the thread count current when they
   // are made: make them for the count the plan was made for (metadata
@@ -683,6 +728,12 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
     step.path = r.getString();
     if (!r.ok())
       break;
+    // Loop kernels' machine code is trusted content the JIT linker does not
+    // validate: only a verified file gives it any.
+    if (factory == "jit.loop" && !check.verified())
+      return absl::DataLossError(path +
+                                 ": the plan's checksum does not match (the "
+                                 "file is damaged)");
     auto kernel = remakeKernel(factory, descriptor, context);
     if (!kernel.ok())
       return absl::Status(kernel.status().code(),
@@ -721,5 +772,7 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   loaded.info = std::move(parsed->info);
   return loaded;
 }
+
+} // namespace
 
 } // namespace tgc::runtime::cpu
