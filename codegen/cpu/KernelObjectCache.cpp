@@ -1,6 +1,7 @@
 //===- KernelObjectCache.cpp - loop kernels' object code on disk ----------===//
 
 #include "codegen/cpu/KernelObjectCache.h"
+#include "runtime/cpu/SourceKey.h"
 
 #include "absl/strings/str_cat.h"
 #include "llvm/ADT/SmallString.h"
@@ -270,19 +271,15 @@ const std::string &KernelObjectCache::buildIdentity() {
                &info) &&
         info.dli_fname)
       path = info.dli_fname;
-    if (path.empty() || !llvm::sys::fs::exists(path))
+    // In a program (not a shared library) dladdr names the program by its
+    // argv[0], which need not be the file that holds this code (tgc-run
+    // execs tgc-run-full under its own name): the executable itself then.
+    bool library = path.find(".so") != std::string::npos;
+    if (!library || !llvm::sys::fs::exists(path))
       path = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-    // The program as it was started may be a relative path.
-    llvm::SmallString<256> real;
-    if (!llvm::sys::fs::real_path(path, real))
-      path = std::string(real);
-    llvm::sys::fs::file_status status;
-    std::string text = path;
-    if (!llvm::sys::fs::status(path, status))
-      text +=
-          " " + std::to_string(status.getSize()) + " " +
-          std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
-    return new std::string(std::move(text));
+    // The real path, size and time (runtime/cpu/SourceKey.h: tgc-run's
+    // front end computes the same for the tool it hands runs to).
+    return new std::string(runtime::cpu::fileIdentity(path));
   }();
   return *identity;
 }

@@ -1,6 +1,7 @@
 //===- PlanCache.cpp - whole CPU plans in the persistent cache ------------===//
 
 #include "codegen/cpu/PlanCache.h"
+#include "runtime/cpu/SourceKey.h"
 
 #include "codegen/cpu/KernelObjectCache.h"
 #include "runtime/Hash.h"
@@ -66,24 +67,10 @@ void linkAlias(const KernelObjectCache &cache, const std::string &key,
 
 std::optional<std::string> sourceFileKey(const std::string &path,
                                          const std::string &extra) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return std::nullopt;
-  llvm::SmallString<256> real;
-  if (llvm::sys::fs::real_path(path, real))
-    return std::nullopt;
-  std::string material;
-  llvm::raw_string_ostream os(material);
-  os << "tgc source plan v1\nfile=" << real << " " << st.st_dev << " "
-     << st.st_ino << " " << st.st_size << " " << st.st_mtim.tv_sec << "."
-     << st.st_mtim.tv_nsec << " " << st.st_ctim.tv_sec << "."
-     << st.st_ctim.tv_nsec << "\nextra=" << extra;
-  codegen::BackendOptions env = codegen::BackendOptions::fromEnvironment();
-  os << "\nenv=" << env.optimize << env.fuse << env.enableOneDnn << " "
-     << env.activationLayouts << " " << env.winograd << env.loopVectorize << " "
-     << env.loopVectorTile << "\nisa=" << runtime::cpu::cpuIsa().name
-     << " tgc=" << TGC_VERSION << " " << KernelObjectCache::buildIdentity();
-  return KernelObjectCache::keyOf(material);
+  // Runtime-only (runtime/cpu/SourceKey.h): tgc-run's front end finds the
+  // plan without the compiler.
+  return runtime::cpu::sourceFileKey(path, extra,
+                                     KernelObjectCache::buildIdentity());
 }
 
 bool mayHaveExternalData(const std::string &path) {

@@ -697,61 +697,107 @@ absl::StatusOr<LoadedPlan> decodePlan(const std::string &path,
     exe->constants.push_back(*std::move(tensor));
   }
   LoadedPlan loaded;
+  // Every step's record first, then the kernels made from them on several
+  // threads (oneDNN primitive creation dominates a load), loop kernels
+  // last, once the file is verified.
+  struct StepRecord {
+    std::string factory, descriptor;
+    RemakeContext context;
+    bool usesElided = false;
+    absl::StatusOr<KernelPtr> kernel = absl::UnknownError("not made");
+  };
   uint64_t numSteps = r.getCount(16);
+  std::vector<StepRecord> records;
+  records.reserve(numSteps);
   exe->steps.reserve(numSteps);
   for (uint64_t i = 0; i < numSteps && r.ok(); ++i) {
     Step step;
-    std::string factory = r.getString();
-    std::string descriptor = r.getString();
-    RemakeContext context;
-    bool usesElided = false;
+    StepRecord &record = records.emplace_back();
+    record.factory = r.getString();
+    record.descriptor = r.getString();
     for (int64_t id : r.getInts()) {
       if (id < 0 || static_cast<uint64_t>(id) >= exe->constants.size()) {
         r.fail(absl::StrCat("step ", i, " names constant ", id));
         break;
       }
-      usesElided |= elided[static_cast<size_t>(id)];
-      context.constants.push_back(&exe->constants[static_cast<size_t>(id)]);
+      record.usesElided |= elided[static_cast<size_t>(id)];
+      record.context.constants.push_back(
+          &exe->constants[static_cast<size_t>(id)]);
       if (finite[static_cast<size_t>(id)])
-        context.finite.push_back(context.constants.back());
+        record.context.finite.push_back(record.context.constants.back());
     }
-    context.derived.resize(r.getCount(24));
-    for (RemakeContext::Derived &d : context.derived) {
+    record.context.derived.resize(r.getCount(24));
+    for (RemakeContext::Derived &d : record.context.derived) {
       d.layout = r.getString();
       d.bytes = r.get<uint64_t>();
       d.data = slice(r.get<uint64_t>(), d.bytes);
     }
-    context.owner = mapping;
+    record.context.owner = mapping;
     step.inputs = r.getInts();
     step.outputs = r.getInts();
     step.op = r.getString();
     step.path = r.getString();
-    if (!r.ok())
-      break;
-    // Loop kernels' machine code is trusted content the JIT linker does not
-    // validate: only a verified file gives it any.
-    if (factory == "jit.loop" && !check.verified())
-      return absl::DataLossError(path +
-                                 ": the plan's checksum does not match (the "
-                                 "file is damaged)");
-    auto kernel = remakeKernel(factory, descriptor, context);
-    if (!kernel.ok())
-      return absl::Status(kernel.status().code(),
+    exe->steps.push_back(std::move(step));
+  }
+  if (!r.ok())
+    return r.status();
+  int threads = parsed->info.threads();
+  bool strict = exe->determinism == Determinism::Strict;
+  auto make = [&](StepRecord &record) {
+    record.kernel =
+        remakeKernel(record.factory, record.descriptor, record.context);
+  };
+  {
+    std::atomic<size_t> next{0};
+    auto worker = [&](bool helper) {
+      if (helper) {
+        // This thread's OpenMP count and kernel mode, as the caller's.
+        if (threads)
+          setNumThreads(threads);
+      }
+      ThreadInvariantKernels threadInvariant(strict);
+      for (size_t i; (i = next.fetch_add(1)) < records.size();)
+        if (records[i].factory != "jit.loop")
+          make(records[i]);
+    };
+    size_t helpers = std::min<size_t>(
+        records.size() > 1 ? records.size() - 1 : 0,
+        std::min(3u, std::max(1u, std::thread::hardware_concurrency()) - 1));
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < helpers; ++t)
+      pool.emplace_back(worker, true);
+    worker(false);
+    for (std::thread &thread : pool)
+      thread.join();
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    StepRecord &record = records[i];
+    const Step &step = exe->steps[i];
+    if (record.factory == "jit.loop") {
+      // Loop kernels' machine code is trusted content the JIT linker does
+      // not validate: only a verified file gives it any.
+      if (!check.verified())
+        return absl::DataLossError(path +
+                                   ": the plan's checksum does not match (the "
+                                   "file is damaged)");
+      make(record);
+    }
+    if (!record.kernel.ok())
+      return absl::Status(record.kernel.status().code(),
                           absl::StrCat(path, ": step ", i, " (", step.op,
-                                       "): ", kernel.status().message()));
-    bool reused = !context.derived.empty() &&
-                  context.derivedUsed == context.derived.size();
+                                       "): ", record.kernel.status().message()));
+    bool reused = !record.context.derived.empty() &&
+                  record.context.derivedUsed == record.context.derived.size();
     if (reused)
       ++loaded.prepackedReused;
     // Its weights are only in their prepacked form: a primitive that wants
     // another layout here cannot be served.
-    if (usesElided && !reused)
+    if (record.usesElided && !reused)
       return absl::FailedPreconditionError(absl::StrCat(
           path, ": step ", i, " (", step.op,
           "): its saved prepacked weights do not fit this machine's "
           "primitive (compile it again here)"));
-    step.kernel = *std::move(kernel);
-    exe->steps.push_back(std::move(step));
+    exe->steps[i].kernel = *std::move(record.kernel);
   }
   exe->inputs = r.getInts();
   exe->outputs = r.getInts();

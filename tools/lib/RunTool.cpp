@@ -28,6 +28,7 @@
 #include "tgc/Npy.h"
 #include "tgc/Version.h"
 #include "tools/lib/Differential.h"
+#include "tools/lib/FastRun.h"
 #include "tools/lib/InputGuard.h"
 #include "tools/lib/Registration.h"
 #include "tools/lib/Runner.h"
@@ -364,27 +365,29 @@ Error runDeviceArtifact(const Options &opts) {
 /// run's options. The plan itself is filed under the key of its imported
 /// function (PlanCache.h), which hashes content.
 std::optional<std::string> onnxRunKey(const Options &opts) {
-  std::string material;
-  raw_string_ostream os(material);
-  os << "tgc-run v1\ninputs=";
+  // The same text as tgc-run's front end (FastRun.h), which finds the plan
+  // without the compiler.
+  std::vector<HostTensor> tensors;
+  tensors.reserve(opts.inputs.size());
+  tgc::tooling::RunKeyMaterial material;
   for (const std::string &spec : opts.inputs) {
     auto tensor = loadTensor(spec);
     if (!tensor) {
       consumeError(tensor.takeError());
       return std::nullopt;
     }
-    os << spec.substr(0, spec.find('=')) << ":" << tensor->describe() << ":"
-       << format_hex(
-              xxh3_64bits(ArrayRef(static_cast<const uint8_t *>(tensor->data()),
-                                   tensor->byteSize())),
-              18)
-       << ";";
+    tensors.push_back(std::move(*tensor));
+    material.inputs.push_back(
+        {spec.substr(0, spec.find('=')), &tensors.back()});
   }
-  os << "\nfunction=" << opts.function << " pipeline=" << opts.pipeline
-     << " threads=" << tgc::runtime::resolveThreadCount(opts.threads)
-     << " interop=" << opts.interOp << " dynamic=" << opts.dynamicSize
-     << " determinism=" << toString(tgc::resolveDeterminism(opts.determinism));
-  return tgc::cpu::sourceFileKey(opts.file, material);
+  material.function = opts.function;
+  material.pipeline = opts.pipeline;
+  material.threads = opts.threads;
+  material.interOp = opts.interOp;
+  material.dynamicSize = opts.dynamicSize;
+  material.determinism = opts.determinism;
+  return tgc::cpu::sourceFileKey(opts.file,
+                                 tgc::tooling::onnxRunMaterial(material));
 }
 
 Error run(const Options &opts) {

@@ -101,4 +101,32 @@ cmp "$work/cold.npy" "$work/warm.npy" || fail "the warm ONNX run differs"
 # Other inputs are another key (the importer may specialize on given values).
 "$run" "$onnx/model.onnx" --cache-dir="$cache" --seed=3 2> "$work/other.log" > /dev/null
 grep -q "plan loaded (no import, no compile)" "$work/other.log" && fail "random inputs were served the given inputs' plan"
+# tgc-run's front end (tools/lib/FastRun.h) links no LLVM or MLIR library;
+# it runs an artifact, and an ONNX model whose plan the cache holds, on
+# .npy inputs into --output files itself, with the full tool's results.
+if ldd "$run" | grep -E -q "libLLVM|libMLIR"; then fail "tgc-run links the compiler: $(ldd "$run" | grep -E 'libLLVM|libMLIR')"; fi
+python3 -c "
+import struct
+shape = (2, 3, 7, 5)
+header = \"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 7, 5), }\"
+header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+with open('$work/x.npy', 'wb') as f:
+    f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
+    f.write(struct.pack('<210f', *[((i * 37) % 101) / 50.0 - 1.0 for i in range(210)]))
+"
+fast=$work/fast-cache
+"$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --output="$work/fast-cold.npy" 2> "$work/fast-cold.log"
+grep -q "plan compiled and stored" "$work/fast-cold.log" || fail "cold ONNX run on .npy: $(cat "$work/fast-cold.log")"
+"$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --output="$work/fast-warm.npy" 2> "$work/fast-warm.log"
+grep -q "plan loaded (no import, no compile)" "$work/fast-warm.log" || fail "warm ONNX run on .npy: $(cat "$work/fast-warm.log")"
+cmp "$work/fast-cold.npy" "$work/fast-warm.npy" || fail "the front end's warm run differs"
+# Another thread count is another key: the full tool compiles it.
+"$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --threads=1 --output="$work/fast-one.npy" 2> "$work/fast-one.log"
+grep -q "plan compiled and stored" "$work/fast-one.log" || fail "another thread count was served: $(cat "$work/fast-one.log")"
+# An artifact on .npy inputs, and a wrong input handed to the full tool's
+# diagnostics.
+"$compile" "$onnx/model.onnx" -o "$work/conv2d-npy.tgcx" --input="$work/x.npy" > /dev/null
+"$run" "$work/conv2d-npy.tgcx" --input="$work/x.npy" --output="$work/fast-aot.npy"
+cmp "$work/fast-cold.npy" "$work/fast-aot.npy" || fail "the front end's artifact run differs"
+expect_error "tgc-run: error" "$run" "$work/conv2d-npy.tgcx" --input="$work/fast-cold.npy" --output="$work/bad.npy"
 echo "artifact: tgc-compile, tgc-run and run-artifact agree bitwise; errors named"

@@ -1,0 +1,198 @@
+//===- FastRun.cpp - tgc-run's front end without the compiler -------------===//
+
+#include "tools/lib/FastRun.h"
+
+#include "runtime/Environment.h"
+#include "runtime/Executable.h"
+#include "runtime/Hash.h"
+#include "runtime/cpu/PlanFile.h"
+#include "runtime/cpu/SourceKey.h"
+#include "runtime/cuda/PlanFile.h"
+#include "tgc/Npy.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace tgc::tooling {
+
+std::string onnxRunMaterial(const RunKeyMaterial &m) {
+  std::string text = "tgc-run v2\ninputs=";
+  for (const auto &[name, tensor] : m.inputs) {
+    char digest[19];
+    std::snprintf(digest, sizeof digest, "0x%016llx",
+                  static_cast<unsigned long long>(
+                      runtime::hash64(tensor->data(), tensor->byteSize())));
+    text += name + ":" + tensor->describe() + ":" + digest + ";";
+  }
+  text += "\nfunction=" + m.function + " pipeline=" + m.pipeline +
+          " threads=" +
+          std::to_string(
+              runtime::resolveThreadCount(static_cast<int>(m.threads))) +
+          " interop=" + std::to_string(m.interOp) +
+          " dynamic=" + std::to_string(m.dynamicSize) +
+          " determinism=" + toString(resolveDeterminism(m.determinism));
+  return text;
+}
+
+namespace {
+
+bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool startsWith(const std::string &s, const char *prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+/// The flags the front end understands; anything else is the full tool's.
+struct FastOptions {
+  std::string file;
+  std::vector<std::string> inputs, outputs;
+  std::string cacheDir;
+  bool cacheDirGiven = false;
+  unsigned threads = 0;
+};
+
+std::optional<FastOptions> parse(int argc, char **argv) {
+  FastOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (startsWith(arg, "-")) {
+      std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+      size_t eq = name.find('=');
+      if (eq == std::string::npos)
+        return std::nullopt; // `--flag value` forms, bare flags
+      std::string value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      if (name == "input")
+        o.inputs.push_back(value);
+      else if (name == "output")
+        o.outputs.push_back(value);
+      else if (name == "cache-dir")
+        o.cacheDir = value, o.cacheDirGiven = true;
+      else if (name == "threads") {
+        char *end = nullptr;
+        unsigned long n = std::strtoul(value.c_str(), &end, 10);
+        if (value.empty() || *end || n > 4096)
+          return std::nullopt;
+        o.threads = static_cast<unsigned>(n);
+      } else
+        return std::nullopt;
+    } else if (o.file.empty()) {
+      o.file = arg;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Results go to files only (printing and checking are the full tool's).
+  if (o.file.empty() || o.outputs.empty())
+    return std::nullopt;
+  for (const std::string &input : o.inputs)
+    if (input.find('=') != std::string::npos || !endsWith(input, ".npy"))
+      return std::nullopt;
+  // Logs and settings reports are the full tool's.
+  if (runtime::verboseFromEnvironment())
+    return std::nullopt;
+  return o;
+}
+
+/// Marks a cache entry recently used, as the cache does on a hit.
+void touch(const std::string &path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  if (fd < 0)
+    return;
+  (void)::futimens(fd, nullptr);
+  ::close(fd);
+}
+
+std::optional<int> runPlan(const FastOptions &o,
+                           const runtime::cpu::LoadedPlan &plan,
+                           const std::vector<runtime::HostTensor> &inputs) {
+  const runtime::Executable &exe = *plan.executable;
+  // Inputs must fit exactly (the full tool names what does not).
+  if (inputs.size() != exe.inputs.size() ||
+      o.outputs.size() > exe.outputs.size())
+    return std::nullopt;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const runtime::ValueInfo &info =
+        exe.values[static_cast<size_t>(exe.inputs[i])];
+    if (inputs[i].dtype() != info.dtype || inputs[i].shape() != info.shape)
+      return std::nullopt;
+  }
+  runtime::RunOptions options;
+  options.numThreads =
+      o.threads ? static_cast<int>(o.threads) : plan.info.threads();
+  auto results = exe.run(inputs, options);
+  if (!results.ok())
+    return std::nullopt; // the full tool reports it, located
+  for (size_t i = 0; i < o.outputs.size(); ++i)
+    if (Status written = runtime::writeNpy(o.outputs[i], (*results)[i]);
+        !written.ok()) {
+      std::fprintf(stderr, "tgc-run: error: %s\n",
+                   std::string(written.message()).c_str());
+      return 1;
+    }
+  return 0;
+}
+
+} // namespace
+
+std::optional<int> tryFastRun(int argc, char **argv,
+                              const std::string &fullTool) {
+  std::optional<FastOptions> o = parse(argc, argv);
+  if (!o)
+    return std::nullopt;
+  std::vector<runtime::HostTensor> inputs;
+  for (const std::string &spec : o->inputs) {
+    auto tensor = runtime::readNpy(spec);
+    if (!tensor.ok())
+      return std::nullopt;
+    inputs.push_back(*std::move(tensor));
+  }
+
+  // An ahead-of-time CPU artifact.
+  if (runtime::cpu::isPlanFile(o->file)) {
+    auto plan = runtime::cpu::loadPlan(o->file);
+    if (!plan.ok())
+      return std::nullopt; // loop kernels, damage: the full tool says
+    return runPlan(*o, *plan, inputs);
+  }
+  if (cuda::isDevicePlanFile(o->file) || !endsWith(o->file, ".onnx"))
+    return std::nullopt;
+
+  // An ONNX model whose plan the persistent cache holds under its key.
+  std::string cacheDir =
+      o->cacheDirGiven ? o->cacheDir : runtime::env::text("TGC_CACHE_DIR");
+  if (cacheDir.empty())
+    return std::nullopt;
+  RunKeyMaterial material;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    material.inputs.push_back({o->inputs[i], &inputs[i]});
+  material.threads = o->threads;
+  std::optional<std::string> key = runtime::cpu::sourceFileKey(
+      o->file, onnxRunMaterial(material),
+      runtime::cpu::fileIdentity(fullTool));
+  if (!key)
+    return std::nullopt;
+  std::string path = runtime::cpu::cachedPlanPath(cacheDir, *key);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return std::nullopt;
+  auto plan = runtime::cpu::loadPlan(path);
+  if (!plan.ok())
+    return std::nullopt; // the full tool replaces a bad entry
+  touch(path);
+  std::optional<int> status = runPlan(*o, *plan, inputs);
+  if (status && *status == 0)
+    std::fprintf(stderr,
+                 "tgc-run: cache %s: plan loaded (no import, no compile)\n",
+                 cacheDir.c_str());
+  return status;
+}
+
+} // namespace tgc::tooling
