@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/PlanFile.h"
 
+#include "runtime/AtomicFile.h"
 #include "runtime/ByteStream.h"
 #include "runtime/Hash.h"
 #include "runtime/cpu/Common.h"
@@ -510,34 +511,9 @@ absl::Status savePlan(const Executable &executable,
   auto encoded = encode(executable, metadata);
   if (!encoded.ok())
     return encoded.status();
-  static std::atomic<uint64_t> counter{0};
-  std::string temp =
-      absl::StrCat(path, ".tmp.", ::getpid(), ".", counter.fetch_add(1));
-  FILE *file = std::fopen(temp.c_str(), "wb");
-  if (!file)
-    return absl::PermissionDeniedError(
-        absl::StrCat(temp, ": cannot create: ", std::strerror(errno)));
-  bool ok = true;
-  emit(*encoded, [&](const void *data, size_t size) {
-    if (ok && size && std::fwrite(data, 1, size, file) != size)
-      ok = false;
+  return writeFileAtomically(path, [&](const ByteSink &sink) {
+    emit(*encoded, sink);
   });
-  if (std::fclose(file) != 0)
-    ok = false;
-  if (!ok) {
-    int error = errno;
-    std::remove(temp.c_str());
-    return absl::ResourceExhaustedError(
-        absl::StrCat(temp, ": cannot write: ", std::strerror(error)));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    int error = errno;
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat(
-        path,
-        ": cannot rename the written plan into place: ", std::strerror(error)));
-  }
-  return absl::OkStatus();
 }
 
 bool isPlanFile(const std::string &path) {

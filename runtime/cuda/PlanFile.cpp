@@ -2,6 +2,7 @@
 
 #include "runtime/cuda/PlanFile.h"
 
+#include "runtime/AtomicFile.h"
 #include "runtime/ByteStream.h"
 #include "runtime/Hash.h"
 #include "tgc/Version.h"
@@ -282,30 +283,10 @@ absl::Status saveDevicePlan(const ExecutableSpec &spec,
                             const PlanMetadata &metadata,
                             const std::string &path) {
   std::string bytes = encodeDevicePlan(spec, arch, metadata);
-  static std::atomic<uint64_t> counter{0};
-  std::string temp =
-      absl::StrCat(path, ".tmp.", ::getpid(), ".", counter.fetch_add(1));
-  FILE *file = std::fopen(temp.c_str(), "wb");
-  if (!file)
-    return absl::PermissionDeniedError(
-        absl::StrCat(temp, ": cannot create: ", std::strerror(errno)));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  if (std::fclose(file) != 0)
-    ok = false;
-  if (!ok) {
-    int error = errno;
-    std::remove(temp.c_str());
-    return absl::ResourceExhaustedError(
-        absl::StrCat(temp, ": cannot write: ", std::strerror(error)));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    int error = errno;
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot rename the written plan into place: ",
-                     std::strerror(error)));
-  }
-  return absl::OkStatus();
+  return runtime::writeFileAtomically(
+      path, [&](const runtime::ByteSink &sink) {
+        sink(bytes.data(), bytes.size());
+      });
 }
 
 absl::StatusOr<LoadedDevicePlan> loadDevicePlan(const std::string &path) {

@@ -81,6 +81,21 @@ Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
 }
 
+/// "tgc-compile: wrote OUT: @f, N steps, S MiB, for TARGET (T s)".
+void reportWritten(const Options &opts, mlir::func::FuncOp func, size_t steps,
+                   const std::string &target,
+                   std::chrono::steady_clock::time_point start) {
+  uint64_t bytes = 0;
+  sys::fs::file_size(opts.output.getValue(), bytes);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  outs() << "tgc-compile: wrote " << opts.output << ": @" << func.getName()
+         << ", " << steps << " steps, " << format("%.1f", bytes / 1048576.0)
+         << " MiB, for " << target << " (" << format("%.2f", seconds)
+         << " s)\n";
+}
+
 /// --backend=cuda: the cuda backend's plan, saved as a CUDA artifact.
 Error compileForCuda(const Options &opts, mlir::func::FuncOp func,
                      const std::vector<std::vector<int64_t>> &shapes,
@@ -101,18 +116,10 @@ Error compileForCuda(const Options &opts, mlir::func::FuncOp func,
           (*compiled)->saveArtifact(opts.output.getValue(), metadata);
       !status.ok())
     return makeError(std::string(status.message()));
-  uint64_t bytes = 0;
-  sys::fs::file_size(opts.output.getValue(), bytes);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  outs() << "tgc-compile: wrote " << opts.output << ": @" << func.getName()
-         << ", " << (*compiled)->deviceExecutable()->spec().launches.size()
-         << " steps, " << format("%.1f", bytes / 1048576.0)
-         << " MiB, for CUDA "
-         << (opts.cudaArch.empty() ? std::string("sm_90")
-                                   : std::string(opts.cudaArch))
-         << " (" << format("%.2f", seconds) << " s)\n";
+  reportWritten(opts, func, (*compiled)->deviceExecutable()->spec().launches.size(),
+                "CUDA " + (opts.cudaArch.empty() ? std::string("sm_90")
+                                                 : std::string(opts.cudaArch)),
+                start);
   return Error::success();
 }
 
@@ -195,16 +202,8 @@ Error compileFile(const Options &opts) {
           tgc::runtime::cpu::savePlan(exe, metadata, opts.output.getValue());
       !status.ok())
     return makeError(std::string(status.message()));
-  uint64_t bytes = 0;
-  sys::fs::file_size(opts.output.getValue(), bytes);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  outs() << "tgc-compile: wrote " << opts.output << ": @" << func.getName()
-         << ", " << exe.steps.size() << " steps, "
-         << format("%.1f", bytes / 1048576.0) << " MiB, for x86 "
-         << tgc::runtime::cpu::cpuIsa().name << " (" << format("%.2f", seconds)
-         << " s)\n";
+  reportWritten(opts, func, exe.steps.size(),
+                "x86 " + tgc::runtime::cpu::cpuIsa().name, start);
   return Error::success();
 }
 } // namespace

@@ -38,6 +38,19 @@ Runner::Runner(const codegen::Backend &backend, mlir::func::FuncOp func,
                const RunnerOptions &options, llvm::raw_ostream &out)
     : selected(&backend), func(func), options(options), out(out) {}
 
+llvm::Error Runner::openDevice() {
+  if (!selected->runsOnDevice())
+    return llvm::Error::success();
+  auto opened = cuda::openDevice(options.cudaOrdinal);
+  if (opened.ok()) {
+    device = *opened;
+    return llvm::Error::success();
+  }
+  noDevice = noDeviceMessage(std::string(opened.status().message()));
+  return options.compileWithoutDevice ? llvm::Error::success()
+                                      : makeError(noDevice);
+}
+
 llvm::Expected<std::unique_ptr<Runner>>
 Runner::create(llvm::StringRef name, mlir::func::FuncOp func,
                const RunnerOptions &options, llvm::raw_ostream &out) {
@@ -46,17 +59,8 @@ Runner::create(llvm::StringRef name, mlir::func::FuncOp func,
   if (!backend)
     return backend.takeError();
   std::unique_ptr<Runner> runner(new Runner(**backend, func, options, out));
-  if ((*backend)->runsOnDevice()) {
-    auto device = cuda::openDevice(options.cudaOrdinal);
-    if (device.ok()) {
-      runner->device = *device;
-    } else {
-      runner->noDevice =
-          noDeviceMessage(std::string(device.status().message()));
-      if (!options.compileWithoutDevice)
-        return makeError(runner->noDevice);
-    }
-  }
+  if (llvm::Error error = runner->openDevice())
+    return std::move(error);
   return std::move(runner);
 }
 
@@ -69,17 +73,8 @@ Runner::fromCompiled(std::unique_ptr<codegen::CompiledFunction> compiled,
     return backend.takeError();
   std::unique_ptr<Runner> runner(new Runner(**backend, {}, options, out));
   runner->compiled = std::move(compiled);
-  if ((*backend)->runsOnDevice()) {
-    auto device = cuda::openDevice(options.cudaOrdinal);
-    if (device.ok()) {
-      runner->device = *device;
-    } else {
-      runner->noDevice =
-          noDeviceMessage(std::string(device.status().message()));
-      if (!options.compileWithoutDevice)
-        return makeError(runner->noDevice);
-    }
-  }
+  if (llvm::Error error = runner->openDevice())
+    return std::move(error);
   if (options.printPlan)
     out << runner->compiled->describe();
   return std::move(runner);

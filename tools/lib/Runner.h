@@ -104,6 +104,9 @@ public:
 private:
   Runner(const codegen::Backend &backend, mlir::func::FuncOp func,
          const RunnerOptions &options, llvm::raw_ostream &out);
+  /// A device backend's device (options.cudaOrdinal); without one, an
+  /// error unless options.compileWithoutDevice (noDevice says why).
+  llvm::Error openDevice();
 
   const codegen::Backend *selected;
   mlir::func::FuncOp func;
