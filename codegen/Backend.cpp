@@ -53,10 +53,9 @@ Backend::~Backend() = default;
 
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 Backend::loadArtifact(const std::string &path) const {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "the " + name() +
-                                     " backend loads no artifacts ('" + path +
-                                     "')");
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "the " + name() + " backend loads no artifacts ('" + path + "')");
 }
 
 namespace {

@@ -922,9 +922,9 @@ tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,
       {"threads",
        std::to_string(runtime::resolveThreadCount(state.runThreads))}};
   if (absl::Status status = (*plan)->saveArtifact(path, metadata); !status.ok())
-    return absl::Status(status.code(), "tgc: function '" + state.options.name +
-                                           "': " +
-                                           std::string(status.message()));
+    return absl::Status(status.code(),
+                        "tgc: function '" + state.options.name +
+                            "': " + std::string(status.message()));
   return absl::OkStatus();
 }
 
@@ -951,10 +951,10 @@ detail::compileModel(std::shared_ptr<FunctionState> state, CompiledPtr compiled,
   };
   auto keepAlive = std::make_shared<const KeepAlive>(
       KeepAlive{std::move(state), std::move(compiled), owned});
-  auto inputs = runtime::cpu::planTensors(*executable, executable->inputs, {},
-                                          "input");
-  auto outputs = runtime::cpu::planTensors(*executable, executable->outputs,
-                                           {}, "output");
+  auto inputs =
+      runtime::cpu::planTensors(*executable, executable->inputs, {}, "input");
+  auto outputs =
+      runtime::cpu::planTensors(*executable, executable->outputs, {}, "output");
   auto source = executableSource(executable, std::move(inputs),
                                  std::move(outputs), std::move(keepAlive));
   return makeCompiledModel(std::move(source), options.hint, *config);

@@ -39,9 +39,9 @@ writeFileAtomically(const std::string &path,
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     int error = errno;
     std::remove(temp.c_str());
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot rename the written plan into place: ",
-                     std::strerror(error)));
+    return absl::PermissionDeniedError(absl::StrCat(
+        path,
+        ": cannot rename the written plan into place: ", std::strerror(error)));
   }
   return absl::OkStatus();
 }

@@ -23,8 +23,9 @@ using ByteSink = std::function<void(const void *, size_t)>;
 /// Writes `path` atomically with the bytes `produce` hands its sink.
 /// PermissionDenied when the temporary file cannot be created or renamed,
 /// ResourceExhausted when a write fails (the temporary file is removed).
-absl::Status writeFileAtomically(const std::string &path,
-                                 const std::function<void(const ByteSink &)> &produce);
+absl::Status
+writeFileAtomically(const std::string &path,
+                    const std::function<void(const ByteSink &)> &produce);
 
 } // namespace tgc::runtime
 

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <fstream>
@@ -52,8 +52,8 @@ std::vector<int> allowedCpus() {
         cpus.push_back(cpu);
   }
   if (cpus.empty())
-    for (unsigned cpu = 0; cpu < std::max(1u, std::thread::hardware_concurrency());
-         ++cpu)
+    for (unsigned cpu = 0;
+         cpu < std::max(1u, std::thread::hardware_concurrency()); ++cpu)
       cpus.push_back(static_cast<int>(cpu));
   return cpus;
 }
@@ -103,7 +103,8 @@ private:
   ThreadBudget() : limit(defaultTotal()) {}
 
   static int defaultTotal() {
-    if (std::optional<int64_t> value = runtime::env::integer("TGC_THREAD_BUDGET");
+    if (std::optional<int64_t> value =
+            runtime::env::integer("TGC_THREAD_BUDGET");
         value && *value > 0)
       return static_cast<int>(std::min<int64_t>(*value, 1 << 16));
     return static_cast<int>(allowedCpus().size());
@@ -188,26 +189,25 @@ absl::StatusOr<StreamConfig> planStreams(const EngineOptions &options,
                                          int cores, int budget,
                                          int compiledThreads) {
   if (options.streams < 0 || options.threadsPerStream < 0)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tgc: EngineOptions: streams (", options.streams,
-        ") and threadsPerStream (", options.threadsPerStream,
-        ") must be >= 0 (0: from the hint)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tgc: EngineOptions: streams (", options.streams,
+                     ") and threadsPerStream (", options.threadsPerStream,
+                     ") must be >= 0 (0: from the hint)"));
   int usable = std::max(1, std::min(cores, budget));
   StreamConfig config;
   if (options.hint == PerformanceHint::Latency) {
     config.streams = options.streams ? options.streams : 1;
-    config.threadsPerStream =
-        options.threadsPerStream ? options.threadsPerStream
-        : compiledThreads > 0 && config.streams == 1
-            ? compiledThreads
-            : std::max(1, usable / config.streams);
+    config.threadsPerStream = options.threadsPerStream
+                                  ? options.threadsPerStream
+                              : compiledThreads > 0 && config.streams == 1
+                                  ? compiledThreads
+                                  : std::max(1, usable / config.streams);
   } else {
     // Throughput: up to four cores one stream each at most a quarter of
     // the machine's cores per stream (one per stream on small machines),
     // as many streams as fill the cores.
-    int perStream = options.streams
-                        ? std::max(1, usable / options.streams)
-                        : std::clamp(usable / 4, 1, 4);
+    int perStream = options.streams ? std::max(1, usable / options.streams)
+                                    : std::clamp(usable / 4, 1, 4);
     config.threadsPerStream =
         options.threadsPerStream ? options.threadsPerStream : perStream;
     config.streams = options.streams
@@ -229,9 +229,9 @@ struct RequestState {
   std::vector<std::optional<HostTensor>> outputBuffers;
   std::vector<HostTensor> results;
   Status status;
-  bool running = false;      ///< queued or running
-  bool inCallback = false;   ///< its callback is being called
-  bool haveResults = false;  ///< the last completed request succeeded
+  bool running = false;     ///< queued or running
+  bool inCallback = false;  ///< its callback is being called
+  bool haveResults = false; ///< the last completed request succeeded
   std::function<void(const Status &)> callback;
 };
 
@@ -288,8 +288,8 @@ struct CompiledModelState {
   /// A stream thread: runs queued requests until the model goes. `source`
   /// outlives the thread's use of it: the model is alive while a request
   /// is queued or running (the request holds it).
-  static void serve(std::shared_ptr<Streams> streams,
-                    const ModelSource *source, int threads) {
+  static void serve(std::shared_ptr<Streams> streams, const ModelSource *source,
+                    int threads) {
     runtime::setNumThreads(threads);
     while (true) {
       std::shared_ptr<RequestState> request;
@@ -453,8 +453,8 @@ CompiledModel::run(const std::vector<HostTensor> &args) const {
 }
 
 std::string CompiledModel::describe() const {
-  return absl::StrCat(state->source->describe(), "streams: ",
-                      state->config.streams, " x ",
+  return absl::StrCat(state->source->describe(),
+                      "streams: ", state->config.streams, " x ",
                       state->config.threadsPerStream, " thread(s) (",
                       toString(state->hint), " hint)\n");
 }
@@ -490,7 +490,8 @@ constexpr int64_t kDynamicDim = -1;
 
 /// Whether `tensor` fits `info` (dynamic dims match any size).
 bool fits(const TensorInfo &info, const HostTensor &tensor) {
-  if (tensor.dtype() != info.dtype || tensor.shape().size() != info.shape.size())
+  if (tensor.dtype() != info.dtype ||
+      tensor.shape().size() != info.shape.size())
     return false;
   for (size_t d = 0; d < info.shape.size(); ++d)
     if (info.shape[d] != kDynamicDim && info.shape[d] != tensor.shape()[d])
@@ -594,8 +595,7 @@ Status InferRequest::wait() {
     return absl::FailedPreconditionError(
         "tgc: InferRequest::wait: called from the request's own callback");
   std::unique_lock lock(state->mutex);
-  state->done.wait(lock,
-                   [&] { return !state->running && !state->inCallback; });
+  state->done.wait(lock, [&] { return !state->running && !state->inCallback; });
   return state->status;
 }
 

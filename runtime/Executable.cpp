@@ -476,18 +476,18 @@ Executable::run(const std::vector<HostTensor> &args,
     if (bytes < 0 || rootBytes < 0)
       return absl::InternalError(absl::StrCat("malformed plan: output value ",
                                               id, " has an invalid shape"));
-    HostTensor *buffer = options.resultBuffers &&
-                                 i < options.resultBuffers->size()
-                             ? (*options.resultBuffers)[i]
-                             : nullptr;
+    HostTensor *buffer =
+        options.resultBuffers && i < options.resultBuffers->size()
+            ? (*options.resultBuffers)[i]
+            : nullptr;
     bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
                     !resultBase[static_cast<size_t>(root)] && offset == 0 &&
                     info.dtype == rootInfo.dtype && bytes == rootBytes &&
                     (!buffer || determinism == Determinism::Default ||
                      reinterpret_cast<uintptr_t>(buffer->data()) % 64 == 0);
     if (buffer)
-      if (absl::Status status = checkResultBuffer(i, *buffer, info, args,
-                                                  *options.resultBuffers);
+      if (absl::Status status =
+              checkResultBuffer(i, *buffer, info, args, *options.resultBuffers);
           !status.ok())
         return status;
     const ValueInfo &allocated = zeroCopy ? rootInfo : info;

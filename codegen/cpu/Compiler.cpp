@@ -1537,8 +1537,8 @@ cpu::compile(func::FuncOp func,
   runtime::setNumThreads(runtime::resolveThreadCount(options.numThreads));
 
   // Strict determinism: every kernel made here is thread-invariant.
-  runtime::cpu::ThreadInvariantKernels threadInvariant(
-      options.determinism == Determinism::Strict);
+  runtime::cpu::ThreadInvariantKernels threadInvariant(options.determinism ==
+                                                       Determinism::Strict);
   CpuPlanEmitter emitter(specialized, options);
   auto executable = emitter.emit();
   if (!executable)

@@ -39,9 +39,9 @@ public:
   }
   /// The plan's cubins (for `arch`), PTX fallbacks, library calls and
   /// constants (runtime/cuda/PlanFile.h).
-  absl::Status saveArtifact(
-      const std::string &path,
-      const std::vector<std::pair<std::string, std::string>> &metadata)
+  absl::Status
+  saveArtifact(const std::string &path,
+               const std::vector<std::pair<std::string, std::string>> &metadata)
       const override {
     std::vector<std::pair<std::string, std::string>> entries = metadata;
     entries.push_back({"plan", compiled.planText});

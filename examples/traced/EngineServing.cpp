@@ -92,8 +92,8 @@ int main() {
     for (int s = 0; s < config.streams; ++s) {
       InferRequest *request = &requests[s];
       request->setCallback([&, request, s](const Status &status) {
-        HostTensor y = *HostTensor::borrow(DType::F32, {16, 10},
-                                           buffers[s].data());
+        HostTensor y =
+            *HostTensor::borrow(DType::F32, {16, 10}, buffers[s].data());
         if (!status.ok() || !sameBytes(y, (*expected)[0]))
           ++wrong;
         ++done;
@@ -107,9 +107,9 @@ int main() {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     for (InferRequest &request : requests)
       (void)request.wait();
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     std::printf("%-10s hint: %d stream(s) x %d thread(s), %d requests, "
                 "%.0f requests/s, %d wrong\n",
                 toString(hint), config.streams, config.threadsPerStream,

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tgc/AbslStatus.h"
-#include "tgc/Model.h"
 #include "tgc/Engine.h"
+#include "tgc/Model.h"
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
@@ -130,8 +130,8 @@ bool loadCachedPlan(detail::ModelState &state) {
       "tgc::Model v1 threads=" +
       std::to_string(runtime::resolveThreadCount(state.options.numThreads)) +
       " interop=" + std::to_string(state.options.interOpThreads > 1) +
-      " fuse=" + std::to_string(state.options.fuse) + " determinism=" +
-      toString(resolveDeterminism(state.options.determinism));
+      " fuse=" + std::to_string(state.options.fuse) +
+      " determinism=" + toString(resolveDeterminism(state.options.determinism));
   std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
   if (!key)
     return false;
@@ -374,10 +374,9 @@ absl::Status fixInputShapes(std::vector<TensorInfo> &inputs,
 
 } // namespace
 
-tgc::StatusOr<CompiledModel>
-CompiledModel::compileOnnx(const std::string &path, EngineOptions options) {
-  auto config =
-      detail::planStreams(options, physicalCores(), threadBudget());
+tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
+                                                        EngineOptions options) {
+  auto config = detail::planStreams(options, physicalCores(), threadBudget());
   if (!config.ok())
     return config.status();
   ModelOptions modelOptions;

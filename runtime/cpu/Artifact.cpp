@@ -81,10 +81,10 @@ StatusOr<Artifact> loadDeviceArtifact(
 
 StatusOr<Artifact> Artifact::load(const std::string &path) {
   if (cuda::isDevicePlanFile(path))
-    return loadDeviceArtifact(
-        path, [](std::shared_ptr<detail::ArtifactState> state) {
-          return Artifact(std::move(state));
-        });
+    return loadDeviceArtifact(path,
+                              [](std::shared_ptr<detail::ArtifactState> state) {
+                                return Artifact(std::move(state));
+                              });
   auto loaded = runtime::cpu::loadPlan(path);
   if (!loaded.ok())
     return loaded.status();
@@ -165,7 +165,8 @@ StatusOr<CompiledModel> CompiledModel::loadArtifact(const std::string &path,
     // engine copies results into output buffers).
     class DeviceSource : public detail::ModelSource {
     public:
-      explicit DeviceSource(Artifact artifact) : artifact(std::move(artifact)) {}
+      explicit DeviceSource(Artifact artifact)
+          : artifact(std::move(artifact)) {}
       absl::StatusOr<std::vector<runtime::HostTensor>>
       run(const std::vector<runtime::HostTensor> &inputs,
           const runtime::RunOptions &) const override {
@@ -191,8 +192,8 @@ StatusOr<CompiledModel> CompiledModel::loadArtifact(const std::string &path,
                                     state.threads);
   if (!config.ok())
     return config.status();
-  auto source = detail::executableSource(state.executable, state.inputs,
-                                         state.outputs);
+  auto source =
+      detail::executableSource(state.executable, state.inputs, state.outputs);
   return detail::makeCompiledModel(std::move(source), options.hint, *config);
 }
 

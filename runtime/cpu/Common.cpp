@@ -198,9 +198,7 @@ ThreadInvariantKernels::ThreadInvariantKernels(bool enable)
 ThreadInvariantKernels::~ThreadInvariantKernels() {
   detail::threadInvariantKernels = previous;
 }
-bool ThreadInvariantKernels::active() {
-  return detail::threadInvariantKernels;
-}
+bool ThreadInvariantKernels::active() { return detail::threadInvariantKernels; }
 } // namespace tgc::runtime::cpu
 
 namespace tgc::runtime::cpu::detail {

@@ -511,9 +511,8 @@ absl::Status savePlan(const Executable &executable,
   auto encoded = encode(executable, metadata);
   if (!encoded.ok())
     return encoded.status();
-  return writeFileAtomically(path, [&](const ByteSink &sink) {
-    emit(*encoded, sink);
-  });
+  return writeFileAtomically(
+      path, [&](const ByteSink &sink) { emit(*encoded, sink); });
 }
 
 bool isPlanFile(const std::string &path) {
@@ -535,7 +534,8 @@ namespace {
 class BodyCheck {
 public:
   BodyCheck(std::string_view body, uint64_t expected)
-      : expected(expected), hasher([this, body] { digest = chunkedHash(body); }) {}
+      : expected(expected),
+        hasher([this, body] { digest = chunkedHash(body); }) {}
   ~BodyCheck() {
     if (hasher.joinable())
       hasher.join();
@@ -567,8 +567,7 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   if (!parsed.ok())
     return parsed.status();
   // `mapping` outlives `check`, whose threads read it.
-  BodyCheck check(mapping->bytes().substr(parsed->bodyStart),
-                  parsed->bodyHash);
+  BodyCheck check(mapping->bytes().substr(parsed->bodyStart), parsed->bodyHash);
   absl::StatusOr<LoadedPlan> loaded;
   if (absl::Status s = checkCompatible(parsed->info, path); !s.ok())
     loaded = s;
@@ -760,8 +759,8 @@ absl::StatusOr<LoadedPlan> decodePlan(const std::string &path,
     }
     if (!record.kernel.ok())
       return absl::Status(record.kernel.status().code(),
-                          absl::StrCat(path, ": step ", i, " (", step.op,
-                                       "): ", record.kernel.status().message()));
+                          absl::StrCat(path, ": step ", i, " (", step.op, "): ",
+                                       record.kernel.status().message()));
     bool reused = !record.context.derived.empty() &&
                   record.context.derivedUsed == record.context.derived.size();
     if (reused)

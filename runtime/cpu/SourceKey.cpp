@@ -17,10 +17,10 @@ namespace tgc::runtime::cpu {
 
 std::string keyOfMaterial(std::string_view material) {
   char text[33];
-  std::snprintf(text, sizeof text, "%016llx%016llx",
-                static_cast<unsigned long long>(hash64(material, 0)),
-                static_cast<unsigned long long>(
-                    hash64(material, 0x9E3779B97F4A7C15ULL)));
+  std::snprintf(
+      text, sizeof text, "%016llx%016llx",
+      static_cast<unsigned long long>(hash64(material, 0)),
+      static_cast<unsigned long long>(hash64(material, 0x9E3779B97F4A7C15ULL)));
   return text;
 }
 
@@ -64,17 +64,15 @@ std::optional<std::string> sourceFileKey(const std::string &path,
   char resolved[PATH_MAX];
   if (!::realpath(path.c_str(), resolved))
     return std::nullopt;
-  std::string material = std::string("tgc source plan v2\nfile=") + resolved +
-                         " " + std::to_string(st.st_dev) + " " +
-                         std::to_string(st.st_ino) + " " +
-                         std::to_string(st.st_size) + " " +
-                         std::to_string(st.st_mtim.tv_sec) + "." +
-                         std::to_string(st.st_mtim.tv_nsec) + " " +
-                         std::to_string(st.st_ctim.tv_sec) + "." +
-                         std::to_string(st.st_ctim.tv_nsec) +
-                         "\nextra=" + extra + "\nenv=" +
-                         compileSettingsText() + "\nisa=" + cpuIsa().name +
-                         " tgc=" + TGC_VERSION + " " + buildIdentity;
+  std::string material =
+      std::string("tgc source plan v2\nfile=") + resolved + " " +
+      std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+      std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) +
+      "." + std::to_string(st.st_mtim.tv_nsec) + " " +
+      std::to_string(st.st_ctim.tv_sec) + "." +
+      std::to_string(st.st_ctim.tv_nsec) + "\nextra=" + extra +
+      "\nenv=" + compileSettingsText() + "\nisa=" + cpuIsa().name +
+      " tgc=" + TGC_VERSION + " " + buildIdentity;
   return keyOfMaterial(material);
 }
 

@@ -100,8 +100,8 @@ void encodeSpec(ByteWriter &w, const ExecutableSpec &spec) {
   w.put<uint64_t>(spec.matmuls.size());
   for (const MatmulCall &m : spec.matmuls) {
     w.put(m.dtype);
-    for (int64_t v : {m.batch, m.m, m.n, m.k, m.strideA, m.strideB, m.strideC,
-                      m.strideD})
+    for (int64_t v :
+         {m.batch, m.m, m.n, m.k, m.strideA, m.strideB, m.strideC, m.strideD})
       w.put(v);
     w.put(m.transA);
     w.put(m.transB);
@@ -116,9 +116,9 @@ void encodeSpec(ByteWriter &w, const ExecutableSpec &spec) {
   for (const ConvCall &c : spec.convs) {
     w.put(c.dtype);
     w.put(c.nhwc);
-    for (int64_t v : {c.n, c.c, c.h, c.w, c.k, c.r, c.s, c.groups, c.padH,
-                      c.padW, c.strideH, c.strideW, c.dilationH, c.dilationW,
-                      c.outH, c.outW})
+    for (int64_t v :
+         {c.n, c.c, c.h, c.w, c.k, c.r, c.s, c.groups, c.padH, c.padW,
+          c.strideH, c.strideW, c.dilationH, c.dilationW, c.outH, c.outW})
       w.put(v);
     w.put(c.relu);
     w.put(c.alpha2);
@@ -186,9 +186,9 @@ ExecutableSpec decodeSpec(ByteReader &r) {
   for (ConvCall &c : spec.convs) {
     c.dtype = r.getEnum(DType::UI64);
     c.nhwc = r.get<bool>();
-    for (int64_t *v : {&c.n, &c.c, &c.h, &c.w, &c.k, &c.r, &c.s, &c.groups,
-                       &c.padH, &c.padW, &c.strideH, &c.strideW, &c.dilationH,
-                       &c.dilationW, &c.outH, &c.outW})
+    for (int64_t *v :
+         {&c.n, &c.c, &c.h, &c.w, &c.k, &c.r, &c.s, &c.groups, &c.padH, &c.padW,
+          &c.strideH, &c.strideW, &c.dilationH, &c.dilationW, &c.outH, &c.outW})
       *v = r.get<int64_t>();
     c.relu = r.get<bool>();
     c.alpha2 = r.get<float>();
@@ -247,9 +247,9 @@ decodeDevicePlan(std::string_view bytes, const std::string &what) {
   std::memcpy(&size, bytes.data() + 16, 8);
   std::memcpy(&hash, bytes.data() + 24, 8);
   if (info.formatVersion != kDevicePlanFormatVersion)
-    return absl::FailedPreconditionError(absl::StrCat(
-        what, ": CUDA plan format version ", info.formatVersion,
-        "; this tgc reads version ", kDevicePlanFormatVersion));
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, ": CUDA plan format version ", info.formatVersion,
+                     "; this tgc reads version ", kDevicePlanFormatVersion));
   std::string_view body = bytes.substr(kPreambleBytes);
   if (body.size() != size)
     return absl::DataLossError(absl::StrCat(what, ": truncated (", body.size(),
@@ -267,9 +267,9 @@ decodeDevicePlan(std::string_view bytes, const std::string &what) {
     value = r.getString();
   }
   if (r.ok() && info.tgcVersion != TGC_VERSION)
-    return absl::FailedPreconditionError(
-        what + ": made by tgc " + info.tgcVersion + "; this is tgc " +
-        TGC_VERSION + " (compile it again)");
+    return absl::FailedPreconditionError(what + ": made by tgc " +
+                                         info.tgcVersion + "; this is tgc " +
+                                         TGC_VERSION + " (compile it again)");
   ExecutableSpec spec = decodeSpec(r);
   if (r.ok() && !r.atEnd())
     r.fail("trailing bytes after the plan");
@@ -278,22 +278,19 @@ decodeDevicePlan(std::string_view bytes, const std::string &what) {
   return std::make_pair(std::move(spec), std::move(info));
 }
 
-absl::Status saveDevicePlan(const ExecutableSpec &spec,
-                            const std::string &arch,
+absl::Status saveDevicePlan(const ExecutableSpec &spec, const std::string &arch,
                             const PlanMetadata &metadata,
                             const std::string &path) {
   std::string bytes = encodeDevicePlan(spec, arch, metadata);
-  return runtime::writeFileAtomically(
-      path, [&](const runtime::ByteSink &sink) {
-        sink(bytes.data(), bytes.size());
-      });
+  return runtime::writeFileAtomically(path, [&](const runtime::ByteSink &sink) {
+    sink(bytes.data(), bytes.size());
+  });
 }
 
 absl::StatusOr<LoadedDevicePlan> loadDevicePlan(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return absl::NotFoundError(path + ": cannot open: " +
-                               std::strerror(errno));
+    return absl::NotFoundError(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream contents;
   contents << in.rdbuf();
   std::string bytes = contents.str();
@@ -303,7 +300,8 @@ absl::StatusOr<LoadedDevicePlan> loadDevicePlan(const std::string &path) {
   auto executable = DeviceExecutable::create(std::move(decoded->first));
   if (!executable.ok())
     return absl::Status(executable.status().code(),
-                        path + ": " + std::string(executable.status().message()));
+                        path + ": " +
+                            std::string(executable.status().message()));
   LoadedDevicePlan loaded;
   loaded.executable = *std::move(executable);
   loaded.info = std::move(decoded->second);

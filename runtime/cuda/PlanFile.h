@@ -56,8 +56,7 @@ absl::StatusOr<std::pair<ExecutableSpec, DevicePlanInfo>>
 decodeDevicePlan(std::string_view bytes, const std::string &what);
 
 /// Writes the plan to `path` atomically (a temporary file renamed).
-absl::Status saveDevicePlan(const ExecutableSpec &spec,
-                            const std::string &arch,
+absl::Status saveDevicePlan(const ExecutableSpec &spec, const std::string &arch,
                             const PlanMetadata &metadata,
                             const std::string &path);
 

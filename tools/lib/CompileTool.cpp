@@ -112,11 +112,11 @@ Error compileForCuda(const Options &opts, mlir::func::FuncOp func,
     return compiled.takeError();
   tgc::runtime::cpu::PlanMetadata metadata = tgc::cpu::planMetadata(func);
   metadata.push_back({"source", sys::path::filename(opts.file).str()});
-  if (auto status =
-          (*compiled)->saveArtifact(opts.output.getValue(), metadata);
+  if (auto status = (*compiled)->saveArtifact(opts.output.getValue(), metadata);
       !status.ok())
     return makeError(std::string(status.message()));
-  reportWritten(opts, func, (*compiled)->deviceExecutable()->spec().launches.size(),
+  reportWritten(opts, func,
+                (*compiled)->deviceExecutable()->spec().launches.size(),
                 "CUDA " + (opts.cudaArch.empty() ? std::string("sm_90")
                                                  : std::string(opts.cudaArch)),
                 start);
@@ -127,8 +127,7 @@ Error compileFile(const Options &opts) {
   if (opts.output.empty())
     return makeError("no output file (-o OUT.tgcx)");
   if (opts.backend != "cpu" && opts.backend != "cuda")
-    return makeError("unknown --backend '" + opts.backend +
-                     "' (cpu or cuda)");
+    return makeError("unknown --backend '" + opts.backend + "' (cpu or cuda)");
   if (opts.pipeline != "tgc-cpu" && opts.pipeline != "tgc-cpu-unfused")
     return makeError("unknown --pipeline '" + opts.pipeline +
                      "' (available: tgc-cpu, tgc-cpu-unfused)");

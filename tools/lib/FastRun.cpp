@@ -28,13 +28,12 @@ std::string onnxRunMaterial(const RunKeyMaterial &m) {
                       runtime::hash64(tensor->data(), tensor->byteSize())));
     text += name + ":" + tensor->describe() + ":" + digest + ";";
   }
-  text += "\nfunction=" + m.function + " pipeline=" + m.pipeline +
-          " threads=" +
-          std::to_string(
-              runtime::resolveThreadCount(static_cast<int>(m.threads))) +
-          " interop=" + std::to_string(m.interOp) +
-          " dynamic=" + std::to_string(m.dynamicSize) +
-          " determinism=" + toString(resolveDeterminism(m.determinism));
+  text +=
+      "\nfunction=" + m.function + " pipeline=" + m.pipeline + " threads=" +
+      std::to_string(runtime::resolveThreadCount(static_cast<int>(m.threads))) +
+      " interop=" + std::to_string(m.interOp) +
+      " dynamic=" + std::to_string(m.dynamicSize) +
+      " determinism=" + toString(resolveDeterminism(m.determinism));
   return text;
 }
 
@@ -175,8 +174,7 @@ std::optional<int> tryFastRun(int argc, char **argv,
     material.inputs.push_back({o->inputs[i], &inputs[i]});
   material.threads = o->threads;
   std::optional<std::string> key = runtime::cpu::sourceFileKey(
-      o->file, onnxRunMaterial(material),
-      runtime::cpu::fileIdentity(fullTool));
+      o->file, onnxRunMaterial(material), runtime::cpu::fileIdentity(fullTool));
   if (!key)
     return std::nullopt;
   std::string path = runtime::cpu::cachedPlanPath(cacheDir, *key);

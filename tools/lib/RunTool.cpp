@@ -349,8 +349,8 @@ Error runDeviceArtifact(const Options &opts) {
     return makeError("'" + opts.file + "' holds " + name + ", not @" +
                      opts.function);
   // Without a device, --print-plan and --compile-only still go on.
-  auto runner = Runner::fromCompiled(std::move(*compiled),
-                                     runnerOptions(opts), outs());
+  auto runner =
+      Runner::fromCompiled(std::move(*compiled), runnerOptions(opts), outs());
   if (!runner)
     return runner.takeError();
   auto args = makeInputs(arguments, name, inputOptions(opts));
@@ -714,9 +714,9 @@ int tgc::runToolMain(int argc, char **argv) {
     // The engine's sizing (tgc/Engine.h): the physical cores (--threads
     // caps them) split between the streams; never more worker threads
     // than cores.
-    int cores = opts.threads ? static_cast<int>(opts.threads)
-                             : std::min(tgc::physicalCores(),
-                                        tgc::threadBudget());
+    int cores = opts.threads
+                    ? static_cast<int>(opts.threads)
+                    : std::min(tgc::physicalCores(), tgc::threadBudget());
     if (static_cast<int>(opts.streams) > cores) {
       errs() << "tgc-run: error: --streams=" << opts.streams << " exceeds the "
              << cores << " core(s) this run may use (--threads)\n";

@@ -4,8 +4,8 @@
 
 #include "codegen/Backends.h"
 #include "codegen/reference/Interpreter.h"
-#include "runtime/cuda/Device.h"
 #include "runtime/EngineInternal.h"
+#include "runtime/cuda/Device.h"
 #include "runtime/cuda/Executable.h"
 
 #include <atomic>
@@ -207,8 +207,8 @@ Runner::benchmarkStreams(const std::vector<HostTensor> &args, unsigned streams,
   };
   auto source = std::make_shared<PlanSource>(*compiled);
   for (size_t i = 0; i < args.size(); ++i)
-    source->inputs.push_back(
-        TensorInfo{"input" + std::to_string(i), args[i].dtype(), args[i].shape()});
+    source->inputs.push_back(TensorInfo{"input" + std::to_string(i),
+                                        args[i].dtype(), args[i].shape()});
   CompiledModel model = detail::makeCompiledModel(
       source, PerformanceHint::Throughput,
       StreamConfig{static_cast<int>(std::max(1u, streams)),
@@ -241,9 +241,9 @@ Runner::benchmarkStreams(const std::vector<HostTensor> &args, unsigned streams,
   // Called on a stream thread when request `s` completes: record it and
   // start it again while requests remain.
   auto complete = [&](unsigned s, const Status &status) {
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() -
-                                                          started[s])
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - started[s])
+            .count();
     Status checked = status;
     if (checked.ok()) {
       // Concurrent requests on one plan give the same bytes.
@@ -290,8 +290,7 @@ Runner::benchmarkStreams(const std::vector<HostTensor> &args, unsigned streams,
   }
   for (InferRequest &request : inFlight)
     (void)request.wait();
-  result.seconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!firstError.empty())
     return makeError(firstError);
   return result;

@@ -21,8 +21,8 @@
 int main(int argc, char **argv) {
   char self[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string directory = n > 0 ? std::string(self, static_cast<size_t>(n))
-                                : std::string(argv[0]);
+  std::string directory =
+      n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string(argv[0]);
   directory = directory.substr(0, directory.rfind('/') + 1);
   std::string full = directory + "tgc-run-full";
   if (std::optional<int> status = tgc::tooling::tryFastRun(argc, argv, full))

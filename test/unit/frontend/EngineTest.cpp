@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Engine.h"
 #include "tgc/AbslStatus.h"
 #include "tgc/Artifact.h"
-#include "tgc/Engine.h"
 #include "tgc/Function.h"
 
 #include "gtest/gtest.h"
@@ -31,8 +31,7 @@ namespace {
 HostTensor patterned(std::vector<int64_t> shape, int seed) {
   HostTensor t = *HostTensor::allocate(DType::F32, std::move(shape));
   for (int64_t i = 0; i < t.numElements(); ++i)
-    t.setDouble(i, 0.01 * static_cast<double>((i * 7 + seed * 13) % 31) -
-                       0.15);
+    t.setDouble(i, 0.01 * static_cast<double>((i * 7 + seed * 13) % 31) - 0.15);
   return t;
 }
 
@@ -91,14 +90,13 @@ TEST(Engine, ATracedFunctionCompilesToACompiledModel) {
     EXPECT_EQ(out->data(), static_cast<void *>(storage.data()));
     EXPECT_TRUE(sameBytes(buffer, *expected));
     // A buffer over an input is refused when the request runs.
-    ASSERT_TRUE(request.setOutput(
-                           "output0",
-                           *HostTensor::borrow(DType::F32, {16, 32}, x.data()))
+    ASSERT_TRUE(request
+                    .setOutput("output0", *HostTensor::borrow(
+                                              DType::F32, {16, 32}, x.data()))
                     .ok());
     Status overlap = request.run();
     EXPECT_EQ(overlap.code(), absl::StatusCode::kInvalidArgument) << overlap;
-    EXPECT_NE(overlap.message().find("overlaps argument #0"),
-              std::string::npos)
+    EXPECT_NE(overlap.message().find("overlaps argument #0"), std::string::npos)
         << overlap;
   }
 
@@ -326,8 +324,7 @@ TEST(Determinism, ArtifactsKeepTheirLevel) {
   auto artifact = Artifact::load(path.string());
   std::filesystem::remove(path);
   ASSERT_TRUE(artifact.ok()) << artifact.status();
-  EXPECT_NE(artifact->describe().find("determinism: strict"),
-            std::string::npos)
+  EXPECT_NE(artifact->describe().find("determinism: strict"), std::string::npos)
       << artifact->describe();
   HostTensor x = patterned({1, 2048}, 11), w = patterned({2048, 1000}, 12);
   auto expected = (*concrete)(x, w);

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Model.h"
 #include "tgc/AbslStatus.h"
 #include "tgc/Engine.h"
-#include "tgc/Model.h"
 
 #include "gtest/gtest.h"
 

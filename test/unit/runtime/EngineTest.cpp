@@ -82,8 +82,8 @@ CompiledModel testModel(int streams, int threads,
                                    StreamConfig{streams, threads});
 }
 
-StreamConfig plan(PerformanceHint hint, int cores, int budget,
-                  int streams = 0, int threads = 0, int compiled = 0) {
+StreamConfig plan(PerformanceHint hint, int cores, int budget, int streams = 0,
+                  int threads = 0, int compiled = 0) {
   EngineOptions options;
   options.hint = hint;
   options.streams = streams;
@@ -124,8 +124,7 @@ TEST(Engine, StreamsFollowTheHintAndTheCores) {
   auto refused = detail::planStreams(bad, 4, 4);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(refused.status().message().find("must be >= 0"),
-            std::string::npos)
+  EXPECT_NE(refused.status().message().find("must be >= 0"), std::string::npos)
       << refused.status();
   EXPECT_GE(physicalCores(), 1);
   EXPECT_GE(threadBudget(), 1);

@@ -445,8 +445,7 @@ TEST(ExecutableTest, ResultBuffersAreWrittenByTheKernel) {
   HostTensor wrongShape = *HostTensor::allocate(DType::F32, {3, 2});
   refused({&wrongShape}, "result #0: the output buffer is tensor<3x2xf32>, "
                          "the result tensor<2x3xf32>");
-  HostTensor overInput =
-      *HostTensor::borrow(DType::F32, {2, 3}, input.data());
+  HostTensor overInput = *HostTensor::borrow(DType::F32, {2, 3}, input.data());
   refused({&overInput}, "result #0: the output buffer overlaps argument #0");
   refused({&buffer, &buffer},
           "result #1: the output buffer overlaps result #0's");

@@ -13,9 +13,9 @@
 #include "runtime/cuda/PlanFile.h"
 
 #include "runtime/Hash.h"
+#include "runtime/cuda/Device.h"
 #include "tgc/Artifact.h"
 #include "tgc/Engine.h"
-#include "runtime/cuda/Device.h"
 
 #include "gtest/gtest.h"
 
@@ -41,11 +41,13 @@ ExecutableSpec everyStep() {
   for (int64_t i = 0; i < filter.numElements(); ++i)
     filter.dataAs<float>()[i] = 0.01f * static_cast<float>(i);
   spec.constants = {bias, filter}; // b2, b3
-  spec.intermediates = {{DType::F32, {20}}, {DType::F32, {80}},
-                        {DType::F32, {80}}}; // b4, b5, b6
+  spec.intermediates = {
+      {DType::F32, {20}}, {DType::F32, {80}}, {DType::F32, {80}}}; // b4, b5, b6
   KernelImage kernel;
   kernel.name = "tgc_relu_0";
-  kernel.image = std::string("\x7f" "ELF cubin bytes\0with a zero", 27);
+  kernel.image = std::string("\x7f"
+                             "ELF cubin bytes\0with a zero",
+                             27);
   kernel.fallbackImage = ".version 8.0\n.target sm_90\n";
   kernel.checks = {"f.mlir:3:5: 'tgc.gather' op index %v is out of range"};
   spec.kernels.push_back(kernel);
@@ -292,9 +294,9 @@ TEST(DevicePlanFile, TheRuntimeApiLoadsCudaArtifacts) {
   }
   ASSERT_TRUE(ran.ok()) << ran.status();
   ASSERT_TRUE(served.ok()) << served.status();
-  EXPECT_EQ(std::memcmp((*ran)[1].data(), (*served)[1].data(),
-                        (*ran)[1].byteSize()),
-            0);
+  EXPECT_EQ(
+      std::memcmp((*ran)[1].data(), (*served)[1].data(), (*ran)[1].byteSize()),
+      0);
 }
 
 } // namespace
