@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -175,16 +176,29 @@ struct RunState {
   RunState() = default;
   RunState(const RunState &) = delete;
   RunState &operator=(const RunState &) = delete;
-  ~RunState() { std::free(arena); }
+  ~RunState() { releaseArena(); }
 
   /// Makes the arena at least `bytes` large. False when out of memory.
+  /// Arenas of a megabyte or more are mapped with their pages populated at
+  /// once: a first run then takes no page fault per page (on a VM a fault
+  /// costs tens of microseconds; ResNet-50's 7 MB arena took ~35 ms of
+  /// faults otherwise).
   bool reserveArena(int64_t bytes) {
     if (bytes <= arenaCapacity)
       return true;
-    std::free(arena);
-    arena = nullptr;
-    arenaCapacity = 0;
+    releaseArena();
     int64_t rounded = alignUp(bytes);
+    if (rounded >= kMappedArenaBytes) {
+      void *mapped = mmap(nullptr, static_cast<size_t>(rounded),
+                          PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      if (mapped != MAP_FAILED) {
+        arena = static_cast<uint8_t *>(mapped);
+        arenaCapacity = rounded;
+        arenaMapped = true;
+        return true;
+      }
+    }
     arena = static_cast<uint8_t *>(
         std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
     if (!arena)
@@ -193,6 +207,18 @@ struct RunState {
     return true;
   }
 
+  void releaseArena() {
+    if (arenaMapped)
+      munmap(arena, static_cast<size_t>(arenaCapacity));
+    else
+      std::free(arena);
+    arena = nullptr;
+    arenaCapacity = 0;
+    arenaMapped = false;
+  }
+
+  static constexpr int64_t kMappedArenaBytes = int64_t(1) << 20;
+  bool arenaMapped = false;
   uint8_t *arena = nullptr;
   int64_t arenaCapacity = 0;
   /// Data pointer of every value for this run.
