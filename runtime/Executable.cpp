@@ -189,9 +189,9 @@ struct RunState {
     releaseArena();
     int64_t rounded = alignUp(bytes);
     if (rounded >= kMappedArenaBytes) {
-      void *mapped = mmap(nullptr, static_cast<size_t>(rounded),
-                          PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      void *mapped =
+          mmap(nullptr, static_cast<size_t>(rounded), PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
       if (mapped != MAP_FAILED) {
         arena = static_cast<uint8_t *>(mapped);
         arenaCapacity = rounded;
