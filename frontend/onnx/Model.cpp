@@ -564,6 +564,19 @@ onnximpl::checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
             return error;
     const std::string &op = node.op_type();
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    // ONNX's convolution and pooling shape inference divides by the
+    // strides: a zero one raised SIGFPE (found by fuzz-onnx-import). Other
+    // bad values get the converters' own errors.
+    if (defaultDomain &&
+        (op == "Conv" || op == "ConvInteger" || op == "QLinearConv" ||
+         op == "MaxPool" || op == "AveragePool" || op == "LpPool" ||
+         op == "MaxUnpool"))
+      for (const auto &attr : node.attribute())
+        if (attr.name() == "strides")
+          for (int64_t v : attr.ints())
+            if (v == 0)
+              return nodeError(node,
+                               "attribute 'strides' must be positive, not 0");
     if (defaultDomain && (op == "Conv" || op == "ConvTranspose" ||
                           op == "ConvInteger" || op == "QLinearConv")) {
       size_t xIndex = 0, wIndex = op == "QLinearConv" ? 3 : 1;
