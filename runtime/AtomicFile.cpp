@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -44,6 +46,25 @@ writeFileAtomically(const std::string &path,
         ": cannot rename the written plan into place: ", std::strerror(error)));
   }
   return absl::OkStatus();
+}
+
+bool fileStartsWith(const std::string &path, std::string_view prefix) {
+  FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return false;
+  std::string head(prefix.size(), '\0');
+  bool starts = std::fread(head.data(), 1, head.size(), file) == head.size() &&
+                head == prefix;
+  std::fclose(file);
+  return starts;
+}
+
+void touchFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  if (fd < 0)
+    return;
+  (void)::futimens(fd, nullptr);
+  ::close(fd);
 }
 
 } // namespace tgc::runtime

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace tgc::runtime {
 
@@ -26,6 +27,14 @@ using ByteSink = std::function<void(const void *, size_t)>;
 absl::Status
 writeFileAtomically(const std::string &path,
                     const std::function<void(const ByteSink &)> &produce);
+
+/// Whether the file at `path` starts with `prefix` (a format's magic);
+/// false when it cannot be read.
+bool fileStartsWith(const std::string &path, std::string_view prefix);
+
+/// Sets the modification time of the file at `path` to now (a cache's
+/// least-recently-used order); a file that cannot be opened is left alone.
+void touchFile(const std::string &path);
 
 } // namespace tgc::runtime
 

@@ -1,6 +1,7 @@
 //===- KernelObjectCache.cpp - loop kernels' object code on disk ----------===//
 
 #include "codegen/cpu/KernelObjectCache.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/cpu/SourceKey.h"
 
 #include "absl/strings/str_cat.h"
@@ -33,14 +34,7 @@ std::atomic<uint64_t> planHits{0}, planMisses{0}, planStores{0};
 constexpr llvm::StringLiteral kPlanSuffix = ".tgcx";
 
 /// Marks `path` recently used: trimming goes by modification time.
-void touch(const std::string &path) {
-  if (int fd = -1; !llvm::sys::fs::openFileForWrite(
-          path, fd, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_Append)) {
-    (void)llvm::sys::fs::setLastAccessAndModificationTime(
-        fd, llvm::sys::toTimePoint(std::time(nullptr)));
-    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  }
-}
+void touch(const std::string &path) { tgc::runtime::touchFile(path); }
 
 void putWord(std::string &out, uint64_t word) {
   char bytes[sizeof word];

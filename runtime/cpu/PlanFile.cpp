@@ -516,14 +516,7 @@ absl::Status savePlan(const Executable &executable,
 }
 
 bool isPlanFile(const std::string &path) {
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    return false;
-  char magic[8] = {};
-  bool is =
-      std::fread(magic, 1, 8, file) == 8 && std::memcmp(magic, kMagic, 8) == 0;
-  std::fclose(file);
-  return is;
+  return fileStartsWith(path, std::string_view(kMagic, 8));
 }
 
 namespace {

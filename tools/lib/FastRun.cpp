@@ -2,6 +2,7 @@
 
 #include "tools/lib/FastRun.h"
 
+#include "runtime/AtomicFile.h"
 #include "runtime/Environment.h"
 #include "runtime/Executable.h"
 #include "runtime/Hash.h"
@@ -10,7 +11,6 @@
 #include "runtime/cuda/PlanFile.h"
 #include "tgc/Npy.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -100,15 +100,6 @@ std::optional<FastOptions> parse(int argc, char **argv) {
   return o;
 }
 
-/// Marks a cache entry recently used, as the cache does on a hit.
-void touch(const std::string &path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
-  if (fd < 0)
-    return;
-  (void)::futimens(fd, nullptr);
-  ::close(fd);
-}
-
 std::optional<int> runPlan(const FastOptions &o,
                            const runtime::cpu::LoadedPlan &plan,
                            const std::vector<runtime::HostTensor> &inputs) {
@@ -184,7 +175,7 @@ std::optional<int> tryFastRun(int argc, char **argv,
   auto plan = runtime::cpu::loadPlan(path);
   if (!plan.ok())
     return std::nullopt; // the full tool replaces a bad entry
-  touch(path);
+  runtime::touchFile(path); // recently used, as the cache marks a hit
   std::optional<int> status = runPlan(*o, *plan, inputs);
   if (status && *status == 0)
     std::fprintf(stderr,
