@@ -45,6 +45,7 @@ BackendOptions BackendOptions::fromEnvironment() {
   options.dumpJit = runtime::env::flag("TGC_DUMP_JIT");
   options.cacheDir = runtime::env::text("TGC_CACHE_DIR");
   options.determinism = determinismFromEnvironment();
+  options.precision = precisionFromEnvironment();
   return options;
 }
 

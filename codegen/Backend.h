@@ -22,6 +22,7 @@
 
 #include "runtime/Executable.h"
 #include "tgc/HostTensor.h"
+#include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -86,6 +87,10 @@ struct BackendOptions {
   /// The determinism contract (tgc/Determinism.h; fromEnvironment:
   /// TGC_DETERMINISTIC).
   Determinism determinism = Determinism::Default;
+  /// The precision policy (tgc/Precision.h; fromEnvironment:
+  /// TGC_PRECISION). CPU: F32 or BF16 (Auto resolved by the backend; BF16
+  /// without native bf16 and Int8 are compile errors). CUDA: F32 only.
+  Precision precision = Precision::Default;
   /// CUDA: the GPU architecture ("sm_90"; empty: the backend's default).
   std::string arch;
   /// CUDA: let f32 matmuls and convolutions use TF32 tensor cores.

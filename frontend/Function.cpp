@@ -365,6 +365,8 @@ FunctionState::compile(const Compiled &compiled,
   backendOptions.interOp = options.interOpThreads > 1;
   if (options.deterministic != Determinism::Default)
     backendOptions.determinism = options.deterministic;
+  if (options.precision != Precision::Default)
+    backendOptions.precision = options.precision;
   if ((*selected)->runsOnDevice()) {
     auto device = openTarget();
     if (!device.ok())
@@ -872,7 +874,8 @@ detail::concreteSpecialization(FunctionState &state, const TraceType &type,
 static tgc::StatusOr<std::unique_ptr<codegen::CompiledFunction>>
 compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
                      int numThreads, const char *what,
-                     Determinism determinism = Determinism::Default) {
+                     Determinism determinism = Determinism::Default,
+                     Precision precision = Precision::Default) {
   std::string prefix = "tgc: function '" + state.options.name + "': ";
   if (!compiled.target.isCpu())
     return absl::FailedPreconditionError(
@@ -900,6 +903,10 @@ compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
     backendOptions.determinism = state.options.deterministic;
   if (determinism != Determinism::Default)
     backendOptions.determinism = determinism;
+  if (state.options.precision != Precision::Default)
+    backendOptions.precision = state.options.precision;
+  if (precision != Precision::Default)
+    backendOptions.precision = precision;
   backendOptions.cacheDir.clear(); // a fresh compile, all of it in the plan
   std::unique_lock compiling(state.compileMutex);
   auto plan = (*cpu)->compile(func, shapes, backendOptions);
@@ -935,7 +942,8 @@ detail::compileModel(std::shared_ptr<FunctionState> state, CompiledPtr compiled,
   if (!config.ok())
     return config.status();
   auto plan = compileStaticCpuPlan(*state, *compiled, config->threadsPerStream,
-                                   "a compiled model", options.determinism);
+                                   "a compiled model", options.determinism,
+                                   options.precision);
   if (!plan.ok())
     return plan.status();
   std::shared_ptr<const codegen::CompiledFunction> owned(*std::move(plan));

@@ -2,6 +2,7 @@
 
 #include "runtime/Environment.h"
 #include "tgc/Determinism.h"
+#include "tgc/Precision.h"
 
 #include <array>
 #include <cctype>
@@ -15,7 +16,7 @@ using Kind = env::Setting::Kind;
 
 namespace {
 
-constexpr std::array<env::Setting, 15> kSettings = {{
+constexpr std::array<env::Setting, 16> kSettings = {{
     {"TGC_NUM_THREADS", Kind::Integer, "0",
      "intra-op threads when no option or flag gives them (0 or unset: "
      "OMP_NUM_THREADS, then every core)"},
@@ -40,6 +41,10 @@ constexpr std::array<env::Setting, 15> kSettings = {{
      "the determinism contract when no option or flag gives one: 0 (none), "
      "1 or run-to-run (bitwise run to run at a fixed thread count), strict "
      "(also across thread counts)"},
+    {"TGC_PRECISION", Kind::Text, "f32",
+     "the precision policy when no option or flag gives one: f32, bf16 "
+     "(contractions multiply in bfloat16 on AVX512_BF16/AMX CPUs), int8 or "
+     "auto (bf16 where native, else f32)"},
     {"TGC_VERBOSE", Kind::Flag, "0",
      "print every executable step as it runs (to stderr)"},
     {"TGC_DUMP_JIT", Kind::Flag, "0",
@@ -170,4 +175,46 @@ std::optional<tgc::Determinism> tgc::parseDeterminism(std::string_view text) {
 tgc::Determinism tgc::determinismFromEnvironment() {
   return parseDeterminism(env::text("TGC_DETERMINISTIC"))
       .value_or(Determinism::Default);
+}
+
+//===----------------------------------------------------------------------===//
+// Precision policies (include/tgc/Precision.h)
+//===----------------------------------------------------------------------===//
+
+const char *tgc::toString(Precision precision) {
+  switch (precision) {
+  case Precision::Default:
+    return "default";
+  case Precision::F32:
+    return "f32";
+  case Precision::BF16:
+    return "bf16";
+  case Precision::Int8:
+    return "int8";
+  case Precision::Auto:
+    return "auto";
+  }
+  return "default";
+}
+
+std::optional<tgc::Precision> tgc::parsePrecision(std::string_view text) {
+  std::string lower;
+  for (char c : text)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "default")
+    return Precision::Default;
+  if (lower == "f32" || lower == "fp32" || lower == "float32")
+    return Precision::F32;
+  if (lower == "bf16" || lower == "bfloat16")
+    return Precision::BF16;
+  if (lower == "int8")
+    return Precision::Int8;
+  if (lower == "auto")
+    return Precision::Auto;
+  return std::nullopt;
+}
+
+tgc::Precision tgc::precisionFromEnvironment() {
+  return parsePrecision(env::text("TGC_PRECISION"))
+      .value_or(Precision::Default);
 }

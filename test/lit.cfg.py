@@ -82,6 +82,9 @@ if _isa:
     config.available_features.add("cpu-" + family.lower())
     if not no_winograd:
         config.available_features.add("cpu-winograd")
+    # Native bf16 (AVX512_BF16 or AMX): the bf16 precision policy.
+    if "bf16" in name or "amx" in name:
+        config.available_features.add("cpu-bf16")
     lit_config.note("cpu backend target: " + _target.strip())
 else:
     lit_config.warning("tgc-run --print-target gave no target: " + repr(_target))

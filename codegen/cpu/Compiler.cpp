@@ -270,7 +270,8 @@ runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
 /// is a tgc.constant (for weight prepacking).
 absl::StatusOr<KernelPtr>
 createKernel(Operation *op,
-             llvm::DenseMap<Value, const HostTensor *> &constants) {
+             llvm::DenseMap<Value, const HostTensor *> &constants,
+             bool bf16) {
   namespace cpu = runtime::cpu;
   Value result = op->getResult(0);
   auto constantOf = [&](Value v) -> const HostTensor * {
@@ -322,10 +323,13 @@ createKernel(Operation *op,
         desc.transposeA = o.getTransposeA();
         desc.transposeB = o.getTransposeB();
         desc.constantRhs = constantOf(o.getRhs());
+        desc.bf16 = bf16 && desc.dtype == DType::F32;
         return cpu::createMatmul(desc);
       })
       .Case([&](Conv2DOp o) {
-        return cpu::createConv2D(conv2DDescOf(o, constantOf(o.getFilter())));
+        cpu::Conv2DDesc desc = conv2DDescOf(o, constantOf(o.getFilter()));
+        desc.bf16 = bf16 && desc.dtype == DType::F32;
+        return cpu::createConv2D(desc);
       })
       .Case<MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp>(
           [&](Operation *pool) { return cpu::createPool2D(*poolDescOf(pool)); })
@@ -587,6 +591,7 @@ absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
 absl::StatusOr<FusedContraction>
 createFusedContraction(FusionOp fusion, const PostOpChain &chain,
                        llvm::DenseMap<Value, const HostTensor *> &constants,
+                       bool bf16,
                        const LayoutContext *layoutContext = nullptr) {
   namespace cpu = runtime::cpu;
   Operation *contraction = chain.contraction;
@@ -657,6 +662,7 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.constantRhs = constantOf(o.getRhs());
     desc.biasShape = biasShape;
     desc.postOps = std::move(postOps);
+    desc.bf16 = bf16 && desc.dtype == DType::F32;
     kernel = cpu::createMatmul(desc);
   } else {
     auto c = cast<Conv2DOp>(contraction);
@@ -675,6 +681,7 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.groups = static_cast<int64_t>(c.getGroups());
     desc.constantFilter = constantOf(c.getFilter());
     desc.postOps = std::move(postOps);
+    desc.bf16 = bf16 && desc.dtype == DType::F32;
     if (layoutContext && desc.nhwc) {
       auto blocked = tryLayoutConv(desc, postOpInputs, *layoutContext, fused);
       if (!blocked.ok())
@@ -1381,7 +1388,8 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
     return false;
   LayoutContext layoutContext = layoutContextFor(fusion.getResult(0));
   auto fused = createFusedContraction(
-      fusion, *chain, constants, blockedLayouts ? &layoutContext : nullptr);
+      fusion, *chain, constants, options.precision == Precision::BF16,
+      blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
     if (fused.status().code() == absl::StatusCode::kUnimplemented)
       return false;
@@ -1406,9 +1414,11 @@ llvm::Expected<bool> CpuPlanEmitter::emitLayoutConv(Conv2DOp conv,
     fused.inputs.push_back({operand, std::nullopt});
   LayoutContext layoutContext = layoutContextFor(conv.getResult());
   auto it = constants.find(conv.getFilter());
-  auto blocked = tryLayoutConv(
-      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second), {},
-      layoutContext, fused);
+  runtime::cpu::Conv2DDesc desc =
+      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
+  desc.bf16 = options.precision == Precision::BF16 &&
+              desc.dtype == runtime::DType::F32;
+  auto blocked = tryLayoutConv(desc, {}, layoutContext, fused);
   if (!blocked.ok())
     return errorAt(conv, std::string(blocked.status().message()));
   if (!*blocked)
@@ -1458,7 +1468,8 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
   runtime::Step step;
   step.op = where;
   if (options.enableOneDnn) {
-    auto kernel = createKernel(&op, constants);
+    auto kernel =
+        createKernel(&op, constants, options.precision == Precision::BF16);
     if (kernel.ok()) {
       step.kernel = *kernel;
       std::string_view name = step.kernel->name();
@@ -1525,10 +1536,42 @@ llvm::Error CpuPlanEmitter::finish() {
 }
 } // namespace
 
+llvm::Expected<Precision> cpu::resolveCpuPrecision(Precision requested) {
+  const runtime::cpu::CpuIsa &isa = runtime::cpu::cpuIsa();
+  switch (requested) {
+  case Precision::Default:
+  case Precision::F32:
+    return Precision::F32;
+  case Precision::Auto:
+    return isa.bf16 ? Precision::BF16 : Precision::F32;
+  case Precision::BF16:
+    if (isa.bf16)
+      return Precision::BF16;
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "precision bf16 needs a CPU with native bfloat16 (AVX512_BF16 or "
+        "AMX); this one runs " +
+            isa.name +
+            " (oneDNN would emulate bf16, slower than f32): use f32, or auto "
+            "to take bf16 only where it is native");
+  case Precision::Int8:
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "precision int8 is not available yet: tgc has no post-training "
+        "quantization (calibration) so far; use f32, bf16 or auto");
+  }
+  return Precision::F32;
+}
+
 llvm::Expected<cpu::CompiledFunction>
 cpu::compile(func::FuncOp func,
              const std::vector<std::vector<int64_t>> &inputShapes,
-             const CompileOptions &options) {
+             const CompileOptions &requested) {
+  auto precision = resolveCpuPrecision(requested.precision);
+  if (!precision)
+    return precision.takeError();
+  CompileOptions options = requested;
+  options.precision = *precision;
   auto module = specialize(func, inputShapes, options.optimize, options.fuse,
                            options.enableOneDnn);
   if (!module)

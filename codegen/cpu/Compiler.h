@@ -15,6 +15,7 @@
 #define TGC_CODEGEN_CPU_COMPILER_H
 
 #include "runtime/Executable.h"
+#include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -108,7 +109,17 @@ struct CompileOptions {
   /// kernel thread-invariant (runtime/cpu/Kernels.h); any level other than
   /// Default gives kernels only aligned buffers (Executable::determinism).
   Determinism determinism = Determinism::Default;
+  /// The precision policy (tgc/Precision.h), resolved by
+  /// resolveCpuPrecision: BF16 multiplies f32 convolutions and matmuls in
+  /// bfloat16 (runtime::cpu::Conv2DDesc::bf16) and keeps bf16 activations
+  /// between blocked-layout convolutions; every other op stays f32.
+  Precision precision = Precision::F32;
 };
+
+/// `requested` as this CPU runs it, F32 or BF16: Default is F32, Auto is
+/// BF16 where the CPU has native bf16 (runtime::cpu::CpuIsa::bf16). BF16
+/// on a CPU without native bf16, and Int8, are errors that say why.
+llvm::Expected<Precision> resolveCpuPrecision(Precision requested);
 
 /// A compiled function. Steps that fell back to the reference path refer to
 /// the module the function was compiled from, so keep `module` alive.

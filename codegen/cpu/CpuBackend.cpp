@@ -75,6 +75,7 @@ public:
     compileOptions.numThreads = options.numThreads;
     compileOptions.interOp = options.interOp;
     compileOptions.determinism = options.determinism;
+    compileOptions.precision = options.precision;
     compileOptions.enableOneDnn = options.enableOneDnn;
     compileOptions.winograd = options.winograd;
     compileOptions.loopVectorize = options.loopVectorize;

@@ -127,7 +127,8 @@ std::string planCacheKey(mlir::func::FuncOp func,
      << " layouts=" << static_cast<int>(options.activationLayouts)
      << " winograd=" << options.winograd << " loops=" << options.loopVectorize
      << "/" << options.loopVectorTile << " interop=" << options.interOp
-     << " determinism=" << toString(options.determinism);
+     << " determinism=" << toString(options.determinism)
+     << " precision=" << toString(options.precision);
   const dnnl_version_t *dnnl = dnnl_version();
   os << "\nisa=" << runtime::cpu::cpuIsa().name
      << " target=" << targetDescription() << "\nllvm=" << LLVM_VERSION_STRING
@@ -139,7 +140,13 @@ std::string planCacheKey(mlir::func::FuncOp func,
 llvm::Expected<CachedCompile>
 compileCached(mlir::func::FuncOp func,
               const std::vector<std::vector<int64_t>> &inputShapes,
-              const CompileOptions &options) {
+              const CompileOptions &requested) {
+  // The key holds the policy as this CPU runs it (auto and bf16 share).
+  auto precision = resolveCpuPrecision(requested.precision);
+  if (!precision)
+    return precision.takeError();
+  CompileOptions options = requested;
+  options.precision = *precision;
   CachedCompile result;
   std::shared_ptr<KernelObjectCache> cache;
   std::string key;
@@ -165,6 +172,7 @@ compileCached(mlir::func::FuncOp func,
   runtime::cpu::PlanMetadata metadata = planMetadata(func);
   metadata.push_back({"threads", std::to_string(runtime::resolveThreadCount(
                                      options.numThreads))});
+  metadata.push_back({"precision", toString(options.precision)});
   metadata.insert(metadata.end(), options.planNotes.begin(),
                   options.planNotes.end());
   if (cache && runtime::cpu::checkSavable(*result.compiled.executable).ok() &&

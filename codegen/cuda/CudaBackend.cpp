@@ -71,6 +71,16 @@ public:
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,
           const BackendOptions &options) const override {
+    // Reduced precision on the GPU (fp16/int8 through cuBLASLt and cuDNN)
+    // is not there yet: say so rather than run f32 under another name.
+    if (options.precision != Precision::Default &&
+        options.precision != Precision::F32)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          std::string("the cuda backend runs precision f32 only, not ") +
+              toString(options.precision) +
+              " (allowTf32 / --allow-tf32 lets its matmuls and "
+              "convolutions use TF32 tensor cores)");
     cuda::CompileOptions compileOptions;
     if (!options.arch.empty())
       compileOptions.arch = options.arch;

@@ -131,7 +131,8 @@ bool loadCachedPlan(detail::ModelState &state) {
       std::to_string(runtime::resolveThreadCount(state.options.numThreads)) +
       " interop=" + std::to_string(state.options.interOpThreads > 1) +
       " fuse=" + std::to_string(state.options.fuse) +
-      " determinism=" + toString(resolveDeterminism(state.options.determinism));
+      " determinism=" + toString(resolveDeterminism(state.options.determinism)) +
+      " precision=" + toString(resolvePrecision(state.options.precision));
   std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
   if (!key)
     return false;
@@ -232,6 +233,8 @@ planFor(detail::ModelState &state, std::vector<std::vector<int64_t>> shapes,
   backendOptions.fuse = backendOptions.fuse && state.options.fuse;
   if (state.options.determinism != Determinism::Default)
     backendOptions.determinism = state.options.determinism;
+  if (state.options.precision != Precision::Default)
+    backendOptions.precision = state.options.precision;
   if (!state.options.cacheDir.empty()) {
     backendOptions.cacheDir = state.options.cacheDir;
     // The model's static shapes: file the plan under the model's key
@@ -385,6 +388,7 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   modelOptions.fuse = options.fuse;
   modelOptions.cacheDir = options.cacheDir;
   modelOptions.determinism = options.determinism;
+  modelOptions.precision = options.precision;
   auto model = Model::loadOnnx(path, modelOptions);
   if (!model.ok())
     return model.status();

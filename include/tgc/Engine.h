@@ -40,6 +40,7 @@
 #define TGC_ENGINE_H
 
 #include "tgc/Determinism.h"
+#include "tgc/Precision.h"
 #include "tgc/HostTensor.h"
 #include "tgc/TensorInfo.h"
 
@@ -90,6 +91,11 @@ struct EngineOptions {
   /// its FunctionOptions::deterministic). An artifact keeps the level it
   /// was compiled with.
   Determinism determinism = Determinism::Default;
+  /// compileOnnx and ConcreteFunction::compile: the precision policy
+  /// (tgc/Precision.h; Default: TGC_PRECISION, for a traced function its
+  /// FunctionOptions::precision). An artifact keeps the policy it was
+  /// compiled with.
+  Precision precision = Precision::Default;
 };
 
 /// How the hint and the machine sized a compiled model.

@@ -26,6 +26,7 @@
 
 #include "tgc/Callback.h"
 #include "tgc/Determinism.h"
+#include "tgc/Precision.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
 #include "tgc/Engine.h"
@@ -103,6 +104,10 @@ struct FunctionOptions {
   /// The determinism contract of its plans (tgc/Determinism.h,
   /// docs/determinism.md): RunToRun or Strict; Default: TGC_DETERMINISTIC.
   Determinism deterministic = Determinism::Default;
+  /// The precision policy of its plans (tgc/Precision.h,
+  /// docs/precision.md): F32, BF16 or Auto; Default: TGC_PRECISION, else
+  /// F32.
+  Precision precision = Precision::Default;
   /// Most plans a specialization with dynamic dims keeps (one per set of
   /// input shapes; the least recently used is dropped, and recompiled if a
   /// call needs it again).

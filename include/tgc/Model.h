@@ -17,6 +17,7 @@
 #define TGC_MODEL_H
 
 #include "tgc/Determinism.h"
+#include "tgc/Precision.h"
 #include "tgc/HostTensor.h"
 #include "tgc/TensorInfo.h"
 
@@ -46,6 +47,9 @@ struct ModelOptions {
   /// The determinism contract (tgc/Determinism.h, docs/determinism.md);
   /// Default: TGC_DETERMINISTIC.
   Determinism determinism = Determinism::Default;
+  /// The precision policy (tgc/Precision.h, docs/precision.md); Default:
+  /// TGC_PRECISION, else F32.
+  Precision precision = Precision::Default;
 };
 
 namespace detail {

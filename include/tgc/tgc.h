@@ -25,6 +25,7 @@
 #include "tgc/Callback.h"
 #include "tgc/DType.h"
 #include "tgc/Determinism.h"
+#include "tgc/Precision.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
 #include "tgc/Engine.h"

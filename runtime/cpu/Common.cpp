@@ -79,6 +79,7 @@ const CpuIsa &cpuIsa() {
     result->avx512 = hasIsa(effective, dnnl_cpu_isa_avx512_core);
     result->channelBlock = result->avx512 ? 16 : result->avx2 ? 8 : 0;
     result->winograd = result->avx512;
+    result->bf16 = hasIsa(effective, dnnl_cpu_isa_avx512_core_bf16);
     if (!result->avx512)
       result->disabledJitFeatures.push_back("avx512f");
     if (!result->avx2)
@@ -383,11 +384,20 @@ KernelPtr makeNoOpKernel(std::string name) {
 }
 
 namespace {
+/// An input converted before the primitive runs (Binding::from).
+struct StagedInput {
+  size_t binding;
+  dnnl::primitive convert;
+  size_t offset; ///< in the thread's staging buffer
+};
+
 class PrimitiveKernel final : public Kernel {
 public:
-  PrimitiveKernel(PrimitiveKernelSpec spec, dnnl::memory::desc scratchpad)
+  PrimitiveKernel(PrimitiveKernelSpec spec, dnnl::memory::desc scratchpad,
+                  std::vector<StagedInput> staged, size_t stagingBytes)
       : spec(std::move(spec)), scratchpad(scratchpad),
-        scratchpadBytes(scratchpad.get_size()) {}
+        scratchpadBytes(scratchpad.get_size()), staged(std::move(staged)),
+        stagingBytes(stagingBytes) {}
   std::string_view name() const override { return spec.name; }
   bool canRunInPlace(size_t index) const override {
     return spec.inPlaceInput >= 0 &&
@@ -397,12 +407,31 @@ public:
                    const std::vector<HostTensor> &inputs,
                    std::vector<HostTensor> &outputs) const override {
     std::unordered_map<int, dnnl::memory> args;
+    char *staging = nullptr;
+    if (stagingBytes) {
+      staging = static_cast<char *>(
+          threadBuffer(ThreadBuffer::Staging, stagingBytes));
+      if (!staging)
+        return absl::ResourceExhaustedError(
+            "cannot allocate the converted operands of a oneDNN primitive");
+    }
     try {
       for (const Binding &b : spec.bindings) {
         const void *data = b.input < 0
                                ? outputs[0].data()
                                : inputs[static_cast<size_t>(b.input)].data();
-        args.emplace(b.arg, wrap(b.desc, data));
+        args.emplace(b.arg, wrap(b.from.data.ndims ? b.from : b.desc, data));
+      }
+      for (const StagedInput &s : staged) {
+        const Binding &b = spec.bindings[s.binding];
+        dnnl::memory to = wrap(b.desc, staging + s.offset);
+        if (absl::Status status =
+                execute(s.convert,
+                        {{DNNL_ARG_FROM, args.at(b.arg)}, {DNNL_ARG_TO, to}},
+                        context);
+            !status.ok())
+          return status;
+        args[b.arg] = to;
       }
       if (scratchpadBytes) {
         void *buffer = threadBuffer(ThreadBuffer::Scratchpad, scratchpadBytes);
@@ -475,6 +504,8 @@ private:
   PrimitiveKernelSpec spec;
   dnnl::memory::desc scratchpad;
   size_t scratchpadBytes;
+  std::vector<StagedInput> staged;
+  size_t stagingBytes;
 };
 } // namespace
 
@@ -490,7 +521,22 @@ KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec) {
             dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0))
       scratchpad = dnnl::memory::desc(*md);
   }
-  return std::make_shared<PrimitiveKernel>(std::move(spec), scratchpad);
+  // Staged inputs: the bound input holds `from`, the primitive reads `desc`.
+  std::vector<StagedInput> staged;
+  size_t stagingBytes = 0;
+  for (size_t i = 0; i < spec.bindings.size(); ++i) {
+    const Binding &b = spec.bindings[i];
+    if (b.from.data.ndims == 0)
+      continue;
+    // Throws dnnl::error where oneDNN cannot convert (the callers' catch).
+    const dnnl::engine &engine = **cpuEngine();
+    dnnl::reorder::primitive_desc convert(engine, b.from, engine, b.desc,
+                                          makeAttr());
+    staged.push_back({i, dnnl::reorder(convert), stagingBytes});
+    stagingBytes += (b.desc.get_size() + 63) / 64 * 64;
+  }
+  return std::make_shared<PrimitiveKernel>(std::move(spec), scratchpad,
+                                           std::move(staged), stagingBytes);
 }
 
 std::vector<int> postOpInputIndices(const std::vector<PostOp> &postOps,

@@ -148,11 +148,15 @@ bool hasSpecialValues(const HostTensor &t, NaNGuardScan scan,
 KernelPtr makeNoOpKernel(std::string name);
 
 /// One memory argument of a primitive: kernel input `input` (or output 0
-/// when `input` is -1) passed as `arg` with descriptor `desc`.
+/// when `input` is -1) passed as `arg` with descriptor `desc`. With a
+/// `from` descriptor (an input only), the input holds `from` (e.g. f32)
+/// and each run first converts it (a oneDNN reorder) into a staging buffer
+/// in `desc` (e.g. bf16) that the primitive reads.
 struct Binding {
   int arg;
   int input;
   dnnl::memory::desc desc;
+  dnnl::memory::desc from = {};
 };
 
 /// A kernel that executes one oneDNN primitive, then applies the post-ops

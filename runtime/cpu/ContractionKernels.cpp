@@ -115,15 +115,19 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
 /// The arguments shared by matmul and convolution: source, weights (bound
 /// as input 1, or prepacked once into `packedWeights` when constant), the
 /// optional bias (input 2), destination, and the operands of the fused
-/// binary post-ops (the inputs after them).
+/// binary post-ops (the inputs after them). `srcHeld` / `weiHeld`, when
+/// given, describe what the inputs hold where the primitive reads another
+/// type (bf16 multiplication: converted on each run, Binding::from).
 template <typename OperandDesc>
 absl::Status bindContraction(
     PrimitiveKernelSpec &spec, const dnnl::memory::desc &src,
     const dnnl::memory::desc &weiPlain, const dnnl::memory::desc &wei,
     const dnnl::memory::desc &packedWeights, const HostTensor *constantWeights,
     const dnnl::memory::desc &bias, bool hasBias, const dnnl::memory::desc &dst,
-    const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc) {
-  spec.bindings.push_back({DNNL_ARG_SRC, 0, src});
+    const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc,
+    const dnnl::memory::desc &srcHeld = {},
+    const dnnl::memory::desc &weiHeld = {}) {
+  spec.bindings.push_back({DNNL_ARG_SRC, 0, src, srcHeld});
   if (constantWeights) {
     auto packed = prepack(weiPlain, constantWeights->data(), packedWeights,
                           spec.constantsOwner);
@@ -131,7 +135,7 @@ absl::Status bindContraction(
       return packed.status();
     spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
   } else {
-    spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei});
+    spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei, weiHeld});
   }
   if (hasBias)
     spec.bindings.push_back({DNNL_ARG_BIAS, 2, bias});
@@ -277,15 +281,19 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
   if (!engine.ok())
     return engine.status();
   dt type = *toDnnl(d.dtype);
+  // The type the products are taken in (bf16: converted operands).
+  dt mul = d.bf16 ? dt::bf16 : type;
   size_t R = g.rank;
   try {
-    dnnl::memory::desc src = stridedDesc(g.lhsDims, g.lhsStrides, type);
+    dnnl::memory::desc srcHeld = stridedDesc(g.lhsDims, g.lhsStrides, type);
+    dnnl::memory::desc src =
+        d.bf16 ? plainDesc(g.lhsDims, mul) : srcHeld;
     dnnl::memory::desc weiPlain = stridedDesc(g.rhsDims, g.rhsStrides, type);
     dnnl::memory::desc wei =
         d.constantRhs
-            ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()), type,
+            ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()), mul,
                                  tag::any)
-            : weiPlain;
+            : (d.bf16 ? plainDesc(g.rhsDims, mul) : weiPlain);
     dnnl::memory::desc dst = plainDesc(d.resultShape, type);
     dnnl::memory::desc bias;
     if (d.biasShape)
@@ -308,13 +316,19 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
       pd = dnnl::matmul::primitive_desc(desc, attr, **engine);
 
     PrimitiveKernelSpec spec;
-    spec.name = serial ? "onednn.matmul[1 thread]" : "onednn.matmul";
+    spec.name = "onednn.matmul";
+    if (d.bf16)
+      spec.name += "[bf16]";
+    if (serial)
+      spec.name += "[1 thread]";
     spec.serial = serial;
     spec.primitive = dnnl::matmul(pd);
     spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
     if (absl::Status status = bindContraction(
             spec, src, weiPlain, wei, pd.weights_desc(), d.constantRhs, bias,
-            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc);
+            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
+            d.bf16 ? srcHeld : dnnl::memory::desc(),
+            d.bf16 && !d.constantRhs ? weiPlain : dnnl::memory::desc());
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));
@@ -326,6 +340,14 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
 //===----------------------------------------------------------------------===//
 // Blocked activation layouts
 //===----------------------------------------------------------------------===//
+
+/// `desc` with elements of `type` (the same dims, layout and element
+/// strides).
+dnnl::memory::desc withType(const dnnl::memory::desc &desc, dt type) {
+  dnnl_memory_desc_t md = desc.data;
+  md.data_type = static_cast<dnnl_data_type_t>(type);
+  return dnnl::memory::desc(md);
+}
 
 dnnl::memory::desc descOf(const ActivationLayout &layout) {
   return dnnl::memory::desc(
@@ -530,6 +552,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
   if (!engine.ok())
     return engine.status();
   dt type = *toDnnl(d.dtype);
+  // The type the products are taken in (bf16: converted operands, and
+  // bf16 activations where the layouts are open).
+  dt mul = d.bf16 ? dt::bf16 : type;
   try {
     tag act = d.nhwc ? tag::nhwc : tag::nchw;
     dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
@@ -541,10 +566,16 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
       if (layouts->input)
         src = descOf(*layouts->input);
       else if (layouts->anyInput)
-        src = dnnl::memory::desc({g.n, g.c, g.h, g.w}, type, tag::any);
+        src = dnnl::memory::desc({g.n, g.c, g.h, g.w}, mul, tag::any);
       dst = layouts->result
                 ? descOf(*layouts->result)
-                : dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, type, preferred);
+                : dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, mul, preferred);
+    }
+    // What input 0 holds when the primitive reads it converted to bf16.
+    dnnl::memory::desc srcHeld;
+    if (d.bf16 && src.data_type() != mul) {
+      srcHeld = src;
+      src = withType(src, mul);
     }
     Shape wdims, wstrides;
     if (d.groups == 1) {
@@ -561,8 +592,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     dnnl::memory::desc weiPlain = stridedDesc(wdims, wstrides, type);
     dnnl::memory::desc wei =
         d.constantFilter ? dnnl::memory::desc(Dims(wdims.begin(), wdims.end()),
-                                              type, tag::any)
-                         : weiPlain;
+                                              mul, tag::any)
+                         : (d.bf16 ? plainDesc(wdims, mul) : weiPlain);
     dnnl::memory::desc bias;
     if (d.biasShape)
       bias = dnnl::memory::desc({g.o}, type, tag::a);
@@ -590,7 +621,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     // Not under ThreadInvariantKernels: oneDNN 2.6's Winograd kernels pick
     // their schedule and blocking from the thread count, while the direct
     // kernel partitions only outputs (and stays multi-threaded).
-    if (layouts && layouts->winograd && cpuIsa().winograd &&
+    if (layouts && layouts->winograd && cpuIsa().winograd && !d.bf16 &&
         winogradCandidate(d) && !ThreadInvariantKernels::active()) {
       try {
         winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
@@ -644,6 +675,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
 
     PrimitiveKernelSpec spec;
     spec.name = winograd ? "onednn.conv2d.winograd" : "onednn.conv2d";
+    if (d.bf16)
+      spec.name += "[bf16]";
     if (serial)
       spec.name += "[1 thread]";
     spec.serial = serial;
@@ -651,7 +684,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     if (absl::Status status = bindContraction(
             spec, src, weiPlain, wei, pd.weights_desc(), d.constantFilter, bias,
-            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc);
+            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
+            srcHeld,
+            d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc());
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));
@@ -858,8 +893,29 @@ guardNaNDroppingPostOps(KernelPtr fast, const Desc &desc, size_t fused,
 }
 } // namespace
 
+namespace {
+/// bf16 multiplication (MatmulDesc::bf16, Conv2DDesc::bf16): of f32
+/// operands, on a CPU with native bf16 kernels.
+absl::Status checkBf16(bool bf16, DType dtype, std::string_view what) {
+  if (!bf16)
+    return absl::OkStatus();
+  if (dtype != DType::F32)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a ", std::string(what), " multiplies in bf16 only with f32 operands, not ",
+        std::string(dtypeName(dtype))));
+  if (!cpuIsa().bf16)
+    return absl::UnimplementedError(absl::StrCat(
+        "a bf16 ", std::string(what), " needs AVX512_BF16 or AMX; this CPU runs ",
+        cpuIsa().name));
+  return absl::OkStatus();
+}
+} // namespace
+
 absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
   if (absl::Status s = checkNativeDType(original.dtype, "matmul"); !s.ok())
+    return s;
+  if (absl::Status s = checkBf16(original.bf16, original.dtype, "matmul");
+      !s.ok())
     return s;
   if (auto g = matmulGeometry(original); !g.ok())
     return g.status();
@@ -896,6 +952,8 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
 
 absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
   if (absl::Status s = checkNativeDType(desc.dtype, "conv2d"); !s.ok())
+    return s;
+  if (absl::Status s = checkBf16(desc.bf16, desc.dtype, "conv2d"); !s.ok())
     return s;
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
@@ -1014,7 +1072,8 @@ namespace {
 std::optional<LayoutKernel>
 trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
   const Shape &in = desc.inputShape, &f = desc.filterShape;
-  if (!layouts.input || desc.groups != 1 || f.size() != 4 || f[0] != 1 ||
+  if (!layouts.input || desc.bf16 || desc.groups != 1 || f.size() != 4 ||
+      f[0] != 1 ||
       f[1] != 1 || (desc.strides[0] == 1 && desc.strides[1] == 1) ||
       desc.dilations[0] != 1 || desc.dilations[1] != 1 ||
       desc.padding[0] != 0 || desc.padding[1] != 0 || desc.padding[2] != 0 ||
@@ -1093,6 +1152,8 @@ createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
   if (!desc.nhwc || !isOneDnnFloat(desc.dtype))
     return absl::UnimplementedError(
         "blocked layouts need an NHWC float conv2d");
+  if (absl::Status s = checkBf16(desc.bf16, desc.dtype, "conv2d"); !s.ok())
+    return s;
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();
@@ -1178,6 +1239,9 @@ absl::StatusOr<LayoutKernel> createLayoutConcatUnrecorded(
   int64_t channels = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Shape &s = nhwcInputs[i];
+    if (inputs[i] && descOf(*inputs[i]).data_type() != *type)
+      return absl::UnimplementedError(
+          "a blocked concat joins activations of its own dtype");
     if (s.size() != 4 || s[0] != first[0] || s[1] != first[1] ||
         s[2] != first[2] || numElements(s) == 0 || !inputs[i] ||
         inputs[i]->name != blockName || s[3] % block != 0)
@@ -1342,7 +1406,9 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
       dnnl::memory::desc plainDst = dst;
       if (inputLayout) {
         src = descOf(*inputLayout);
-        dst = dnnl::memory::desc({g.n, g.c, g.oh, g.ow}, type, tag::any);
+        // bf16 activations (a bf16 convolution's) stay bf16.
+        dst = dnnl::memory::desc({g.n, g.c, g.oh, g.ow}, src.data_type(),
+                                 tag::any);
       }
       dnnl::algorithm alg =
           g.isMax

@@ -42,6 +42,11 @@ struct CpuIsa {
   /// Whether oneDNN 2.6 has f32 Winograd convolution kernels here (only
   /// for AVX-512).
   bool winograd = false;
+  /// Whether oneDNN runs bfloat16 contractions natively here: AVX512_BF16
+  /// or AMX (oneDNN's avx512_core_bf16 and above). Elsewhere it would
+  /// emulate them, slower than f32, so the backend refuses them
+  /// (Precision::BF16) or keeps f32 (Precision::Auto).
+  bool bf16 = false;
   /// LLVM target features the JIT turns off on this host to stay within
   /// the ISA, e.g. "avx512f" (disabling it disables every AVX-512 and
   /// AVX10 feature that implies it).
@@ -135,6 +140,9 @@ struct MatmulDesc {
   /// When the rhs is a constant it may be reordered once at creation into
   /// the primitive's preferred layout; the kernel then ignores input 1.
   const HostTensor *constantRhs = nullptr;
+  /// Multiply in bfloat16 (an f32 matmul only; CpuIsa::bf16): see
+  /// Conv2DDesc::bf16.
+  bool bf16 = false;
 };
 /// Inputs: lhs, rhs, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc);
@@ -150,6 +158,16 @@ struct Conv2DDesc {
   int64_t groups = 1;
   std::vector<PostOp> postOps;
   const HostTensor *constantFilter = nullptr; ///< prepacked at creation
+  /// Multiply in bfloat16 (an f32 convolution only; CpuIsa::bf16, else
+  /// Unimplemented): the operands are rounded to bfloat16 (a constant
+  /// filter once, at creation; the others as each run reads them) and the
+  /// products accumulate in f32; bias and post-ops apply in f32. The result
+  /// is f32, or bfloat16 where a blocked layout asks for it (ConvLayouts:
+  /// oneDNN's bf16 kernels then write bfloat16 activations that the next
+  /// bf16 convolution reads as they are). The kernel's name ends in
+  /// "[bf16]". Never Winograd (oneDNN 2.6 has none for bf16; its bf16
+  /// direct kernels run as fast as the f32 Winograd ones).
+  bool bf16 = false;
 };
 /// Inputs: input, filter, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);

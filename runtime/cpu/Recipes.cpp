@@ -170,6 +170,7 @@ void putMatmul(ByteWriter &w, const MatmulDesc &d,
   putOptionalShape(w, d.biasShape);
   putPostOps(w, d.postOps);
   putConstant(w, d.constantRhs, constants);
+  w.put(d.bf16);
 }
 MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   MatmulDesc d{getDType(r)};
@@ -181,6 +182,7 @@ MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   d.biasShape = getOptionalShape(r);
   d.postOps = getPostOps(r);
   d.constantRhs = getConstant(r, context);
+  d.bf16 = r.get<bool>();
   return d;
 }
 
@@ -198,6 +200,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   w.put(d.groups);
   putPostOps(w, d.postOps);
   putConstant(w, d.constantFilter, constants);
+  w.put(d.bf16);
 }
 Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   Conv2DDesc d{getDType(r)};
@@ -212,6 +215,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.groups = r.get<int64_t>();
   d.postOps = getPostOps(r);
   d.constantFilter = getConstant(r, context);
+  d.bf16 = r.get<bool>();
   return d;
 }
 

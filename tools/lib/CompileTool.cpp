@@ -75,6 +75,11 @@ struct Options {
                "(docs/determinism.md): run-to-run or strict; default: "
                "TGC_DETERMINISTIC"),
       cl::init("")};
+  cl::opt<std::string> precision{
+      "precision",
+      cl::desc("The precision policy of a CPU artifact (docs/precision.md): "
+               "f32, bf16 or auto; default: TGC_PRECISION, else f32"),
+      cl::init("")};
 };
 
 Error makeError(const Twine &message) {
@@ -179,6 +184,18 @@ Error compileFile(const Options &opts) {
                        "' (run-to-run or strict)");
     options.determinism = *level;
   }
+  options.precision = env.precision;
+  if (!opts.precision.empty()) {
+    auto precision = tgc::parsePrecision(opts.precision);
+    if (!precision)
+      return makeError("unknown --precision '" + opts.precision +
+                       "' (f32, bf16, int8 or auto)");
+    options.precision = *precision;
+  }
+  auto resolved = tgc::cpu::resolveCpuPrecision(options.precision);
+  if (!resolved)
+    return resolved.takeError();
+  options.precision = *resolved;
   StringRef layouts = env.activationLayouts;
   options.activationLayouts =
       layouts == "plain"     ? tgc::cpu::ActivationLayouts::Plain
@@ -197,6 +214,7 @@ Error compileFile(const Options &opts) {
   metadata.push_back(
       {"threads",
        std::to_string(tgc::runtime::resolveThreadCount(options.numThreads))});
+  metadata.push_back({"precision", tgc::toString(options.precision)});
   if (auto status =
           tgc::runtime::cpu::savePlan(exe, metadata, opts.output.getValue());
       !status.ok())

@@ -33,7 +33,8 @@ std::string onnxRunMaterial(const RunKeyMaterial &m) {
       std::to_string(runtime::resolveThreadCount(static_cast<int>(m.threads))) +
       " interop=" + std::to_string(m.interOp) +
       " dynamic=" + std::to_string(m.dynamicSize) +
-      " determinism=" + toString(resolveDeterminism(m.determinism));
+      " determinism=" + toString(resolveDeterminism(m.determinism)) +
+      " precision=" + toString(resolvePrecision(m.precision));
   return text;
 }
 

@@ -16,6 +16,7 @@
 #define TGC_TOOLS_LIB_FASTRUN_H
 
 #include "tgc/Determinism.h"
+#include "tgc/Precision.h"
 #include "tgc/HostTensor.h"
 
 #include <optional>
@@ -37,6 +38,7 @@ struct RunKeyMaterial {
   unsigned interOp = 1;
   int dynamicSize = -1;
   Determinism determinism = Determinism::Default;
+  Precision precision = Precision::Default;
 };
 std::string onnxRunMaterial(const RunKeyMaterial &material);
 

@@ -130,6 +130,15 @@ struct Options {
       cl::init("")};
   /// --deterministic, parsed.
   tgc::Determinism determinism = tgc::Determinism::Default;
+  cl::opt<std::string> precisionFlag{
+      "precision",
+      cl::desc("The precision policy (docs/precision.md): f32, bf16 "
+               "(convolutions and matmuls multiply in bfloat16 on CPUs with "
+               "AVX512_BF16 or AMX), int8 or auto (bf16 where native); "
+               "default: TGC_PRECISION, else f32"),
+      cl::init("")};
+  /// --precision, parsed.
+  tgc::Precision precision = tgc::Precision::Default;
   cl::opt<std::string> pipeline{
       "pipeline",
       cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
@@ -228,6 +237,7 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   options.allowTf32 = opts.allowTf32;
   options.cacheDir = opts.cacheDir;
   options.determinism = opts.determinism;
+  options.precision = opts.precision;
   options.printPlan = opts.printPlan;
   options.printLowered = opts.printLowered;
   options.verbose = tgc::runtime::verboseFromEnvironment();
@@ -386,6 +396,7 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
   material.interOp = opts.interOp;
   material.dynamicSize = opts.dynamicSize;
   material.determinism = opts.determinism;
+  material.precision = opts.precision;
   return tgc::cpu::sourceFileKey(opts.file,
                                  tgc::tooling::onnxRunMaterial(material));
 }
@@ -703,6 +714,15 @@ int tgc::runToolMain(int argc, char **argv) {
       return 1;
     }
     opts.determinism = *level;
+  }
+  if (!opts.precisionFlag.empty()) {
+    auto precision = tgc::parsePrecision(opts.precisionFlag);
+    if (!precision) {
+      errs() << "tgc-run: error: unknown --precision '" << opts.precisionFlag
+             << "' (f32, bf16, int8 or auto)\n";
+      return 1;
+    }
+    opts.precision = *precision;
   }
   if (opts.hint != "latency" && opts.hint != "throughput") {
     errs() << "tgc-run: error: unknown --hint '" << opts.hint

@@ -104,6 +104,8 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
   backendOptions.planAlias = options.planAlias;
   if (options.determinism != Determinism::Default)
     backendOptions.determinism = options.determinism;
+  if (options.precision != Precision::Default)
+    backendOptions.precision = options.precision;
   backendOptions.arch = options.cudaArch;
   if (backendOptions.arch.empty() && device)
     backendOptions.arch = device->arch();

@@ -53,6 +53,8 @@ struct RunnerOptions {
   std::string planAlias;
   /// The determinism contract (Default: TGC_DETERMINISTIC).
   Determinism determinism = Determinism::Default;
+  /// The precision policy (Default: TGC_PRECISION).
+  Precision precision = Precision::Default;
 };
 
 class Runner {

@@ -257,6 +257,46 @@ TEST_F(PlanFileTest, SavedPlansRunBitwiseLikeCompiledOnes) {
   std::remove(path.c_str());
 }
 
+TEST_F(PlanFileTest, Bf16PlansSaveAndLoadBitwise) {
+  auto func = parse(netSource(), "net");
+  cpu::CompileOptions options;
+  options.precision = Precision::BF16;
+  if (!rcpu::cpuIsa().bf16) {
+    auto refused = cpu::compile(func, {{1, 16, 12, 12}, {4, 32}, {3}}, options);
+    ASSERT_FALSE(static_cast<bool>(refused));
+    std::string message = llvm::toString(refused.takeError());
+    EXPECT_NE(message.find("native bfloat16"), std::string::npos) << message;
+    GTEST_SKIP() << "no native bf16 on " << rcpu::cpuIsa().name
+                 << ": the refusal is what there is to test";
+  }
+  auto exe = compile(func, {{1, 16, 12, 12}, {4, 32}, {3}}, options);
+  ASSERT_TRUE(exe);
+  std::string described = exe->describe();
+  // Both convolutions and the matmul multiply in bf16; softmax does not.
+  size_t count = 0;
+  for (size_t at = 0; (at = described.find("[bf16]", at)) != std::string::npos;
+       ++at)
+    ++count;
+  EXPECT_EQ(count, 3u) << described;
+  std::string path = tempPath("bf16.tgcx");
+  ASSERT_TRUE(rcpu::savePlan(*exe, {{"precision", "bf16"}}, path).ok());
+  auto loaded = rcpu::loadPlan(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->executable->describe(), described);
+  EXPECT_GE(loaded->prepackedReused, 2u);
+  std::vector<HostTensor> args = netInputs();
+  std::vector<HostTensor> compiled = run(*exe, args);
+  expectBitwiseEqual(compiled, run(*loaded->executable, args));
+  // Not the f32 plan's results.
+  auto f32 = compile(func, {{1, 16, 12, 12}, {4, 32}, {3}});
+  ASSERT_TRUE(f32);
+  std::vector<HostTensor> exact = run(*f32, args);
+  EXPECT_NE(std::memcmp(exact[0].data(), compiled[0].data(),
+                        exact[0].byteSize()),
+            0);
+  std::remove(path.c_str());
+}
+
 TEST_F(PlanFileTest, LoopKernelsAreSavedWithTheirObjectCode) {
   auto func = parse(kLoopSource, "loops");
   auto exe = compile(func, {{8, 64}, {64}});

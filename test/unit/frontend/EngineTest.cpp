@@ -15,7 +15,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -249,6 +251,7 @@ TEST(Engine, EightThreadsShareOneCompiledModel) {
 namespace {
 
 using tgc::Determinism;
+using tgc::Precision;
 
 TEST(Determinism, LevelsParseAndPrint) {
   EXPECT_EQ(tgc::parseDeterminism("strict"), Determinism::Strict);
@@ -264,6 +267,54 @@ TEST(Determinism, LevelsParseAndPrint) {
 /// A function whose matmul oneDNN's AVX2 sgemm splits over K between
 /// threads (1 x 2048 x 1000).
 auto head = [](Tensor x, Tensor w) { return tanh(matmul(x, w)); };
+
+TEST(Precision, PoliciesParsePrintAndCompile) {
+  EXPECT_EQ(tgc::parsePrecision("BF16"), Precision::BF16);
+  EXPECT_EQ(tgc::parsePrecision("bfloat16"), Precision::BF16);
+  EXPECT_EQ(tgc::parsePrecision("fp32"), Precision::F32);
+  EXPECT_EQ(tgc::parsePrecision("auto"), Precision::Auto);
+  EXPECT_EQ(tgc::parsePrecision("int8"), Precision::Int8);
+  EXPECT_EQ(tgc::parsePrecision("half"), std::nullopt);
+  EXPECT_STREQ(tgc::toString(Precision::BF16), "bf16");
+  EXPECT_EQ(tgc::resolvePrecision(Precision::F32), Precision::F32);
+
+  HostTensor x = patterned({4, 256}, 3), w = patterned({256, 64}, 4);
+  auto run = [&](Precision precision) -> tgc::StatusOr<HostTensor> {
+    FunctionOptions options;
+    options.numThreads = 1;
+    options.precision = precision;
+    auto f = tgc::function(head, options);
+    if (!f.ok())
+      return f.status();
+    return (*f)(x, w);
+  };
+  auto f32 = run(Precision::F32);
+  auto bf16 = run(Precision::BF16);
+  auto automatic = run(Precision::Auto);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  ASSERT_TRUE(automatic.ok()) << automatic.status();
+  if (bf16.ok()) {
+    // The matmul multiplied bf16-rounded operands: close, not the same.
+    EXPECT_FALSE(sameBytes(*bf16, *f32));
+    double worst = 0;
+    for (int64_t i = 0; i < f32->numElements(); ++i)
+      worst = std::max(worst, std::abs(bf16->getDouble(i) - f32->getDouble(i)));
+    EXPECT_LT(worst, 0.02);
+    EXPECT_TRUE(sameBytes(*automatic, *bf16)); // auto is bf16 here
+  } else {
+    // No native bf16 (AVX2, or DNNL_MAX_CPU_ISA=AVX2): a clear error, and
+    // auto keeps f32.
+    EXPECT_NE(bf16.status().message().find("native bfloat16"),
+              std::string::npos)
+        << bf16.status();
+    EXPECT_TRUE(sameBytes(*automatic, *f32));
+  }
+  auto int8 = run(Precision::Int8);
+  ASSERT_FALSE(int8.ok());
+  EXPECT_NE(int8.status().message().find("int8 is not available yet"),
+            std::string::npos)
+      << int8.status();
+}
 
 TEST(Determinism, StrictPlansAgreeAtEveryThreadCount) {
   HostTensor x = patterned({1, 2048}, 7), w = patterned({2048, 1000}, 8);

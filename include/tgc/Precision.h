@@ -1,0 +1,59 @@
+//===- Precision.h - the arithmetic a compile may trade for speed -*- C++ -*-===//
+//
+// The precision policy of a compile (docs/precision.md), chosen with
+// FunctionOptions::precision, ModelOptions::precision,
+// EngineOptions::precision, `tgc-run --precision=...`, `tgc-compile
+// --precision=...` or TGC_PRECISION:
+//
+//   F32   every op in its own dtype (the default).
+//   BF16  contractions (convolutions, matmuls) of f32 tensors multiply in
+//         bfloat16 and accumulate in f32, on a CPU with native bf16
+//         (AVX512_BF16 or AMX; elsewhere a compile error: oneDNN would
+//         emulate it, slower than f32). Bias, post-ops, softmax, norms,
+//         reductions, exp/log and every other op stay f32; activations
+//         between bf16 convolutions in a blocked layout are kept in bf16.
+//   Int8  post-training quantization: not available yet (a compile error
+//         that says so).
+//   Auto  BF16 where the CPU has native bf16, F32 elsewhere.
+//
+// Part of the public API: no MLIR, LLVM or oneDNN header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_PRECISION_H
+#define TGC_PRECISION_H
+
+#include <optional>
+#include <string_view>
+
+namespace tgc {
+
+enum class Precision {
+  /// Not asked for: TGC_PRECISION decides (unset: F32).
+  Default,
+  F32,
+  BF16,
+  Int8,
+  Auto,
+};
+
+/// "default", "f32", "bf16", "int8", "auto".
+const char *toString(Precision precision);
+
+/// Parses a policy: "default", "f32" / "fp32" / "float32", "bf16" /
+/// "bfloat16", "int8", "auto" (any case); nullopt for anything else.
+std::optional<Precision> parsePrecision(std::string_view text);
+
+/// The policy TGC_PRECISION asks for (Default when unset or not
+/// understood).
+Precision precisionFromEnvironment();
+
+/// `requested` unless it is Default, else TGC_PRECISION's policy.
+inline Precision resolvePrecision(Precision requested) {
+  return requested != Precision::Default ? requested
+                                         : precisionFromEnvironment();
+}
+
+} // namespace tgc
+
+#endif // TGC_PRECISION_H
