@@ -84,6 +84,12 @@ cmp /tmp/tgc-demo-y1.npy /tmp/tgc-demo-y2.npy && cmp /tmp/tgc-demo-c1.npy /tmp/t
   echo "strict: 1 thread and 2 threads give bitwise the same results"
 rm -f /tmp/tgc-demo-[yc][12].npy
 
+step "Reduced precision: --precision=auto multiplies convolutions and matmuls in bf16 where the CPU has AVX512_BF16 (kernels named [bf16] in the plan), else keeps f32 (docs/precision.md)"
+"$BIN/tgc-run" examples/demo-convnet.mlir --precision=auto --print-plan --compile-only | grep -E "conv2d|matmul|target"
+"$BIN/tgc-run" examples/demo-convnet.mlir --precision=f32 --output=/tmp/tgc-demo-f32.npy > /dev/null
+"$BIN/tgc-run" examples/demo-convnet.mlir --precision=auto --expected=/tmp/tgc-demo-f32.npy --rtol=0.05 --atol=0.05 | tail -1
+rm -f /tmp/tgc-demo-f32.npy
+
 step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
   --elide-constants-larger-than=16
