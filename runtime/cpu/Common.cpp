@@ -80,6 +80,8 @@ const CpuIsa &cpuIsa() {
     result->channelBlock = result->avx512 ? 16 : result->avx2 ? 8 : 0;
     result->winograd = result->avx512;
     result->bf16 = hasIsa(effective, dnnl_cpu_isa_avx512_core_bf16);
+    result->vnni = hasIsa(effective, dnnl_cpu_isa_avx512_core_vnni) ||
+                   hasIsa(effective, dnnl_cpu_isa_avx2_vnni);
     if (!result->avx512)
       result->disabledJitFeatures.push_back("avx512f");
     if (!result->avx2)
@@ -89,6 +91,8 @@ const CpuIsa &cpuIsa() {
   }();
   return *isa;
 }
+
+int int8WeightLevels() { return cpuIsa().vnni ? 127 : 63; }
 
 std::string blockedLayoutName(int64_t channelBlock) {
   return absl::StrCat("nChw", channelBlock, "c");
@@ -530,8 +534,11 @@ KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec) {
       continue;
     // Throws dnnl::error where oneDNN cannot convert (the callers' catch).
     const dnnl::engine &engine = **cpuEngine();
+    dnnl::primitive_attr attr = makeAttr();
+    if (b.fromScale != 1)
+      attr.set_output_scales(0, {b.fromScale});
     dnnl::reorder::primitive_desc convert(engine, b.from, engine, b.desc,
-                                          makeAttr());
+                                          attr);
     staged.push_back({i, dnnl::reorder(convert), stagingBytes});
     stagingBytes += (b.desc.get_size() + 63) / 64 * 64;
   }

@@ -157,6 +157,9 @@ struct Binding {
   int input;
   dnnl::memory::desc desc;
   dnnl::memory::desc from = {};
+  /// With `from`: the conversion multiplies by this (int8 quantization:
+  /// 1 / the input's scale), rounding to nearest and saturating.
+  float fromScale = 1;
 };
 
 /// A kernel that executes one oneDNN primitive, then applies the post-ops

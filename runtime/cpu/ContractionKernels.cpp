@@ -126,8 +126,8 @@ absl::Status bindContraction(
     const dnnl::memory::desc &bias, bool hasBias, const dnnl::memory::desc &dst,
     const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc,
     const dnnl::memory::desc &srcHeld = {},
-    const dnnl::memory::desc &weiHeld = {}) {
-  spec.bindings.push_back({DNNL_ARG_SRC, 0, src, srcHeld});
+    const dnnl::memory::desc &weiHeld = {}, float srcScale = 1) {
+  spec.bindings.push_back({DNNL_ARG_SRC, 0, src, srcHeld, srcScale});
   if (constantWeights) {
     auto packed = prepack(weiPlain, constantWeights->data(), packedWeights,
                           spec.constantsOwner);
@@ -149,6 +149,73 @@ absl::Status bindContraction(
           {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
            spec.postOpInputs[i], operandDesc(i)});
   return absl::OkStatus();
+}
+
+/// Constant weights quantized to s8 per output channel, symmetric:
+/// scales[c] = max |w[c]| / int8WeightLevels() (1 for an all-zero channel),
+/// values =
+/// round(w / scales[c]). `channelOf` maps a flat index of `w` to its
+/// channel.
+struct QuantizedWeights {
+  HostTensor values;
+  std::vector<float> scales;
+};
+template <typename ChannelOf>
+absl::StatusOr<QuantizedWeights>
+quantizePerChannel(const HostTensor &w, int64_t channels, ChannelOf channelOf) {
+  const auto *p = static_cast<const float *>(w.data());
+  int64_t n = w.numElements();
+  std::vector<float> absmax(static_cast<size_t>(channels), 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    float &m = absmax[static_cast<size_t>(channelOf(i))];
+    m = std::max(m, std::abs(p[i]));
+  }
+  QuantizedWeights q;
+  auto values = HostTensor::allocate(DType::I8, w.shape());
+  if (!values.ok())
+    return values.status();
+  q.values = *std::move(values);
+  q.scales.resize(absmax.size());
+  const float levels = static_cast<float>(int8WeightLevels());
+  for (size_t c = 0; c < absmax.size(); ++c)
+    q.scales[c] = absmax[c] > 0 ? absmax[c] / levels : 1.0f;
+  auto *out = static_cast<int8_t *>(q.values.data());
+  for (int64_t i = 0; i < n; ++i) {
+    float v =
+        std::nearbyint(p[i] / q.scales[static_cast<size_t>(channelOf(i))]);
+    out[i] = static_cast<int8_t>(std::clamp(v, -levels, levels));
+  }
+  return q;
+}
+
+/// int8 multiplication (Int8Quantization): of f32 operands, with constant
+/// weights free of NaN and infinities, and a positive finite scale.
+absl::Status checkInt8(const std::optional<Int8Quantization> &int8, bool bf16,
+                       DType dtype, const HostTensor *constantWeights,
+                       std::string_view what) {
+  if (!int8)
+    return absl::OkStatus();
+  std::string name(what);
+  if (dtype != DType::F32 || bf16)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a ", name, " multiplies in int8 only with f32 operands (not bf16)"));
+  if (!(int8->inputScale > 0) || !std::isfinite(int8->inputScale))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an int8 ", name, "'s input scale must be positive and finite, not ",
+        int8->inputScale));
+  if (!constantWeights)
+    return absl::UnimplementedError(
+        absl::StrCat("an int8 ", name, " needs constant weights"));
+  if (detail::constantHasSpecialValues(*constantWeights))
+    return absl::UnimplementedError(absl::StrCat(
+        "an int8 ", name, "'s weights hold NaN or an infinity"));
+  return absl::OkStatus();
+}
+
+/// The data type an int8 contraction's activation operand is quantized to.
+dnnl::memory::data_type int8InputType(const Int8Quantization &q) {
+  return q.unsignedInput ? dnnl::memory::data_type::u8
+                         : dnnl::memory::data_type::s8;
 }
 
 //===----------------------------------------------------------------------===//
@@ -284,15 +351,30 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
   // The type the products are taken in (bf16: converted operands).
   dt mul = d.bf16 ? dt::bf16 : type;
   size_t R = g.rank;
+  // int8: the rhs quantized per column (n), the lhs on each run.
+  std::optional<QuantizedWeights> quantized;
+  if (d.int8) {
+    int64_t K = g.k, N = g.n;
+    bool tb = d.transposeB;
+    auto q = quantizePerChannel(*d.constantRhs, N, [&](int64_t i) {
+      return tb ? (i / std::max<int64_t>(K, 1)) % N : i % N;
+    });
+    if (!q.ok())
+      return q.status();
+    quantized = *std::move(q);
+  }
+  dt srcType = d.int8 ? int8InputType(*d.int8) : mul;
+  dt weiType = d.int8 ? dt::s8 : mul;
   try {
     dnnl::memory::desc srcHeld = stridedDesc(g.lhsDims, g.lhsStrides, type);
     dnnl::memory::desc src =
-        d.bf16 ? plainDesc(g.lhsDims, mul) : srcHeld;
-    dnnl::memory::desc weiPlain = stridedDesc(g.rhsDims, g.rhsStrides, type);
+        d.bf16 || d.int8 ? plainDesc(g.lhsDims, srcType) : srcHeld;
+    dnnl::memory::desc weiPlain = stridedDesc(
+        g.rhsDims, g.rhsStrides, d.int8 ? dt::s8 : type);
     dnnl::memory::desc wei =
         d.constantRhs
-            ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()), mul,
-                                 tag::any)
+            ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()),
+                                 weiType, tag::any)
             : (d.bf16 ? plainDesc(g.rhsDims, mul) : weiPlain);
     dnnl::memory::desc dst = plainDesc(d.resultShape, type);
     dnnl::memory::desc bias;
@@ -305,6 +387,13 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     buildPostOps(d.postOps, fused, operandDesc, ops);
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
+    if (quantized) {
+      // Dequantization per column: input scale x weight scale.
+      std::vector<float> scales = quantized->scales;
+      for (float &s : scales)
+        s *= d.int8->inputScale;
+      attr.set_output_scales(1 << (R - 1), scales);
+    }
     dnnl::matmul::desc desc(src, wei, bias, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, **engine);
     // Strict determinism: made and run for one thread where the
@@ -319,16 +408,20 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     spec.name = "onednn.matmul";
     if (d.bf16)
       spec.name += "[bf16]";
+    if (d.int8)
+      spec.name += "[int8]";
     if (serial)
       spec.name += "[1 thread]";
     spec.serial = serial;
     spec.primitive = dnnl::matmul(pd);
     spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
     if (absl::Status status = bindContraction(
-            spec, src, weiPlain, wei, pd.weights_desc(), d.constantRhs, bias,
+            spec, src, weiPlain, wei, pd.weights_desc(),
+            quantized ? &quantized->values : d.constantRhs, bias,
             d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
-            d.bf16 ? srcHeld : dnnl::memory::desc(),
-            d.bf16 && !d.constantRhs ? weiPlain : dnnl::memory::desc());
+            d.bf16 || d.int8 ? srcHeld : dnnl::memory::desc(),
+            d.bf16 && !d.constantRhs ? weiPlain : dnnl::memory::desc(),
+            d.int8 ? 1.0f / d.int8->inputScale : 1.0f);
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));
@@ -553,8 +646,22 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     return engine.status();
   dt type = *toDnnl(d.dtype);
   // The type the products are taken in (bf16: converted operands, and
-  // bf16 activations where the layouts are open).
-  dt mul = d.bf16 ? dt::bf16 : type;
+  // bf16 activations where the layouts are open; int8: the input quantized
+  // on each run, the filter per output channel).
+  dt mul = d.bf16                  ? dt::bf16
+           : d.int8                ? int8InputType(*d.int8)
+                                   : type;
+  std::optional<QuantizedWeights> quantized;
+  if (d.int8) {
+    int64_t O = g.o, perChannel = g.ci * g.kh * g.kw;
+    bool nhwc = d.nhwc;
+    auto q = quantizePerChannel(*d.constantFilter, O, [&](int64_t i) {
+      return nhwc ? i % O : i / std::max<int64_t>(perChannel, 1);
+    });
+    if (!q.ok())
+      return q.status();
+    quantized = *std::move(q);
+  }
   try {
     tag act = d.nhwc ? tag::nhwc : tag::nchw;
     dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
@@ -573,7 +680,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     }
     // What input 0 holds when the primitive reads it converted to bf16.
     dnnl::memory::desc srcHeld;
-    if (d.bf16 && src.data_type() != mul) {
+    if ((d.bf16 || d.int8) && src.data_type() != mul) {
       srcHeld = src;
       src = withType(src, mul);
     }
@@ -589,11 +696,13 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
                         : Shape{og * g.ci * g.kh * g.kw, g.ci * g.kh * g.kw,
                                 g.kh * g.kw, g.kw, 1};
     }
-    dnnl::memory::desc weiPlain = stridedDesc(wdims, wstrides, type);
+    dnnl::memory::desc weiPlain =
+        stridedDesc(wdims, wstrides, quantized ? dt::s8 : type);
     dnnl::memory::desc wei =
-        d.constantFilter ? dnnl::memory::desc(Dims(wdims.begin(), wdims.end()),
-                                              mul, tag::any)
-                         : (d.bf16 ? plainDesc(wdims, mul) : weiPlain);
+        d.constantFilter
+            ? dnnl::memory::desc(Dims(wdims.begin(), wdims.end()),
+                                 quantized ? dt::s8 : mul, tag::any)
+            : (d.bf16 ? plainDesc(wdims, mul) : weiPlain);
     dnnl::memory::desc bias;
     if (d.biasShape)
       bias = dnnl::memory::desc({g.o}, type, tag::a);
@@ -607,6 +716,13 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     buildPostOps(d.postOps, fused, operandDesc, ops);
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
+    if (quantized) {
+      // Dequantization per output channel: input scale x filter scale.
+      std::vector<float> scales = quantized->scales;
+      for (float &s : scales)
+        s *= d.int8->inputScale;
+      attr.set_output_scales(1 << 1, scales);
+    }
     auto primitiveDesc = [&](dnnl::algorithm algorithm) {
       dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, algorithm, src, wei, bias, dst,
@@ -622,6 +738,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     // their schedule and blocking from the thread count, while the direct
     // kernel partitions only outputs (and stays multi-threaded).
     if (layouts && layouts->winograd && cpuIsa().winograd && !d.bf16 &&
+        !d.int8 &&
         winogradCandidate(d) && !ThreadInvariantKernels::active()) {
       try {
         winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
@@ -677,16 +794,20 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     spec.name = winograd ? "onednn.conv2d.winograd" : "onednn.conv2d";
     if (d.bf16)
       spec.name += "[bf16]";
+    if (d.int8)
+      spec.name += "[int8]";
     if (serial)
       spec.name += "[1 thread]";
     spec.serial = serial;
     spec.primitive = dnnl::convolution_forward(pd);
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     if (absl::Status status = bindContraction(
-            spec, src, weiPlain, wei, pd.weights_desc(), d.constantFilter, bias,
+            spec, src, weiPlain, wei, pd.weights_desc(),
+            quantized ? &quantized->values : d.constantFilter, bias,
             d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
             srcHeld,
-            d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc());
+            d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc(),
+            d.int8 ? 1.0f / d.int8->inputScale : 1.0f);
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));
@@ -911,12 +1032,25 @@ absl::Status checkBf16(bool bf16, DType dtype, std::string_view what) {
 }
 } // namespace
 
-absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
-  if (absl::Status s = checkNativeDType(original.dtype, "matmul"); !s.ok())
+absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
+  if (absl::Status s = checkNativeDType(given.dtype, "matmul"); !s.ok())
     return s;
-  if (absl::Status s = checkBf16(original.bf16, original.dtype, "matmul");
+  if (absl::Status s = checkBf16(given.bf16, given.dtype, "matmul"); !s.ok())
+    return s;
+  if (absl::Status s = checkInt8(given.int8, given.bf16, given.dtype,
+                                 given.constantRhs, "matmul");
       !s.ok())
     return s;
+  MatmulDesc original = given;
+  if (original.int8 && original.biasShape) {
+    // oneDNN scales an int8 primitive's bias with its output scales: the
+    // bias is added after them, as the first post-op (same kernel input).
+    PostOp bias;
+    bias.kind = PostOp::Kind::Add;
+    bias.operandShape = *original.biasShape;
+    original.postOps.insert(original.postOps.begin(), bias);
+    original.biasShape.reset();
+  }
   if (auto g = matmulGeometry(original); !g.ok())
     return g.status();
   std::optional<MatmulDesc> flat = flattenSharedRhs(original);
@@ -943,6 +1077,7 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
           *kernel, desc, fused, desc.constantRhs,
           [g = *geometry](MatmulDesc d, size_t k) -> absl::StatusOr<KernelPtr> {
             d.constantRhs = nullptr;
+            d.int8.reset(); // int8 needs the constant: the exact path is f32
             auto exact = tryOneDnnMatmul(d, g, k);
             return exact.ok() ? exact : createNativeMatmul(d, g);
           });
@@ -950,11 +1085,27 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
   return createNativeMatmul(desc, *geometry);
 }
 
-absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
-  if (absl::Status s = checkNativeDType(desc.dtype, "conv2d"); !s.ok())
+absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
+  if (absl::Status s = checkNativeDType(given.dtype, "conv2d"); !s.ok())
     return s;
-  if (absl::Status s = checkBf16(desc.bf16, desc.dtype, "conv2d"); !s.ok())
+  if (absl::Status s = checkBf16(given.bf16, given.dtype, "conv2d"); !s.ok())
     return s;
+  if (absl::Status s = checkInt8(given.int8, given.bf16, given.dtype,
+                                 given.constantFilter, "conv2d");
+      !s.ok())
+    return s;
+  Conv2DDesc desc = given;
+  if (desc.int8 && desc.biasShape) {
+    // oneDNN scales an int8 primitive's bias with its output scales: the
+    // bias [O] is added after them, as the first post-op (same kernel
+    // input), broadcast along the channels.
+    PostOp bias;
+    bias.kind = PostOp::Kind::Add;
+    int64_t o = (*desc.biasShape)[0];
+    bias.operandShape = desc.nhwc ? Shape{1, 1, 1, o} : Shape{1, o, 1, 1};
+    desc.postOps.insert(desc.postOps.begin(), bias);
+    desc.biasShape.reset();
+  }
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();
@@ -991,6 +1142,7 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
           *kernel, desc, fused, desc.constantFilter,
           [g = *geometry](Conv2DDesc d, size_t k) -> absl::StatusOr<KernelPtr> {
             d.constantFilter = nullptr;
+            d.int8.reset(); // int8 needs the constant: the exact path is f32
             auto exact = tryOneDnnConv(d, g, k);
             return exact.ok() ? exact : createNativeConv(d, g);
           });
@@ -1154,6 +1306,9 @@ createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
         "blocked layouts need an NHWC float conv2d");
   if (absl::Status s = checkBf16(desc.bf16, desc.dtype, "conv2d"); !s.ok())
     return s;
+  if (desc.int8)
+    return absl::UnimplementedError(
+        "int8 convolutions run on plain layouts (createConv2D)");
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();

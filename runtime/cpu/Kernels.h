@@ -47,6 +47,11 @@ struct CpuIsa {
   /// emulate them, slower than f32, so the backend refuses them
   /// (Precision::BF16) or keeps f32 (Precision::Auto).
   bool bf16 = false;
+  /// Whether oneDNN's int8 kernels have VNNI here (AVX512_VNNI or
+  /// AVX-VNNI): products accumulate straight into 32 bits. Without it they
+  /// sum pairs of u8 x s8 products in 16 bits, so int8 weights use 7 bits
+  /// (Int8Quantization).
+  bool vnni = false;
   /// LLVM target features the JIT turns off on this host to stay within
   /// the ISA, e.g. "avx512f" (disabling it disables every AVX-512 and
   /// AVX10 feature that implies it).
@@ -131,6 +136,26 @@ struct PostOp {
   Shape operandShape; ///< for binary post-ops (one extra kernel input each)
 };
 
+/// int8 multiplication of a contraction with constant weights (the int8
+/// precision policy, its scales from a calibration table): the activation
+/// operand is quantized on each run, x_q = round(x / inputScale) saturated
+/// to u8 [0, 255] when `unsignedInput` (activations that are never
+/// negative) or to s8 [-128, 127] otherwise, zero point 0 (symmetric); the
+/// constant weights once, at creation, to s8 per output channel
+/// (scale_w[c] = max |w[c]| / int8WeightLevels()); products accumulate in
+/// s32 and are
+/// dequantized to f32 (inputScale * scale_w[c]) before bias and post-ops,
+/// which stay f32, as does the result. The kernel's name ends in "[int8]".
+struct Int8Quantization {
+  float inputScale = 1;
+  bool unsignedInput = false;
+};
+/// The largest magnitude of an int8 weight here: 127 with VNNI; 63
+/// without, where oneDNN's kernels add pairs of u8 x s8 products in 16
+/// bits (vpmaddubsw), which 255 x 127 x 2 would saturate (ONNX Runtime's
+/// reduce_range on such CPUs).
+int int8WeightLevels();
+
 struct MatmulDesc {
   DType dtype;
   Shape lhsShape, rhsShape, resultShape; ///< rank >= 2, batch dims broadcast
@@ -143,6 +168,9 @@ struct MatmulDesc {
   /// Multiply in bfloat16 (an f32 matmul only; CpuIsa::bf16): see
   /// Conv2DDesc::bf16.
   bool bf16 = false;
+  /// Multiply in int8 (an f32 matmul with a constant rhs only; per output
+  /// column scales).
+  std::optional<Int8Quantization> int8;
 };
 /// Inputs: lhs, rhs, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc);
@@ -168,6 +196,10 @@ struct Conv2DDesc {
   /// "[bf16]". Never Winograd (oneDNN 2.6 has none for bf16; its bf16
   /// direct kernels run as fast as the f32 Winograd ones).
   bool bf16 = false;
+  /// Multiply in int8 (an f32 convolution with a constant filter only; per
+  /// output channel scales). Plain layouts only: createLayoutConv2D
+  /// refuses it (Unimplemented).
+  std::optional<Int8Quantization> int8;
 };
 /// Inputs: input, filter, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);

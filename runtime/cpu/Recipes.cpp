@@ -159,6 +159,22 @@ const ActivationLayout *ptr(const std::optional<ActivationLayout> &layout) {
   return layout ? &*layout : nullptr;
 }
 
+void putInt8(ByteWriter &w, const std::optional<Int8Quantization> &q) {
+  w.put(q.has_value());
+  if (q) {
+    w.put(q->inputScale);
+    w.put(q->unsignedInput);
+  }
+}
+std::optional<Int8Quantization> getInt8(ByteReader &r) {
+  if (!r.get<bool>())
+    return std::nullopt;
+  Int8Quantization q;
+  q.inputScale = r.get<float>();
+  q.unsignedInput = r.get<bool>();
+  return q;
+}
+
 void putMatmul(ByteWriter &w, const MatmulDesc &d,
                std::vector<const void *> &constants) {
   putDType(w, d.dtype);
@@ -171,6 +187,7 @@ void putMatmul(ByteWriter &w, const MatmulDesc &d,
   putPostOps(w, d.postOps);
   putConstant(w, d.constantRhs, constants);
   w.put(d.bf16);
+  putInt8(w, d.int8);
 }
 MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   MatmulDesc d{getDType(r)};
@@ -183,6 +200,7 @@ MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   d.postOps = getPostOps(r);
   d.constantRhs = getConstant(r, context);
   d.bf16 = r.get<bool>();
+  d.int8 = getInt8(r);
   return d;
 }
 
@@ -201,6 +219,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   putPostOps(w, d.postOps);
   putConstant(w, d.constantFilter, constants);
   w.put(d.bf16);
+  putInt8(w, d.int8);
 }
 Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   Conv2DDesc d{getDType(r)};
@@ -216,6 +235,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.postOps = getPostOps(r);
   d.constantFilter = getConstant(r, context);
   d.bf16 = r.get<bool>();
+  d.int8 = getInt8(r);
   return d;
 }
 

@@ -1,0 +1,251 @@
+//===- Int8KernelsTest.cpp - contractions that multiply in int8 -----------===//
+//
+// MatmulDesc::int8 / Conv2DDesc::int8 (the int8 precision policy) against a
+// reference int8 implementation: the input quantized with its scale (u8 or
+// s8, zero point 0), the weights per output channel (symmetric s8), exact
+// integer accumulation, dequantization, then bias and post-ops in f32.
+// oneDNN's VNNI kernels match it to float rounding; without VNNI (AVX2,
+// avx512_core) oneDNN halves s8 weights or saturates 16-bit pair sums, so
+// there the bound is a quantization step's worth of the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/Kernels.h"
+#include "tgc/AbslStatus.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace tgc::runtime;
+using namespace tgc::runtime::cpu;
+
+namespace {
+
+HostTensor randomF32(const Shape &shape, unsigned seed, float lo, float hi) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  HostTensor t = *HostTensor::allocate(DType::F32, shape);
+  auto *p = static_cast<float *>(t.data());
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    p[i] = dist(gen);
+  return t;
+}
+
+/// The reference quantizers.
+int32_t quantizeInput(float x, const Int8Quantization &q) {
+  float v = std::nearbyint(x * (1.0f / q.inputScale));
+  return static_cast<int32_t>(q.unsignedInput ? std::clamp(v, 0.0f, 255.0f)
+                                              : std::clamp(v, -128.0f, 127.0f));
+}
+std::vector<float> channelScales(const HostTensor &w, int64_t channels,
+                                 const std::function<int64_t(int64_t)> &of) {
+  std::vector<float> m(static_cast<size_t>(channels), 0);
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    m[static_cast<size_t>(of(i))] =
+        std::max(m[static_cast<size_t>(of(i))],
+                 std::abs(static_cast<float>(w.getDouble(i))));
+  const float levels = static_cast<float>(int8WeightLevels());
+  for (float &s : m)
+    s = s > 0 ? s / levels : 1.0f;
+  return m;
+}
+int32_t quantizeWeight(float w, float scale) {
+  const float levels = static_cast<float>(int8WeightLevels());
+  return static_cast<int32_t>(
+      std::clamp(std::nearbyint(w / scale), -levels, levels));
+}
+
+bool hasVnni() { return cpuIsa().vnni; }
+
+HostTensor runOne(const KernelPtr &kernel, const std::vector<HostTensor> &in,
+                  const Shape &shape) {
+  std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, shape)};
+  KernelContext context;
+  context.numThreads = 2;
+  absl::Status status = kernel->run(context, in, out);
+  EXPECT_TRUE(status.ok()) << kernel->name() << ": " << status;
+  return out[0];
+}
+
+/// |got - want| within float rounding (VNNI) or a quantization step's
+/// worth (elsewhere); and `got` is not the f32 result `exact` bitwise.
+void expectQuantized(const HostTensor &got, const HostTensor &want,
+                     const HostTensor &exact) {
+  double scale = 0, worst = 0, fromExact = 0;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    scale = std::max(scale, std::abs(want.getDouble(i)));
+    worst = std::max(worst, std::abs(got.getDouble(i) - want.getDouble(i)));
+    fromExact =
+        std::max(fromExact, std::abs(got.getDouble(i) - exact.getDouble(i)));
+  }
+  EXPECT_LE(worst, (hasVnni() ? 1e-5 : 2e-2) * scale + 1e-6)
+      << "on " << cpuIsa().name;
+  // Quantized, but near the f32 result.
+  EXPECT_GT(fromExact, 0.0);
+  EXPECT_LT(fromExact, 0.05 * scale);
+}
+
+TEST(Int8, MatmulMatchesTheReferenceInt8Implementation) {
+  const int64_t M = 6, K = 80, N = 20;
+  for (bool unsignedInput : {true, false})
+    for (bool transposeB : {false, true})
+    for (bool withBias : {true, false}) {
+      SCOPED_TRACE(std::string(unsignedInput ? "u8" : "s8") +
+                   (transposeB ? " transposed rhs" : "") + (withBias ? " bias" : ""));
+      HostTensor a = randomF32({M, K}, 1, unsignedInput ? 0.0f : -1.0f, 1.0f);
+      HostTensor b = randomF32(transposeB ? Shape{N, K} : Shape{K, N}, 2, -0.5f,
+                               0.5f);
+      HostTensor bias = randomF32({N}, 3, -1, 1);
+      if (!withBias)
+        bias = randomF32({N}, 3, 0, 0);
+      Int8Quantization q{unsignedInput ? 1.0f / 255 : 1.0f / 127,
+                         unsignedInput};
+      auto colOf = [&](int64_t i) { return transposeB ? i / K : i % N; };
+      std::vector<float> ws = channelScales(b, N, colOf);
+      HostTensor want = *HostTensor::allocate(DType::F32, {M, N});
+      HostTensor exact = *HostTensor::allocate(DType::F32, {M, N});
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          int64_t acc = 0;
+          double f = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            int64_t bi = transposeB ? j * K + k : k * N + j;
+            float av = static_cast<float>(a.getDouble(i * K + k));
+            float bv = static_cast<float>(b.getDouble(bi));
+            acc += int64_t{quantizeInput(av, q)} *
+                   quantizeWeight(bv, ws[static_cast<size_t>(j)]);
+            f += double{av} * bv;
+          }
+          double y = static_cast<double>(acc) * q.inputScale *
+                         ws[static_cast<size_t>(j)] +
+                     bias.getDouble(j);
+          want.setDouble(i * N + j, std::max(y, 0.0));
+          exact.setDouble(i * N + j, std::max(f + bias.getDouble(j), 0.0));
+        }
+      MatmulDesc d{DType::F32, a.shape(), b.shape(), {M, N}};
+      d.transposeB = transposeB;
+      if (withBias)
+        d.biasShape = Shape{N};
+      d.postOps = {PostOp{}}; // relu
+      d.constantRhs = &b;
+      d.int8 = q;
+      auto kernel = createMatmul(d);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      EXPECT_EQ((*kernel)->name(), "onednn.matmul[int8]");
+      std::vector<HostTensor> in = {a, b};
+      if (withBias)
+        in.push_back(bias);
+      expectQuantized(runOne(*kernel, in, {M, N}), want, exact);
+    }
+}
+
+TEST(Int8, ConvMatchesTheReferenceInt8ImplementationInBothLayouts) {
+  const int64_t C = 16, H = 7, W = 7, O = 24, KH = 3, KW = 3;
+  HostTensor x = randomF32({1, C, H, W}, 4, 0.0f, 2.0f); // after a ReLU
+  HostTensor f = randomF32({O, C, KH, KW}, 5, -0.3f, 0.3f);
+  HostTensor bias = randomF32({O}, 6, -1, 1);
+  Int8Quantization q{2.0f / 255, true};
+  std::vector<float> ws =
+      channelScales(f, O, [&](int64_t i) { return i / (C * KH * KW); });
+  // NCHW reference, padding 1.
+  HostTensor want = *HostTensor::allocate(DType::F32, {1, O, H, W});
+  HostTensor exact = *HostTensor::allocate(DType::F32, {1, O, H, W});
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t y = 0; y < H; ++y)
+      for (int64_t z = 0; z < W; ++z) {
+        int64_t acc = 0;
+        double e = 0;
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t r = 0; r < KH; ++r)
+            for (int64_t s = 0; s < KW; ++s) {
+              int64_t ih = y - 1 + r, iw = z - 1 + s;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                continue;
+              float xv = static_cast<float>(x.getDouble((c * H + ih) * W + iw));
+              float fv = static_cast<float>(
+                  f.getDouble(((o * C + c) * KH + r) * KW + s));
+              acc += int64_t{quantizeInput(xv, q)} *
+                     quantizeWeight(fv, ws[static_cast<size_t>(o)]);
+              e += double{xv} * fv;
+            }
+        want.setDouble((o * H + y) * W + z,
+                       static_cast<double>(acc) * q.inputScale *
+                               ws[static_cast<size_t>(o)] +
+                           bias.getDouble(o));
+        exact.setDouble((o * H + y) * W + z, e + bias.getDouble(o));
+      }
+  auto permute = [](const HostTensor &t, std::vector<int64_t> perm) {
+    Shape shape;
+    for (int64_t p : perm)
+      shape.push_back(t.dim(p));
+    HostTensor out = *HostTensor::allocate(t.dtype(), shape);
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      std::vector<int64_t> idx = t.unflattenIndex(i);
+      int64_t flat = 0;
+      for (size_t d = 0; d < perm.size(); ++d)
+        flat = flat * shape[d] + idx[static_cast<size_t>(perm[d])];
+      out.setDouble(flat, t.getDouble(i));
+    }
+    return out;
+  };
+  for (bool nhwc : {false, true}) {
+    SCOPED_TRACE(nhwc ? "nhwc" : "nchw");
+    HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
+    HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
+    Conv2DDesc d{DType::F32};
+    d.nhwc = nhwc;
+    d.inputShape = xin.shape();
+    d.filterShape = fin.shape();
+    d.resultShape = nhwc ? Shape{1, H, W, O} : Shape{1, O, H, W};
+    for (int64_t &p : d.padding)
+      p = 1;
+    d.biasShape = Shape{O};
+    d.constantFilter = &fin;
+    d.int8 = q;
+    auto kernel = createConv2D(d);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_EQ((*kernel)->name(), "onednn.conv2d[int8]");
+    HostTensor got = runOne(*kernel, {xin, fin, bias}, d.resultShape);
+    expectQuantized(got, nhwc ? permute(want, {0, 2, 3, 1}) : want,
+                    nhwc ? permute(exact, {0, 2, 3, 1}) : exact);
+  }
+}
+
+TEST(Int8, MisuseIsAnErrorNamingIt) {
+  HostTensor b = randomF32({8, 4}, 7, -1, 1);
+  MatmulDesc d{DType::F32, {2, 8}, {8, 4}, {2, 4}};
+  d.int8 = Int8Quantization{0.1f, false};
+  // Run-time weights: not int8 here (the compiler keeps such a matmul f32).
+  auto runtimeWeights = createMatmul(d);
+  EXPECT_EQ(runtimeWeights.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(runtimeWeights.status().message().find("needs constant weights"),
+            std::string::npos);
+  d.constantRhs = &b;
+  d.int8->inputScale = 0;
+  auto zero = createMatmul(d);
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(zero.status().message().find("positive and finite"),
+            std::string::npos);
+  d.int8->inputScale = 0.1f;
+  d.bf16 = true;
+  auto both = createMatmul(d);
+  EXPECT_FALSE(both.ok());
+  // Blocked layouts: plain kernels only.
+  Conv2DDesc c{DType::F32};
+  c.nhwc = true;
+  c.inputShape = {1, 4, 4, 16};
+  c.filterShape = {1, 1, 16, 16};
+  c.resultShape = {1, 4, 4, 16};
+  HostTensor filter = randomF32(c.filterShape, 8, -1, 1);
+  c.constantFilter = &filter;
+  c.int8 = Int8Quantization{0.1f, true};
+  ConvLayouts layouts;
+  layouts.anyInput = true;
+  auto blocked = createLayoutConv2D(c, layouts);
+  EXPECT_EQ(blocked.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+} // namespace
