@@ -22,6 +22,7 @@
 
 #include "runtime/Executable.h"
 #include "tgc/HostTensor.h"
+#include "codegen/Calibration.h"
 #include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -91,6 +92,8 @@ struct BackendOptions {
   /// TGC_PRECISION). CPU: F32 or BF16 (Auto resolved by the backend; BF16
   /// without native bf16 and Int8 are compile errors). CUDA: F32 only.
   Precision precision = Precision::Default;
+  /// CPU, with precision Int8: the calibration table (codegen/Calibration.h).
+  std::shared_ptr<const CalibrationTable> calibration;
   /// CUDA: the GPU architecture ("sm_90"; empty: the backend's default).
   std::string arch;
   /// CUDA: let f32 matmuls and convolutions use TF32 tensor cores.

@@ -620,6 +620,8 @@ Executable::run(const std::vector<HostTensor> &args,
     const Step &step = steps[s];
     std::vector<HostTensor> &stepOutputs = state->stepOutputs[s];
     Clock::time_point start;
+    if (options.observeStep)
+      (*options.observeStep)(s, state->stepInputs[s]);
     if (timed)
       start = Clock::now();
     absl::Status status =
@@ -672,7 +674,7 @@ Executable::run(const std::vector<HostTensor> &args,
   };
 
   int interOp = std::max(1, options.interOpThreads);
-  if (interOp > 1 && stepLevels.size() == steps.size() && !steps.empty()) {
+  if (interOp > 1 && !options.observeStep && stepLevels.size() == steps.size() && !steps.empty()) {
     // Independent steps of one level run concurrently; the memory plan was
     // made at level granularity (planMemory), so they never share bytes
     // that one of them writes.

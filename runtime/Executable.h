@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -133,6 +134,11 @@ struct Step {
   /// ("onednn", "native", "reference").
   std::string op;
   std::string path;
+  /// A contraction's key for int8 calibration (the planner's, e.g.
+  /// "model.onnx:0:0 (node 'conv1')#0"; empty for other steps): its input
+  /// 0 is the activation a calibration table holds the range of. Not saved
+  /// in plan files.
+  std::string calibrationKey;
 };
 
 struct RunOptions {
@@ -160,6 +166,11 @@ struct RunOptions {
   /// otherwise). The result returned borrows it, and where the result is
   /// written by a kernel, the kernel writes there directly.
   const std::vector<HostTensor *> *resultBuffers = nullptr;
+  /// When set, called with each step's index and input views just before
+  /// the step runs (steps in order: with interOpThreads 1 only); int8
+  /// calibration reads activations here (codegen/cpu/Calibrate.h).
+  const std::function<void(size_t step, const std::vector<HostTensor> &inputs)>
+      *observeStep = nullptr;
 };
 
 /// Kernel timings as Chrome trace events (chrome://tracing, Perfetto). Runs

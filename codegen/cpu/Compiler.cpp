@@ -265,13 +265,42 @@ runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
   return desc;
 }
 
+/// How a contraction multiplies (the precision policy, per op): bf16, or
+/// int8 with its input's calibrated quantization.
+struct ContractionPrecision {
+  bool bf16 = false;
+  std::optional<runtime::cpu::Int8Quantization> int8;
+};
+
+/// Applies `precision` to an f32 contraction's descriptor.
+template <typename Desc>
+void applyPrecision(Desc &desc, const ContractionPrecision &precision) {
+  if (desc.dtype != DType::F32)
+    return;
+  desc.bf16 = precision.bf16;
+  desc.int8 = precision.int8;
+}
+
+/// `create(desc)`, and where an int8 kernel cannot be made (run-time
+/// weights, weights holding NaN or an infinity), the f32 one.
+template <typename Desc, typename Create>
+absl::StatusOr<KernelPtr> createWithInt8Fallback(Desc desc, Create create) {
+  auto kernel = create(desc);
+  if (!kernel.ok() && desc.int8 &&
+      kernel.status().code() == absl::StatusCode::kUnimplemented) {
+    desc.int8.reset();
+    kernel = create(desc);
+  }
+  return kernel;
+}
+
 /// Builds the CPU kernel for `op`; Unimplemented means "fall back".
 /// `constants` maps operand index to the constant's value when the operand
 /// is a tgc.constant (for weight prepacking).
 absl::StatusOr<KernelPtr>
 createKernel(Operation *op,
              llvm::DenseMap<Value, const HostTensor *> &constants,
-             bool bf16) {
+             const ContractionPrecision &precision) {
   namespace cpu = runtime::cpu;
   Value result = op->getResult(0);
   auto constantOf = [&](Value v) -> const HostTensor * {
@@ -323,13 +352,13 @@ createKernel(Operation *op,
         desc.transposeA = o.getTransposeA();
         desc.transposeB = o.getTransposeB();
         desc.constantRhs = constantOf(o.getRhs());
-        desc.bf16 = bf16 && desc.dtype == DType::F32;
-        return cpu::createMatmul(desc);
+        applyPrecision(desc, precision);
+        return createWithInt8Fallback(desc, cpu::createMatmul);
       })
       .Case([&](Conv2DOp o) {
         cpu::Conv2DDesc desc = conv2DDescOf(o, constantOf(o.getFilter()));
-        desc.bf16 = bf16 && desc.dtype == DType::F32;
-        return cpu::createConv2D(desc);
+        applyPrecision(desc, precision);
+        return createWithInt8Fallback(desc, cpu::createConv2D);
       })
       .Case<MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp>(
           [&](Operation *pool) { return cpu::createPool2D(*poolDescOf(pool)); })
@@ -482,6 +511,8 @@ struct FusedContraction {
   std::optional<runtime::cpu::ActivationLayout> resultLayout;
   /// The layout plain input 0 is reordered to first (nullopt: none).
   std::optional<runtime::cpu::ActivationLayout> inputLayout;
+  /// The contraction's key for int8 calibration (Step::calibrationKey).
+  std::string calibrationKey;
 };
 
 /// Blocked activation layouts for a contraction fusion (NHWC conv2d).
@@ -591,7 +622,7 @@ absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
 absl::StatusOr<FusedContraction>
 createFusedContraction(FusionOp fusion, const PostOpChain &chain,
                        llvm::DenseMap<Value, const HostTensor *> &constants,
-                       bool bf16,
+                       const ContractionPrecision &precision,
                        const LayoutContext *layoutContext = nullptr) {
   namespace cpu = runtime::cpu;
   Operation *contraction = chain.contraction;
@@ -662,8 +693,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.constantRhs = constantOf(o.getRhs());
     desc.biasShape = biasShape;
     desc.postOps = std::move(postOps);
-    desc.bf16 = bf16 && desc.dtype == DType::F32;
-    kernel = cpu::createMatmul(desc);
+    applyPrecision(desc, precision);
+    kernel = createWithInt8Fallback(desc, cpu::createMatmul);
   } else {
     auto c = cast<Conv2DOp>(contraction);
     cpu::Conv2DDesc desc{dtypeOf(result)};
@@ -681,15 +712,15 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.groups = static_cast<int64_t>(c.getGroups());
     desc.constantFilter = constantOf(c.getFilter());
     desc.postOps = std::move(postOps);
-    desc.bf16 = bf16 && desc.dtype == DType::F32;
-    if (layoutContext && desc.nhwc) {
+    applyPrecision(desc, precision);
+    if (layoutContext && desc.nhwc && !desc.int8) {
       auto blocked = tryLayoutConv(desc, postOpInputs, *layoutContext, fused);
       if (!blocked.ok())
         return blocked.status();
       if (*blocked)
         return fused;
     }
-    kernel = cpu::createConv2D(desc);
+    kernel = createWithInt8Fallback(desc, cpu::createConv2D);
   }
   if (!kernel.ok())
     return kernel.status();
@@ -866,8 +897,14 @@ private:
   void assignStepLevels();
   llvm::Error finish();
 
+  /// How `contraction` multiplies under the precision policy: bf16, int8
+  /// where the calibration table has its input, else as its dtype says.
+  ContractionPrecision precisionFor(Operation *contraction) const;
+
   func::FuncOp specialized;
   const cpu::CompileOptions &options;
+  /// Each contraction's key for int8 calibration (cpu::contractionKeys).
+  llvm::DenseMap<Operation *, std::string> calibrationKeys;
   /// The loop kernels' object cache (CompileOptions::cacheDir), opened by
   /// the first loop kernel.
   std::shared_ptr<const cpu::KernelObjectCache> objectCache;
@@ -894,6 +931,8 @@ CpuPlanEmitter::CpuPlanEmitter(func::FuncOp specialized,
       executable(std::make_shared<runtime::Executable>()), exe(*executable) {
   exe.target = cpu::targetDescription();
   exe.determinism = options.determinism;
+  for (auto &[op, key] : cpu::contractionKeys(specialized))
+    calibrationKeys[op] = key;
   cpu::ActivationLayouts activationLayouts =
       resolveActivationLayouts(specialized, options);
   blockedLayouts = activationLayouts != cpu::ActivationLayouts::Plain &&
@@ -907,6 +946,9 @@ cpu::ActivationLayouts
 CpuPlanEmitter::resolveActivationLayouts(func::FuncOp specialized,
                                          const cpu::CompileOptions &options) {
   cpu::ActivationLayouts activationLayouts = options.activationLayouts;
+  // int8 convolutions run on plain layouts: keep every activation plain.
+  if (options.precision == Precision::Int8)
+    activationLayouts = cpu::ActivationLayouts::Plain;
   if (activationLayouts == cpu::ActivationLayouts::Auto)
     activationLayouts = options.winograd && runtime::cpu::cpuIsa().winograd &&
                                 winogradPaysForBlockedLayouts(specialized)
@@ -1096,6 +1138,7 @@ llvm::Error CpuPlanEmitter::emitFused(FusedContraction &fused, Operation *op,
   runtime::Step step;
   step.op = std::move(stepOp);
   step.kernel = fused.kernel;
+  step.calibrationKey = fused.calibrationKey;
   std::string_view name = step.kernel->name();
   step.path = name.substr(0, name.find('.'));
   for (auto [i, in] : llvm::enumerate(fused.inputs)) {
@@ -1388,13 +1431,14 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
     return false;
   LayoutContext layoutContext = layoutContextFor(fusion.getResult(0));
   auto fused = createFusedContraction(
-      fusion, *chain, constants, options.precision == Precision::BF16,
+      fusion, *chain, constants, precisionFor(chain->contraction),
       blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
     if (fused.status().code() == absl::StatusCode::kUnimplemented)
       return false;
     return errorAt(fusion, std::string(fused.status().message()));
   }
+  fused->calibrationKey = calibrationKeys.lookup(chain->contraction);
   if (auto error = emitFused(*fused, fusion,
                              "tgc.fusion(" + fused->description + ") at " +
                                  locationString(fusion.getLoc()),
@@ -1416,8 +1460,10 @@ llvm::Expected<bool> CpuPlanEmitter::emitLayoutConv(Conv2DOp conv,
   auto it = constants.find(conv.getFilter());
   runtime::cpu::Conv2DDesc desc =
       conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
-  desc.bf16 = options.precision == Precision::BF16 &&
-              desc.dtype == runtime::DType::F32;
+  applyPrecision(desc, precisionFor(conv));
+  if (desc.int8)
+    return false; // int8 convolutions run plain (emitKernel)
+  fused.calibrationKey = calibrationKeys.lookup(conv);
   auto blocked = tryLayoutConv(desc, {}, layoutContext, fused);
   if (!blocked.ok())
     return errorAt(conv, std::string(blocked.status().message()));
@@ -1468,8 +1514,8 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
   runtime::Step step;
   step.op = where;
   if (options.enableOneDnn) {
-    auto kernel =
-        createKernel(&op, constants, options.precision == Precision::BF16);
+    auto kernel = createKernel(&op, constants, precisionFor(&op));
+    step.calibrationKey = calibrationKeys.lookup(&op);
     if (kernel.ok()) {
       step.kernel = *kernel;
       std::string_view name = step.kernel->name();
@@ -1521,6 +1567,22 @@ void CpuPlanEmitter::assignStepLevels() {
   }
 }
 
+ContractionPrecision
+CpuPlanEmitter::precisionFor(Operation *contraction) const {
+  ContractionPrecision precision;
+  precision.bf16 = options.precision == Precision::BF16;
+  if (options.precision == Precision::Int8 && options.calibration) {
+    auto key = calibrationKeys.find(contraction);
+    if (key != calibrationKeys.end())
+      if (const codegen::CalibrationEntry *entry =
+              options.calibration->find(key->second))
+        precision.int8 =
+            runtime::cpu::Int8Quantization{entry->scale(),
+                                           entry->unsignedValues()};
+  }
+  return precision;
+}
+
 llvm::Error CpuPlanEmitter::finish() {
   runtime::removeDeadSteps(exe);
   if (options.interOp)
@@ -1555,10 +1617,7 @@ llvm::Expected<Precision> cpu::resolveCpuPrecision(Precision requested) {
             " (oneDNN would emulate bf16, slower than f32): use f32, or auto "
             "to take bf16 only where it is native");
   case Precision::Int8:
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "precision int8 is not available yet: tgc has no post-training "
-        "quantization (calibration) so far; use f32, bf16 or auto");
+    return Precision::Int8;
   }
   return Precision::F32;
 }
@@ -1572,6 +1631,12 @@ cpu::compile(func::FuncOp func,
     return precision.takeError();
   CompileOptions options = requested;
   options.precision = *precision;
+  if (options.precision == Precision::Int8 && !options.calibration)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "precision int8 needs a calibration table: calibrate on sample "
+        "inputs first (tgc-run --precision=int8 --calibration-data=DIR, or "
+        "cpu::calibrate), or load one (--calibration-table=FILE)");
   auto module = specialize(func, inputShapes, options.optimize, options.fuse,
                            options.enableOneDnn);
   if (!module)
@@ -1587,4 +1652,18 @@ cpu::compile(func::FuncOp func,
   if (!executable)
     return executable.takeError();
   return CompiledFunction{std::move(*executable), std::move(*module)};
+}
+
+std::vector<std::pair<Operation *, std::string>>
+cpu::contractionKeys(func::FuncOp func) {
+  std::vector<std::pair<Operation *, std::string>> keys;
+  llvm::StringMap<int> seen;
+  func.walk([&](Operation *op) {
+    if (!isa<Conv2DOp, MatmulOp>(op) || op->getNumResults() != 1 ||
+        !cast<ShapedType>(op->getResult(0).getType()).getElementType().isF32())
+      return;
+    std::string location = locationString(op->getLoc());
+    keys.emplace_back(op, location + "#" + std::to_string(seen[location]++));
+  });
+  return keys;
 }

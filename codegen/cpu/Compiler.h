@@ -15,6 +15,7 @@
 #define TGC_CODEGEN_CPU_COMPILER_H
 
 #include "runtime/Executable.h"
+#include "codegen/Calibration.h"
 #include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -114,11 +115,24 @@ struct CompileOptions {
   /// bfloat16 (runtime::cpu::Conv2DDesc::bf16) and keeps bf16 activations
   /// between blocked-layout convolutions; every other op stays f32.
   Precision precision = Precision::F32;
+  /// Int8: the calibration table (codegen/Calibration.h) whose entries,
+  /// keyed by contractionKeys, give each contraction's input quantization;
+  /// a contraction without an entry (or with run-time weights) stays f32.
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
 };
+
+/// The key of each f32 tgc.conv2d and tgc.matmul of `func` (nested ones
+/// included, in walk order) for int8 calibration: its location and its
+/// ordinal among the contractions at that location ("model.onnx:0:0
+/// (node 'conv1')#0"). The CPU planner gives its steps these keys
+/// (runtime::Step::calibrationKey) over the lowered function.
+std::vector<std::pair<mlir::Operation *, std::string>>
+contractionKeys(mlir::func::FuncOp func);
 
 /// `requested` as this CPU runs it, F32 or BF16: Default is F32, Auto is
 /// BF16 where the CPU has native bf16 (runtime::cpu::CpuIsa::bf16). BF16
-/// on a CPU without native bf16, and Int8, are errors that say why.
+/// on a CPU without native bf16 is an error that says why; Int8 stays Int8
+/// (a compile then needs CompileOptions::calibration).
 llvm::Expected<Precision> resolveCpuPrecision(Precision requested);
 
 /// A compiled function. Steps that fell back to the reference path refer to

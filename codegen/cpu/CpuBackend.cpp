@@ -76,6 +76,7 @@ public:
     compileOptions.interOp = options.interOp;
     compileOptions.determinism = options.determinism;
     compileOptions.precision = options.precision;
+    compileOptions.calibration = options.calibration;
     compileOptions.enableOneDnn = options.enableOneDnn;
     compileOptions.winograd = options.winograd;
     compileOptions.loopVectorize = options.loopVectorize;

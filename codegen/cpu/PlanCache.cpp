@@ -129,6 +129,11 @@ std::string planCacheKey(mlir::func::FuncOp func,
      << "/" << options.loopVectorTile << " interop=" << options.interOp
      << " determinism=" << toString(options.determinism)
      << " precision=" << toString(options.precision);
+  if (options.precision == Precision::Int8 && options.calibration) {
+    std::string table = options.calibration->serialize();
+    os << " calibration="
+       << llvm::format_hex(runtime::hash64(table.data(), table.size()), 18);
+  }
   const dnnl_version_t *dnnl = dnnl_version();
   os << "\nisa=" << runtime::cpu::cpuIsa().name
      << " target=" << targetDescription() << "\nllvm=" << LLVM_VERSION_STRING

@@ -35,6 +35,8 @@ std::string onnxRunMaterial(const RunKeyMaterial &m) {
       " dynamic=" + std::to_string(m.dynamicSize) +
       " determinism=" + toString(resolveDeterminism(m.determinism)) +
       " precision=" + toString(resolvePrecision(m.precision));
+  if (!m.calibration.empty())
+    text += " calibration=" + m.calibration;
   return text;
 }
 

@@ -39,6 +39,8 @@ struct RunKeyMaterial {
   int dynamicSize = -1;
   Determinism determinism = Determinism::Default;
   Precision precision = Precision::Default;
+  /// With int8: a digest of the calibration table's text.
+  std::string calibration;
 };
 std::string onnxRunMaterial(const RunKeyMaterial &material);
 

@@ -12,6 +12,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
+#include "codegen/cpu/Calibrate.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/PlanCache.h"
@@ -139,6 +140,24 @@ struct Options {
       cl::init("")};
   /// --precision, parsed.
   tgc::Precision precision = tgc::Precision::Default;
+  cl::opt<std::string> calibrationData{
+      "calibration-data",
+      cl::desc("With --precision=int8: calibrate on the samples in this "
+               "directory: one .npy/.pb file per sample for a one-input "
+               "function, else one subdirectory per sample holding a file "
+               "per input (in name order); any batch size the function "
+               "accepts"),
+      cl::init("")};
+  cl::opt<std::string> calibrationTable{
+      "calibration-table",
+      cl::desc("With --precision=int8: the calibration table file, written "
+               "after calibrating on --calibration-data, else read"),
+      cl::init("")};
+  cl::opt<std::string> calibrator{
+      "calibrator",
+      cl::desc("With --calibration-data: minmax, entropy (default) or "
+               "percentile (99.99%)"),
+      cl::init("entropy")};
   cl::opt<std::string> pipeline{
       "pipeline",
       cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
@@ -247,13 +266,126 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   return options;
 }
 
-Expected<std::unique_ptr<Runner>> makeRunner(StringRef backend,
-                                             mlir::func::FuncOp func,
-                                             const Options &opts,
-                                             const std::string &planAlias) {
+Expected<std::unique_ptr<Runner>> makeRunner(
+    StringRef backend, mlir::func::FuncOp func, const Options &opts,
+    const std::string &planAlias,
+    std::shared_ptr<const tgc::codegen::CalibrationTable> calibration) {
   tgc::tooling::RunnerOptions options = runnerOptions(opts);
   options.planAlias = planAlias;
+  options.calibration = std::move(calibration);
   return Runner::create(backend, func, options, outs());
+}
+
+/// --calibration-data's samples for `func`: a file per sample (one input),
+/// or a subdirectory per sample with a file per input, in name order.
+Expected<tgc::cpu::CalibrationSamples>
+calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
+  std::error_code ec;
+  std::vector<std::string> files, dirs;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef path = it->path();
+    if (sys::fs::is_directory(path))
+      dirs.push_back(path.str());
+    else if (path.ends_with(".npy") || path.ends_with(".pb"))
+      files.push_back(path.str());
+  }
+  if (ec)
+    return makeError("--calibration-data '" + dir + "': " + ec.message());
+  size_t inputs = func.getNumArguments();
+  std::vector<std::vector<std::string>> samples;
+  if (!dirs.empty()) {
+    std::sort(dirs.begin(), dirs.end());
+    for (const std::string &sampleDir : dirs) {
+      std::vector<std::string> sampleFiles;
+      for (sys::fs::directory_iterator it(sampleDir, ec), end;
+           it != end && !ec; it.increment(ec)) {
+        StringRef path = it->path();
+        if (path.ends_with(".npy") || path.ends_with(".pb"))
+          sampleFiles.push_back(path.str());
+      }
+      std::sort(sampleFiles.begin(), sampleFiles.end());
+      if (sampleFiles.size() != inputs)
+        return makeError("--calibration-data: sample '" + sampleDir +
+                         "' holds " + Twine(sampleFiles.size()) +
+                         " .npy/.pb file(s); @" + func.getName() + " takes " +
+                         Twine(inputs) + " input(s)");
+      samples.push_back(std::move(sampleFiles));
+    }
+  } else {
+    if (inputs != 1 && !files.empty())
+      return makeError("--calibration-data '" + dir + "' holds one file per "
+                       "sample, but @" + func.getName() + " takes " +
+                       Twine(inputs) + " inputs: put each sample's inputs in "
+                       "a subdirectory of their own");
+    std::sort(files.begin(), files.end());
+    for (const std::string &file : files)
+      samples.push_back({file});
+  }
+  if (samples.empty())
+    return makeError("--calibration-data '" + dir +
+                     "' holds no samples (.npy or .pb files, or "
+                     "subdirectories of them)");
+  tgc::cpu::CalibrationSamples result;
+  result.count = samples.size();
+  result.read =
+      [samples](size_t i) -> tgc::StatusOr<std::vector<HostTensor>> {
+    std::vector<HostTensor> args;
+    for (const std::string &file : samples[i]) {
+      auto tensor = loadTensor(file);
+      if (!tensor)
+        return absl::InvalidArgumentError(toString(tensor.takeError()));
+      args.push_back(std::move(*tensor));
+    }
+    return args;
+  };
+  return result;
+}
+
+/// The int8 calibration table: made on --calibration-data (and saved to
+/// --calibration-table when given), else read from --calibration-table.
+Expected<std::shared_ptr<const tgc::codegen::CalibrationTable>>
+calibrationFor(const Options &opts, mlir::func::FuncOp func) {
+  if (opts.backend != "cpu")
+    return makeError("--precision=int8 runs on the cpu backend only");
+  if (opts.calibrationData.empty()) {
+    if (opts.calibrationTable.empty())
+      return makeError("--precision=int8 needs a calibration: "
+                       "--calibration-data=DIR (sample inputs) or "
+                       "--calibration-table=FILE (a table made before)");
+    auto table = tgc::codegen::CalibrationTable::load(opts.calibrationTable);
+    if (!table.ok())
+      return makeError(std::string(table.status().message()));
+    return std::make_shared<const tgc::codegen::CalibrationTable>(
+        *std::move(table));
+  }
+  auto calibrator = tgc::codegen::parseCalibrator(opts.calibrator);
+  if (!calibrator)
+    return makeError("unknown --calibrator '" + opts.calibrator +
+                     "' (minmax, entropy or percentile)");
+  auto samples = calibrationSamples(opts.calibrationData, func);
+  if (!samples)
+    return samples.takeError();
+  tgc::cpu::CompileOptions options;
+  options.numThreads = static_cast<int>(opts.threads);
+  options.fuse = opts.pipeline == "tgc-cpu" &&
+                 tgc::runtime::env::flag("TGC_FUSION");
+  auto start = std::chrono::steady_clock::now();
+  auto table = tgc::cpu::calibrate(func, *samples, *calibrator, options);
+  if (!table)
+    return table.takeError();
+  errs() << format("tgc-run: calibrated %zu activation(s) on %zu sample(s) "
+                   "(%s) in %.2f s\n",
+                   table->entries.size(), samples->count,
+                   tgc::codegen::toString(*calibrator),
+                   std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count());
+  if (!opts.calibrationTable.empty())
+    if (auto saved = table->save(opts.calibrationTable); !saved.ok())
+      return makeError(std::string(saved.message()));
+  return std::make_shared<const tgc::codegen::CalibrationTable>(
+      *std::move(table));
 }
 
 Error runAndReport(const Options &opts, Runner &onBackend,
@@ -397,6 +529,16 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
   material.dynamicSize = opts.dynamicSize;
   material.determinism = opts.determinism;
   material.precision = opts.precision;
+  if (tgc::resolvePrecision(opts.precision) == tgc::Precision::Int8) {
+    // The table is part of the key: one calibrated now is not known yet.
+    if (!opts.calibrationData.empty() || opts.calibrationTable.empty())
+      return std::nullopt;
+    auto table = tgc::codegen::CalibrationTable::load(opts.calibrationTable);
+    if (!table.ok())
+      return std::nullopt;
+    std::string text = table->serialize();
+    material.calibration = llvm::utohexstr(llvm::xxh3_64bits(text));
+  }
   return tgc::cpu::sourceFileKey(opts.file,
                                  tgc::tooling::onnxRunMaterial(material));
 }
@@ -475,7 +617,14 @@ Error runSource(const Options &opts, const std::string &planAlias) {
         opts.function.empty()
             ? Twine("no public function with a body in '" + opts.file + "'")
             : Twine("no function named '" + opts.function + "'"));
-  auto runner = makeRunner(opts.backend, func, opts, planAlias);
+  std::shared_ptr<const tgc::codegen::CalibrationTable> calibration;
+  if (tgc::resolvePrecision(opts.precision) == tgc::Precision::Int8) {
+    auto table = calibrationFor(opts, func);
+    if (!table)
+      return table.takeError();
+    calibration = std::move(*table);
+  }
+  auto runner = makeRunner(opts.backend, func, opts, planAlias, calibration);
   if (!runner)
     return runner.takeError();
   auto args = makeInputs(func, inputOptions(opts));

@@ -106,6 +106,7 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
     backendOptions.determinism = options.determinism;
   if (options.precision != Precision::Default)
     backendOptions.precision = options.precision;
+  backendOptions.calibration = options.calibration;
   backendOptions.arch = options.cudaArch;
   if (backendOptions.arch.empty() && device)
     backendOptions.arch = device->arch();

@@ -55,6 +55,8 @@ struct RunnerOptions {
   Determinism determinism = Determinism::Default;
   /// The precision policy (Default: TGC_PRECISION).
   Precision precision = Precision::Default;
+  /// With precision int8: the calibration table.
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
 };
 
 class Runner {

@@ -1,0 +1,88 @@
+//===- Calibrate.cpp - int8 calibration runs on the CPU -------------------===//
+
+#include "codegen/cpu/Calibrate.h"
+
+#include "codegen/reference/Interpreter.h"
+
+#include <map>
+
+using namespace tgc;
+
+llvm::Expected<codegen::CalibrationTable>
+cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
+               codegen::Calibrator calibrator, CompileOptions options) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  if (samples.count == 0 || !samples.read)
+    return fail("int8 calibration needs at least one sample");
+  options.precision = Precision::F32;
+  options.calibration.reset();
+  options.activationLayouts = ActivationLayouts::Plain;
+  options.cacheDir.clear(); // cached plans keep no calibration keys
+  options.savable = false;
+  std::map<std::vector<std::vector<int64_t>>,
+           std::shared_ptr<const runtime::Executable>>
+      plans;
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  std::map<std::string, codegen::TensorStatistics> statistics;
+  bool histograms = calibrator != codegen::Calibrator::MinMax;
+  for (int pass = 0; pass < (histograms ? 2 : 1); ++pass) {
+    for (size_t i = 0; i < samples.count; ++i) {
+      auto args = samples.read(i);
+      if (!args.ok())
+        return fail("calibration sample " + std::to_string(i) + ": " +
+                    std::string(args.status().message()));
+      if (llvm::Error error = reference::checkArguments(func, *args))
+        return fail("calibration sample " + std::to_string(i) + ": " +
+                    llvm::toString(std::move(error)));
+      std::vector<std::vector<int64_t>> shapes;
+      for (const runtime::HostTensor &t : *args)
+        shapes.push_back(t.shape());
+      auto &plan = plans[shapes];
+      if (!plan) {
+        auto compiled = compile(func, shapes, options);
+        if (!compiled)
+          return compiled.takeError();
+        plan = compiled->executable;
+        modules.push_back(std::move(compiled->module));
+      }
+      const runtime::Executable &exe = *plan;
+      std::function<void(size_t, const std::vector<runtime::HostTensor> &)>
+          observe = [&](size_t s, const std::vector<runtime::HostTensor> &in) {
+            const std::string &key = exe.steps[s].calibrationKey;
+            if (key.empty() || in.empty() ||
+                in[0].dtype() != runtime::DType::F32)
+              return;
+            const auto *data = static_cast<const float *>(in[0].data());
+            codegen::TensorStatistics &stats = statistics[key];
+            if (pass == 0)
+              stats.addRange(data, in[0].numElements());
+            else
+              stats.addHistogram(data, in[0].numElements());
+          };
+      runtime::RunOptions run;
+      run.numThreads = options.numThreads;
+      run.readEnvironment = false;
+      run.observeStep = &observe;
+      auto results = exe.run(*args, run);
+      if (!results.ok())
+        return fail("calibration sample " + std::to_string(i) + ": " +
+                    std::string(results.status().message()));
+    }
+  }
+  codegen::CalibrationTable table;
+  table.calibrator = calibrator;
+  table.samples = static_cast<int64_t>(samples.count);
+  for (const auto &[key, stats] : statistics) {
+    if (stats.count() == 0)
+      continue;
+    codegen::CalibrationEntry entry;
+    entry.min = stats.min();
+    entry.max = stats.max();
+    entry.threshold =
+        stats.threshold(calibrator, entry.unsignedValues() ? 255 : 127);
+    table.entries.emplace(key, entry);
+  }
+  return table;
+}
