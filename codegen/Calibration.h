@@ -93,6 +93,7 @@ struct CalibrationEntry {
   bool unsignedValues() const { return min >= 0; }
   /// The quantization scale: threshold / 255 (u8) or / 127 (s8).
   float scale() const;
+  bool operator==(const CalibrationEntry &) const = default;
 };
 
 /// A calibration table: activation key -> entry.
