@@ -9,7 +9,7 @@
 // RUN: not tgc-run %s --precision=int8 2>&1 | FileCheck %s --check-prefix=INT8
 // RUN: not tgc-run %s --precision=half 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: tgc-run %s --precision=f32 --print-plan --compile-only | FileCheck %s --check-prefix=F32
-// INT8: precision int8 is not available yet
+// INT8: tgc-run: error: --precision=int8 needs a calibration
 // BAD: tgc-run: error: unknown --precision 'half' (f32, bf16, int8 or auto)
 // F32-NOT: [bf16]
 // F32: onednn tgc.fusion(tgc.conv2d

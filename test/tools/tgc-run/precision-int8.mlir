@@ -1,0 +1,39 @@
+// --precision=int8 (docs/precision.md): calibrate on --calibration-data,
+// save the table, compile the contractions to int8 kernels; a later run
+// reads the table instead; results stay near f32's.
+// RUN: rm -f %t.table
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibration-table=%t.table --calibrator=minmax --input=%S/Inputs/calibration/s0001.npy --output=%t.int8.npy 2>&1 | FileCheck %s --check-prefix=CAL
+// CAL: tgc-run: calibrated 2 activation(s) on 4 sample(s) (minmax)
+// RUN: FileCheck %s --check-prefix=TABLE < %t.table
+// TABLE: # tgc calibration table v1
+// TABLE-NEXT: calibrator minmax
+// TABLE-NEXT: samples 4
+// TABLE: precision-int8.mlir:{{[0-9]+}}:{{[0-9]+}}#0
+// RUN: tgc-run %s --input=%S/Inputs/calibration/s0001.npy --output=%t.f32.npy
+// RUN: tgc-run %s --precision=int8 --calibration-table=%t.table --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05 --output=%t.int8b.npy
+// RUN: cmp %t.int8.npy %t.int8b.npy
+// RUN: not cmp -s %t.int8.npy %t.f32.npy
+// RUN: tgc-run %s --precision=int8 --calibration-table=%t.table --print-plan --compile-only | FileCheck %s --check-prefix=PLAN
+// PLAN: tgc.conv2d
+// PLAN-SAME: [onednn.conv2d[int8]]
+// PLAN: tgc.matmul
+// PLAN-SAME: [onednn.matmul[int8]]
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibrator=entropy --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05 2>&1 | FileCheck %s --check-prefix=ENTROPY
+// ENTROPY: (entropy)
+// RUN: not tgc-run %s --precision=int8 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: tgc-run: error: --precision=int8 needs a calibration: --calibration-data=DIR (sample inputs) or --calibration-table=FILE (a table made before)
+// RUN: not tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibrator=median 2>&1 | FileCheck %s --check-prefix=BADCAL
+// BADCAL: tgc-run: error: unknown --calibrator 'median' (minmax, entropy or percentile)
+// RUN: not tgc-run %s --precision=int8 --calibration-data=%t.nowhere 2>&1 | FileCheck %s --check-prefix=NODATA
+// NODATA: tgc-run: error: --calibration-data '{{.*}}nowhere': {{.*}}
+// RUN: not tgc-run %s --precision=int8 --calibration-table=%s 2>&1 | FileCheck %s --check-prefix=BADTABLE
+// BADTABLE: tgc-run: error: {{.*}}precision-int8.mlir:1: not a tgc calibration table
+func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x16x6x10xf32> {
+  %f = tgc.constant dense<0.125> : tensor<16x8x3x3xf32>
+  %b = tgc.constant dense<[0.5, -0.5, 0.25, -0.25, 0.0, 1.0, -1.0, 0.75, 0.5, -0.5, 0.25, -0.25, 0.0, 1.0, -1.0, 0.75]> : tensor<16xf32>
+  %c = tgc.conv2d %x, %f, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x6x6xf32>
+  %r = tgc.relu %c : tensor<1x16x6x6xf32>
+  %w = tgc.constant dense<[[0.3, -0.2, 0.1, 0.0, 0.5, -0.4, 0.2, 0.1, -0.1, 0.25], [0.1, 0.2, -0.3, 0.4, -0.5, 0.6, -0.7, 0.8, -0.9, 1.0], [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5], [-0.5, 0.4, -0.3, 0.2, -0.1, 0.0, 0.1, -0.2, 0.3, -0.4], [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1], [0.2, 0.2, 0.2, -0.2, -0.2, -0.2, 0.3, 0.3, -0.3, -0.3]]> : tensor<6x10xf32>
+  %y = tgc.matmul %r, %w : (tensor<1x16x6x6xf32>, tensor<6x10xf32>) -> tensor<1x16x6x10xf32>
+  return %y : tensor<1x16x6x10xf32>
+}
