@@ -367,6 +367,14 @@ FunctionState::compile(const Compiled &compiled,
     backendOptions.determinism = options.deterministic;
   if (options.precision != Precision::Default)
     backendOptions.precision = options.precision;
+  if (!options.calibrationTable.empty()) {
+    auto table = codegen::CalibrationTable::load(options.calibrationTable);
+    if (!table.ok())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     std::string(table.status().message()));
+    backendOptions.calibration =
+        std::make_shared<const codegen::CalibrationTable>(*std::move(table));
+  }
   if ((*selected)->runsOnDevice()) {
     auto device = openTarget();
     if (!device.ok())
@@ -875,7 +883,8 @@ static tgc::StatusOr<std::unique_ptr<codegen::CompiledFunction>>
 compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
                      int numThreads, const char *what,
                      Determinism determinism = Determinism::Default,
-                     Precision precision = Precision::Default) {
+                     Precision precision = Precision::Default,
+                     const std::string &calibrationTable = "") {
   std::string prefix = "tgc: function '" + state.options.name + "': ";
   if (!compiled.target.isCpu())
     return absl::FailedPreconditionError(
@@ -907,6 +916,17 @@ compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
     backendOptions.precision = state.options.precision;
   if (precision != Precision::Default)
     backendOptions.precision = precision;
+  const std::string &tablePath = calibrationTable.empty()
+                                     ? state.options.calibrationTable
+                                     : calibrationTable;
+  if (!tablePath.empty()) {
+    auto table = codegen::CalibrationTable::load(tablePath);
+    if (!table.ok())
+      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                          prefix + std::string(table.status().message()));
+    backendOptions.calibration =
+        std::make_shared<const codegen::CalibrationTable>(*std::move(table));
+  }
   backendOptions.cacheDir.clear(); // a fresh compile, all of it in the plan
   std::unique_lock compiling(state.compileMutex);
   auto plan = (*cpu)->compile(func, shapes, backendOptions);
@@ -943,7 +963,7 @@ detail::compileModel(std::shared_ptr<FunctionState> state, CompiledPtr compiled,
     return config.status();
   auto plan = compileStaticCpuPlan(*state, *compiled, config->threadsPerStream,
                                    "a compiled model", options.determinism,
-                                   options.precision);
+                                   options.precision, options.calibrationTable);
   if (!plan.ok())
     return plan.status();
   std::shared_ptr<const codegen::CompiledFunction> owned(*std::move(plan));

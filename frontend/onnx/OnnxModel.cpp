@@ -12,6 +12,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
+#include "codegen/cpu/Calibrate.h"
 #include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/PlanCache.h"
 #include "codegen/reference/Interpreter.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
 
 #include <map>
 #include <mutex>
@@ -57,6 +59,8 @@ struct ModelState {
   /// function's (cpu::sourceFileKey), so that the next load finds it
   /// without importing the model.
   std::string planKey;
+  /// ModelOptions::calibrationTable, read at load.
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
 };
 
 } // namespace tgc::detail
@@ -133,6 +137,10 @@ bool loadCachedPlan(detail::ModelState &state) {
       " fuse=" + std::to_string(state.options.fuse) +
       " determinism=" + toString(resolveDeterminism(state.options.determinism)) +
       " precision=" + toString(resolvePrecision(state.options.precision));
+  if (state.calibration) {
+    std::string table = state.calibration->serialize();
+    extra += " calibration=" + llvm::utohexstr(llvm::xxh3_64bits(table));
+  }
   std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
   if (!key)
     return false;
@@ -182,6 +190,16 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
     state->device = *device;
   }
   state->path = path;
+  if (!state->options.calibrationTable.empty()) {
+    auto table =
+        codegen::CalibrationTable::load(state->options.calibrationTable);
+    if (!table.ok())
+      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                          "tgc: Model: " +
+                              std::string(table.status().message()));
+    state->calibration =
+        std::make_shared<const codegen::CalibrationTable>(*std::move(table));
+  }
   if (state->backend->name() == "cpu" && !state->options.cacheDir.empty()) {
     if (loadCachedPlan(*state))
       return Model(std::move(state));
@@ -235,6 +253,7 @@ planFor(detail::ModelState &state, std::vector<std::vector<int64_t>> shapes,
     backendOptions.determinism = state.options.determinism;
   if (state.options.precision != Precision::Default)
     backendOptions.precision = state.options.precision;
+  backendOptions.calibration = state.calibration;
   if (!state.options.cacheDir.empty()) {
     backendOptions.cacheDir = state.options.cacheDir;
     // The model's static shapes: file the plan under the model's key
@@ -287,6 +306,40 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   options.numThreads = state->options.numThreads;
   options.interOpThreads = state->options.interOpThreads;
   return runModel(*state, inputs, options);
+}
+
+tgc::Status
+Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
+                 const CalibrationOptions &options) const {
+  auto calibrator = codegen::parseCalibrator(options.calibrator);
+  if (!calibrator)
+    return absl::InvalidArgumentError(
+        "tgc: Model::calibrate: unknown calibrator '" + options.calibrator +
+        "' (minmax, entropy or percentile)");
+  if (options.tablePath.empty())
+    return absl::InvalidArgumentError(
+        "tgc: Model::calibrate: CalibrationOptions::tablePath is empty");
+  if (state->backend->name() != "cpu")
+    return absl::FailedPreconditionError(
+        "tgc: Model::calibrate: int8 runs on the cpu backend, not " +
+        state->backend->name().str());
+  std::lock_guard lock(state->planMutex);
+  if (!state->func)
+    if (absl::Status status = importModel(*state); !status.ok())
+      return status;
+  cpu::CalibrationSamples source;
+  source.count = samples.size();
+  source.read = [&](size_t i) -> StatusOr<std::vector<runtime::HostTensor>> {
+    return samples[i];
+  };
+  cpu::CompileOptions compileOptions;
+  compileOptions.numThreads = state->options.numThreads;
+  compileOptions.fuse = state->options.fuse;
+  auto table = cpu::calibrate(state->func, source, *calibrator, compileOptions);
+  if (!table)
+    return absl::InvalidArgumentError("tgc: Model::calibrate: " +
+                                      llvm::toString(table.takeError()));
+  return table->save(options.tablePath);
 }
 
 std::string Model::describePlan() const {
@@ -389,6 +442,7 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   modelOptions.cacheDir = options.cacheDir;
   modelOptions.determinism = options.determinism;
   modelOptions.precision = options.precision;
+  modelOptions.calibrationTable = options.calibrationTable;
   auto model = Model::loadOnnx(path, modelOptions);
   if (!model.ok())
     return model.status();

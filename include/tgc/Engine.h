@@ -96,6 +96,9 @@ struct EngineOptions {
   /// FunctionOptions::precision). An artifact keeps the policy it was
   /// compiled with.
   Precision precision = Precision::Default;
+  /// With precision Int8: the calibration table file (for a traced
+  /// function, else its FunctionOptions::calibrationTable).
+  std::string calibrationTable;
 };
 
 /// How the hint and the machine sized a compiled model.

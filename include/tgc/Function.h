@@ -108,6 +108,10 @@ struct FunctionOptions {
   /// docs/precision.md): F32, BF16 or Auto; Default: TGC_PRECISION, else
   /// F32.
   Precision precision = Precision::Default;
+  /// With precision Int8: the calibration table file its contractions'
+  /// input scales come from (`tgc-run --calibration-table`,
+  /// Model::calibrate); read when a plan compiles.
+  std::string calibrationTable;
   /// Most plans a specialization with dynamic dims keeps (one per set of
   /// input shapes; the least recently used is dropped, and recompiled if a
   /// call needs it again).

@@ -50,6 +50,18 @@ struct ModelOptions {
   /// The precision policy (tgc/Precision.h, docs/precision.md); Default:
   /// TGC_PRECISION, else F32.
   Precision precision = Precision::Default;
+  /// With precision Int8: the calibration table file (Model::calibrate or
+  /// `tgc-run --calibration-table` wrote it), read when the model loads.
+  std::string calibrationTable;
+};
+
+/// How Model::calibrate makes an int8 calibration table.
+struct CalibrationOptions {
+  /// "minmax", "entropy" (TensorRT's KL divergence) or "percentile"
+  /// (99.99%).
+  std::string calibrator = "entropy";
+  /// Where the table is written (ModelOptions::calibrationTable reads it).
+  std::string tablePath;
 };
 
 namespace detail {
@@ -78,6 +90,15 @@ public:
   /// The compiled plan for the shapes of the last run (kernels, layouts,
   /// fusions), or "" before the first run.
   std::string describePlan() const;
+
+  /// Post-training int8 calibration (docs/precision.md): runs the model at
+  /// f32 over `samples` (one tensor per input each, any batch size the
+  /// model accepts), records the range of every contraction's activation
+  /// input and writes the calibration table to `options.tablePath`. A model
+  /// loaded with Precision::Int8 and that table runs its convolutions and
+  /// matmuls in int8. CPU backend only.
+  Status calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
+                   const CalibrationOptions &options) const;
 
 private:
   friend class CompiledModel;

@@ -59,6 +59,63 @@ TEST(Model, RunsOnBothBackends) {
   }
 }
 
+TEST(Model, CalibratedInt8RunsNearF32) {
+  const char *conv =
+      "/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/"
+      "model.onnx";
+  auto f32 = Model::loadOnnx(conv);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  std::vector<std::vector<HostTensor>> samples;
+  for (int s = 0; s < 6; ++s) {
+    HostTensor x = *HostTensor::allocate(DType::F32, {2, 3, 7, 5});
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      x.dataAs<float>()[i] =
+          static_cast<float>(std::sin(0.37 * static_cast<double>(i + 97 * s)));
+    samples.push_back({x});
+  }
+  std::string table = std::filesystem::temp_directory_path() /
+                      ("tgc-model-int8-" + std::to_string(::getpid()));
+  tgc::CalibrationOptions calibration;
+  calibration.calibrator = "minmax";
+  calibration.tablePath = table;
+  ASSERT_TRUE(f32->calibrate(samples, calibration).ok());
+
+  ModelOptions options;
+  options.precision = tgc::Precision::Int8;
+  options.calibrationTable = table;
+  auto int8 = Model::loadOnnx(conv, options);
+  ASSERT_TRUE(int8.ok()) << int8.status();
+  auto want = f32->run(samples[3]);
+  auto got = int8->run(samples[3]);
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_NE(int8->describePlan().find("onednn.conv2d[int8]"),
+            std::string::npos)
+      << int8->describePlan();
+  double worst = 0, scale = 0;
+  for (int64_t i = 0; i < (*want)[0].numElements(); ++i) {
+    scale = std::max(scale, std::abs((*want)[0].getDouble(i)));
+    worst = std::max(worst, std::abs((*got)[0].getDouble(i) -
+                                     (*want)[0].getDouble(i)));
+  }
+  EXPECT_GT(worst, 0.0);
+  EXPECT_LT(worst, 0.03 * scale);
+
+  // Errors: an unknown calibrator, no table path, an unreadable table.
+  calibration.calibrator = "median";
+  EXPECT_NE(f32->calibrate(samples, calibration).message().find(
+                "unknown calibrator 'median'"),
+            std::string::npos);
+  calibration.calibrator = "entropy";
+  calibration.tablePath.clear();
+  EXPECT_FALSE(f32->calibrate(samples, calibration).ok());
+  options.calibrationTable = "/nonexistent/table";
+  auto unreadable = Model::loadOnnx(conv, options);
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_NE(unreadable.status().message().find("/nonexistent/table"),
+            std::string::npos);
+  std::filesystem::remove(table);
+}
+
 TEST(Model, TheCudaBackendNeedsADevice) {
   ModelOptions options;
   options.backend = "cuda";
