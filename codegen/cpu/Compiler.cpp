@@ -14,6 +14,7 @@
 #include "passes/PostOpFusion.h"
 #include "passes/Specialize.h"
 #include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/Recipes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
@@ -270,6 +271,9 @@ runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
 struct ContractionPrecision {
   bool bf16 = false;
   std::optional<runtime::cpu::Int8Quantization> int8;
+  /// A convolution's result quantized for its int8 consumer
+  /// (Conv2DDesc::int8Output).
+  std::optional<runtime::cpu::Int8Quantization> int8Output;
 };
 
 /// Applies `precision` to an f32 contraction's descriptor.
@@ -713,6 +717,24 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.constantFilter = constantOf(c.getFilter());
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
+    if (desc.int8 && (desc.int8->quantizedInput || precision.int8Output)) {
+      // An int8 chain: no f32 kernel may stand in where the input arrives
+      // quantized; a result that cannot be written quantized is f32.
+      desc.int8Output = precision.int8Output;
+      kernel = cpu::createConv2D(desc);
+      if (!kernel.ok() && !desc.int8->quantizedInput) {
+        desc.int8Output.reset();
+        kernel = createWithInt8Fallback(desc, cpu::createConv2D);
+      } else if (kernel.ok() && desc.int8Output) {
+        fused.resultLayout = cpu::quantizedLayout(
+            desc.resultShape, desc.nhwc, desc.int8Output->unsignedInput);
+        fused.description += " [" + fused.resultLayout->name + "]";
+      }
+      if (!kernel.ok())
+        return kernel.status();
+      fused.kernel = *kernel;
+      return fused;
+    }
     if (layoutContext && desc.nhwc && !desc.int8) {
       auto blocked = tryLayoutConv(desc, postOpInputs, *layoutContext, fused);
       if (!blocked.ok())
@@ -900,11 +922,19 @@ private:
   /// How `contraction` multiplies under the precision policy: bf16, int8
   /// where the calibration table has its input, else as its dtype says.
   ContractionPrecision precisionFor(Operation *contraction) const;
+  /// The quantization of `v`'s only consumer when that is an int8
+  /// convolution fusion (with constant weights) reading it as its input.
+  std::optional<runtime::cpu::Int8Quantization> int8ConsumerOf(Value v) const;
+  /// The fusion operand an inner value of `fusion` (a block argument) is.
+  static Value fusionInputOf(FusionOp fusion, Value inner);
 
   func::FuncOp specialized;
   const cpu::CompileOptions &options;
   /// Each contraction's key for int8 calibration (cpu::contractionKeys).
   llvm::DenseMap<Operation *, std::string> calibrationKeys;
+  /// Values an int8 convolution wrote quantized for its consumer (in
+  /// `layouts` as runtime::cpu::quantizedLayout): never read plain.
+  llvm::DenseMap<Value, runtime::cpu::Int8Quantization> quantizedValues;
   /// The loop kernels' object cache (CompileOptions::cacheDir), opened by
   /// the first loop kernel.
   std::shared_ptr<const cpu::KernelObjectCache> objectCache;
@@ -1036,6 +1066,10 @@ void CpuPlanEmitter::setLayout(Value v, int64_t id,
 // plain use.
 llvm::Expected<int64_t> CpuPlanEmitter::plainId(Value v,
                                                 const std::string &forWhat) {
+  if (quantizedValues.count(v))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        forWhat + ": internal error: an int8-quantized value read plain");
   const ActivationLayout *layout = layoutOf(v);
   if (!layout)
     return ids.lookup(v);
@@ -1430,14 +1464,35 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
   if (!chain)
     return false;
   LayoutContext layoutContext = layoutContextFor(fusion.getResult(0));
+  ContractionPrecision precision = precisionFor(chain->contraction);
+  // int8 chains: an input its producer quantized for this convolution is
+  // read as it is; a result whose one consumer is an int8 convolution is
+  // written quantized for it.
+  bool quantizedInput = false;
+  if (precision.int8 && isa<Conv2DOp>(chain->contraction)) {
+    Value input = fusionInputOf(fusion, chain->contraction->getOperand(0));
+    auto it = input ? quantizedValues.find(input) : quantizedValues.end();
+    if (it != quantizedValues.end() &&
+        it->second.inputScale == precision.int8->inputScale &&
+        it->second.unsignedInput == precision.int8->unsignedInput) {
+      precision.int8->quantizedInput = true;
+      quantizedInput = true;
+    }
+    precision.int8Output = int8ConsumerOf(fusion.getResult(0));
+  }
   auto fused = createFusedContraction(
-      fusion, *chain, constants, precisionFor(chain->contraction),
+      fusion, *chain, constants, precision,
       blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
-    if (fused.status().code() == absl::StatusCode::kUnimplemented)
+    if (!quantizedInput &&
+        fused.status().code() == absl::StatusCode::kUnimplemented)
       return false;
     return errorAt(fusion, std::string(fused.status().message()));
   }
+  if (quantizedInput)
+    fused->inputs[0].inLayout = true;
+  if (precision.int8Output && fused->resultLayout)
+    quantizedValues[fusion.getResult(0)] = *precision.int8Output;
   fused->calibrationKey = calibrationKeys.lookup(chain->contraction);
   if (auto error = emitFused(*fused, fusion,
                              "tgc.fusion(" + fused->description + ") at " +
@@ -1565,6 +1620,41 @@ void CpuPlanEmitter::assignStepLevels() {
       producedAt[out] = level;
     exe.stepLevels.push_back(level);
   }
+}
+
+Value CpuPlanEmitter::fusionInputOf(FusionOp fusion, Value inner) {
+  auto arg = dyn_cast<BlockArgument>(inner);
+  if (!arg || arg.getOwner()->getParentOp() != fusion.getOperation() ||
+      arg.getArgNumber() >= fusion.getInputs().size())
+    return Value();
+  return fusion.getInputs()[arg.getArgNumber()];
+}
+
+std::optional<runtime::cpu::Int8Quantization>
+CpuPlanEmitter::int8ConsumerOf(Value v) const {
+  if (!v.hasOneUse())
+    return std::nullopt;
+  auto fusion = dyn_cast<FusionOp>(v.getUses().begin()->getOwner());
+  if (!fusion)
+    return std::nullopt;
+  auto chain = analyzeContractionFusion(fusion);
+  auto conv = chain ? dyn_cast<Conv2DOp>(chain->contraction) : Conv2DOp();
+  if (!conv || fusionInputOf(fusion, conv.getInput()) != v)
+    return std::nullopt;
+  Value filter = fusionInputOf(fusion, conv.getFilter());
+  auto constant = filter ? constants.find(filter) : constants.end();
+  if (constant == constants.end() ||
+      runtime::cpu::detail::constantHasSpecialValues(*constant->second))
+    return std::nullopt;
+  auto producer = v.getDefiningOp<FusionOp>();
+  auto producerChain =
+      producer ? analyzeContractionFusion(producer) : std::nullopt;
+  auto producerConv =
+      producerChain ? dyn_cast<Conv2DOp>(producerChain->contraction)
+                    : Conv2DOp();
+  if (!producerConv || producerConv.getLayout() != conv.getLayout())
+    return std::nullopt;
+  return precisionFor(conv).int8;
 }
 
 ContractionPrecision

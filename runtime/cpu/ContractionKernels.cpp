@@ -667,6 +667,13 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
     dnnl::memory::desc dst({g.n, g.o, g.oh, g.ow}, type, act);
     dnnl::memory::desc plainSrc = src, plainDst = dst;
+    // An int8 chain: the input quantized by its producer, the result
+    // quantized for its consumer.
+    if (d.int8 && d.int8->quantizedInput)
+      src = dnnl::memory::desc({g.n, g.c, g.h, g.w}, mul, act);
+    if (d.int8Output)
+      dst = dnnl::memory::desc({g.n, g.o, g.oh, g.ow},
+                               int8InputType(*d.int8Output), act);
     if (layouts) {
       tag preferred =
           layouts->blockTag && blockedTag() ? *blockedTag() : tag::any;
@@ -714,6 +721,15 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     };
     dnnl::post_ops ops;
     buildPostOps(d.postOps, fused, operandDesc, ops);
+    if (d.int8Output) {
+      if (fused != d.postOps.size())
+        return absl::UnimplementedError(
+            "a quantized int8 result needs every post-op fused");
+      // Requantization for the consumer: x / its input scale, then the
+      // primitive rounds and saturates to the 8-bit dst.
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
+                         1.0f / d.int8Output->inputScale, 0.0f);
+    }
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
     if (quantized) {
@@ -1094,6 +1110,14 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
                                  given.constantFilter, "conv2d");
       !s.ok())
     return s;
+  if (given.int8Output && !given.int8)
+    return absl::InvalidArgumentError(
+        "a conv2d writes a quantized result only as an int8 convolution");
+  if (given.int8Output &&
+      (!(given.int8Output->inputScale > 0) ||
+       !std::isfinite(given.int8Output->inputScale)))
+    return absl::InvalidArgumentError(
+        "a quantized conv2d result's scale must be positive and finite");
   Conv2DDesc desc = given;
   if (desc.int8 && desc.biasShape) {
     // oneDNN scales an int8 primitive's bias with its output scales: the
@@ -1119,6 +1143,13 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
         "constant filter does not match filterShape");
   if (numElements(desc.resultShape) == 0)
     return makeNoOpKernel("native.conv2d");
+  if (desc.int8 && (desc.int8->quantizedInput || desc.int8Output)) {
+    // 8-bit operands or result: no f32 kernel could stand in for it, and
+    // no NaN to guard (quantization maps it away).
+    if (numElements(desc.inputShape) == 0)
+      return absl::UnimplementedError("an empty int8 chain convolution");
+    return tryOneDnnConv(desc, *geometry, desc.postOps.size());
+  }
   if (isOneDnnFloat(desc.dtype) && numElements(desc.inputShape) > 0) {
     size_t fused = fusablePostOps(desc.postOps);
     auto kernel = tryOneDnnConv(desc, *geometry, fused);
@@ -1207,6 +1238,18 @@ bool isDenseNchw(const ActivationLayout &layout, DType dtype,
   } catch (const dnnl::error &) {
     return false;
   }
+}
+
+ActivationLayout quantizedLayout(const Shape &shape, bool nhwc,
+                                 bool unsignedValues) {
+  dt type = unsignedValues ? dt::u8 : dt::s8;
+  ActivationLayout layout =
+      layoutOf(nhwc ? logicalDesc(shape, type, tag::nhwc)
+                    : dnnl::memory::desc(Dims(shape.begin(), shape.end()),
+                                         type, tag::nchw));
+  layout.name = std::string(nhwc ? "nhwc" : "nchw") +
+                (unsignedValues ? " u8" : " s8");
+  return layout;
 }
 
 bool sameLayout(const ActivationLayout &a, const ActivationLayout &b) {

@@ -149,6 +149,10 @@ struct PostOp {
 struct Int8Quantization {
   float inputScale = 1;
   bool unsignedInput = false;
+  /// Input 0 arrives quantized already (u8 or s8 as `unsignedInput` says,
+  /// with `inputScale`: a producer's Conv2DDesc::int8Output): read as it
+  /// is, no conversion.
+  bool quantizedInput = false;
 };
 /// The largest magnitude of an int8 weight here: 127 with VNNI; 63
 /// without, where oneDNN's kernels add pairs of u8 x s8 products in 16
@@ -200,6 +204,12 @@ struct Conv2DDesc {
   /// output channel scales). Plain layouts only: createLayoutConv2D
   /// refuses it (Unimplemented).
   std::optional<Int8Quantization> int8;
+  /// With `int8`: write the result quantized for an int8 consumer that
+  /// reads it as its quantizedInput: after bias and post-ops (all fused),
+  /// divided by `inputScale` and saturated to u8 (`unsignedInput`) or s8,
+  /// in the result's plain layout (quantizedLayout). An int8 chain keeps
+  /// its activations in 8 bits between layers. NaN does not survive it.
+  std::optional<Int8Quantization> int8Output;
 };
 /// Inputs: input, filter, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);
@@ -257,6 +267,12 @@ bool sameLayout(const ActivationLayout &a, const ActivationLayout &b);
 /// h, w, c) `dtype` tensor: the bytes of its NCHW transpose.
 bool isDenseNchw(const ActivationLayout &layout, DType dtype,
                  const Shape &nhwcShape);
+
+/// The layout of an int8-quantized activation (Conv2DDesc::int8Output) of
+/// `shape` (NHWC or NCHW as `nhwc` says): the plain layout with one byte
+/// per element, named "nhwc u8" / "nhwc s8".
+ActivationLayout quantizedLayout(const Shape &shape, bool nhwc,
+                                 bool unsignedValues);
 
 /// A kernel and the layouts of its input and result (nullopt: plain NHWC).
 struct LayoutKernel {

@@ -164,6 +164,7 @@ void putInt8(ByteWriter &w, const std::optional<Int8Quantization> &q) {
   if (q) {
     w.put(q->inputScale);
     w.put(q->unsignedInput);
+    w.put(q->quantizedInput);
   }
 }
 std::optional<Int8Quantization> getInt8(ByteReader &r) {
@@ -172,6 +173,7 @@ std::optional<Int8Quantization> getInt8(ByteReader &r) {
   Int8Quantization q;
   q.inputScale = r.get<float>();
   q.unsignedInput = r.get<bool>();
+  q.quantizedInput = r.get<bool>();
   return q;
 }
 
@@ -220,6 +222,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   putConstant(w, d.constantFilter, constants);
   w.put(d.bf16);
   putInt8(w, d.int8);
+  putInt8(w, d.int8Output);
 }
 Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   Conv2DDesc d{getDType(r)};
@@ -236,6 +239,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.constantFilter = getConstant(r, context);
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);
+  d.int8Output = getInt8(r);
   return d;
 }
 
