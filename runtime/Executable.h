@@ -82,8 +82,9 @@ public:
   /// bytes; 0 when it holds none or does not know.
   virtual int64_t heldBytes() const { return 0; }
   /// Whether run() reads input `index` (false for a constant the kernel
-  /// prepacked when it was made: it uses its own copy). A saved plan leaves
-  /// out the bytes of constants no kernel reads.
+  /// prepacked when it was made: it uses its own copy), or needs it to be
+  /// remade from a saved plan. A saved plan leaves out the bytes of
+  /// constants no kernel reads.
   virtual bool readsInput(size_t index) const { return true; }
   /// What the kernel derived from constants when it was made, in the order
   /// it made them (see DerivedConstant).

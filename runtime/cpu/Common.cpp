@@ -484,6 +484,9 @@ public:
     return bytes;
   }
   bool readsInput(size_t index) const override {
+    for (int input : spec.readAtRemake)
+      if (input >= 0 && static_cast<size_t>(input) == index)
+        return true;
     for (const Binding &b : spec.bindings)
       if (b.input >= 0 && static_cast<size_t>(b.input) == index)
         return true;

@@ -182,6 +182,10 @@ struct PrimitiveKernelSpec {
   /// Run on one thread whatever the caller's count (a primitive made for
   /// one thread under ThreadInvariantKernels).
   bool serial = false;
+  /// Inputs the kernel does not read when it runs but needs to be remade
+  /// from a saved plan (Kernel::readsInput: kept in plan files), e.g. the
+  /// f32 weights an int8 kernel takes its scales from.
+  std::vector<int> readAtRemake;
   /// Work of one run (elements written, or multiply-adds for contractions);
   /// below kSerialWork the primitive runs on the calling thread alone: a
   /// oneDNN primitive opens an OpenMP parallel region however small its

@@ -413,6 +413,8 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     if (serial)
       spec.name += "[1 thread]";
     spec.serial = serial;
+    if (quantized) // the scales come from the f32 rhs
+      spec.readAtRemake.push_back(1);
     spec.primitive = dnnl::matmul(pd);
     spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
     if (absl::Status status = bindContraction(
@@ -815,6 +817,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     if (serial)
       spec.name += "[1 thread]";
     spec.serial = serial;
+    if (quantized) // the scales come from the f32 filter
+      spec.readAtRemake.push_back(1);
     spec.primitive = dnnl::convolution_forward(pd);
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     if (absl::Status status = bindContraction(

@@ -12,6 +12,7 @@
 #include "codegen/cpu/Calibrate.h"
 #include "codegen/cpu/Compiler.h"
 #include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/PlanFile.h"
 #include "tools/lib/Registration.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -351,6 +352,94 @@ TEST_F(Int8PlanTest, CalibratedPlansRunTheirContractionsInInt8) {
   EXPECT_NE(llvm::toString(missing.takeError())
                 .find("precision int8 needs a calibration table"),
             std::string::npos);
+}
+
+/// Two int8 convolutions in a row: the first writes its result quantized
+/// for the second (an int8 chain).
+std::string chainNet() {
+  return "func.func @net(%x: tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32> {\n"
+         "  %f1 = tgc.constant " +
+         denseF32(16 * 8 * 9, 11) +
+         " : tensor<16x8x3x3xf32>\n"
+         "  %b1 = tgc.constant " +
+         denseF32(16, 12) +
+         " : tensor<16xf32>\n"
+         "  %f2 = tgc.constant " +
+         denseF32(8 * 16, 13) +
+         " : tensor<8x16x1x1xf32>\n"
+         "  %c1 = tgc.conv2d %x, %f1, %b1 {padding = array<i64: 1, 1, 1, 1>} "
+         ": (tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> "
+         "tensor<2x16x6x6xf32>\n"
+         "  %r1 = tgc.relu %c1 : tensor<2x16x6x6xf32>\n"
+         "  %c2 = tgc.conv2d %r1, %f2 : (tensor<2x16x6x6xf32>, "
+         "tensor<8x16x1x1xf32>) -> tensor<2x8x6x6xf32>\n"
+         "  %r2 = tgc.relu %c2 : tensor<2x8x6x6xf32>\n"
+         "  return %r2 : tensor<2x8x6x6xf32>\n"
+         "}\n";
+}
+
+TEST_F(Int8PlanTest, Int8ChainsKeepActivationsIn8Bits) {
+  auto func = parse(chainNet());
+  ASSERT_TRUE(func);
+  cpu::CalibrationSamples samples;
+  samples.count = 8;
+  samples.read = [](size_t i) -> StatusOr<std::vector<HostTensor>> {
+    return std::vector<HostTensor>{
+        random({2, 8, 6, 6}, 300 + static_cast<unsigned>(i), -2, 2)};
+  };
+  auto table = cpu::calibrate(func, samples, Calibrator::MinMax);
+  ASSERT_TRUE(static_cast<bool>(table)) << llvm::toString(table.takeError());
+  ASSERT_EQ(table->entries.size(), 2u);
+  std::vector<HostTensor> args = {random({2, 8, 6, 6}, 9, -2, 2)};
+  auto runPlan = [&](const runtime::Executable &exe) {
+    runtime::RunOptions options;
+    options.numThreads = 2;
+    auto results = exe.run(args, options);
+    EXPECT_TRUE(results.ok()) << results.status();
+    return results.ok() ? (*results)[0] : HostTensor();
+  };
+  cpu::CompileOptions options;
+  options.numThreads = 2;
+  auto f32 = cpu::compile(func, {{2, 8, 6, 6}}, options);
+  ASSERT_TRUE(static_cast<bool>(f32)) << llvm::toString(f32.takeError());
+  options.precision = Precision::Int8;
+  options.calibration =
+      std::make_shared<const CalibrationTable>(std::move(*table));
+  auto int8 = cpu::compile(func, {{2, 8, 6, 6}}, options);
+  ASSERT_TRUE(static_cast<bool>(int8)) << llvm::toString(int8.takeError());
+  std::string plan = int8->executable->describe();
+  // The first convolution's result is u8 (after its ReLU) for the second.
+  EXPECT_NE(plan.find(" u8]"), std::string::npos) << plan;
+  size_t int8Kernels = 0;
+  for (size_t at = 0; (at = plan.find("[int8]", at)) != std::string::npos;
+       ++at)
+    ++int8Kernels;
+  EXPECT_EQ(int8Kernels, 2u) << plan;
+  // The chain quantizes the first result exactly as the second
+  // convolution would have: the same results as quantizing at its input,
+  // near f32's.
+  HostTensor exact = runPlan(*f32->executable);
+  HostTensor got = runPlan(*int8->executable);
+  double scale = 0, worst = 0;
+  for (int64_t i = 0; i < exact.numElements(); ++i) {
+    scale = std::max(scale, std::abs(exact.getDouble(i)));
+    worst = std::max(worst, std::abs(got.getDouble(i) - exact.getDouble(i)));
+  }
+  EXPECT_GT(worst, 0.0);
+  EXPECT_LT(worst, 0.05 * scale);
+  // The same plan saved and loaded runs bitwise alike (the quantized
+  // layouts and the chain's kernels are remade from their recipes).
+  llvm::SmallString<128> path;
+  llvm::sys::path::system_temp_directory(true, path);
+  llvm::sys::path::append(path, "tgc-int8-chain-" +
+                                    std::to_string(::getpid()) + ".tgcx");
+  ASSERT_TRUE(runtime::cpu::savePlan(*int8->executable, {}, std::string(path))
+                  .ok());
+  auto loaded = runtime::cpu::loadPlan(std::string(path));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  HostTensor again = runPlan(*loaded->executable);
+  EXPECT_EQ(std::memcmp(again.data(), got.data(), got.byteSize()), 0);
+  std::remove(path.c_str());
 }
 
 } // namespace
