@@ -90,6 +90,15 @@ step "Reduced precision: --precision=auto multiplies convolutions and matmuls in
 "$BIN/tgc-run" examples/demo-convnet.mlir --precision=auto --expected=/tmp/tgc-demo-f32.npy --rtol=0.05 --atol=0.05 | tail -1
 rm -f /tmp/tgc-demo-f32.npy
 
+step "int8: calibrate on sample inputs, save the table, then run the convolutions and the matmul in int8 (docs/precision.md)"
+"$BIN/tgc-run" test/tools/tgc-run/precision-int8.mlir --precision=int8 \
+  --calibration-data=test/tools/tgc-run/Inputs/calibration --calibration-table=/tmp/tgc-demo.table \
+  --input=test/tools/tgc-run/Inputs/calibration/s0001.npy --output=/tmp/tgc-demo-int8.npy > /dev/null
+head -4 /tmp/tgc-demo.table
+"$BIN/tgc-run" test/tools/tgc-run/precision-int8.mlir --precision=int8 --calibration-table=/tmp/tgc-demo.table \
+  --print-plan --compile-only | grep -E "conv2d|matmul"
+rm -f /tmp/tgc-demo.table /tmp/tgc-demo-int8.npy
+
 step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
   --elide-constants-larger-than=16
