@@ -30,8 +30,8 @@
 #include <random>
 #include <set>
 #include <string>
-#include <vector>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -265,13 +265,13 @@ int main(int argc, char **argv) {
   }
   std::string plan = models.back().describePlan();
   size_t target = plan.find("target: ");
-  std::printf("model %s, %d threads, %d rounds x %d runs (medians), %d "
-              "samples; %s\n",
-              path.c_str(), threads, rounds, runs, samples,
-              target == std::string::npos
-                  ? "target unknown"
-                  : plan.substr(target, plan.find('\n', target) - target)
-                        .c_str());
+  std::printf(
+      "model %s, %d threads, %d rounds x %d runs (medians), %d "
+      "samples; %s\n",
+      path.c_str(), threads, rounds, runs, samples,
+      target == std::string::npos
+          ? "target unknown"
+          : plan.substr(target, plan.find('\n', target) - target).c_str());
   if (!table.empty()) {
     std::printf("int8: calibrated (%s) on %d inputs unlike the measured ones "
                 "in %.1f s\n",
@@ -281,8 +281,7 @@ int main(int argc, char **argv) {
   std::printf("f32's top-1 took %zu distinct classes over the samples\n",
               distinct.size());
   std::printf("%-10s %10s %9s %12s %12s %12s %10s\n", "precision", "median ms",
-              "speedup", "top1 agree", "max |err|", "mean |err|",
-              "max/|f32|");
+              "speedup", "top1 agree", "max |err|", "mean |err|", "max/|f32|");
   std::vector<double> med;
   for (auto &v : perRound) {
     std::sort(v.begin(), v.end());

@@ -20,9 +20,9 @@
 #ifndef TGC_CODEGEN_BACKEND_H
 #define TGC_CODEGEN_BACKEND_H
 
+#include "codegen/Calibration.h"
 #include "runtime/Executable.h"
 #include "tgc/HostTensor.h"
-#include "codegen/Calibration.h"
 #include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

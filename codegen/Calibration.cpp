@@ -124,10 +124,10 @@ double tgc::codegen::entropyThreshold(const std::vector<uint64_t> &bins,
     double merged = static_cast<double>(i) / static_cast<double>(target);
     for (size_t j = 0; j < target; ++j) {
       size_t start = static_cast<size_t>(static_cast<double>(j) * merged);
-      size_t end = j + 1 == target
-                       ? i
-                       : static_cast<size_t>(static_cast<double>(j + 1) *
-                                             merged);
+      size_t end =
+          j + 1 == target
+              ? i
+              : static_cast<size_t>(static_cast<double>(j + 1) * merged);
       double sum = 0;
       size_t nonzero = 0;
       for (size_t k = start; k < end; ++k) {
@@ -265,7 +265,8 @@ CalibrationTable::parse(const std::string &text, const std::string &source) {
     if (fields[0] == "calibrator" && fields.size() == 2 && !calibratorSeen) {
       auto calibrator = parseCalibrator(fields[1]);
       if (!calibrator)
-        return error(absl::StrCat("unknown calibrator '", std::string(fields[1]), "'"));
+        return error(
+            absl::StrCat("unknown calibrator '", std::string(fields[1]), "'"));
       table.calibrator = *calibrator;
       calibratorSeen = true;
       continue;
@@ -292,7 +293,8 @@ CalibrationTable::parse(const std::string &text, const std::string &source) {
     entry.max = *max;
     entry.threshold = *threshold;
     if (!table.entries.emplace(std::string(fields[0]), entry).second)
-      return error(absl::StrCat("key '", std::string(fields[0]), "' appears twice"));
+      return error(
+          absl::StrCat("key '", std::string(fields[0]), "' appears twice"));
   }
   if (!header)
     return absl::InvalidArgumentError(source +
@@ -302,10 +304,9 @@ CalibrationTable::parse(const std::string &text, const std::string &source) {
 
 tgc::Status CalibrationTable::save(const std::string &path) const {
   std::string text = serialize();
-  return runtime::writeFileAtomically(
-      path, [&](const runtime::ByteSink &sink) {
-        sink(text.data(), text.size());
-      });
+  return runtime::writeFileAtomically(path, [&](const runtime::ByteSink &sink) {
+    sink(text.data(), text.size());
+  });
 }
 
 tgc::StatusOr<CalibrationTable>

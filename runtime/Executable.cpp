@@ -674,7 +674,8 @@ Executable::run(const std::vector<HostTensor> &args,
   };
 
   int interOp = std::max(1, options.interOpThreads);
-  if (interOp > 1 && !options.observeStep && stepLevels.size() == steps.size() && !steps.empty()) {
+  if (interOp > 1 && !options.observeStep &&
+      stepLevels.size() == steps.size() && !steps.empty()) {
     // Independent steps of one level run concurrently; the memory plan was
     // made at level granularity (planMemory), so they never share bytes
     // that one of them writes.

@@ -1480,9 +1480,9 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
     }
     precision.int8Output = int8ConsumerOf(fusion.getResult(0));
   }
-  auto fused = createFusedContraction(
-      fusion, *chain, constants, precision,
-      blockedLayouts ? &layoutContext : nullptr);
+  auto fused =
+      createFusedContraction(fusion, *chain, constants, precision,
+                             blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
     if (!quantizedInput &&
         fused.status().code() == absl::StatusCode::kUnimplemented)
@@ -1649,9 +1649,9 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
   auto producer = v.getDefiningOp<FusionOp>();
   auto producerChain =
       producer ? analyzeContractionFusion(producer) : std::nullopt;
-  auto producerConv =
-      producerChain ? dyn_cast<Conv2DOp>(producerChain->contraction)
-                    : Conv2DOp();
+  auto producerConv = producerChain
+                          ? dyn_cast<Conv2DOp>(producerChain->contraction)
+                          : Conv2DOp();
   if (!producerConv || producerConv.getLayout() != conv.getLayout())
     return std::nullopt;
   return precisionFor(conv).int8;
@@ -1666,9 +1666,8 @@ CpuPlanEmitter::precisionFor(Operation *contraction) const {
     if (key != calibrationKeys.end())
       if (const codegen::CalibrationEntry *entry =
               options.calibration->find(key->second))
-        precision.int8 =
-            runtime::cpu::Int8Quantization{entry->scale(),
-                                           entry->unsignedValues()};
+        precision.int8 = runtime::cpu::Int8Quantization{
+            entry->scale(), entry->unsignedValues()};
   }
   return precision;
 }

@@ -14,8 +14,8 @@
 #ifndef TGC_CODEGEN_CPU_COMPILER_H
 #define TGC_CODEGEN_CPU_COMPILER_H
 
-#include "runtime/Executable.h"
 #include "codegen/Calibration.h"
+#include "runtime/Executable.h"
 #include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -134,8 +134,8 @@ bool loadCachedPlan(detail::ModelState &state) {
       "tgc::Model v1 threads=" +
       std::to_string(runtime::resolveThreadCount(state.options.numThreads)) +
       " interop=" + std::to_string(state.options.interOpThreads > 1) +
-      " fuse=" + std::to_string(state.options.fuse) +
-      " determinism=" + toString(resolveDeterminism(state.options.determinism)) +
+      " fuse=" + std::to_string(state.options.fuse) + " determinism=" +
+      toString(resolveDeterminism(state.options.determinism)) +
       " precision=" + toString(resolvePrecision(state.options.precision));
   if (state.calibration) {
     std::string table = state.calibration->serialize();

@@ -40,8 +40,8 @@
 #define TGC_ENGINE_H
 
 #include "tgc/Determinism.h"
-#include "tgc/Precision.h"
 #include "tgc/HostTensor.h"
+#include "tgc/Precision.h"
 #include "tgc/TensorInfo.h"
 
 #include <chrono>

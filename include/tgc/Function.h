@@ -26,11 +26,11 @@
 
 #include "tgc/Callback.h"
 #include "tgc/Determinism.h"
-#include "tgc/Precision.h"
 #include "tgc/Device.h"
 #include "tgc/DeviceTensor.h"
 #include "tgc/Engine.h"
 #include "tgc/HostTensor.h"
+#include "tgc/Precision.h"
 #include "tgc/StridedView.h"
 #include "tgc/Structure.h"
 #include "tgc/Tensor.h"

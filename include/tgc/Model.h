@@ -17,8 +17,8 @@
 #define TGC_MODEL_H
 
 #include "tgc/Determinism.h"
-#include "tgc/Precision.h"
 #include "tgc/HostTensor.h"
+#include "tgc/Precision.h"
 #include "tgc/TensorInfo.h"
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-//===- Precision.h - the arithmetic a compile may trade for speed -*- C++ -*-===//
+//===- Precision.h - the arithmetic a compile may trade for speed -*- C++
+//-*-===//
 //
 // The precision policy of a compile (docs/precision.md), chosen with
 // FunctionOptions::precision, ModelOptions::precision,

@@ -429,10 +429,9 @@ public:
       for (const StagedInput &s : staged) {
         const Binding &b = spec.bindings[s.binding];
         dnnl::memory to = wrap(b.desc, staging + s.offset);
-        if (absl::Status status =
-                execute(s.convert,
-                        {{DNNL_ARG_FROM, args.at(b.arg)}, {DNNL_ARG_TO, to}},
-                        context);
+        if (absl::Status status = execute(
+                s.convert, {{DNNL_ARG_FROM, args.at(b.arg)}, {DNNL_ARG_TO, to}},
+                context);
             !status.ok())
           return status;
         args[b.arg] = to;
@@ -540,8 +539,7 @@ KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec) {
     dnnl::primitive_attr attr = makeAttr();
     if (b.fromScale != 1)
       attr.set_output_scales(0, {b.fromScale});
-    dnnl::reorder::primitive_desc convert(engine, b.from, engine, b.desc,
-                                          attr);
+    dnnl::reorder::primitive_desc convert(engine, b.from, engine, b.desc, attr);
     staged.push_back({i, dnnl::reorder(convert), stagingBytes});
     stagingBytes += (b.desc.get_size() + 63) / 64 * 64;
   }

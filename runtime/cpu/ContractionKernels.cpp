@@ -207,8 +207,8 @@ absl::Status checkInt8(const std::optional<Int8Quantization> &int8, bool bf16,
     return absl::UnimplementedError(
         absl::StrCat("an int8 ", name, " needs constant weights"));
   if (detail::constantHasSpecialValues(*constantWeights))
-    return absl::UnimplementedError(absl::StrCat(
-        "an int8 ", name, "'s weights hold NaN or an infinity"));
+    return absl::UnimplementedError(
+        absl::StrCat("an int8 ", name, "'s weights hold NaN or an infinity"));
   return absl::OkStatus();
 }
 
@@ -369,8 +369,8 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     dnnl::memory::desc srcHeld = stridedDesc(g.lhsDims, g.lhsStrides, type);
     dnnl::memory::desc src =
         d.bf16 || d.int8 ? plainDesc(g.lhsDims, srcType) : srcHeld;
-    dnnl::memory::desc weiPlain = stridedDesc(
-        g.rhsDims, g.rhsStrides, d.int8 ? dt::s8 : type);
+    dnnl::memory::desc weiPlain =
+        stridedDesc(g.rhsDims, g.rhsStrides, d.int8 ? dt::s8 : type);
     dnnl::memory::desc wei =
         d.constantRhs
             ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()),
@@ -650,9 +650,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
   // The type the products are taken in (bf16: converted operands, and
   // bf16 activations where the layouts are open; int8: the input quantized
   // on each run, the filter per output channel).
-  dt mul = d.bf16                  ? dt::bf16
-           : d.int8                ? int8InputType(*d.int8)
-                                   : type;
+  dt mul = d.bf16 ? dt::bf16 : d.int8 ? int8InputType(*d.int8) : type;
   std::optional<QuantizedWeights> quantized;
   if (d.int8) {
     int64_t O = g.o, perChannel = g.ci * g.kh * g.kw;
@@ -756,8 +754,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     // their schedule and blocking from the thread count, while the direct
     // kernel partitions only outputs (and stays multi-threaded).
     if (layouts && layouts->winograd && cpuIsa().winograd && !d.bf16 &&
-        !d.int8 &&
-        winogradCandidate(d) && !ThreadInvariantKernels::active()) {
+        !d.int8 && winogradCandidate(d) && !ThreadInvariantKernels::active()) {
       try {
         winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
         // A transformed filter larger than the last-level cache streams
@@ -1041,13 +1038,14 @@ absl::Status checkBf16(bool bf16, DType dtype, std::string_view what) {
   if (!bf16)
     return absl::OkStatus();
   if (dtype != DType::F32)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a ", std::string(what), " multiplies in bf16 only with f32 operands, not ",
-        std::string(dtypeName(dtype))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ", std::string(what),
+                     " multiplies in bf16 only with f32 operands, not ",
+                     std::string(dtypeName(dtype))));
   if (!cpuIsa().bf16)
     return absl::UnimplementedError(absl::StrCat(
-        "a bf16 ", std::string(what), " needs AVX512_BF16 or AMX; this CPU runs ",
-        cpuIsa().name));
+        "a bf16 ", std::string(what),
+        " needs AVX512_BF16 or AMX; this CPU runs ", cpuIsa().name));
   return absl::OkStatus();
 }
 } // namespace
@@ -1117,9 +1115,8 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
   if (given.int8Output && !given.int8)
     return absl::InvalidArgumentError(
         "a conv2d writes a quantized result only as an int8 convolution");
-  if (given.int8Output &&
-      (!(given.int8Output->inputScale > 0) ||
-       !std::isfinite(given.int8Output->inputScale)))
+  if (given.int8Output && (!(given.int8Output->inputScale > 0) ||
+                           !std::isfinite(given.int8Output->inputScale)))
     return absl::InvalidArgumentError(
         "a quantized conv2d result's scale must be positive and finite");
   Conv2DDesc desc = given;
@@ -1249,10 +1246,10 @@ ActivationLayout quantizedLayout(const Shape &shape, bool nhwc,
   dt type = unsignedValues ? dt::u8 : dt::s8;
   ActivationLayout layout =
       layoutOf(nhwc ? logicalDesc(shape, type, tag::nhwc)
-                    : dnnl::memory::desc(Dims(shape.begin(), shape.end()),
-                                         type, tag::nchw));
-  layout.name = std::string(nhwc ? "nhwc" : "nchw") +
-                (unsignedValues ? " u8" : " s8");
+                    : dnnl::memory::desc(Dims(shape.begin(), shape.end()), type,
+                                         tag::nchw));
+  layout.name =
+      std::string(nhwc ? "nhwc" : "nchw") + (unsignedValues ? " u8" : " s8");
   return layout;
 }
 
@@ -1272,8 +1269,8 @@ std::optional<LayoutKernel>
 trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
   const Shape &in = desc.inputShape, &f = desc.filterShape;
   if (!layouts.input || desc.bf16 || desc.groups != 1 || f.size() != 4 ||
-      f[0] != 1 ||
-      f[1] != 1 || (desc.strides[0] == 1 && desc.strides[1] == 1) ||
+      f[0] != 1 || f[1] != 1 ||
+      (desc.strides[0] == 1 && desc.strides[1] == 1) ||
       desc.dilations[0] != 1 || desc.dilations[1] != 1 ||
       desc.padding[0] != 0 || desc.padding[1] != 0 || desc.padding[2] != 0 ||
       desc.padding[3] != 0 || in.size() != 4 || desc.resultShape.size() != 4)

@@ -16,8 +16,8 @@
 #define TGC_TOOLS_LIB_FASTRUN_H
 
 #include "tgc/Determinism.h"
-#include "tgc/Precision.h"
 #include "tgc/HostTensor.h"
+#include "tgc/Precision.h"
 
 #include <optional>
 #include <string>

@@ -266,10 +266,10 @@ tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
   return options;
 }
 
-Expected<std::unique_ptr<Runner>> makeRunner(
-    StringRef backend, mlir::func::FuncOp func, const Options &opts,
-    const std::string &planAlias,
-    std::shared_ptr<const tgc::codegen::CalibrationTable> calibration) {
+Expected<std::unique_ptr<Runner>>
+makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts,
+           const std::string &planAlias,
+           std::shared_ptr<const tgc::codegen::CalibrationTable> calibration) {
   tgc::tooling::RunnerOptions options = runnerOptions(opts);
   options.planAlias = planAlias;
   options.calibration = std::move(calibration);
@@ -298,8 +298,8 @@ calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
     std::sort(dirs.begin(), dirs.end());
     for (const std::string &sampleDir : dirs) {
       std::vector<std::string> sampleFiles;
-      for (sys::fs::directory_iterator it(sampleDir, ec), end;
-           it != end && !ec; it.increment(ec)) {
+      for (sys::fs::directory_iterator it(sampleDir, ec), end; it != end && !ec;
+           it.increment(ec)) {
         StringRef path = it->path();
         if (path.ends_with(".npy") || path.ends_with(".pb"))
           sampleFiles.push_back(path.str());
@@ -314,9 +314,11 @@ calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
     }
   } else {
     if (inputs != 1 && !files.empty())
-      return makeError("--calibration-data '" + dir + "' holds one file per "
-                       "sample, but @" + func.getName() + " takes " +
-                       Twine(inputs) + " inputs: put each sample's inputs in "
+      return makeError("--calibration-data '" + dir +
+                       "' holds one file per "
+                       "sample, but @" +
+                       func.getName() + " takes " + Twine(inputs) +
+                       " inputs: put each sample's inputs in "
                        "a subdirectory of their own");
     std::sort(files.begin(), files.end());
     for (const std::string &file : files)
@@ -328,8 +330,7 @@ calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
                      "subdirectories of them)");
   tgc::cpu::CalibrationSamples result;
   result.count = samples.size();
-  result.read =
-      [samples](size_t i) -> tgc::StatusOr<std::vector<HostTensor>> {
+  result.read = [samples](size_t i) -> tgc::StatusOr<std::vector<HostTensor>> {
     std::vector<HostTensor> args;
     for (const std::string &file : samples[i]) {
       auto tensor = loadTensor(file);
@@ -368,19 +369,19 @@ calibrationFor(const Options &opts, mlir::func::FuncOp func) {
     return samples.takeError();
   tgc::cpu::CompileOptions options;
   options.numThreads = static_cast<int>(opts.threads);
-  options.fuse = opts.pipeline == "tgc-cpu" &&
-                 tgc::runtime::env::flag("TGC_FUSION");
+  options.fuse =
+      opts.pipeline == "tgc-cpu" && tgc::runtime::env::flag("TGC_FUSION");
   auto start = std::chrono::steady_clock::now();
   auto table = tgc::cpu::calibrate(func, *samples, *calibrator, options);
   if (!table)
     return table.takeError();
-  errs() << format("tgc-run: calibrated %zu activation(s) on %zu sample(s) "
-                   "(%s) in %.2f s\n",
-                   table->entries.size(), samples->count,
-                   tgc::codegen::toString(*calibrator),
-                   std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count());
+  errs() << format(
+      "tgc-run: calibrated %zu activation(s) on %zu sample(s) "
+      "(%s) in %.2f s\n",
+      table->entries.size(), samples->count,
+      tgc::codegen::toString(*calibrator),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
   if (!opts.calibrationTable.empty())
     if (auto saved = table->save(opts.calibrationTable); !saved.ok())
       return makeError(std::string(saved.message()));

@@ -116,7 +116,8 @@ TEST(Calibration, TablesRoundTripThroughFiles) {
   EXPECT_EQ(e->min, -1.0 / 3); // bitwise: shortest round-trip decimals
   EXPECT_FALSE(e->unsignedValues());
   EXPECT_FLOAT_EQ(e->scale(), static_cast<float>(0.3333333333333333 / 127));
-  EXPECT_TRUE(parsed->find("model.onnx:0:0 (node 'conv 1')#0")->unsignedValues());
+  EXPECT_TRUE(
+      parsed->find("model.onnx:0:0 (node 'conv 1')#0")->unsignedValues());
   EXPECT_FLOAT_EQ(parsed->find("model.onnx:0:0 (node 'conv 1')#0")->scale(),
                   5.5f / 255);
 
@@ -282,8 +283,7 @@ TEST_F(Int8PlanTest, BatchingDoesNotChangeTheTable) {
   auto failed = cpu::calibrate(func, wrong, Calibrator::MinMax);
   ASSERT_FALSE(static_cast<bool>(failed));
   std::string message = llvm::toString(failed.takeError());
-  EXPECT_NE(message.find("calibration sample 1"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("calibration sample 1"), std::string::npos) << message;
   cpu::CalibrationSamples none;
   auto empty = cpu::calibrate(func, none, Calibrator::MinMax);
   ASSERT_FALSE(static_cast<bool>(empty));
@@ -411,8 +411,7 @@ TEST_F(Int8PlanTest, Int8ChainsKeepActivationsIn8Bits) {
   // The first convolution's result is u8 (after its ReLU) for the second.
   EXPECT_NE(plan.find(" u8]"), std::string::npos) << plan;
   size_t int8Kernels = 0;
-  for (size_t at = 0; (at = plan.find("[int8]", at)) != std::string::npos;
-       ++at)
+  for (size_t at = 0; (at = plan.find("[int8]", at)) != std::string::npos; ++at)
     ++int8Kernels;
   EXPECT_EQ(int8Kernels, 2u) << plan;
   // The chain quantizes the first result exactly as the second
@@ -431,10 +430,10 @@ TEST_F(Int8PlanTest, Int8ChainsKeepActivationsIn8Bits) {
   // layouts and the chain's kernels are remade from their recipes).
   llvm::SmallString<128> path;
   llvm::sys::path::system_temp_directory(true, path);
-  llvm::sys::path::append(path, "tgc-int8-chain-" +
-                                    std::to_string(::getpid()) + ".tgcx");
-  ASSERT_TRUE(runtime::cpu::savePlan(*int8->executable, {}, std::string(path))
-                  .ok());
+  llvm::sys::path::append(path, "tgc-int8-chain-" + std::to_string(::getpid()) +
+                                    ".tgcx");
+  ASSERT_TRUE(
+      runtime::cpu::savePlan(*int8->executable, {}, std::string(path)).ok());
   auto loaded = runtime::cpu::loadPlan(std::string(path));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   HostTensor again = runPlan(*loaded->executable);

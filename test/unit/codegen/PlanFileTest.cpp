@@ -291,9 +291,8 @@ TEST_F(PlanFileTest, Bf16PlansSaveAndLoadBitwise) {
   auto f32 = compile(func, {{1, 16, 12, 12}, {4, 32}, {3}});
   ASSERT_TRUE(f32);
   std::vector<HostTensor> exact = run(*f32, args);
-  EXPECT_NE(std::memcmp(exact[0].data(), compiled[0].data(),
-                        exact[0].byteSize()),
-            0);
+  EXPECT_NE(
+      std::memcmp(exact[0].data(), compiled[0].data(), exact[0].byteSize()), 0);
   std::remove(path.c_str());
 }
 

@@ -312,9 +312,9 @@ TEST(Precision, PoliciesParsePrintAndCompile) {
   // int8 without a calibration table: an error that says what it needs.
   auto int8 = run(Precision::Int8);
   ASSERT_FALSE(int8.ok());
-  EXPECT_NE(int8.status().message().find(
-                "precision int8 needs a calibration table"),
-            std::string::npos)
+  EXPECT_NE(
+      int8.status().message().find("precision int8 needs a calibration table"),
+      std::string::npos)
       << int8.status();
 }
 

@@ -88,22 +88,22 @@ TEST(Model, CalibratedInt8RunsNearF32) {
   auto want = f32->run(samples[3]);
   auto got = int8->run(samples[3]);
   ASSERT_TRUE(want.ok() && got.ok());
-  EXPECT_NE(int8->describePlan().find("onednn.conv2d[int8]"),
-            std::string::npos)
+  EXPECT_NE(int8->describePlan().find("onednn.conv2d[int8]"), std::string::npos)
       << int8->describePlan();
   double worst = 0, scale = 0;
   for (int64_t i = 0; i < (*want)[0].numElements(); ++i) {
     scale = std::max(scale, std::abs((*want)[0].getDouble(i)));
-    worst = std::max(worst, std::abs((*got)[0].getDouble(i) -
-                                     (*want)[0].getDouble(i)));
+    worst = std::max(
+        worst, std::abs((*got)[0].getDouble(i) - (*want)[0].getDouble(i)));
   }
   EXPECT_GT(worst, 0.0);
   EXPECT_LT(worst, 0.03 * scale);
 
   // Errors: an unknown calibrator, no table path, an unreadable table.
   calibration.calibrator = "median";
-  EXPECT_NE(f32->calibrate(samples, calibration).message().find(
-                "unknown calibrator 'median'"),
+  EXPECT_NE(f32->calibrate(samples, calibration)
+                .message()
+                .find("unknown calibrator 'median'"),
             std::string::npos);
   calibration.calibrator = "entropy";
   calibration.tablePath.clear();

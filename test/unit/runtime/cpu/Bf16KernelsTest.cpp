@@ -147,8 +147,7 @@ TEST(Bf16, RefusedWithoutNativeBf16) {
   } else {
     for (const absl::Status &s : {matmul.status(), conv.status()}) {
       EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
-      EXPECT_NE(s.message().find("needs AVX512_BF16 or AMX"),
-                std::string::npos)
+      EXPECT_NE(s.message().find("needs AVX512_BF16 or AMX"), std::string::npos)
           << s;
       EXPECT_NE(s.message().find(cpuIsa().name), std::string::npos) << s;
     }
@@ -274,11 +273,10 @@ TEST(Bf16, BlockedChainsKeepBf16Activations) {
   ASSERT_TRUE(p->resultLayout);
   EXPECT_EQ(p->resultLayout->bytes, H * W * C / 2);
 
-  auto in = createLayoutReorder(DType::F32, x.shape(), nullptr,
-                                &*b1->inputLayout);
-  auto out =
-      createLayoutReorder(DType::F32, pool.resultShape, &*p->resultLayout,
-                          nullptr);
+  auto in =
+      createLayoutReorder(DType::F32, x.shape(), nullptr, &*b1->inputLayout);
+  auto out = createLayoutReorder(DType::F32, pool.resultShape,
+                                 &*p->resultLayout, nullptr);
   ASSERT_TRUE(in.ok() && out.ok());
   auto bytes = [](const ActivationLayout &l) {
     return Shape{l.bytes / 4}; // f32 tensors of the layout's bytes

@@ -92,54 +92,55 @@ TEST(Int8, MatmulMatchesTheReferenceInt8Implementation) {
   const int64_t M = 6, K = 80, N = 20;
   for (bool unsignedInput : {true, false})
     for (bool transposeB : {false, true})
-    for (bool withBias : {true, false}) {
-      SCOPED_TRACE(std::string(unsignedInput ? "u8" : "s8") +
-                   (transposeB ? " transposed rhs" : "") + (withBias ? " bias" : ""));
-      HostTensor a = randomF32({M, K}, 1, unsignedInput ? 0.0f : -1.0f, 1.0f);
-      HostTensor b = randomF32(transposeB ? Shape{N, K} : Shape{K, N}, 2, -0.5f,
-                               0.5f);
-      HostTensor bias = randomF32({N}, 3, -1, 1);
-      if (!withBias)
-        bias = randomF32({N}, 3, 0, 0);
-      Int8Quantization q{unsignedInput ? 1.0f / 255 : 1.0f / 127,
-                         unsignedInput};
-      auto colOf = [&](int64_t i) { return transposeB ? i / K : i % N; };
-      std::vector<float> ws = channelScales(b, N, colOf);
-      HostTensor want = *HostTensor::allocate(DType::F32, {M, N});
-      HostTensor exact = *HostTensor::allocate(DType::F32, {M, N});
-      for (int64_t i = 0; i < M; ++i)
-        for (int64_t j = 0; j < N; ++j) {
-          int64_t acc = 0;
-          double f = 0;
-          for (int64_t k = 0; k < K; ++k) {
-            int64_t bi = transposeB ? j * K + k : k * N + j;
-            float av = static_cast<float>(a.getDouble(i * K + k));
-            float bv = static_cast<float>(b.getDouble(bi));
-            acc += int64_t{quantizeInput(av, q)} *
-                   quantizeWeight(bv, ws[static_cast<size_t>(j)]);
-            f += double{av} * bv;
+      for (bool withBias : {true, false}) {
+        SCOPED_TRACE(std::string(unsignedInput ? "u8" : "s8") +
+                     (transposeB ? " transposed rhs" : "") +
+                     (withBias ? " bias" : ""));
+        HostTensor a = randomF32({M, K}, 1, unsignedInput ? 0.0f : -1.0f, 1.0f);
+        HostTensor b =
+            randomF32(transposeB ? Shape{N, K} : Shape{K, N}, 2, -0.5f, 0.5f);
+        HostTensor bias = randomF32({N}, 3, -1, 1);
+        if (!withBias)
+          bias = randomF32({N}, 3, 0, 0);
+        Int8Quantization q{unsignedInput ? 1.0f / 255 : 1.0f / 127,
+                           unsignedInput};
+        auto colOf = [&](int64_t i) { return transposeB ? i / K : i % N; };
+        std::vector<float> ws = channelScales(b, N, colOf);
+        HostTensor want = *HostTensor::allocate(DType::F32, {M, N});
+        HostTensor exact = *HostTensor::allocate(DType::F32, {M, N});
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            int64_t acc = 0;
+            double f = 0;
+            for (int64_t k = 0; k < K; ++k) {
+              int64_t bi = transposeB ? j * K + k : k * N + j;
+              float av = static_cast<float>(a.getDouble(i * K + k));
+              float bv = static_cast<float>(b.getDouble(bi));
+              acc += int64_t{quantizeInput(av, q)} *
+                     quantizeWeight(bv, ws[static_cast<size_t>(j)]);
+              f += double{av} * bv;
+            }
+            double y = static_cast<double>(acc) * q.inputScale *
+                           ws[static_cast<size_t>(j)] +
+                       bias.getDouble(j);
+            want.setDouble(i * N + j, std::max(y, 0.0));
+            exact.setDouble(i * N + j, std::max(f + bias.getDouble(j), 0.0));
           }
-          double y = static_cast<double>(acc) * q.inputScale *
-                         ws[static_cast<size_t>(j)] +
-                     bias.getDouble(j);
-          want.setDouble(i * N + j, std::max(y, 0.0));
-          exact.setDouble(i * N + j, std::max(f + bias.getDouble(j), 0.0));
-        }
-      MatmulDesc d{DType::F32, a.shape(), b.shape(), {M, N}};
-      d.transposeB = transposeB;
-      if (withBias)
-        d.biasShape = Shape{N};
-      d.postOps = {PostOp{}}; // relu
-      d.constantRhs = &b;
-      d.int8 = q;
-      auto kernel = createMatmul(d);
-      ASSERT_TRUE(kernel.ok()) << kernel.status();
-      EXPECT_EQ((*kernel)->name(), "onednn.matmul[int8]");
-      std::vector<HostTensor> in = {a, b};
-      if (withBias)
-        in.push_back(bias);
-      expectQuantized(runOne(*kernel, in, {M, N}), want, exact);
-    }
+        MatmulDesc d{DType::F32, a.shape(), b.shape(), {M, N}};
+        d.transposeB = transposeB;
+        if (withBias)
+          d.biasShape = Shape{N};
+        d.postOps = {PostOp{}}; // relu
+        d.constantRhs = &b;
+        d.int8 = q;
+        auto kernel = createMatmul(d);
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        EXPECT_EQ((*kernel)->name(), "onednn.matmul[int8]");
+        std::vector<HostTensor> in = {a, b};
+        if (withBias)
+          in.push_back(bias);
+        expectQuantized(runOne(*kernel, in, {M, N}), want, exact);
+      }
 }
 
 TEST(Int8, ConvMatchesTheReferenceInt8ImplementationInBothLayouts) {
@@ -171,10 +172,10 @@ TEST(Int8, ConvMatchesTheReferenceInt8ImplementationInBothLayouts) {
                      quantizeWeight(fv, ws[static_cast<size_t>(o)]);
               e += double{xv} * fv;
             }
-        want.setDouble((o * H + y) * W + z,
-                       static_cast<double>(acc) * q.inputScale *
-                               ws[static_cast<size_t>(o)] +
-                           bias.getDouble(o));
+        want.setDouble((o * H + y) * W + z, static_cast<double>(acc) *
+                                                    q.inputScale *
+                                                    ws[static_cast<size_t>(o)] +
+                                                bias.getDouble(o));
         exact.setDouble((o * H + y) * W + z, e + bias.getDouble(o));
       }
   auto permute = [](const HostTensor &t, std::vector<int64_t> perm) {
