@@ -212,6 +212,18 @@ absl::Status checkInt8(const std::optional<Int8Quantization> &int8, bool bf16,
   return absl::OkStatus();
 }
 
+/// oneDNN scales an int8 primitive's bias with its output scales: the bias
+/// goes after them instead, as the first post-op (an add of `shape`, the
+/// bias broadcast to the result), reading the same kernel input.
+template <typename Desc>
+void moveBiasAfterOutputScales(Desc &desc, const Shape &shape) {
+  PostOp bias;
+  bias.kind = PostOp::Kind::Add;
+  bias.operandShape = shape;
+  desc.postOps.insert(desc.postOps.begin(), bias);
+  desc.biasShape.reset();
+}
+
 /// The data type an int8 contraction's activation operand is quantized to.
 dnnl::memory::data_type int8InputType(const Int8Quantization &q) {
   return q.unsignedInput ? dnnl::memory::data_type::u8
@@ -1060,15 +1072,8 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
       !s.ok())
     return s;
   MatmulDesc original = given;
-  if (original.int8 && original.biasShape) {
-    // oneDNN scales an int8 primitive's bias with its output scales: the
-    // bias is added after them, as the first post-op (same kernel input).
-    PostOp bias;
-    bias.kind = PostOp::Kind::Add;
-    bias.operandShape = *original.biasShape;
-    original.postOps.insert(original.postOps.begin(), bias);
-    original.biasShape.reset();
-  }
+  if (original.int8 && original.biasShape)
+    moveBiasAfterOutputScales(original, *original.biasShape);
   if (auto g = matmulGeometry(original); !g.ok())
     return g.status();
   std::optional<MatmulDesc> flat = flattenSharedRhs(original);
@@ -1121,15 +1126,9 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
         "a quantized conv2d result's scale must be positive and finite");
   Conv2DDesc desc = given;
   if (desc.int8 && desc.biasShape) {
-    // oneDNN scales an int8 primitive's bias with its output scales: the
-    // bias [O] is added after them, as the first post-op (same kernel
-    // input), broadcast along the channels.
-    PostOp bias;
-    bias.kind = PostOp::Kind::Add;
     int64_t o = (*desc.biasShape)[0];
-    bias.operandShape = desc.nhwc ? Shape{1, 1, 1, o} : Shape{1, o, 1, 1};
-    desc.postOps.insert(desc.postOps.begin(), bias);
-    desc.biasShape.reset();
+    moveBiasAfterOutputScales(desc, desc.nhwc ? Shape{1, 1, 1, o}
+                                              : Shape{1, o, 1, 1});
   }
   auto geometry = convGeometry(desc);
   if (!geometry.ok())

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestSources.h"
 #include "codegen/Calibration.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Calibrate.h"
@@ -34,6 +35,8 @@ using codegen::Calibrator;
 using codegen::TensorStatistics;
 using runtime::DType;
 using runtime::HostTensor;
+
+using tgc::testing::denseF32;
 
 namespace {
 
@@ -193,24 +196,6 @@ protected:
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
-
-/// A dense<"0x..."> literal of `count` f32 values in [-0.5, 0.5).
-std::string denseF32(int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-  std::string hex = "dense<\"0x";
-  static const char *digits = "0123456789ABCDEF";
-  for (int64_t i = 0; i < count; ++i) {
-    float v = dist(rng);
-    unsigned char bytes[4];
-    std::memcpy(bytes, &v, 4);
-    for (unsigned char byte : bytes) {
-      hex += digits[byte >> 4];
-      hex += digits[byte & 15];
-    }
-  }
-  return hex + "\">";
-}
 
 /// kNet with its weights as constants (what int8 quantizes).
 std::string constantNet() {

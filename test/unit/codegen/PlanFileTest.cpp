@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestSources.h"
 #include "runtime/cpu/PlanFile.h"
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
@@ -39,6 +40,8 @@ using runtime::DType;
 using runtime::HostTensor;
 namespace rcpu = runtime::cpu;
 
+using tgc::testing::denseF32;
+
 namespace {
 
 std::string tempPath(const std::string &name) {
@@ -47,24 +50,6 @@ std::string tempPath(const std::string &name) {
   llvm::sys::path::append(path, "tgc-plan-" + name + "-" +
                                     std::to_string(::getpid()));
   return std::string(path);
-}
-
-/// A dense<"0x..."> literal of `count` f32 values in [-0.5, 0.5).
-std::string denseF32(int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-  std::string hex = "dense<\"0x";
-  static const char *digits = "0123456789ABCDEF";
-  for (int64_t i = 0; i < count; ++i) {
-    float v = dist(rng);
-    unsigned char bytes[4];
-    std::memcpy(bytes, &v, 4);
-    for (unsigned char b : bytes) {
-      hex += digits[b >> 4];
-      hex += digits[b & 15];
-    }
-  }
-  return hex + "\">";
 }
 
 /// Convolutions (one a Winograd candidate) with constant weights, a pool,

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestTensors.h"
 #include "runtime/cpu/Kernels.h"
 #include "tgc/AbslStatus.h"
 
@@ -21,6 +22,7 @@
 
 using namespace tgc::runtime;
 using namespace tgc::runtime::cpu;
+using namespace tgc::runtime::cpu::testing;
 
 namespace {
 
@@ -31,16 +33,6 @@ float roundBf16(float x) {
   u &= 0xFFFF0000u;
   std::memcpy(&x, &u, 4);
   return x;
-}
-
-HostTensor randomF32(const Shape &shape, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  HostTensor t = *HostTensor::allocate(DType::F32, shape);
-  auto *p = static_cast<float *>(t.data());
-  for (int64_t i = 0; i < t.numElements(); ++i)
-    p[i] = dist(gen);
-  return t;
 }
 
 HostTensor rounded(const HostTensor &t) {
@@ -89,31 +81,6 @@ HostTensor naiveConv(const HostTensor &x, const HostTensor &f, int64_t pad) {
           out.setDouble(((n * O + o) * OH + y) * OW + z, acc);
         }
   return out;
-}
-
-HostTensor permute(const HostTensor &t, const std::vector<int64_t> &perm) {
-  Shape shape;
-  for (int64_t p : perm)
-    shape.push_back(t.dim(p));
-  HostTensor out = *HostTensor::allocate(t.dtype(), shape);
-  for (int64_t i = 0; i < t.numElements(); ++i) {
-    std::vector<int64_t> idx = t.unflattenIndex(i);
-    int64_t flat = 0;
-    for (size_t d = 0; d < perm.size(); ++d)
-      flat = flat * shape[d] + idx[static_cast<size_t>(perm[d])];
-    out.setDouble(flat, t.getDouble(i));
-  }
-  return out;
-}
-
-HostTensor runOne(const KernelPtr &kernel, const std::vector<HostTensor> &in,
-                  const Shape &shape, int threads = 2) {
-  std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, shape)};
-  KernelContext context;
-  context.numThreads = threads;
-  absl::Status status = kernel->run(context, in, out);
-  EXPECT_TRUE(status.ok()) << kernel->name() << ": " << status;
-  return out[0];
 }
 
 double maxAbsDiff(const HostTensor &a, const HostTensor &b) {

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestTensors.h"
 #include "runtime/cpu/Kernels.h"
 #include "tgc/AbslStatus.h"
 
@@ -21,18 +22,9 @@
 
 using namespace tgc::runtime;
 using namespace tgc::runtime::cpu;
+using namespace tgc::runtime::cpu::testing;
 
 namespace {
-
-HostTensor randomF32(const Shape &shape, unsigned seed, float lo, float hi) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  HostTensor t = *HostTensor::allocate(DType::F32, shape);
-  auto *p = static_cast<float *>(t.data());
-  for (int64_t i = 0; i < t.numElements(); ++i)
-    p[i] = dist(gen);
-  return t;
-}
 
 /// The reference quantizers.
 int32_t quantizeInput(float x, const Int8Quantization &q) {
@@ -59,16 +51,6 @@ int32_t quantizeWeight(float w, float scale) {
 }
 
 bool hasVnni() { return cpuIsa().vnni; }
-
-HostTensor runOne(const KernelPtr &kernel, const std::vector<HostTensor> &in,
-                  const Shape &shape) {
-  std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, shape)};
-  KernelContext context;
-  context.numThreads = 2;
-  absl::Status status = kernel->run(context, in, out);
-  EXPECT_TRUE(status.ok()) << kernel->name() << ": " << status;
-  return out[0];
-}
 
 /// |got - want| within float rounding (VNNI) or a quantization step's
 /// worth (elsewhere); and `got` is not the f32 result `exact` bitwise.
@@ -178,20 +160,6 @@ TEST(Int8, ConvMatchesTheReferenceInt8ImplementationInBothLayouts) {
                                                 bias.getDouble(o));
         exact.setDouble((o * H + y) * W + z, e + bias.getDouble(o));
       }
-  auto permute = [](const HostTensor &t, std::vector<int64_t> perm) {
-    Shape shape;
-    for (int64_t p : perm)
-      shape.push_back(t.dim(p));
-    HostTensor out = *HostTensor::allocate(t.dtype(), shape);
-    for (int64_t i = 0; i < t.numElements(); ++i) {
-      std::vector<int64_t> idx = t.unflattenIndex(i);
-      int64_t flat = 0;
-      for (size_t d = 0; d < perm.size(); ++d)
-        flat = flat * shape[d] + idx[static_cast<size_t>(perm[d])];
-      out.setDouble(flat, t.getDouble(i));
-    }
-    return out;
-  };
   for (bool nhwc : {false, true}) {
     SCOPED_TRACE(nhwc ? "nhwc" : "nchw");
     HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
