@@ -191,8 +191,27 @@ double TensorStatistics::threshold(Calibrator calibrator, int levels) const {
 // Tables
 //===----------------------------------------------------------------------===//
 
-float CalibrationEntry::scale() const {
-  return static_cast<float>(threshold / (unsignedValues() ? 255.0 : 127.0));
+ActivationQuantization
+CalibrationEntry::quantization(bool asymmetric) const {
+  ActivationQuantization q;
+  if (unsignedValues()) {
+    q.unsignedValues = true;
+    double hi = std::min(max, threshold);
+    q.scale = hi > 0 ? static_cast<float>(hi / 255.0) : 1.0f;
+    return q;
+  }
+  if (!asymmetric) {
+    q.scale = static_cast<float>(threshold / 127.0);
+    return q;
+  }
+  double lo = std::max(min, -threshold), hi = std::max(std::min(max, threshold), 0.0);
+  q.unsignedValues = true;
+  if (!(hi - lo > 0))
+    return q;
+  q.scale = static_cast<float>((hi - lo) / 255.0);
+  q.zeroPoint = static_cast<int32_t>(
+      std::clamp(std::nearbyint(-lo / q.scale), 0.0, 255.0));
+  return q;
 }
 
 const CalibrationEntry *CalibrationTable::find(const std::string &key) const {
@@ -232,6 +251,8 @@ std::vector<std::string_view> split(std::string_view line, char separator) {
 std::string CalibrationTable::serialize() const {
   std::string text = std::string(kHeader) + "\n";
   absl::StrAppend(&text, "calibrator\t", toString(calibrator), "\n");
+  absl::StrAppend(&text, "activations\t",
+                  asymmetric ? "asymmetric" : "symmetric", "\n");
   absl::StrAppend(&text, "samples\t", samples, "\n");
   for (const auto &[key, entry] : entries)
     absl::StrAppend(&text, key, "\t", number(entry.min), "\t",
@@ -249,7 +270,8 @@ CalibrationTable::parse(const std::string &text, const std::string &source) {
     return absl::InvalidArgumentError(
         absl::StrCat(source, ":", number, ": ", what));
   };
-  bool header = false, calibratorSeen = false, samplesSeen = false;
+  bool header = false, calibratorSeen = false, samplesSeen = false,
+       schemeSeen = false;
   while (std::getline(in, line)) {
     ++number;
     if (!header) {
@@ -269,6 +291,13 @@ CalibrationTable::parse(const std::string &text, const std::string &source) {
             absl::StrCat("unknown calibrator '", std::string(fields[1]), "'"));
       table.calibrator = *calibrator;
       calibratorSeen = true;
+      continue;
+    }
+    if (fields[0] == "activations" && fields.size() == 2 && !schemeSeen) {
+      if (fields[1] != "asymmetric" && fields[1] != "symmetric")
+        return error("activations are 'asymmetric' or 'symmetric'");
+      table.asymmetric = fields[1] == "asymmetric";
+      schemeSeen = true;
       continue;
     }
     if (fields[0] == "samples" && fields.size() == 2 && !samplesSeen) {

@@ -84,15 +84,26 @@ double entropyThreshold(const std::vector<uint64_t> &bins, double binWidth,
 double percentileThreshold(const std::vector<uint64_t> &bins, double binWidth,
                            double percentile);
 
+/// How an activation is quantized: x_q = round(x / scale) + zeroPoint,
+/// saturated to u8 (`unsignedValues`) or s8.
+struct ActivationQuantization {
+  float scale = 1;
+  bool unsignedValues = false;
+  int32_t zeroPoint = 0;
+};
+
 /// One calibrated activation.
 struct CalibrationEntry {
   double min = 0, max = 0;
   /// The clipping threshold the calibrator picked (> 0).
   double threshold = 1;
-  /// Never negative over the samples: quantized to u8.
+  /// Never negative over the samples.
   bool unsignedValues() const { return min >= 0; }
-  /// The quantization scale: threshold / 255 (u8) or / 127 (s8).
-  float scale() const;
+  /// Its quantization: never negative, u8 over [0, min(max, threshold)];
+  /// else with `asymmetric` u8 over [max(min, -threshold), min(max,
+  /// threshold)] with a zero point, without it s8 over [-threshold,
+  /// threshold].
+  ActivationQuantization quantization(bool asymmetric) const;
   bool operator==(const CalibrationEntry &) const = default;
 };
 
@@ -100,14 +111,18 @@ struct CalibrationEntry {
 class CalibrationTable {
 public:
   Calibrator calibrator = Calibrator::MinMax;
+  /// Signed activations quantized asymmetric (u8 with a zero point: all
+  /// 256 levels over their range, ONNX Runtime's default) rather than
+  /// symmetric (s8, zero point 0).
+  bool asymmetric = true;
   /// The number of samples (and elements of the first key) it came from.
   int64_t samples = 0;
   std::map<std::string, CalibrationEntry> entries;
 
   const CalibrationEntry *find(const std::string &key) const;
   /// The table as text (what save writes): a header line, the calibrator,
-  /// the sample count, then one line per key (key, min, max, threshold,
-  /// tab-separated, shortest round-trip decimals).
+  /// the activation scheme, the sample count, then one line per key (key,
+  /// min, max, threshold, tab-separated, shortest round-trip decimals).
   std::string serialize() const;
   /// Parses serialize()'s text; errors name `source` and the line.
   static StatusOr<CalibrationTable> parse(const std::string &text,

@@ -1474,7 +1474,8 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
     auto it = input ? quantizedValues.find(input) : quantizedValues.end();
     if (it != quantizedValues.end() &&
         it->second.inputScale == precision.int8->inputScale &&
-        it->second.unsignedInput == precision.int8->unsignedInput) {
+        it->second.unsignedInput == precision.int8->unsignedInput &&
+        it->second.zeroPoint == precision.int8->zeroPoint) {
       precision.int8->quantizedInput = true;
       quantizedInput = true;
     }
@@ -1665,9 +1666,15 @@ CpuPlanEmitter::precisionFor(Operation *contraction) const {
     auto key = calibrationKeys.find(contraction);
     if (key != calibrationKeys.end())
       if (const codegen::CalibrationEntry *entry =
-              options.calibration->find(key->second))
-        precision.int8 = runtime::cpu::Int8Quantization{
-            entry->scale(), entry->unsignedValues()};
+              options.calibration->find(key->second)) {
+        codegen::ActivationQuantization q =
+            entry->quantization(options.calibration->asymmetric);
+        runtime::cpu::Int8Quantization int8;
+        int8.inputScale = q.scale;
+        int8.unsignedInput = q.unsignedValues;
+        int8.zeroPoint = q.zeroPoint;
+        precision.int8 = int8;
+      }
   }
   return precision;
 }

@@ -339,6 +339,7 @@ Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
   if (!table)
     return absl::InvalidArgumentError("tgc: Model::calibrate: " +
                                       llvm::toString(table.takeError()));
+  table->asymmetric = !options.symmetricActivations;
   return table->save(options.tablePath);
 }
 

@@ -62,6 +62,9 @@ struct CalibrationOptions {
   std::string calibrator = "entropy";
   /// Where the table is written (ModelOptions::calibrationTable reads it).
   std::string tablePath;
+  /// Signed activations quantized symmetric (s8, zero point 0) rather than
+  /// asymmetric (u8 with a zero point, the default).
+  bool symmetricActivations = false;
 };
 
 namespace detail {

@@ -449,6 +449,17 @@ public:
     }
     for (const auto &[arg, memory] : spec.constants)
       args.emplace(arg, memory);
+    try {
+      for (const auto &[arg, values] : spec.int32Arguments)
+        args.emplace(arg, wrap(dnnl::memory::desc(
+                                   {static_cast<int64_t>(values.size())},
+                                   dnnl::memory::data_type::s32,
+                                   dnnl::memory::format_tag::x),
+                               values.data()));
+    } catch (const dnnl::error &error) {
+      return absl::InternalError(
+          absl::StrCat("oneDNN memory creation failed: ", error.what()));
+    }
     if ((spec.serial || (spec.work >= 0 && spec.work < kSerialWork)) &&
         context.numThreads != 1) {
       // One thread for this primitive; the next kernel sets its own count
@@ -539,6 +550,8 @@ KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec) {
     dnnl::primitive_attr attr = makeAttr();
     if (b.fromScale != 1)
       attr.set_output_scales(0, {b.fromScale});
+    if (b.fromZeroPoint != 0)
+      attr.set_zero_points(DNNL_ARG_DST, 0, {b.fromZeroPoint});
     dnnl::reorder::primitive_desc convert(engine, b.from, engine, b.desc, attr);
     staged.push_back({i, dnnl::reorder(convert), stagingBytes});
     stagingBytes += (b.desc.get_size() + 63) / 64 * 64;

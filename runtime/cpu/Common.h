@@ -158,8 +158,10 @@ struct Binding {
   dnnl::memory::desc desc;
   dnnl::memory::desc from = {};
   /// With `from`: the conversion multiplies by this (int8 quantization:
-  /// 1 / the input's scale), rounding to nearest and saturating.
+  /// 1 / the input's scale), adds `fromZeroPoint`, rounds to nearest and
+  /// saturates.
   float fromScale = 1;
+  int32_t fromZeroPoint = 0;
 };
 
 /// A kernel that executes one oneDNN primitive, then applies the post-ops
@@ -186,6 +188,9 @@ struct PrimitiveKernelSpec {
   /// from a saved plan (Kernel::readsInput: kept in plan files), e.g. the
   /// f32 weights an int8 kernel takes its scales from.
   std::vector<int> readAtRemake;
+  /// Small s32 arguments bound on every run (runtime zero points: e.g.
+  /// DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC); not saved as constants.
+  std::vector<std::pair<int, std::vector<int32_t>>> int32Arguments;
   /// Work of one run (elements written, or multiply-adds for contractions);
   /// below kSerialWork the primitive runs on the calling thread alone: a
   /// oneDNN primitive opens an OpenMP parallel region however small its

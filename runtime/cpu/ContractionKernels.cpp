@@ -126,8 +126,10 @@ absl::Status bindContraction(
     const dnnl::memory::desc &bias, bool hasBias, const dnnl::memory::desc &dst,
     const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc,
     const dnnl::memory::desc &srcHeld = {},
-    const dnnl::memory::desc &weiHeld = {}, float srcScale = 1) {
-  spec.bindings.push_back({DNNL_ARG_SRC, 0, src, srcHeld, srcScale});
+    const dnnl::memory::desc &weiHeld = {}, float srcScale = 1,
+    int32_t srcZeroPoint = 0) {
+  spec.bindings.push_back(
+      {DNNL_ARG_SRC, 0, src, srcHeld, srcScale, srcZeroPoint});
   if (constantWeights) {
     auto packed = prepack(weiPlain, constantWeights->data(), packedWeights,
                           spec.constantsOwner);
@@ -203,6 +205,11 @@ absl::Status checkInt8(const std::optional<Int8Quantization> &int8, bool bf16,
     return absl::InvalidArgumentError(absl::StrCat(
         "an int8 ", name, "'s input scale must be positive and finite, not ",
         int8->inputScale));
+  if (int8->zeroPoint < 0 || int8->zeroPoint > 255 ||
+      (int8->zeroPoint != 0 && !int8->unsignedInput))
+    return absl::InvalidArgumentError(
+        absl::StrCat("an int8 ", name, "'s zero point must be in [0, 255] ",
+                     "with u8 input (0 with s8), not ", int8->zeroPoint));
   if (!constantWeights)
     return absl::UnimplementedError(
         absl::StrCat("an int8 ", name, " needs constant weights"));
@@ -222,6 +229,26 @@ void moveBiasAfterOutputScales(Desc &desc, const Shape &shape) {
   bias.operandShape = shape;
   desc.postOps.insert(desc.postOps.begin(), bias);
   desc.biasShape.reset();
+}
+
+/// The source (and, for a quantized result, destination) zero points of
+/// an int8 primitive: runtime values in the attributes, bound on each run.
+std::vector<std::pair<int, std::vector<int32_t>>>
+setZeroPoints(dnnl::primitive_attr &attr,
+              const std::optional<Int8Quantization> &input,
+              const std::optional<Int8Quantization> &output) {
+  std::vector<std::pair<int, std::vector<int32_t>>> arguments;
+  if (input && input->zeroPoint != 0) {
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    arguments.push_back(
+        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, {input->zeroPoint}});
+  }
+  if (output && output->zeroPoint != 0) {
+    attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+    arguments.push_back(
+        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, {output->zeroPoint}});
+  }
+  return arguments;
 }
 
 /// The data type an int8 contraction's activation operand is quantized to.
@@ -406,6 +433,7 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
         s *= d.int8->inputScale;
       attr.set_output_scales(1 << (R - 1), scales);
     }
+    auto zeroPoints = setZeroPoints(attr, d.int8, std::nullopt);
     dnnl::matmul::desc desc(src, wei, bias, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, **engine);
     // Strict determinism: made and run for one thread where the
@@ -427,6 +455,7 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     spec.serial = serial;
     if (quantized) // the scales come from the f32 rhs
       spec.readAtRemake.push_back(1);
+    spec.int32Arguments = zeroPoints;
     spec.primitive = dnnl::matmul(pd);
     spec.work = numElements(d.resultShape) * std::max<int64_t>(g.k, 1);
     if (absl::Status status = bindContraction(
@@ -435,7 +464,8 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
             d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
             d.bf16 || d.int8 ? srcHeld : dnnl::memory::desc(),
             d.bf16 && !d.constantRhs ? weiPlain : dnnl::memory::desc(),
-            d.int8 ? 1.0f / d.int8->inputScale : 1.0f);
+            d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
+            d.int8 ? d.int8->zeroPoint : 0);
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));
@@ -751,6 +781,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
         s *= d.int8->inputScale;
       attr.set_output_scales(1 << 1, scales);
     }
+    auto zeroPoints = setZeroPoints(attr, d.int8, d.int8Output);
     auto primitiveDesc = [&](dnnl::algorithm algorithm) {
       dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, algorithm, src, wei, bias, dst,
@@ -828,6 +859,7 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     spec.serial = serial;
     if (quantized) // the scales come from the f32 filter
       spec.readAtRemake.push_back(1);
+    spec.int32Arguments = zeroPoints;
     spec.primitive = dnnl::convolution_forward(pd);
     spec.work = g.n * g.o * g.oh * g.ow * g.ci * g.kh * g.kw;
     if (absl::Status status = bindContraction(
@@ -836,7 +868,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
             d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
             srcHeld,
             d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc(),
-            d.int8 ? 1.0f / d.int8->inputScale : 1.0f);
+            d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
+            d.int8 && !d.int8->quantizedInput ? d.int8->zeroPoint : 0);
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));

@@ -138,9 +138,9 @@ struct PostOp {
 
 /// int8 multiplication of a contraction with constant weights (the int8
 /// precision policy, its scales from a calibration table): the activation
-/// operand is quantized on each run, x_q = round(x / inputScale) saturated
-/// to u8 [0, 255] when `unsignedInput` (activations that are never
-/// negative) or to s8 [-128, 127] otherwise, zero point 0 (symmetric); the
+/// operand is quantized on each run, x_q = round(x / inputScale) +
+/// zeroPoint saturated to u8 [0, 255] when `unsignedInput`, or to s8
+/// [-128, 127] otherwise (zero point 0: symmetric); the
 /// constant weights once, at creation, to s8 per output channel
 /// (scale_w[c] = max |w[c]| / int8WeightLevels()); products accumulate in
 /// s32 and are
@@ -149,6 +149,10 @@ struct PostOp {
 struct Int8Quantization {
   float inputScale = 1;
   bool unsignedInput = false;
+  /// u8 only: asymmetric quantization, x_q = round(x / inputScale) +
+  /// zeroPoint saturated to [0, 255] (a signed activation over all 256
+  /// levels); oneDNN subtracts it again (its source zero points).
+  int32_t zeroPoint = 0;
   /// Input 0 arrives quantized already (u8 or s8 as `unsignedInput` says,
   /// with `inputScale`: a producer's Conv2DDesc::int8Output): read as it
   /// is, no conversion.

@@ -165,6 +165,7 @@ void putInt8(ByteWriter &w, const std::optional<Int8Quantization> &q) {
     w.put(q->inputScale);
     w.put(q->unsignedInput);
     w.put(q->quantizedInput);
+    w.put(q->zeroPoint);
   }
 }
 std::optional<Int8Quantization> getInt8(ByteReader &r) {
@@ -174,6 +175,7 @@ std::optional<Int8Quantization> getInt8(ByteReader &r) {
   q.inputScale = r.get<float>();
   q.unsignedInput = r.get<bool>();
   q.quantizedInput = r.get<bool>();
+  q.zeroPoint = r.get<int32_t>();
   return q;
 }
 

@@ -158,6 +158,11 @@ struct Options {
       cl::desc("With --calibration-data: minmax, entropy (default) or "
                "percentile (99.99%)"),
       cl::init("entropy")};
+  cl::opt<std::string> activations{
+      "activations",
+      cl::desc("With --calibration-data: how signed activations quantize: "
+               "asymmetric (default: u8 with a zero point) or symmetric (s8)"),
+      cl::init("asymmetric")};
   cl::opt<std::string> pipeline{
       "pipeline",
       cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
@@ -364,6 +369,9 @@ calibrationFor(const Options &opts, mlir::func::FuncOp func) {
   if (!calibrator)
     return makeError("unknown --calibrator '" + opts.calibrator +
                      "' (minmax, entropy or percentile)");
+  if (opts.activations != "asymmetric" && opts.activations != "symmetric")
+    return makeError("unknown --activations '" + opts.activations +
+                     "' (asymmetric or symmetric)");
   auto samples = calibrationSamples(opts.calibrationData, func);
   if (!samples)
     return samples.takeError();
@@ -375,6 +383,7 @@ calibrationFor(const Options &opts, mlir::func::FuncOp func) {
   auto table = tgc::cpu::calibrate(func, *samples, *calibrator, options);
   if (!table)
     return table.takeError();
+  table->asymmetric = opts.activations == "asymmetric";
   errs() << format(
       "tgc-run: calibrated %zu activation(s) on %zu sample(s) "
       "(%s) in %.2f s\n",

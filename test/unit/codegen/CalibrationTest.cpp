@@ -106,6 +106,7 @@ TEST(Calibration, TablesRoundTripThroughFiles) {
   CalibrationTable table;
   table.calibrator = Calibrator::Percentile;
   table.samples = 200;
+  table.asymmetric = true;
   table.entries["model.onnx:0:0 (node 'conv 1')#0"] = {0.0, 6.25, 5.5};
   table.entries["net.mlir:3:8#1"] = {-1.0 / 3, 0.1, 0.3333333333333333};
   std::string text = table.serialize();
@@ -118,11 +119,25 @@ TEST(Calibration, TablesRoundTripThroughFiles) {
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->min, -1.0 / 3); // bitwise: shortest round-trip decimals
   EXPECT_FALSE(e->unsignedValues());
-  EXPECT_FLOAT_EQ(e->scale(), static_cast<float>(0.3333333333333333 / 127));
-  EXPECT_TRUE(
-      parsed->find("model.onnx:0:0 (node 'conv 1')#0")->unsignedValues());
-  EXPECT_FLOAT_EQ(parsed->find("model.onnx:0:0 (node 'conv 1')#0")->scale(),
-                  5.5f / 255);
+  EXPECT_TRUE(parsed->asymmetric);
+  // Signed, symmetric: s8 over [-threshold, threshold].
+  codegen::ActivationQuantization s8 = e->quantization(false);
+  EXPECT_FALSE(s8.unsignedValues);
+  EXPECT_FLOAT_EQ(s8.scale, static_cast<float>(0.3333333333333333 / 127));
+  EXPECT_EQ(s8.zeroPoint, 0);
+  // Signed, asymmetric: u8 over [-1/3, 0.1] with 0 at level round(255 *
+  // (1/3) / (1/3 + 0.1)) = 196.
+  codegen::ActivationQuantization u8 = e->quantization(true);
+  EXPECT_TRUE(u8.unsignedValues);
+  EXPECT_FLOAT_EQ(u8.scale, static_cast<float>((0.1 + 1.0 / 3) / 255));
+  EXPECT_EQ(u8.zeroPoint, 196);
+  // Never negative: u8 over [0, min(max, threshold)] either way.
+  const CalibrationEntry *relu =
+      parsed->find("model.onnx:0:0 (node 'conv 1')#0");
+  EXPECT_TRUE(relu->unsignedValues());
+  EXPECT_FLOAT_EQ(relu->quantization(true).scale, 5.5f / 255);
+  EXPECT_EQ(relu->quantization(true).zeroPoint, 0);
+  EXPECT_FLOAT_EQ(relu->quantization(false).scale, 5.5f / 255);
 
   llvm::SmallString<128> path;
   llvm::sys::path::system_temp_directory(true, path);
@@ -142,6 +157,8 @@ TEST(Calibration, TablesRoundTripThroughFiles) {
            {"# tgc calibration table v1\ncalibrator\tmedian\n",
             "t:2: unknown calibrator 'median'"},
            {"# tgc calibration table v1\nk\t0\t1\n", "t:2: an entry has 4"},
+           {"# tgc calibration table v1\nactivations\tlopsided\n",
+            "t:2: activations are 'asymmetric' or 'symmetric'"},
            {"# tgc calibration table v1\nk\t0\t1\tx\n", "t:2: min, max"},
            {"# tgc calibration table v1\nk\t2\t1\t1\n", "t:2: an entry needs"},
            {"# tgc calibration table v1\nk\t0\t1\t0\n", "t:2: an entry needs"},

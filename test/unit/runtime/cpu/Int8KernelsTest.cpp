@@ -26,11 +26,15 @@ using namespace tgc::runtime::cpu::testing;
 
 namespace {
 
-/// The reference quantizers.
+/// The reference quantizers; quantizeInput gives the stored value minus
+/// the zero point (what the integer product multiplies).
 int32_t quantizeInput(float x, const Int8Quantization &q) {
-  float v = std::nearbyint(x * (1.0f / q.inputScale));
-  return static_cast<int32_t>(q.unsignedInput ? std::clamp(v, 0.0f, 255.0f)
-                                              : std::clamp(v, -128.0f, 127.0f));
+  float v = std::nearbyint(x * (1.0f / q.inputScale)) +
+            static_cast<float>(q.zeroPoint);
+  return static_cast<int32_t>(q.unsignedInput
+                                  ? std::clamp(v, 0.0f, 255.0f)
+                                  : std::clamp(v, -128.0f, 127.0f)) -
+         q.zeroPoint;
 }
 std::vector<float> channelScales(const HostTensor &w, int64_t channels,
                                  const std::function<int64_t(int64_t)> &of) {
@@ -72,20 +76,27 @@ void expectQuantized(const HostTensor &got, const HostTensor &want,
 
 TEST(Int8, MatmulMatchesTheReferenceInt8Implementation) {
   const int64_t M = 6, K = 80, N = 20;
-  for (bool unsignedInput : {true, false})
+  for (int scheme : {0, 1, 2}) // u8, s8, u8 with a zero point
     for (bool transposeB : {false, true})
       for (bool withBias : {true, false}) {
-        SCOPED_TRACE(std::string(unsignedInput ? "u8" : "s8") +
+        bool unsignedInput = scheme != 1;
+        SCOPED_TRACE(std::string(scheme == 0   ? "u8"
+                                 : scheme == 1 ? "s8"
+                                               : "u8 with a zero point") +
                      (transposeB ? " transposed rhs" : "") +
                      (withBias ? " bias" : ""));
-        HostTensor a = randomF32({M, K}, 1, unsignedInput ? 0.0f : -1.0f, 1.0f);
+        HostTensor a = randomF32({M, K}, 1, scheme == 0 ? 0.0f : -1.0f, 1.0f);
         HostTensor b =
             randomF32(transposeB ? Shape{N, K} : Shape{K, N}, 2, -0.5f, 0.5f);
         HostTensor bias = randomF32({N}, 3, -1, 1);
         if (!withBias)
           bias = randomF32({N}, 3, 0, 0);
-        Int8Quantization q{unsignedInput ? 1.0f / 255 : 1.0f / 127,
+        Int8Quantization q{scheme == 0 ? 1.0f / 255 : 1.0f / 127,
                            unsignedInput};
+        if (scheme == 2) { // [-1, 1] over all 256 levels
+          q.inputScale = 2.0f / 255;
+          q.zeroPoint = 128;
+        }
         auto colOf = [&](int64_t i) { return transposeB ? i / K : i % N; };
         std::vector<float> ws = channelScales(b, N, colOf);
         HostTensor want = *HostTensor::allocate(DType::F32, {M, N});
@@ -125,12 +136,17 @@ TEST(Int8, MatmulMatchesTheReferenceInt8Implementation) {
       }
 }
 
-TEST(Int8, ConvMatchesTheReferenceInt8ImplementationInBothLayouts) {
+class Int8Conv : public ::testing::TestWithParam<int32_t> {};
+
+TEST_P(Int8Conv, MatchesTheReferenceInt8ImplementationInBothLayouts) {
+  // Zero point 0: the input after a ReLU, [0, 2]; 40: [-0.31, 1.69].
   const int64_t C = 16, H = 7, W = 7, O = 24, KH = 3, KW = 3;
-  HostTensor x = randomF32({1, C, H, W}, 4, 0.0f, 2.0f); // after a ReLU
+  Int8Quantization q{2.0f / 255, true};
+  q.zeroPoint = GetParam();
+  float lo = -q.inputScale * static_cast<float>(q.zeroPoint);
+  HostTensor x = randomF32({1, C, H, W}, 4, lo, lo + 2.0f);
   HostTensor f = randomF32({O, C, KH, KW}, 5, -0.3f, 0.3f);
   HostTensor bias = randomF32({O}, 6, -1, 1);
-  Int8Quantization q{2.0f / 255, true};
   std::vector<float> ws =
       channelScales(f, O, [&](int64_t i) { return i / (C * KH * KW); });
   // NCHW reference, padding 1.
@@ -182,6 +198,7 @@ TEST(Int8, ConvMatchesTheReferenceInt8ImplementationInBothLayouts) {
                     nhwc ? permute(exact, {0, 2, 3, 1}) : exact);
   }
 }
+INSTANTIATE_TEST_SUITE_P(ZeroPoints, Int8Conv, ::testing::Values(0, 40));
 
 TEST(Int8, MisuseIsAnErrorNamingIt) {
   HostTensor b = randomF32({8, 4}, 7, -1, 1);
