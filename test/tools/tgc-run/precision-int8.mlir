@@ -7,6 +7,7 @@
 // RUN: FileCheck %s --check-prefix=TABLE < %t.table
 // TABLE: # tgc calibration table v1
 // TABLE-NEXT: calibrator minmax
+// TABLE-NEXT: activations asymmetric
 // TABLE-NEXT: samples 4
 // TABLE: precision-int8.mlir:{{[0-9]+}}:{{[0-9]+}}#0
 // RUN: tgc-run %s --input=%S/Inputs/calibration/s0001.npy --output=%t.f32.npy
@@ -20,6 +21,11 @@
 // PLAN-SAME: [onednn.matmul[int8]]
 // RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibrator=entropy --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05 2>&1 | FileCheck %s --check-prefix=ENTROPY
 // ENTROPY: (entropy)
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --activations=symmetric --calibration-table=%t.sym --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05
+// RUN: FileCheck %s --check-prefix=SYM < %t.sym
+// SYM: activations symmetric
+// RUN: not tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --activations=lopsided 2>&1 | FileCheck %s --check-prefix=BADACT
+// BADACT: tgc-run: error: unknown --activations 'lopsided' (asymmetric or symmetric)
 // RUN: not tgc-run %s --precision=int8 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: tgc-run: error: --precision=int8 needs a calibration: --calibration-data=DIR (sample inputs) or --calibration-table=FILE (a table made before)
 // RUN: not tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibrator=median 2>&1 | FileCheck %s --check-prefix=BADCAL
