@@ -78,7 +78,13 @@ struct Options {
   cl::opt<std::string> precision{
       "precision",
       cl::desc("The precision policy of a CPU artifact (docs/precision.md): "
-               "f32, bf16 or auto; default: TGC_PRECISION, else f32"),
+               "f32, bf16, int8 (with --calibration-table) or auto; "
+               "default: TGC_PRECISION, else f32"),
+      cl::init("")};
+  cl::opt<std::string> calibrationTable{
+      "calibration-table",
+      cl::desc("With --precision=int8: the calibration table (made by "
+               "tgc-run --calibration-data or Model::calibrate)"),
       cl::init("")};
 };
 
@@ -196,6 +202,14 @@ Error compileFile(const Options &opts) {
   if (!resolved)
     return resolved.takeError();
   options.precision = *resolved;
+  if (!opts.calibrationTable.empty()) {
+    auto table = tgc::codegen::CalibrationTable::load(opts.calibrationTable);
+    if (!table.ok())
+      return makeError(std::string(table.status().message()));
+    options.calibration =
+        std::make_shared<const tgc::codegen::CalibrationTable>(
+            *std::move(table));
+  }
   StringRef layouts = env.activationLayouts;
   options.activationLayouts =
       layouts == "plain"     ? tgc::cpu::ActivationLayouts::Plain

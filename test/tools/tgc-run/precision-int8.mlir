@@ -14,6 +14,12 @@
 // RUN: tgc-run %s --precision=int8 --calibration-table=%t.table --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05 --output=%t.int8b.npy
 // RUN: cmp %t.int8.npy %t.int8b.npy
 // RUN: not cmp -s %t.int8.npy %t.f32.npy
+// An ahead-of-time int8 artifact from the same table runs the same bits.
+// RUN: tgc-compile %s -o %t.tgcx --precision=int8 --calibration-table=%t.table
+// RUN: tgc-run %t.tgcx --input=%S/Inputs/calibration/s0001.npy --output=%t.aot.npy
+// RUN: cmp %t.int8.npy %t.aot.npy
+// RUN: not tgc-compile %s -o %t.bad.tgcx --precision=int8 2>&1 | FileCheck %s --check-prefix=AOTNONE
+// AOTNONE: precision int8 needs a calibration table
 // RUN: tgc-run %s --precision=int8 --calibration-table=%t.table --print-plan --compile-only | FileCheck %s --check-prefix=PLAN
 // PLAN: tgc.conv2d
 // PLAN-SAME: [onednn.conv2d[int8]]
