@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <tuple>
 
@@ -460,6 +461,21 @@ public:
       return absl::InternalError(
           absl::StrCat("oneDNN memory creation failed: ", error.what()));
     }
+    if (spec.sumInput >= 0) {
+      // The sum post-op adds what output 0 holds: the input, unless the
+      // memory plan put the output over it already.
+      const HostTensor &addend = inputs[static_cast<size_t>(spec.sumInput)];
+      if (addend.data() != outputs[0].data()) {
+        size_t bytes = std::min(addend.byteSize(), outputs[0].byteSize());
+        const char *from = static_cast<const char *>(addend.data());
+        char *to = static_cast<char *>(outputs[0].data());
+        parallelRange(context.numThreads, static_cast<int64_t>(bytes), 1 << 16,
+                      [&](int64_t lo, int64_t hi) {
+                        std::memcpy(to + lo, from + lo,
+                                    static_cast<size_t>(hi - lo));
+                      });
+      }
+    }
     if ((spec.serial || (spec.work >= 0 && spec.work < kSerialWork)) &&
         context.numThreads != 1) {
       // One thread for this primitive; the next kernel sets its own count
@@ -494,6 +510,8 @@ public:
     return bytes;
   }
   bool readsInput(size_t index) const override {
+    if (spec.sumInput >= 0 && static_cast<size_t>(spec.sumInput) == index)
+      return true;
     for (int input : spec.readAtRemake)
       if (input >= 0 && static_cast<size_t>(input) == index)
         return true;

@@ -191,6 +191,10 @@ struct PrimitiveKernelSpec {
   /// Small s32 arguments bound on every run (runtime zero points: e.g.
   /// DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC); not saved as constants.
   std::vector<std::pair<int, std::vector<int32_t>>> int32Arguments;
+  /// The kernel input a `sum` post-op adds (the primitive accumulates into
+  /// its destination): output 0 must hold it when the primitive starts, so
+  /// the kernel runs in place over it (inPlaceInput) or copies it first.
+  int sumInput = -1;
   /// Work of one run (elements written, or multiply-adds for contractions);
   /// below kSerialWork the primitive runs on the calling thread alone: a
   /// oneDNN primitive opens an OpenMP parallel region however small its

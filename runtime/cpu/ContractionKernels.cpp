@@ -761,8 +761,38 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
         return descOf(*layouts->postOpOperands[i]);
       return convOperandDesc(d.postOps[i].operandShape, d.nhwc, type);
     };
+    // An int8 convolution adds a residual (a full-shape add operand) as a
+    // `sum` post-op placed first, over the residual in place: oneDNN 2.6
+    // runs that on its brgemm kernel; with the residual as a binary
+    // post-op it takes the older jit_int8_1x1 one, ~1.6-3x slower
+    // (docs/precision.md).
+    std::optional<size_t> sumIndex;
+    if (d.int8 && !d.int8Output && !layouts && fused == d.postOps.size() &&
+        dst == plainDst)
+      for (size_t i = 0; i < d.postOps.size(); ++i)
+        if (d.postOps[i].kind == PostOp::Kind::Add &&
+            padRank(d.postOps[i].operandShape, 4) == d.resultShape) {
+          sumIndex = i;
+          break;
+        }
+    // The post-ops of the primitive's chain after the sum, and which of
+    // d.postOps each is.
+    std::vector<PostOp> chain;
+    std::vector<size_t> chainOrigin;
+    for (size_t i = 0; i < d.postOps.size(); ++i)
+      if (i != sumIndex) {
+        chain.push_back(d.postOps[i]);
+        chainOrigin.push_back(i);
+      }
     dnnl::post_ops ops;
-    buildPostOps(d.postOps, fused, operandDesc, ops);
+    if (sumIndex) {
+      ops.append_sum(1.0f);
+      buildPostOps(chain, chain.size(),
+                   [&](size_t j) { return operandDesc(chainOrigin[j]); },
+                   ops);
+    } else {
+      buildPostOps(d.postOps, fused, operandDesc, ops);
+    }
     if (d.int8Output) {
       if (fused != d.postOps.size())
         return absl::UnimplementedError(
@@ -865,13 +895,34 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     if (absl::Status status = bindContraction(
             spec, src, weiPlain, wei, pd.weights_desc(),
             quantized ? &quantized->values : d.constantFilter, bias,
-            d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
-            srcHeld,
+            d.biasShape.has_value(), dst,
+            sumIndex ? std::vector<PostOp>() : d.postOps,
+            sumIndex ? 0 : fused, operandDesc, srcHeld,
             d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc(),
             d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
             d.int8 && !d.int8->quantizedInput ? d.int8->zeroPoint : 0);
         !status.ok())
       return status;
+    if (sumIndex) {
+      // The chain's binary operands at their places after the sum, read
+      // from the kernel inputs d.postOps gave them.
+      std::vector<int> inputs =
+          postOpInputIndices(d.postOps, d.biasShape ? 3 : 2);
+      spec.postOps = chain;
+      spec.postOpInputs.clear();
+      for (size_t j = 0; j < chain.size(); ++j) {
+        int input = inputs[chainOrigin[j]];
+        spec.postOpInputs.push_back(input);
+        if (chain[j].kind != PostOp::Kind::Eltwise)
+          spec.bindings.push_back(
+              {DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(j + 1)) |
+                   DNNL_ARG_SRC_1,
+               input, operandDesc(chainOrigin[j])});
+      }
+      spec.firstNativePostOp = chain.size();
+      spec.sumInput = inputs[*sumIndex];
+      spec.inPlaceInput = spec.sumInput;
+    }
     return makePrimitiveKernel(std::move(spec));
   } catch (const dnnl::error &error) {
     return unimplementedFrom(error, "convolution");
@@ -1188,6 +1239,10 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
     auto kernel = tryOneDnnConv(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
       kernel = tryOneDnnConv(desc, *geometry, fused = 0);
+    // int8 quantization does not keep NaN anyway: no guard (whose f32
+    // stand-in could not run in place over a summed residual).
+    if (kernel.ok() && desc.int8)
+      return kernel;
     if (kernel.ok() && hasPadding(desc)) {
       // oneDNN may multiply the padding by the filter (0 * inf = NaN) where
       // the dialect adds no term for it: a filter holding NaN or an

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace tgc::runtime;
@@ -199,6 +200,71 @@ TEST_P(Int8Conv, MatchesTheReferenceInt8ImplementationInBothLayouts) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(ZeroPoints, Int8Conv, ::testing::Values(0, 40));
+
+TEST(Int8, ResidualAddsSumIntoTheResultInPlaceOrNot) {
+  // conv 1x1 (int8) + bias + residual + relu: the residual becomes a sum
+  // post-op over the result; the kernel runs in place over the residual
+  // (the memory plan's choice) or copies it into a separate result first.
+  const int64_t C = 32, H = 5, W = 5, O = 48;
+  HostTensor x = randomF32({1, H, W, C}, 21, 0.0f, 1.0f);
+  HostTensor f = randomF32({1, 1, C, O}, 22, -0.3f, 0.3f);
+  HostTensor bias = randomF32({O}, 23, -1, 1);
+  HostTensor residual = randomF32({1, H, W, O}, 24, -2, 2);
+  PostOp add, relu;
+  add.kind = PostOp::Kind::Add;
+  add.operandShape = {1, H, W, O};
+  Conv2DDesc d{DType::F32};
+  d.nhwc = true;
+  d.inputShape = x.shape();
+  d.filterShape = f.shape();
+  d.resultShape = {1, H, W, O};
+  d.biasShape = Shape{O};
+  d.postOps = {add, relu};
+  d.constantFilter = &f;
+  d.int8 = Int8Quantization{1.0f / 255, true};
+  auto kernel = createConv2D(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  // The residual (input 3) may share the result's buffer.
+  EXPECT_TRUE((*kernel)->canRunInPlace(3));
+  EXPECT_TRUE((*kernel)->readsInput(3));
+  // Reference: int8 product, dequantized, + bias + residual, relu.
+  std::vector<float> ws = channelScales(f, O, [&](int64_t i) { return i % O; });
+  HostTensor want = *HostTensor::allocate(DType::F32, {1, H, W, O});
+  HostTensor exact = *HostTensor::allocate(DType::F32, {1, H, W, O});
+  for (int64_t p = 0; p < H * W; ++p)
+    for (int64_t o = 0; o < O; ++o) {
+      int64_t acc = 0;
+      double e = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        float xv = static_cast<float>(x.getDouble(p * C + c));
+        float fv = static_cast<float>(f.getDouble(c * O + o));
+        acc += int64_t{quantizeInput(xv, *d.int8)} *
+               quantizeWeight(fv, ws[static_cast<size_t>(o)]);
+        e += double{xv} * fv;
+      }
+      double extra = bias.getDouble(o) + residual.getDouble(p * O + o);
+      want.setDouble(p * O + o,
+                     std::max(0.0, static_cast<double>(acc) *
+                                           d.int8->inputScale *
+                                           ws[static_cast<size_t>(o)] +
+                                       extra));
+      exact.setDouble(p * O + o, std::max(0.0, e + extra));
+    }
+  // A separate result: the residual is copied in first, and left as it was.
+  HostTensor before = residual.clone();
+  HostTensor separate = runOne(*kernel, {x, f, bias, residual}, d.resultShape);
+  expectQuantized(separate, want, exact);
+  EXPECT_EQ(std::memcmp(before.data(), residual.data(), residual.byteSize()),
+            0);
+  // In place: the result written over the residual.
+  std::vector<HostTensor> out = {*HostTensor::borrow(
+      DType::F32, d.resultShape, residual.data())};
+  KernelContext context;
+  context.numThreads = 2;
+  ASSERT_TRUE((*kernel)->run(context, {x, f, bias, residual}, out).ok());
+  EXPECT_EQ(std::memcmp(residual.data(), separate.data(), separate.byteSize()),
+            0);
+}
 
 TEST(Int8, MisuseIsAnErrorNamingIt) {
   HostTensor b = randomF32({8, 4}, 7, -1, 1);
