@@ -14,7 +14,8 @@
 //
 //   bench-precision MODEL.onnx [--precision bf16[,auto,int8]]
 //                   [--samples 1000] [--calibration-samples 200]
-//                   [--calibrator entropy] [--threads 2] [--rounds 5]
+//                   [--calibrator entropy] [--calibration-inputs
+//                   unlike|like-measured] [--threads 2] [--rounds 5]
 //                   [--runs 20]
 //
 //===----------------------------------------------------------------------===//
@@ -133,6 +134,9 @@ int main(int argc, char **argv) {
   int samples = 1000, threads = 2, rounds = 5, runs = 20,
       calibrationSamples = 200;
   std::string calibrator = "entropy";
+  // Calibrate on inputs of another distribution (the default) or of the
+  // measured one (other seeds): `--calibration-inputs like-measured`.
+  bool likeMeasured = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--precision")
@@ -149,6 +153,8 @@ int main(int argc, char **argv) {
       calibrationSamples = std::atoi(value.c_str());
     else if (flag == "--calibrator")
       calibrator = value;
+    else if (flag == "--calibration-inputs")
+      likeMeasured = value == "like-measured";
     else {
       std::fprintf(stderr, "bench-precision: unknown flag %s\n", flag.c_str());
       return 2;
@@ -179,7 +185,9 @@ int main(int argc, char **argv) {
       for (int s = 0; s < calibrationSamples; ++s) {
         std::vector<HostTensor> in;
         for (const tgc::TensorInfo &info : models[0].inputs())
-          in.push_back(calibrationSample(info, static_cast<unsigned>(s)));
+          in.push_back(likeMeasured
+                           ? sample(info, 500000u + static_cast<unsigned>(s))
+                           : calibrationSample(info, static_cast<unsigned>(s)));
         calibration.push_back(std::move(in));
       }
       table = "/tmp/bench-precision-" + std::to_string(::getpid()) + ".table";
@@ -273,9 +281,10 @@ int main(int argc, char **argv) {
           ? "target unknown"
           : plan.substr(target, plan.find('\n', target) - target).c_str());
   if (!table.empty()) {
-    std::printf("int8: calibrated (%s) on %d inputs unlike the measured ones "
+    std::printf("int8: calibrated (%s) on %d inputs %s the measured ones "
                 "in %.1f s\n",
-                calibrator.c_str(), calibrationSamples, calibrationSeconds);
+                calibrator.c_str(), calibrationSamples,
+                likeMeasured ? "drawn like" : "unlike", calibrationSeconds);
     std::remove(table.c_str());
   }
   std::printf("f32's top-1 took %zu distinct classes over the samples\n",
