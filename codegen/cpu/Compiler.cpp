@@ -290,7 +290,8 @@ void applyPrecision(Desc &desc, const ContractionPrecision &precision) {
 template <typename Desc, typename Create>
 absl::StatusOr<KernelPtr> createWithInt8Fallback(Desc desc, Create create) {
   auto kernel = create(desc);
-  if (!kernel.ok() && desc.int8 &&
+  // (An input quantized by its producer has no f32 stand-in.)
+  if (!kernel.ok() && desc.int8 && !desc.int8->quantizedInput &&
       kernel.status().code() == absl::StatusCode::kUnimplemented) {
     desc.int8.reset();
     kernel = create(desc);
@@ -698,6 +699,23 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.biasShape = biasShape;
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
+    if (desc.int8 && (desc.int8->quantizedInput || precision.int8Output)) {
+      // An int8 chain (see the convolutions below).
+      desc.int8Output = precision.int8Output;
+      kernel = cpu::createMatmul(desc);
+      if (!kernel.ok() && !desc.int8->quantizedInput) {
+        desc.int8Output.reset();
+        kernel = createWithInt8Fallback(desc, cpu::createMatmul);
+      } else if (kernel.ok() && desc.int8Output) {
+        fused.resultLayout = cpu::quantizedLayout(
+            desc.resultShape, false, desc.int8Output->unsignedInput);
+        fused.description += " [" + fused.resultLayout->name + "]";
+      }
+      if (!kernel.ok())
+        return kernel.status();
+      fused.kernel = *kernel;
+      return fused;
+    }
     kernel = createWithInt8Fallback(desc, cpu::createMatmul);
   } else {
     auto c = cast<Conv2DOp>(contraction);
@@ -1469,7 +1487,9 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
   // read as it is; a result whose one consumer is an int8 convolution is
   // written quantized for it.
   bool quantizedInput = false;
-  if (precision.int8 && isa<Conv2DOp>(chain->contraction)) {
+  auto matmul = dyn_cast<MatmulOp>(chain->contraction);
+  if (precision.int8 && (isa<Conv2DOp>(chain->contraction) ||
+                         (matmul && !matmul.getTransposeA()))) {
     Value input = fusionInputOf(fusion, chain->contraction->getOperand(0));
     auto it = input ? quantizedValues.find(input) : quantizedValues.end();
     if (it != quantizedValues.end() &&
@@ -1569,9 +1589,26 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
                                        const std::string &where) {
   runtime::Step step;
   step.op = where;
+  bool quantizedInput = false;
   if (options.enableOneDnn) {
-    auto kernel = createKernel(&op, constants, precisionFor(&op));
+    // An int8 contraction whose input its producer quantized for it reads
+    // the bytes as they are (int8ConsumerOf).
+    ContractionPrecision precision = precisionFor(&op);
+    if (precision.int8 && isa<Conv2DOp, MatmulOp>(op) &&
+        !(isa<MatmulOp>(op) && cast<MatmulOp>(op).getTransposeA())) {
+      auto it = quantizedValues.find(op.getOperand(0));
+      if (it != quantizedValues.end() &&
+          it->second.inputScale == precision.int8->inputScale &&
+          it->second.unsignedInput == precision.int8->unsignedInput &&
+          it->second.zeroPoint == precision.int8->zeroPoint) {
+        precision.int8->quantizedInput = true;
+        quantizedInput = true;
+      }
+    }
+    auto kernel = createKernel(&op, constants, precision);
     step.calibrationKey = calibrationKeys.lookup(&op);
+    if (!kernel.ok() && quantizedInput)
+      return errorAt(&op, std::string(kernel.status().message()));
     if (kernel.ok()) {
       step.kernel = *kernel;
       std::string_view name = step.kernel->name();
@@ -1585,6 +1622,10 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
     step.path = "reference";
   }
   for (Value v : op.getOperands()) {
+    if (quantizedInput && v == op.getOperand(0)) {
+      step.inputs.push_back(ids.lookup(v));
+      continue;
+    }
     auto in = plainId(v, where);
     if (!in)
       return in.takeError();
@@ -1635,27 +1676,49 @@ std::optional<runtime::cpu::Int8Quantization>
 CpuPlanEmitter::int8ConsumerOf(Value v) const {
   if (!v.hasOneUse())
     return std::nullopt;
-  auto fusion = dyn_cast<FusionOp>(v.getUses().begin()->getOwner());
-  if (!fusion)
+  // The consumer: a convolution reading `v` as its input, or a matmul
+  // reading it as its untransposed lhs, with constant weights, in a
+  // contraction fusion or alone. Either reads the bytes row-major in `v`'s
+  // shape, as its producer writes them.
+  Operation *user = v.getUses().begin()->getOwner();
+  auto fusion = dyn_cast<FusionOp>(user);
+  Operation *consumer = user;
+  if (fusion) {
+    auto chain = analyzeContractionFusion(fusion);
+    if (!chain)
+      return std::nullopt;
+    consumer = chain->contraction;
+  }
+  // The value an operand of the consumer is, outside its fusion.
+  auto outer = [&](Value inner) {
+    return fusion ? fusionInputOf(fusion, inner) : inner;
+  };
+  Value weights;
+  if (auto conv = dyn_cast<Conv2DOp>(consumer)) {
+    if (outer(conv.getInput()) != v)
+      return std::nullopt;
+    weights = conv.getFilter();
+  } else if (auto matmul = dyn_cast<MatmulOp>(consumer)) {
+    if (outer(matmul.getLhs()) != v || matmul.getTransposeA() ||
+        outer(matmul.getRhs()) == v)
+      return std::nullopt;
+    weights = matmul.getRhs();
+  } else {
     return std::nullopt;
-  auto chain = analyzeContractionFusion(fusion);
-  auto conv = chain ? dyn_cast<Conv2DOp>(chain->contraction) : Conv2DOp();
-  if (!conv || fusionInputOf(fusion, conv.getInput()) != v)
-    return std::nullopt;
-  Value filter = fusionInputOf(fusion, conv.getFilter());
-  auto constant = filter ? constants.find(filter) : constants.end();
+  }
+  Value outerWeights = outer(weights);
+  auto constant = outerWeights ? constants.find(outerWeights) : constants.end();
   if (constant == constants.end() ||
       runtime::cpu::detail::constantHasSpecialValues(*constant->second))
     return std::nullopt;
+  // The producer: a contraction fusion (convolution or matmul).
   auto producer = v.getDefiningOp<FusionOp>();
   auto producerChain =
       producer ? analyzeContractionFusion(producer) : std::nullopt;
-  auto producerConv = producerChain
-                          ? dyn_cast<Conv2DOp>(producerChain->contraction)
-                          : Conv2DOp();
-  if (!producerConv || producerConv.getLayout() != conv.getLayout())
+  if (!producerChain ||
+      !isa<Conv2DOp, MatmulOp>(producerChain->contraction))
     return std::nullopt;
-  return precisionFor(conv).int8;
+  return precisionFor(consumer).int8;
 }
 
 ContractionPrecision

@@ -408,6 +408,11 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     dnnl::memory::desc srcHeld = stridedDesc(g.lhsDims, g.lhsStrides, type);
     dnnl::memory::desc src =
         d.bf16 || d.int8 ? plainDesc(g.lhsDims, srcType) : srcHeld;
+    // An int8 chain: the lhs quantized by its producer, read as it is.
+    bool quantizedInput = d.int8 && d.int8->quantizedInput;
+    if (quantizedInput && d.transposeA)
+      return absl::UnimplementedError(
+          "a quantized int8 matmul input cannot be transposed");
     dnnl::memory::desc weiPlain =
         stridedDesc(g.rhsDims, g.rhsStrides, d.int8 ? dt::s8 : type);
     dnnl::memory::desc wei =
@@ -415,7 +420,9 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
             ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()),
                                  weiType, tag::any)
             : (d.bf16 ? plainDesc(g.rhsDims, mul) : weiPlain);
-    dnnl::memory::desc dst = plainDesc(d.resultShape, type);
+    dnnl::memory::desc dst =
+        plainDesc(d.resultShape,
+                  d.int8Output ? int8InputType(*d.int8Output) : type);
     dnnl::memory::desc bias;
     if (d.biasShape)
       bias = plainDesc(padRank(*d.biasShape, R), type);
@@ -424,6 +431,13 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     };
     dnnl::post_ops ops;
     buildPostOps(d.postOps, fused, operandDesc, ops);
+    if (d.int8Output) {
+      if (fused != d.postOps.size())
+        return absl::UnimplementedError(
+            "a quantized int8 result needs every post-op fused");
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
+                         1.0f / d.int8Output->inputScale, 0.0f);
+    }
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
     if (quantized) {
@@ -433,7 +447,7 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
         s *= d.int8->inputScale;
       attr.set_output_scales(1 << (R - 1), scales);
     }
-    auto zeroPoints = setZeroPoints(attr, d.int8, std::nullopt);
+    auto zeroPoints = setZeroPoints(attr, d.int8, d.int8Output);
     dnnl::matmul::desc desc(src, wei, bias, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, **engine);
     // Strict determinism: made and run for one thread where the
@@ -462,7 +476,8 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
             spec, src, weiPlain, wei, pd.weights_desc(),
             quantized ? &quantized->values : d.constantRhs, bias,
             d.biasShape.has_value(), dst, d.postOps, fused, operandDesc,
-            d.bf16 || d.int8 ? srcHeld : dnnl::memory::desc(),
+            (d.bf16 || d.int8) && !quantizedInput ? srcHeld
+                                                  : dnnl::memory::desc(),
             d.bf16 && !d.constantRhs ? weiPlain : dnnl::memory::desc(),
             d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
             d.int8 ? d.int8->zeroPoint : 0);
@@ -1155,6 +1170,13 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
                                  given.constantRhs, "matmul");
       !s.ok())
     return s;
+  if (given.int8Output && !given.int8)
+    return absl::InvalidArgumentError(
+        "a matmul writes a quantized result only as an int8 matmul");
+  if (given.int8Output && (!(given.int8Output->inputScale > 0) ||
+                           !std::isfinite(given.int8Output->inputScale)))
+    return absl::InvalidArgumentError(
+        "a quantized matmul result's scale must be positive and finite");
   MatmulDesc original = given;
   if (original.int8 && original.biasShape)
     moveBiasAfterOutputScales(original, *original.biasShape);
@@ -1174,11 +1196,20 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
     return absl::InvalidArgumentError("constant rhs does not match rhsShape");
   if (numElements(desc.resultShape) == 0)
     return makeNoOpKernel("native.matmul");
+  if (desc.int8 && (desc.int8->quantizedInput || desc.int8Output)) {
+    // 8-bit operands or result: no f32 kernel could stand in for it.
+    if (geometry->k == 0)
+      return absl::UnimplementedError("an empty int8 chain matmul");
+    return tryOneDnnMatmul(desc, *geometry, desc.postOps.size());
+  }
   if (isOneDnnFloat(desc.dtype) && geometry->k > 0) {
     size_t fused = fusablePostOps(desc.postOps);
     auto kernel = tryOneDnnMatmul(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
       kernel = tryOneDnnMatmul(desc, *geometry, fused = 0);
+    // int8 quantization does not keep NaN anyway: no guard.
+    if (kernel.ok() && desc.int8)
+      return kernel;
     if (kernel.ok())
       return guardNaNDroppingPostOps(
           *kernel, desc, fused, desc.constantRhs,
@@ -1331,6 +1362,11 @@ bool isDenseNchw(const ActivationLayout &layout, DType dtype,
 ActivationLayout quantizedLayout(const Shape &shape, bool nhwc,
                                  bool unsignedValues) {
   dt type = unsignedValues ? dt::u8 : dt::s8;
+  if (shape.size() != 4) {
+    ActivationLayout layout = layoutOf(plainDesc(shape, type));
+    layout.name = unsignedValues ? "plain u8" : "plain s8";
+    return layout;
+  }
   ActivationLayout layout =
       layoutOf(nhwc ? logicalDesc(shape, type, tag::nhwc)
                     : dnnl::memory::desc(Dims(shape.begin(), shape.end()), type,

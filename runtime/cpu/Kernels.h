@@ -177,8 +177,11 @@ struct MatmulDesc {
   /// Conv2DDesc::bf16.
   bool bf16 = false;
   /// Multiply in int8 (an f32 matmul with a constant rhs only; per output
-  /// column scales).
+  /// column scales). A quantizedInput lhs must not be transposed.
   std::optional<Int8Quantization> int8;
+  /// With `int8`: write the result quantized for an int8 consumer, in its
+  /// plain layout (Conv2DDesc::int8Output).
+  std::optional<Int8Quantization> int8Output;
 };
 /// Inputs: lhs, rhs, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc);
@@ -272,9 +275,10 @@ bool sameLayout(const ActivationLayout &a, const ActivationLayout &b);
 bool isDenseNchw(const ActivationLayout &layout, DType dtype,
                  const Shape &nhwcShape);
 
-/// The layout of an int8-quantized activation (Conv2DDesc::int8Output) of
-/// `shape` (NHWC or NCHW as `nhwc` says): the plain layout with one byte
-/// per element, named "nhwc u8" / "nhwc s8".
+/// The layout of an int8-quantized activation (Conv2DDesc::int8Output,
+/// MatmulDesc::int8Output) of `shape`: one byte per element, 4-D shapes in
+/// NHWC or NCHW as `nhwc` says ("nhwc u8"), others row-major ("plain
+/// u8").
 ActivationLayout quantizedLayout(const Shape &shape, bool nhwc,
                                  bool unsignedValues);
 

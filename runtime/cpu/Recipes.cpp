@@ -192,6 +192,7 @@ void putMatmul(ByteWriter &w, const MatmulDesc &d,
   putConstant(w, d.constantRhs, constants);
   w.put(d.bf16);
   putInt8(w, d.int8);
+  putInt8(w, d.int8Output);
 }
 MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   MatmulDesc d{getDType(r)};
@@ -205,6 +206,7 @@ MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   d.constantRhs = getConstant(r, context);
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);
+  d.int8Output = getInt8(r);
   return d;
 }
 

@@ -443,4 +443,70 @@ TEST_F(Int8PlanTest, Int8ChainsKeepActivationsIn8Bits) {
   std::remove(path.c_str());
 }
 
+TEST_F(Int8PlanTest, MatmulChainsKeepActivationsIn8Bits) {
+  auto func = parse(
+      "func.func @net(%x: tensor<4x32xf32>) -> tensor<4x8xf32> {\n"
+      "  %w1 = tgc.constant " +
+      denseF32(32 * 48, 31) +
+      " : tensor<32x48xf32>\n"
+      "  %w2 = tgc.constant " +
+      denseF32(48 * 8, 32) +
+      " : tensor<48x8xf32>\n"
+      "  %h = tgc.matmul %x, %w1 : (tensor<4x32xf32>, tensor<32x48xf32>) -> "
+      "tensor<4x48xf32>\n"
+      "  %r = tgc.relu %h : tensor<4x48xf32>\n"
+      "  %y = tgc.matmul %r, %w2 : (tensor<4x48xf32>, tensor<48x8xf32>) -> "
+      "tensor<4x8xf32>\n"
+      "  return %y : tensor<4x8xf32>\n"
+      "}\n");
+  ASSERT_TRUE(func);
+  cpu::CalibrationSamples samples;
+  samples.count = 8;
+  samples.read = [](size_t i) -> StatusOr<std::vector<HostTensor>> {
+    return std::vector<HostTensor>{
+        random({4, 32}, 400 + static_cast<unsigned>(i), -2, 2)};
+  };
+  auto table = cpu::calibrate(func, samples, Calibrator::MinMax);
+  ASSERT_TRUE(static_cast<bool>(table)) << llvm::toString(table.takeError());
+  std::vector<HostTensor> args = {random({4, 32}, 17, -2, 2)};
+  auto runPlan = [&](const runtime::Executable &exe) {
+    runtime::RunOptions options;
+    options.numThreads = 2;
+    auto results = exe.run(args, options);
+    EXPECT_TRUE(results.ok()) << results.status();
+    return results.ok() ? (*results)[0] : HostTensor();
+  };
+  cpu::CompileOptions options;
+  options.numThreads = 2;
+  auto f32 = cpu::compile(func, {{4, 32}}, options);
+  ASSERT_TRUE(static_cast<bool>(f32)) << llvm::toString(f32.takeError());
+  options.precision = Precision::Int8;
+  options.calibration =
+      std::make_shared<const CalibrationTable>(std::move(*table));
+  auto int8 = cpu::compile(func, {{4, 32}}, options);
+  ASSERT_TRUE(static_cast<bool>(int8)) << llvm::toString(int8.takeError());
+  std::string plan = int8->executable->describe();
+  EXPECT_NE(plan.find("[plain u8]"), std::string::npos) << plan;
+  HostTensor exact = runPlan(*f32->executable);
+  HostTensor got = runPlan(*int8->executable);
+  double scale = 0, worst = 0;
+  for (int64_t i = 0; i < exact.numElements(); ++i) {
+    scale = std::max(scale, std::abs(exact.getDouble(i)));
+    worst = std::max(worst, std::abs(got.getDouble(i) - exact.getDouble(i)));
+  }
+  EXPECT_GT(worst, 0.0);
+  EXPECT_LT(worst, 0.05 * scale);
+  llvm::SmallString<128> path;
+  llvm::sys::path::system_temp_directory(true, path);
+  llvm::sys::path::append(path, "tgc-int8-matmul-chain-" +
+                                    std::to_string(::getpid()) + ".tgcx");
+  ASSERT_TRUE(
+      runtime::cpu::savePlan(*int8->executable, {}, std::string(path)).ok());
+  auto loaded = runtime::cpu::loadPlan(std::string(path));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  HostTensor again = runPlan(*loaded->executable);
+  EXPECT_EQ(std::memcmp(again.data(), got.data(), got.byteSize()), 0);
+  std::remove(path.c_str());
+}
+
 } // namespace
