@@ -191,8 +191,7 @@ double TensorStatistics::threshold(Calibrator calibrator, int levels) const {
 // Tables
 //===----------------------------------------------------------------------===//
 
-ActivationQuantization
-CalibrationEntry::quantization(bool asymmetric) const {
+ActivationQuantization CalibrationEntry::quantization(bool asymmetric) const {
   ActivationQuantization q;
   if (unsignedValues()) {
     q.unsignedValues = true;
@@ -204,7 +203,8 @@ CalibrationEntry::quantization(bool asymmetric) const {
     q.scale = static_cast<float>(threshold / 127.0);
     return q;
   }
-  double lo = std::max(min, -threshold), hi = std::max(std::min(max, threshold), 0.0);
+  double lo = std::max(min, -threshold),
+         hi = std::max(std::min(max, threshold), 0.0);
   q.unsignedValues = true;
   if (!(hi - lo > 0))
     return q;

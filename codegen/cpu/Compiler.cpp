@@ -1715,8 +1715,7 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
   auto producer = v.getDefiningOp<FusionOp>();
   auto producerChain =
       producer ? analyzeContractionFusion(producer) : std::nullopt;
-  if (!producerChain ||
-      !isa<Conv2DOp, MatmulOp>(producerChain->contraction))
+  if (!producerChain || !isa<Conv2DOp, MatmulOp>(producerChain->contraction))
     return std::nullopt;
   return precisionFor(consumer).int8;
 }

@@ -452,11 +452,11 @@ public:
       args.emplace(arg, memory);
     try {
       for (const auto &[arg, values] : spec.int32Arguments)
-        args.emplace(arg, wrap(dnnl::memory::desc(
-                                   {static_cast<int64_t>(values.size())},
-                                   dnnl::memory::data_type::s32,
-                                   dnnl::memory::format_tag::x),
-                               values.data()));
+        args.emplace(
+            arg, wrap(dnnl::memory::desc({static_cast<int64_t>(values.size())},
+                                         dnnl::memory::data_type::s32,
+                                         dnnl::memory::format_tag::x),
+                      values.data()));
     } catch (const dnnl::error &error) {
       return absl::InternalError(
           absl::StrCat("oneDNN memory creation failed: ", error.what()));

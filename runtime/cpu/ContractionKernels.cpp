@@ -420,9 +420,8 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
             ? dnnl::memory::desc(Dims(g.rhsDims.begin(), g.rhsDims.end()),
                                  weiType, tag::any)
             : (d.bf16 ? plainDesc(g.rhsDims, mul) : weiPlain);
-    dnnl::memory::desc dst =
-        plainDesc(d.resultShape,
-                  d.int8Output ? int8InputType(*d.int8Output) : type);
+    dnnl::memory::desc dst = plainDesc(
+        d.resultShape, d.int8Output ? int8InputType(*d.int8Output) : type);
     dnnl::memory::desc bias;
     if (d.biasShape)
       bias = plainDesc(padRank(*d.biasShape, R), type);
@@ -802,9 +801,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     dnnl::post_ops ops;
     if (sumIndex) {
       ops.append_sum(1.0f);
-      buildPostOps(chain, chain.size(),
-                   [&](size_t j) { return operandDesc(chainOrigin[j]); },
-                   ops);
+      buildPostOps(
+          chain, chain.size(),
+          [&](size_t j) { return operandDesc(chainOrigin[j]); }, ops);
     } else {
       buildPostOps(d.postOps, fused, operandDesc, ops);
     }
@@ -911,8 +910,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
             spec, src, weiPlain, wei, pd.weights_desc(),
             quantized ? &quantized->values : d.constantFilter, bias,
             d.biasShape.has_value(), dst,
-            sumIndex ? std::vector<PostOp>() : d.postOps,
-            sumIndex ? 0 : fused, operandDesc, srcHeld,
+            sumIndex ? std::vector<PostOp>() : d.postOps, sumIndex ? 0 : fused,
+            operandDesc, srcHeld,
             d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc(),
             d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
             d.int8 && !d.int8->quantizedInput ? d.int8->zeroPoint : 0);

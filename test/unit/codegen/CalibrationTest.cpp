@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestSources.h"
 #include "codegen/Calibration.h"
+#include "TestSources.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Calibrate.h"
 #include "codegen/cpu/Compiler.h"

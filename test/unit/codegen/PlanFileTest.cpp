@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestSources.h"
 #include "runtime/cpu/PlanFile.h"
+#include "TestSources.h"
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Compiler.h"

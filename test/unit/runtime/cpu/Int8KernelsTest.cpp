@@ -243,11 +243,11 @@ TEST(Int8, ResidualAddsSumIntoTheResultInPlaceOrNot) {
         e += double{xv} * fv;
       }
       double extra = bias.getDouble(o) + residual.getDouble(p * O + o);
-      want.setDouble(p * O + o,
-                     std::max(0.0, static_cast<double>(acc) *
-                                           d.int8->inputScale *
-                                           ws[static_cast<size_t>(o)] +
-                                       extra));
+      want.setDouble(
+          p * O + o,
+          std::max(0.0, static_cast<double>(acc) * d.int8->inputScale *
+                                ws[static_cast<size_t>(o)] +
+                            extra));
       exact.setDouble(p * O + o, std::max(0.0, e + extra));
     }
   // A separate result: the residual is copied in first, and left as it was.
@@ -257,8 +257,8 @@ TEST(Int8, ResidualAddsSumIntoTheResultInPlaceOrNot) {
   EXPECT_EQ(std::memcmp(before.data(), residual.data(), residual.byteSize()),
             0);
   // In place: the result written over the residual.
-  std::vector<HostTensor> out = {*HostTensor::borrow(
-      DType::F32, d.resultShape, residual.data())};
+  std::vector<HostTensor> out = {
+      *HostTensor::borrow(DType::F32, d.resultShape, residual.data())};
   KernelContext context;
   context.numThreads = 2;
   ASSERT_TRUE((*kernel)->run(context, {x, f, bias, residual}, out).ok());
