@@ -1,6 +1,7 @@
 //===- Function.cpp - traced functions: tgc::function ---------------------===//
 
 #include "frontend/Function.h"
+#include "codegen/cpu/Calibrate.h"
 #include "codegen/reference/Interpreter.h"
 
 #include "codegen/Backends.h"
@@ -935,6 +936,43 @@ compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
     return absl::Status(absl::StatusCode::kFailedPrecondition,
                         prefix + llvm::toString(plan.takeError()));
   return std::move(*plan);
+}
+
+tgc::Status
+detail::calibrate(FunctionState &state, const Compiled &compiled,
+                  const std::vector<std::vector<runtime::HostTensor>> &samples,
+                  const CalibrationOptions &options) {
+  std::string prefix = "tgc: function '" + state.options.name + "': ";
+  auto calibrator = codegen::parseCalibrator(options.calibrator);
+  if (!calibrator)
+    return absl::InvalidArgumentError(prefix + "unknown calibrator '" +
+                                      options.calibrator +
+                                      "' (minmax, entropy or percentile)");
+  if (options.tablePath.empty())
+    return absl::InvalidArgumentError(
+        prefix + "CalibrationOptions::tablePath is empty");
+  if (!compiled.target.isCpu())
+    return absl::FailedPreconditionError(
+        prefix + "int8 calibration runs on the cpu; this specialization "
+                 "targets " +
+        compiled.target.str());
+  cpu::CalibrationSamples source;
+  source.count = samples.size();
+  source.read = [&](size_t i) -> StatusOr<std::vector<runtime::HostTensor>> {
+    return samples[i];
+  };
+  cpu::CompileOptions compileOptions;
+  compileOptions.numThreads = state.runThreads;
+  compileOptions.fuse = state.options.fuse;
+  std::unique_lock compiling(state.compileMutex);
+  auto table =
+      cpu::calibrate(compiled.traced.func, source, *calibrator, compileOptions);
+  compiling.unlock();
+  if (!table)
+    return absl::InvalidArgumentError(prefix +
+                                      llvm::toString(table.takeError()));
+  table->asymmetric = !options.symmetricActivations;
+  return table->save(options.tablePath);
 }
 
 tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,

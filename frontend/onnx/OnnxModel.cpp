@@ -311,6 +311,19 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
 tgc::Status
 Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
                  const CalibrationOptions &options) const {
+  return calibrate(
+      samples.size(),
+      [&](size_t i) -> StatusOr<std::vector<runtime::HostTensor>> {
+        return samples[i];
+      },
+      options);
+}
+
+tgc::Status Model::calibrate(
+    size_t count,
+    const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
+        &read,
+    const CalibrationOptions &options) const {
   auto calibrator = codegen::parseCalibrator(options.calibrator);
   if (!calibrator)
     return absl::InvalidArgumentError(
@@ -328,10 +341,8 @@ Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
     if (absl::Status status = importModel(*state); !status.ok())
       return status;
   cpu::CalibrationSamples source;
-  source.count = samples.size();
-  source.read = [&](size_t i) -> StatusOr<std::vector<runtime::HostTensor>> {
-    return samples[i];
-  };
+  source.count = count;
+  source.read = read;
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = state->options.numThreads;
   compileOptions.fuse = state->options.fuse;

@@ -455,6 +455,11 @@ StatusOr<ConcreteEntry> concreteSpecialization(FunctionState &state,
 Status saveArtifact(FunctionState &state, const Compiled &compiled,
                     const std::string &path);
 
+/// ConcreteFunction::calibrate.
+Status calibrate(FunctionState &state, const Compiled &compiled,
+                 const std::vector<std::vector<runtime::HostTensor>> &samples,
+                 const CalibrationOptions &options);
+
 /// ConcreteFunction::compile.
 StatusOr<CompiledModel> compileModel(std::shared_ptr<FunctionState> state,
                                      CompiledPtr compiled,
@@ -691,6 +696,18 @@ public:
   /// interpreter runs cannot be saved: the error says why.
   Status saveArtifact(const std::string &path) const {
     return detail::saveArtifact(*function.state, *compiled, path);
+  }
+
+  /// Post-training int8 calibration (docs/precision.md): runs this
+  /// specialization at f32 on the CPU over `samples` (each its inputs as
+  /// saveArtifact orders them: the tensor arguments, then the values of the
+  /// variables it reads) and writes the table to `options.tablePath`. A
+  /// function made with FunctionOptions::precision = Int8 and that table
+  /// runs its convolutions and matmuls with constant weights (tgc::constant)
+  /// in int8.
+  Status calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
+                   const CalibrationOptions &options) const {
+    return detail::calibrate(*function.state, *compiled, samples, options);
   }
 
   /// Compiles this specialization for the CPU into a CompiledModel

@@ -22,6 +22,7 @@
 #include "tgc/TensorInfo.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,17 +56,6 @@ struct ModelOptions {
   std::string calibrationTable;
 };
 
-/// How Model::calibrate makes an int8 calibration table.
-struct CalibrationOptions {
-  /// "minmax", "entropy" (TensorRT's KL divergence) or "percentile"
-  /// (99.99%).
-  std::string calibrator = "entropy";
-  /// Where the table is written (ModelOptions::calibrationTable reads it).
-  std::string tablePath;
-  /// Signed activations quantized symmetric (s8, zero point 0) rather than
-  /// asymmetric (u8 with a zero point, the default).
-  bool symmetricActivations = false;
-};
 
 namespace detail {
 struct ModelState;
@@ -102,6 +92,14 @@ public:
   /// matmuls in int8. CPU backend only.
   Status calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
                    const CalibrationOptions &options) const;
+  /// The same over `count` samples `read(i)` hands over one at a time
+  /// (twice each for the entropy and percentile calibrators), for sample
+  /// sets that do not fit in memory.
+  Status calibrate(
+      size_t count,
+      const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
+          &read,
+      const CalibrationOptions &options) const;
 
 private:
   friend class CompiledModel;

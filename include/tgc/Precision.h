@@ -25,6 +25,7 @@
 #define TGC_PRECISION_H
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace tgc {
@@ -48,6 +49,20 @@ std::optional<Precision> parsePrecision(std::string_view text);
 /// The policy TGC_PRECISION asks for (Default when unset or not
 /// understood).
 Precision precisionFromEnvironment();
+
+/// How Model::calibrate and ConcreteFunction::calibrate make an int8
+/// calibration table (docs/precision.md).
+struct CalibrationOptions {
+  /// "minmax", "entropy" (TensorRT's KL divergence) or "percentile"
+  /// (99.99%).
+  std::string calibrator = "entropy";
+  /// Where the table is written (ModelOptions / FunctionOptions /
+  /// EngineOptions::calibrationTable read it).
+  std::string tablePath;
+  /// Signed activations quantized symmetric (s8, zero point 0) rather than
+  /// asymmetric (u8 with a zero point, the default).
+  bool symmetricActivations = false;
+};
 
 /// `requested` unless it is Default, else TGC_PRECISION's policy.
 inline Precision resolvePrecision(Precision requested) {

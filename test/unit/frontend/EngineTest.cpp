@@ -268,6 +268,57 @@ TEST(Determinism, LevelsParseAndPrint) {
 /// threads (1 x 2048 x 1000).
 auto head = [](Tensor x, Tensor w) { return tanh(matmul(x, w)); };
 
+TEST(Precision, TracedFunctionsCalibrateAndRunInt8) {
+  // A layer whose weights are constants of the trace (int8 quantizes
+  // constant weights; weights passed as arguments stay f32).
+  HostTensor w = patterned({64, 32}, 5);
+  auto layer = [w](Tensor x) { return relu(matmul(x, constant(w))); };
+  FunctionOptions f32Options;
+  f32Options.numThreads = 1;
+  auto f = tgc::function(layer, f32Options);
+  ASSERT_TRUE(f.ok()) << f.status();
+  HostTensor x = patterned({8, 64}, 9);
+  auto concrete = f->concreteFunction(x);
+  ASSERT_TRUE(concrete.ok()) << concrete.status();
+  std::vector<std::vector<HostTensor>> samples;
+  for (int s = 0; s < 8; ++s)
+    samples.push_back({patterned({8, 64}, 20 + s)});
+  std::string table = std::filesystem::temp_directory_path() /
+                      ("tgc-traced-int8-" + std::to_string(::getpid()));
+  tgc::CalibrationOptions calibration;
+  calibration.calibrator = "minmax";
+  calibration.tablePath = table;
+  tgc::Status calibrated = concrete->calibrate(samples, calibration);
+  ASSERT_TRUE(calibrated.ok()) << calibrated;
+
+  FunctionOptions int8Options = f32Options;
+  int8Options.precision = Precision::Int8;
+  int8Options.calibrationTable = table;
+  auto g = tgc::function(layer, int8Options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto want = (*f)(x);
+  auto got = (*g)(x);
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_FALSE(sameBytes(*want, *got)); // quantized
+  double worst = 0, scale = 0;
+  for (int64_t i = 0; i < want->numElements(); ++i) {
+    scale = std::max(scale, std::abs(want->getDouble(i)));
+    worst = std::max(worst, std::abs(got->getDouble(i) - want->getDouble(i)));
+  }
+  EXPECT_LT(worst, 0.05 * scale);
+  // Errors name the function: no table path, an unknown calibrator.
+  calibration.tablePath.clear();
+  EXPECT_NE(concrete->calibrate(samples, calibration).message().find(
+                "tablePath is empty"),
+            std::string::npos);
+  calibration.tablePath = table;
+  calibration.calibrator = "median";
+  EXPECT_NE(concrete->calibrate(samples, calibration).message().find(
+                "unknown calibrator 'median'"),
+            std::string::npos);
+  std::filesystem::remove(table);
+}
+
 TEST(Precision, PoliciesParsePrintAndCompile) {
   EXPECT_EQ(tgc::parsePrecision("BF16"), Precision::BF16);
   EXPECT_EQ(tgc::parsePrecision("bfloat16"), Precision::BF16);

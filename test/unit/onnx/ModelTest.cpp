@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -98,6 +99,24 @@ TEST(Model, CalibratedInt8RunsNearF32) {
   }
   EXPECT_GT(worst, 0.0);
   EXPECT_LT(worst, 0.03 * scale);
+
+  // The same table from samples handed over one at a time.
+  std::string streamed = table + ".streamed";
+  tgc::CalibrationOptions streaming = calibration;
+  streaming.tablePath = streamed;
+  ASSERT_TRUE(f32->calibrate(
+                     samples.size(),
+                     [&](size_t i) -> tgc::StatusOr<std::vector<HostTensor>> {
+                       return samples[i];
+                     },
+                     streaming)
+                  .ok());
+  auto read = [](const std::string &path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(streamed), read(table));
+  std::filesystem::remove(streamed);
 
   // Errors: an unknown calibrator, no table path, an unreadable table.
   calibration.calibrator = "median";
