@@ -949,12 +949,13 @@ detail::calibrate(FunctionState &state, const Compiled &compiled,
                                       options.calibrator +
                                       "' (minmax, entropy or percentile)");
   if (options.tablePath.empty())
-    return absl::InvalidArgumentError(
-        prefix + "CalibrationOptions::tablePath is empty");
+    return absl::InvalidArgumentError(prefix +
+                                      "CalibrationOptions::tablePath is empty");
   if (!compiled.target.isCpu())
     return absl::FailedPreconditionError(
-        prefix + "int8 calibration runs on the cpu; this specialization "
-                 "targets " +
+        prefix +
+        "int8 calibration runs on the cpu; this specialization "
+        "targets " +
         compiled.target.str());
   cpu::CalibrationSamples source;
   source.count = samples.size();

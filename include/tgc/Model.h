@@ -56,7 +56,6 @@ struct ModelOptions {
   std::string calibrationTable;
 };
 
-
 namespace detail {
 struct ModelState;
 } // namespace detail

@@ -308,13 +308,15 @@ TEST(Precision, TracedFunctionsCalibrateAndRunInt8) {
   EXPECT_LT(worst, 0.05 * scale);
   // Errors name the function: no table path, an unknown calibrator.
   calibration.tablePath.clear();
-  EXPECT_NE(concrete->calibrate(samples, calibration).message().find(
-                "tablePath is empty"),
+  EXPECT_NE(concrete->calibrate(samples, calibration)
+                .message()
+                .find("tablePath is empty"),
             std::string::npos);
   calibration.tablePath = table;
   calibration.calibrator = "median";
-  EXPECT_NE(concrete->calibrate(samples, calibration).message().find(
-                "unknown calibrator 'median'"),
+  EXPECT_NE(concrete->calibrate(samples, calibration)
+                .message()
+                .find("unknown calibrator 'median'"),
             std::string::npos);
   std::filesystem::remove(table);
 }
