@@ -177,7 +177,7 @@ std::optional<int> tryFastRun(int argc, char **argv,
     return std::nullopt;
   auto plan = runtime::cpu::loadPlan(path);
   if (!plan.ok())
-    return std::nullopt; // the full tool replaces a bad entry
+    return std::nullopt;    // the full tool replaces a bad entry
   runtime::touchFile(path); // recently used, as the cache marks a hit
   std::optional<int> status = runPlan(*o, *plan, inputs);
   if (status && *status == 0)
