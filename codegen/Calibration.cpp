@@ -3,7 +3,9 @@
 #include "codegen/Calibration.h"
 
 #include "runtime/AtomicFile.h"
+#include "runtime/Hash.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>
@@ -30,9 +32,7 @@ const char *tgc::codegen::toString(Calibrator calibrator) {
 }
 
 std::optional<Calibrator> tgc::codegen::parseCalibrator(std::string_view text) {
-  std::string lower;
-  for (char c : text)
-    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = absl::AsciiStrToLower(std::string(text));
   if (lower == "minmax")
     return Calibrator::MinMax;
   if (lower == "entropy")
@@ -336,6 +336,35 @@ tgc::Status CalibrationTable::save(const std::string &path) const {
   return runtime::writeFileAtomically(path, [&](const runtime::ByteSink &sink) {
     sink(text.data(), text.size());
   });
+}
+
+std::string CalibrationTable::digest() const {
+  std::string text = serialize();
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(
+                    runtime::hash64(text.data(), text.size())));
+  return hex;
+}
+
+tgc::StatusOr<std::shared_ptr<const CalibrationTable>>
+CalibrationTable::loadShared(const std::string &path) {
+  auto table = load(path);
+  if (!table.ok())
+    return table.status();
+  return std::make_shared<const CalibrationTable>(*std::move(table));
+}
+
+tgc::StatusOr<Calibrator>
+tgc::codegen::calibratorOf(const CalibrationOptions &options) {
+  auto calibrator = parseCalibrator(options.calibrator);
+  if (!calibrator)
+    return absl::InvalidArgumentError("unknown calibrator '" +
+                                      options.calibrator +
+                                      "' (minmax, entropy or percentile)");
+  if (options.tablePath.empty())
+    return absl::InvalidArgumentError("CalibrationOptions::tablePath is empty");
+  return *calibrator;
 }
 
 tgc::StatusOr<CalibrationTable>

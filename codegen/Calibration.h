@@ -23,9 +23,11 @@
 #define TGC_CODEGEN_CALIBRATION_H
 
 #include "tgc/AbslStatus.h"
+#include "tgc/Precision.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,10 +129,19 @@ public:
   /// Parses serialize()'s text; errors name `source` and the line.
   static StatusOr<CalibrationTable> parse(const std::string &text,
                                           const std::string &source);
+  /// A digest of serialize()'s text (hex), for cache keys.
+  std::string digest() const;
   /// Writes the table to `path` atomically.
   Status save(const std::string &path) const;
   static StatusOr<CalibrationTable> load(const std::string &path);
+  /// load(), as the compile options hold a table.
+  static StatusOr<std::shared_ptr<const CalibrationTable>>
+  loadShared(const std::string &path);
 };
+
+/// The calibrator CalibrationOptions names (tgc/Precision.h), checked with
+/// its table path: errors say what is wrong, for the caller to prefix.
+StatusOr<Calibrator> calibratorOf(const CalibrationOptions &options);
 
 } // namespace tgc::codegen
 

@@ -351,6 +351,21 @@ llvm::Expected<const codegen::Backend *> FunctionState::backend() const {
   return codegen::getBackend("cpu");
 }
 
+tgc::StatusOr<std::shared_ptr<const codegen::CalibrationTable>>
+FunctionState::calibrationTable() const {
+  if (options.calibrationTable.empty())
+    return std::shared_ptr<const codegen::CalibrationTable>();
+  std::lock_guard lock(calibrationMutex);
+  if (!calibration) {
+    auto table =
+        codegen::CalibrationTable::loadShared(options.calibrationTable);
+    if (!table.ok())
+      return table.status();
+    calibration = *std::move(table);
+  }
+  return calibration;
+}
+
 llvm::Expected<std::shared_ptr<const codegen::CompiledFunction>>
 FunctionState::compile(const Compiled &compiled,
                        const std::vector<std::vector<int64_t>> &shapes) const {
@@ -368,14 +383,11 @@ FunctionState::compile(const Compiled &compiled,
     backendOptions.determinism = options.deterministic;
   if (options.precision != Precision::Default)
     backendOptions.precision = options.precision;
-  if (!options.calibrationTable.empty()) {
-    auto table = codegen::CalibrationTable::load(options.calibrationTable);
-    if (!table.ok())
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     std::string(table.status().message()));
-    backendOptions.calibration =
-        std::make_shared<const codegen::CalibrationTable>(*std::move(table));
-  }
+  auto table = calibrationTable();
+  if (!table.ok())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   std::string(table.status().message()));
+  backendOptions.calibration = *std::move(table);
   if ((*selected)->runsOnDevice()) {
     auto device = openTarget();
     if (!device.ok())
@@ -917,17 +929,13 @@ compileStaticCpuPlan(FunctionState &state, const Compiled &compiled,
     backendOptions.precision = state.options.precision;
   if (precision != Precision::Default)
     backendOptions.precision = precision;
-  const std::string &tablePath = calibrationTable.empty()
-                                     ? state.options.calibrationTable
-                                     : calibrationTable;
-  if (!tablePath.empty()) {
-    auto table = codegen::CalibrationTable::load(tablePath);
-    if (!table.ok())
-      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
-                          prefix + std::string(table.status().message()));
-    backendOptions.calibration =
-        std::make_shared<const codegen::CalibrationTable>(*std::move(table));
-  }
+  auto table = calibrationTable.empty()
+                   ? state.calibrationTable()
+                   : codegen::CalibrationTable::loadShared(calibrationTable);
+  if (!table.ok())
+    return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                        prefix + std::string(table.status().message()));
+  backendOptions.calibration = *std::move(table);
   backendOptions.cacheDir.clear(); // a fresh compile, all of it in the plan
   std::unique_lock compiling(state.compileMutex);
   auto plan = (*cpu)->compile(func, shapes, backendOptions);
@@ -943,14 +951,10 @@ detail::calibrate(FunctionState &state, const Compiled &compiled,
                   const std::vector<std::vector<runtime::HostTensor>> &samples,
                   const CalibrationOptions &options) {
   std::string prefix = "tgc: function '" + state.options.name + "': ";
-  auto calibrator = codegen::parseCalibrator(options.calibrator);
-  if (!calibrator)
-    return absl::InvalidArgumentError(prefix + "unknown calibrator '" +
-                                      options.calibrator +
-                                      "' (minmax, entropy or percentile)");
-  if (options.tablePath.empty())
-    return absl::InvalidArgumentError(prefix +
-                                      "CalibrationOptions::tablePath is empty");
+  auto calibrator = codegen::calibratorOf(options);
+  if (!calibrator.ok())
+    return absl::InvalidArgumentError(
+        prefix + std::string(calibrator.status().message()));
   if (!compiled.target.isCpu())
     return absl::FailedPreconditionError(
         prefix +
@@ -965,15 +969,9 @@ detail::calibrate(FunctionState &state, const Compiled &compiled,
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = state.runThreads;
   compileOptions.fuse = state.options.fuse;
-  std::unique_lock compiling(state.compileMutex);
-  auto table =
-      cpu::calibrate(compiled.traced.func, source, *calibrator, compileOptions);
-  compiling.unlock();
-  if (!table)
-    return absl::InvalidArgumentError(prefix +
-                                      llvm::toString(table.takeError()));
-  table->asymmetric = !options.symmetricActivations;
-  return table->save(options.tablePath);
+  std::lock_guard compiling(state.compileMutex);
+  return cpu::calibrateToFile(compiled.traced.func, source, *calibrator,
+                              options, compileOptions, prefix);
 }
 
 tgc::Status detail::saveArtifact(FunctionState &state, const Compiled &compiled,

@@ -94,6 +94,12 @@ struct FunctionState {
   /// Compiles of one function run one at a time: they share its MLIRContext,
   /// and PassManager::run updates the context's dialect registry.
   mutable std::mutex compileMutex;
+  /// FunctionOptions::calibrationTable, read by the first compile that needs
+  /// it (a failed read is retried by the next).
+  tgc::StatusOr<std::shared_ptr<const codegen::CalibrationTable>>
+  calibrationTable() const;
+  mutable std::mutex calibrationMutex;
+  mutable std::shared_ptr<const codegen::CalibrationTable> calibration;
 
   using Entry = tracing::Specialization<Compiled>;
   using EntryPtr = std::shared_ptr<const Entry>;

@@ -4,6 +4,8 @@
 #include "tgc/Determinism.h"
 #include "tgc/Precision.h"
 
+#include "absl/strings/ascii.h"
+
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -198,9 +200,7 @@ const char *tgc::toString(Precision precision) {
 }
 
 std::optional<tgc::Precision> tgc::parsePrecision(std::string_view text) {
-  std::string lower;
-  for (char c : text)
-    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = absl::AsciiStrToLower(std::string(text));
   if (lower == "default")
     return Precision::Default;
   if (lower == "f32" || lower == "fp32" || lower == "float32")

@@ -86,3 +86,17 @@ cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
   }
   return table;
 }
+
+tgc::Status cpu::calibrateToFile(mlir::func::FuncOp func,
+                                 const CalibrationSamples &samples,
+                                 codegen::Calibrator calibrator,
+                                 const CalibrationOptions &options,
+                                 CompileOptions compileOptions,
+                                 const std::string &prefix) {
+  auto table = calibrate(func, samples, calibrator, std::move(compileOptions));
+  if (!table)
+    return absl::InvalidArgumentError(prefix +
+                                      llvm::toString(table.takeError()));
+  table->asymmetric = !options.symmetricActivations;
+  return table->save(options.tablePath);
+}

@@ -36,6 +36,17 @@ llvm::Expected<codegen::CalibrationTable>
 calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
           codegen::Calibrator calibrator, CompileOptions options = {});
 
+/// Model::calibrate and ConcreteFunction::calibrate: calibrate() with
+/// `calibrator` and `options`' activation scheme, the table written to
+/// `options.tablePath`. A calibration error is InvalidArgument, its
+/// message after `prefix`.
+Status calibrateToFile(mlir::func::FuncOp func,
+                       const CalibrationSamples &samples,
+                       codegen::Calibrator calibrator,
+                       const CalibrationOptions &options,
+                       CompileOptions compileOptions,
+                       const std::string &prefix);
+
 } // namespace tgc::cpu
 
 #endif // TGC_CODEGEN_CPU_CALIBRATE_H

@@ -271,8 +271,8 @@ runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
 struct ContractionPrecision {
   bool bf16 = false;
   std::optional<runtime::cpu::Int8Quantization> int8;
-  /// A convolution's result quantized for its int8 consumer
-  /// (Conv2DDesc::int8Output).
+  /// The result quantized for its int8 consumer (Conv2DDesc::int8Output,
+  /// MatmulDesc::int8Output).
   std::optional<runtime::cpu::Int8Quantization> int8Output;
 };
 
@@ -620,6 +620,35 @@ absl::StatusOr<bool> tryLayoutConv(const runtime::cpu::Conv2DDesc &desc,
   return true;
 }
 
+/// The kernel of an int8 contraction in a chain (its input quantized by its
+/// producer, or its result quantized for its consumer): no f32 kernel may
+/// stand in where the input arrives quantized; a result that cannot be
+/// written quantized is written f32. With a quantized result, `fused` gets
+/// its layout.
+template <typename Desc, typename Create>
+absl::StatusOr<KernelPtr>
+createInt8ChainKernel(Desc desc, const ContractionPrecision &precision,
+                      bool nhwc, Create create, FusedContraction &fused) {
+  desc.int8Output = precision.int8Output;
+  auto kernel = create(desc);
+  if (!kernel.ok() && !desc.int8->quantizedInput) {
+    desc.int8Output.reset();
+    return createWithInt8Fallback(desc, create);
+  }
+  if (kernel.ok() && desc.int8Output) {
+    fused.resultLayout = runtime::cpu::quantizedLayout(
+        desc.resultShape, nhwc, desc.int8Output->unsignedInput);
+    fused.description += " [" + fused.resultLayout->name + "]";
+  }
+  return kernel;
+}
+
+/// Whether an int8 contraction is in a chain (createInt8ChainKernel).
+template <typename Desc>
+bool inInt8Chain(const Desc &desc, const ContractionPrecision &precision) {
+  return desc.int8 && (desc.int8->quantizedInput || precision.int8Output);
+}
+
 /// The kernel of a contraction fusion whose body `chain` describes (see
 /// tgc::analyzeContractionFusion): the contraction's operands, then its
 /// bias (its own, or a per-channel add right after it), then the extra
@@ -699,24 +728,10 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.biasShape = biasShape;
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
-    if (desc.int8 && (desc.int8->quantizedInput || precision.int8Output)) {
-      // An int8 chain (see the convolutions below).
-      desc.int8Output = precision.int8Output;
-      kernel = cpu::createMatmul(desc);
-      if (!kernel.ok() && !desc.int8->quantizedInput) {
-        desc.int8Output.reset();
-        kernel = createWithInt8Fallback(desc, cpu::createMatmul);
-      } else if (kernel.ok() && desc.int8Output) {
-        fused.resultLayout = cpu::quantizedLayout(
-            desc.resultShape, false, desc.int8Output->unsignedInput);
-        fused.description += " [" + fused.resultLayout->name + "]";
-      }
-      if (!kernel.ok())
-        return kernel.status();
-      fused.kernel = *kernel;
-      return fused;
-    }
-    kernel = createWithInt8Fallback(desc, cpu::createMatmul);
+    kernel = inInt8Chain(desc, precision)
+                 ? createInt8ChainKernel(desc, precision, /*nhwc=*/false,
+                                         cpu::createMatmul, fused)
+                 : createWithInt8Fallback(desc, cpu::createMatmul);
   } else {
     auto c = cast<Conv2DOp>(contraction);
     cpu::Conv2DDesc desc{dtypeOf(result)};
@@ -735,32 +750,19 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.constantFilter = constantOf(c.getFilter());
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
-    if (desc.int8 && (desc.int8->quantizedInput || precision.int8Output)) {
-      // An int8 chain: no f32 kernel may stand in where the input arrives
-      // quantized; a result that cannot be written quantized is f32.
-      desc.int8Output = precision.int8Output;
-      kernel = cpu::createConv2D(desc);
-      if (!kernel.ok() && !desc.int8->quantizedInput) {
-        desc.int8Output.reset();
-        kernel = createWithInt8Fallback(desc, cpu::createConv2D);
-      } else if (kernel.ok() && desc.int8Output) {
-        fused.resultLayout = cpu::quantizedLayout(
-            desc.resultShape, desc.nhwc, desc.int8Output->unsignedInput);
-        fused.description += " [" + fused.resultLayout->name + "]";
+    if (inInt8Chain(desc, precision)) {
+      kernel = createInt8ChainKernel(desc, precision, desc.nhwc,
+                                     cpu::createConv2D, fused);
+    } else {
+      if (layoutContext && desc.nhwc && !desc.int8) {
+        auto blocked = tryLayoutConv(desc, postOpInputs, *layoutContext, fused);
+        if (!blocked.ok())
+          return blocked.status();
+        if (*blocked)
+          return fused;
       }
-      if (!kernel.ok())
-        return kernel.status();
-      fused.kernel = *kernel;
-      return fused;
+      kernel = createWithInt8Fallback(desc, cpu::createConv2D);
     }
-    if (layoutContext && desc.nhwc && !desc.int8) {
-      auto blocked = tryLayoutConv(desc, postOpInputs, *layoutContext, fused);
-      if (!blocked.ok())
-        return blocked.status();
-      if (*blocked)
-        return fused;
-    }
-    kernel = createWithInt8Fallback(desc, cpu::createConv2D);
   }
   if (!kernel.ok())
     return kernel.status();
@@ -940,11 +942,18 @@ private:
   /// How `contraction` multiplies under the precision policy: bf16, int8
   /// where the calibration table has its input, else as its dtype says.
   ContractionPrecision precisionFor(Operation *contraction) const;
-  /// The quantization of `v`'s only consumer when that is an int8
-  /// convolution fusion (with constant weights) reading it as its input.
+  /// For the result `v` of an int8 contraction fusion: the quantization of
+  /// its only consumer when that is an int8 convolution or matmul (with
+  /// constant weights, fused or alone) reading it as its input.
   std::optional<runtime::cpu::Int8Quantization> int8ConsumerOf(Value v) const;
   /// The fusion operand an inner value of `fusion` (a block argument) is.
   static Value fusionInputOf(FusionOp fusion, Value inner);
+  /// Whether int8 `contraction` (a convolution, or a matmul with an
+  /// untransposed lhs) reads `input` as its producer quantized it for it
+  /// (quantizedValues, the same quantization); then marks
+  /// precision.int8->quantizedInput.
+  bool readsQuantizedInput(Operation *contraction, Value input,
+                           ContractionPrecision &precision) const;
 
   func::FuncOp specialized;
   const cpu::CompileOptions &options;
@@ -1490,15 +1499,9 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
   auto matmul = dyn_cast<MatmulOp>(chain->contraction);
   if (precision.int8 && (isa<Conv2DOp>(chain->contraction) ||
                          (matmul && !matmul.getTransposeA()))) {
-    Value input = fusionInputOf(fusion, chain->contraction->getOperand(0));
-    auto it = input ? quantizedValues.find(input) : quantizedValues.end();
-    if (it != quantizedValues.end() &&
-        it->second.inputScale == precision.int8->inputScale &&
-        it->second.unsignedInput == precision.int8->unsignedInput &&
-        it->second.zeroPoint == precision.int8->zeroPoint) {
-      precision.int8->quantizedInput = true;
-      quantizedInput = true;
-    }
+    quantizedInput = readsQuantizedInput(
+        chain->contraction,
+        fusionInputOf(fusion, chain->contraction->getOperand(0)), precision);
     precision.int8Output = int8ConsumerOf(fusion.getResult(0));
   }
   auto fused =
@@ -1594,17 +1597,8 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
     // An int8 contraction whose input its producer quantized for it reads
     // the bytes as they are (int8ConsumerOf).
     ContractionPrecision precision = precisionFor(&op);
-    if (precision.int8 && isa<Conv2DOp, MatmulOp>(op) &&
-        !(isa<MatmulOp>(op) && cast<MatmulOp>(op).getTransposeA())) {
-      auto it = quantizedValues.find(op.getOperand(0));
-      if (it != quantizedValues.end() &&
-          it->second.inputScale == precision.int8->inputScale &&
-          it->second.unsignedInput == precision.int8->unsignedInput &&
-          it->second.zeroPoint == precision.int8->zeroPoint) {
-        precision.int8->quantizedInput = true;
-        quantizedInput = true;
-      }
-    }
+    quantizedInput = isa<Conv2DOp, MatmulOp>(op) &&
+                     readsQuantizedInput(&op, op.getOperand(0), precision);
     auto kernel = createKernel(&op, constants, precision);
     step.calibrationKey = calibrationKeys.lookup(&op);
     if (!kernel.ok() && quantizedInput)
@@ -1711,13 +1705,23 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
   if (constant == constants.end() ||
       runtime::cpu::detail::constantHasSpecialValues(*constant->second))
     return std::nullopt;
-  // The producer: a contraction fusion (convolution or matmul).
-  auto producer = v.getDefiningOp<FusionOp>();
-  auto producerChain =
-      producer ? analyzeContractionFusion(producer) : std::nullopt;
-  if (!producerChain || !isa<Conv2DOp, MatmulOp>(producerChain->contraction))
-    return std::nullopt;
   return precisionFor(consumer).int8;
+}
+
+bool CpuPlanEmitter::readsQuantizedInput(
+    Operation *contraction, Value input,
+    ContractionPrecision &precision) const {
+  auto matmul = dyn_cast<MatmulOp>(contraction);
+  if (!precision.int8 || !input || (matmul && matmul.getTransposeA()))
+    return false;
+  auto it = quantizedValues.find(input);
+  if (it == quantizedValues.end() ||
+      it->second.inputScale != precision.int8->inputScale ||
+      it->second.unsignedInput != precision.int8->unsignedInput ||
+      it->second.zeroPoint != precision.int8->zeroPoint)
+    return false;
+  precision.int8->quantizedInput = true;
+  return true;
 }
 
 ContractionPrecision
@@ -1780,10 +1784,8 @@ llvm::Expected<Precision> cpu::resolveCpuPrecision(Precision requested) {
   return Precision::F32;
 }
 
-llvm::Expected<cpu::CompiledFunction>
-cpu::compile(func::FuncOp func,
-             const std::vector<std::vector<int64_t>> &inputShapes,
-             const CompileOptions &requested) {
+llvm::Expected<cpu::CompileOptions>
+cpu::resolveCompileOptions(const CompileOptions &requested) {
   auto precision = resolveCpuPrecision(requested.precision);
   if (!precision)
     return precision.takeError();
@@ -1795,6 +1797,17 @@ cpu::compile(func::FuncOp func,
         "precision int8 needs a calibration table: calibrate on sample "
         "inputs first (tgc-run --precision=int8 --calibration-data=DIR, or "
         "cpu::calibrate), or load one (--calibration-table=FILE)");
+  return options;
+}
+
+llvm::Expected<cpu::CompiledFunction>
+cpu::compile(func::FuncOp func,
+             const std::vector<std::vector<int64_t>> &inputShapes,
+             const CompileOptions &requested) {
+  auto resolved = resolveCompileOptions(requested);
+  if (!resolved)
+    return resolved.takeError();
+  const CompileOptions &options = *resolved;
   auto module = specialize(func, inputShapes, options.optimize, options.fuse,
                            options.enableOneDnn);
   if (!module)

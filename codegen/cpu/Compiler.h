@@ -135,6 +135,12 @@ contractionKeys(mlir::func::FuncOp func);
 /// (a compile then needs CompileOptions::calibration).
 llvm::Expected<Precision> resolveCpuPrecision(Precision requested);
 
+/// `requested` with its precision resolved (resolveCpuPrecision) and
+/// checked: Int8 needs a calibration table. compile() and the plan cache's
+/// keys use these.
+llvm::Expected<CompileOptions>
+resolveCompileOptions(const CompileOptions &requested);
+
 /// A compiled function. Steps that fell back to the reference path refer to
 /// the module the function was compiled from, so keep `module` alive.
 struct CompiledFunction {

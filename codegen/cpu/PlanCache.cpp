@@ -129,11 +129,8 @@ std::string planCacheKey(mlir::func::FuncOp func,
      << "/" << options.loopVectorTile << " interop=" << options.interOp
      << " determinism=" << toString(options.determinism)
      << " precision=" << toString(options.precision);
-  if (options.precision == Precision::Int8 && options.calibration) {
-    std::string table = options.calibration->serialize();
-    os << " calibration="
-       << llvm::format_hex(runtime::hash64(table.data(), table.size()), 18);
-  }
+  if (options.precision == Precision::Int8 && options.calibration)
+    os << " calibration=" << options.calibration->digest();
   const dnnl_version_t *dnnl = dnnl_version();
   os << "\nisa=" << runtime::cpu::cpuIsa().name
      << " target=" << targetDescription() << "\nllvm=" << LLVM_VERSION_STRING
@@ -147,11 +144,10 @@ compileCached(mlir::func::FuncOp func,
               const std::vector<std::vector<int64_t>> &inputShapes,
               const CompileOptions &requested) {
   // The key holds the policy as this CPU runs it (auto and bf16 share).
-  auto precision = resolveCpuPrecision(requested.precision);
-  if (!precision)
-    return precision.takeError();
-  CompileOptions options = requested;
-  options.precision = *precision;
+  auto resolved = resolveCompileOptions(requested);
+  if (!resolved)
+    return resolved.takeError();
+  const CompileOptions &options = *resolved;
   CachedCompile result;
   std::shared_ptr<KernelObjectCache> cache;
   std::string key;

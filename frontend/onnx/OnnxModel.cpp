@@ -25,7 +25,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/xxhash.h"
 
 #include <map>
 #include <mutex>
@@ -137,10 +136,8 @@ bool loadCachedPlan(detail::ModelState &state) {
       " fuse=" + std::to_string(state.options.fuse) + " determinism=" +
       toString(resolveDeterminism(state.options.determinism)) +
       " precision=" + toString(resolvePrecision(state.options.precision));
-  if (state.calibration) {
-    std::string table = state.calibration->serialize();
-    extra += " calibration=" + llvm::utohexstr(llvm::xxh3_64bits(table));
-  }
+  if (state.calibration)
+    extra += " calibration=" + state.calibration->digest();
   std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
   if (!key)
     return false;
@@ -192,13 +189,12 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
   state->path = path;
   if (!state->options.calibrationTable.empty()) {
     auto table =
-        codegen::CalibrationTable::load(state->options.calibrationTable);
+        codegen::CalibrationTable::loadShared(state->options.calibrationTable);
     if (!table.ok())
       return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
                           "tgc: Model: " +
                               std::string(table.status().message()));
-    state->calibration =
-        std::make_shared<const codegen::CalibrationTable>(*std::move(table));
+    state->calibration = *std::move(table);
   }
   if (state->backend->name() == "cpu" && !state->options.cacheDir.empty()) {
     if (loadCachedPlan(*state))
@@ -324,14 +320,11 @@ tgc::Status Model::calibrate(
     const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
         &read,
     const CalibrationOptions &options) const {
-  auto calibrator = codegen::parseCalibrator(options.calibrator);
-  if (!calibrator)
+  const std::string prefix = "tgc: Model::calibrate: ";
+  auto calibrator = codegen::calibratorOf(options);
+  if (!calibrator.ok())
     return absl::InvalidArgumentError(
-        "tgc: Model::calibrate: unknown calibrator '" + options.calibrator +
-        "' (minmax, entropy or percentile)");
-  if (options.tablePath.empty())
-    return absl::InvalidArgumentError(
-        "tgc: Model::calibrate: CalibrationOptions::tablePath is empty");
+        prefix + std::string(calibrator.status().message()));
   if (state->backend->name() != "cpu")
     return absl::FailedPreconditionError(
         "tgc: Model::calibrate: int8 runs on the cpu backend, not " +
@@ -346,12 +339,8 @@ tgc::Status Model::calibrate(
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = state->options.numThreads;
   compileOptions.fuse = state->options.fuse;
-  auto table = cpu::calibrate(state->func, source, *calibrator, compileOptions);
-  if (!table)
-    return absl::InvalidArgumentError("tgc: Model::calibrate: " +
-                                      llvm::toString(table.takeError()));
-  table->asymmetric = !options.symmetricActivations;
-  return table->save(options.tablePath);
+  return cpu::calibrateToFile(state->func, source, *calibrator, options,
+                              compileOptions, prefix);
 }
 
 std::string Model::describePlan() const {

@@ -402,7 +402,15 @@ public:
                   std::vector<StagedInput> staged, size_t stagingBytes)
       : spec(std::move(spec)), scratchpad(scratchpad),
         scratchpadBytes(scratchpad.get_size()), staged(std::move(staged)),
-        stagingBytes(stagingBytes) {}
+        stagingBytes(stagingBytes) {
+    // Made once: memory objects over the spec's own int32 values.
+    for (const auto &[arg, values] : this->spec.int32Arguments)
+      int32Memories.emplace_back(
+          arg, wrap(dnnl::memory::desc({static_cast<int64_t>(values.size())},
+                                       dnnl::memory::data_type::s32,
+                                       dnnl::memory::format_tag::x),
+                    values.data()));
+  }
   std::string_view name() const override { return spec.name; }
   bool canRunInPlace(size_t index) const override {
     return spec.inPlaceInput >= 0 &&
@@ -450,17 +458,8 @@ public:
     }
     for (const auto &[arg, memory] : spec.constants)
       args.emplace(arg, memory);
-    try {
-      for (const auto &[arg, values] : spec.int32Arguments)
-        args.emplace(
-            arg, wrap(dnnl::memory::desc({static_cast<int64_t>(values.size())},
-                                         dnnl::memory::data_type::s32,
-                                         dnnl::memory::format_tag::x),
-                      values.data()));
-    } catch (const dnnl::error &error) {
-      return absl::InternalError(
-          absl::StrCat("oneDNN memory creation failed: ", error.what()));
-    }
+    for (const auto &[arg, memory] : int32Memories)
+      args.emplace(arg, memory);
     if (spec.sumInput >= 0) {
       // The sum post-op adds what output 0 holds: the input, unless the
       // memory plan put the output over it already.
@@ -541,6 +540,7 @@ private:
   size_t scratchpadBytes;
   std::vector<StagedInput> staged;
   size_t stagingBytes;
+  std::vector<std::pair<int, dnnl::memory>> int32Memories;
 };
 } // namespace
 

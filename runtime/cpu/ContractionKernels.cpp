@@ -219,6 +219,51 @@ absl::Status checkInt8(const std::optional<Int8Quantization> &int8, bool bf16,
   return absl::OkStatus();
 }
 
+/// A result quantized for an int8 consumer (int8Output): only by an int8
+/// contraction (`asInt8`: "an int8 matmul"), with a positive finite scale.
+absl::Status checkInt8Output(const std::optional<Int8Quantization> &output,
+                             bool int8, std::string_view what,
+                             std::string_view asInt8) {
+  if (!output)
+    return absl::OkStatus();
+  if (!int8)
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ", std::string(what), " writes a quantized result ",
+                     "only as ", std::string(asInt8)));
+  if (!(output->inputScale > 0) || !std::isfinite(output->inputScale))
+    return absl::InvalidArgumentError(
+        absl::StrCat("a quantized ", std::string(what),
+                     " result's scale must be positive and finite"));
+  return absl::OkStatus();
+}
+
+/// An int8 primitive's output scales (`mask`: its output-channel dim):
+/// the input scale x each channel's weight scale, dequantizing the s32
+/// products to f32.
+void setDequantization(dnnl::primitive_attr &attr, const QuantizedWeights &q,
+                       float inputScale, int mask) {
+  std::vector<float> scales = q.scales;
+  for (float &s : scales)
+    s *= inputScale;
+  attr.set_output_scales(mask, scales);
+}
+
+/// Requantization for an int8 consumer (int8Output): x / its input scale
+/// after every post-op (all of which must be fused); the primitive then
+/// rounds and saturates to its 8-bit dst.
+absl::Status appendRequantization(dnnl::post_ops &ops,
+                                  const std::optional<Int8Quantization> &output,
+                                  size_t fused, size_t postOps) {
+  if (!output)
+    return absl::OkStatus();
+  if (fused != postOps)
+    return absl::UnimplementedError(
+        "a quantized int8 result needs every post-op fused");
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
+                     1.0f / output->inputScale, 0.0f);
+  return absl::OkStatus();
+}
+
 /// oneDNN scales an int8 primitive's bias with its output scales: the bias
 /// goes after them instead, as the first post-op (an add of `shape`, the
 /// bias broadcast to the result), reading the same kernel input.
@@ -430,22 +475,14 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
     };
     dnnl::post_ops ops;
     buildPostOps(d.postOps, fused, operandDesc, ops);
-    if (d.int8Output) {
-      if (fused != d.postOps.size())
-        return absl::UnimplementedError(
-            "a quantized int8 result needs every post-op fused");
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
-                         1.0f / d.int8Output->inputScale, 0.0f);
-    }
+    if (absl::Status s =
+            appendRequantization(ops, d.int8Output, fused, d.postOps.size());
+        !s.ok())
+      return s;
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
-    if (quantized) {
-      // Dequantization per column: input scale x weight scale.
-      std::vector<float> scales = quantized->scales;
-      for (float &s : scales)
-        s *= d.int8->inputScale;
-      attr.set_output_scales(1 << (R - 1), scales);
-    }
+    if (quantized) // per column
+      setDequantization(attr, *quantized, d.int8->inputScale, 1 << (R - 1));
     auto zeroPoints = setZeroPoints(attr, d.int8, d.int8Output);
     dnnl::matmul::desc desc(src, wei, bias, dst);
     dnnl::matmul::primitive_desc pd(desc, attr, **engine);
@@ -807,24 +844,14 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     } else {
       buildPostOps(d.postOps, fused, operandDesc, ops);
     }
-    if (d.int8Output) {
-      if (fused != d.postOps.size())
-        return absl::UnimplementedError(
-            "a quantized int8 result needs every post-op fused");
-      // Requantization for the consumer: x / its input scale, then the
-      // primitive rounds and saturates to the 8-bit dst.
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
-                         1.0f / d.int8Output->inputScale, 0.0f);
-    }
+    if (absl::Status s =
+            appendRequantization(ops, d.int8Output, fused, d.postOps.size());
+        !s.ok())
+      return s;
     dnnl::primitive_attr attr = makeAttr();
     attr.set_post_ops(ops);
-    if (quantized) {
-      // Dequantization per output channel: input scale x filter scale.
-      std::vector<float> scales = quantized->scales;
-      for (float &s : scales)
-        s *= d.int8->inputScale;
-      attr.set_output_scales(1 << 1, scales);
-    }
+    if (quantized) // per output channel
+      setDequantization(attr, *quantized, d.int8->inputScale, 1 << 1);
     auto zeroPoints = setZeroPoints(attr, d.int8, d.int8Output);
     auto primitiveDesc = [&](dnnl::algorithm algorithm) {
       dnnl::convolution_forward::desc desc(
@@ -1160,22 +1187,27 @@ absl::Status checkBf16(bool bf16, DType dtype, std::string_view what) {
 }
 } // namespace
 
-absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
-  if (absl::Status s = checkNativeDType(given.dtype, "matmul"); !s.ok())
+/// A contraction's reduced-precision fields (bf16, int8, int8Output), for
+/// a "matmul" or "conv2d" (`asInt8`: how an int8 one is named).
+template <typename Desc>
+absl::Status checkPrecision(const Desc &desc, const HostTensor *constantWeights,
+                            std::string_view what, std::string_view asInt8) {
+  if (absl::Status s = checkNativeDType(desc.dtype, what); !s.ok())
     return s;
-  if (absl::Status s = checkBf16(given.bf16, given.dtype, "matmul"); !s.ok())
+  if (absl::Status s = checkBf16(desc.bf16, desc.dtype, what); !s.ok())
     return s;
-  if (absl::Status s = checkInt8(given.int8, given.bf16, given.dtype,
-                                 given.constantRhs, "matmul");
+  if (absl::Status s =
+          checkInt8(desc.int8, desc.bf16, desc.dtype, constantWeights, what);
       !s.ok())
     return s;
-  if (given.int8Output && !given.int8)
-    return absl::InvalidArgumentError(
-        "a matmul writes a quantized result only as an int8 matmul");
-  if (given.int8Output && (!(given.int8Output->inputScale > 0) ||
-                           !std::isfinite(given.int8Output->inputScale)))
-    return absl::InvalidArgumentError(
-        "a quantized matmul result's scale must be positive and finite");
+  return checkInt8Output(desc.int8Output, desc.int8.has_value(), what, asInt8);
+}
+
+absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
+  if (absl::Status s =
+          checkPrecision(given, given.constantRhs, "matmul", "an int8 matmul");
+      !s.ok())
+    return s;
   MatmulDesc original = given;
   if (original.int8 && original.biasShape)
     moveBiasAfterOutputScales(original, *original.biasShape);
@@ -1223,21 +1255,10 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
 }
 
 absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
-  if (absl::Status s = checkNativeDType(given.dtype, "conv2d"); !s.ok())
-    return s;
-  if (absl::Status s = checkBf16(given.bf16, given.dtype, "conv2d"); !s.ok())
-    return s;
-  if (absl::Status s = checkInt8(given.int8, given.bf16, given.dtype,
-                                 given.constantFilter, "conv2d");
+  if (absl::Status s = checkPrecision(given, given.constantFilter, "conv2d",
+                                      "an int8 convolution");
       !s.ok())
     return s;
-  if (given.int8Output && !given.int8)
-    return absl::InvalidArgumentError(
-        "a conv2d writes a quantized result only as an int8 convolution");
-  if (given.int8Output && (!(given.int8Output->inputScale > 0) ||
-                           !std::isfinite(given.int8Output->inputScale)))
-    return absl::InvalidArgumentError(
-        "a quantized conv2d result's scale must be positive and finite");
   Conv2DDesc desc = given;
   if (desc.int8 && desc.biasShape) {
     int64_t o = (*desc.biasShape)[0];

@@ -203,12 +203,11 @@ Error compileFile(const Options &opts) {
     return resolved.takeError();
   options.precision = *resolved;
   if (!opts.calibrationTable.empty()) {
-    auto table = tgc::codegen::CalibrationTable::load(opts.calibrationTable);
+    auto table =
+        tgc::codegen::CalibrationTable::loadShared(opts.calibrationTable);
     if (!table.ok())
       return makeError(std::string(table.status().message()));
-    options.calibration =
-        std::make_shared<const tgc::codegen::CalibrationTable>(
-            *std::move(table));
+    options.calibration = *std::move(table);
   }
   StringRef layouts = env.activationLayouts;
   options.activationLayouts =

@@ -281,12 +281,11 @@ makeRunner(StringRef backend, mlir::func::FuncOp func, const Options &opts,
   return Runner::create(backend, func, options, outs());
 }
 
-/// --calibration-data's samples for `func`: a file per sample (one input),
-/// or a subdirectory per sample with a file per input, in name order.
-Expected<tgc::cpu::CalibrationSamples>
-calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
+/// The .npy/.pb files and the subdirectories of `dir`, each sorted by name.
+std::error_code listSamples(const std::string &dir,
+                            std::vector<std::string> &files,
+                            std::vector<std::string> &dirs) {
   std::error_code ec;
-  std::vector<std::string> files, dirs;
   for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     StringRef path = it->path();
@@ -295,21 +294,26 @@ calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
     else if (path.ends_with(".npy") || path.ends_with(".pb"))
       files.push_back(path.str());
   }
-  if (ec)
+  std::sort(files.begin(), files.end());
+  std::sort(dirs.begin(), dirs.end());
+  return ec;
+}
+
+/// --calibration-data's samples for `func`: a file per sample (one input),
+/// or a subdirectory per sample with a file per input, in name order.
+Expected<tgc::cpu::CalibrationSamples>
+calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
+  std::vector<std::string> files, dirs;
+  if (std::error_code ec = listSamples(dir, files, dirs))
     return makeError("--calibration-data '" + dir + "': " + ec.message());
   size_t inputs = func.getNumArguments();
   std::vector<std::vector<std::string>> samples;
   if (!dirs.empty()) {
-    std::sort(dirs.begin(), dirs.end());
     for (const std::string &sampleDir : dirs) {
-      std::vector<std::string> sampleFiles;
-      for (sys::fs::directory_iterator it(sampleDir, ec), end; it != end && !ec;
-           it.increment(ec)) {
-        StringRef path = it->path();
-        if (path.ends_with(".npy") || path.ends_with(".pb"))
-          sampleFiles.push_back(path.str());
-      }
-      std::sort(sampleFiles.begin(), sampleFiles.end());
+      std::vector<std::string> sampleFiles, nested;
+      if (std::error_code ec = listSamples(sampleDir, sampleFiles, nested))
+        return makeError("--calibration-data '" + sampleDir +
+                         "': " + ec.message());
       if (sampleFiles.size() != inputs)
         return makeError("--calibration-data: sample '" + sampleDir +
                          "' holds " + Twine(sampleFiles.size()) +
@@ -325,7 +329,6 @@ calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
                        func.getName() + " takes " + Twine(inputs) +
                        " inputs: put each sample's inputs in "
                        "a subdirectory of their own");
-    std::sort(files.begin(), files.end());
     for (const std::string &file : files)
       samples.push_back({file});
   }
@@ -359,11 +362,11 @@ calibrationFor(const Options &opts, mlir::func::FuncOp func) {
       return makeError("--precision=int8 needs a calibration: "
                        "--calibration-data=DIR (sample inputs) or "
                        "--calibration-table=FILE (a table made before)");
-    auto table = tgc::codegen::CalibrationTable::load(opts.calibrationTable);
+    auto table =
+        tgc::codegen::CalibrationTable::loadShared(opts.calibrationTable);
     if (!table.ok())
       return makeError(std::string(table.status().message()));
-    return std::make_shared<const tgc::codegen::CalibrationTable>(
-        *std::move(table));
+    return *std::move(table);
   }
   auto calibrator = tgc::codegen::parseCalibrator(opts.calibrator);
   if (!calibrator)
@@ -546,8 +549,7 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
     auto table = tgc::codegen::CalibrationTable::load(opts.calibrationTable);
     if (!table.ok())
       return std::nullopt;
-    std::string text = table->serialize();
-    material.calibration = llvm::utohexstr(llvm::xxh3_64bits(text));
+    material.calibration = table->digest();
   }
   return tgc::cpu::sourceFileKey(opts.file,
                                  tgc::tooling::onnxRunMaterial(material));

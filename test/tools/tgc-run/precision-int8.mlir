@@ -38,6 +38,22 @@
 // BADCAL: tgc-run: error: unknown --calibrator 'median' (minmax, entropy or percentile)
 // RUN: not tgc-run %s --precision=int8 --calibration-data=%t.nowhere 2>&1 | FileCheck %s --check-prefix=NODATA
 // NODATA: tgc-run: error: --calibration-data '{{.*}}nowhere': {{.*}}
+// RUN: not tgc-run %s --precision=int8 --calibration-table=%t.table --backend=reference 2>&1 | FileCheck %s --check-prefix=NOTCPU
+// NOTCPU: tgc-run: error: --precision=int8 runs on the cpu backend only
+// Calibration data that does not fit the function.
+// RUN: rm -rf %t.dirs %t.empty && mkdir -p %t.dirs/a %t.empty
+// RUN: cp %S/Inputs/calibration/s0000.npy %S/Inputs/calibration/s0001.npy %t.dirs/a/
+// RUN: not tgc-run %s --precision=int8 --calibration-data=%t.dirs 2>&1 | FileCheck %s --check-prefix=SUBDIR
+// SUBDIR: tgc-run: error: --calibration-data: sample '{{.*}}a' holds 2 .npy/.pb file(s); @main takes 1 input(s)
+// RUN: not tgc-run %s --precision=int8 --calibration-data=%t.empty 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: tgc-run: error: --calibration-data '{{.*}}empty' holds no samples (.npy or .pb files, or subdirectories of them)
+// RUN: not tgc-run %S/precision.mlir --precision=int8 --calibration-data=%S/Inputs/calibration 2>&1 | FileCheck %s --check-prefix=INPUTS
+// INPUTS: tgc-run: error: --calibration-data '{{.*}}calibration' holds one file per sample, but @main takes 4 inputs: put each sample's inputs in a subdirectory of their own
+// tgc-compile's own errors.
+// RUN: not tgc-compile %s -o %t.bad.tgcx --precision=half 2>&1 | FileCheck %s --check-prefix=AOTBAD
+// AOTBAD: unknown --precision 'half' (f32, bf16, int8 or auto)
+// RUN: not tgc-compile %s -o %t.bad.tgcx --precision=int8 --calibration-table=%t.nowhere 2>&1 | FileCheck %s --check-prefix=AOTTABLE
+// AOTTABLE: cannot read the calibration table '{{.*}}nowhere'
 // RUN: not tgc-run %s --precision=int8 --calibration-table=%s 2>&1 | FileCheck %s --check-prefix=BADTABLE
 // BADTABLE: tgc-run: error: {{.*}}precision-int8.mlir:1: not a tgc calibration table
 func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x16x6x10xf32> {

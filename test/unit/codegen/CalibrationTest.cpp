@@ -157,6 +157,8 @@ TEST(Calibration, TablesRoundTripThroughFiles) {
            {"# tgc calibration table v1\ncalibrator\tmedian\n",
             "t:2: unknown calibrator 'median'"},
            {"# tgc calibration table v1\nk\t0\t1\n", "t:2: an entry has 4"},
+           {"# tgc calibration table v1\nsamples\t-3\n",
+            "t:2: the sample count must be a number >= 0"},
            {"# tgc calibration table v1\nactivations\tlopsided\n",
             "t:2: activations are 'asymmetric' or 'symmetric'"},
            {"# tgc calibration table v1\nk\t0\t1\tx\n", "t:2: min, max"},
@@ -210,6 +212,70 @@ protected:
     EXPECT_TRUE(module);
     return module->lookupSymbol<mlir::func::FuncOp>("net");
   }
+  /// `func` compiled for `shapes` at f32 and at int8 with `table` (two
+  /// threads); null plans where a compile failed (the test has failed).
+  struct Plans {
+    std::shared_ptr<const runtime::Executable> f32, int8;
+  };
+  Plans compileBoth(mlir::func::FuncOp func,
+                    const std::vector<std::vector<int64_t>> &shapes,
+                    CalibrationTable table) {
+    cpu::CompileOptions options;
+    options.numThreads = 2;
+    Plans plans;
+    auto f32 = cpu::compile(func, shapes, options);
+    EXPECT_TRUE(static_cast<bool>(f32)) << llvm::toString(f32.takeError());
+    if (!f32)
+      return plans;
+    plans.f32 = f32->executable;
+    options.precision = Precision::Int8;
+    options.calibration =
+        std::make_shared<const CalibrationTable>(std::move(table));
+    auto int8 = cpu::compile(func, shapes, options);
+    EXPECT_TRUE(static_cast<bool>(int8)) << llvm::toString(int8.takeError());
+    if (int8)
+      plans.int8 = int8->executable;
+    return plans;
+  }
+
+  static HostTensor runPlan(const runtime::Executable &exe,
+                            const std::vector<HostTensor> &args) {
+    runtime::RunOptions options;
+    options.numThreads = 2;
+    auto results = exe.run(args, options);
+    EXPECT_TRUE(results.ok()) << results.status();
+    return results.ok() ? (*results)[0] : HostTensor();
+  }
+
+  /// The int8 plan's result on `args` differs from the f32 plan's by less
+  /// than 5% of its largest magnitude (and is not the same), and the int8
+  /// plan saved to a file and loaded back runs bitwise alike (its kernels
+  /// and quantized layouts remade from their recipes).
+  static void expectNearF32AndSavable(const Plans &plans,
+                                      const std::vector<HostTensor> &args,
+                                      const std::string &name) {
+    HostTensor exact = runPlan(*plans.f32, args);
+    HostTensor got = runPlan(*plans.int8, args);
+    double scale = 0, worst = 0;
+    for (int64_t i = 0; i < exact.numElements(); ++i) {
+      scale = std::max(scale, std::abs(exact.getDouble(i)));
+      worst = std::max(worst, std::abs(got.getDouble(i) - exact.getDouble(i)));
+    }
+    EXPECT_GT(worst, 0.0);
+    EXPECT_LT(worst, 0.05 * scale);
+    llvm::SmallString<128> path;
+    llvm::sys::path::system_temp_directory(true, path);
+    llvm::sys::path::append(path,
+                            name + "-" + std::to_string(::getpid()) + ".tgcx");
+    ASSERT_TRUE(
+        runtime::cpu::savePlan(*plans.int8, {}, std::string(path)).ok());
+    auto loaded = runtime::cpu::loadPlan(std::string(path));
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    HostTensor again = runPlan(*loaded->executable, args);
+    EXPECT_EQ(std::memcmp(again.data(), got.data(), got.byteSize()), 0);
+    std::remove(path.c_str());
+  }
+
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
@@ -393,23 +459,9 @@ TEST_F(Int8PlanTest, Int8ChainsKeepActivationsIn8Bits) {
   ASSERT_TRUE(static_cast<bool>(table)) << llvm::toString(table.takeError());
   ASSERT_EQ(table->entries.size(), 2u);
   std::vector<HostTensor> args = {random({2, 8, 6, 6}, 9, -2, 2)};
-  auto runPlan = [&](const runtime::Executable &exe) {
-    runtime::RunOptions options;
-    options.numThreads = 2;
-    auto results = exe.run(args, options);
-    EXPECT_TRUE(results.ok()) << results.status();
-    return results.ok() ? (*results)[0] : HostTensor();
-  };
-  cpu::CompileOptions options;
-  options.numThreads = 2;
-  auto f32 = cpu::compile(func, {{2, 8, 6, 6}}, options);
-  ASSERT_TRUE(static_cast<bool>(f32)) << llvm::toString(f32.takeError());
-  options.precision = Precision::Int8;
-  options.calibration =
-      std::make_shared<const CalibrationTable>(std::move(*table));
-  auto int8 = cpu::compile(func, {{2, 8, 6, 6}}, options);
-  ASSERT_TRUE(static_cast<bool>(int8)) << llvm::toString(int8.takeError());
-  std::string plan = int8->executable->describe();
+  Plans plans = compileBoth(func, {{2, 8, 6, 6}}, std::move(*table));
+  ASSERT_TRUE(plans.f32 && plans.int8);
+  std::string plan = plans.int8->describe();
   // The first convolution's result is u8 (after its ReLU) for the second.
   EXPECT_NE(plan.find(" u8]"), std::string::npos) << plan;
   size_t int8Kernels = 0;
@@ -419,28 +471,7 @@ TEST_F(Int8PlanTest, Int8ChainsKeepActivationsIn8Bits) {
   // The chain quantizes the first result exactly as the second
   // convolution would have: the same results as quantizing at its input,
   // near f32's.
-  HostTensor exact = runPlan(*f32->executable);
-  HostTensor got = runPlan(*int8->executable);
-  double scale = 0, worst = 0;
-  for (int64_t i = 0; i < exact.numElements(); ++i) {
-    scale = std::max(scale, std::abs(exact.getDouble(i)));
-    worst = std::max(worst, std::abs(got.getDouble(i) - exact.getDouble(i)));
-  }
-  EXPECT_GT(worst, 0.0);
-  EXPECT_LT(worst, 0.05 * scale);
-  // The same plan saved and loaded runs bitwise alike (the quantized
-  // layouts and the chain's kernels are remade from their recipes).
-  llvm::SmallString<128> path;
-  llvm::sys::path::system_temp_directory(true, path);
-  llvm::sys::path::append(path, "tgc-int8-chain-" + std::to_string(::getpid()) +
-                                    ".tgcx");
-  ASSERT_TRUE(
-      runtime::cpu::savePlan(*int8->executable, {}, std::string(path)).ok());
-  auto loaded = runtime::cpu::loadPlan(std::string(path));
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  HostTensor again = runPlan(*loaded->executable);
-  EXPECT_EQ(std::memcmp(again.data(), got.data(), got.byteSize()), 0);
-  std::remove(path.c_str());
+  expectNearF32AndSavable(plans, args, "tgc-int8-chain");
 }
 
 TEST_F(Int8PlanTest, MatmulChainsKeepActivationsIn8Bits) {
@@ -469,44 +500,11 @@ TEST_F(Int8PlanTest, MatmulChainsKeepActivationsIn8Bits) {
   auto table = cpu::calibrate(func, samples, Calibrator::MinMax);
   ASSERT_TRUE(static_cast<bool>(table)) << llvm::toString(table.takeError());
   std::vector<HostTensor> args = {random({4, 32}, 17, -2, 2)};
-  auto runPlan = [&](const runtime::Executable &exe) {
-    runtime::RunOptions options;
-    options.numThreads = 2;
-    auto results = exe.run(args, options);
-    EXPECT_TRUE(results.ok()) << results.status();
-    return results.ok() ? (*results)[0] : HostTensor();
-  };
-  cpu::CompileOptions options;
-  options.numThreads = 2;
-  auto f32 = cpu::compile(func, {{4, 32}}, options);
-  ASSERT_TRUE(static_cast<bool>(f32)) << llvm::toString(f32.takeError());
-  options.precision = Precision::Int8;
-  options.calibration =
-      std::make_shared<const CalibrationTable>(std::move(*table));
-  auto int8 = cpu::compile(func, {{4, 32}}, options);
-  ASSERT_TRUE(static_cast<bool>(int8)) << llvm::toString(int8.takeError());
-  std::string plan = int8->executable->describe();
+  Plans plans = compileBoth(func, {{4, 32}}, std::move(*table));
+  ASSERT_TRUE(plans.f32 && plans.int8);
+  std::string plan = plans.int8->describe();
   EXPECT_NE(plan.find("[plain u8]"), std::string::npos) << plan;
-  HostTensor exact = runPlan(*f32->executable);
-  HostTensor got = runPlan(*int8->executable);
-  double scale = 0, worst = 0;
-  for (int64_t i = 0; i < exact.numElements(); ++i) {
-    scale = std::max(scale, std::abs(exact.getDouble(i)));
-    worst = std::max(worst, std::abs(got.getDouble(i) - exact.getDouble(i)));
-  }
-  EXPECT_GT(worst, 0.0);
-  EXPECT_LT(worst, 0.05 * scale);
-  llvm::SmallString<128> path;
-  llvm::sys::path::system_temp_directory(true, path);
-  llvm::sys::path::append(path, "tgc-int8-matmul-chain-" +
-                                    std::to_string(::getpid()) + ".tgcx");
-  ASSERT_TRUE(
-      runtime::cpu::savePlan(*int8->executable, {}, std::string(path)).ok());
-  auto loaded = runtime::cpu::loadPlan(std::string(path));
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  HostTensor again = runPlan(*loaded->executable);
-  EXPECT_EQ(std::memcmp(again.data(), got.data(), got.byteSize()), 0);
-  std::remove(path.c_str());
+  expectNearF32AndSavable(plans, args, "tgc-int8-matmul-chain");
 }
 
 } // namespace

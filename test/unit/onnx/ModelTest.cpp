@@ -127,6 +127,15 @@ TEST(Model, CalibratedInt8RunsNearF32) {
   calibration.calibrator = "entropy";
   calibration.tablePath.clear();
   EXPECT_FALSE(f32->calibrate(samples, calibration).ok());
+  // int8 runs on the cpu backend only.
+  ModelOptions reference;
+  reference.backend = "reference";
+  auto onReference = Model::loadOnnx(conv, reference);
+  ASSERT_TRUE(onReference.ok()) << onReference.status();
+  EXPECT_NE(onReference->calibrate(samples, streaming)
+                .message()
+                .find("int8 runs on the cpu backend, not reference"),
+            std::string::npos);
   options.calibrationTable = "/nonexistent/table";
   auto unreadable = Model::loadOnnx(conv, options);
   ASSERT_FALSE(unreadable.ok());

@@ -282,6 +282,35 @@ TEST(Int8, MisuseIsAnErrorNamingIt) {
   EXPECT_NE(zero.status().message().find("positive and finite"),
             std::string::npos);
   d.int8->inputScale = 0.1f;
+  // A zero point only with u8 input, in [0, 255].
+  d.int8->zeroPoint = 3;
+  auto signedZeroPoint = createMatmul(d);
+  EXPECT_EQ(signedZeroPoint.status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(signedZeroPoint.status().message().find("zero point"),
+            std::string::npos);
+  d.int8->unsignedInput = true;
+  d.int8->zeroPoint = 300;
+  EXPECT_EQ(createMatmul(d).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  d.int8->zeroPoint = 0;
+  // A quantized result: only of an int8 contraction, with a usable scale.
+  d.int8Output = Int8Quantization{0.0f, true};
+  auto badOutput = createMatmul(d);
+  EXPECT_NE(badOutput.status().message().find(
+                "quantized matmul result's scale must be positive"),
+            std::string::npos)
+      << badOutput.status();
+  d.int8Output->inputScale = 0.1f;
+  std::optional<Int8Quantization> int8 = d.int8;
+  d.int8.reset();
+  auto notInt8 = createMatmul(d);
+  EXPECT_NE(notInt8.status().message().find(
+                "writes a quantized result only as an int8 matmul"),
+            std::string::npos)
+      << notInt8.status();
+  d.int8 = int8;
+  d.int8Output.reset();
   d.bf16 = true;
   auto both = createMatmul(d);
   EXPECT_FALSE(both.ok());
