@@ -1,4 +1,4 @@
-# The installed package: public headers, two shared libraries and a CMake
+# The installed package: public headers, shared libraries and a CMake
 # package, relocatable (everything relative to the prefix).
 #
 #   cmake --install build --prefix P
@@ -7,8 +7,13 @@
 #   target_link_libraries(app PRIVATE tgc::runtime)   # tensors, .npy files
 #                                                     # and tgc::Artifact
 #
-# tgc::tgc (libtgc.so) holds the whole library: the public API of frontend/,
-# tracing/ and frontend/onnx/ and everything behind it (compiler, runtime).
+# tgc::tgc is libtgc.so: the whole public API. It holds the runtime and what
+# of the API needs no compiler (tgc::Model's cached plans among it), and a
+# stub for each function of the compiler's public libraries (frontend/,
+# tracing/, frontend/onnx/). The compiler itself, with LLVM, MLIR and ONNX
+# behind it, is libtgc_compiler.so beside it, which libtgc loads on the
+# first call of a stub (frontend/CompilerLoader.cpp): a process that only
+# runs cached plans never maps it. Programs do not link libtgc_compiler.
 # tgc::runtime (libtgc_runtime.so) holds runtime/, the CPU kernels (oneDNN)
 # and the CUDA runtime (which dlopens the driver, cuBLASLt and cuDNN only
 # when a CUDA plan runs) and links no LLVM, MLIR or ONNX library: it runs
@@ -16,7 +21,15 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TGC_PUBLIC_LIBRARIES TgcFrontend TgcTracing TgcRuntime TgcRuntimeCpu TgcRuntimeCuda TgcOnnx)
+enable_language(ASM)
+
+# libtgc's own code (no LLVM, MLIR or ONNX) and the compiler's public
+# libraries, whose functions libtgc stubs.
+set(TGC_RUNTIME_LIBRARIES TgcRuntime TgcRuntimeCpu TgcRuntimeCuda)
+set(TGC_LIBTGC_LIBRARIES ${TGC_RUNTIME_LIBRARIES} TgcModel TgcModelCache TgcCalibration)
+set(TGC_COMPILER_LIBRARIES TgcFrontend TgcTracing TgcOnnx)
+set(TGC_COMPILER_FILE
+  libtgc_compiler.so.${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 
 # Every object of the libraries behind the public API goes in (the static
 # libraries follow for their own dependencies, which the linker pulls as
@@ -31,18 +44,30 @@ function(tgc_whole_archive target)
   add_dependencies(${target} ${ARGN})
 endfunction()
 
-add_library(tgc SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
-tgc_whole_archive(tgc ${TGC_PUBLIC_LIBRARIES})
-target_link_libraries(tgc PUBLIC absl::status absl::statusor)
+set(TGC_STUBS ${PROJECT_BINARY_DIR}/CompilerStubs.S)
+set(TGC_COMPILER_ARCHIVES)
+foreach(lib ${TGC_COMPILER_LIBRARIES})
+  list(APPEND TGC_COMPILER_ARCHIVES $<TARGET_FILE:${lib}>)
+endforeach()
+add_custom_command(OUTPUT ${TGC_STUBS}
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/cmake/CompilerStubs.py
+          --nm ${CMAKE_NM} --output ${TGC_STUBS} ${TGC_COMPILER_ARCHIVES}
+  DEPENDS ${TGC_COMPILER_LIBRARIES} ${PROJECT_SOURCE_DIR}/cmake/CompilerStubs.py
+  COMMENT "Writing libtgc's stubs for libtgc_compiler's functions")
+
+add_library(tgc SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp
+  ${PROJECT_SOURCE_DIR}/frontend/CompilerLoader.cpp ${TGC_STUBS})
+tgc_whole_archive(tgc ${TGC_LIBTGC_LIBRARIES})
+target_compile_definitions(tgc PRIVATE
+  TGC_COMPILER_LIBRARY="${TGC_COMPILER_FILE}")
+target_link_libraries(tgc PUBLIC absl::status absl::statusor PRIVATE dl)
 add_library(tgc_runtime SHARED ${PROJECT_SOURCE_DIR}/runtime/Version.cpp)
-tgc_whole_archive(tgc_runtime TgcRuntime TgcRuntimeCpu TgcRuntimeCuda)
+tgc_whole_archive(tgc_runtime ${TGC_RUNTIME_LIBRARIES})
 target_link_libraries(tgc_runtime PUBLIC absl::status absl::statusor)
 # Version.cpp is runtime code: compiled without LLVM's and MLIR's include
 # directories, like the rest of runtime/ (test/package/runtime-layering.py).
 foreach(lib tgc tgc_runtime)
-  get_target_property(TGC_LIB_INCLUDES ${lib} INCLUDE_DIRECTORIES)
-  list(REMOVE_ITEM TGC_LIB_INCLUDES ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
-  set_target_properties(${lib} PROPERTIES INCLUDE_DIRECTORIES "${TGC_LIB_INCLUDES}")
+  tgc_without_compiler_includes(${lib})
 endforeach()
 foreach(lib tgc tgc_runtime)
   target_include_directories(${lib} INTERFACE
@@ -52,12 +77,33 @@ foreach(lib tgc tgc_runtime)
   set_target_properties(${lib} PROPERTIES
     VERSION ${PROJECT_VERSION}
     SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-    # Installed: find LLVM/MLIR where Debian keeps them (not on the default
-    # search path), and nothing of the build tree.
-    INSTALL_RPATH "${LLVM_LIBRARY_DIR}"
     # Unresolved symbols are link errors here, not in the user's program.
     LINK_OPTIONS "-Wl,--no-undefined")
 endforeach()
+
+# libtgc_compiler: the compiler's libraries and what they pull in, over
+# libtgc's runtime (no runtime object is linked twice:
+# test/package/lazy-compiler.py checks). Its calls to its own
+# functions bind inside it, not to libtgc's stubs.
+add_library(tgc_compiler SHARED ${PROJECT_SOURCE_DIR}/frontend/CompilerLibrary.cpp)
+tgc_whole_archive(tgc_compiler ${TGC_COMPILER_LIBRARIES})
+# After the archives' objects, not before: the linker drops a shared
+# library that no object before it references, and then links the
+# runtime's archives instead.
+target_link_libraries(tgc_compiler PRIVATE tgc)
+set_target_properties(tgc_compiler PROPERTIES
+  VERSION ${PROJECT_VERSION}
+  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+  # Installed: libtgc beside it, LLVM/MLIR where Debian keeps them (not on
+  # the default search path), and nothing of the build tree.
+  INSTALL_RPATH "$ORIGIN;${LLVM_LIBRARY_DIR}"
+  LINK_OPTIONS "-Wl,--no-undefined;-Wl,-Bsymbolic-functions")
+# libtgc loads it at run time: a program linking tgc::tgc in this tree
+# depends on it too (tgc_link_library).
+function(tgc_link_library target)
+  target_link_libraries(${target} PRIVATE tgc::tgc)
+  add_dependencies(${target} tgc_compiler)
+endfunction()
 add_library(tgc::tgc ALIAS tgc)
 add_library(tgc::runtime ALIAS tgc_runtime)
 set_target_properties(tgc_runtime PROPERTIES EXPORT_NAME runtime)
@@ -68,6 +114,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/tgc/Version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tgc)
 install(TARGETS tgc tgc_runtime EXPORT tgcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS tgc_compiler LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT tgcTargets NAMESPACE tgc::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tgc)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tgcConfig.cmake.in

@@ -1,8 +1,10 @@
-//===- OnnxModel.cpp - tgc::Model: compiled ONNX models -------------------===//
+//===- OnnxModel.cpp - the compiler's half of tgc::Model ------------------===//
 //
-// The public Model API (include/tgc/Model.h) over the importer and a backend
-// selected by name from the registry (codegen/Backend.h): one MLIR context
-// per model, one plan per set of input shapes.
+// An OnnxCompilation (OnnxCompilation.h): an ONNX model imported into its
+// own MLIR context and compiled on a backend selected by name from the
+// registry (codegen/Backend.h), one plan per set of input shapes; and
+// CompiledModel::compileOnnx over it. The rest of tgc::Model, which needs
+// no compiler, is LazyModel.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,11 +15,12 @@
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
 #include "codegen/cpu/Calibrate.h"
-#include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/PlanCache.h"
 #include "codegen/reference/Interpreter.h"
 #include "frontend/Function.h"
 #include "frontend/Tensor.h"
+#include "frontend/onnx/ModelCache.h"
+#include "frontend/onnx/OnnxCompilation.h"
 #include "frontend/onnx/OnnxInternal.h"
 #include "runtime/EngineInternal.h"
 #include "runtime/cuda/Device.h"
@@ -33,8 +36,10 @@ using namespace tgc;
 
 namespace tgc::detail {
 
-struct ModelState {
+class OnnxCompilation {
+public:
   ModelOptions options;
+  std::string path;
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp func;
@@ -50,13 +55,10 @@ struct ModelState {
       plans;
   std::shared_ptr<const codegen::CompiledFunction> lastPlan;
 
-  /// The model file, imported on first need when the model was loaded from
-  /// the persistent cache (`func` is null until then).
-  std::string path;
   /// With ModelOptions::cacheDir on the cpu backend, for a model with
   /// static input shapes: the key its plan is filed under beside its
-  /// function's (cpu::sourceFileKey), so that the next load finds it
-  /// without importing the model.
+  /// function's (runtime::cpu::sourceFileKey), so that the next load finds
+  /// it without importing the model.
   std::string planKey;
   /// ModelOptions::calibrationTable, read at load.
   std::shared_ptr<const codegen::CalibrationTable> calibration;
@@ -65,6 +67,8 @@ struct ModelState {
 } // namespace tgc::detail
 
 namespace {
+
+using detail::OnnxCompilation;
 
 TensorInfo infoOf(std::string name, mlir::Type type) {
   TensorInfo info;
@@ -87,9 +91,8 @@ llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
   return names;
 }
 
-/// Imports the model file into `state` (its function; its inputs and
-/// outputs unless a cached plan gave them).
-absl::Status importModel(detail::ModelState &state) {
+/// Imports the model file into `state`: its function, inputs and outputs.
+absl::Status importModel(OnnxCompilation &state) {
   auto module = importOnnxModel(state.context, state.path);
   if (!module)
     return detail::toStatus(module.takeError());
@@ -102,81 +105,40 @@ absl::Status importModel(detail::ModelState &state) {
   if (!func)
     return absl::InternalError(state.path +
                                ": the imported module has no function");
-  bool described = !state.inputs.empty() || !state.outputs.empty();
-  if (!described) {
-    auto names = outputNames(state.path);
-    if (!names)
-      return detail::toStatus(names.takeError());
-    mlir::FunctionType type = func.getFunctionType();
-    mlir::Block &entry = func.getBody().front();
-    for (auto [i, input] : llvm::enumerate(type.getInputs())) {
-      std::string name = "input" + std::to_string(i);
-      if (auto loc =
-              mlir::dyn_cast<mlir::NameLoc>(entry.getArgument(i).getLoc()))
-        name = loc.getName().str();
-      state.inputs.push_back(infoOf(std::move(name), input));
-    }
-    for (auto [i, output] : llvm::enumerate(type.getResults()))
-      state.outputs.push_back(
-          infoOf(i < names->size() ? (*names)[i] : "output" + std::to_string(i),
-                 output));
+  auto names = outputNames(state.path);
+  if (!names)
+    return detail::toStatus(names.takeError());
+  mlir::FunctionType type = func.getFunctionType();
+  mlir::Block &entry = func.getBody().front();
+  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+    std::string name = "input" + std::to_string(i);
+    if (auto loc = mlir::dyn_cast<mlir::NameLoc>(entry.getArgument(i).getLoc()))
+      name = loc.getName().str();
+    state.inputs.push_back(infoOf(std::move(name), input));
   }
+  for (auto [i, output] : llvm::enumerate(type.getResults()))
+    state.outputs.push_back(
+        infoOf(i < names->size() ? (*names)[i] : "output" + std::to_string(i),
+               output));
   state.func = func;
   return absl::OkStatus();
 }
 
-/// The model's plan from the persistent cache, found by the model file's
-/// key (no import): true when `state` now holds it, its inputs and its
-/// outputs. Sets state.planKey either way (when the file has a key).
-bool loadCachedPlan(detail::ModelState &state) {
-  std::string extra =
-      "tgc::Model v1 threads=" +
-      std::to_string(runtime::resolveThreadCount(state.options.numThreads)) +
-      " interop=" + std::to_string(state.options.interOpThreads > 1) +
-      " fuse=" + std::to_string(state.options.fuse) + " determinism=" +
-      toString(resolveDeterminism(state.options.determinism)) +
-      " precision=" + toString(resolvePrecision(state.options.precision));
-  if (state.calibration)
-    extra += " calibration=" + state.calibration->digest();
-  std::optional<std::string> key = cpu::sourceFileKey(state.path, extra);
-  if (!key)
-    return false;
-  state.planKey = *key;
-  auto cache = cpu::KernelObjectCache::open(state.options.cacheDir);
-  if (!cache.ok())
-    return false;
-  cpu::KernelObjectCache::PlanLookup hit = (*cache)->loadPlan(*key);
-  if (!hit.executable)
-    return false;
-  const runtime::Executable &exe = *hit.executable;
-  state.inputs = runtime::cpu::planTensors(exe, exe.inputs,
-                                           hit.info.list("inputs"), "input");
-  state.outputs = runtime::cpu::planTensors(exe, exe.outputs,
-                                            hit.info.list("outputs"), "output");
-  std::vector<std::vector<int64_t>> shapes;
-  for (const TensorInfo &input : state.inputs)
-    shapes.push_back(input.shape);
-  std::shared_ptr<const codegen::CompiledFunction> plan =
-      cpu::makeLoadedCpuFunction(std::move(hit.executable));
-  state.plans.emplace(std::move(shapes), plan);
-  return true;
-}
-
 } // namespace
 
-tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
-                                     ModelOptions options) {
+absl::StatusOr<std::shared_ptr<OnnxCompilation>> detail::openOnnxCompilation(
+    const std::string &path, const ModelOptions &options,
+    std::shared_ptr<const codegen::CalibrationTable> calibration,
+    const std::string &planKey) {
   codegen::registerAllBackends();
   auto backend = codegen::getBackend(options.backend);
   if (!backend)
     return absl::InvalidArgumentError("tgc: Model: " +
                                       llvm::toString(backend.takeError()));
-  if (options.numThreads < 0 || options.interOpThreads < 1)
-    return absl::InvalidArgumentError(
-        "tgc: ModelOptions: numThreads must be >= 0 and interOpThreads >= 1");
-  auto state = std::make_shared<detail::ModelState>();
-  state->options = std::move(options);
+  auto state = std::make_shared<OnnxCompilation>();
+  state->options = options;
   state->backend = *backend;
+  state->calibration = std::move(calibration);
   if (state->backend->runsOnDevice()) {
     auto device = cuda::openDevice(0);
     if (!device.ok())
@@ -187,33 +149,29 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
     state->device = *device;
   }
   state->path = path;
-  if (!state->options.calibrationTable.empty()) {
-    auto table =
-        codegen::CalibrationTable::loadShared(state->options.calibrationTable);
-    if (!table.ok())
-      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
-                          "tgc: Model: " +
-                              std::string(table.status().message()));
-    state->calibration = *std::move(table);
-  }
-  if (state->backend->name() == "cpu" && !state->options.cacheDir.empty()) {
-    if (loadCachedPlan(*state))
-      return Model(std::move(state));
-  }
   if (absl::Status status = importModel(*state); !status.ok())
     return status;
-  if (!state->planKey.empty()) {
-    bool dynamic = false;
-    for (const TensorInfo &input : state->inputs)
-      dynamic |= llvm::is_contained(input.shape, kDynamic);
-    if (dynamic || cpu::mayHaveExternalData(path))
-      state->planKey.clear();
-  }
-  return Model(std::move(state));
+  // Only a cpu plan for static shapes is filed under the model file's key.
+  bool dynamic = false;
+  for (const TensorInfo &input : state->inputs)
+    dynamic |= llvm::is_contained(input.shape, kDynamic);
+  if (state->backend->name() == "cpu" && !dynamic &&
+      !cpu::mayHaveExternalData(path))
+    state->planKey = planKey;
+  return state;
 }
 
-const std::vector<TensorInfo> &Model::inputs() const { return state->inputs; }
-const std::vector<TensorInfo> &Model::outputs() const { return state->outputs; }
+const std::vector<TensorInfo> &
+detail::compilationInputs(const OnnxCompilation &compilation) {
+  return compilation.inputs;
+}
+
+const std::vector<TensorInfo> &
+detail::compilationOutputs(const OnnxCompilation &compilation) {
+  return compilation.outputs;
+}
+
+void detail::registerCompilerKernelLoaders() { codegen::registerAllBackends(); }
 
 namespace {
 
@@ -221,25 +179,18 @@ namespace {
 /// shapes), compiled on first use. `inputs`, when given, are checked first
 /// against the function (the interpreter's located messages).
 absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
-planFor(detail::ModelState &state, std::vector<std::vector<int64_t>> shapes,
+planFor(OnnxCompilation &state, std::vector<std::vector<int64_t>> shapes,
         const std::vector<runtime::HostTensor> *inputs) {
   std::lock_guard lock(state.planMutex);
   auto it = state.plans.find(shapes);
-  if (it == state.plans.end() || !state.func) {
-    // Loaded from the cache without its function: other shapes need it
-    // (and the located messages for wrong inputs).
-    if (!state.func && it == state.plans.end())
-      if (absl::Status status = importModel(state); !status.ok())
-        return status;
-    // Wrong counts, dtypes and shapes: the interpreter's located messages.
-    if (state.func && inputs)
-      if (llvm::Error error = reference::checkArguments(state.func, *inputs))
-        return detail::toStatus(std::move(error));
-  }
   if (it != state.plans.end()) {
     state.lastPlan = it->second;
     return it->second;
   }
+  // Wrong counts, dtypes and shapes: the interpreter's located messages.
+  if (inputs)
+    if (llvm::Error error = reference::checkArguments(state.func, *inputs))
+      return detail::toStatus(std::move(error));
   codegen::BackendOptions backendOptions =
       codegen::BackendOptions::fromEnvironment();
   backendOptions.numThreads = state.options.numThreads;
@@ -272,7 +223,7 @@ planFor(detail::ModelState &state, std::vector<std::vector<int64_t>> shapes,
 }
 
 std::vector<std::vector<int64_t>>
-shapesOf(const detail::ModelState &state,
+shapesOf(const OnnxCompilation &state,
          const std::vector<runtime::HostTensor> &inputs) {
   std::vector<std::vector<int64_t>> shapes;
   if (!state.backend->servesAnyShapes())
@@ -281,10 +232,12 @@ shapesOf(const detail::ModelState &state,
   return shapes;
 }
 
+} // namespace
+
 absl::StatusOr<std::vector<runtime::HostTensor>>
-runModel(detail::ModelState &state,
-         const std::vector<runtime::HostTensor> &inputs,
-         const runtime::RunOptions &options) {
+detail::runCompilation(OnnxCompilation &state,
+                       const std::vector<runtime::HostTensor> &inputs,
+                       const runtime::RunOptions &options) {
   auto plan = planFor(state, shapesOf(state, inputs), &inputs);
   if (!plan.ok())
     return plan.status();
@@ -294,58 +247,34 @@ runModel(detail::ModelState &state,
   return (*plan)->run(inputs, context);
 }
 
-} // namespace
-
-tgc::StatusOr<std::vector<runtime::HostTensor>>
-Model::run(const std::vector<runtime::HostTensor> &inputs) const {
-  runtime::RunOptions options;
-  options.numThreads = state->options.numThreads;
-  options.interOpThreads = state->options.interOpThreads;
-  return runModel(*state, inputs, options);
+std::string detail::describeCompilation(const OnnxCompilation &state) {
+  std::lock_guard lock(const_cast<OnnxCompilation &>(state).planMutex);
+  return state.lastPlan ? state.lastPlan->describe() : "";
 }
 
-tgc::Status
-Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
-                 const CalibrationOptions &options) const {
-  return calibrate(
-      samples.size(),
-      [&](size_t i) -> StatusOr<std::vector<runtime::HostTensor>> {
-        return samples[i];
-      },
-      options);
-}
-
-tgc::Status Model::calibrate(
-    size_t count,
+absl::Status detail::calibrateCompilation(
+    OnnxCompilation &state, size_t count,
     const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
         &read,
-    const CalibrationOptions &options) const {
+    const CalibrationOptions &options) {
   const std::string prefix = "tgc: Model::calibrate: ";
   auto calibrator = codegen::calibratorOf(options);
   if (!calibrator.ok())
     return absl::InvalidArgumentError(
         prefix + std::string(calibrator.status().message()));
-  if (state->backend->name() != "cpu")
+  if (state.backend->name() != "cpu")
     return absl::FailedPreconditionError(
         "tgc: Model::calibrate: int8 runs on the cpu backend, not " +
-        state->backend->name().str());
-  std::lock_guard lock(state->planMutex);
-  if (!state->func)
-    if (absl::Status status = importModel(*state); !status.ok())
-      return status;
+        state.backend->name().str());
+  std::lock_guard lock(state.planMutex);
   cpu::CalibrationSamples source;
   source.count = count;
   source.read = read;
   cpu::CompileOptions compileOptions;
-  compileOptions.numThreads = state->options.numThreads;
-  compileOptions.fuse = state->options.fuse;
-  return cpu::calibrateToFile(state->func, source, *calibrator, options,
+  compileOptions.numThreads = state.options.numThreads;
+  compileOptions.fuse = state.options.fuse;
+  return cpu::calibrateToFile(state.func, source, *calibrator, options,
                               compileOptions, prefix);
-}
-
-std::string Model::describePlan() const {
-  std::lock_guard lock(state->planMutex);
-  return state->lastPlan ? state->lastPlan->describe() : "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -358,7 +287,7 @@ namespace {
 /// thread count (one plan per set of input shapes).
 class OnnxSource : public detail::ModelSource {
 public:
-  explicit OnnxSource(std::shared_ptr<detail::ModelState> state)
+  explicit OnnxSource(std::shared_ptr<OnnxCompilation> state)
       : state(std::move(state)) {}
 
   absl::StatusOr<std::vector<runtime::HostTensor>>
@@ -366,7 +295,7 @@ public:
       const runtime::RunOptions &options) const override {
     runtime::RunOptions request = options;
     request.interOpThreads = state->options.interOpThreads;
-    return runModel(*state, inputs, request);
+    return detail::runCompilation(*state, inputs, request);
   }
 
   std::string describe() const override {
@@ -389,7 +318,7 @@ public:
   }
 
 private:
-  std::shared_ptr<detail::ModelState> state;
+  std::shared_ptr<OnnxCompilation> state;
 };
 
 /// Applies EngineOptions::inputShapes to the model's inputs.
@@ -443,13 +372,43 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   modelOptions.cacheDir = options.cacheDir;
   modelOptions.determinism = options.determinism;
   modelOptions.precision = options.precision;
-  modelOptions.calibrationTable = options.calibrationTable;
-  auto model = Model::loadOnnx(path, modelOptions);
-  if (!model.ok())
-    return model.status();
-  auto source = std::make_shared<OnnxSource>(model->state);
-  source->inputs = model->inputs();
-  source->outputs = model->outputs();
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
+  if (!options.calibrationTable.empty()) {
+    auto table =
+        codegen::CalibrationTable::loadShared(options.calibrationTable);
+    if (!table.ok())
+      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                          "tgc: CompiledModel::compileOnnx: " +
+                              std::string(table.status().message()));
+    calibration = *std::move(table);
+  }
+  // The plan the cache holds under the model file's key: no import.
+  std::string planKey;
+  if (modelOptions.backend == "cpu" && !modelOptions.cacheDir.empty()) {
+    codegen::registerAllBackends(); // the loop kernels' loader
+    planKey = detail::modelPlanKey(path, modelOptions, calibration.get());
+    if (!planKey.empty())
+      if (auto cached = detail::loadModelPlan(modelOptions.cacheDir, planKey);
+          cached.ok()) {
+        auto source = detail::executableSource(std::move(cached->executable),
+                                               std::move(cached->inputs),
+                                               std::move(cached->outputs));
+        auto fixed = source->inputs;
+        if (absl::Status status =
+                fixInputShapes(fixed, options.inputShapes, path);
+            !status.ok())
+          return status;
+        return detail::makeCompiledModel(std::move(source), options.hint,
+                                         *config);
+      }
+  }
+  auto compilation = detail::openOnnxCompilation(
+      path, modelOptions, std::move(calibration), planKey);
+  if (!compilation.ok())
+    return compilation.status();
+  auto source = std::make_shared<OnnxSource>(*compilation);
+  source->inputs = (*compilation)->inputs;
+  source->outputs = (*compilation)->outputs;
   if (absl::Status status =
           fixInputShapes(source->inputs, options.inputShapes, path);
       !status.ok())
@@ -462,9 +421,9 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
     shapes.push_back(input.shape);
   }
   if (allStatic) {
-    if (model->state->backend->servesAnyShapes())
+    if ((*compilation)->backend->servesAnyShapes())
       shapes.clear();
-    if (auto plan = planFor(*model->state, std::move(shapes), nullptr);
+    if (auto plan = planFor(**compilation, std::move(shapes), nullptr);
         !plan.ok())
       return plan.status();
   }

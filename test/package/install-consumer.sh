@@ -7,7 +7,9 @@
 #   3. examples/consumer is configured against the prefix, moved elsewhere
 #      (relocatable), built and run: a traced function and an ONNX model
 #      checked against plain loops, and a program linking tgc::runtime only;
-#   4. the runtime-only program loads no LLVM, MLIR, ONNX or NVRTC library.
+#   4. the runtime-only program loads no LLVM, MLIR, ONNX or NVRTC library,
+#      and the consumer (tgc::tgc) none at start: libtgc loads the installed
+#      libtgc_compiler when the consumer first traces (which step 3 ran).
 #
 # install-consumer.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -81,5 +83,10 @@ for program in runtime-only run-artifact; do
     exit 1
   fi
 done
+if ldd "$work/consumer/consumer" | grep -E -i 'llvm|mlir|onnx|nvrtc|protobuf'; then
+  echo "FAIL: consumer (tgc::tgc) loads the libraries above at start" >&2
+  exit 1
+fi
+compgen -G "$prefix/lib/libtgc_compiler.so.*" >/dev/null
 echo "runtime-only: $(ldd "$work/consumer/runtime-only" | wc -l) shared libraries"
 echo "PASS"

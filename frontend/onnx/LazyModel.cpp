@@ -1,0 +1,199 @@
+//===- LazyModel.cpp - tgc::Model, compiler on demand ---------------------===//
+//
+// The public Model API (include/tgc/Model.h). A model whose plan the
+// persistent cache holds under its file's key (ModelCache.h) is loaded and
+// run by the runtime alone; everything else (import, compiles for other
+// shapes, located errors for wrong inputs, calibration) goes to the
+// model's OnnxCompilation (OnnxCompilation.h), made on first need. In
+// libtgc that is the first call into libtgc_compiler, which is when the
+// process maps LLVM and MLIR (frontend/CompilerLoader.cpp).
+//
+// Compiled without LLVM's and MLIR's headers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tgc/Model.h"
+
+#include "codegen/Calibration.h"
+#include "frontend/onnx/ModelCache.h"
+#include "frontend/onnx/OnnxCompilation.h"
+#include "runtime/Environment.h"
+#include "runtime/Executable.h"
+
+#include <mutex>
+
+using namespace tgc;
+
+namespace tgc::detail {
+
+struct ModelState {
+  ModelOptions options;
+  std::string path;
+  /// ModelOptions::calibrationTable, read at load.
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
+  /// The key a cpu plan for the model's static shapes is filed under ("":
+  /// none).
+  std::string planKey;
+  std::vector<TensorInfo> inputs, outputs;
+
+  std::mutex mutex;
+  /// The plan the cache held for the model's shapes (loaded without the
+  /// compiler), or null.
+  std::shared_ptr<const runtime::Executable> cachedPlan;
+  /// The model compiled on a backend, made on first need.
+  std::shared_ptr<OnnxCompilation> compilation;
+  /// Whether the last run ran `cachedPlan`.
+  bool lastRunCached = false;
+};
+
+} // namespace tgc::detail
+
+namespace {
+
+using detail::ModelState;
+
+/// The model's plan from the persistent cache by the model file's key
+/// (state.planKey): true when `state` now holds it, its inputs and its
+/// outputs. A miss of any kind leaves the compile to store it again.
+bool loadCachedPlan(ModelState &state) {
+  auto plan = detail::loadModelPlan(state.options.cacheDir, state.planKey);
+  if (!plan.ok() && absl::IsUnimplemented(plan.status())) {
+    // Loop kernels: their loader is the compiler's.
+    detail::registerCompilerKernelLoaders();
+    plan = detail::loadModelPlan(state.options.cacheDir, state.planKey);
+  }
+  if (!plan.ok())
+    return false;
+  state.cachedPlan = std::move(plan->executable);
+  state.inputs = std::move(plan->inputs);
+  state.outputs = std::move(plan->outputs);
+  return true;
+}
+
+/// The model's compilation, made on first need (state.mutex held).
+absl::StatusOr<detail::OnnxCompilation *> compilationOf(ModelState &state) {
+  if (!state.compilation) {
+    auto compilation = detail::openOnnxCompilation(
+        state.path, state.options, state.calibration, state.planKey);
+    if (!compilation.ok())
+      return compilation.status();
+    state.compilation = *std::move(compilation);
+    if (state.inputs.empty() && state.outputs.empty()) {
+      state.inputs = detail::compilationInputs(*state.compilation);
+      state.outputs = detail::compilationOutputs(*state.compilation);
+    }
+  }
+  return state.compilation.get();
+}
+
+/// Whether `inputs` are exactly what `plan` takes.
+bool fits(const runtime::Executable &plan,
+          const std::vector<runtime::HostTensor> &inputs) {
+  if (inputs.size() != plan.inputs.size())
+    return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const runtime::ValueInfo &info =
+        plan.values[static_cast<size_t>(plan.inputs[i])];
+    if (inputs[i].dtype() != info.dtype || inputs[i].shape() != info.shape)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
+                                     ModelOptions options) {
+  if (options.numThreads < 0 || options.interOpThreads < 1)
+    return absl::InvalidArgumentError(
+        "tgc: ModelOptions: numThreads must be >= 0 and interOpThreads >= 1");
+  if (options.cacheDir.empty())
+    options.cacheDir = runtime::env::text("TGC_CACHE_DIR");
+  auto state = std::make_shared<ModelState>();
+  state->options = std::move(options);
+  state->path = path;
+  if (!state->options.calibrationTable.empty()) {
+    auto table =
+        codegen::CalibrationTable::loadShared(state->options.calibrationTable);
+    if (!table.ok())
+      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                          "tgc: Model: " +
+                              std::string(table.status().message()));
+    state->calibration = *std::move(table);
+  }
+  if (state->options.backend == "cpu" && !state->options.cacheDir.empty()) {
+    state->planKey =
+        detail::modelPlanKey(path, state->options, state->calibration.get());
+    if (!state->planKey.empty() && loadCachedPlan(*state))
+      return Model(std::move(state));
+  }
+  std::lock_guard lock(state->mutex);
+  if (auto compilation = compilationOf(*state); !compilation.ok())
+    return compilation.status();
+  return Model(std::move(state));
+}
+
+const std::vector<TensorInfo> &Model::inputs() const { return state->inputs; }
+const std::vector<TensorInfo> &Model::outputs() const { return state->outputs; }
+
+tgc::StatusOr<std::vector<runtime::HostTensor>>
+Model::run(const std::vector<runtime::HostTensor> &inputs) const {
+  runtime::RunOptions options;
+  options.numThreads = state->options.numThreads;
+  options.interOpThreads = state->options.interOpThreads;
+  detail::OnnxCompilation *compilation = nullptr;
+  {
+    std::lock_guard lock(state->mutex);
+    state->lastRunCached =
+        state->cachedPlan && fits(*state->cachedPlan, inputs);
+    if (!state->lastRunCached) {
+      // Other shapes, or wrong inputs (the imported model's located
+      // messages).
+      auto compiled = compilationOf(*state);
+      if (!compiled.ok())
+        return compiled.status();
+      compilation = *compiled;
+    }
+  }
+  if (!compilation)
+    return state->cachedPlan->run(inputs, options);
+  return detail::runCompilation(*compilation, inputs, options);
+}
+
+std::string Model::describePlan() const {
+  std::lock_guard lock(state->mutex);
+  if (state->lastRunCached)
+    return state->cachedPlan->describe();
+  return state->compilation ? detail::describeCompilation(*state->compilation)
+                            : "";
+}
+
+tgc::Status
+Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
+                 const CalibrationOptions &options) const {
+  return calibrate(
+      samples.size(),
+      [&](size_t i) -> StatusOr<std::vector<runtime::HostTensor>> {
+        return samples[i];
+      },
+      options);
+}
+
+tgc::Status Model::calibrate(
+    size_t count,
+    const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
+        &read,
+    const CalibrationOptions &options) const {
+  if (auto calibrator = codegen::calibratorOf(options); !calibrator.ok())
+    return absl::InvalidArgumentError(
+        "tgc: Model::calibrate: " + std::string(calibrator.status().message()));
+  detail::OnnxCompilation *compilation;
+  {
+    std::lock_guard lock(state->mutex);
+    auto compiled = compilationOf(*state);
+    if (!compiled.ok())
+      return compiled.status();
+    compilation = *compiled;
+  }
+  return detail::calibrateCompilation(*compilation, count, read, options);
+}

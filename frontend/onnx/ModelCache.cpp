@@ -1,0 +1,67 @@
+//===- ModelCache.cpp - a model's plan by its file's key ------------------===//
+
+#include "frontend/onnx/ModelCache.h"
+
+#include "codegen/Calibration.h"
+#include "runtime/AtomicFile.h"
+#include "runtime/Environment.h"
+#include "runtime/cpu/PlanFile.h"
+#include "runtime/cpu/SourceKey.h"
+#include "tgc/Determinism.h"
+#include "tgc/Precision.h"
+
+#include <sys/stat.h>
+
+using namespace tgc;
+
+// Defined by frontend/CompilerLoader.cpp, which only libtgc holds: the
+// compiler library it loads. A program that links the compiler statically
+// (the tools, the tests) has none, and the compiler is the program.
+namespace tgc::detail {
+__attribute__((weak)) const char *compilerLibraryPath();
+} // namespace tgc::detail
+
+std::string detail::compilerBuildIdentity() {
+  // The same file KernelObjectCache::buildIdentity finds from inside the
+  // compiler.
+  if (&compilerLibraryPath != nullptr)
+    return runtime::cpu::fileIdentity(compilerLibraryPath());
+  return runtime::cpu::fileIdentity("/proc/self/exe");
+}
+
+std::string detail::modelPlanKey(const std::string &path,
+                                 const ModelOptions &options,
+                                 const codegen::CalibrationTable *calibration) {
+  std::string extra =
+      "tgc::Model v1 threads=" +
+      std::to_string(runtime::resolveThreadCount(options.numThreads)) +
+      " interop=" + std::to_string(options.interOpThreads > 1) +
+      " fuse=" + std::to_string(options.fuse) +
+      " determinism=" + toString(resolveDeterminism(options.determinism)) +
+      " precision=" + toString(resolvePrecision(options.precision));
+  if (calibration)
+    extra += " calibration=" + calibration->digest();
+  std::optional<std::string> key =
+      runtime::cpu::sourceFileKey(path, extra, compilerBuildIdentity());
+  return key ? *key : "";
+}
+
+absl::StatusOr<detail::CachedModelPlan>
+detail::loadModelPlan(const std::string &cacheDir, const std::string &key) {
+  std::string path = runtime::cpu::cachedPlanPath(cacheDir, key);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return absl::NotFoundError(path + ": no such plan");
+  auto loaded = runtime::cpu::loadPlan(path);
+  if (!loaded.ok())
+    return loaded.status();
+  runtime::touchFile(path); // recently used, as the cache marks a hit
+  CachedModelPlan plan;
+  const runtime::Executable &exe = *loaded->executable;
+  plan.inputs = runtime::cpu::planTensors(exe, exe.inputs,
+                                          loaded->info.list("inputs"), "input");
+  plan.outputs = runtime::cpu::planTensors(
+      exe, exe.outputs, loaded->info.list("outputs"), "output");
+  plan.executable = std::move(loaded->executable);
+  return plan;
+}

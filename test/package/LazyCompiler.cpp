@@ -1,0 +1,105 @@
+//===- LazyCompiler.cpp - libtgc maps its compiler only when it needs it --===//
+//
+// Run by test/package/lazy-compiler.py, twice on one cache directory:
+//
+//   lazy-compiler cold MODEL.onnx CACHE_DIR RESULT   (imports, compiles,
+//       stores the plan and writes the result's bytes to RESULT)
+//   lazy-compiler warm MODEL.onnx CACHE_DIR RESULT   (loads the plan: the
+//       process must not have mapped libtgc_compiler or libMLIR; the result
+//       must be RESULT's bytes; then a traced function loads the compiler)
+//
+// Every check prints what failed and makes the exit status 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include <tgc/tgc.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const std::string &what) {
+  std::printf("%s: %s\n", ok ? "ok" : "FAIL", what.c_str());
+  failures += !ok;
+}
+
+/// Whether this process has mapped a file whose name contains `name`.
+bool mapped(const char *name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos)
+      return true;
+  return false;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 5) {
+    std::fprintf(
+        stderr, "usage: lazy-compiler cold|warm MODEL.onnx CACHE_DIR RESULT\n");
+    return 2;
+  }
+  std::string mode = argv[1];
+  check(!mapped("libtgc_compiler") && !mapped("libMLIR") &&
+            !mapped("libLLVM") && !mapped("libonnx"),
+        "a program linking libtgc starts without the compiler, LLVM, MLIR or "
+        "ONNX");
+
+  tgc::ModelOptions options;
+  options.cacheDir = argv[3];
+  options.numThreads = 1;
+  auto model = tgc::Model::loadOnnx(argv[2], options);
+  if (!model.ok()) {
+    std::fprintf(stderr, "%s\n", model.status().ToString().c_str());
+    return 1;
+  }
+  auto x = tgc::runtime::HostTensor::allocate(tgc::runtime::DType::F32,
+                                              model->inputs()[0].shape);
+  for (int64_t i = 0; i < x->numElements(); ++i)
+    x->dataAs<float>()[i] = static_cast<float>(i % 7) - 3.0f;
+  auto y = model->run({*x});
+  if (!y.ok()) {
+    std::fprintf(stderr, "%s\n", y.status().ToString().c_str());
+    return 1;
+  }
+  std::string bytes(static_cast<const char *>((*y)[0].data()),
+                    (*y)[0].byteSize());
+
+  if (mode == "cold") {
+    check(mapped("libtgc_compiler") && mapped("libMLIR"),
+          "a model imported and compiled: libtgc_compiler and libMLIR are "
+          "loaded");
+    std::ofstream(argv[4], std::ios::binary) << bytes;
+    return failures ? 1 : 0;
+  }
+
+  check(!mapped("libtgc_compiler") && !mapped("libMLIR"),
+        "a model from the cache ran without loading the compiler");
+  std::ifstream in(argv[4], std::ios::binary);
+  std::string cold((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  check(!cold.empty() && cold == bytes,
+        "the cached plan's result is bitwise the cold process's");
+  check(!model->describePlan().empty(), "describePlan() of the cached plan");
+
+  // The first traced function loads the compiler, on demand.
+  auto f = tgc::function([](tgc::Tensor a) { return a * 2.0 + 1.0; });
+  if (!f.ok()) {
+    std::fprintf(stderr, "%s\n", f.status().ToString().c_str());
+    return 1;
+  }
+  auto z = (*f)(*x);
+  check(z.ok() && z->dataAs<float>()[1] == 2.0f * x->dataAs<float>()[1] + 1.0f,
+        "a traced function runs (its first call loads the compiler)");
+  check(mapped("libtgc_compiler") && mapped("libMLIR"),
+        "after tracing, libtgc_compiler and libMLIR are loaded");
+  return failures ? 1 : 0;
+}
