@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -315,6 +316,51 @@ TEST(CompiledModel, CompilesAnOnnxModelForStreams) {
     for (int64_t i = 0; i < 9; ++i)
       EXPECT_EQ(c->dataAs<float>()[i], 8.0f) << backend;
   }
+}
+
+// EngineOptions::cacheDir: a second compile of the same model takes the
+// plan the first filed under the model file's key (the same inputs,
+// outputs and bitwise results; nothing new is written).
+TEST(CompiledModel, ASecondCompileTakesThePlanFromTheCache) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tgc-engine-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  EngineOptions options;
+  options.cacheDir = dir.string();
+  options.threadsPerStream = 1;
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (const auto &entry : std::filesystem::directory_iterator(dir))
+      names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  std::vector<HostTensor> results;
+  std::vector<std::string> written;
+  for (int i = 0; i < 2; ++i) {
+    auto model = CompiledModel::compileOnnx(kMatmul, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->inputIndex("b"), 1);
+    EXPECT_EQ(model->outputIndex("c"), 0);
+    auto request = model->createInferRequest();
+    ASSERT_TRUE(request.setInput("a", filled({3, 4}, 2)).ok());
+    ASSERT_TRUE(request.setInput("b", filled({4, 3}, 0.5f)).ok());
+    ASSERT_TRUE(request.run().ok());
+    auto c = request.output("c");
+    ASSERT_TRUE(c.ok()) << c.status();
+    results.push_back(*c);
+    if (i == 0)
+      written = files();
+  }
+  // The function's key and the model file's key.
+  EXPECT_EQ(written.size(), 2u);
+  EXPECT_EQ(files(), written);
+  EXPECT_EQ(results[1].dataAs<float>()[0], 4.0f);
+  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(),
+                        results[0].byteSize()),
+            0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CompiledModel, BadInputShapesAndFilesAreErrors) {
