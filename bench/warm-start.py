@@ -10,7 +10,8 @@ b8), fresh processes, rounds interleaved, medians reported:
   aot      run-artifact MODEL.tgcx           (tgc-compile'd once; the runtime
            alone, no LLVM/MLIR mapped)
   model    bench-model-start MODEL ... CACHE (tgc::Model in a program
-           linking libtgc: cold on an empty cache, warm on the same one)
+           linking libtgc: cold on an empty cache, warm on the same one,
+           which must report 0 plans compiled)
 Each is the wall time of the whole process to its first result (written to
 a .npy), and every result is checked bitwise against the cold one.
 
@@ -120,9 +121,14 @@ def main():
                     mcache = os.path.join(work, "mcache%d" % r)
                     for runs, tag in ((mcold, "mcold"), (mwarm, "mwarm")):
                         mout = os.path.join(work, "%s%d.npy" % (tag, r))
-                        wall, _ = timed([model_start, model, inp, mout, mcache,
-                                         str(args.threads)])
+                        wall, log = timed([model_start, model, inp, mout,
+                                           mcache, str(args.threads)])
                         runs.append(wall)
+                        # The model's own accounting: the warm one compiled
+                        # nothing.
+                        warm_ok = " 0 plan(s) compiled" in log
+                        if warm_ok != (tag == "mwarm"):
+                            sys.exit("tgc::Model %s start:\n%s" % (tag, log))
                         if not same(out, mout):
                             sys.exit("tgc::Model's result differs from "
                                      "tgc-run's")

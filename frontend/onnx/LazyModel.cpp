@@ -168,6 +168,12 @@ std::string Model::describePlan() const {
                             : "";
 }
 
+size_t Model::compileCount() const {
+  std::lock_guard lock(state->mutex);
+  return state->compilation ? detail::compilationCompiles(*state->compilation)
+                            : 0;
+}
+
 tgc::Status
 Model::calibrate(const std::vector<std::vector<runtime::HostTensor>> &samples,
                  const CalibrationOptions &options) const {

@@ -64,6 +64,9 @@ runCompilation(OnnxCompilation &compilation,
 /// The plan of the last run, as --print-plan shows it ("" before a run).
 std::string describeCompilation(const OnnxCompilation &compilation);
 
+/// Plans compiled (not loaded from the persistent cache) so far.
+size_t compilationCompiles(const OnnxCompilation &compilation);
+
 /// Model::calibrate.
 absl::Status calibrateCompilation(
     OnnxCompilation &compilation, size_t count,

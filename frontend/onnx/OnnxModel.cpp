@@ -54,6 +54,8 @@ public:
            std::shared_ptr<const codegen::CompiledFunction>>
       plans;
   std::shared_ptr<const codegen::CompiledFunction> lastPlan;
+  /// Plans compiled, not loaded from the persistent cache.
+  size_t compiles = 0;
 
   /// With ModelOptions::cacheDir on the cpu backend, for a model with
   /// static input shapes: the key its plan is filed under beside its
@@ -217,6 +219,7 @@ planFor(OnnxCompilation &state, std::vector<std::vector<int64_t>> shapes,
   if (!compiled)
     return detail::toStatus(compiled.takeError());
   std::shared_ptr<const codegen::CompiledFunction> plan(std::move(*compiled));
+  state.compiles += !plan->loadedFromCache();
   state.plans.emplace(std::move(shapes), plan);
   state.lastPlan = plan;
   return plan;
@@ -250,6 +253,11 @@ detail::runCompilation(OnnxCompilation &state,
 std::string detail::describeCompilation(const OnnxCompilation &state) {
   std::lock_guard lock(const_cast<OnnxCompilation &>(state).planMutex);
   return state.lastPlan ? state.lastPlan->describe() : "";
+}
+
+size_t detail::compilationCompiles(const OnnxCompilation &state) {
+  std::lock_guard lock(const_cast<OnnxCompilation &>(state).planMutex);
+  return state.compiles;
 }
 
 absl::Status detail::calibrateCompilation(

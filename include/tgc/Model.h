@@ -83,6 +83,11 @@ public:
   /// fusions), or "" before the first run.
   std::string describePlan() const;
 
+  /// Plans this model has compiled so far. A plan the persistent cache
+  /// (ModelOptions::cacheDir) held is loaded, not compiled: a model whose
+  /// runs all found their plan there says 0.
+  size_t compileCount() const;
+
   /// Post-training int8 calibration (docs/precision.md): runs the model at
   /// f32 over `samples` (one tensor per input each, any batch size the
   /// model accepts), records the range of every contraction's activation

@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
     check(mapped("libtgc_compiler") && mapped("libMLIR"),
           "a model imported and compiled: libtgc_compiler and libMLIR are "
           "loaded");
+    check(model->compileCount() == 1, "the cold model compiled its plan");
     std::ofstream(argv[4], std::ios::binary) << bytes;
     return failures ? 1 : 0;
   }
@@ -89,6 +90,7 @@ int main(int argc, char **argv) {
   check(!cold.empty() && cold == bytes,
         "the cached plan's result is bitwise the cold process's");
   check(!model->describePlan().empty(), "describePlan() of the cached plan");
+  check(model->compileCount() == 0, "the warm model compiled nothing");
 
   // The first traced function loads the compiler, on demand.
   auto f = tgc::function([](tgc::Tensor a) { return a * 2.0 + 1.0; });

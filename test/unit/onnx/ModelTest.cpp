@@ -226,6 +226,7 @@ TEST(Model, ThePersistentCacheServesASecondModel) {
     EXPECT_NE(model->describePlan().find("jit"), std::string::npos)
         << model->describePlan();
     EXPECT_NEAR((*y)[0].dataAs<float>()[0], std::log1p(std::exp(0.75f)), 1e-5);
+    EXPECT_EQ(model->compileCount(), i == 0 ? 1u : 0u) << "run " << i;
     results.push_back((*y)[0]);
     // The loop kernel's object code and the whole plan.
     size_t objects = 0, plans = 0;
@@ -281,6 +282,8 @@ TEST(Model, ASecondLoadNeedsNoImport) {
   EXPECT_EQ(std::memcmp((*y1)[0].data(), (*y2)[0].data(), (*y1)[0].byteSize()),
             0);
   EXPECT_FALSE(second->describePlan().empty());
+  EXPECT_EQ(first->compileCount(), 1u);
+  EXPECT_EQ(second->compileCount(), 0u);
   auto wrong = second->run({*HostTensor::allocate(DType::F32, {3, 4})});
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.status().message().find("model.onnx"), std::string::npos)
