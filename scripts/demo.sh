@@ -64,6 +64,13 @@ for run in cold warm; do
 done
 rm -rf /tmp/tgc-demo-cache
 
+step "tgc::Model with a cache directory in a program linking libtgc: the cold process imports and compiles; the warm one runs the cached plan without mapping the compiler (LLVM, MLIR, ONNX), which its first traced function then loads (test/package/LazyCompiler.cpp)"
+rm -rf /tmp/tgc-demo-model-cache
+for run in cold warm; do
+  "$BIN/lazy-compiler" $run /usr/share/libonnx-testdata/data/node/test_relu/model.onnx /tmp/tgc-demo-model-cache /tmp/tgc-demo-model-result.bin
+done
+rm -rf /tmp/tgc-demo-model-cache /tmp/tgc-demo-model-result.bin
+
 step "Ahead of time: tgc-compile saves a plan; the runtime alone (run-artifact: no LLVM or MLIR mapped) and tgc-run run it (docs/aot.md)"
 "$BIN/tgc-compile" examples/demo-convnet.mlir -o /tmp/tgc-demo-convnet.tgcx
 "$BIN/run-artifact" /tmp/tgc-demo-convnet.tgcx
