@@ -127,7 +127,7 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
     if (!state->planKey.empty() && loadCachedPlan(*state))
       return Model(std::move(state));
   }
-  std::lock_guard lock(state->mutex);
+  std::lock_guard<std::mutex> lock(state->mutex);
   if (auto compilation = compilationOf(*state); !compilation.ok())
     return compilation.status();
   return Model(std::move(state));
@@ -143,7 +143,7 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   options.interOpThreads = state->options.interOpThreads;
   detail::OnnxCompilation *compilation = nullptr;
   {
-    std::lock_guard lock(state->mutex);
+    std::lock_guard<std::mutex> lock(state->mutex);
     state->lastRunCached =
         state->cachedPlan && fits(*state->cachedPlan, inputs);
     if (!state->lastRunCached) {
@@ -161,7 +161,7 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
 }
 
 std::string Model::describePlan() const {
-  std::lock_guard lock(state->mutex);
+  std::lock_guard<std::mutex> lock(state->mutex);
   if (state->lastRunCached)
     return state->cachedPlan->describe();
   return state->compilation ? detail::describeCompilation(*state->compilation)
@@ -169,7 +169,7 @@ std::string Model::describePlan() const {
 }
 
 size_t Model::compileCount() const {
-  std::lock_guard lock(state->mutex);
+  std::lock_guard<std::mutex> lock(state->mutex);
   return state->compilation ? detail::compilationCompiles(*state->compilation)
                             : 0;
 }
@@ -195,7 +195,7 @@ tgc::Status Model::calibrate(
         "tgc: Model::calibrate: " + std::string(calibrator.status().message()));
   detail::OnnxCompilation *compilation;
   {
-    std::lock_guard lock(state->mutex);
+    std::lock_guard<std::mutex> lock(state->mutex);
     auto compiled = compilationOf(*state);
     if (!compiled.ok())
       return compiled.status();

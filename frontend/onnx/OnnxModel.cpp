@@ -183,7 +183,7 @@ namespace {
 absl::StatusOr<std::shared_ptr<const codegen::CompiledFunction>>
 planFor(OnnxCompilation &state, std::vector<std::vector<int64_t>> shapes,
         const std::vector<runtime::HostTensor> *inputs) {
-  std::lock_guard lock(state.planMutex);
+  std::lock_guard<std::mutex> lock(state.planMutex);
   auto it = state.plans.find(shapes);
   if (it != state.plans.end()) {
     state.lastPlan = it->second;
@@ -251,12 +251,12 @@ detail::runCompilation(OnnxCompilation &state,
 }
 
 std::string detail::describeCompilation(const OnnxCompilation &state) {
-  std::lock_guard lock(const_cast<OnnxCompilation &>(state).planMutex);
+  std::lock_guard<std::mutex> lock(const_cast<OnnxCompilation &>(state).planMutex);
   return state.lastPlan ? state.lastPlan->describe() : "";
 }
 
 size_t detail::compilationCompiles(const OnnxCompilation &state) {
-  std::lock_guard lock(const_cast<OnnxCompilation &>(state).planMutex);
+  std::lock_guard<std::mutex> lock(const_cast<OnnxCompilation &>(state).planMutex);
   return state.compiles;
 }
 
@@ -274,7 +274,7 @@ absl::Status detail::calibrateCompilation(
     return absl::FailedPreconditionError(
         "tgc: Model::calibrate: int8 runs on the cpu backend, not " +
         state.backend->name().str());
-  std::lock_guard lock(state.planMutex);
+  std::lock_guard<std::mutex> lock(state.planMutex);
   cpu::CalibrationSamples source;
   source.count = count;
   source.read = read;
@@ -307,7 +307,7 @@ public:
   }
 
   std::string describe() const override {
-    std::lock_guard lock(state->planMutex);
+    std::lock_guard<std::mutex> lock(state->planMutex);
     std::string text;
     for (const auto &[shapes, plan] : state->plans)
       text += plan->describe();
@@ -317,7 +317,7 @@ public:
   }
 
   int64_t requestBytes() const override {
-    std::lock_guard lock(state->planMutex);
+    std::lock_guard<std::mutex> lock(state->planMutex);
     int64_t bytes = 0;
     for (const auto &[shapes, plan] : state->plans)
       if (auto executable = plan->hostExecutable())
