@@ -43,6 +43,12 @@ struct FuseElementwiseOptions {
 int64_t fuseElementwise(mlir::Operation *func,
                         const FuseElementwiseOptions &options = {});
 
+/// Folds a quantize / dequantize pair (QuantizeLinear + DequantizeLinear as
+/// the ONNX importer spells them) on a conv2d's or matmul's input into the
+/// contraction's tgc.input_quantization (tgc-absorb-fake-quant,
+/// dialects/InputQuantization.h).
+void populateAbsorbFakeQuantPatterns(mlir::RewritePatternSet &patterns);
+
 /// Folds inference batch norms (and a constant bias add before them) into
 /// the constant weights of a preceding conv2d or matmul
 /// (tgc-fold-batch-norm).

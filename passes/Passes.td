@@ -61,6 +61,32 @@ def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
   let dependentDialects = ["tgc::TgcDialect"];
 }
 
+def TgcAbsorbFakeQuant : Pass<"tgc-absorb-fake-quant"> {
+  let summary = "Fold quantize/dequantize pairs into the conv2d/matmul they feed";
+  let description = [{
+    A conv2d or matmul (not transposing its lhs) whose activation input is a
+    quantize / dequantize pair of f32 values with scalar constant
+    parameters, as the ONNX importer spells QuantizeLinear +
+    DequantizeLinear (`div` by the scale, `round`, `add` of the zero point,
+    `clamp` to the storage range, `cast` to ui8 or i8 and back, `sub` of the
+    zero point, `mul` by the scale; the zero point's add and sub only with
+    one; a `reshape` may follow, as ONNX's Flatten before a Gemm), reads
+    the pair's input (reshaped) instead and carries
+    `tgc.input_quantization = {scale, storage, zero_point}`: its input is
+    rounded to that grid first (dialects/InputQuantization.h). The
+    reference interpreter applies exactly that; the CPU backend runs the
+    contraction as an int8 kernel with that scale and zero point (a QDQ
+    model's quantized convolutions and matmuls). Both sides of the pair
+    must have the same scale and zero point, the contraction constant
+    weights (operand 1), and an i8 pair no zero point; per-axis activation
+    parameters are left alone. The pair stays where it has other users.
+
+    ```mlir
+    %y = tgc.conv2d %x, %w : ... {tgc.input_quantization = {scale = 2.0e-02 : f64, storage = ui8, zero_point = 128 : i64}}
+    ```
+  }];
+}
+
 def TgcFoldBatchNorm : Pass<"tgc-fold-batch-norm"> {
   let summary = "Fold inference batch norms into conv2d/matmul weights";
   let description = [{

@@ -18,6 +18,10 @@ void tgc::buildCleanupPipeline(OpPassManager &pm) {
 
 void tgc::buildCpuPipeline(OpPassManager &pm, bool fuse) {
   buildCleanupPipeline(pm);
+  // A QDQ model's quantize / dequantize pairs on contraction inputs: int8
+  // kernels (with or without fusion).
+  pm.addPass(createTgcAbsorbFakeQuant());
+  pm.addPass(createCanonicalizerPass());
   if (!fuse)
     return;
   // NCHW convolutions become NHWC (oneDNN's fast plain layout) with

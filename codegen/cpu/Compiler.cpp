@@ -1,6 +1,7 @@
 //===- Compiler.cpp - tgc functions to CPU executables --------------------===//
 
 #include "codegen/cpu/Compiler.h"
+#include "dialects/InputQuantization.h"
 
 #include "codegen/Backend.h"
 #include "codegen/cpu/CpuPipeline.h"
@@ -1004,7 +1005,11 @@ CpuPlanEmitter::resolveActivationLayouts(func::FuncOp specialized,
                                          const cpu::CompileOptions &options) {
   cpu::ActivationLayouts activationLayouts = options.activationLayouts;
   // int8 convolutions run on plain layouts: keep every activation plain.
-  if (options.precision == Precision::Int8)
+  bool quantizedModel = false;
+  specialized.walk([&](Operation *op) {
+    quantizedModel |= op->hasAttr(kInputQuantizationAttr);
+  });
+  if (options.precision == Precision::Int8 || quantizedModel)
     activationLayouts = cpu::ActivationLayouts::Plain;
   if (activationLayouts == cpu::ActivationLayouts::Auto)
     activationLayouts = options.winograd && runtime::cpu::cpuIsa().winograd &&
@@ -1728,6 +1733,17 @@ ContractionPrecision
 CpuPlanEmitter::precisionFor(Operation *contraction) const {
   ContractionPrecision precision;
   precision.bf16 = options.precision == Precision::BF16;
+  // A QDQ model's quantized contraction (tgc-absorb-fake-quant): int8 with
+  // the model's own scale and zero point, under every policy.
+  if (std::optional<InputQuantization> q = getInputQuantization(contraction)) {
+    runtime::cpu::Int8Quantization int8;
+    int8.inputScale = q->scale;
+    int8.unsignedInput = q->isUnsigned;
+    int8.zeroPoint = q->zeroPoint;
+    precision.int8 = int8;
+    precision.bf16 = false;
+    return precision;
+  }
   if (options.precision == Precision::Int8 && options.calibration) {
     auto key = calibrationKeys.find(contraction);
     if (key != calibrationKeys.end())

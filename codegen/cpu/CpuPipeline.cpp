@@ -69,7 +69,8 @@ void cpu::buildCpuBackendPipeline(OpPassManager &pm,
 void cpu::registerCpuPipelines() {
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "tgc-cpu",
-      "The CPU backend's pipeline: cleanup, NHWC layout for convolutions, "
+      "The CPU backend's pipeline: cleanup, quantize / dequantize pairs "
+      "absorbed into int8 contractions, NHWC layout for convolutions, "
       "batch-norm folding, post-op fusion into contractions, loop fusion of "
       "elementwise and reduction chains, and the fusions the backend does not "
       "compile as one kernel inlined: exactly what tgc-run and "
@@ -80,7 +81,8 @@ void cpu::registerCpuPipelines() {
   PassPipelineRegistration<>(
       "tgc-cpu-unfused",
       "tgc-cpu{fuse=false}: the CPU pipeline without layout conversion and "
-      "fusion (cleanup only), for comparison",
+      "fusion (cleanup, and a QDQ model's quantize / dequantize pairs "
+      "absorbed into int8 contractions), for comparison",
       [](OpPassManager &pm) {
         buildCpuBackendPipeline(pm, {/*fuse=*/false, /*compileLoops=*/true});
       });

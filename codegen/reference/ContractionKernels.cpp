@@ -9,6 +9,7 @@
 
 #include "codegen/reference/Kernels.h"
 
+#include "dialects/InputQuantization.h"
 #include "dialects/ScalarMath.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
@@ -373,12 +374,37 @@ Expected<HostTensor> runGlobalAvgPool(GlobalAvgPool2DOp op,
 
 } // namespace
 
+/// The contraction's input rounded to its tgc.input_quantization grid
+/// (tgc-absorb-fake-quant).
+Expected<HostTensor> quantizedInput(Operation *op, const HostTensor &x,
+                                    const InputQuantization &q) {
+  auto out = allocateUninitialized(op, DType::F32, x.shape());
+  if (!out)
+    return out.takeError();
+  const float *in = x.dataAs<float>();
+  float *y = out->dataAs<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+    y[i] = q.apply(in[i]);
+  return out;
+}
+
 Result runContraction(Operation *op, Operands operands) {
-  if (auto o = dyn_cast<MatmulOp>(op)) {
-    return runMatmul(o, operands);
-  }
-  if (auto o = dyn_cast<Conv2DOp>(op)) {
-    return runConv2D(o, operands);
+  if (isa<MatmulOp, Conv2DOp>(op)) {
+    std::optional<InputQuantization> q = getInputQuantization(op);
+    std::optional<HostTensor> quantized;
+    llvm::SmallVector<const HostTensor *, 4> replaced(operands.begin(),
+                                                      operands.end());
+    if (q && !operands.empty() && operands[0]->dtype() == DType::F32) {
+      auto x = quantizedInput(op, *operands[0], *q);
+      if (!x)
+        return x.takeError();
+      quantized = std::move(*x);
+      replaced[0] = &*quantized;
+      operands = replaced;
+    }
+    if (auto o = dyn_cast<MatmulOp>(op))
+      return runMatmul(o, operands);
+    return runConv2D(cast<Conv2DOp>(op), operands);
   }
   if (auto o = dyn_cast<MaxPool2DOp>(op)) {
     return runPool(o, *operands[0], /*isMax=*/true, false);

@@ -8,10 +8,13 @@
 #include "tgc/Model.h"
 #include "tgc/AbslStatus.h"
 #include "tgc/Engine.h"
+#include "runtime/cpu/Kernels.h"
 
 #include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
 
 #include <algorithm>
+#include <random>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -203,6 +206,166 @@ TEST(Model, WrongInputsAreErrorsNamingTheModel) {
 }
 
 } // namespace
+
+// A QDQ model (QuantizeLinear + DequantizeLinear around two convolutions
+// and a Gemm, per-channel int8 weights, as ORT's quantize_static writes
+// them): x -> QDQ(ui8, zero point 128) -> Conv -> Relu -> QDQ(ui8) -> Conv
+// -> QDQ(i8) -> Flatten -> Gemm.
+std::string writeQdqModel() {
+  onnx::ModelProto model;
+  model.set_ir_version(7);
+  model.add_opset_import()->set_version(13);
+  onnx::GraphProto &g = *model.mutable_graph();
+  g.set_name("qdq");
+  auto scalar = [&](const std::string &name, int32_t type, double value) {
+    onnx::TensorProto &t = *g.add_initializer();
+    t.set_name(name);
+    t.set_data_type(type);
+    if (type == onnx::TensorProto::FLOAT)
+      t.add_float_data(static_cast<float>(value));
+    else
+      t.add_int32_data(static_cast<int32_t>(value));
+  };
+  // Per-channel int8 weights (O x rest) with scales max|w| / 127.
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int> q(-127, 127);
+  auto weights = [&](const std::string &name, std::vector<int64_t> dims,
+                     int axis) {
+    onnx::TensorProto &w = *g.add_initializer();
+    w.set_name(name + "_q");
+    w.set_data_type(onnx::TensorProto::INT8);
+    int64_t n = 1;
+    for (int64_t d : dims) {
+      w.add_dims(d);
+      n *= d;
+    }
+    std::string bytes(static_cast<size_t>(n), '\0');
+    for (char &b : bytes)
+      b = static_cast<char>(q(gen));
+    bytes[0] = 127; // every channel's largest |w| is 127 somewhere
+    w.set_raw_data(bytes);
+    int64_t channels = dims[static_cast<size_t>(axis)];
+    onnx::TensorProto &s = *g.add_initializer();
+    s.set_name(name + "_s");
+    s.set_data_type(onnx::TensorProto::FLOAT);
+    s.add_dims(channels);
+    onnx::TensorProto &z = *g.add_initializer();
+    z.set_name(name + "_z");
+    z.set_data_type(onnx::TensorProto::INT8);
+    z.add_dims(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      s.add_float_data(0.01f / static_cast<float>(c + 1));
+      z.add_int32_data(0);
+    }
+    onnx::NodeProto &dq = *g.add_node();
+    dq.set_op_type("DequantizeLinear");
+    dq.add_input(name + "_q");
+    dq.add_input(name + "_s");
+    dq.add_input(name + "_z");
+    dq.add_output(name);
+    onnx::AttributeProto &a = *dq.add_attribute();
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(axis);
+  };
+  auto node = [&](const std::string &op, std::vector<std::string> inputs,
+                  const std::string &output) {
+    onnx::NodeProto &n = *g.add_node();
+    n.set_op_type(op);
+    for (const std::string &input : inputs)
+      n.add_input(input);
+    n.add_output(output);
+    return &n;
+  };
+  auto qdq = [&](const std::string &x, const std::string &y, double scale,
+                 int zeroPoint, int32_t type) {
+    scalar(y + "_s", onnx::TensorProto::FLOAT, scale);
+    scalar(y + "_z", type, zeroPoint);
+    node("QuantizeLinear", {x, y + "_s", y + "_z"}, y + "_q");
+    node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, y);
+  };
+  weights("w1", {8, 3, 3, 3}, 0);
+  weights("w2", {8, 8, 1, 1}, 0);
+  weights("w3", {8 * 6 * 6, 10}, 1); // Gemm's B: K x N, per column
+  qdq("x", "xq", 0.02, 128, onnx::TensorProto::UINT8);
+  onnx::NodeProto *conv = node("Conv", {"xq", "w1"}, "c1");
+  onnx::AttributeProto &pads = *conv->add_attribute();
+  pads.set_name("pads");
+  pads.set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i)
+    pads.add_ints(1);
+  node("Relu", {"c1"}, "r1");
+  qdq("r1", "r1q", 0.004, 0, onnx::TensorProto::UINT8);
+  node("Conv", {"r1q", "w2"}, "c2");
+  qdq("c2", "c2q", 0.002, 0, onnx::TensorProto::INT8);
+  node("Flatten", {"c2q"}, "f");
+  node("Gemm", {"f", "w3"}, "y");
+  auto io = [](onnx::ValueInfoProto &v, const std::string &name,
+               std::vector<int64_t> dims) {
+    v.set_name(name);
+    auto &t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t.mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  io(*g.add_input(), "x", {2, 3, 6, 6});
+  io(*g.add_output(), "y", {2, 10});
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("tgc-qdq-" + std::to_string(::getpid()) + ".onnx"))
+                         .string();
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  return path;
+}
+
+// A QDQ model's convolutions and Gemm run as int8 kernels on the cpu
+// backend (the plan says so) and agree with the reference interpreter,
+// which runs the quantize / dequantize ops as they are. With VNNI the int8
+// kernels use the model's int8 weights exactly (the weights' largest
+// magnitude is 127 per channel), so only float rounding differs; without it
+// (AVX2) weights are requantized to 63 levels (docs/precision.md).
+TEST(Model, QdqModelsRunInt8Kernels) {
+  std::string path = writeQdqModel();
+  ModelOptions reference;
+  reference.backend = "reference";
+  auto expected = Model::loadOnnx(path, reference);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto model = Model::loadOnnx(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  HostTensor x = *HostTensor::allocate(DType::F32, {2, 3, 6, 6});
+  std::mt19937 gen(3);
+  std::normal_distribution<float> dist(0, 1);
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.dataAs<float>()[i] = dist(gen);
+  auto want = expected->run({x});
+  ASSERT_TRUE(want.ok()) << want.status();
+  auto got = model->run({x});
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::string plan = model->describePlan();
+  size_t int8Kernels = 0;
+  for (size_t at = plan.find("[int8]"); at != std::string::npos;
+       at = plan.find("[int8]", at + 1))
+    ++int8Kernels;
+  EXPECT_EQ(int8Kernels, 3u) << plan;
+  EXPECT_EQ(plan.find("tgc.round"), std::string::npos) << plan;
+  float largest = 0;
+  for (int64_t i = 0; i < (*want)[0].numElements(); ++i)
+    largest = std::max(largest, std::fabs((*want)[0].dataAs<float>()[i]));
+  ASSERT_GT(largest, 0.0f);
+  // Float rounding differs between the int8 kernels and the interpreter,
+  // and a value near a rounding boundary of a later quantize lands one step
+  // away: a few steps of the last one (0.002), spread by the Gemm.
+  bool vnni = tgc::runtime::cpu::cpuIsa().vnni;
+  float tolerance = largest * (vnni ? 0.02f : 0.06f);
+  double meanError = 0;
+  for (int64_t i = 0; i < (*want)[0].numElements(); ++i) {
+    float a = (*got)[0].dataAs<float>()[i], b = (*want)[0].dataAs<float>()[i];
+    EXPECT_NEAR(a, b, tolerance) << i;
+    meanError += std::fabs(a - b) / static_cast<double>((*want)[0].numElements());
+  }
+  EXPECT_LT(meanError, largest * (vnni ? 0.005 : 0.02));
+  if (!testing::Test::HasFailure())
+    std::filesystem::remove(path);
+}
 
 // ModelOptions::cacheDir: a model whose plan has a JIT loop kernel
 // (Softplus) stores it and the whole plan there, and a second model loads
