@@ -5,7 +5,8 @@
 //
 // Creates a session (intra-op THREADS, inter-op 1, sequential, all graph
 // optimizations), runs once and checks the output against EXPECTED.npy,
-// then prints "first-result-ms T" (process start to the first checked
+// then prints "max-abs-error E of M" (against EXPECTED.npy, whose largest
+// magnitude is M), "first-result-ms T" (process start to the first checked
 // result: the cold start), "median M" (ms of RUNS timed calls after a
 // warm-up) and "peak-rss-kib K". ORT comes from the npm package
 // onnxruntime-node (TGC_ORT_NODE_MODULES names its node_modules directory;
@@ -101,6 +102,12 @@ async function main() {
                   expected.data.length);
     process.exit(1);
   }
+  let maxError = 0, maxExpected = 0;
+  for (let i = 0; i < got.length; ++i) {
+    maxError = Math.max(maxError, Math.abs(got[i] - expected.data[i]));
+    maxExpected = Math.max(maxExpected, Math.abs(expected.data[i]));
+  }
+  console.log(`max-abs-error ${maxError} of ${maxExpected}`);
   for (let i = 0; i < got.length; ++i) {
     const e = expected.data[i];
     if (!(Math.abs(got[i] - e) <= atol + rtol * Math.abs(e))) {

@@ -22,6 +22,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <vector>
+
 namespace tgc {
 #define GEN_PASS_DEF_TGCABSORBFAKEQUANT
 #include "passes/Passes.h.inc"
@@ -137,6 +139,108 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
   return std::make_pair(x, q);
 }
 
+/// The elements of a constant as floats (an integer constant's values
+/// converted), broadcast strides of `shape` against `target` (0 along
+/// size-1 dims); nullopt when it is not a constant that broadcasts so.
+struct ConstantOperand {
+  std::vector<float> values;
+  std::vector<int64_t> strides;
+};
+std::optional<ConstantOperand> constantOperand(Value value,
+                                               ArrayRef<int64_t> target) {
+  DenseElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (!type.hasStaticShape() || type.getRank() > (int64_t)target.size())
+    return std::nullopt;
+  ConstantOperand out;
+  Type element = attr.getElementType();
+  if (isa<FloatType>(element)) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      out.values.push_back(static_cast<float>(v.convertToDouble()));
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
+    for (const APInt &v : attr.getValues<APInt>())
+      out.values.push_back(static_cast<float>(
+          integer.isUnsigned() ? static_cast<int64_t>(v.getZExtValue())
+                               : v.getSExtValue()));
+  } else {
+    return std::nullopt;
+  }
+  // Right-aligned broadcast, row-major strides.
+  int64_t offset = (int64_t)target.size() - type.getRank(), stride = 1;
+  out.strides.assign(target.size(), 0);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    int64_t dim = type.getDimSize(d), want = target[offset + d];
+    if (dim != 1 && dim != want)
+      return std::nullopt;
+    out.strides[offset + d] = dim == 1 ? 0 : stride;
+    stride *= dim;
+  }
+  return out;
+}
+
+/// A QDQ model's dequantized weights, `mul(cast(Q) [- Z], S)` with Q an
+/// 8-bit integer constant and Z, S constants along its dims: the f32
+/// constant they compute (the generic folds leave tensors above a million
+/// elements alone). Computed as the f32 ops do.
+std::optional<DenseElementsAttr> dequantizedWeights(Value weights) {
+  auto type = dyn_cast<RankedTensorType>(weights.getType());
+  auto mul = weights.getDefiningOp<MulOp>();
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+      !mul)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  for (auto [centered, scaleValue] :
+       {std::pair(mul.getLhs(), mul.getRhs()),
+        std::pair(mul.getRhs(), mul.getLhs())}) {
+    std::optional<ConstantOperand> scale = constantOperand(scaleValue, shape);
+    if (!scale || centered.getType() != weights.getType())
+      continue;
+    std::optional<ConstantOperand> zeroPoint;
+    Value widened = centered;
+    if (auto sub = centered.getDefiningOp<SubOp>()) {
+      zeroPoint = constantOperand(sub.getRhs(), shape);
+      widened = sub.getLhs();
+      if (!zeroPoint || widened.getType() != weights.getType())
+        continue;
+    }
+    auto widen = widened.getDefiningOp<CastOp>();
+    if (!widen)
+      continue;
+    auto integer = dyn_cast<IntegerType>(
+        cast<RankedTensorType>(widen.getInput().getType()).getElementType());
+    if (!integer || integer.getWidth() != 8)
+      continue;
+    std::optional<ConstantOperand> q = constantOperand(widen.getInput(), shape);
+    if (!q)
+      continue;
+    int64_t count = type.getNumElements();
+    std::vector<float> out(static_cast<size_t>(count));
+    std::vector<int64_t> index(shape.size(), 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t at[3] = {0, 0, 0};
+      for (size_t d = 0; d < shape.size(); ++d) {
+        at[0] += index[d] * q->strides[d];
+        at[1] += index[d] * scale->strides[d];
+        if (zeroPoint)
+          at[2] += index[d] * zeroPoint->strides[d];
+      }
+      float v = q->values[static_cast<size_t>(at[0])];
+      if (zeroPoint)
+        v -= zeroPoint->values[static_cast<size_t>(at[2])];
+      out[static_cast<size_t>(i)] = v * scale->values[static_cast<size_t>(at[1])];
+      for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+        if (++index[d] < shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return DenseElementsAttr::get(type, ArrayRef<float>(out));
+  }
+  return std::nullopt;
+}
+
 /// conv2d / matmul (not transposing its input) of a quantize / dequantize
 /// pair => the contraction of the pair's input with tgc.input_quantization.
 template <typename ContractionOp>
@@ -150,10 +254,6 @@ struct AbsorbFakeQuant : OpRewritePattern<ContractionOp> {
     if constexpr (std::is_same_v<ContractionOp, MatmulOp>)
       if (op.getTransposeA())
         return failure();
-    // The int8 kernels take constant weights, and a zero point only with
-    // ui8 activations.
-    if (!matchPattern(op->getOperand(1), m_Constant()))
-      return failure();
     // The pair may be before a reshape (ONNX's Flatten before a Gemm):
     // rounding to a grid commutes with it.
     Value input = op->getOperand(0);
@@ -161,6 +261,16 @@ struct AbsorbFakeQuant : OpRewritePattern<ContractionOp> {
     auto pair = matchPair(reshape ? reshape.getInput() : input);
     if (!pair || (!pair->second.isUnsigned && pair->second.zeroPoint != 0))
       return failure();
+    // The int8 kernels take constant weights (a zero point only with ui8
+    // activations, above): dequantized int8 weights are computed here.
+    Value weights = op->getOperand(1);
+    std::optional<DenseElementsAttr> folded;
+    if (!matchPattern(weights, m_Constant())) {
+      folded = dequantizedWeights(weights);
+      if (!folded)
+        return failure();
+      weights = ConstantOp::create(rewriter, weights.getLoc(), *folded);
+    }
     Value x = pair->first;
     if (reshape) {
       Operation *reshaped = rewriter.clone(*reshape);
@@ -169,6 +279,7 @@ struct AbsorbFakeQuant : OpRewritePattern<ContractionOp> {
     }
     rewriter.modifyOpInPlace(op, [&] {
       op->setOperand(0, x);
+      op->setOperand(1, weights);
       setInputQuantization(op, pair->second);
     });
     return success();
