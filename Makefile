@@ -1,7 +1,7 @@
 # tgc entry points. On a fresh Debian 12 machine:
 #   make demo   set up (if needed), build, and run the demo
 #   make test   set up (if needed), build, and run every test suite
-.PHONY: demo test test-isa setup build docs bench bench-models bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs fuzz fuzz-short fuzz-build clean
+.PHONY: demo test test-isa setup build docs bench bench-models bench-qdq bench-gpu gpu-bundle conformance conformance-update real-models fuzz-graphs fuzz fuzz-short fuzz-build clean
 
 BUILD_DIR := build
 
@@ -43,6 +43,14 @@ bench: build
 bench-models: build
 	@./scripts/setup.sh --real-models
 	/usr/bin/python3 bench/models.py
+
+# int8 on the same QDQ model: tgc against ONNX Runtime 1.30 (bench/qdq.py:
+# tgc calibrates, bench-qdq-export writes the QDQ model, both engines run it;
+# needs the bench-models exports).
+bench-qdq: build
+	@./scripts/setup.sh --real-models
+	/usr/bin/python3 bench/models.py --configs resnet50:1,mlp:64 --rounds 1 --runs 2 > /dev/null
+	/usr/bin/python3 bench/qdq.py
 
 # The archive a lent GPU machine runs (scripts/gpu-session.sh there; see
 # docs/cuda-backend.md): tgc-run, the CUDA test binaries and their libraries.

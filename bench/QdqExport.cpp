@@ -138,9 +138,10 @@ int main(int argc, char **argv) {
            << q.unsignedValues;
     auto [pair, fresh] = quantizedActivations.try_emplace(params.str());
     if (fresh) {
-      std::string base = x + "_qdq" + std::to_string(quantizedActivations.size());
-      int32_t storage = q.unsignedValues ? onnx::TensorProto::UINT8
-                                         : onnx::TensorProto::INT8;
+      std::string base =
+          x + "_qdq" + std::to_string(quantizedActivations.size());
+      int32_t storage =
+          q.unsignedValues ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
       scalar(base + "_s", onnx::TensorProto::FLOAT, q.scale);
       scalar(base + "_z", storage, q.zeroPoint);
       onnx::NodeProto quantize, dequantize;
@@ -182,8 +183,8 @@ int main(int argc, char **argv) {
         inner *= dims[d];
       std::vector<float> scales(static_cast<size_t>(channels), 0);
       for (size_t i = 0; i < values.size(); ++i) {
-        size_t c = (i / static_cast<size_t>(inner)) %
-                   static_cast<size_t>(channels);
+        size_t c =
+            (i / static_cast<size_t>(inner)) % static_cast<size_t>(channels);
         scales[c] = std::max(scales[c], std::fabs(values[i]) / 127.0f);
       }
       for (float &s : scales)
@@ -195,8 +196,8 @@ int main(int argc, char **argv) {
         qw.add_dims(d);
       std::string bytes(values.size(), '\0');
       for (size_t i = 0; i < values.size(); ++i) {
-        size_t c = (i / static_cast<size_t>(inner)) %
-                   static_cast<size_t>(channels);
+        size_t c =
+            (i / static_cast<size_t>(inner)) % static_cast<size_t>(channels);
         float r = std::nearbyint(values[i] / scales[c]);
         bytes[i] = static_cast<char>(std::fmax(-127.0f, std::fmin(127.0f, r)));
       }

@@ -53,7 +53,8 @@ inline constexpr llvm::StringLiteral kInputQuantizationAttr =
 
 /// The quantization `op` (a conv2d or matmul) applies to its input, if any;
 /// nullopt also for a malformed attribute.
-inline std::optional<InputQuantization> getInputQuantization(mlir::Operation *op) {
+inline std::optional<InputQuantization>
+getInputQuantization(mlir::Operation *op) {
   auto dict = op->getAttrOfType<mlir::DictionaryAttr>(kInputQuantizationAttr);
   if (!dict)
     return std::nullopt;

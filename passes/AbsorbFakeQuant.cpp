@@ -45,7 +45,8 @@ std::optional<double> splatValue(Value value) {
   if (auto integer = dyn_cast<IntegerType>(element))
     return integer.isUnsigned()
                ? static_cast<double>(attr.getSplatValue<APInt>().getZExtValue())
-               : static_cast<double>(attr.getSplatValue<APInt>().getSExtValue());
+               : static_cast<double>(
+                     attr.getSplatValue<APInt>().getSExtValue());
   return std::nullopt;
 }
 
@@ -122,8 +123,8 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
   auto divided = splatOperand(div, /*eitherSide=*/false);
   // One pair: the same scale (as f32) and zero point on both sides, a
   // whole zero point in the storage's range, and no broadcast of the input.
-  if (!divided || static_cast<float>(divided->first) !=
-                      static_cast<float>(scale))
+  if (!divided ||
+      static_cast<float>(divided->first) != static_cast<float>(scale))
     return std::nullopt;
   if (zeroPoint.value_or(0) != quantizeZeroPoint.value_or(0) ||
       zeroPoint.value_or(0) != std::round(zeroPoint.value_or(0)))
@@ -138,6 +139,10 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
     return std::nullopt;
   return std::make_pair(x, q);
 }
+
+/// The most weights computed here (256 MiB of f32): larger ones keep their
+/// dequantization (and the contraction its f32 kernel).
+constexpr int64_t kMaxWeightElements = int64_t{1} << 26;
 
 /// The elements of a constant as floats (an integer constant's values
 /// converted), broadcast strides of `shape` against `target` (0 along
@@ -156,6 +161,21 @@ std::optional<ConstantOperand> constantOperand(Value value,
     return std::nullopt;
   ConstantOperand out;
   Type element = attr.getElementType();
+  if (attr.isSplat()) {
+    // One value for every position.
+    out.strides.assign(target.size(), 0);
+    if (isa<FloatType>(element))
+      out.values.push_back(
+          static_cast<float>(attr.getSplatValue<APFloat>().convertToDouble()));
+    else if (auto integer = dyn_cast<IntegerType>(element))
+      out.values.push_back(static_cast<float>(
+          integer.isUnsigned()
+              ? static_cast<int64_t>(attr.getSplatValue<APInt>().getZExtValue())
+              : attr.getSplatValue<APInt>().getSExtValue()));
+    else
+      return std::nullopt;
+    return out;
+  }
   if (isa<FloatType>(element)) {
     for (const APFloat &v : attr.getValues<APFloat>())
       out.values.push_back(static_cast<float>(v.convertToDouble()));
@@ -188,12 +208,11 @@ std::optional<DenseElementsAttr> dequantizedWeights(Value weights) {
   auto type = dyn_cast<RankedTensorType>(weights.getType());
   auto mul = weights.getDefiningOp<MulOp>();
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
-      !mul)
+      !mul || type.getNumElements() > kMaxWeightElements)
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
-  for (auto [centered, scaleValue] :
-       {std::pair(mul.getLhs(), mul.getRhs()),
-        std::pair(mul.getRhs(), mul.getLhs())}) {
+  for (auto [centered, scaleValue] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                      std::pair(mul.getRhs(), mul.getLhs())}) {
     std::optional<ConstantOperand> scale = constantOperand(scaleValue, shape);
     if (!scale || centered.getType() != weights.getType())
       continue;
@@ -229,7 +248,8 @@ std::optional<DenseElementsAttr> dequantizedWeights(Value weights) {
       float v = q->values[static_cast<size_t>(at[0])];
       if (zeroPoint)
         v -= zeroPoint->values[static_cast<size_t>(at[2])];
-      out[static_cast<size_t>(i)] = v * scale->values[static_cast<size_t>(at[1])];
+      out[static_cast<size_t>(i)] =
+          v * scale->values[static_cast<size_t>(at[1])];
       for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
         if (++index[d] < shape[d])
           break;

@@ -251,12 +251,14 @@ detail::runCompilation(OnnxCompilation &state,
 }
 
 std::string detail::describeCompilation(const OnnxCompilation &state) {
-  std::lock_guard<std::mutex> lock(const_cast<OnnxCompilation &>(state).planMutex);
+  std::lock_guard<std::mutex> lock(
+      const_cast<OnnxCompilation &>(state).planMutex);
   return state.lastPlan ? state.lastPlan->describe() : "";
 }
 
 size_t detail::compilationCompiles(const OnnxCompilation &state) {
-  std::lock_guard<std::mutex> lock(const_cast<OnnxCompilation &>(state).planMutex);
+  std::lock_guard<std::mutex> lock(
+      const_cast<OnnxCompilation &>(state).planMutex);
   return state.compiles;
 }
 

@@ -71,3 +71,28 @@ func.func @mismatched(%x: tensor<4x8xf32>, %v: tensor<8x2xf32>) -> (tensor<4x2xf
   %8 = tgc.matmul %7, %v : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
   return %6, %8 : tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A QDQ model's weights: int8 behind a per-channel dequantize, which the
+// generic folds leave alone above a million elements; computed here, as
+// the f32 ops would (q * scale per output channel).
+// CHECK-LABEL: func.func @dequantized_weights(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x1x1xf32>)
+// CHECK:         %[[W:.*]] = tgc.constant dense<{{\[}}{{\[}}{{\[}}[1.000000e+00]], {{\[}}[-2.000000e+00]]], {{\[}}{{\[}}[6.000000e+00]], {{\[}}[1.500000e+01]]]]> : tensor<2x2x1x1xf32>
+// CHECK:         tgc.conv2d %[[X]], %[[W]] {tgc.input_quantization = {scale = 2.500000e-01 : f64, storage = ui8, zero_point = 0 : i64}}
+func.func @dequantized_weights(%x: tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32> {
+  %s = tgc.constant dense<0.25> : tensor<f32>
+  %q = tgc.constant dense<[[[[2]], [[-4]]], [[[2]], [[5]]]]> : tensor<2x2x1x1xi8>
+  %ws = tgc.constant dense<[[[[0.5]]], [[[3.0]]]]> : tensor<2x1x1x1xf32>
+  %wf = tgc.cast %q : tensor<2x2x1x1xi8> to tensor<2x2x1x1xf32>
+  %w = tgc.mul %wf, %ws : (tensor<2x2x1x1xf32>, tensor<2x1x1x1xf32>) -> tensor<2x2x1x1xf32>
+  %0 = tgc.div %x, %s : (tensor<1x2x1x1xf32>, tensor<f32>) -> tensor<1x2x1x1xf32>
+  %1 = tgc.round %0 : tensor<1x2x1x1xf32>
+  %3 = tgc.clamp %1 {max = 2.550000e+02 : f64, min = 0.000000e+00 : f64} : tensor<1x2x1x1xf32>
+  %4 = tgc.cast %3 : tensor<1x2x1x1xf32> to tensor<1x2x1x1xui8>
+  %5 = tgc.cast %4 : tensor<1x2x1x1xui8> to tensor<1x2x1x1xf32>
+  %7 = tgc.mul %5, %s : (tensor<1x2x1x1xf32>, tensor<f32>) -> tensor<1x2x1x1xf32>
+  %8 = tgc.conv2d %7, %w : (tensor<1x2x1x1xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return %8 : tensor<1x2x1x1xf32>
+}
