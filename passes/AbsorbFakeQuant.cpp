@@ -9,7 +9,7 @@
 //   %s = sub %f, Z ; %y = mul %s, S ; conv2d(%y, ...) / matmul(%y, ...)
 //
 // (the adds and subs of a zero point only with one; a reshape may follow
-// the pair) reads %x instead and
+// the pair or sit between %c's cast and %f's) reads %x instead and
 // carries tgc.input_quantization (dialects/InputQuantization.h), which the
 // CPU backend runs as an int8 kernel and the interpreter as the pair.
 //
@@ -96,6 +96,11 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
       cast<RankedTensorType>(quantized.getType()).getElementType());
   if (!storage || storage.getWidth() != 8)
     return std::nullopt;
+  // The quantized tensor may be reshaped between the two (ONNX Runtime's
+  // QOperator format flattens the quantized tensor before a
+  // QLinearMatMul): the contraction then reads the float input reshaped.
+  if (auto reshape = quantized.getDefiningOp<ReshapeOp>())
+    quantized = reshape.getInput();
   auto narrow = quantized.getDefiningOp<CastOp>();
   if (!narrow || !isF32(narrow.getInput()))
     return std::nullopt;
@@ -130,7 +135,12 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
       zeroPoint.value_or(0) != std::round(zeroPoint.value_or(0)))
     return std::nullopt;
   Value x = divided->second;
-  if (x.getType() != y.getType())
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto yType = cast<RankedTensorType>(y.getType());
+  if (x.getType() != y.getType() &&
+      (!xType.hasStaticShape() || !yType.hasStaticShape() ||
+       xType.getNumElements() != yType.getNumElements() ||
+       !xType.getElementType().isF32()))
     return std::nullopt;
   q.scale = static_cast<float>(scale);
   q.zeroPoint = static_cast<int64_t>(zeroPoint.value_or(0));
@@ -292,6 +302,9 @@ struct AbsorbFakeQuant : OpRewritePattern<ContractionOp> {
       weights = ConstantOp::create(rewriter, weights.getLoc(), *folded);
     }
     Value x = pair->first;
+    Value pairResult = reshape ? reshape.getInput() : input;
+    if (x.getType() != pairResult.getType())
+      x = ReshapeOp::create(rewriter, op.getLoc(), pairResult.getType(), x);
     if (reshape) {
       Operation *reshaped = rewriter.clone(*reshape);
       reshaped->setOperand(0, x);

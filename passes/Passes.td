@@ -70,8 +70,10 @@ def TgcAbsorbFakeQuant : Pass<"tgc-absorb-fake-quant"> {
     DequantizeLinear (`div` by the scale, `round`, `add` of the zero point,
     `clamp` to the storage range, `cast` to ui8 or i8 and back, `sub` of the
     zero point, `mul` by the scale; the zero point's add and sub only with
-    one; a `reshape` may follow, as ONNX's Flatten before a Gemm), reads
-    the pair's input (reshaped) instead and carries
+    one; a `reshape` may follow, as ONNX's Flatten before a Gemm, or
+    reshape the quantized tensor between the two casts, as in ONNX
+    Runtime's QOperator format), reads the pair's input (reshaped) instead
+    and carries
     `tgc.input_quantization = {scale, storage, zero_point}`: its input is
     rounded to that grid first (dialects/InputQuantization.h). The
     reference interpreter applies exactly that; the CPU backend runs the

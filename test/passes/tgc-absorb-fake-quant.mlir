@@ -96,3 +96,28 @@ func.func @dequantized_weights(%x: tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32> {
   %8 = tgc.conv2d %7, %w : (tensor<1x2x1x1xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x1x1xf32>
   return %8 : tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// ONNX Runtime's QOperator format flattens the quantized tensor itself
+// before a QLinearMatMul: the matmul reads the float input reshaped.
+// CHECK-LABEL: func.func @reshaped_between_casts(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x2x2xf32>)
+// CHECK:         %[[R:.*]] = tgc.reshape %[[X]] : tensor<2x2x2xf32> to tensor<2x4xf32>
+// CHECK:         tgc.matmul %[[R]], %{{.*}} {tgc.input_quantization = {scale = 5.000000e-01 : f64, storage = ui8, zero_point = 3 : i64}}
+func.func @reshaped_between_casts(%x: tensor<2x2x2xf32>) -> tensor<2x3xf32> {
+  %s = tgc.constant dense<0.5> : tensor<f32>
+  %z = tgc.constant dense<3.0> : tensor<f32>
+  %w = tgc.constant dense<0.25> : tensor<4x3xf32>
+  %0 = tgc.div %x, %s : (tensor<2x2x2xf32>, tensor<f32>) -> tensor<2x2x2xf32>
+  %1 = tgc.round %0 : tensor<2x2x2xf32>
+  %2 = tgc.add %1, %z : (tensor<2x2x2xf32>, tensor<f32>) -> tensor<2x2x2xf32>
+  %3 = tgc.clamp %2 {max = 2.550000e+02 : f64, min = 0.000000e+00 : f64} : tensor<2x2x2xf32>
+  %4 = tgc.cast %3 : tensor<2x2x2xf32> to tensor<2x2x2xui8>
+  %5 = tgc.reshape %4 : tensor<2x2x2xui8> to tensor<2x4xui8>
+  %6 = tgc.cast %5 : tensor<2x4xui8> to tensor<2x4xf32>
+  %7 = tgc.sub %6, %z : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %8 = tgc.mul %7, %s : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %9 = tgc.matmul %8, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return %9 : tensor<2x3xf32>
+}

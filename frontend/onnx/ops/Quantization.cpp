@@ -1,7 +1,10 @@
 //===- Quantization.cpp - quantized ONNX ops ------------------------------===//
 //
 // Converters of QuantizeLinear, DequantizeLinear, ConvInteger,
-// MatMulInteger, QLinearMatMul and QLinearConv.
+// MatMulInteger, QLinearMatMul and QLinearConv. QLinearMatMul and
+// QLinearConv with constant weights take the QDQ form (dequantize, float
+// contraction, quantize), which the CPU backend runs on int8 kernels;
+// otherwise their exact integer form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,42 +17,51 @@ namespace {
 
 /// A QuantizeLinear/DequantizeLinear scale or zero point made to broadcast
 /// against `x`: a scalar (or 1-element) stays, a 1-D per-axis parameter gets
-/// trailing 1 dims after the node's `axis`.
+/// trailing 1 dims after `axis` (the node's `axis` attribute when not
+/// given).
 llvm::Expected<Tensor> perAxisParam(Importer &im, const Tensor &param,
-                                    const Tensor &x, llvm::StringRef what) {
+                                    const Tensor &x, llvm::StringRef what,
+                                    std::optional<int64_t> axis0 = {}) {
   if (param.rank() == 0 || (param.rank() == 1 && param.dim(0) == 1))
     return param;
   if (param.rank() != 1)
     return im.fail(what + " " + param.describe() + " must be a scalar or 1-D");
-  TRY(axis, im.axisAttr("axis", 1, x.rank()));
+  int64_t axis;
+  if (axis0) {
+    axis = *axis0;
+  } else {
+    TRY(a, im.axisAttr("axis", 1, x.rank()));
+    axis = a;
+  }
   std::vector<int64_t> shape(static_cast<size_t>(x.rank() - axis), 1);
   shape[0] = param.dim(0).value_or(kDynamic);
   return im.reshapeTo(param, shape);
 }
 
-llvm::Error convQuantizeLinear(Importer &im) {
-  TRY(x0, im.in(0));
-  TRY(scale0, im.in(1));
+/// QuantizeLinear: y = saturate(round_half_even(x / scale) + zero_point),
+/// computed in the scale's float type, of type `outType` (the zero point's
+/// when there is one). The spelling tgc-absorb-fake-quant recognizes.
+llvm::Expected<Tensor> quantizeLinear(Importer &im, const Tensor &x0,
+                                      const Tensor &scale0,
+                                      std::optional<Tensor> zp0,
+                                      std::optional<int64_t> axis = {}) {
   if (!runtime::isFloatDType(scale0.dtype()))
     return im.fail("y_scale " + scale0.describe() + " must be a float tensor");
-  // y = saturate(round_half_even(x / y_scale) + y_zero_point), computed in
-  // the scale's float type.
   DType floatType = scale0.dtype();
   Tensor x = x0;
   if (x.dtype() != floatType) {
     TRYT(c, tgc::cast(x0, floatType));
     x = c;
   }
-  TRY(scale, perAxisParam(im, scale0, x, "y_scale"));
+  TRY(scale, perAxisParam(im, scale0, x, "y_scale", axis));
   TRYT(q, tgc::div(x, scale));
   TRYT(r, tgc::round(q));
   Tensor y = r;
   DType outType = DType::UI8;
-  if (im.has(2)) {
-    TRY(zp0, im.in(2));
-    outType = zp0.dtype();
-    TRYT(zpf, tgc::cast(zp0, floatType));
-    TRY(zp, perAxisParam(im, zpf, x, "y_zero_point"));
+  if (zp0) {
+    outType = zp0->dtype();
+    TRYT(zpf, tgc::cast(*zp0, floatType));
+    TRY(zp, perAxisParam(im, zpf, x, "y_zero_point", axis));
     TRYT(shifted, tgc::add(r, zp));
     y = shifted;
   }
@@ -74,28 +86,53 @@ llvm::Error convQuantizeLinear(Importer &im) {
   }
   TRYT(clamped, tgc::clamp(y, lo, hi));
   TRYT(result, tgc::cast(clamped, outType));
-  im.out(0, result);
+  return result;
+}
+
+/// DequantizeLinear: y = (x - zero_point) * scale in the scale's float
+/// type.
+llvm::Expected<Tensor> dequantizeLinear(Importer &im, const Tensor &x0,
+                                        const Tensor &scale0,
+                                        std::optional<Tensor> zp0,
+                                        std::optional<int64_t> axis = {}) {
+  if (!runtime::isFloatDType(scale0.dtype()))
+    return im.fail("x_scale " + scale0.describe() + " must be a float tensor");
+  DType floatType = scale0.dtype();
+  TRYT(x, tgc::cast(x0, floatType));
+  Tensor centered = x;
+  if (zp0) {
+    TRYT(zpf, tgc::cast(*zp0, floatType));
+    TRY(zp, perAxisParam(im, zpf, x, "x_zero_point", axis));
+    TRYT(d, tgc::sub(x, zp));
+    centered = d;
+  }
+  TRY(scale, perAxisParam(im, scale0, x, "x_scale", axis));
+  TRYT(y, tgc::mul(centered, scale));
+  return y;
+}
+
+llvm::Error convQuantizeLinear(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(scale, im.in(1));
+  std::optional<Tensor> zp;
+  if (im.has(2)) {
+    TRY(t, im.in(2));
+    zp = t;
+  }
+  TRY(y, quantizeLinear(im, x, scale, zp));
+  im.out(0, y);
   return llvm::Error::success();
 }
 
 llvm::Error convDequantizeLinear(Importer &im) {
-  TRY(x0, im.in(0));
-  TRY(scale0, im.in(1));
-  if (!runtime::isFloatDType(scale0.dtype()))
-    return im.fail("x_scale " + scale0.describe() + " must be a float tensor");
-  // y = (x - x_zero_point) * x_scale in the scale's float type.
-  DType floatType = scale0.dtype();
-  TRYT(x, tgc::cast(x0, floatType));
-  Tensor centered = x;
+  TRY(x, im.in(0));
+  TRY(scale, im.in(1));
+  std::optional<Tensor> zp;
   if (im.has(2)) {
-    TRY(zp0, im.in(2));
-    TRYT(zpf, tgc::cast(zp0, floatType));
-    TRY(zp, perAxisParam(im, zpf, x, "x_zero_point"));
-    TRYT(d, tgc::sub(x, zp));
-    centered = d;
+    TRY(t, im.in(2));
+    zp = t;
   }
-  TRY(scale, perAxisParam(im, scale0, x, "x_scale"));
-  TRYT(y, tgc::mul(centered, scale));
+  TRY(y, dequantizeLinear(im, x, scale, zp));
   im.out(0, y);
   return llvm::Error::success();
 }
@@ -205,7 +242,83 @@ llvm::Expected<Tensor> requantize(Importer &im, const Tensor &acc,
   return y;
 }
 
+/// Whether input `weights` is a constant and inputs `scalars` constant
+/// scalars: then QLinearConv / QLinearMatMul take their float form.
+bool floatFormApplies(Importer &im, int weights,
+                      std::initializer_list<int> scalars) {
+  auto isConstant = [&](int i, bool scalar) {
+    auto value = im.constIn(i);
+    if (!value) {
+      llvm::consumeError(value.takeError());
+      return false;
+    }
+    return *value && (!scalar || (*value)->numElements() == 1);
+  };
+  if (!isConstant(weights, /*scalar=*/false))
+    return false;
+  for (int i : scalars)
+    if (!isConstant(i, /*scalar=*/true))
+      return false;
+  return true;
+}
+
+/// QLinearMatMul / QLinearConv with constant weights and scalar activation
+/// parameters (ONNX Runtime's QOperator format of a quantized model): the
+/// operands dequantized, the float contraction, the result quantized, i.e.
+/// the QDQ form, whose pairs tgc-absorb-fake-quant folds into int8 kernels
+/// on the CPU. Rounding can differ from the exact integer form by one step
+/// where the float sums land on a tie.
+llvm::Error convQLinearMatMulFloat(Importer &im) {
+  TRY(a, im.in(0));
+  TRY(as, im.in(1));
+  TRY(azp, im.in(2));
+  TRY(b, im.in(3));
+  TRY(bs, im.in(4));
+  TRY(bzp, im.in(5));
+  TRY(ys, im.in(6));
+  TRY(yzp, im.in(7));
+  if (b.rank() < 2)
+    return im.unsupported("QLinearMatMul of " + b.describe() +
+                          ": operands of rank 1 are not supported");
+  TRY(af, dequantizeLinear(im, a, as, azp));
+  // Per-column weight parameters run along b's last dim.
+  TRY(bf, dequantizeLinear(im, b, bs, bzp, b.rank() - 1));
+  TRYT(y, tgc::matmul(af, bf));
+  TRY(q, quantizeLinear(im, y, ys, yzp));
+  im.out(0, q);
+  return llvm::Error::success();
+}
+
+llvm::Error convQLinearConvFloat(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(xs, im.in(1));
+  TRY(xzp, im.in(2));
+  TRY(w, im.in(3));
+  TRY(ws, im.in(4));
+  TRY(wzp, im.in(5));
+  TRY(ys, im.in(6));
+  TRY(yzp, im.in(7));
+  TRY(xf, dequantizeLinear(im, x, xs, xzp));
+  // Per-output-channel weight parameters run along the filter's dim 0.
+  TRY(wf, dequantizeLinear(im, w, ws, wzp, 0));
+  std::optional<Tensor> bias;
+  if (im.has(8)) {
+    // int32, in units of x_scale * w_scale (per output channel).
+    TRY(b, im.in(8));
+    TRYT(bf, tgc::cast(b, xs.dtype()));
+    TRYT(scale, tgc::mul(xs, ws));
+    TRYT(scaled, tgc::mul(bf, scale));
+    bias = scaled;
+  }
+  TRY(y, convolve(im, xf, wf, bias));
+  TRY(q, quantizeLinear(im, y, ys, yzp));
+  im.out(0, q);
+  return llvm::Error::success();
+}
+
 llvm::Error convQLinearMatMul(Importer &im) {
+  if (floatFormApplies(im, 3, {1, 2, 6, 7}))
+    return convQLinearMatMulFloat(im);
   TRY(a, im.in(0));
   TRY(as, im.in(1));
   TRY(azp, im.in(2));
@@ -226,6 +339,8 @@ llvm::Error convQLinearMatMul(Importer &im) {
 }
 
 llvm::Error convQLinearConv(Importer &im) {
+  if (floatFormApplies(im, 3, {1, 2, 6, 7}))
+    return convQLinearConvFloat(im);
   TRY(x0, im.in(0));
   TRY(xs, im.in(1));
   TRY(xzp, im.in(2));

@@ -207,17 +207,17 @@ TEST(Model, WrongInputsAreErrorsNamingTheModel) {
 
 } // namespace
 
-// A QDQ model (QuantizeLinear + DequantizeLinear around two convolutions
-// and a Gemm, per-channel int8 weights, as ORT's quantize_static writes
-// them): x -> QDQ(ui8, zero point 128) -> Conv -> Relu -> QDQ(ui8) -> Conv
-// -> QDQ(i8) -> Flatten -> Gemm (1.2M weights).
-std::string writeQdqModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(7);
-  model.add_opset_import()->set_version(13);
-  onnx::GraphProto &g = *model.mutable_graph();
-  g.set_name("qdq");
-  auto scalar = [&](const std::string &name, int32_t type, double value) {
+/// Builds small quantized ONNX models (QDQ and QOperator formats).
+class QuantizedModelBuilder {
+public:
+  explicit QuantizedModelBuilder(const std::string &name) {
+    model.set_ir_version(7);
+    model.add_opset_import()->set_version(13);
+    g.set_name(name);
+  }
+
+  /// A scalar initializer of `type` (FLOAT, UINT8, INT8).
+  void scalar(const std::string &name, int32_t type, double value) {
     onnx::TensorProto &t = *g.add_initializer();
     t.set_name(name);
     t.set_data_type(type);
@@ -225,12 +225,12 @@ std::string writeQdqModel() {
       t.add_float_data(static_cast<float>(value));
     else
       t.add_int32_data(static_cast<int32_t>(value));
-  };
-  // Per-channel int8 weights (O x rest) with scales max|w| / 127.
-  std::mt19937 gen(7);
-  std::uniform_int_distribution<int> q(-127, 127);
-  auto weights = [&](const std::string &name, std::vector<int64_t> dims,
-                     int axis) {
+  }
+
+  /// Per-channel int8 weights NAME_q with scales NAME_s and zero points
+  /// NAME_z along `axis` (every channel's largest |w| is 127 somewhere).
+  void weights(const std::string &name, std::vector<int64_t> dims,
+               int64_t axis) {
     onnx::TensorProto &w = *g.add_initializer();
     w.set_name(name + "_q");
     w.set_data_type(onnx::TensorProto::INT8);
@@ -239,10 +239,11 @@ std::string writeQdqModel() {
       w.add_dims(d);
       n *= d;
     }
+    std::uniform_int_distribution<int> q(-127, 127);
     std::string bytes(static_cast<size_t>(n), '\0');
     for (char &b : bytes)
       b = static_cast<char>(q(gen));
-    bytes[0] = 127; // every channel's largest |w| is 127 somewhere
+    bytes[0] = 127;
     w.set_raw_data(bytes);
     int64_t channels = dims[static_cast<size_t>(axis)];
     onnx::TensorProto &s = *g.add_initializer();
@@ -257,76 +258,145 @@ std::string writeQdqModel() {
       s.add_float_data(0.01f / static_cast<float>(c + 1));
       z.add_int32_data(0);
     }
-    onnx::NodeProto &dq = *g.add_node();
-    dq.set_op_type("DequantizeLinear");
-    dq.add_input(name + "_q");
-    dq.add_input(name + "_s");
-    dq.add_input(name + "_z");
-    dq.add_output(name);
-    onnx::AttributeProto &a = *dq.add_attribute();
-    a.set_name("axis");
-    a.set_type(onnx::AttributeProto::INT);
-    a.set_i(axis);
-  };
-  auto node = [&](const std::string &op, std::vector<std::string> inputs,
-                  const std::string &output) {
+  }
+
+  /// A DequantizeLinear of weights() NAME along `axis`, into NAME.
+  void dequantizedWeights(const std::string &name, int64_t axis) {
+    onnx::NodeProto *dq =
+        node("DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, name);
+    attribute(dq, "axis", {axis});
+  }
+
+  onnx::NodeProto *node(const std::string &op, std::vector<std::string> inputs,
+                        const std::string &output) {
     onnx::NodeProto &n = *g.add_node();
     n.set_op_type(op);
     for (const std::string &input : inputs)
       n.add_input(input);
     n.add_output(output);
     return &n;
-  };
-  auto qdq = [&](const std::string &x, const std::string &y, double scale,
-                 int zeroPoint, int32_t type) {
+  }
+
+  /// An INT (one value) or INTS attribute.
+  void attribute(onnx::NodeProto *node, const std::string &name,
+                 std::vector<int64_t> values, bool list = false) {
+    onnx::AttributeProto &a = *node->add_attribute();
+    a.set_name(name);
+    if (!list && values.size() == 1) {
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(values[0]);
+      return;
+    }
+    a.set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values)
+      a.add_ints(v);
+  }
+
+  /// Quantization parameters Y_s, Y_z and QuantizeLinear X -> Y_q.
+  void quantize(const std::string &x, const std::string &y, double scale,
+                int zeroPoint, int32_t type) {
     scalar(y + "_s", onnx::TensorProto::FLOAT, scale);
     scalar(y + "_z", type, zeroPoint);
     node("QuantizeLinear", {x, y + "_s", y + "_z"}, y + "_q");
+  }
+
+  /// quantize() and DequantizeLinear Y_q -> Y.
+  void qdq(const std::string &x, const std::string &y, double scale,
+           int zeroPoint, int32_t type) {
+    quantize(x, y, scale, zeroPoint, type);
     node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, y);
-  };
-  weights("w1", {8, 3, 3, 3}, 0);
-  weights("w2", {8, 8, 1, 1}, 0);
-  // Gemm's B: K x N, per column; above the 2^20 elements the generic
-  // constant folds take, so tgc-absorb-fake-quant computes it.
-  weights("w3", {8 * 6 * 6, 4096}, 1);
-  qdq("x", "xq", 0.02, 128, onnx::TensorProto::UINT8);
-  onnx::NodeProto *conv = node("Conv", {"xq", "w1"}, "c1");
-  onnx::AttributeProto &pads = *conv->add_attribute();
-  pads.set_name("pads");
-  pads.set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i)
-    pads.add_ints(1);
-  node("Relu", {"c1"}, "r1");
-  qdq("r1", "r1q", 0.004, 0, onnx::TensorProto::UINT8);
-  node("Conv", {"r1q", "w2"}, "c2");
-  qdq("c2", "c2q", 0.002, 0, onnx::TensorProto::INT8);
-  node("Flatten", {"c2q"}, "f");
-  node("Gemm", {"f", "w3"}, "y");
-  auto io = [](onnx::ValueInfoProto &v, const std::string &name,
-               std::vector<int64_t> dims) {
+  }
+
+  void io(bool input, const std::string &name, std::vector<int64_t> dims) {
+    onnx::ValueInfoProto &v = input ? *g.add_input() : *g.add_output();
     v.set_name(name);
     auto &t = *v.mutable_type()->mutable_tensor_type();
     t.set_elem_type(onnx::TensorProto::FLOAT);
     for (int64_t d : dims)
       t.mutable_shape()->add_dim()->set_dim_value(d);
-  };
-  io(*g.add_input(), "x", {2, 3, 6, 6});
-  io(*g.add_output(), "y", {2, 4096});
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("tgc-qdq-" + std::to_string(::getpid()) + ".onnx"))
-                         .string();
-  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
-  return path;
+  }
+
+  std::string save() {
+    std::string path =
+        (std::filesystem::temp_directory_path() /
+         ("tgc-" + g.name() + "-" + std::to_string(::getpid()) + ".onnx"))
+            .string();
+    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+    return path;
+  }
+
+private:
+  onnx::ModelProto model;
+  onnx::GraphProto &g = *model.mutable_graph();
+  std::mt19937 gen{7};
+};
+
+// A QDQ model (QuantizeLinear + DequantizeLinear around two convolutions
+// and a Gemm, per-channel int8 weights, as ORT's quantize_static writes
+// them): x -> QDQ(ui8, zero point 128) -> Conv -> Relu -> QDQ(ui8) -> Conv
+// -> QDQ(i8) -> Flatten -> Gemm (1.2M weights).
+std::string writeQdqModel() {
+  QuantizedModelBuilder b("qdq");
+  b.weights("w1", {8, 3, 3, 3}, 0);
+  b.weights("w2", {8, 8, 1, 1}, 0);
+  // Gemm's B: K x N, per column; above the 2^20 elements the generic
+  // constant folds take, so tgc-absorb-fake-quant computes it.
+  b.weights("w3", {8 * 6 * 6, 4096}, 1);
+  b.dequantizedWeights("w1", 0);
+  b.dequantizedWeights("w2", 0);
+  b.dequantizedWeights("w3", 1);
+  b.qdq("x", "xq", 0.02, 128, onnx::TensorProto::UINT8);
+  b.attribute(b.node("Conv", {"xq", "w1"}, "c1"), "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c1"}, "r1");
+  b.qdq("r1", "r1q", 0.004, 0, onnx::TensorProto::UINT8);
+  b.node("Conv", {"r1q", "w2"}, "c2");
+  b.qdq("c2", "c2q", 0.002, 0, onnx::TensorProto::INT8);
+  b.node("Flatten", {"c2q"}, "f");
+  b.node("Gemm", {"f", "w3"}, "y");
+  b.io(true, "x", {2, 3, 6, 6});
+  b.io(false, "y", {2, 4096});
+  return b.save();
 }
 
-// A QDQ model's convolutions and Gemm run as int8 kernels on the cpu
-// backend (the plan says so) and agree with the reference interpreter,
-// which runs the quantize / dequantize ops as they are. With VNNI the int8
-// kernels use the model's int8 weights exactly (the weights' largest
-// magnitude is 127 per channel), so only float rounding differs; without it
-// (AVX2) weights are requantized to 63 levels (docs/precision.md).
-TEST(Model, QdqModelsRunInt8Kernels) {
-  std::string path = writeQdqModel();
+// The same network in ONNX Runtime's QOperator format: QuantizeLinear ->
+// QLinearConv (bias) -> QLinearConv -> QLinearMatMul -> DequantizeLinear,
+// with constant weights.
+std::string writeQOperatorModel() {
+  QuantizedModelBuilder b("qoperator");
+  b.weights("w1", {8, 3, 3, 3}, 0);
+  b.weights("w2", {8, 8, 1, 1}, 0);
+  b.weights("w3", {8 * 6 * 6, 16}, 1);
+  onnx::TensorProto bias;
+  b.quantize("x", "xq", 0.02, 128, onnx::TensorProto::UINT8);
+  b.scalar("c1_s", onnx::TensorProto::FLOAT, 0.004);
+  b.scalar("c1_z", onnx::TensorProto::UINT8, 0);
+  b.scalar("c2_s", onnx::TensorProto::FLOAT, 0.002);
+  b.scalar("c2_z", onnx::TensorProto::INT8, 0);
+  b.scalar("y_s", onnx::TensorProto::FLOAT, 0.01);
+  b.scalar("y_z", onnx::TensorProto::UINT8, 100);
+  b.attribute(
+      b.node("QLinearConv",
+             {"xq_q", "xq_s", "xq_z", "w1_q", "w1_s", "w1_z", "c1_s", "c1_z"},
+             "c1_q"),
+      "pads", {1, 1, 1, 1});
+  b.node("QLinearConv",
+         {"c1_q", "c1_s", "c1_z", "w2_q", "w2_s", "w2_z", "c2_s", "c2_z"},
+         "c2_q");
+  b.node("Flatten", {"c2_q"}, "f_q");
+  b.node("QLinearMatMul",
+         {"f_q", "c2_s", "c2_z", "w3_q", "w3_s", "w3_z", "y_s", "y_z"}, "y_q");
+  b.node("DequantizeLinear", {"y_q", "y_s", "y_z"}, "y");
+  b.io(true, "x", {2, 3, 6, 6});
+  b.io(false, "y", {2, 16});
+  return b.save();
+}
+
+/// The model at `path` on the cpu backend against the reference
+/// interpreter: `int8Kernels` kernels of the plan are int8, no quantize
+/// rounding is left in it, and the results agree to `relative` of the
+/// largest output magnitude (`meanRelative` on average).
+void expectInt8Plan(const std::string &path, size_t int8Kernels, float relative,
+                    float meanRelative) {
   ModelOptions reference;
   reference.backend = "reference";
   auto expected = Model::loadOnnx(path, reference);
@@ -343,29 +413,50 @@ TEST(Model, QdqModelsRunInt8Kernels) {
   auto got = model->run({x});
   ASSERT_TRUE(got.ok()) << got.status();
   std::string plan = model->describePlan();
-  size_t int8Kernels = 0;
+  size_t count = 0;
   for (size_t at = plan.find("[int8]"); at != std::string::npos;
        at = plan.find("[int8]", at + 1))
-    ++int8Kernels;
-  EXPECT_EQ(int8Kernels, 3u) << plan;
+    ++count;
+  EXPECT_EQ(count, int8Kernels) << plan;
   EXPECT_EQ(plan.find("tgc.round"), std::string::npos) << plan;
   float largest = 0;
   for (int64_t i = 0; i < (*want)[0].numElements(); ++i)
     largest = std::max(largest, std::fabs((*want)[0].dataAs<float>()[i]));
   ASSERT_GT(largest, 0.0f);
+  double meanError = 0;
+  for (int64_t i = 0; i < (*want)[0].numElements(); ++i) {
+    float a = (*got)[0].dataAs<float>()[i], b = (*want)[0].dataAs<float>()[i];
+    EXPECT_NEAR(a, b, largest * relative) << i;
+    meanError +=
+        std::fabs(a - b) / static_cast<double>((*want)[0].numElements());
+  }
+  EXPECT_LT(meanError, largest * meanRelative);
+}
+
+// A QDQ model's convolutions and Gemm run as int8 kernels on the cpu
+// backend (the plan says so) and agree with the reference interpreter,
+// which runs the quantize / dequantize ops as they are. With VNNI the int8
+// kernels use the model's int8 weights exactly (the weights' largest
+// magnitude is 127 per channel), so only float rounding differs; without it
+// (AVX2) weights are requantized to 63 levels (docs/precision.md).
+TEST(Model, QdqModelsRunInt8Kernels) {
+  std::string path = writeQdqModel();
   // Float rounding differs between the int8 kernels and the interpreter,
   // and a value near a rounding boundary of a later quantize lands one step
   // away: a few steps of the last one (0.002), spread by the Gemm.
   bool vnni = tgc::runtime::cpu::cpuIsa().vnni;
-  float tolerance = largest * (vnni ? 0.02f : 0.06f);
-  double meanError = 0;
-  for (int64_t i = 0; i < (*want)[0].numElements(); ++i) {
-    float a = (*got)[0].dataAs<float>()[i], b = (*want)[0].dataAs<float>()[i];
-    EXPECT_NEAR(a, b, tolerance) << i;
-    meanError +=
-        std::fabs(a - b) / static_cast<double>((*want)[0].numElements());
-  }
-  EXPECT_LT(meanError, largest * (vnni ? 0.005 : 0.02));
+  expectInt8Plan(path, 3, vnni ? 0.02f : 0.06f, vnni ? 0.005f : 0.02f);
+  if (!testing::Test::HasFailure())
+    std::filesystem::remove(path);
+}
+
+// ONNX Runtime's QOperator format with constant weights takes the QDQ form
+// (OnnxImporter: QLinearConv, QLinearMatMul) and runs the same int8
+// kernels; the output's own quantization (0.01) bounds the difference.
+TEST(Model, QOperatorModelsRunInt8Kernels) {
+  std::string path = writeQOperatorModel();
+  bool vnni = tgc::runtime::cpu::cpuIsa().vnni;
+  expectInt8Plan(path, 3, vnni ? 0.05f : 0.1f, vnni ? 0.01f : 0.03f);
   if (!testing::Test::HasFailure())
     std::filesystem::remove(path);
 }
