@@ -1,6 +1,7 @@
 //===- LazyModel.cpp - tgc::Model, compiler on demand ---------------------===//
 //
-// The public Model API (include/tgc/Model.h). A model whose plan the
+// The public Model API (include/tgc/Model.h) and CompiledModel::
+// compileOnnx (include/tgc/Engine.h). A model whose plan the
 // persistent cache holds under its file's key (ModelCache.h) is loaded and
 // run by the runtime alone; everything else (import, compiles for other
 // shapes, located errors for wrong inputs, calibration) goes to the
@@ -12,11 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tgc/Engine.h"
 #include "tgc/Model.h"
 
 #include "codegen/Calibration.h"
 #include "frontend/onnx/ModelCache.h"
 #include "frontend/onnx/OnnxCompilation.h"
+#include "runtime/EngineInternal.h"
 #include "runtime/Environment.h"
 #include "runtime/Executable.h"
 
@@ -202,4 +205,55 @@ tgc::Status Model::calibrate(
     compilation = *compiled;
   }
   return detail::calibrateCompilation(*compilation, count, read, options);
+}
+
+tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
+                                                        EngineOptions options) {
+  auto config = detail::planStreams(options, physicalCores(), threadBudget());
+  if (!config.ok())
+    return config.status();
+  ModelOptions modelOptions;
+  modelOptions.backend = options.backend;
+  modelOptions.numThreads = config->threadsPerStream;
+  modelOptions.fuse = options.fuse;
+  modelOptions.cacheDir = options.cacheDir;
+  modelOptions.determinism = options.determinism;
+  modelOptions.precision = options.precision;
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
+  if (!options.calibrationTable.empty()) {
+    auto table =
+        codegen::CalibrationTable::loadShared(options.calibrationTable);
+    if (!table.ok())
+      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                          "tgc: CompiledModel::compileOnnx: " +
+                              std::string(table.status().message()));
+    calibration = *std::move(table);
+  }
+  // The plan the cache holds under the model file's key: no import, and
+  // no compiler loaded.
+  std::string planKey;
+  if (modelOptions.backend == "cpu" && !modelOptions.cacheDir.empty()) {
+    planKey = detail::modelPlanKey(path, modelOptions, calibration.get());
+    if (!planKey.empty()) {
+      auto cached = detail::loadModelPlan(modelOptions.cacheDir, planKey);
+      if (!cached.ok() && absl::IsUnimplemented(cached.status())) {
+        detail::registerCompilerKernelLoaders();
+        cached = detail::loadModelPlan(modelOptions.cacheDir, planKey);
+      }
+      if (cached.ok()) {
+        std::vector<TensorInfo> inputs = cached->inputs;
+        if (absl::Status status =
+                detail::fixInputShapes(inputs, options.inputShapes, path);
+            !status.ok())
+          return status;
+        return detail::makeCompiledModel(
+            detail::executableSource(std::move(cached->executable),
+                                     std::move(cached->inputs),
+                                     std::move(cached->outputs)),
+            options.hint, *config);
+      }
+    }
+  }
+  return detail::compileOnnxModel(path, options, *config, modelOptions,
+                                  std::move(calibration), planKey);
 }

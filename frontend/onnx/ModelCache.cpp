@@ -9,8 +9,11 @@
 #include "runtime/cpu/SourceKey.h"
 #include "tgc/Determinism.h"
 #include "tgc/Precision.h"
+#include "tgc/Tensor.h"
 
 #include <sys/stat.h>
+
+#include <algorithm>
 
 using namespace tgc;
 
@@ -64,4 +67,41 @@ detail::loadModelPlan(const std::string &cacheDir, const std::string &key) {
       exe, exe.outputs, loaded->info.list("outputs"), "output");
   plan.executable = std::move(loaded->executable);
   return plan;
+}
+
+/// Applies EngineOptions::inputShapes to the model's inputs.
+absl::Status detail::fixInputShapes(std::vector<TensorInfo> &inputs,
+                                    const std::vector<TensorInfo> &fixed,
+                                    const std::string &path) {
+  for (const TensorInfo &given : fixed) {
+    auto it = std::find_if(
+        inputs.begin(), inputs.end(),
+        [&](const TensorInfo &input) { return input.name == given.name; });
+    if (it == inputs.end())
+      return absl::InvalidArgumentError(
+          "tgc: CompiledModel::compileOnnx: " + path + " has no input '" +
+          given.name + "' (EngineOptions::inputShapes)");
+    bool fits = given.shape.size() == it->shape.size();
+    for (size_t d = 0; fits && d < given.shape.size(); ++d)
+      fits = given.shape[d] >= kDynamic &&
+             (it->shape[d] == kDynamic || given.shape[d] == kDynamic ||
+              it->shape[d] == given.shape[d]);
+    if (!fits) {
+      auto text = [](const std::vector<int64_t> &shape) {
+        std::string dims;
+        for (int64_t dim : shape)
+          dims += (dims.empty() ? "" : "x") +
+                  (dim == kDynamic ? std::string("?") : std::to_string(dim));
+        return "[" + dims + "]";
+      };
+      return absl::InvalidArgumentError(
+          "tgc: CompiledModel::compileOnnx: input '" + given.name + "' of " +
+          path + " has shape " + text(it->shape) + ", EngineOptions gives " +
+          text(given.shape));
+    }
+    for (size_t d = 0; d < given.shape.size(); ++d)
+      if (given.shape[d] != kDynamic)
+        it->shape[d] = given.shape[d];
+  }
+  return absl::OkStatus();
 }

@@ -46,6 +46,13 @@ struct CachedModelPlan {
 absl::StatusOr<CachedModelPlan> loadModelPlan(const std::string &cacheDir,
                                               const std::string &key);
 
+/// Applies EngineOptions::inputShapes (`fixed`) to a model's inputs:
+/// InvalidArgument naming the model at `path` and the input when one does
+/// not exist or does not fit.
+absl::Status fixInputShapes(std::vector<TensorInfo> &inputs,
+                            const std::vector<TensorInfo> &fixed,
+                            const std::string &path);
+
 /// The identity (runtime::cpu::fileIdentity) of the compiler build whose
 /// plans this process loads: libtgc_compiler where libtgc loads it
 /// (frontend/CompilerLoader.cpp), else this program.

@@ -17,6 +17,7 @@
 #define TGC_FRONTEND_ONNX_ONNXCOMPILATION_H
 
 #include "tgc/AbslStatus.h"
+#include "tgc/Engine.h"
 #include "tgc/HostTensor.h"
 #include "tgc/Model.h"
 
@@ -73,6 +74,16 @@ absl::Status calibrateCompilation(
     const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
         &read,
     const CalibrationOptions &options);
+
+/// CompiledModel::compileOnnx when the cache does not hold the plan: the
+/// model imported and compiled for `config`'s threads per stream
+/// (`modelOptions`), its plan for static shapes also filed under
+/// `planKey`.
+absl::StatusOr<CompiledModel>
+compileOnnxModel(const std::string &path, const EngineOptions &options,
+                 const StreamConfig &config, const ModelOptions &modelOptions,
+                 std::shared_ptr<const codegen::CalibrationTable> calibration,
+                 const std::string &planKey);
 
 /// Registers the compiler's kernel loaders with the runtime (the loop
 /// kernels' object code), so that a saved plan holding such kernels loads.

@@ -3,8 +3,9 @@
 // An OnnxCompilation (OnnxCompilation.h): an ONNX model imported into its
 // own MLIR context and compiled on a backend selected by name from the
 // registry (codegen/Backend.h), one plan per set of input shapes; and
-// CompiledModel::compileOnnx over it. The rest of tgc::Model, which needs
-// no compiler, is LazyModel.cpp.
+// CompiledModel::compileOnnx's compiles over it. The rest of tgc::Model
+// and CompiledModel::compileOnnx, which needs no compiler, is
+// LazyModel.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -331,87 +332,13 @@ private:
   std::shared_ptr<OnnxCompilation> state;
 };
 
-/// Applies EngineOptions::inputShapes to the model's inputs.
-absl::Status fixInputShapes(std::vector<TensorInfo> &inputs,
-                            const std::vector<TensorInfo> &fixed,
-                            const std::string &path) {
-  for (const TensorInfo &given : fixed) {
-    auto it = llvm::find_if(inputs, [&](const TensorInfo &input) {
-      return input.name == given.name;
-    });
-    if (it == inputs.end())
-      return absl::InvalidArgumentError(
-          "tgc: CompiledModel::compileOnnx: " + path + " has no input '" +
-          given.name + "' (EngineOptions::inputShapes)");
-    bool fits = given.shape.size() == it->shape.size();
-    for (size_t d = 0; fits && d < given.shape.size(); ++d)
-      fits = given.shape[d] >= kDynamic &&
-             (it->shape[d] == kDynamic || given.shape[d] == kDynamic ||
-              it->shape[d] == given.shape[d]);
-    if (!fits) {
-      auto text = [](const std::vector<int64_t> &shape) {
-        std::string dims;
-        for (int64_t dim : shape)
-          dims += (dims.empty() ? "" : "x") +
-                  (dim == kDynamic ? std::string("?") : std::to_string(dim));
-        return "[" + dims + "]";
-      };
-      return absl::InvalidArgumentError(
-          "tgc: CompiledModel::compileOnnx: input '" + given.name + "' of " +
-          path + " has shape " + text(it->shape) + ", EngineOptions gives " +
-          text(given.shape));
-    }
-    for (size_t d = 0; d < given.shape.size(); ++d)
-      if (given.shape[d] != kDynamic)
-        it->shape[d] = given.shape[d];
-  }
-  return absl::OkStatus();
-}
-
 } // namespace
 
-tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
-                                                        EngineOptions options) {
-  auto config = detail::planStreams(options, physicalCores(), threadBudget());
-  if (!config.ok())
-    return config.status();
-  ModelOptions modelOptions;
-  modelOptions.backend = options.backend;
-  modelOptions.numThreads = config->threadsPerStream;
-  modelOptions.fuse = options.fuse;
-  modelOptions.cacheDir = options.cacheDir;
-  modelOptions.determinism = options.determinism;
-  modelOptions.precision = options.precision;
-  std::shared_ptr<const codegen::CalibrationTable> calibration;
-  if (!options.calibrationTable.empty()) {
-    auto table =
-        codegen::CalibrationTable::loadShared(options.calibrationTable);
-    if (!table.ok())
-      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
-                          "tgc: CompiledModel::compileOnnx: " +
-                              std::string(table.status().message()));
-    calibration = *std::move(table);
-  }
-  // The plan the cache holds under the model file's key: no import.
-  std::string planKey;
-  if (modelOptions.backend == "cpu" && !modelOptions.cacheDir.empty()) {
-    codegen::registerAllBackends(); // the loop kernels' loader
-    planKey = detail::modelPlanKey(path, modelOptions, calibration.get());
-    if (!planKey.empty())
-      if (auto cached = detail::loadModelPlan(modelOptions.cacheDir, planKey);
-          cached.ok()) {
-        auto source = detail::executableSource(std::move(cached->executable),
-                                               std::move(cached->inputs),
-                                               std::move(cached->outputs));
-        auto fixed = source->inputs;
-        if (absl::Status status =
-                fixInputShapes(fixed, options.inputShapes, path);
-            !status.ok())
-          return status;
-        return detail::makeCompiledModel(std::move(source), options.hint,
-                                         *config);
-      }
-  }
+absl::StatusOr<CompiledModel> detail::compileOnnxModel(
+    const std::string &path, const EngineOptions &options,
+    const StreamConfig &config, const ModelOptions &modelOptions,
+    std::shared_ptr<const codegen::CalibrationTable> calibration,
+    const std::string &planKey) {
   auto compilation = detail::openOnnxCompilation(
       path, modelOptions, std::move(calibration), planKey);
   if (!compilation.ok())
@@ -420,7 +347,7 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   source->inputs = (*compilation)->inputs;
   source->outputs = (*compilation)->outputs;
   if (absl::Status status =
-          fixInputShapes(source->inputs, options.inputShapes, path);
+          detail::fixInputShapes(source->inputs, options.inputShapes, path);
       !status.ok())
     return status;
   // Static shapes compile now, not on the first request.
@@ -437,5 +364,5 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
         !plan.ok())
       return plan.status();
   }
-  return detail::makeCompiledModel(std::move(source), options.hint, *config);
+  return detail::makeCompiledModel(std::move(source), options.hint, config);
 }

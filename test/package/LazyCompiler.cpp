@@ -4,9 +4,10 @@
 //
 //   lazy-compiler cold MODEL.onnx CACHE_DIR RESULT   (imports, compiles,
 //       stores the plan and writes the result's bytes to RESULT)
-//   lazy-compiler warm MODEL.onnx CACHE_DIR RESULT   (loads the plan: the
-//       process must not have mapped libtgc_compiler or libMLIR; the result
-//       must be RESULT's bytes; then a traced function loads the compiler)
+//   lazy-compiler warm MODEL.onnx CACHE_DIR RESULT   (loads the plan, as
+//       tgc::Model and as CompiledModel::compileOnnx: the process must not
+//       have mapped libtgc_compiler or libMLIR; the results must be
+//       RESULT's bytes; then a traced function loads the compiler)
 //
 // Every check prints what failed and makes the exit status 1.
 //
@@ -91,6 +92,27 @@ int main(int argc, char **argv) {
         "the cached plan's result is bitwise the cold process's");
   check(!model->describePlan().empty(), "describePlan() of the cached plan");
   check(model->compileCount() == 0, "the warm model compiled nothing");
+
+  // The engine finds the same plan (one stream of one thread: the model's
+  // options), without the compiler either.
+  tgc::EngineOptions engineOptions;
+  engineOptions.cacheDir = argv[3];
+  engineOptions.streams = 1;
+  engineOptions.threadsPerStream = 1;
+  auto engine = tgc::CompiledModel::compileOnnx(argv[2], engineOptions);
+  if (!engine.ok()) {
+    std::fprintf(stderr, "%s\n", engine.status().ToString().c_str());
+    return 1;
+  }
+  auto request = engine->createInferRequest();
+  bool ran = request.setInput(0, *x).ok() && request.run().ok();
+  auto output = request.output(0);
+  check(ran && output.ok() &&
+            std::string(static_cast<const char *>(output->data()),
+                        output->byteSize()) == bytes,
+        "CompiledModel::compileOnnx serves the cached plan: the same bytes");
+  check(!mapped("libtgc_compiler") && !mapped("libMLIR"),
+        "... without loading the compiler");
 
   // The first traced function loads the compiler, on demand.
   auto f = tgc::function([](tgc::Tensor a) { return a * 2.0 + 1.0; });
