@@ -113,8 +113,10 @@ int main(int argc, char **argv) {
   for (int n = 0; n < graph.node_size(); ++n) {
     onnx::NodeProto node = graph.node(n);
     const std::string &op = node.op_type();
-    auto it = byNode.find(node.name().empty() ? "#" + std::to_string(n)
-                                              : node.name());
+    std::string key = node.name();
+    if (key.empty())
+      key = std::string("#") + std::to_string(n);
+    auto it = byNode.find(key);
     if ((op != "Conv" && op != "Gemm" && op != "MatMul") ||
         it == byNode.end() || node.input_size() < 2) {
       nodes.push_back(node);

@@ -34,20 +34,44 @@ using namespace tgc;
 
 namespace {
 
+/// The elements of a float or integer constant as doubles (one for a
+/// splat), or nullopt for another element type.
+std::optional<std::vector<double>> elementValues(DenseElementsAttr attr) {
+  Type element = attr.getElementType();
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!isa<FloatType>(element) && !integer)
+    return std::nullopt;
+  auto valueOf = [&](auto v) -> double {
+    if constexpr (std::is_same_v<decltype(v), APFloat>)
+      return v.convertToDouble();
+    else
+      return integer.isUnsigned() ? static_cast<double>(v.getZExtValue())
+                                  : static_cast<double>(v.getSExtValue());
+  };
+  std::vector<double> values;
+  if (integer) {
+    if (attr.isSplat())
+      values.push_back(valueOf(attr.getSplatValue<APInt>()));
+    else
+      for (const APInt &v : attr.getValues<APInt>())
+        values.push_back(valueOf(v));
+  } else {
+    if (attr.isSplat())
+      values.push_back(valueOf(attr.getSplatValue<APFloat>()));
+    else
+      for (const APFloat &v : attr.getValues<APFloat>())
+        values.push_back(valueOf(v));
+  }
+  return values;
+}
+
 /// The value of a splat float or integer constant, if `value` is one.
 std::optional<double> splatValue(Value value) {
   DenseElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
     return std::nullopt;
-  Type element = attr.getElementType();
-  if (isa<FloatType>(element))
-    return attr.getSplatValue<APFloat>().convertToDouble();
-  if (auto integer = dyn_cast<IntegerType>(element))
-    return integer.isUnsigned()
-               ? static_cast<double>(attr.getSplatValue<APInt>().getZExtValue())
-               : static_cast<double>(
-                     attr.getSplatValue<APInt>().getSExtValue());
-  return std::nullopt;
+  auto values = elementValues(attr);
+  return values ? std::optional<double>(values->front()) : std::nullopt;
 }
 
 /// `op`'s operand that is a splat constant (either side of a binary op) and
@@ -169,33 +193,15 @@ std::optional<ConstantOperand> constantOperand(Value value,
   auto type = cast<RankedTensorType>(attr.getType());
   if (!type.hasStaticShape() || type.getRank() > (int64_t)target.size())
     return std::nullopt;
+  std::optional<std::vector<double>> values = elementValues(attr);
+  if (!values)
+    return std::nullopt;
   ConstantOperand out;
-  Type element = attr.getElementType();
+  out.values.assign(values->begin(), values->end());
   if (attr.isSplat()) {
     // One value for every position.
     out.strides.assign(target.size(), 0);
-    if (isa<FloatType>(element))
-      out.values.push_back(
-          static_cast<float>(attr.getSplatValue<APFloat>().convertToDouble()));
-    else if (auto integer = dyn_cast<IntegerType>(element))
-      out.values.push_back(static_cast<float>(
-          integer.isUnsigned()
-              ? static_cast<int64_t>(attr.getSplatValue<APInt>().getZExtValue())
-              : attr.getSplatValue<APInt>().getSExtValue()));
-    else
-      return std::nullopt;
     return out;
-  }
-  if (isa<FloatType>(element)) {
-    for (const APFloat &v : attr.getValues<APFloat>())
-      out.values.push_back(static_cast<float>(v.convertToDouble()));
-  } else if (auto integer = dyn_cast<IntegerType>(element)) {
-    for (const APInt &v : attr.getValues<APInt>())
-      out.values.push_back(static_cast<float>(
-          integer.isUnsigned() ? static_cast<int64_t>(v.getZExtValue())
-                               : v.getSExtValue()));
-  } else {
-    return std::nullopt;
   }
   // Right-aligned broadcast, row-major strides.
   int64_t offset = (int64_t)target.size() - type.getRank(), stride = 1;

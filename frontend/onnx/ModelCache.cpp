@@ -89,9 +89,11 @@ absl::Status detail::fixInputShapes(std::vector<TensorInfo> &inputs,
     if (!fits) {
       auto text = [](const std::vector<int64_t> &shape) {
         std::string dims;
-        for (int64_t dim : shape)
-          dims += (dims.empty() ? "" : "x") +
-                  (dim == kDynamic ? std::string("?") : std::to_string(dim));
+        for (int64_t dim : shape) {
+          if (!dims.empty())
+            dims += 'x';
+          dims += dim == kDynamic ? std::string("?") : std::to_string(dim);
+        }
         return "[" + dims + "]";
       };
       return absl::InvalidArgumentError(

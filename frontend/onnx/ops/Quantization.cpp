@@ -111,7 +111,12 @@ llvm::Expected<Tensor> dequantizeLinear(Importer &im, const Tensor &x0,
   return y;
 }
 
-llvm::Error convQuantizeLinear(Importer &im) {
+/// QuantizeLinear (`Linear` = quantizeLinear) or DequantizeLinear
+/// (dequantizeLinear) of the node's x, scale and optional zero point.
+template <llvm::Expected<Tensor> (*Linear)(
+    Importer &, const Tensor &, const Tensor &, std::optional<Tensor>,
+    std::optional<int64_t>)>
+llvm::Error convLinearQuantization(Importer &im) {
   TRY(x, im.in(0));
   TRY(scale, im.in(1));
   std::optional<Tensor> zp;
@@ -119,20 +124,7 @@ llvm::Error convQuantizeLinear(Importer &im) {
     TRY(t, im.in(2));
     zp = t;
   }
-  TRY(y, quantizeLinear(im, x, scale, zp));
-  im.out(0, y);
-  return llvm::Error::success();
-}
-
-llvm::Error convDequantizeLinear(Importer &im) {
-  TRY(x, im.in(0));
-  TRY(scale, im.in(1));
-  std::optional<Tensor> zp;
-  if (im.has(2)) {
-    TRY(t, im.in(2));
-    zp = t;
-  }
-  TRY(y, dequantizeLinear(im, x, scale, zp));
+  TRY(y, Linear(im, x, scale, zp, std::nullopt));
   im.out(0, y);
   return llvm::Error::success();
 }
@@ -377,8 +369,8 @@ llvm::Error convQLinearConv(Importer &im) {
 } // namespace
 
 void onnximpl::registerQuantizationConverters(ConverterTable &table) {
-  table.add("QuantizeLinear", 1, convQuantizeLinear);
-  table.add("DequantizeLinear", 1, convDequantizeLinear);
+  table.add("QuantizeLinear", 1, convLinearQuantization<quantizeLinear>);
+  table.add("DequantizeLinear", 1, convLinearQuantization<dequantizeLinear>);
   table.add("ConvInteger", 1, convConvInteger);
   table.add("MatMulInteger", 1, convMatMulInteger);
   table.add("QLinearConv", 1, convQLinearConv);
