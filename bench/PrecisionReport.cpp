@@ -14,7 +14,8 @@
 //
 //   bench-precision MODEL.onnx [--precision bf16[,auto,int8]]
 //                   [--samples 1000] [--calibration-samples 200]
-//                   [--calibrator entropy] [--calibration-inputs
+//                   [--calibrator entropy] [--exclude-nodes A,B]
+//                   [--calibration-inputs
 //                   unlike|like-measured] [--threads 2] [--rounds 5]
 //                   [--runs 20]
 //
@@ -137,6 +138,8 @@ int main(int argc, char **argv) {
   // Calibrate on inputs of another distribution (the default) or of the
   // measured one (other seeds): `--calibration-inputs like-measured`.
   bool likeMeasured = false;
+  // Contractions kept in f32 (CalibrationOptions::excludedNodes).
+  std::vector<std::string> excluded;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--precision")
@@ -155,6 +158,12 @@ int main(int argc, char **argv) {
       calibrator = value;
     else if (flag == "--calibration-inputs")
       likeMeasured = value == "like-measured";
+    else if (flag == "--exclude-nodes")
+      for (size_t at = 0; at <= value.size();) {
+        size_t comma = std::min(value.find(',', at), value.size());
+        excluded.push_back(value.substr(at, comma - at));
+        at = comma + 1;
+      }
     else {
       std::fprintf(stderr, "bench-precision: unknown flag %s\n", flag.c_str());
       return 2;
@@ -193,6 +202,7 @@ int main(int argc, char **argv) {
       table = "/tmp/bench-precision-" + std::to_string(::getpid()) + ".table";
       tgc::CalibrationOptions how;
       how.calibrator = calibrator;
+      how.excludedNodes = excluded;
       how.tablePath = table;
       auto start = std::chrono::steady_clock::now();
       if (tgc::Status status = models[0].calibrate(calibration, how);

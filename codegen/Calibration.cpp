@@ -214,6 +214,38 @@ ActivationQuantization CalibrationEntry::quantization(bool asymmetric) const {
   return q;
 }
 
+tgc::Status CalibrationTable::exclude(const std::vector<std::string> &names) {
+  for (const std::string &name : names) {
+    // "... (node 'NAME' (Op, opset N))#K", "... (node #I (Op, ...))#K" for
+    // an unnamed node (`name` "#I"), or "LOCATION#K" / "LOCATION:COL#K".
+    std::string named = "(node '" + name + "' (";
+    std::string unnamed = "(node " + name + " (";
+    auto matches = [&](const std::string &key) {
+      if (key.find(named) != std::string::npos ||
+          (name.size() > 1 && name[0] == '#' &&
+           key.find(unnamed) != std::string::npos))
+        return true;
+      if (name.empty() || key.compare(0, name.size(), name) != 0)
+        return false;
+      char next = key.size() > name.size() ? key[name.size()] : '\0';
+      return next == ':' || next == '#' || next == ' ';
+    };
+    size_t removed = 0;
+    for (auto it = entries.begin(); it != entries.end();)
+      if (matches(it->first)) {
+        it = entries.erase(it);
+        ++removed;
+      } else {
+        ++it;
+      }
+    if (!removed)
+      return absl::InvalidArgumentError(
+          "no calibrated contraction is named '" + name +
+          "' (an ONNX node name, or a source location file:line)");
+  }
+  return absl::OkStatus();
+}
+
 const CalibrationEntry *CalibrationTable::find(const std::string &key) const {
   auto it = entries.find(key);
   return it == entries.end() ? nullptr : &it->second;

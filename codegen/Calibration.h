@@ -122,6 +122,12 @@ public:
   std::map<std::string, CalibrationEntry> entries;
 
   const CalibrationEntry *find(const std::string &key) const;
+  /// Removes the entries of the contractions `names` name
+  /// (CalibrationOptions::excludedNodes): an ONNX node name matches the
+  /// keys of that node ("#I" the unnamed node I), a location
+  /// "file:line[:col]" the keys it starts.
+  /// InvalidArgument for a name that matches no entry.
+  Status exclude(const std::vector<std::string> &names);
   /// The table as text (what save writes): a header line, the calibrator,
   /// the activation scheme, the sample count, then one line per key (key,
   /// min, max, threshold, tab-separated, shortest round-trip decimals).

@@ -98,5 +98,8 @@ tgc::Status cpu::calibrateToFile(mlir::func::FuncOp func,
     return absl::InvalidArgumentError(prefix +
                                       llvm::toString(table.takeError()));
   table->asymmetric = !options.symmetricActivations;
+  if (tgc::Status excluded = table->exclude(options.excludedNodes);
+      !excluded.ok())
+    return absl::InvalidArgumentError(prefix + std::string(excluded.message()));
   return table->save(options.tablePath);
 }

@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tgc {
 
@@ -62,6 +63,12 @@ struct CalibrationOptions {
   /// Signed activations quantized symmetric (s8, zero point 0) rather than
   /// asymmetric (u8 with a zero point, the default).
   bool symmetricActivations = false;
+  /// Contractions kept in f32, left out of the table (NNCF's ignored
+  /// scope, quantize_static's nodes_to_exclude): ONNX node names ("#3"
+  /// for the graph's unnamed node 3), or a traced op's source location
+  /// ("file.cpp:12" or "file.cpp:12:7"). Each must name a calibrated
+  /// contraction.
+  std::vector<std::string> excludedNodes;
 };
 
 /// `requested` unless it is Default, else TGC_PRECISION's policy.

@@ -163,6 +163,12 @@ struct Options {
       cl::desc("With --calibration-data: how signed activations quantize: "
                "asymmetric (default: u8 with a zero point) or symmetric (s8)"),
       cl::init("asymmetric")};
+  cl::list<std::string> excludedNodes{
+      "exclude-nodes",
+      cl::desc("With --calibration-data: contractions kept in f32 (left out "
+               "of the table): ONNX node names or source locations "
+               "file:line, comma-separated"),
+      cl::CommaSeparated};
   cl::opt<std::string> pipeline{
       "pipeline",
       cl::desc("CPU compile pipeline: tgc-cpu (default: layout, batch-norm "
@@ -387,6 +393,10 @@ calibrationFor(const Options &opts, mlir::func::FuncOp func) {
   if (!table)
     return table.takeError();
   table->asymmetric = opts.activations == "asymmetric";
+  std::vector<std::string> excludedNodes(opts.excludedNodes.begin(),
+                                         opts.excludedNodes.end());
+  if (auto excluded = table->exclude(excludedNodes); !excluded.ok())
+    return makeError("--exclude-nodes: " + std::string(excluded.message()));
   errs() << format(
       "tgc-run: calibrated %zu activation(s) on %zu sample(s) "
       "(%s) in %.2f s\n",

@@ -56,6 +56,18 @@
 // AOTTABLE: cannot read the calibration table '{{.*}}nowhere'
 // RUN: not tgc-run %s --precision=int8 --calibration-table=%s 2>&1 | FileCheck %s --check-prefix=BADTABLE
 // BADTABLE: tgc-run: error: {{.*}}precision-int8.mlir:1: not a tgc calibration table
+// Contractions kept in f32 (--exclude-nodes, here by source location): the
+// table leaves the matmul (14 lines below the RUN line) out, and its kernel
+// stays f32 while the convolution's is int8; a name matching no
+// contraction is an error.
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --exclude-nodes=%s:%(line+14) --calibration-table=%t.excluded --print-plan --compile-only | FileCheck %s --check-prefix=EXCLUDED
+// EXCLUDED: tgc.conv2d
+// EXCLUDED-SAME: [onednn.conv2d[int8]]
+// EXCLUDED: tgc.matmul
+// EXCLUDED-NOT: [int8]
+// EXCLUDED-SAME: [onednn.matmul]
+// RUN: not tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --exclude-nodes=nosuch --compile-only 2>&1 | FileCheck %s --check-prefix=NOSUCH
+// NOSUCH: tgc-run: error: --exclude-nodes: no calibrated contraction is named 'nosuch' (an ONNX node name, or a source location file:line)
 func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x16x6x10xf32> {
   %f = tgc.constant dense<0.125> : tensor<16x8x3x3xf32>
   %b = tgc.constant dense<[0.5, -0.5, 0.25, -0.25, 0.0, 1.0, -1.0, 0.75, 0.5, -0.5, 0.25, -0.25, 0.0, 1.0, -1.0, 0.75]> : tensor<16xf32>

@@ -102,6 +102,35 @@ TEST(Calibration, EntropyKeepsWhatTheDistributionHolds) {
   EXPECT_GE(t, 128.5 * width);
 }
 
+// CalibrationOptions::excludedNodes: an ONNX node name removes that node's
+// keys (every ordinal; "#5" the unnamed node 5), a location "file:line" or
+// "file:line:col" the keys it starts; a name matching nothing is an error
+// naming it.
+TEST(Calibration, ExcludedNodesLeaveTheTable) {
+  CalibrationTable table;
+  table.entries["m.onnx:0:0 (node '/0/Gemm' (Gemm, opset 17))#0"] = {0, 1, 1};
+  table.entries["m.onnx:0:0 (node '/0/Gemm' (Gemm, opset 17))#1"] = {0, 1, 1};
+  table.entries["m.onnx:0:0 (node '/4/Gemm' (Gemm, opset 17))#0"] = {0, 1, 1};
+  table.entries["net.cpp:12:7#0"] = {0, 1, 1};
+  table.entries["net.cpp:120:3#0"] = {0, 1, 1};
+  table.entries["net.cpp:13:1#0"] = {0, 1, 1};
+  table.entries["m.onnx:0:0 (node #5 (Conv, opset 13))#0"] = {0, 1, 1};
+  ASSERT_TRUE(table.exclude({"/0/Gemm", "net.cpp:12", "#5"}).ok());
+  std::vector<std::string> left;
+  for (const auto &[key, entry] : table.entries)
+    left.push_back(key);
+  EXPECT_EQ(left, (std::vector<std::string>{
+                      "m.onnx:0:0 (node '/4/Gemm' (Gemm, opset 17))#0",
+                      "net.cpp:120:3#0", "net.cpp:13:1#0"}));
+  ASSERT_TRUE(table.exclude({"net.cpp:13:1"}).ok());
+  EXPECT_EQ(table.entries.size(), 2u);
+  tgc::Status missing = table.exclude({"/9/Gemm"});
+  EXPECT_EQ(missing.code(), tgc::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(missing.message()).find("'/9/Gemm'"), std::string::npos)
+      << missing;
+  EXPECT_EQ(table.entries.size(), 2u);
+}
+
 TEST(Calibration, TablesRoundTripThroughFiles) {
   CalibrationTable table;
   table.calibrator = Calibrator::Percentile;

@@ -122,6 +122,36 @@ TEST(Model, CalibratedInt8RunsNearF32) {
   EXPECT_EQ(read(streamed), read(table));
   std::filesystem::remove(streamed);
 
+  // Mixed precision: the excluded node's contraction leaves the table (its
+  // name was there) and its kernel stays f32; a name matching no
+  // contraction is an error naming it.
+  std::string excludedTable = table + ".excluded";
+  tgc::CalibrationOptions mixed = calibration;
+  mixed.tablePath = excludedTable;
+  ASSERT_NE(read(table).find("(node "), std::string::npos) << read(table);
+  size_t from = read(table).find("(node ") + 6;
+  std::string node = read(table).substr(from);
+  node = node.front() == '\'' ? node.substr(1, node.find('\'', 1) - 1)
+                              : node.substr(0, node.find(' '));
+  mixed.excludedNodes = {node};
+  ASSERT_TRUE(f32->calibrate(samples, mixed).ok());
+  EXPECT_EQ(read(excludedTable).find("(node "), std::string::npos)
+      << read(excludedTable);
+  ModelOptions mixedOptions = options;
+  mixedOptions.calibrationTable = excludedTable;
+  auto kept = Model::loadOnnx(conv, mixedOptions);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_TRUE(kept->run(samples[3]).ok());
+  EXPECT_EQ(kept->describePlan().find("[int8]"), std::string::npos)
+      << kept->describePlan();
+  mixed.excludedNodes = {"no such node"};
+  tgc::Status unknown = f32->calibrate(samples, mixed);
+  EXPECT_NE(unknown.message().find(
+                "no calibrated contraction is named 'no such node'"),
+            std::string::npos)
+      << unknown;
+  std::filesystem::remove(excludedTable);
+
   // Errors: an unknown calibrator, no table path, an unreadable table.
   calibration.calibrator = "median";
   EXPECT_NE(f32->calibrate(samples, calibration)
