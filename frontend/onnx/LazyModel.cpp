@@ -105,6 +105,12 @@ bool fits(const runtime::Executable &plan,
 
 } // namespace
 
+// runtime/cpu/Artifact.cpp's hook: a tgc::Artifact with loop kernels loads
+// in a program that has the compiler within reach.
+void tgc::detail::registerCompilerKernelLoadersOnDemand() {
+  registerCompilerKernelLoaders();
+}
+
 tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
                                      ModelOptions options) {
   if (options.numThreads < 0 || options.interOpThreads < 1)

@@ -89,6 +89,10 @@ compileOnnxModel(const std::string &path, const EngineOptions &options,
 /// kernels' object code), so that a saved plan holding such kernels loads.
 void registerCompilerKernelLoaders();
 
+/// The same, as runtime/cpu/Artifact.cpp finds it (a weak reference: the
+/// runtime alone has no compiler). Defined in LazyModel.cpp.
+void registerCompilerKernelLoadersOnDemand();
+
 } // namespace tgc::detail
 
 #endif // TGC_FRONTEND_ONNX_ONNXCOMPILATION_H

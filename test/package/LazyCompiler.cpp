@@ -9,12 +9,15 @@
 //       have mapped libtgc_compiler or libMLIR; the results must be
 //       RESULT's bytes; then a traced function loads the compiler)
 //
+//   lazy-compiler artifact LOOPS.tgcx   (runArtifact below)
+//
 // Every check prints what failed and makes the exit status 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include <tgc/tgc.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -42,7 +45,37 @@ bool mapped(const char *name) {
 
 } // namespace
 
+/// `lazy-compiler artifact LOOPS.tgcx`: an ahead-of-time plan holding loop
+/// kernels (test/tools/tgc-run/Inputs/cache-dir-model.mlir's @loops) loads
+/// through tgc::Artifact in a program linking libtgc, which loads the
+/// compiler for the loop kernels' loader, and computes exp(tanh(x * y)).
+int runArtifact(const char *path) {
+  auto artifact = tgc::Artifact::load(path);
+  if (!artifact.ok()) {
+    std::fprintf(stderr, "%s\n", artifact.status().ToString().c_str());
+    return 1;
+  }
+  check(mapped("libtgc_compiler"),
+        "an artifact with loop kernels loaded the compiler for their loader");
+  auto x =
+      tgc::runtime::HostTensor::allocate(tgc::runtime::DType::F32, {16, 256});
+  auto y = tgc::runtime::HostTensor::allocate(tgc::runtime::DType::F32, {256});
+  for (int64_t i = 0; i < x->numElements(); ++i)
+    x->dataAs<float>()[i] = 0.5f;
+  for (int64_t i = 0; i < y->numElements(); ++i)
+    y->dataAs<float>()[i] = 0.25f;
+  auto results = artifact->run({*x, *y});
+  float want = std::exp(std::tanh(0.125f));
+  check(results.ok() && results->size() == 2 &&
+            std::fabs((*results)[0].dataAs<float>()[17] - want) < 1e-5f &&
+            std::fabs((*results)[1].dataAs<float>()[3] - 256 * want) < 1e-2f,
+        "the artifact's loop kernels compute exp(tanh(x * y)) and its sum");
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && std::string(argv[1]) == "artifact")
+    return runArtifact(argv[2]);
   if (argc != 5) {
     std::fprintf(
         stderr, "usage: lazy-compiler cold|warm MODEL.onnx CACHE_DIR RESULT\n");

@@ -10,7 +10,7 @@ frontend/CompilerLoader.cpp):
    that compiled it, without mapping the compiler; its first traced
    function then loads the compiler and runs.
 
-  lazy-compiler.py BUILD_DIR PROGRAM MODEL.onnx
+  lazy-compiler.py BUILD_DIR PROGRAM MODEL.onnx LOOPS.mlir
 """
 
 import os
@@ -33,7 +33,7 @@ def strong_symbols(library):
 
 
 def main():
-    build, program, model = sys.argv[1:4]
+    build, program, model, loops = sys.argv[1:5]
     libtgc = os.path.join(build, "lib", "libtgc.so")
     compiler = os.path.join(build, "lib", "libtgc_compiler.so")
     problems = []
@@ -55,6 +55,18 @@ def main():
 
     work = tempfile.mkdtemp(prefix="tgc-lazy-")
     try:
+        # An artifact with loop kernels, made by tgc-compile, loads through
+        # tgc::Artifact (the compiler loaded for their loader).
+        artifact = os.path.join(work, "loops.tgcx")
+        subprocess.run([os.path.join(build, "bin", "tgc-compile"), loops,
+                        "--function=loops", "--input=16x256xf32=0.5",
+                        "--input=256xf32=0.25", "-o", artifact],
+                       check=True, capture_output=True)
+        run = subprocess.run([program, "artifact", artifact],
+                             capture_output=True, text=True)
+        print(f"--- artifact\n{run.stdout}{run.stderr}", end="")
+        if run.returncode != 0:
+            problems.append("the artifact process failed")
         result = os.path.join(work, "result.bin")
         cache = os.path.join(work, "cache")
         for mode in ("cold", "warm"):
