@@ -8,7 +8,9 @@ frontend/CompilerLoader.cpp):
 3. a program linking libtgc (test/package/LazyCompiler.cpp) that loads an
    ONNX model whose plan the cache holds runs it, bitwise as the process
    that compiled it, without mapping the compiler; its first traced
-   function then loads the compiler and runs.
+   function then loads the compiler and runs;
+4. an ahead-of-time artifact with loop kernels loads through tgc::Artifact
+   in such a program (libtgc loads the compiler for their loader).
 
   lazy-compiler.py BUILD_DIR PROGRAM MODEL.onnx LOOPS.mlir
 """
