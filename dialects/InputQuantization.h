@@ -37,6 +37,11 @@ struct InputQuantization {
 
   double lowest() const { return isUnsigned ? 0 : -128; }
   double highest() const { return isUnsigned ? 255 : 127; }
+  /// A positive finite scale and a zero point in the storage's range.
+  bool valid() const {
+    return scale > 0 && std::isfinite(scale) && zeroPoint >= lowest() &&
+           zeroPoint <= highest();
+  }
   /// `x` rounded to the grid, in float (QuantizeLinear then
   /// DequantizeLinear, computed in float as the importer's ops do).
   float apply(float x) const {
@@ -70,8 +75,7 @@ getInputQuantization(mlir::Operation *op) {
   q.scale = scale.getValueAsDouble();
   q.zeroPoint = zeroPoint.getInt();
   q.isUnsigned = type.isUnsigned();
-  if (!(q.scale > 0) || !std::isfinite(q.scale) || q.zeroPoint < q.lowest() ||
-      q.zeroPoint > q.highest())
+  if (!q.valid())
     return std::nullopt;
   return q;
 }

@@ -18,8 +18,10 @@
 #include "dialects/InputQuantization.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
+#include "runtime/Shape.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <vector>
@@ -116,8 +118,7 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
   if (!widen)
     return std::nullopt;
   Value quantized = widen.getInput();
-  auto storage = dyn_cast<IntegerType>(
-      cast<RankedTensorType>(quantized.getType()).getElementType());
+  auto storage = dyn_cast<IntegerType>(getElementTypeOrSelf(quantized));
   if (!storage || storage.getWidth() != 8)
     return std::nullopt;
   // The quantized tensor may be reshaped between the two (ONNX Runtime's
@@ -159,17 +160,16 @@ std::optional<std::pair<Value, InputQuantization>> matchPair(Value y) {
       zeroPoint.value_or(0) != std::round(zeroPoint.value_or(0)))
     return std::nullopt;
   Value x = divided->second;
-  auto xType = cast<RankedTensorType>(x.getType());
-  auto yType = cast<RankedTensorType>(y.getType());
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  auto yType = dyn_cast<RankedTensorType>(y.getType());
   if (x.getType() != y.getType() &&
-      (!xType.hasStaticShape() || !yType.hasStaticShape() ||
+      (!xType || !yType || !xType.hasStaticShape() || !yType.hasStaticShape() ||
        xType.getNumElements() != yType.getNumElements() ||
        !xType.getElementType().isF32()))
     return std::nullopt;
   q.scale = static_cast<float>(scale);
   q.zeroPoint = static_cast<int64_t>(zeroPoint.value_or(0));
-  if (!(q.scale > 0) || !std::isfinite(q.scale) || q.zeroPoint < q.lowest() ||
-      q.zeroPoint > q.highest())
+  if (!q.valid())
     return std::nullopt;
   return std::make_pair(x, q);
 }
@@ -190,29 +190,19 @@ std::optional<ConstantOperand> constantOperand(Value value,
   DenseElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  auto type = cast<RankedTensorType>(attr.getType());
-  if (!type.hasStaticShape() || type.getRank() > (int64_t)target.size())
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !type.hasStaticShape() ||
+      !runtime::broadcastsTo(type.getShape(), target))
     return std::nullopt;
   std::optional<std::vector<double>> values = elementValues(attr);
   if (!values)
     return std::nullopt;
   ConstantOperand out;
   out.values.assign(values->begin(), values->end());
-  if (attr.isSplat()) {
-    // One value for every position.
-    out.strides.assign(target.size(), 0);
-    return out;
-  }
-  // Right-aligned broadcast, row-major strides.
-  int64_t offset = (int64_t)target.size() - type.getRank(), stride = 1;
-  out.strides.assign(target.size(), 0);
-  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-    int64_t dim = type.getDimSize(d), want = target[offset + d];
-    if (dim != 1 && dim != want)
-      return std::nullopt;
-    out.strides[offset + d] = dim == 1 ? 0 : stride;
-    stride *= dim;
-  }
+  // A splat holds one value for every position.
+  out.strides = attr.isSplat()
+                    ? std::vector<int64_t>(target.size(), 0)
+                    : runtime::broadcastStrides(type.getShape(), target);
   return out;
 }
 
@@ -243,8 +233,8 @@ std::optional<DenseElementsAttr> dequantizedWeights(Value weights) {
     auto widen = widened.getDefiningOp<CastOp>();
     if (!widen)
       continue;
-    auto integer = dyn_cast<IntegerType>(
-        cast<RankedTensorType>(widen.getInput().getType()).getElementType());
+    auto integer =
+        dyn_cast<IntegerType>(getElementTypeOrSelf(widen.getInput()));
     if (!integer || integer.getWidth() != 8)
       continue;
     std::optional<ConstantOperand> q = constantOperand(widen.getInput(), shape);

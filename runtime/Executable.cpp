@@ -399,6 +399,26 @@ Executable::run(const std::vector<StridedView> &args,
   return run(dense, options);
 }
 
+absl::Status
+Executable::checkArguments(const std::vector<HostTensor> &args) const {
+  if (args.size() != inputs.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", inputs.size(), " argument",
+                     inputs.size() == 1 ? "" : "s", ", got ", args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!inRange(inputs[i], values.size()))
+      return absl::InternalError(absl::StrCat("malformed plan: argument #", i,
+                                              " is value ", inputs[i],
+                                              ", out of range"));
+    const ValueInfo &info = values[static_cast<size_t>(inputs[i])];
+    if (args[i].dtype() != info.dtype || args[i].shape() != info.shape)
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument #", i, ": expected ", typeString(info),
+                       ", got ", args[i].describe()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<HostTensor>>
 Executable::run(const std::vector<HostTensor> &args,
                 const RunOptions &options) const {
@@ -425,21 +445,8 @@ Executable::run(const std::vector<HostTensor> &args,
   }
 
   // Every argument must match the plan exactly before anything runs.
-  if (args.size() != inputs.size())
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", inputs.size(), " argument",
-                     inputs.size() == 1 ? "" : "s", ", got ", args.size()));
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!inRange(inputs[i], values.size()))
-      return absl::InternalError(absl::StrCat("malformed plan: argument #", i,
-                                              " is value ", inputs[i],
-                                              ", out of range"));
-    const ValueInfo &info = values[static_cast<size_t>(inputs[i])];
-    if (args[i].dtype() != info.dtype || args[i].shape() != info.shape)
-      return absl::InvalidArgumentError(
-          absl::StrCat("argument #", i, ": expected ", typeString(info),
-                       ", got ", args[i].describe()));
-  }
+  if (absl::Status s = checkArguments(args); !s.ok())
+    return s;
 
   // A deterministic plan: every buffer a kernel sees is 64-byte aligned.
   std::vector<HostTensor> alignedArgs;

@@ -262,6 +262,11 @@ public:
   /// kernels (runtime/cpu/Kernels.h, ThreadInvariantKernels).
   Determinism determinism = Determinism::Default;
 
+  /// OK when `args` are exactly the arguments the plan takes (count,
+  /// dtypes, shapes), else InvalidArgument naming the first that is not:
+  /// what run() checks before anything runs.
+  absl::Status checkArguments(const std::vector<HostTensor> &args) const;
+
   /// Runs the plan. Inputs must match the plan's dtypes and shapes exactly
   /// (checked before any kernel runs). Results are freshly owned tensors.
   /// They are allocated before the kernels run (ResourceExhausted when that

@@ -167,6 +167,17 @@ llvm::Expected<Tensor> Importer::in(int i) {
   return t;
 }
 
+bool Importer::isConstantOpIn(int i) {
+  auto val = lookup(i);
+  if (!val) {
+    llvm::consumeError(val.takeError());
+    return false;
+  }
+  return (*val)->constant || ((*val)->tensor.valid() &&
+                              llvm::isa_and_nonnull<ConstantOp>(
+                                  valueOf((*val)->tensor).getDefiningOp()));
+}
+
 llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
   TRY(val, lookup(i));
   if (val->constant)

@@ -196,6 +196,9 @@ public:
   llvm::Expected<Tensor> in(int i);
   /// The contents of input `i` when it is a constant, else null.
   llvm::Expected<std::shared_ptr<HostTensor>> constIn(int i);
+  /// Whether input `i` is a constant op's result (an initializer or folded
+  /// from constants), without materializing it as constIn does.
+  bool isConstantOpIn(int i);
   llvm::Expected<std::vector<int64_t>> constInts(int i, llvm::StringRef what);
   llvm::Expected<double> constScalar(int i, llvm::StringRef what);
 

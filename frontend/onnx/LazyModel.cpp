@@ -55,22 +55,38 @@ namespace {
 
 using detail::ModelState;
 
-/// The model's plan from the persistent cache by the model file's key
-/// (state.planKey): true when `state` now holds it, its inputs and its
-/// outputs. A miss of any kind leaves the compile to store it again.
-bool loadCachedPlan(ModelState &state) {
-  auto plan = detail::loadModelPlan(state.options.cacheDir, state.planKey);
-  if (!plan.ok() && absl::IsUnimplemented(plan.status())) {
-    // Loop kernels: their loader is the compiler's.
-    detail::registerCompilerKernelLoaders();
-    plan = detail::loadModelPlan(state.options.cacheDir, state.planKey);
-  }
+/// The calibration table at `path` (null for ""), errors prefixed with
+/// `who`.
+absl::StatusOr<std::shared_ptr<const codegen::CalibrationTable>>
+readCalibration(const std::string &path, const std::string &who) {
+  if (path.empty())
+    return nullptr;
+  auto table = codegen::CalibrationTable::loadShared(path);
+  if (!table.ok())
+    return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
+                        who + std::string(table.status().message()));
+  return *std::move(table);
+}
+
+/// The cpu plan the persistent cache holds for the model file at `path`
+/// compiled with `options`, by the file's key (no import, no compiler), or
+/// nullopt. `planKey` is set to that key ("" where the file has none or the
+/// options keep no cache), under which the compile files its plan.
+std::optional<detail::CachedModelPlan>
+cachedPlanOf(const std::string &path, const ModelOptions &options,
+             const codegen::CalibrationTable *calibration,
+             std::string &planKey) {
+  planKey.clear();
+  if (options.backend != "cpu" || options.cacheDir.empty())
+    return std::nullopt;
+  planKey = detail::modelPlanKey(path, options, calibration);
+  if (planKey.empty())
+    return std::nullopt;
+  // A miss of any kind leaves the compile to store the plan again.
+  auto plan = detail::loadModelPlan(options.cacheDir, planKey);
   if (!plan.ok())
-    return false;
-  state.cachedPlan = std::move(plan->executable);
-  state.inputs = std::move(plan->inputs);
-  state.outputs = std::move(plan->outputs);
-  return true;
+    return std::nullopt;
+  return *std::move(plan);
 }
 
 /// The model's compilation, made on first need (state.mutex held).
@@ -89,24 +105,11 @@ absl::StatusOr<detail::OnnxCompilation *> compilationOf(ModelState &state) {
   return state.compilation.get();
 }
 
-/// Whether `inputs` are exactly what `plan` takes.
-bool fits(const runtime::Executable &plan,
-          const std::vector<runtime::HostTensor> &inputs) {
-  if (inputs.size() != plan.inputs.size())
-    return false;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const runtime::ValueInfo &info =
-        plan.values[static_cast<size_t>(plan.inputs[i])];
-    if (inputs[i].dtype() != info.dtype || inputs[i].shape() != info.shape)
-      return false;
-  }
-  return true;
-}
-
 } // namespace
 
-// runtime/cpu/Artifact.cpp's hook: a tgc::Artifact with loop kernels loads
-// in a program that has the compiler within reach.
+// runtime/cpu/Recipes.cpp's hook: a saved plan with loop kernels (a cached
+// model's, a tgc::Artifact's) loads in a program that has the compiler
+// within reach.
 void tgc::detail::registerCompilerKernelLoadersOnDemand() {
   registerCompilerKernelLoaders();
 }
@@ -121,20 +124,17 @@ tgc::StatusOr<Model> Model::loadOnnx(const std::string &path,
   auto state = std::make_shared<ModelState>();
   state->options = std::move(options);
   state->path = path;
-  if (!state->options.calibrationTable.empty()) {
-    auto table =
-        codegen::CalibrationTable::loadShared(state->options.calibrationTable);
-    if (!table.ok())
-      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
-                          "tgc: Model: " +
-                              std::string(table.status().message()));
-    state->calibration = *std::move(table);
-  }
-  if (state->options.backend == "cpu" && !state->options.cacheDir.empty()) {
-    state->planKey =
-        detail::modelPlanKey(path, state->options, state->calibration.get());
-    if (!state->planKey.empty() && loadCachedPlan(*state))
-      return Model(std::move(state));
+  auto calibration =
+      readCalibration(state->options.calibrationTable, "tgc: Model: ");
+  if (!calibration.ok())
+    return calibration.status();
+  state->calibration = *std::move(calibration);
+  if (auto cached = cachedPlanOf(path, state->options, state->calibration.get(),
+                                 state->planKey)) {
+    state->cachedPlan = std::move(cached->executable);
+    state->inputs = std::move(cached->inputs);
+    state->outputs = std::move(cached->outputs);
+    return Model(std::move(state));
   }
   std::lock_guard<std::mutex> lock(state->mutex);
   if (auto compilation = compilationOf(*state); !compilation.ok())
@@ -154,7 +154,7 @@ Model::run(const std::vector<runtime::HostTensor> &inputs) const {
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     state->lastRunCached =
-        state->cachedPlan && fits(*state->cachedPlan, inputs);
+        state->cachedPlan && state->cachedPlan->checkArguments(inputs).ok();
     if (!state->lastRunCached) {
       // Other shapes, or wrong inputs (the imported model's located
       // messages).
@@ -199,7 +199,8 @@ tgc::Status Model::calibrate(
     const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
         &read,
     const CalibrationOptions &options) const {
-  if (auto calibrator = codegen::calibratorOf(options); !calibrator.ok())
+  auto calibrator = codegen::calibratorOf(options);
+  if (!calibrator.ok())
     return absl::InvalidArgumentError(
         "tgc: Model::calibrate: " + std::string(calibrator.status().message()));
   detail::OnnxCompilation *compilation;
@@ -210,7 +211,8 @@ tgc::Status Model::calibrate(
       return compiled.status();
     compilation = *compiled;
   }
-  return detail::calibrateCompilation(*compilation, count, read, options);
+  return detail::calibrateCompilation(*compilation, count, read, *calibrator,
+                                      options);
 }
 
 tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
@@ -225,41 +227,26 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   modelOptions.cacheDir = options.cacheDir;
   modelOptions.determinism = options.determinism;
   modelOptions.precision = options.precision;
-  std::shared_ptr<const codegen::CalibrationTable> calibration;
-  if (!options.calibrationTable.empty()) {
-    auto table =
-        codegen::CalibrationTable::loadShared(options.calibrationTable);
-    if (!table.ok())
-      return absl::Status(static_cast<absl::StatusCode>(table.status().code()),
-                          "tgc: CompiledModel::compileOnnx: " +
-                              std::string(table.status().message()));
-    calibration = *std::move(table);
-  }
+  auto calibration = readCalibration(options.calibrationTable,
+                                     "tgc: CompiledModel::compileOnnx: ");
+  if (!calibration.ok())
+    return calibration.status();
   // The plan the cache holds under the model file's key: no import, and
   // no compiler loaded.
   std::string planKey;
-  if (modelOptions.backend == "cpu" && !modelOptions.cacheDir.empty()) {
-    planKey = detail::modelPlanKey(path, modelOptions, calibration.get());
-    if (!planKey.empty()) {
-      auto cached = detail::loadModelPlan(modelOptions.cacheDir, planKey);
-      if (!cached.ok() && absl::IsUnimplemented(cached.status())) {
-        detail::registerCompilerKernelLoaders();
-        cached = detail::loadModelPlan(modelOptions.cacheDir, planKey);
-      }
-      if (cached.ok()) {
-        std::vector<TensorInfo> inputs = cached->inputs;
-        if (absl::Status status =
-                detail::fixInputShapes(inputs, options.inputShapes, path);
-            !status.ok())
-          return status;
-        return detail::makeCompiledModel(
-            detail::executableSource(std::move(cached->executable),
-                                     std::move(cached->inputs),
-                                     std::move(cached->outputs)),
-            options.hint, *config);
-      }
-    }
+  if (auto cached =
+          cachedPlanOf(path, modelOptions, calibration->get(), planKey)) {
+    std::vector<TensorInfo> inputs = cached->inputs;
+    if (absl::Status status =
+            detail::fixInputShapes(inputs, options.inputShapes, path);
+        !status.ok())
+      return status;
+    return detail::makeCompiledModel(
+        detail::executableSource(std::move(cached->executable),
+                                 std::move(cached->inputs),
+                                 std::move(cached->outputs)),
+        options.hint, *config);
   }
   return detail::compileOnnxModel(path, options, *config, modelOptions,
-                                  std::move(calibration), planKey);
+                                  *std::move(calibration), planKey);
 }

@@ -11,8 +11,6 @@
 #include "tgc/Precision.h"
 #include "tgc/Tensor.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 
 using namespace tgc;
@@ -52,10 +50,7 @@ std::string detail::modelPlanKey(const std::string &path,
 absl::StatusOr<detail::CachedModelPlan>
 detail::loadModelPlan(const std::string &cacheDir, const std::string &key) {
   std::string path = runtime::cpu::cachedPlanPath(cacheDir, key);
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return absl::NotFoundError(path + ": no such plan");
-  auto loaded = runtime::cpu::loadPlan(path);
+  auto loaded = runtime::cpu::loadPlan(path); // NotFound when absent
   if (!loaded.ok())
     return loaded.status();
   runtime::touchFile(path); // recently used, as the cache marks a hit

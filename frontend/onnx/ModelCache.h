@@ -39,10 +39,9 @@ struct CachedModelPlan {
 };
 
 /// The plan filed under `key` in `cacheDir` (marked recently used).
-/// NotFound when there is none; Unimplemented when it holds kernels whose
-/// loader this process has not registered (registerCompilerKernelLoaders);
-/// another error for a damaged or foreign entry, which the next compile
-/// replaces.
+/// NotFound when there is none; another error for a damaged or foreign
+/// entry, which the next compile replaces. Loop kernels load with the
+/// compiler's loader (registered on demand, runtime/cpu/Recipes.cpp).
 absl::StatusOr<CachedModelPlan> loadModelPlan(const std::string &cacheDir,
                                               const std::string &key);
 

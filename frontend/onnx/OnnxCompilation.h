@@ -29,6 +29,7 @@
 
 namespace tgc::codegen {
 class CalibrationTable;
+enum class Calibrator;
 } // namespace tgc::codegen
 
 namespace tgc::runtime {
@@ -68,12 +69,13 @@ std::string describeCompilation(const OnnxCompilation &compilation);
 /// Plans compiled (not loaded from the persistent cache) so far.
 size_t compilationCompiles(const OnnxCompilation &compilation);
 
-/// Model::calibrate.
+/// Model::calibrate with `calibrator` (codegen::calibratorOf(options),
+/// checked by the caller).
 absl::Status calibrateCompilation(
     OnnxCompilation &compilation, size_t count,
     const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
         &read,
-    const CalibrationOptions &options);
+    codegen::Calibrator calibrator, const CalibrationOptions &options);
 
 /// CompiledModel::compileOnnx when the cache does not hold the plan: the
 /// model imported and compiled for `config`'s threads per stream
@@ -89,8 +91,9 @@ compileOnnxModel(const std::string &path, const EngineOptions &options,
 /// kernels' object code), so that a saved plan holding such kernels loads.
 void registerCompilerKernelLoaders();
 
-/// The same, as runtime/cpu/Artifact.cpp finds it (a weak reference: the
-/// runtime alone has no compiler). Defined in LazyModel.cpp.
+/// The same, as runtime/cpu/Recipes.cpp finds it when a saved plan needs a
+/// loader it lacks (a weak reference: the runtime alone has no compiler).
+/// Defined in LazyModel.cpp.
 void registerCompilerKernelLoadersOnDemand();
 
 } // namespace tgc::detail

@@ -50,7 +50,7 @@ public:
   /// A device backend's device (opened when the model is loaded).
   std::shared_ptr<cuda::Device> device;
 
-  std::mutex planMutex;
+  mutable std::mutex planMutex;
   std::map<std::vector<std::vector<int64_t>>,
            std::shared_ptr<const codegen::CompiledFunction>>
       plans;
@@ -252,14 +252,12 @@ detail::runCompilation(OnnxCompilation &state,
 }
 
 std::string detail::describeCompilation(const OnnxCompilation &state) {
-  std::lock_guard<std::mutex> lock(
-      const_cast<OnnxCompilation &>(state).planMutex);
+  std::lock_guard<std::mutex> lock(state.planMutex);
   return state.lastPlan ? state.lastPlan->describe() : "";
 }
 
 size_t detail::compilationCompiles(const OnnxCompilation &state) {
-  std::lock_guard<std::mutex> lock(
-      const_cast<OnnxCompilation &>(state).planMutex);
+  std::lock_guard<std::mutex> lock(state.planMutex);
   return state.compiles;
 }
 
@@ -267,12 +265,8 @@ absl::Status detail::calibrateCompilation(
     OnnxCompilation &state, size_t count,
     const std::function<StatusOr<std::vector<runtime::HostTensor>>(size_t)>
         &read,
-    const CalibrationOptions &options) {
+    codegen::Calibrator calibrator, const CalibrationOptions &options) {
   const std::string prefix = "tgc: Model::calibrate: ";
-  auto calibrator = codegen::calibratorOf(options);
-  if (!calibrator.ok())
-    return absl::InvalidArgumentError(
-        prefix + std::string(calibrator.status().message()));
   if (state.backend->name() != "cpu")
     return absl::FailedPreconditionError(
         "tgc: Model::calibrate: int8 runs on the cpu backend, not " +
@@ -284,7 +278,7 @@ absl::Status detail::calibrateCompilation(
   cpu::CompileOptions compileOptions;
   compileOptions.numThreads = state.options.numThreads;
   compileOptions.fuse = state.options.fuse;
-  return cpu::calibrateToFile(state.func, source, *calibrator, options,
+  return cpu::calibrateToFile(state.func, source, calibrator, options,
                               compileOptions, prefix);
 }
 

@@ -79,15 +79,6 @@ StatusOr<Artifact> loadDeviceArtifact(
 
 } // namespace
 
-namespace detail {
-// Defined where the program has the compiler within reach (libtgc, or a
-// program linking tgc::Model's library: frontend/onnx/LazyModel.cpp):
-// registers the compiler's kernel loaders, loading libtgc_compiler first
-// in libtgc. The runtime alone (libtgc_runtime) has none, and an artifact
-// with loop kernels is then an error saying so.
-__attribute__((weak)) void registerCompilerKernelLoadersOnDemand();
-} // namespace detail
-
 StatusOr<Artifact> Artifact::load(const std::string &path) {
   if (cuda::isDevicePlanFile(path))
     return loadDeviceArtifact(path,
@@ -95,11 +86,6 @@ StatusOr<Artifact> Artifact::load(const std::string &path) {
                                 return Artifact(std::move(state));
                               });
   auto loaded = runtime::cpu::loadPlan(path);
-  if (!loaded.ok() && absl::IsUnimplemented(loaded.status()) &&
-      &detail::registerCompilerKernelLoadersOnDemand != nullptr) {
-    detail::registerCompilerKernelLoadersOnDemand();
-    loaded = runtime::cpu::loadPlan(path);
-  }
   if (!loaded.ok())
     return loaded.status();
   auto state = std::make_shared<detail::ArtifactState>();

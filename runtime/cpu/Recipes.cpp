@@ -15,6 +15,15 @@
 #include <map>
 #include <mutex>
 
+namespace tgc::detail {
+// Defined where a program has the compiler within reach (libtgc, or a
+// program linking tgc::Model's library: frontend/onnx/LazyModel.cpp):
+// registers the compiler's kernel loaders (the loop kernels'), loading
+// libtgc_compiler first in libtgc. The runtime alone (libtgc_runtime) has
+// none: a plan with loop kernels is then an error saying so.
+__attribute__((weak)) void registerCompilerKernelLoadersOnDemand();
+} // namespace tgc::detail
+
 namespace tgc::runtime::cpu {
 namespace {
 
@@ -829,12 +838,17 @@ absl::StatusOr<KernelPtr> remakeKernel(std::string_view factory,
     made = remakeBuiltin(factory, r, context);
   }
   if (!made) {
-    KernelLoader loader;
-    {
+    auto find = [&] {
       std::lock_guard<std::mutex> lock(loaderMutex());
       auto it = loaders().find(factory);
-      if (it != loaders().end())
-        loader = it->second;
+      return it != loaders().end() ? it->second : KernelLoader();
+    };
+    KernelLoader loader = find();
+    // Where the compiler is within reach (libtgc: it is loaded now), its
+    // loaders register on demand.
+    if (!loader && &tgc::detail::registerCompilerKernelLoadersOnDemand) {
+      tgc::detail::registerCompilerKernelLoadersOnDemand();
+      loader = find();
     }
     if (!loader)
       return absl::UnimplementedError(absl::StrCat(

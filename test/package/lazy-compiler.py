@@ -10,13 +10,16 @@ frontend/CompilerLoader.cpp):
    that compiled it, without mapping the compiler; its first traced
    function then loads the compiler and runs;
 4. an ahead-of-time artifact with loop kernels loads through tgc::Artifact
-   in such a program (libtgc loads the compiler for their loader).
+   in such a program (libtgc loads the compiler for their loader);
+5. a libtgc without its compiler beside it says so when a program first
+   needs the compiler.
 
   lazy-compiler.py BUILD_DIR PROGRAM MODEL.onnx LOOPS.mlir
 """
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -69,6 +72,26 @@ def main():
         print(f"--- artifact\n{run.stdout}{run.stderr}", end="")
         if run.returncode != 0:
             problems.append("the artifact process failed")
+        # A libtgc whose compiler is missing (a partial install): the first
+        # trace or import says which library it could not load.
+        alone = os.path.join(work, "alone")
+        os.makedirs(alone)
+        shutil.copy(os.path.realpath(libtgc),
+                    os.path.join(alone, os.path.basename(
+                        os.readlink(libtgc))))
+        run = subprocess.run(
+            [program, "cold", model, os.path.join(work, "c0"),
+             os.path.join(work, "r0")],
+            capture_output=True, text=True,
+            env=dict(os.environ, LD_LIBRARY_PATH=alone),
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE,
+                                                  (0, 0)))
+        expected = ("tgc: cannot load the compiler library " + alone +
+                    "/libtgc_compiler.so")
+        print(f"--- without libtgc_compiler\n{run.stderr}", end="")
+        if run.returncode == 0 or expected not in run.stderr:
+            problems.append("a libtgc without its compiler did not say so")
+
         result = os.path.join(work, "result.bin")
         cache = os.path.join(work, "cache")
         for mode in ("cold", "warm"):

@@ -108,15 +108,8 @@ std::optional<int> runPlan(const FastOptions &o,
                            const std::vector<runtime::HostTensor> &inputs) {
   const runtime::Executable &exe = *plan.executable;
   // Inputs must fit exactly (the full tool names what does not).
-  if (inputs.size() != exe.inputs.size() ||
-      o.outputs.size() > exe.outputs.size())
+  if (!exe.checkArguments(inputs).ok() || o.outputs.size() > exe.outputs.size())
     return std::nullopt;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const runtime::ValueInfo &info =
-        exe.values[static_cast<size_t>(exe.inputs[i])];
-    if (inputs[i].dtype() != info.dtype || inputs[i].shape() != info.shape)
-      return std::nullopt;
-  }
   runtime::RunOptions options;
   options.numThreads =
       o.threads ? static_cast<int>(o.threads) : plan.info.threads();

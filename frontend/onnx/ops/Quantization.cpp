@@ -234,23 +234,40 @@ llvm::Expected<Tensor> requantize(Importer &im, const Tensor &acc,
   return y;
 }
 
-/// Whether input `weights` is a constant and inputs `scalars` constant
-/// scalars: then QLinearConv / QLinearMatMul take their float form.
-bool floatFormApplies(Importer &im, int weights,
-                      std::initializer_list<int> scalars) {
-  auto isConstant = [&](int i, bool scalar) {
+/// QLinearConv's and QLinearMatMul's first eight inputs: x (a), its scale
+/// and zero point, w (b), its scale and zero point, y's scale and zero
+/// point.
+struct QLinearOperands {
+  Tensor x, xs, xzp, w, ws, wzp, ys, yzp;
+};
+
+llvm::Expected<QLinearOperands> qlinearOperands(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(xs, im.in(1));
+  TRY(xzp, im.in(2));
+  TRY(w, im.in(3));
+  TRY(ws, im.in(4));
+  TRY(wzp, im.in(5));
+  TRY(ys, im.in(6));
+  TRY(yzp, im.in(7));
+  return QLinearOperands{x, xs, xzp, w, ws, wzp, ys, yzp};
+}
+
+/// Whether the weights (input 3) are a constant and the activations' scales
+/// and zero points (inputs 1, 2, 6, 7) constant scalars: then QLinearConv /
+/// QLinearMatMul take their float form. The weights are not materialized.
+bool floatFormApplies(Importer &im) {
+  if (!im.isConstantOpIn(3))
+    return false;
+  for (int i : {1, 2, 6, 7}) {
     auto value = im.constIn(i);
     if (!value) {
       llvm::consumeError(value.takeError());
       return false;
     }
-    return *value && (!scalar || (*value)->numElements() == 1);
-  };
-  if (!isConstant(weights, /*scalar=*/false))
-    return false;
-  for (int i : scalars)
-    if (!isConstant(i, /*scalar=*/true))
+    if (!*value || (*value)->numElements() != 1)
       return false;
+  }
   return true;
 }
 
@@ -260,90 +277,60 @@ bool floatFormApplies(Importer &im, int weights,
 /// the QDQ form, whose pairs tgc-absorb-fake-quant folds into int8 kernels
 /// on the CPU. Rounding can differ from the exact integer form by one step
 /// where the float sums land on a tie.
-llvm::Error convQLinearMatMulFloat(Importer &im) {
-  TRY(a, im.in(0));
-  TRY(as, im.in(1));
-  TRY(azp, im.in(2));
-  TRY(b, im.in(3));
-  TRY(bs, im.in(4));
-  TRY(bzp, im.in(5));
-  TRY(ys, im.in(6));
-  TRY(yzp, im.in(7));
-  if (b.rank() < 2)
-    return im.unsupported("QLinearMatMul of " + b.describe() +
+llvm::Error convQLinearMatMulFloat(Importer &im, const QLinearOperands &q) {
+  if (q.w.rank() < 2)
+    return im.unsupported("QLinearMatMul of " + q.w.describe() +
                           ": operands of rank 1 are not supported");
-  TRY(af, dequantizeLinear(im, a, as, azp));
+  TRY(af, dequantizeLinear(im, q.x, q.xs, q.xzp));
   // Per-column weight parameters run along b's last dim.
-  TRY(bf, dequantizeLinear(im, b, bs, bzp, b.rank() - 1));
+  TRY(bf, dequantizeLinear(im, q.w, q.ws, q.wzp, q.w.rank() - 1));
   TRYT(y, tgc::matmul(af, bf));
-  TRY(q, quantizeLinear(im, y, ys, yzp));
-  im.out(0, q);
+  TRY(quantized, quantizeLinear(im, y, q.ys, q.yzp));
+  im.out(0, quantized);
   return llvm::Error::success();
 }
 
-llvm::Error convQLinearConvFloat(Importer &im) {
-  TRY(x, im.in(0));
-  TRY(xs, im.in(1));
-  TRY(xzp, im.in(2));
-  TRY(w, im.in(3));
-  TRY(ws, im.in(4));
-  TRY(wzp, im.in(5));
-  TRY(ys, im.in(6));
-  TRY(yzp, im.in(7));
-  TRY(xf, dequantizeLinear(im, x, xs, xzp));
+llvm::Error convQLinearConvFloat(Importer &im, const QLinearOperands &q) {
+  TRY(xf, dequantizeLinear(im, q.x, q.xs, q.xzp));
   // Per-output-channel weight parameters run along the filter's dim 0.
-  TRY(wf, dequantizeLinear(im, w, ws, wzp, 0));
+  TRY(wf, dequantizeLinear(im, q.w, q.ws, q.wzp, 0));
   std::optional<Tensor> bias;
   if (im.has(8)) {
     // int32, in units of x_scale * w_scale (per output channel).
     TRY(b, im.in(8));
-    TRYT(bf, tgc::cast(b, xs.dtype()));
-    TRYT(scale, tgc::mul(xs, ws));
+    TRYT(bf, tgc::cast(b, q.xs.dtype()));
+    TRYT(scale, tgc::mul(q.xs, q.ws));
     TRYT(scaled, tgc::mul(bf, scale));
     bias = scaled;
   }
   TRY(y, convolve(im, xf, wf, bias));
-  TRY(q, quantizeLinear(im, y, ys, yzp));
-  im.out(0, q);
+  TRY(quantized, quantizeLinear(im, y, q.ys, q.yzp));
+  im.out(0, quantized);
   return llvm::Error::success();
 }
 
 llvm::Error convQLinearMatMul(Importer &im) {
-  if (floatFormApplies(im, 3, {1, 2, 6, 7}))
-    return convQLinearMatMulFloat(im);
-  TRY(a, im.in(0));
-  TRY(as, im.in(1));
-  TRY(azp, im.in(2));
-  TRY(b, im.in(3));
-  TRY(bs, im.in(4));
-  TRY(bzp, im.in(5));
-  TRY(ys, im.in(6));
-  TRY(yzp, im.in(7));
-  for (const Tensor *s : {&as, &bs, &ys})
+  TRY(q, qlinearOperands(im));
+  if (floatFormApplies(im))
+    return convQLinearMatMulFloat(im, q);
+  for (const Tensor *s : {&q.xs, &q.ws, &q.ys})
     if (s->rank() != 0 && !(s->rank() == 1 && s->dim(0) == 1))
       return im.unsupported("per-row or per-column scales are not supported");
-  TRY(acc, integerMatmul(im, a, azp, b, bzp));
-  TRYT(abs, tgc::mul(as, bs));
-  TRYT(scale, tgc::div(abs, ys));
-  TRY(y, requantize(im, acc, scale, yzp));
+  TRY(acc, integerMatmul(im, q.x, q.xzp, q.w, q.wzp));
+  TRYT(abs, tgc::mul(q.xs, q.ws));
+  TRYT(scale, tgc::div(abs, q.ys));
+  TRY(y, requantize(im, acc, scale, q.yzp));
   im.out(0, y);
   return llvm::Error::success();
 }
 
 llvm::Error convQLinearConv(Importer &im) {
-  if (floatFormApplies(im, 3, {1, 2, 6, 7}))
-    return convQLinearConvFloat(im);
-  TRY(x0, im.in(0));
-  TRY(xs, im.in(1));
-  TRY(xzp, im.in(2));
-  TRY(w0, im.in(3));
-  TRY(ws0, im.in(4));
-  TRY(wzp, im.in(5));
-  TRY(ys, im.in(6));
-  TRY(yzp, im.in(7));
+  TRY(q, qlinearOperands(im));
+  if (floatFormApplies(im))
+    return convQLinearConvFloat(im, q);
   // The int32 accumulator (plus the int32 bias) is exact in f64.
-  TRY(x, subtractZeroPoint(im, x0, xzp, 1, DType::F64));
-  TRY(w, subtractZeroPoint(im, w0, wzp, 0, DType::F64));
+  TRY(x, subtractZeroPoint(im, q.x, q.xzp, 1, DType::F64));
+  TRY(w, subtractZeroPoint(im, q.w, q.wzp, 0, DType::F64));
   std::optional<Tensor> bias;
   if (im.has(8)) {
     TRY(b, im.in(8));
@@ -352,16 +339,10 @@ llvm::Error convQLinearConv(Importer &im) {
   }
   TRY(acc, convolve(im, x, w, bias));
   // A per-output-channel w_scale runs along the result's dim 1.
-  Tensor ws = ws0;
-  if (ws0.rank() == 1 && ws0.dim(0) != 1) {
-    std::vector<int64_t> shape(static_cast<size_t>(acc.rank() - 1), 1);
-    shape[0] = ws0.dim(0).value_or(kDynamic);
-    TRY(r, im.reshapeTo(ws0, shape));
-    ws = r;
-  }
-  TRYT(xws, tgc::mul(xs, ws));
-  TRYT(scale, tgc::div(xws, ys));
-  TRY(y, requantize(im, acc, scale, yzp));
+  TRY(ws, perAxisParam(im, q.ws, acc, "w_scale", 1));
+  TRYT(xws, tgc::mul(q.xs, ws));
+  TRYT(scale, tgc::div(xws, q.ys));
+  TRY(y, requantize(im, acc, scale, q.yzp));
   im.out(0, y);
   return llvm::Error::success();
 }
