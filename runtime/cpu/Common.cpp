@@ -270,6 +270,38 @@ KernelPtr makeKernel(std::string name, RunFn fn, int inPlaceInput) {
 }
 
 namespace {
+class WrappingKernel final : public Kernel {
+public:
+  WrappingKernel(std::string name, KernelPtr inner, RunFn fn)
+      : kernelName(std::move(name)), inner(std::move(inner)),
+        fn(std::move(fn)) {}
+  std::string_view name() const override { return kernelName; }
+  absl::Status run(const KernelContext &context,
+                   const std::vector<HostTensor> &inputs,
+                   std::vector<HostTensor> &outputs) const override {
+    return fn(context, inputs, outputs);
+  }
+  int64_t heldBytes() const override { return inner->heldBytes(); }
+  bool readsInput(size_t index) const override {
+    return inner->readsInput(index);
+  }
+  std::vector<DerivedConstant> derivedConstants() const override {
+    return inner->derivedConstants();
+  }
+
+private:
+  std::string kernelName;
+  KernelPtr inner;
+  RunFn fn;
+};
+} // namespace
+
+KernelPtr makeWrappingKernel(std::string name, KernelPtr inner, RunFn fn) {
+  return std::make_shared<WrappingKernel>(std::move(name), std::move(inner),
+                                          std::move(fn));
+}
+
+namespace {
 /// Whether any of `count` floats of `Bits` (exponent mask `exponent`,
 /// mantissa mask `mantissa`) is NaN, or any is NaN or infinite.
 template <typename Bits>

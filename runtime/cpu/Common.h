@@ -116,6 +116,12 @@ using RunFn = std::function<absl::Status(const KernelContext &,
 /// A kernel running `fn`; `inPlaceInput` (if >= 0) may share output 0.
 KernelPtr makeKernel(std::string name, RunFn fn, int inPlaceInput = -1);
 
+/// A kernel running `fn`, which calls `inner` (captured by `fn`) on
+/// inputs it prepares: what `inner` holds, reads and derived from
+/// constants is the wrapper's (so a saved plan keeps its prepacked
+/// weights, and leaves out the constants it no longer reads).
+KernelPtr makeWrappingKernel(std::string name, KernelPtr inner, RunFn fn);
+
 /// Whether oneDNN's eltwise algorithm for `kind` (alone or as a post-op)
 /// maps NaN to NaN: false for Relu and Clamp (max/min return the number)
 /// and Exp (saturates to inf).

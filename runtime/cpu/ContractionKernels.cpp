@@ -1446,8 +1446,8 @@ trySubsampledPointwiseConv(const Conv2DDesc &desc, const ConvLayouts &layouts) {
   int64_t subBytes = subLayout.bytes;
   const int64_t pixelBytes = block * 4; // one channel block of f32
   KernelPtr conv = *inner;
-  result.kernel = makeKernel(
-      "onednn.conv2d.subsampled",
+  result.kernel = makeWrappingKernel(
+      "onednn.conv2d.subsampled", conv,
       [=](const KernelContext &context, const std::vector<HostTensor> &inputs,
           std::vector<HostTensor> &outputs) -> absl::Status {
         void *buffer =

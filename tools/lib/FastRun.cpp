@@ -128,8 +128,8 @@ std::optional<int> runPlan(const FastOptions &o,
 
 } // namespace
 
-std::optional<int> tryFastRun(int argc, char **argv,
-                              const std::string &fullTool) {
+std::optional<FastRunOutcome> tryFastRun(int argc, char **argv,
+                                         const std::string &fullTool) {
   std::optional<FastOptions> o = parse(argc, argv);
   if (!o)
     return std::nullopt;
@@ -146,7 +146,10 @@ std::optional<int> tryFastRun(int argc, char **argv,
     auto plan = runtime::cpu::loadPlan(o->file);
     if (!plan.ok())
       return std::nullopt; // loop kernels, damage: the full tool says
-    return runPlan(*o, *plan, inputs);
+    std::optional<int> status = runPlan(*o, *plan, inputs);
+    if (!status)
+      return std::nullopt;
+    return FastRunOutcome{*status, plan->executable};
   }
   if (cuda::isDevicePlanFile(o->file) || !endsWith(o->file, ".onnx"))
     return std::nullopt;
@@ -173,11 +176,13 @@ std::optional<int> tryFastRun(int argc, char **argv,
     return std::nullopt;    // the full tool replaces a bad entry
   runtime::touchFile(path); // recently used, as the cache marks a hit
   std::optional<int> status = runPlan(*o, *plan, inputs);
-  if (status && *status == 0)
+  if (!status)
+    return std::nullopt;
+  if (*status == 0)
     std::fprintf(stderr,
                  "tgc-run: cache %s: plan loaded (no import, no compile)\n",
                  cacheDir.c_str());
-  return status;
+  return FastRunOutcome{*status, plan->executable};
 }
 
 } // namespace tgc::tooling
