@@ -1310,3 +1310,246 @@ void FusionOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<InlineFusionOfConstants, ConstantOperandsIntoFusion,
               ConstantResultsOutOfFusion>(context);
 }
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The value of a constant one-element tensor<i1>, if `value` is one.
+std::optional<bool> constantPredicate(Value value) {
+  DenseElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || attr.getNumElements() != 1 ||
+      !attr.getElementType().isInteger(1))
+    return std::nullopt;
+  return *attr.getValues<bool>().begin();
+}
+
+/// Replaces `op` by the ops of `block` (which takes `inputs`) and the values
+/// its tgc.yield gives; fails, changing nothing, where a yielded type is not
+/// exactly the result's (the users would see another type).
+LogicalResult inlineBlock(Operation *op, Block &block, ValueRange inputs,
+                          PatternRewriter &rewriter) {
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield->getOperandTypes() != op->getResultTypes() ||
+      TypeRange(block.getArgumentTypes()) != inputs.getTypes())
+    return failure();
+  IRMapping mapping;
+  mapping.map(block.getArguments(), inputs);
+  for (Operation &inner : block.without_terminator())
+    rewriter.clone(inner, mapping);
+  SmallVector<Value> results;
+  for (Value v : yield->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+/// if(constant) => the branch it picks.
+struct InlineIfOfConstantCondition : OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<bool> taken = constantPredicate(op.getCondition());
+    if (!taken)
+      return failure();
+    return inlineBlock(op, *taken ? op.getThenBlock() : op.getElseBlock(),
+                       op.getInputs(), rewriter);
+  }
+};
+
+/// A while whose condition is constant false never runs its body: its
+/// results are its initial values.
+struct RemoveWhileThatNeverRuns : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<bool> runs =
+        constantPredicate(op.getCondBlock().getTerminator()->getOperand(0));
+    if (!runs || *runs || op.getInits().getTypes() != op.getResultTypes())
+      return failure();
+    rewriter.replaceOp(op, op.getInits());
+    return success();
+  }
+};
+
+/// Constant operands are cloned into the regions that read them (so that
+/// the ops there fold), where the block argument has the constant's type.
+LogicalResult cloneConstantsIn(Operation *op, ValueRange operands,
+                               unsigned firstArg, PatternRewriter &rewriter) {
+  bool changed = false;
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    Attribute value;
+    if (!matchPattern(operand, m_Constant(&value)))
+      continue;
+    for (Region &region : op->getRegions()) {
+      BlockArgument arg = region.front().getArgument(firstArg + i);
+      if (arg.use_empty() || arg.getType() != operand.getType())
+        continue;
+      rewriter.setInsertionPointToStart(&region.front());
+      Operation *constant =
+          operand.getDefiningOp()->getDialect()->materializeConstant(
+              rewriter, value, arg.getType(), op->getLoc());
+      if (!constant)
+        continue;
+      rewriter.replaceAllUsesWith(arg, constant->getResult(0));
+      changed = true;
+    }
+  }
+  return success(changed);
+}
+
+/// Block argument `index` is unused in every region of `op`.
+bool argumentUnused(Operation *op, unsigned index) {
+  return llvm::all_of(op->getRegions(), [&](Region &region) {
+    return region.front().getArgument(index).use_empty();
+  });
+}
+
+struct ConstantInputsIntoBranches : OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    return cloneConstantsIn(op, op.getInputs(), 0, rewriter);
+  }
+};
+
+/// Inputs neither branch reads are dropped.
+struct DropUnusedIfInputs : OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> kept;
+    llvm::BitVector dropped(op.getInputs().size());
+    for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+      if (argumentUnused(op, i))
+        dropped.set(i);
+      else
+        kept.push_back(input);
+    }
+    if (dropped.none())
+      return failure();
+    auto replacement = IfOp::create(rewriter, op.getLoc(), op.getResultTypes(),
+                                    op.getCondition(), kept);
+    for (auto [from, to] :
+         {std::pair<Region *, Region *>{&op.getThenRegion(),
+                                        &replacement.getThenRegion()},
+          {&op.getElseRegion(), &replacement.getElseRegion()}}) {
+      rewriter.inlineRegionBefore(*from, *to, to->end());
+      to->front().eraseArguments(dropped);
+    }
+    replacement->setAttrs(op->getAttrs());
+    rewriter.replaceOp(op, replacement.getResults());
+    return success();
+  }
+};
+
+struct ConstantCapturesIntoLoop : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op,
+                                PatternRewriter &rewriter) const override {
+    return cloneConstantsIn(op, op.getCaptures(), op.getInits().size(),
+                            rewriter);
+  }
+};
+
+/// Rebuilds `op` with `captures` (the regions' blocks already take them
+/// after the carried values).
+WhileOp rebuildWhile(WhileOp op, ValueRange captures,
+                     PatternRewriter &rewriter) {
+  auto replacement = WhileOp::create(rewriter, op.getLoc(), op.getResultTypes(),
+                                     op.getInits(), captures);
+  rewriter.inlineRegionBefore(op.getCond(), replacement.getCond(),
+                              replacement.getCond().end());
+  rewriter.inlineRegionBefore(op.getBody(), replacement.getBody(),
+                              replacement.getBody().end());
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    replacement->setDiscardableAttr(attr.getName(), attr.getValue());
+  return replacement;
+}
+
+/// Captures neither region reads are dropped.
+struct DropUnusedCaptures : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op,
+                                PatternRewriter &rewriter) const override {
+    unsigned carried = op.getInits().size();
+    SmallVector<Value> kept;
+    llvm::BitVector dropped(carried + op.getCaptures().size());
+    for (auto [i, capture] : llvm::enumerate(op.getCaptures())) {
+      if (argumentUnused(op, carried + i))
+        dropped.set(carried + i);
+      else
+        kept.push_back(capture);
+    }
+    if (dropped.none())
+      return failure();
+    op.getCondBlock().eraseArguments(dropped);
+    op.getBodyBlock().eraseArguments(dropped);
+    rewriter.replaceOp(op, rebuildWhile(op, kept, rewriter).getResults());
+    return success();
+  }
+};
+
+/// Loop-invariant code motion: an op of the body or the condition that
+/// reads only captures (and constants) computes the same value in every
+/// iteration; it moves before the loop and its results become captures.
+struct HoistLoopInvariants : OpRewritePattern<WhileOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WhileOp op,
+                                PatternRewriter &rewriter) const override {
+    unsigned carried = op.getInits().size();
+    auto isInvariant = [&](Value v) {
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return arg.getOwner()->getParentOp() == op &&
+               arg.getArgNumber() >= carried;
+      return matchPattern(v, m_Constant());
+    };
+    for (Region &region : op->getRegions()) {
+      for (Operation &inner : region.front().without_terminator()) {
+        if (inner.getNumRegions() != 0 || inner.getNumResults() == 0 ||
+            matchPattern(&inner, m_Constant()) || !isMemoryEffectFree(&inner) ||
+            !llvm::all_of(inner.getOperands(), isInvariant))
+          continue;
+        // Clone it before the loop, reading the captures' values.
+        rewriter.setInsertionPoint(op);
+        IRMapping mapping;
+        for (Value operand : inner.getOperands()) {
+          if (auto arg = dyn_cast<BlockArgument>(operand))
+            mapping.map(arg, op.getCaptures()[arg.getArgNumber() - carried]);
+          else
+            mapping.map(operand,
+                        rewriter.clone(*operand.getDefiningOp())->getResult(0));
+        }
+        Operation *hoisted = rewriter.clone(inner, mapping);
+        SmallVector<Value> captures(op.getCaptures());
+        for (auto [result, value] :
+             llvm::zip(inner.getResults(), hoisted->getResults())) {
+          captures.push_back(value);
+          for (Region &each : op->getRegions())
+            each.front().addArgument(value.getType(), inner.getLoc());
+          rewriter.replaceAllUsesWith(result,
+                                      region.front().getArguments().back());
+        }
+        rewriter.eraseOp(&inner);
+        rewriter.replaceOp(op,
+                           rebuildWhile(op, captures, rewriter).getResults());
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void IfOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                       MLIRContext *context) {
+  results.add<InlineIfOfConstantCondition, ConstantInputsIntoBranches,
+              DropUnusedIfInputs>(context);
+}
+
+void WhileOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<RemoveWhileThatNeverRuns, ConstantCapturesIntoLoop,
+              DropUnusedCaptures, HoistLoopInvariants>(context);
+}

@@ -1231,3 +1231,109 @@ void FusionOp::inlineBody() {
     result.replaceAllUsesWith(mapping.lookupOrDefault(value));
   erase();
 }
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// Checks that `block` (the region `name` of `op`) takes arguments of types
+/// compatible with `expected` and ends with a tgc.yield, which it returns.
+static FailureOr<YieldOp> verifyControlFlowBlock(Operation *op, Region &region,
+                                                 StringRef name,
+                                                 TypeRange expected) {
+  if (region.empty())
+    return op->emitOpError("needs a ") << name << " region";
+  Block &block = region.front();
+  if (block.getNumArguments() != expected.size())
+    return op->emitOpError("'")
+           << name << "' region takes " << block.getNumArguments()
+           << " arguments but " << expected.size() << " are passed to it";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(block.getArgumentTypes(), expected)))
+    if (!areCompatibleTensorTypes(std::get<0>(pair), std::get<1>(pair)))
+      return op->emitOpError("'")
+             << name << "' region argument #" << i << " has type "
+             << std::get<0>(pair) << " but is passed " << std::get<1>(pair);
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError("'") << name << "' region must end with tgc.yield";
+  return yield;
+}
+
+/// Whether `type` is a tensor<i1> that holds exactly one element (where its
+/// shape is static; a dynamic one is checked when the function runs).
+static bool isPredicateType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isInteger(1))
+    return false;
+  for (int64_t d : tensor.getShape())
+    if (!ShapedType::isDynamic(d) && d != 1)
+      return false;
+  return true;
+}
+
+LogicalResult IfOp::verify() {
+  if (!isPredicateType(getCondition().getType()))
+    return emitOpError("condition must be a tensor<i1> holding one element, "
+                       "not ")
+           << getCondition().getType();
+  TypeRange inputs = getInputs().getTypes();
+  for (auto [region, name] :
+       {std::pair<Region *, StringRef>{&getThenRegion(), "then"},
+        {&getElseRegion(), "else"}}) {
+    FailureOr<YieldOp> yield =
+        verifyControlFlowBlock(*this, *region, name, inputs);
+    if (failed(yield))
+      return failure();
+    if (yield->getValues().size() != getNumResults())
+      return emitOpError("'")
+             << name << "' yields " << yield->getValues().size()
+             << " values but the if has " << getNumResults() << " results";
+    for (auto [i, pair] : llvm::enumerate(
+             llvm::zip(yield->getValues().getTypes(), getResultTypes())))
+      if (!areCompatibleTensorTypes(std::get<0>(pair), std::get<1>(pair)))
+        return emitOpError("'")
+               << name << "' yields " << std::get<0>(pair) << " as result #"
+               << i << ", which is " << std::get<1>(pair);
+  }
+  return success();
+}
+
+LogicalResult WhileOp::verify() {
+  if (getNumResults() != getInits().size())
+    return emitOpError("has ") << getNumResults() << " results for "
+                               << getInits().size() << " carried values";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInits().getTypes(), getResultTypes())))
+    if (!areCompatibleTensorTypes(std::get<0>(pair), std::get<1>(pair)))
+      return emitOpError("carried value #")
+             << i << " starts as " << std::get<0>(pair) << " but the result is "
+             << std::get<1>(pair);
+  // Both regions take the carried values (of the results' types: a carried
+  // value keeps its type) and then the captures.
+  SmallVector<Type> passed(getResultTypes());
+  llvm::append_range(passed, getCaptures().getTypes());
+  FailureOr<YieldOp> cond =
+      verifyControlFlowBlock(*this, getCond(), "cond", passed);
+  if (failed(cond))
+    return failure();
+  if (cond->getValues().size() != 1 ||
+      !isPredicateType(cond->getValues()[0].getType()))
+    return emitOpError("'cond' must yield one tensor<i1> holding one element");
+  FailureOr<YieldOp> body =
+      verifyControlFlowBlock(*this, getBody(), "body", passed);
+  if (failed(body))
+    return failure();
+  if (body->getValues().size() != getNumResults())
+    return emitOpError("'body' yields ")
+           << body->getValues().size() << " values for " << getNumResults()
+           << " carried values";
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(body->getValues().getTypes(), getResultTypes())))
+    if (!areCompatibleTensorTypes(std::get<0>(pair), std::get<1>(pair)))
+      return emitOpError("'body' changes carried value #")
+             << i << " from " << std::get<1>(pair) << " to "
+             << std::get<0>(pair)
+             << " (a carried value keeps its type across iterations)";
+  return success();
+}

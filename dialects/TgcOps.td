@@ -814,10 +814,103 @@ def Tgc_FusionOp : Tgc_Op<"fusion", [IsolatedFromAbove,
   }];
 }
 
-def Tgc_YieldOp : Tgc_Op<"yield", [Terminator, ReturnLike, HasParent<"FusionOp">]> {
-  let summary = "The results of a fusion region";
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Tgc_IfOp : Op<Tgc_Dialect, "if", [Tgc_ValidShapes, IsolatedFromAbove,
+    RecursiveMemoryEffects]> {
+  let summary = "A conditional: one of two regions runs, on a tensor's value";
   let description = [{
-    Terminates a `tgc.fusion` body; its operands are the fusion's results.
+    Runs `then` when the one element of `condition` (a `tensor<i1>` of any
+    shape holding exactly one element) is true, `else` otherwise. Both
+    regions take the `inputs` as block arguments (they are isolated from
+    above: what a branch reads from outside is an input) and end with a
+    `tgc.yield` of the results, the same number and compatible types in
+    both.
+
+    Canonicalization inlines the branch a constant condition picks.
+
+    ```mlir
+    %r = tgc.if %p (%x, %y) : tensor<i1>, (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+      %s = tgc.add %a, %b : tensor<4xf32>
+      tgc.yield %s : tensor<4xf32>
+    } else {
+    ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+      tgc.yield %b : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Tgc_BoolTensor:$condition, Variadic<Tgc_Tensor>:$inputs);
+  let results = (outs Variadic<Tgc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion, SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $condition `(` $inputs `)` attr-dict `:` type($condition) `,`
+    functional-type($inputs, $results) $thenRegion `else` $elseRegion
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    mlir::Block &getThenBlock() { return getThenRegion().front(); }
+    mlir::Block &getElseBlock() { return getElseRegion().front(); }
+  }];
+}
+
+def Tgc_WhileOp : Op<Tgc_Dialect, "while", [Tgc_ValidShapes, IsolatedFromAbove,
+    RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+  let summary = "A loop over carried tensors while a condition region holds";
+  let description = [{
+    Carries the values `inits` through iterations: `cond` computes a
+    `tensor<i1>` holding one element from the carried values; while it is
+    true, `body` computes the next carried values from them. The results
+    are the carried values when `cond` first yields false (the `inits`
+    when it does at once).
+
+    Both regions take the carried values and then the `captures` (values
+    every iteration reads unchanged) as block arguments: they are isolated
+    from above. `cond` yields the condition, `body` one value per carried
+    value, of the carried type: a carried value keeps its type (and so its
+    static shape) across iterations.
+
+    ```mlir
+    %n:2 = tgc.while (%i0, %s0) captures(%step : tensor<4xf32>) : (tensor<i64>, tensor<4xf32>) -> (tensor<i64>, tensor<4xf32>) cond {
+    ^bb0(%i: tensor<i64>, %s: tensor<4xf32>, %d: tensor<4xf32>):
+      %ten = tgc.constant dense<10> : tensor<i64>
+      %c = tgc.compare lt, %i, %ten : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      tgc.yield %c : tensor<i1>
+    } do {
+    ^bb0(%i: tensor<i64>, %s: tensor<4xf32>, %d: tensor<4xf32>):
+      %one = tgc.constant dense<1> : tensor<i64>
+      %j = tgc.add %i, %one : tensor<i64>
+      %t = tgc.add %s, %d : tensor<4xf32>
+      tgc.yield %j, %t : tensor<i64>, tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tgc_Tensor>:$inits,
+                       Variadic<Tgc_Tensor>:$captures);
+  let results = (outs Variadic<Tgc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inits `)` (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict `:` functional-type($inits, $results) `cond` $cond `do` $body
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    mlir::Block &getCondBlock() { return getCond().front(); }
+    mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Tgc_YieldOp : Tgc_Op<"yield", [Terminator, ReturnLike,
+    ParentOneOf<["FusionOp", "IfOp", "WhileOp"]>]> {
+  let summary = "The results of a fusion, a branch or a loop region";
+  let description = [{
+    Terminates a `tgc.fusion` body (its operands are the fusion's results),
+    a `tgc.if` branch (the if's results), a `tgc.while` condition (the
+    condition) or body (the next carried values).
   }];
   let arguments = (ins Variadic<Tgc_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -128,6 +128,33 @@ int64_t tgc::inferShapes(Operation *root) {
       }
       return;
     }
+    // A branch sees its inputs' types, and an if's results take what both
+    // branches yield where they agree. A loop's regions see its captures'
+    // types; carried values keep the types they are declared with (a
+    // carried value of a dynamic shape may change its size).
+    if (isa<IfOp, WhileOp>(op)) {
+      unsigned skipped =
+          isa<IfOp>(op) ? 1 : cast<WhileOp>(op).getInits().size();
+      unsigned firstOperand = isa<IfOp>(op) ? 1 : skipped;
+      unsigned firstArg = isa<IfOp>(op) ? 0 : skipped;
+      if (stage.isBeforeAllRegions()) {
+        for (Region &region : op->getRegions())
+          for (unsigned i = firstOperand; i < op->getNumOperands(); ++i)
+            refined += refineValue(
+                region.front().getArgument(firstArg + i - firstOperand),
+                op->getOperand(i).getType());
+      } else if (stage.isAfterAllRegions() && isa<IfOp>(op)) {
+        TypeRange thenTypes =
+            op->getRegion(0).front().getTerminator()->getOperandTypes();
+        TypeRange elseTypes =
+            op->getRegion(1).front().getTerminator()->getOperandTypes();
+        for (auto [result, a, b] :
+             llvm::zip(op->getResults(), thenTypes, elseTypes))
+          if (a == b)
+            refined += refineValue(result, a);
+      }
+      return;
+    }
     if (!stage.isAfterAllRegions())
       return;
     if (!isa_and_nonnull<TgcDialect>(op->getDialect()) ||

@@ -13,9 +13,11 @@
 #include "runtime/Environment.h"
 #include "tgc/StridedView.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 #include <omp.h>
 #include <sys/mman.h>
@@ -953,6 +955,14 @@ std::string Executable::describe() const {
     if (step.kernel)
       absl::StrAppend(&result, " [", sv(step.kernel->name()), "]");
     result += '\n';
+    if (step.kernel)
+      for (const auto &[name, plan] : step.kernel->nestedPlans()) {
+        absl::StrAppend(&result, "    ", name, ":\n");
+        std::string nested = plan->describe();
+        for (absl::string_view line : absl::StrSplit(nested, '\n'))
+          if (!line.empty() && !absl::StartsWith(line, "target: "))
+            absl::StrAppend(&result, "      ", line, "\n");
+      }
     if (step.path == "reference")
       fallbacks.push_back(step.op);
   }

@@ -62,6 +62,8 @@ struct DerivedConstant {
   size_t bytes = 0;
 };
 
+class Executable;
+
 /// One executable step. Kernels are created at compile time (primitive
 /// descriptors, weight reorders and scratch sizes decided there) and are
 /// immutable afterwards: run() may be called from several threads at once.
@@ -89,6 +91,12 @@ public:
   /// What the kernel derived from constants when it was made, in the order
   /// it made them (see DerivedConstant).
   virtual std::vector<DerivedConstant> derivedConstants() const { return {}; }
+  /// The plans the kernel runs (a control-flow step's regions), named:
+  /// Executable::describe prints them under the step.
+  virtual std::vector<std::pair<std::string, const Executable *>>
+  nestedPlans() const {
+    return {};
+  }
 
   /// How to make this kernel again; null for kernels a saved plan cannot
   /// hold (the reference interpreter's). Set once by the factory that made

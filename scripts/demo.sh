@@ -51,6 +51,9 @@ step "tgc::function: a traced MLP called with varying batch sizes (examples/trac
 step "tgc::function: a traced ResNet basic block under reduce_retracing (examples/traced/TracedResidualBlock.cpp)"
 "$BIN/traced-residual-block"
 
+step "Control flow in traced functions: tgc::cond, tgc::whileLoop with an early exit, an RNN with tgc::scan, a 10,000-iteration loop; each region compiled into a plan of its own (examples/traced/TracedControlFlow.cpp)"
+"$BIN/traced-control-flow"
+
 ONNX_DATA=/usr/share/libonnx-testdata/data
 step "tgc::function in a serving loop: exceptions, model identity, scalar captures, concrete functions, compile accounting, the persistent cache (examples/traced/TracedServing.cpp)"
 "$BIN/traced-serving"

@@ -14,6 +14,7 @@
 #include "passes/Passes.h"
 #include "passes/PostOpFusion.h"
 #include "passes/Specialize.h"
+#include "runtime/ControlFlow.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/Recipes.h"
 
@@ -926,6 +927,7 @@ private:
   llvm::Error emitView(Operation &op, const std::string &where);
   llvm::Error emitLoopFusion(FusionOp fusion, const std::string &where);
   llvm::Error emitReferenceFallback(Operation &op, const std::string &where);
+  llvm::Error emitControlFlow(Operation &op, const std::string &where);
   llvm::Expected<bool> emitFusedOrBlocked(Operation &op,
                                           const std::string &where);
   llvm::Expected<bool> emitContractionFusion(FusionOp fusion,
@@ -1338,6 +1340,8 @@ llvm::Error CpuPlanEmitter::emitOp(Operation &op) {
   if (loopFusion && (llvm::all_of(op.getResultTypes(), isEmptyTensor) ||
                      !touchesEmptyTensors(loopFusion)))
     return emitLoopFusion(loopFusion, where);
+  if (isa<IfOp, WhileOp>(op))
+    return emitControlFlow(op, where);
   if (!isa_and_nonnull<TgcDialect>(op.getDialect()) || op.getNumResults() == 0)
     return unsupportedAt(&op, "is not supported by the CPU backend");
   if (isa<FusionOp>(op) && op.getNumResults() != 1 && !loopFusion)
@@ -1459,6 +1463,135 @@ llvm::Error CpuPlanEmitter::emitReferenceFallback(Operation &op,
   // (touchesEmptyTensors), run on the reference kernels.
   return emitWholeOpStep(op, std::make_shared<ReferenceKernel>(&op),
                          "reference", where, where);
+}
+
+namespace {
+/// The compiled plans of a control-flow op's regions and the modules their
+/// steps point into.
+struct RegionPlans {
+  std::vector<OwningOpRef<ModuleOp>> modules;
+  std::vector<std::shared_ptr<const runtime::Executable>> plans;
+};
+
+/// Compiles `block` (a region of `op` taking `argTypes`, static) as a
+/// function of its own with `options`: planned, fused and memory planned
+/// like any function; its tgc.yield becomes the return.
+llvm::Error compileRegion(Operation *op, Block &block, TypeRange argTypes,
+                          StringRef name, const cpu::CompileOptions &options,
+                          RegionPlans &plans) {
+  MLIRContext *context = op->getContext();
+  OpBuilder builder(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(op->getLoc());
+  builder.setInsertionPointToEnd(module->getBody());
+  auto yield = cast<YieldOp>(block.getTerminator());
+  auto fn = func::FuncOp::create(
+      builder, op->getLoc(), name,
+      builder.getFunctionType(argTypes, yield->getOperandTypes()));
+  Block *entry = fn.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(block.getArguments(), entry->getArguments());
+  builder.setInsertionPointToEnd(entry);
+  for (Operation &inner : block.without_terminator())
+    builder.clone(inner, mapping);
+  SmallVector<Value> results;
+  for (Value v : yield.getValues())
+    results.push_back(mapping.lookupOrDefault(v));
+  func::ReturnOp::create(builder, yield.getLoc(), results);
+  std::vector<std::vector<int64_t>> shapes;
+  for (Type type : argTypes) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+    shapes.emplace_back(shape.begin(), shape.end());
+  }
+  auto compiled = cpu::compile(fn, shapes, options);
+  if (!compiled)
+    return compiled.takeError();
+  plans.plans.push_back(compiled->executable);
+  plans.modules.push_back(std::move(compiled->module));
+  return llvm::Error::success();
+}
+
+/// The result types of `plan` (dtype and shape) as text, for errors.
+std::string planResultType(const runtime::Executable &plan, size_t i) {
+  const runtime::ValueInfo &info =
+      plan.values[static_cast<size_t>(plan.outputs[i])];
+  std::string text = "tensor<";
+  for (int64_t d : info.shape)
+    text += std::to_string(d) + "x";
+  return text + std::string(runtime::dtypeName(info.dtype)) + ">";
+}
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+/// Whether result `i` of `plan` has the dtype and shape of `type`.
+bool planResultIs(const runtime::Executable &plan, size_t i, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  const runtime::ValueInfo &info =
+      plan.values[static_cast<size_t>(plan.outputs[i])];
+  auto dtype = tensor ? toDType(tensor.getElementType()) : std::nullopt;
+  return tensor && dtype && *dtype == info.dtype && tensor.hasStaticShape() &&
+         llvm::equal(tensor.getShape(), info.shape);
+}
+} // namespace
+
+/// tgc.if / tgc.while: each region compiled into a plan of its own
+/// (runtime/ControlFlow.h), one step running them.
+llvm::Error CpuPlanEmitter::emitControlFlow(Operation &op,
+                                            const std::string &where) {
+  RegionPlans plans;
+  // The regions take the operands' (specialized, static) types.
+  SmallVector<Type> operandTypes(op.getOperandTypes());
+  if (auto ifOp = dyn_cast<IfOp>(op)) {
+    ArrayRef<Type> inputs = ArrayRef<Type>(operandTypes).drop_front();
+    if (auto error = compileRegion(&op, ifOp.getThenBlock(), inputs,
+                                   "then_branch", options, plans))
+      return error;
+    if (auto error = compileRegion(&op, ifOp.getElseBlock(), inputs,
+                                   "else_branch", options, plans))
+      return error;
+    const char *branches[] = {"then", "else"};
+    for (auto [b, branch] : llvm::enumerate(branches))
+      for (auto [i, type] : llvm::enumerate(op.getResultTypes()))
+        if (!planResultIs(*plans.plans[b], i, type))
+          return unsupportedAt(
+              &op, llvm::Twine("'") + branch + "' yields " +
+                       planResultType(*plans.plans[b], i) + " as result #" +
+                       llvm::Twine(i) + ", which is " + typeString(type) +
+                       " (the CPU backend needs one static type per result)");
+  } else {
+    auto whileOp = cast<WhileOp>(op);
+    if (auto error = compileRegion(&op, whileOp.getCondBlock(), operandTypes,
+                                   "loop_condition", options, plans))
+      return error;
+    if (auto error = compileRegion(&op, whileOp.getBodyBlock(), operandTypes,
+                                   "loop_body", options, plans))
+      return error;
+    const runtime::Executable &cond = *plans.plans[0], &body = *plans.plans[1];
+    if (cond.outputs.size() != 1 ||
+        cond.values[static_cast<size_t>(cond.outputs[0])].dtype !=
+            runtime::DType::I1)
+      return unsupportedAt(&op, "'cond' must yield one tensor<i1>");
+    for (auto [i, type] : llvm::enumerate(whileOp.getInits().getTypes()))
+      if (!planResultIs(body, i, type))
+        return unsupportedAt(
+            &op, "the loop body changes carried value #" + llvm::Twine(i) +
+                     " from " + typeString(type) + " to " +
+                     planResultType(body, i) +
+                     " (a carried value keeps its type across iterations)");
+  }
+  // The kernel keeps the modules its plans' reference steps point into.
+  auto owner = std::make_shared<RegionPlans>(std::move(plans));
+  std::shared_ptr<const runtime::Kernel> kernel =
+      isa<IfOp>(op)
+          ? runtime::makeIfKernel(owner->plans[0], owner->plans[1], owner)
+          : runtime::makeWhileKernel(owner->plans[0], owner->plans[1],
+                                     cast<WhileOp>(op).getInits().size(),
+                                     owner);
+  return emitWholeOpStep(op, std::move(kernel), "control", where, where);
 }
 
 /// A contraction fusion as one oneDNN kernel, or a conv2d, concat or pool

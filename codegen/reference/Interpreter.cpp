@@ -276,7 +276,83 @@ public:
   Expected<std::optional<std::vector<HostTensor>>>
   runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
            unsigned depth);
+
+  /// The results of a tgc.if or tgc.while (nullopt for any other op).
+  std::optional<Expected<std::vector<HostTensor>>>
+  runControlFlow(Operation *op, Operands operands, unsigned depth);
+
+private:
+  /// Runs a region's block, which must yield `count` values.
+  Expected<std::vector<HostTensor>> runRegion(Operation *op, Block &block,
+                                              Operands inputs, size_t count,
+                                              unsigned depth);
+  /// The one element of a tgc.if / tgc.while condition.
+  Expected<bool> predicate(Operation *op, const HostTensor &condition);
 };
+
+Expected<std::vector<HostTensor>>
+Executor::runRegion(Operation *op, Block &block, Operands inputs, size_t count,
+                    unsigned depth) {
+  auto results = runBlock(block, inputs, depth);
+  if (!results)
+    return results.takeError();
+  if (!*results || (*results)->size() != count)
+    return opError(op,
+                   "region does not yield " + llvm::Twine(count) + " values");
+  return std::move(**results);
+}
+
+Expected<bool> Executor::predicate(Operation *op, const HostTensor &condition) {
+  if (condition.numElements() != 1)
+    return opError(op, "condition holds " +
+                           llvm::Twine(condition.numElements()) +
+                           " elements, not one");
+  return condition.getInt(0) != 0;
+}
+
+std::optional<Expected<std::vector<HostTensor>>>
+Executor::runControlFlow(Operation *op, Operands operands, unsigned depth) {
+  if (auto ifOp = dyn_cast<IfOp>(op)) {
+    Expected<bool> taken = predicate(op, *operands[0]);
+    if (!taken)
+      return Expected<std::vector<HostTensor>>(taken.takeError());
+    return runRegion(op, *taken ? ifOp.getThenBlock() : ifOp.getElseBlock(),
+                     operands.drop_front(), op->getNumResults(), depth);
+  }
+  auto whileOp = dyn_cast<WhileOp>(op);
+  if (!whileOp)
+    return std::nullopt;
+  size_t carried = whileOp.getInits().size();
+  std::vector<HostTensor> values;
+  values.reserve(carried);
+  for (size_t i = 0; i < carried; ++i)
+    values.push_back(*operands[i]);
+  llvm::SmallVector<const HostTensor *> inputs(operands.begin(),
+                                               operands.end());
+  bool owned = false; // whether `values` are the body's, not the caller's
+  for (;;) {
+    for (size_t i = 0; i < carried; ++i)
+      inputs[i] = &values[i];
+    auto condition = runRegion(op, whileOp.getCondBlock(), inputs, 1, depth);
+    if (!condition)
+      return Expected<std::vector<HostTensor>>(condition.takeError());
+    Expected<bool> again = predicate(op, (*condition)[0]);
+    if (!again)
+      return Expected<std::vector<HostTensor>>(again.takeError());
+    if (!*again)
+      break;
+    auto next = runRegion(op, whileOp.getBodyBlock(), inputs, carried, depth);
+    if (!next)
+      return Expected<std::vector<HostTensor>>(next.takeError());
+    values = std::move(*next);
+    owned = true;
+  }
+  // Results own their storage (the initial values are the caller's).
+  if (!owned)
+    for (HostTensor &value : values)
+      value = value.clone();
+  return Expected<std::vector<HostTensor>>(std::move(values));
+}
 
 /// An error about `func` located at it.
 Error functionError(func::FuncOp func, const llvm::Twine &message) {
@@ -402,6 +478,12 @@ Executor::runBlock(Block &body, llvm::ArrayRef<const HostTensor *> inputs,
         return opError(&op, "body has no tgc.yield");
       if (auto error = bindResults(**results))
         return std::move(error);
+    } else if (isa<IfOp, WhileOp>(op)) {
+      auto results = *runControlFlow(&op, operands, depth);
+      if (!results)
+        return results.takeError();
+      if (auto error = bindResults(*results))
+        return std::move(error);
     } else if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
       // A shape-only cast, as tgc-infer-shapes inserts before returns: the
       // value must fit the new type; the storage is shared.
@@ -470,6 +552,8 @@ Expected<std::vector<HostTensor>> Executor::runOpResults(Operation *op,
       return opError(op, "body has no tgc.yield");
     return std::move(**results);
   }
+  if (auto r = runControlFlow(op, operands, 0))
+    return std::move(*r);
   if (auto r = runMultiResult(op, operands))
     return std::move(*r);
   auto result = runOp(op, operands);

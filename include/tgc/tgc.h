@@ -23,6 +23,7 @@
 
 #include "tgc/Artifact.h"
 #include "tgc/Callback.h"
+#include "tgc/ControlFlow.h"
 #include "tgc/DType.h"
 #include "tgc/Determinism.h"
 #include "tgc/Device.h"

@@ -1253,3 +1253,102 @@ func.func @fusion_of_constants() -> tensor<1xi64> {
   }
   return %0 : tensor<1xi64>
 }
+
+// -----
+
+// An if of a constant condition is the branch it picks.
+// CHECK-LABEL: func.func @if_of_constant_condition(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4xf32>, %[[Y:[^:]+]]: tensor<4xf32>)
+// CHECK-NOT:     tgc.if
+// CHECK:         %[[S:.*]] = tgc.sub %[[X]], %[[Y]]
+// CHECK-NEXT:    return %[[S]]
+func.func @if_of_constant_condition(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %p = tgc.constant dense<false> : tensor<1xi1>
+  %r = tgc.if %p (%x, %y) : tensor<1xi1>, (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %s = tgc.add %a, %b : tensor<4xf32>
+    tgc.yield %s : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %s = tgc.sub %a, %b : tensor<4xf32>
+    tgc.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Constant inputs go into the branches (where their ops fold); inputs
+// neither branch reads are dropped.
+// CHECK-LABEL: func.func @if_inputs(
+// CHECK-SAME:    %[[P:[^:]+]]: tensor<i1>, %[[X:[^:]+]]: tensor<4xf32>, %[[Y:[^:]+]]: tensor<4xf32>)
+// CHECK:         tgc.if %[[P]](%[[X]]) : tensor<i1>, (tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4xf32>):
+// CHECK-NEXT:      %[[C:.*]] = tgc.constant dense<3.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:      %[[S:.*]] = tgc.add %[[A]], %[[C]]
+// CHECK-NEXT:      tgc.yield %[[S]]
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:    ^bb0(%[[B:.*]]: tensor<4xf32>):
+// CHECK-NEXT:      tgc.yield %[[B]]
+func.func @if_inputs(%p: tensor<i1>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %one = tgc.constant dense<1.0> : tensor<4xf32>
+  %two = tgc.constant dense<2.0> : tensor<4xf32>
+  %r = tgc.if %p (%x, %one, %y, %two) : tensor<i1>, (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>, %d: tensor<4xf32>):
+    %e = tgc.add %b, %d : tensor<4xf32>
+    %s = tgc.add %a, %e : tensor<4xf32>
+    tgc.yield %s : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>, %d: tensor<4xf32>):
+    tgc.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A loop whose condition is false from the start is its initial values.
+// CHECK-LABEL: func.func @while_never_runs(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4xf32>)
+// CHECK-NOT:     tgc.while
+// CHECK:         return %[[X]]
+func.func @while_never_runs(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tgc.while (%x) : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>):
+    %f = tgc.constant dense<false> : tensor<i1>
+    tgc.yield %f : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    %s = tgc.add %a, %a : tensor<4xf32>
+    tgc.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Loop-invariant code motion: what the body computes from captures alone
+// moves before the loop (its result is a capture); unused captures go.
+// CHECK-LABEL: func.func @while_invariants(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4xf32>, %[[W:[^:]+]]: tensor<4xf32>, %[[U:[^:]+]]: tensor<4xf32>)
+// CHECK:         %[[E:.*]] = tgc.exp %[[W]] : tensor<4xf32>
+// CHECK-NEXT:    %[[L:.*]] = tgc.while(%[[X]]) captures(%[[E]] : tensor<4xf32>) : (tensor<4xf32>) -> tensor<4xf32> cond {
+// CHECK:         } do {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4xf32>, %[[F:.*]]: tensor<4xf32>):
+// CHECK-NEXT:      %[[M:.*]] = tgc.mul %[[A]], %[[F]]
+// CHECK-NEXT:      tgc.yield %[[M]]
+func.func @while_invariants(%x: tensor<4xf32>, %w: tensor<4xf32>, %unused: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tgc.while (%x) captures(%w, %unused : tensor<4xf32>, tensor<4xf32>) : (tensor<4xf32>) -> tensor<4xf32> cond {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>):
+    %s = tgc.reduce_sum %a {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+    %lim = tgc.constant dense<100.0> : tensor<f32>
+    %go = tgc.compare lt, %s, %lim : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    tgc.yield %go : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>):
+    %e = tgc.exp %b : tensor<4xf32>
+    %m = tgc.mul %a, %e : tensor<4xf32>
+    tgc.yield %m : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -60,7 +60,7 @@ func.func @not_isolated(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @yield_outside(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'tgc.yield' op expects parent op 'tgc.fusion'}}
+  // expected-error @+1 {{'tgc.yield' op expects parent op to be one of 'tgc.fusion, tgc.if, tgc.while'}}
   tgc.yield %x : tensor<2xf32>
 }
 

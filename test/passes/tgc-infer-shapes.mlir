@@ -184,3 +184,37 @@ func.func @given_result_types(%x: tensor<2x6xf32>) -> (tensor<?x4xf32>, tensor<5
   %3 = tgc.cast %0 : tensor<?x?xf32> to tensor<?x?xf16>
   return %1, %2, %3 : tensor<?x4xf32>, tensor<5x?x?xf32>, tensor<?x?xf16>
 }
+
+// -----
+
+// A branch sees its inputs' shapes; the if takes what both branches yield
+// where they agree. A loop's regions see its captures' shapes; a carried
+// value keeps its declared type (it may change its size).
+// CHECK-LABEL: func.func @control_flow(
+// CHECK:         tgc.if %{{.*}}(%{{.*}}) : tensor<i1>, (tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: tensor<4xf32>):
+// CHECK-NEXT:      tgc.relu %[[A]] : tensor<4xf32>
+// CHECK:         } else {
+// CHECK-NEXT:    ^bb0(%[[B:.*]]: tensor<4xf32>):
+// CHECK:         tgc.while(%{{.*}}) captures(%{{.*}} : tensor<4xf32>) : (tensor<?xf32>) -> tensor<?xf32> cond {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<?xf32>, %{{.*}}: tensor<4xf32>):
+func.func @control_flow(%p: tensor<i1>, %x: tensor<4xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %d = tensor.cast %x : tensor<4xf32> to tensor<?xf32>
+  %r = tgc.if %p (%x) : tensor<i1>, (tensor<4xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    %s = tgc.relu %a : tensor<?xf32>
+    tgc.yield %s : tensor<?xf32>
+  } else {
+  ^bb0(%a: tensor<?xf32>):
+    tgc.yield %a : tensor<?xf32>
+  }
+  %l = tgc.while (%d) captures(%x : tensor<4xf32>) : (tensor<?xf32>) -> tensor<?xf32> cond {
+  ^bb0(%a: tensor<?xf32>, %w: tensor<?xf32>):
+    %f = tgc.constant dense<false> : tensor<i1>
+    tgc.yield %f : tensor<i1>
+  } do {
+  ^bb0(%a: tensor<?xf32>, %w: tensor<?xf32>):
+    tgc.yield %a : tensor<?xf32>
+  }
+  return %r, %l : tensor<?xf32>, tensor<?xf32>
+}
