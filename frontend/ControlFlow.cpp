@@ -10,6 +10,7 @@
 
 #include "tgc/ControlFlow.h"
 
+#include "frontend/ControlFlowInternal.h"
 #include "frontend/Tensor.h"
 #include "frontend/TraceState.h"
 
@@ -280,70 +281,105 @@ std::vector<Tensor> traceWhile(const std::vector<Tensor> &init,
   return buildWhile(rec, init, condBlock, bodyBlock);
 }
 
-std::vector<Tensor> traceScan(const std::vector<Tensor> &init, const Tensor &xs,
-                              const ScanStep &step, SourceLoc loc) {
-  std::vector<const Tensor *> checked = pointers(init);
-  checked.push_back(&xs);
-  OpRecorder rec(WhileOp::getOperationName(), checked, loc);
+std::vector<Tensor> traceCountedLoop(const std::vector<Tensor> &init,
+                                     std::optional<int64_t> length,
+                                     size_t numStacked,
+                                     const RegionBody &condBody,
+                                     const RegionBody &body, SourceLoc loc) {
+  OpRecorder rec(WhileOp::getOperationName(), pointers(init), loc);
   if (!rec.ok())
     return {};
   TraceState &state = *rec.state();
-  std::optional<int64_t> length = xs.rank() >= 1 ? xs.dim(0) : std::nullopt;
-  if (!length) {
-    rec.fail("a scan runs over the leading dim of its input, which must be "
-             "static; the input is " +
-             xs.describe());
-    return {};
-  }
   Type counter = RankedTensorType::get({}, state.builder.getI64Type());
-  // Carried: the step counter, the carry, and the stacked ys (added once
-  // the first y is traced, whose type it takes).
+  // Carried: the step counter, the values, and the stacked buffers (added
+  // once the body is traced: they take its per-iteration values' types).
   SmallVector<Type> carried = {counter};
   llvm::append_range(carried, typesOf(init));
-  Type stackedType;
-  std::vector<int64_t> stackedShape;
-  runtime::DType stackedDType = runtime::DType::F32;
-  TracedBlock bodyBlock =
-      traceBlock(state, carried, rec.loc(),
-                 [&](Block &block,
-                     const std::vector<Tensor> &args) -> std::vector<Tensor> {
-                   const Tensor &i = args[0];
-                   std::vector<Tensor> carry(args.begin() + 1, args.end());
-                   std::vector<Tensor> out = step(carry, sliceAt(xs, i, loc));
-                   if (out.empty() || !checkYielded(rec, out, "the scan step"))
-                     return {};
-                   Tensor y = out.back();
-                   out.pop_back();
-                   stackedShape = y.shape();
-                   stackedShape.insert(stackedShape.begin(), *length);
-                   stackedDType = y.dtype();
-                   stackedType = RankedTensorType::get(
-                       stackedShape, typeOf(y).getElementType());
-                   Tensor stacked = TensorAccess::make(
-                       block.addArgument(stackedType, rec.loc()), state.id);
-                   std::vector<Tensor> next = {add(i, Scalar(1), loc)};
-                   next.insert(next.end(), out.begin(), out.end());
-                   next.push_back(updateAt(stacked, i, y, loc));
-                   return next;
-                 });
-  if (!stackedType)
-    return {}; // the step failed; its error is recorded
-  carried.push_back(stackedType);
-  if (!checkYielded(rec, bodyBlock.yielded, "the scan step") ||
+  bool bodyTraced = false;
+  TracedBlock bodyBlock = traceBlock(
+      state, carried, rec.loc(),
+      [&](Block &block,
+          const std::vector<Tensor> &args) -> std::vector<Tensor> {
+        std::vector<Tensor> out = body(args);
+        if (!checkYielded(rec, out, "the loop body"))
+          return {};
+        if (out.size() != init.size() + numStacked) {
+          rec.fail("the loop body returns " + llvm::Twine(out.size()) +
+                   " tensors for " + llvm::Twine(init.size()) +
+                   " carried values and " + llvm::Twine(numStacked) +
+                   " per-iteration outputs");
+          return {};
+        }
+        if (numStacked && !length) {
+          rec.fail("per-iteration outputs need a static trip count");
+          return {};
+        }
+        const Tensor &i = args[0];
+        std::vector<Tensor> next = {add(i, Scalar(1), loc)};
+        next.insert(next.end(), out.begin(), out.begin() + init.size());
+        for (size_t k = init.size(); k < out.size(); ++k) {
+          const Tensor &y = out[k];
+          std::vector<int64_t> shape = y.shape();
+          shape.insert(shape.begin(), *length);
+          Type type = RankedTensorType::get(shape, typeOf(y).getElementType());
+          Tensor stacked =
+              TensorAccess::make(block.addArgument(type, rec.loc()), state.id);
+          next.push_back(updateAt(stacked, i, y, loc));
+        }
+        bodyTraced = true;
+        return next;
+      });
+  if (!bodyTraced)
+    return {}; // the body failed; its error is recorded
+  for (size_t k = 1 + init.size(); k < bodyBlock.yielded.size(); ++k)
+    carried.push_back(typeOf(bodyBlock.yielded[k]));
+  if (!checkYielded(rec, bodyBlock.yielded, "the loop body") ||
       !checkCarried(rec, bodyBlock.yielded, carried))
     return {};
+  size_t userArgs = 1 + init.size();
   TracedBlock condBlock = traceBlock(
       state, carried, rec.loc(), [&](Block &, const std::vector<Tensor> &args) {
-        return std::vector<Tensor>{less(args[0], Scalar(*length), loc)};
+        return condBody(
+            std::vector<Tensor>(args.begin(), args.begin() + userArgs));
       });
+  if (!checkYielded(rec, condBlock.yielded, "the loop condition"))
+    return {};
   std::vector<Tensor> start = {scalar(0, runtime::DType::I64, loc)};
   start.insert(start.end(), init.begin(), init.end());
-  start.push_back(full(stackedShape, 0, stackedDType, loc));
+  for (size_t k = userArgs; k < carried.size(); ++k) {
+    auto type = cast<RankedTensorType>(carried[k]);
+    start.push_back(full(
+        std::vector<int64_t>(type.getShape().begin(), type.getShape().end()), 0,
+        *toDType(type.getElementType()), loc));
+  }
   std::vector<Tensor> results = buildWhile(rec, start, condBlock, bodyBlock);
   if (results.empty())
     return {};
   results.erase(results.begin()); // the counter
   return results;
+}
+
+std::vector<Tensor> traceScan(const std::vector<Tensor> &init, const Tensor &xs,
+                              const ScanStep &step, SourceLoc loc) {
+  std::optional<int64_t> length = xs.rank() >= 1 ? xs.dim(0) : std::nullopt;
+  if (!length && xs.valid()) {
+    std::vector<const Tensor *> checked = {&xs};
+    OpRecorder(WhileOp::getOperationName(), checked, loc)
+        .fail("a scan runs over the leading dim of its input, which must be "
+              "static; the input is " +
+              xs.describe());
+    return {};
+  }
+  return traceCountedLoop(
+      init, length, 1,
+      [&](const std::vector<Tensor> &args) {
+        return std::vector<Tensor>{less(args[0], Scalar(*length), loc)};
+      },
+      [&](const std::vector<Tensor> &args) {
+        std::vector<Tensor> carry(args.begin() + 1, args.end());
+        return step(carry, sliceAt(xs, args[0], loc));
+      },
+      loc);
 }
 
 } // namespace detail

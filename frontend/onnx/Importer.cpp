@@ -109,6 +109,7 @@ const ConverterTable &onnximpl::converterTable() {
     registerQuantizationConverters(t);
     registerResizeConverters(t);
     registerRNNConverters(t);
+    registerControlFlowConverters(t);
     return t;
   }();
   return table;
@@ -151,12 +152,111 @@ llvm::Expected<Val *> Importer::lookup(int i) {
   if (!has(i))
     return fail("input #" + llvm::Twine(i) + " is missing");
   const std::string &name = currentNode->input(i);
-  auto it = scopes.back().find(name);
-  if (it == scopes.back().end())
+  Val *val = lookupName(name);
+  if (!val)
     return fail("input #" + llvm::Twine(i) + " '" + name +
                 "' is not defined: it is not a graph input, an initializer "
                 "or an output of an earlier node (dangling or cyclic)");
-  return &it->second;
+  return val;
+}
+
+Val *Importer::lookupName(const std::string &name) {
+  for (size_t s = scopes.size(); s-- > 0;) {
+    auto it = scopes[s].find(name);
+    if (it != scopes[s].end()) {
+      if (s + 1 == scopes.size())
+        return &it->second;
+      Val copy = it->second;
+      return &(scopes.back()[name] = std::move(copy));
+    }
+    if (!scopeSeesOuter[s])
+      break;
+  }
+  return nullptr;
+}
+
+std::unordered_map<std::string, int64_t> Importer::modelOpsets() const {
+  std::unordered_map<std::string, int64_t> opsets;
+  for (const auto &o : model.opset_import())
+    opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+  return opsets;
+}
+
+llvm::Expected<const ::onnx::GraphProto *>
+Importer::attrGraph(llvm::StringRef name) {
+  const AP *a = attr(name);
+  if (!a)
+    return fail("needs the attribute '" + name + "'");
+  if (a->type() != AP::GRAPH || !a->has_g())
+    return attrTypeError(*a, "GRAPH");
+  return &a->g();
+}
+
+llvm::Expected<std::vector<Tensor>>
+Importer::importSubgraph(const ::onnx::GraphProto &graph,
+                         llvm::ArrayRef<Tensor> inputs, llvm::StringRef what) {
+  if (static_cast<size_t>(graph.input_size()) != inputs.size())
+    return fail(what + " takes " + llvm::Twine(graph.input_size()) +
+                " inputs where the node gives it " +
+                llvm::Twine(inputs.size()));
+  if (scopes.size() >= 64)
+    return fail("subgraphs nest more than 64 deep");
+  Scope inner;
+  for (const auto &init : graph.initializer()) {
+    std::string description =
+        (what + " initializer '" + init.name() + "'").str();
+    auto value = tensorFromProto(init, externalData, description);
+    if (!value)
+      return value.takeError();
+    inner[init.name()] = Val{
+        Tensor(), std::make_shared<HostTensor>(std::move(*value)), init.name()};
+  }
+  for (auto [i, input] : llvm::enumerate(graph.input()))
+    inner[input.name()] = Val{inputs[i], nullptr, ""};
+  // The node being imported, and what it produced so far, are the
+  // caller's again afterwards.
+  const ::onnx::NodeProto *savedNode = currentNode;
+  int64_t savedOpset = currentOpset;
+  std::string savedLabel = currentLabel;
+  auto savedOutputs = std::move(outputs);
+  auto savedConstOutputs = std::move(constOutputs);
+  auto savedPartialOutputs = std::move(partialOutputs);
+  outputs.clear();
+  constOutputs.clear();
+  partialOutputs.clear();
+  scopes.push_back(std::move(inner));
+  scopeSeesOuter.push_back(true);
+  std::string where = (what + " of " + savedLabel).str();
+  llvm::Error error = importNodes(graph.node(), modelOpsets(), where);
+  std::vector<Tensor> results;
+  if (!error) {
+    currentLabel = where;
+    for (const auto &output : graph.output()) {
+      Val *val = lookupName(output.name());
+      if (!val) {
+        error = makeError(where + ": output '" + output.name() +
+                          "' is not produced by any node");
+        break;
+      }
+      Tensor t = materialize(*val);
+      if (!t.valid()) {
+        error = traceFailure();
+        break;
+      }
+      results.push_back(t);
+    }
+  }
+  scopes.pop_back();
+  scopeSeesOuter.pop_back();
+  currentNode = savedNode;
+  currentOpset = savedOpset;
+  currentLabel = savedLabel;
+  outputs = std::move(savedOutputs);
+  constOutputs = std::move(savedConstOutputs);
+  partialOutputs = std::move(savedPartialOutputs);
+  if (error)
+    return std::move(error);
+  return results;
 }
 
 llvm::Expected<Tensor> Importer::in(int i) {
@@ -756,11 +856,13 @@ llvm::Error Importer::inlineFunction(const ::onnx::FunctionProto &function,
   int64_t savedOpset = currentOpset;
   callStack.push_back(id);
   scopes.push_back(std::move(inner));
+  scopeSeesOuter.push_back(false);
   llvm::Error error = importNodes(body, opsets,
                                   "function '" + function.name() +
                                       "' called by " + callerLabel);
   Scope done = std::move(scopes.back());
   scopes.pop_back();
+  scopeSeesOuter.pop_back();
   callStack.pop_back();
   currentNode = savedNode;
   currentOpset = savedOpset;
@@ -785,6 +887,7 @@ llvm::Error Importer::importGraph(llvm::ArrayRef<Tensor> args,
                                   std::vector<Tensor> &results) {
   const ::onnx::GraphProto &graph = model.graph();
   scopes.emplace_back();
+  scopeSeesOuter.push_back(false);
   Scope &scope = scopes.back();
   for (const auto &init : graph.initializer()) {
     // Raw data is viewed in place, not copied: the model proto outlives the

@@ -153,6 +153,7 @@ void registerGeneratorConverters(ConverterTable &table);
 void registerQuantizationConverters(ConverterTable &table);
 void registerResizeConverters(ConverterTable &table);
 void registerRNNConverters(ConverterTable &table);
+void registerControlFlowConverters(ConverterTable &table);
 
 /// Imports one model. Converters see the node being imported through the
 /// accessors and helpers of the public section; errors they return name the
@@ -246,6 +247,20 @@ public:
   llvm::Expected<Tensor> reshapeTo(const Tensor &x,
                                    const std::vector<int64_t> &shape);
 
+  // --- Subgraphs ---
+  /// The GRAPH attribute `name` of the node (If's branches, Loop's and
+  /// Scan's bodies), or an error.
+  llvm::Expected<const ::onnx::GraphProto *> attrGraph(llvm::StringRef name);
+  /// Imports `graph` at the trace's insertion point (a region being traced)
+  /// with its inputs bound to `inputs` (in order; fewer than it declares is
+  /// an error) and returns its outputs. Names it does not define are looked
+  /// up in the enclosing graphs (ONNX's outer-scope references); the node
+  /// being imported is the same afterwards. `what` names the subgraph in
+  /// errors ("then_branch").
+  llvm::Expected<std::vector<Tensor>>
+  importSubgraph(const ::onnx::GraphProto &graph, llvm::ArrayRef<Tensor> inputs,
+                 llvm::StringRef what);
+
 private:
   // --- graph level ---
   llvm::Error checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
@@ -286,8 +301,19 @@ private:
   const ExternalData &externalData;
   const ImportOptions &options;
 
-  /// The value scopes: the graph's, then one per inlined function call.
+  /// The value scopes: the graph's, then one per inlined function call or
+  /// subgraph being imported.
   std::deque<Scope> scopes; // A deque: references survive push_back.
+  /// Per scope: whether it is a subgraph's, whose lookups go on to the
+  /// enclosing scope (a function's body sees only its own).
+  std::deque<bool> scopeSeesOuter;
+  /// The value `name` in the innermost scope that has it, as lookup(i)
+  /// finds it (a value from an enclosing graph is copied into the innermost
+  /// scope first, so that a constant is materialized where it is used), or
+  /// null.
+  Val *lookupName(const std::string &name);
+  /// The opsets the model's graph imports.
+  std::unordered_map<std::string, int64_t> modelOpsets() const;
   /// Functions being inlined (for recursion checks).
   std::vector<std::string> callStack;
   std::map<std::pair<std::string, std::string>, const ::onnx::FunctionProto *>

@@ -1,0 +1,310 @@
+//===- ControlFlow.cpp - If, Loop and Scan --------------------------------===//
+//
+// Converters of ONNX's control-flow ops into tgc.if and tgc.while (the
+// tracing API's machinery, frontend/ControlFlowInternal.h): each subgraph is
+// imported into a region as it is traced (Importer::importSubgraph), and
+// what it reads from the enclosing graphs becomes the region's captures.
+//
+// - If: the branches must give each output one type.
+// - Loop: the trip count M and the condition are both optional; the
+//   carried values keep their types. Scan outputs (stacked per-iteration
+//   values) need a constant M and a condition that stays true (the
+//   condition input absent or constant true, the body's condition output
+//   its input or constant true): their length is then M.
+// - Scan (opset 9 on): any scan axes and directions; the scanned length
+//   must be static.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/ControlFlowInternal.h"
+#include "frontend/TraceState.h"
+#include "frontend/onnx/ImporterInternal.h"
+
+#include "mlir/IR/Matchers.h"
+
+#include <optional>
+
+using namespace tgc;
+using namespace tgc::onnximpl;
+
+namespace {
+
+/// Remembers the first import error of a subgraph imported from inside a
+/// traced region (whose callables return tensors, not errors).
+class PendingError {
+public:
+  ~PendingError() {
+    if (error)
+      llvm::consumeError(std::move(*error));
+  }
+  bool failed() const { return error.has_value(); }
+  void set(llvm::Error e) {
+    if (!error)
+      error.emplace(std::move(e));
+    else
+      llvm::consumeError(std::move(e));
+  }
+  llvm::Error take() {
+    llvm::Error e = std::move(*error);
+    error.reset();
+    return e;
+  }
+
+private:
+  std::optional<llvm::Error> error;
+};
+
+/// A region body that imports `graph` on the region's arguments.
+detail::RegionBody importer(Importer &im, const ::onnx::GraphProto &graph,
+                            const char *what, PendingError &pending) {
+  return [&im, &graph, what,
+          &pending](const std::vector<Tensor> &args) -> std::vector<Tensor> {
+    if (pending.failed())
+      return {};
+    auto results = im.importSubgraph(graph, args, what);
+    if (!results) {
+      pending.set(results.takeError());
+      return {};
+    }
+    return *results;
+  };
+}
+
+/// The node's outputs from `results`, or the error that stopped them.
+llvm::Error finish(Importer &im, PendingError &pending,
+                   const std::vector<Tensor> &results, size_t expected) {
+  if (pending.failed())
+    return pending.take();
+  if (detail::activeTrace()->hasError())
+    return im.traceFailure();
+  if (results.size() != expected)
+    return im.fail("produced " + llvm::Twine(results.size()) +
+                   " outputs where " + llvm::Twine(expected) +
+                   " were expected");
+  for (size_t i = 0; i < results.size(); ++i)
+    im.out(static_cast<int>(i), results[i]);
+  return llvm::Error::success();
+}
+
+/// Whether `t` is a constant whose every element is true (nonzero).
+bool isConstantTrue(const Tensor &t) {
+  mlir::DenseElementsAttr value;
+  if (!t.valid() || !mlir::matchPattern(valueOf(t), mlir::m_Constant(&value)))
+    return false;
+  for (const llvm::APInt &v : value.getValues<llvm::APInt>())
+    if (v.isZero())
+      return false;
+  return true;
+}
+
+llvm::Error convIf(Importer &im) {
+  TRY(condition, im.in(0));
+  TRY(thenGraph, im.attrGraph("then_branch"));
+  TRY(elseGraph, im.attrGraph("else_branch"));
+  if (thenGraph->output_size() != elseGraph->output_size())
+    return im.fail("then_branch has " + llvm::Twine(thenGraph->output_size()) +
+                   " outputs but else_branch " +
+                   llvm::Twine(elseGraph->output_size()));
+  PendingError pending;
+  std::vector<Tensor> results = detail::traceCond(
+      condition, {}, importer(im, *thenGraph, "then_branch", pending),
+      importer(im, *elseGraph, "else_branch", pending), SourceLoc::current());
+  return finish(im, pending, results,
+                static_cast<size_t>(thenGraph->output_size()));
+}
+
+llvm::Error convLoop(Importer &im) {
+  TRY(body, im.attrGraph("body"));
+  int numCarried = im.numInputs() - 2;
+  if (numCarried < 0)
+    numCarried = 0;
+  int numScans = body->output_size() - 1 - numCarried;
+  if (numScans < 0 || body->input_size() != 2 + numCarried)
+    return im.fail("the body takes " + llvm::Twine(body->input_size()) +
+                   " inputs and gives " + llvm::Twine(body->output_size()) +
+                   " outputs for " + llvm::Twine(numCarried) +
+                   " loop-carried values (it takes the iteration number, the "
+                   "condition and each value, and gives the condition, each "
+                   "value and any scan outputs)");
+  std::optional<Tensor> maxTrips;
+  std::optional<int64_t> constantTrips;
+  if (im.has(0)) {
+    TRY(m, im.in(0));
+    if (m.dtype() != DType::I64 || m.numElements() != std::optional<int64_t>(1))
+      return im.fail("the trip count must be an int64 scalar, not " +
+                     m.describe());
+    maxTrips = reshape(m, {});
+    TRY(known, im.constIn(0));
+    if (known)
+      constantTrips = known->getInt(0);
+  }
+  Tensor condition;
+  bool alwaysTrue = true;
+  if (im.has(1)) {
+    TRY(c, im.in(1));
+    condition = c;
+    TRY(known, im.constIn(1));
+    alwaysTrue = false;
+    if (known) {
+      alwaysTrue = true;
+      for (int64_t i = 0; i < known->numElements(); ++i)
+        alwaysTrue &= known->getInt(i) != 0;
+    }
+  } else {
+    condition = scalar(true, DType::I1);
+  }
+  std::vector<Tensor> init = {condition};
+  for (int i = 0; i < numCarried; ++i) {
+    TRY(v, im.in(2 + i));
+    init.push_back(v);
+  }
+  if (numScans > 0) {
+    if (!constantTrips)
+      return im.unsupported(
+          "scan outputs of a Loop whose trip count is known only when it "
+          "runs (their length would be data-dependent)");
+    if (*constantTrips < 0 || *constantTrips > (int64_t(1) << 24))
+      return im.unsupported("scan outputs of a Loop of " +
+                            llvm::Twine(*constantTrips) + " iterations");
+  }
+  PendingError pending;
+  detail::RegionBody importBody = importer(im, *body, "body", pending);
+  std::vector<Tensor> results = detail::traceCountedLoop(
+      init, constantTrips, static_cast<size_t>(numScans),
+      [&](const std::vector<Tensor> &args) {
+        // args: the iteration number, the condition, the values.
+        Tensor go = reshape(args[1], {});
+        if (maxTrips)
+          go = logicalAnd(less(args[0], *maxTrips), go);
+        return std::vector<Tensor>{go};
+      },
+      [&](const std::vector<Tensor> &args) {
+        std::vector<Tensor> out = importBody(args);
+        if (!out.empty() && valueOf(out[0]) != valueOf(args[1]) &&
+            !isConstantTrue(out[0]))
+          alwaysTrue = false;
+        return out;
+      },
+      SourceLoc::current());
+  if (!pending.failed() && numScans > 0 && !alwaysTrue)
+    return im.unsupported(
+        "scan outputs of a Loop whose condition may stop it early (their "
+        "length would be data-dependent)");
+  if (!results.empty())
+    results.erase(results.begin()); // the final condition
+  return finish(im, pending, results,
+                static_cast<size_t>(numCarried + numScans));
+}
+
+llvm::Error convScan8(Importer &im) {
+  return im.unsupported("Scan before opset 9 (a batch dim and "
+                        "sequence_lens) is not supported");
+}
+
+/// `perm` moving dim 0 of a rank-`rank` tensor to `axis`.
+std::vector<int64_t> moveFrontTo(int64_t axis, int64_t rank) {
+  std::vector<int64_t> perm;
+  for (int64_t d = 1; d < rank; ++d) {
+    if (static_cast<int64_t>(perm.size()) == axis)
+      perm.push_back(0);
+    perm.push_back(d);
+  }
+  if (static_cast<int64_t>(perm.size()) < rank)
+    perm.push_back(0);
+  return perm;
+}
+
+llvm::Error convScan(Importer &im) {
+  TRY(body, im.attrGraph("body"));
+  TRY(numScanInputs, im.attrInt("num_scan_inputs"));
+  if (!numScanInputs || *numScanInputs < 1 || *numScanInputs > im.numInputs())
+    return im.fail("needs num_scan_inputs between 1 and its " +
+                   llvm::Twine(im.numInputs()) + " inputs");
+  int numStates = im.numInputs() - static_cast<int>(*numScanInputs);
+  int numScans = body->output_size() - numStates;
+  if (numScans < 0 || body->input_size() != im.numInputs())
+    return im.fail("the body takes " + llvm::Twine(body->input_size()) +
+                   " inputs and gives " + llvm::Twine(body->output_size()) +
+                   " outputs for " + llvm::Twine(numStates) +
+                   " state variables and " + llvm::Twine(*numScanInputs) +
+                   " scan inputs");
+  auto perInput = [&](llvm::StringRef name,
+                      int count) -> llvm::Expected<std::vector<int64_t>> {
+    TRY(values, im.attrInts(name));
+    if (!values)
+      return std::vector<int64_t>(static_cast<size_t>(count), 0);
+    if (static_cast<int>(values->size()) != count)
+      return im.fail("attribute '" + name + "' has " +
+                     llvm::Twine(values->size()) + " values for " +
+                     llvm::Twine(count) + " scan inputs or outputs");
+    return *values;
+  };
+  TRY(inAxes, perInput("scan_input_axes", static_cast<int>(*numScanInputs)));
+  TRY(inDirections,
+      perInput("scan_input_directions", static_cast<int>(*numScanInputs)));
+  TRY(outAxes, perInput("scan_output_axes", numScans));
+  TRY(outDirections, perInput("scan_output_directions", numScans));
+  std::vector<Tensor> states, xs;
+  for (int i = 0; i < numStates; ++i) {
+    TRY(s, im.in(i));
+    states.push_back(s);
+  }
+  std::optional<int64_t> length;
+  for (int j = 0; j < *numScanInputs; ++j) {
+    TRY(x, im.in(numStates + j));
+    TRY(axis, im.normalizeAxis(inAxes[j], x.rank()));
+    inAxes[j] = axis;
+    std::optional<int64_t> n = x.dim(axis);
+    if (!n)
+      return im.unsupported("scan input #" + llvm::Twine(j) +
+                            " has a dynamic length along its scan axis");
+    if (length && *length != *n)
+      return im.fail("scan inputs of lengths " + llvm::Twine(*length) +
+                     " and " + llvm::Twine(*n));
+    length = n;
+    xs.push_back(x);
+  }
+  PendingError pending;
+  detail::RegionBody importBody = importer(im, *body, "body", pending);
+  std::vector<Tensor> results = detail::traceCountedLoop(
+      states, length, static_cast<size_t>(numScans),
+      [&](const std::vector<Tensor> &args) {
+        return std::vector<Tensor>{less(args[0], Scalar(*length))};
+      },
+      [&](const std::vector<Tensor> &args) {
+        std::vector<Tensor> inputs(args.begin() + 1, args.end());
+        Tensor reversed = sub(Scalar(*length - 1), args[0]);
+        for (size_t j = 0; j < xs.size(); ++j)
+          inputs.push_back(
+              gather(xs[j], inDirections[j] ? reversed : args[0], inAxes[j]));
+        return importBody(inputs);
+      },
+      SourceLoc::current());
+  if (!pending.failed() && !results.empty()) {
+    // Stacked along dim 0 in iteration order: reversed and moved to their
+    // axes where asked.
+    for (int k = 0; k < numScans; ++k) {
+      Tensor &y = results[static_cast<size_t>(numStates + k)];
+      if (outDirections[k]) {
+        HostTensor order = *HostTensor::allocate(DType::I64, {*length});
+        for (int64_t t = 0; t < *length; ++t)
+          order.setInt(t, *length - 1 - t);
+        y = gather(y, constant(order), 0);
+      }
+      TRY(axis, im.normalizeAxis(outAxes[k], y.rank()));
+      if (axis != 0)
+        y = transpose(y, moveFrontTo(axis, y.rank()));
+    }
+  }
+  return finish(im, pending, results,
+                static_cast<size_t>(numStates + numScans));
+}
+
+} // namespace
+
+void tgc::onnximpl::registerControlFlowConverters(ConverterTable &table) {
+  table.add("If", 1, convIf);
+  table.add("Loop", 1, convLoop);
+  table.add("Scan", 1, convScan8);
+  table.add("Scan", 9, convScan);
+}
