@@ -1585,12 +1585,15 @@ llvm::Error CpuPlanEmitter::emitControlFlow(Operation &op,
   }
   // The kernel keeps the modules its plans' reference steps point into.
   auto owner = std::make_shared<RegionPlans>(std::move(plans));
+  // Where the plan may be saved, the step's recipe holds the nested plans.
+  bool savable = options.savable || !options.cacheDir.empty();
   std::shared_ptr<const runtime::Kernel> kernel =
       isa<IfOp>(op)
-          ? runtime::makeIfKernel(owner->plans[0], owner->plans[1], owner)
-          : runtime::makeWhileKernel(owner->plans[0], owner->plans[1],
-                                     cast<WhileOp>(op).getInits().size(),
-                                     owner);
+          ? runtime::cpu::createIfKernel(owner->plans[0], owner->plans[1],
+                                         owner, savable)
+          : runtime::cpu::createWhileKernel(owner->plans[0], owner->plans[1],
+                                            cast<WhileOp>(op).getInits().size(),
+                                            owner, savable);
   return emitWholeOpStep(op, std::move(kernel), "control", where, where);
 }
 

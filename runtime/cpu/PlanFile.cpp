@@ -555,11 +555,40 @@ absl::StatusOr<LoadedPlan> decodePlan(const std::string &path,
 
 } // namespace
 
+namespace {
+absl::StatusOr<LoadedPlan> loadMapped(std::shared_ptr<Mapping> mapping,
+                                      const std::string &path);
+} // namespace
+
 absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
   auto mapped = mapFile(path);
   if (!mapped.ok())
     return mapped.status();
-  std::shared_ptr<Mapping> mapping = *std::move(mapped);
+  return loadMapped(*std::move(mapped), path);
+}
+
+absl::StatusOr<LoadedPlan> loadPlanFromBytes(std::string_view bytes,
+                                             const std::string &what) {
+  if (bytes.size() < kPreambleBytes)
+    return absl::DataLossError(absl::StrCat(what, ": truncated (", bytes.size(),
+                                            " bytes) - not a tgc plan"));
+  // A private copy at a page boundary, as a file's mapping is: the
+  // constants' 64-byte alignment holds, and nothing writes it.
+  auto mapping = std::make_shared<Mapping>();
+  mapping->size = mapping->used = bytes.size();
+  mapping->address = mmap(nullptr, mapping->size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping->address == MAP_FAILED)
+    return absl::ResourceExhaustedError(
+        absl::StrCat(what, ": cannot map ", bytes.size(), " bytes"));
+  std::memcpy(mapping->address, bytes.data(), bytes.size());
+  mprotect(mapping->address, mapping->size, PROT_READ);
+  return loadMapped(std::move(mapping), what);
+}
+
+namespace {
+absl::StatusOr<LoadedPlan> loadMapped(std::shared_ptr<Mapping> mapping,
+                                      const std::string &path) {
   auto parsed = parseHeader(mapping->bytes(), path);
   if (!parsed.ok())
     return parsed.status();
@@ -577,6 +606,7 @@ absl::StatusOr<LoadedPlan> loadPlan(const std::string &path) {
                                "file is damaged)");
   return loaded;
 }
+} // namespace
 
 namespace {
 

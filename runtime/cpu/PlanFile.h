@@ -93,6 +93,11 @@ struct LoadedPlan {
 /// another ISA), Unimplemented (a kernel this process cannot load).
 absl::StatusOr<LoadedPlan> loadPlan(const std::string &path);
 
+/// loadPlan for a plan's bytes in memory (serializePlan's; a control-flow
+/// step's nested plans); `what` names them in errors.
+absl::StatusOr<LoadedPlan> loadPlanFromBytes(std::string_view bytes,
+                                             const std::string &what);
+
 /// Whether the file at `path` starts like a plan file.
 bool isPlanFile(const std::string &path);
 

@@ -10,7 +10,9 @@
 #include "runtime/cpu/Recipes.h"
 
 #include "runtime/ByteStream.h"
+#include "runtime/ControlFlow.h"
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/PlanFile.h"
 
 #include <map>
 #include <mutex>
@@ -621,6 +623,43 @@ createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
                             {});
 }
 
+KernelPtr createIfKernel(std::shared_ptr<const Executable> thenPlan,
+                         std::shared_ptr<const Executable> elsePlan,
+                         std::shared_ptr<const void> owner, bool savable) {
+  KernelPtr kernel = makeIfKernel(thenPlan, elsePlan, std::move(owner));
+  if (!savable || !checkSavable(*thenPlan).ok() ||
+      !checkSavable(*elsePlan).ok())
+    return kernel;
+  auto thenBytes = serializePlan(*thenPlan, {});
+  auto elseBytes = serializePlan(*elsePlan, {});
+  if (!thenBytes.ok() || !elseBytes.ok())
+    return kernel;
+  ByteWriter w;
+  w.putString(*thenBytes);
+  w.putString(*elseBytes);
+  return withRecipe(std::move(kernel), "control.if", w.take());
+}
+
+KernelPtr createWhileKernel(std::shared_ptr<const Executable> condPlan,
+                            std::shared_ptr<const Executable> bodyPlan,
+                            size_t carried, std::shared_ptr<const void> owner,
+                            bool savable) {
+  KernelPtr kernel =
+      makeWhileKernel(condPlan, bodyPlan, carried, std::move(owner));
+  if (!savable || !checkSavable(*condPlan).ok() ||
+      !checkSavable(*bodyPlan).ok())
+    return kernel;
+  auto condBytes = serializePlan(*condPlan, {});
+  auto bodyBytes = serializePlan(*bodyPlan, {});
+  if (!condBytes.ok() || !bodyBytes.ok())
+    return kernel;
+  ByteWriter w;
+  w.put<uint64_t>(carried);
+  w.putString(*condBytes);
+  w.putString(*bodyBytes);
+  return withRecipe(std::move(kernel), "control.while", w.take());
+}
+
 //===----------------------------------------------------------------------===//
 // Remaking
 //===----------------------------------------------------------------------===//
@@ -687,6 +726,37 @@ absl::StatusOr<LayoutKernel> remakeLayoutKernel(std::string_view factory,
 /// The kernel of a runtime/cpu factory; nullopt for another factory.
 std::optional<absl::StatusOr<KernelPtr>>
 remakeBuiltin(std::string_view factory, ByteReader &r, RemakeContext &context) {
+  if (factory == "control.if" || factory == "control.while") {
+    bool loop = factory == "control.while";
+    uint64_t carried = loop ? r.get<uint64_t>() : 0;
+    std::shared_ptr<const Executable> plans[2];
+    ByteWriter again; // the descriptor, for the remade kernel's recipe
+    if (loop)
+      again.put(carried);
+    for (int i = 0; i < 2 && r.ok(); ++i) {
+      std::string bytes = r.getString();
+      if (!r.ok())
+        break;
+      again.putString(bytes);
+      auto loaded = loadPlanFromBytes(
+          bytes, absl::StrCat("the nested plan #", i, " of a ",
+                              std::string(factory), " step"));
+      if (!loaded.ok())
+        return absl::StatusOr<KernelPtr>(loaded.status());
+      plans[i] = loaded->executable;
+    }
+    if (!r.ok())
+      return absl::StatusOr<KernelPtr>(r.status());
+    if (loop &&
+        (plans[1]->outputs.size() != carried || plans[0]->outputs.size() != 1))
+      return absl::StatusOr<KernelPtr>(absl::DataLossError(
+          "a control.while step's nested plans do not fit its carried values"));
+    KernelPtr kernel =
+        loop ? makeWhileKernel(plans[0], plans[1], carried, nullptr)
+             : makeIfKernel(plans[0], plans[1], nullptr);
+    return absl::StatusOr<KernelPtr>(
+        withRecipe(std::move(kernel), std::string(factory), again.take()));
+  }
   // Decode first; call the factory only on a whole descriptor.
   auto call = [&](auto &&make) -> absl::StatusOr<KernelPtr> {
     if (!r.ok())

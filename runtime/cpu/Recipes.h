@@ -60,6 +60,18 @@ using KernelLoader = std::function<absl::StatusOr<KernelPtr>(
 /// Registers `loader` for `factory` (thread-safe; the first one stays).
 void registerKernelLoader(std::string factory, KernelLoader loader);
 
+/// A tgc.if / tgc.while step (runtime/ControlFlow.h). With `savable`, and
+/// where both nested plans can be saved, its recipe holds them (serialized
+/// plans, loaded again with loadPlanFromBytes); otherwise it has none, and
+/// the enclosing plan cannot be saved (checkSavable names the step).
+KernelPtr createIfKernel(std::shared_ptr<const Executable> thenPlan,
+                         std::shared_ptr<const Executable> elsePlan,
+                         std::shared_ptr<const void> owner, bool savable);
+KernelPtr createWhileKernel(std::shared_ptr<const Executable> condPlan,
+                            std::shared_ptr<const Executable> bodyPlan,
+                            size_t carried, std::shared_ptr<const void> owner,
+                            bool savable);
+
 /// Sets `kernel`'s recipe (the kernel was just made and is not shared yet).
 KernelPtr withRecipe(KernelPtr kernel, std::string factory,
                      std::string descriptor,

@@ -10,6 +10,9 @@
 // RUN: tgc-run %s --backend=cpu --function=count --input=i64=6 --input=4xf32=1,2,3,4 --input=4xf32=0.5,0.5,0.5,1 --differential | FileCheck %s --check-prefix=DIFF
 // RUN: tgc-run %s --backend=cpu --function=nested --input=4xf32=1,-2,3,-4 --differential | FileCheck %s --check-prefix=DIFF
 // RUN: tgc-run %s --backend=cpu --function=nested --input=4xf32=1,-2,3,-4 --print-plan | FileCheck %s --check-prefix=PLAN
+// An ahead-of-time artifact holds the nested plans:
+// RUN: tgc-compile %s --function=count --input=i64=1 --input=4xf32=1 --input=4xf32=1 -o %t.tgcx
+// RUN: tgc-run %t.tgcx --input=i64=5 --input=4xf32=1,2,3,4 --input=4xf32=0.5,0.5,0.5,1 | FileCheck %s --check-prefix=COUNT5
 
 // Round trip of tgc.if and tgc.while; the reference interpreter and the
 // CPU backend (each region compiled into a plan of its own, one step
