@@ -11,12 +11,10 @@ namespace tgc::runtime {
 
 namespace {
 
-RunOptions nestedOptions(const KernelContext &context,
-                         const std::vector<HostTensor *> &buffers) {
+RunOptions nestedOptions(const KernelContext &context) {
   RunOptions options;
   options.numThreads = context.numThreads;
   options.readEnvironment = false;
-  options.resultBuffers = &buffers;
   return options;
 }
 
@@ -53,11 +51,11 @@ public:
     for (HostTensor &output : outputs)
       buffers.push_back(&output);
     const Executable &plan = *plans[*taken ? 0 : 1];
-    auto results = plan.run(args, nestedOptions(context, buffers));
-    if (!results.ok())
-      return absl::Status(results.status().code(),
-                          absl::StrCat(*taken ? "then" : "else", " branch: ",
-                                       results.status().message()));
+    absl::Status status = plan.runInto(args, buffers, nestedOptions(context));
+    if (!status.ok())
+      return absl::Status(status.code(),
+                          absl::StrCat(*taken ? "then" : "else",
+                                       " branch: ", status.message()));
     return absl::OkStatus();
   }
 
@@ -110,20 +108,21 @@ public:
     // args: the carried values (replaced each iteration), then the captures.
     std::vector<HostTensor> args = inputs;
     enum class Holder { Inputs, Outputs, Scratch } current = Holder::Inputs;
+    RunOptions options = nestedOptions(context);
     for (int64_t iteration = 0;; ++iteration) {
-      auto go = condPlan->run(args, nestedOptions(context, conditionBuffer));
+      absl::Status go = condPlan->runInto(args, conditionBuffer, options);
       if (!go.ok())
-        return annotate(go.status(), "condition", iteration);
-      auto again = predicate((*go)[0]);
+        return annotate(go, "condition", iteration);
+      auto again = predicate(*condition);
       if (!again.ok())
         return annotate(again.status(), "condition", iteration);
       if (!*again)
         break;
       bool intoOutputs = current != Holder::Outputs;
-      auto next = bodyPlan->run(
-          args, nestedOptions(context, intoOutputs ? toOutputs : toScratch));
+      absl::Status next =
+          bodyPlan->runInto(args, intoOutputs ? toOutputs : toScratch, options);
       if (!next.ok())
-        return annotate(next.status(), "body", iteration);
+        return annotate(next, "body", iteration);
       current = intoOutputs ? Holder::Outputs : Holder::Scratch;
       for (size_t i = 0; i < carried; ++i)
         args[i] = intoOutputs ? outputs[i] : scratch[i];

@@ -233,6 +233,8 @@ struct RunState {
   /// Per result: whether it is copied out after the kernels (inputs,
   /// constants, a second result on the same bytes, partial views).
   std::vector<char> copyResult;
+  /// Per result: where its bytes go this run.
+  std::vector<void *> resultData;
   /// Borrowed views passed to each step's kernel.
   std::vector<std::vector<HostTensor>> stepInputs, stepOutputs;
 };
@@ -321,9 +323,13 @@ absl::Status refreshViews(std::vector<HostTensor> &slots,
     const ValueInfo &info = values[static_cast<size_t>(id)];
     void *data = pointers[static_cast<size_t>(id)];
     HostTensor &slot = slots[j];
-    if (slot.data() == data && slot.dtype() == info.dtype &&
-        slot.shape() == info.shape)
+    if (slot.dtype() == info.dtype && slot.shape() == info.shape) {
+      // The same view of other memory (a control-flow step's nested plan
+      // alternates its buffers): no allocation.
+      if (slot.data() != data)
+        slot.retarget(data);
       continue;
+    }
     absl::StatusOr<HostTensor> view =
         HostTensor::borrow(info.dtype, info.shape, data);
     if (!view.ok())
@@ -424,6 +430,30 @@ Executable::checkArguments(const std::vector<HostTensor> &args) const {
 absl::StatusOr<std::vector<HostTensor>>
 Executable::run(const std::vector<HostTensor> &args,
                 const RunOptions &options) const {
+  std::vector<HostTensor> results;
+  if (absl::Status status = runImpl(args, options, &results); !status.ok())
+    return status;
+  return results;
+}
+
+absl::Status Executable::runInto(const std::vector<HostTensor> &args,
+                                 const std::vector<HostTensor *> &results,
+                                 RunOptions options) const {
+  if (results.size() != outputs.size())
+    return absl::InvalidArgumentError(absl::StrCat("runInto: ", results.size(),
+                                                   " buffers for ",
+                                                   outputs.size(), " results"));
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!results[i])
+      return absl::InvalidArgumentError(
+          absl::StrCat("runInto: no buffer for result #", i));
+  options.resultBuffers = &results;
+  return runImpl(args, options, nullptr);
+}
+
+absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
+                                 const RunOptions &options,
+                                 std::vector<HostTensor> *returned) const {
   using Clock = std::chrono::steady_clock;
   bool verbose =
       options.verbose || (options.readEnvironment && verboseFromEnvironment());
@@ -465,7 +495,7 @@ Executable::run(const std::vector<HostTensor> &args,
       argsUsed = &alignedArgs;
   }
   if (argsUsed != &args)
-    return run(alignedArgs, options);
+    return runImpl(alignedArgs, options, returned);
 
   KernelContext context;
   context.numThreads = resolveThreadCount(options.numThreads);
@@ -492,8 +522,12 @@ Executable::run(const std::vector<HostTensor> &args,
   resultBase.assign(values.size(), nullptr);
   resultBytes.resize(values.size());
   copyResult.assign(outputs.size(), 1);
-  std::vector<HostTensor> results;
-  results.reserve(outputs.size());
+  std::vector<void *> &resultData = state->resultData;
+  resultData.assign(outputs.size(), nullptr);
+  if (returned) {
+    returned->clear();
+    returned->reserve(outputs.size());
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     int64_t id = outputs[i];
     if (!inRange(id, values.size()))
@@ -526,25 +560,30 @@ Executable::run(const std::vector<HostTensor> &args,
           !status.ok())
         return status;
     const ValueInfo &allocated = zeroCopy ? rootInfo : info;
-    absl::StatusOr<HostTensor> result =
-        buffer ? HostTensor::borrow(allocated.dtype, allocated.shape,
-                                    buffer->data())
-               : HostTensor::allocateUninitialized(allocated.dtype,
-                                                   allocated.shape);
-    if (!result.ok())
-      return result.status();
-    if (zeroCopy) {
-      resultBase[static_cast<size_t>(root)] =
-          static_cast<uint8_t *>(result->data());
-      resultBytes[static_cast<size_t>(root)] = rootBytes;
-      copyResult[i] = 0;
-      if (root != id) {
+    if (!returned) {
+      resultData[i] = buffer->data(); // runInto gives every buffer
+    } else {
+      absl::StatusOr<HostTensor> result =
+          buffer ? HostTensor::borrow(allocated.dtype, allocated.shape,
+                                      buffer->data())
+                 : HostTensor::allocateUninitialized(allocated.dtype,
+                                                     allocated.shape);
+      if (!result.ok())
+        return result.status();
+      resultData[i] = result->data();
+      if (zeroCopy && root != id) {
         result = result->reshapedView(info.shape);
         if (!result.ok())
           return result.status();
       }
+      returned->push_back(*std::move(result));
     }
-    results.push_back(*std::move(result));
+    if (zeroCopy) {
+      resultBase[static_cast<size_t>(root)] =
+          static_cast<uint8_t *>(resultData[i]);
+      resultBytes[static_cast<size_t>(root)] = rootBytes;
+      copyResult[i] = 0;
+    }
   }
 
   // The data pointer of every value, with its bytes checked to lie inside
@@ -729,10 +768,10 @@ Executable::run(const std::vector<HostTensor> &args,
   // The results not written in place: copies of their bytes (the arena, a
   // zero-copy result sharing their root, an input or a constant).
   for (size_t i = 0; i < outputs.size(); ++i) {
-    HostTensor &result = results[i];
-    if (copyResult[i] && result.byteSize() != 0)
-      std::memcpy(result.data(), pointers[static_cast<size_t>(outputs[i])],
-                  result.byteSize());
+    int64_t bytes = byteSizeOf(values[static_cast<size_t>(outputs[i])]);
+    if (copyResult[i] && bytes > 0)
+      std::memcpy(resultData[i], pointers[static_cast<size_t>(outputs[i])],
+                  static_cast<size_t>(bytes));
   }
   if (options.profile) {
     Profile::Event run;
@@ -746,7 +785,7 @@ Executable::run(const std::vector<HostTensor> &args,
     run.run = profiledRun;
     options.profile->runs.push_back(std::move(run));
   }
-  return results;
+  return absl::OkStatus();
 }
 
 int64_t Executable::heldBytes() const {

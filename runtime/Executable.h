@@ -291,12 +291,29 @@ public:
   run(const std::vector<HostTensor> &args,
       const RunOptions &options = {}) const;
 
+  /// run() into caller buffers, one per result (as RunOptions::resultBuffers
+  /// says; every result needs one), returning no tensors: a run that
+  /// reuses its buffers, arguments and plan allocates nothing (each step's
+  /// views are pointed at the run's memory in place). Control-flow steps
+  /// run their nested plans so (runtime/ControlFlow.h).
+  absl::Status runInto(const std::vector<HostTensor> &args,
+                       const std::vector<HostTensor *> &results,
+                       RunOptions options = {}) const;
+
   /// run() on strided arguments: non-contiguous ones are packed into dense
   /// tensors first (contiguous ones are used in place).
   absl::StatusOr<std::vector<HostTensor>>
   run(const std::vector<StridedView> &args,
       const RunOptions &options = {}) const;
 
+private:
+  /// run() and runInto(): with `returned` null, every result is a caller
+  /// buffer and nothing is returned.
+  absl::Status runImpl(const std::vector<HostTensor> &args,
+                       const RunOptions &options,
+                       std::vector<HostTensor> *returned) const;
+
+public:
   /// Checks internal consistency (value ids in range, storage in bounds,
   /// views the size of their target); the compiler calls it once. Also:
   /// `inputs[i]` is the value whose storage is Input `i` (and vice versa),

@@ -115,6 +115,13 @@ public:
   /// lives longer; a view of a borrowed tensor is borrowed too.
   /// InvalidArgument for an invalid shape or a different element count.
   StatusOr<HostTensor> reshapedView(std::vector<int64_t> shape) const;
+  /// Points a borrowed tensor at other memory holding a tensor of the same
+  /// dtype and shape, allocating nothing (the runtime's per-run views). An
+  /// owned tensor is left as it is.
+  void retarget(void *data) {
+    if (!storage)
+      dataPtr = data;
+  }
 
   /// MLIR-style type string, e.g. "tensor<2x3xf32>" or "tensor<f32>".
   std::string describe() const;

@@ -18,6 +18,8 @@
 
 #include "tgc/AbslStatus.h"
 
+#include "absl/container/inlined_vector.h"
+
 #include <dnnl.hpp>
 
 #include <array>
@@ -280,8 +282,8 @@ template <size_t N> struct BroadcastPlan {
     std::array<int64_t, N> innerStride;
     for (size_t k = 0; k < N; ++k)
       innerStride[k] = strides[k][rank - 1];
-    // Multi-index of `begin`.
-    Shape index(rank, 0);
+    // Multi-index of `begin` (on the stack: a run allocates nothing).
+    absl::InlinedVector<int64_t, 8> index(rank, 0);
     int64_t rem = begin;
     for (size_t d = rank; d-- > 0;) {
       index[d] = rem % shape[d];

@@ -12,9 +12,24 @@
 
 #include "FrontendTestUtils.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
+
+// Every allocation through operator new in this test program, counted (the
+// loop test below checks that iterations allocate nothing).
+static std::atomic<int64_t> allocations{0};
+void *operator new(std::size_t bytes) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void *p = std::malloc(bytes ? bytes : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t) noexcept { std::free(p); }
 
 using namespace tgc;
 using namespace tgc::frontend::test;
@@ -263,6 +278,33 @@ TEST(ControlFlow, TenThousandIterations) {
   expectValues(*r, DType::F32, {4}, {2, 2, 2, 2});
   std::printf("10000 iterations: %.2f us per iteration\n",
               seconds * 1e6 / 10000);
+}
+
+// An iteration allocates nothing: a call of 10,000 iterations allocates as
+// much as one of 10 (the nested plans run into the loop's buffers, their
+// step views retargeted in place).
+TEST(ControlFlow, IterationsAllocateNothing) {
+  auto f = tgc::function([](Tensor n, Tensor x) {
+    return tgc::forLoop(
+        scalar(0, DType::I64), n,
+        [](Tensor, Tensor v) { return add(mul(v, 0.5), 1.0); }, x);
+  });
+  ASSERT_TRUE(f.ok());
+  HostTensor x = f32({16}, std::vector<double>(16, 3.0));
+  ASSERT_TRUE((*f)(i64(3), x).ok());
+  auto count = [&](int64_t n) {
+    int64_t before = allocations.load();
+    auto r = (*f)(i64(n), x);
+    int64_t used = allocations.load() - before;
+    EXPECT_TRUE(r.ok()) << r.status();
+    return used;
+  };
+  int64_t few = count(10), many = count(10000);
+  // (The first calls also fill the plans' pools: the later call may need
+  // fewer.)
+  EXPECT_LE(many, few) << "allocations per call: " << few << " for 10 "
+                       << "iterations, " << many << " for 10,000";
+  EXPECT_EQ(f->tracingCount(), 1u);
 }
 
 TEST(ControlFlow, ErrorsNameTheCallersLine) {
