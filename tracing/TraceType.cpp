@@ -76,6 +76,28 @@ tgc::Status tracing::validateTensorSpec(const TensorSpec &spec) {
               .str());
     return absl::OkStatus();
   }
+  if (!spec.ranges.empty() && spec.ranges.size() != spec.shape.size())
+    return absl::InvalidArgumentError(
+        llvm::formatv("tensor spec {0}: {1} dim ranges for {2} dims",
+                      formatTensorSpec(spec), spec.ranges.size(),
+                      spec.shape.size())
+            .str());
+  for (auto [index, range] : llvm::enumerate(spec.ranges)) {
+    if (!range.bounded())
+      continue;
+    if (spec.shape[index] != kDynamic)
+      return absl::InvalidArgumentError(
+          llvm::formatv("tensor spec {0}: dim {1} is static ({2}); only a "
+                        "dynamic dim takes a range",
+                        formatTensorSpec(spec), index, spec.shape[index])
+              .str());
+    if (range.min < 0 || range.min > range.max)
+      return absl::InvalidArgumentError(
+          llvm::formatv("tensor spec {0}: dim {1} has the empty or negative "
+                        "range [{2}, {3}]",
+                        formatTensorSpec(spec), index, range.min, range.max)
+              .str());
+  }
   int64_t product = 1;
   for (auto [index, dim] : llvm::enumerate(spec.shape)) {
     if (dim == kDynamic)
@@ -101,11 +123,18 @@ static void printSpec(llvm::raw_ostream &os, const TensorSpec &spec) {
   if (spec.unknownRank) {
     os << "*x";
   } else {
-    for (int64_t dim : spec.shape) {
-      if (dim == kDynamic)
+    for (auto [i, dim] : llvm::enumerate(spec.shape)) {
+      if (dim == kDynamic) {
         os << '?';
-      else
+        if (DimRange range = spec.range(i); range.bounded()) {
+          os << '[' << range.min << "..";
+          if (range.max != DimRange().max)
+            os << range.max;
+          os << ']';
+        }
+      } else {
         os << dim;
+      }
       os << 'x';
     }
   }
@@ -127,10 +156,14 @@ std::string tracing::formatTensorSpec(const TensorSpec &spec) {
 //===----------------------------------------------------------------------===//
 
 static size_t hashSpec(const TensorSpec &spec) {
-  return llvm::hash_combine(
+  size_t hash = llvm::hash_combine(
       static_cast<uint8_t>(spec.dtype), spec.unknownRank,
       llvm::hash_combine_range(spec.shape.begin(), spec.shape.end()),
       llvm::hash_value(spec.device));
+  for (size_t i = 0; i < spec.shape.size(); ++i)
+    if (DimRange range = spec.range(i); range.bounded())
+      hash = llvm::hash_combine(hash, i, range.min, range.max);
+  return hash;
 }
 
 static size_t computeHash(const TraceTypeNode &node) {
@@ -415,6 +448,13 @@ static int compareSpecs(const TensorSpec &lhs, const TensorSpec &rhs) {
   for (size_t i = 0, e = lhs.shape.size(); i != e; ++i)
     if (int c = cmp(lhs.shape[i], rhs.shape[i]))
       return c;
+  for (size_t i = 0, e = lhs.shape.size(); i != e; ++i) {
+    DimRange l = lhs.range(i), r = rhs.range(i);
+    if (int c = cmp(l.min, r.min))
+      return c;
+    if (int c = cmp(l.max, r.max))
+      return c;
+  }
   return 0;
 }
 
@@ -511,9 +551,21 @@ static bool specIsSubtype(const TensorSpec &sub, const TensorSpec &super) {
     return true;
   if (sub.unknownRank || sub.shape.size() != super.shape.size())
     return false;
-  for (size_t i = 0, e = sub.shape.size(); i != e; ++i)
-    if (super.shape[i] != kDynamic && super.shape[i] != sub.shape[i])
+  for (size_t i = 0, e = sub.shape.size(); i != e; ++i) {
+    if (super.shape[i] != kDynamic) {
+      if (super.shape[i] != sub.shape[i])
+        return false;
+      continue;
+    }
+    // A bounded dynamic dim takes the sizes in its range, and the dynamic
+    // dims whose range lies inside it.
+    DimRange range = super.range(i);
+    DimRange inner = sub.shape[i] == kDynamic
+                         ? sub.range(i)
+                         : DimRange{sub.shape[i], sub.shape[i]};
+    if (inner.min < range.min || inner.max > range.max)
       return false;
+  }
   return true;
 }
 
@@ -586,9 +638,31 @@ static std::optional<TensorSpec> joinSpecs(const TensorSpec &lhs,
     return result;
   }
   result.shape.reserve(lhs.shape.size());
-  for (size_t i = 0, e = lhs.shape.size(); i != e; ++i)
-    result.shape.push_back(lhs.shape[i] == rhs.shape[i] ? lhs.shape[i]
-                                                        : kDynamic);
+  bool bounded = false;
+  std::vector<DimRange> ranges;
+  for (size_t i = 0, e = lhs.shape.size(); i != e; ++i) {
+    bool same = lhs.shape[i] == rhs.shape[i] && lhs.range(i) == rhs.range(i);
+    result.shape.push_back(same ? lhs.shape[i] : kDynamic);
+    // A dynamic dim of a bounded side keeps a bound: the hull of both.
+    DimRange range;
+    if (!same || lhs.shape[i] == kDynamic) {
+      auto of = [&](const TensorSpec &s) {
+        return s.shape[i] == kDynamic ? s.range(i)
+                                      : DimRange{s.shape[i], s.shape[i]};
+      };
+      DimRange l = of(lhs), r = of(rhs);
+      // Only a range given by a spec survives: two sizes relax to any size,
+      // as they always did.
+      bool given = (lhs.shape[i] == kDynamic && l.bounded()) ||
+                   (rhs.shape[i] == kDynamic && r.bounded());
+      if (given && l.bounded() && r.bounded())
+        range = DimRange{std::min(l.min, r.min), std::max(l.max, r.max)};
+    }
+    bounded |= range.bounded();
+    ranges.push_back(range);
+  }
+  if (bounded)
+    result.ranges = std::move(ranges);
   return result;
 }
 
@@ -981,7 +1055,19 @@ bool MismatchFinder::visitSpec(const TraceType &actual,
                   formatString("rank differs: expected %zu, got %zu",
                                e.shape.size(), a.shape.size()));
   for (size_t i = 0, n = a.shape.size(); i != n; ++i) {
-    if (e.shape[i] == kDynamic || e.shape[i] == a.shape[i])
+    if (e.shape[i] == kDynamic) {
+      DimRange range = e.range(i);
+      if (a.shape[i] != kDynamic &&
+          (a.shape[i] < range.min || a.shape[i] > range.max))
+        return report(actual, expected, path,
+                      formatString("dim %zu is %lld, outside the range "
+                                   "[%lld, %lld] of dynamic dim %zu",
+                                   i, static_cast<long long>(a.shape[i]),
+                                   static_cast<long long>(range.min),
+                                   static_cast<long long>(range.max), i));
+      continue;
+    }
+    if (e.shape[i] == a.shape[i])
       continue;
     std::string got = a.shape[i] == kDynamic ? std::string("a dynamic dim")
                                              : std::to_string(a.shape[i]);

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,17 @@ namespace tgc::tracing {
 /// A dynamic dimension in a TensorSpec: it accepts any size.
 inline constexpr int64_t kDynamic = -1;
 
+/// The sizes a dynamic dim accepts, [min, max] (TensorRT optimization
+/// profiles, torch.export's Dim(min, max), OpenVINO's Dimension(1, 512)).
+struct DimRange {
+  int64_t min = 0;
+  int64_t max = std::numeric_limits<int64_t>::max();
+  bool bounded() const {
+    return min != 0 || max != std::numeric_limits<int64_t>::max();
+  }
+  friend bool operator==(const DimRange &, const DimRange &) = default;
+};
+
 /// The static description of a tensor argument.
 struct TensorSpec {
   runtime::DType dtype = runtime::DType::F32;
@@ -43,11 +55,22 @@ struct TensorSpec {
   /// Accepts tensors of any rank (with this dtype and device).
   bool unknownRank = false;
   std::string device = "cpu";
+  /// Empty, or one range per dim: a kDynamic dim accepts only the sizes in
+  /// its range (a call with another size is an error naming the dim, not a
+  /// new trace); a static dim's range must be the default one.
+  std::vector<DimRange> ranges;
+
+  /// The range of dim `i` (the default one where none is given).
+  DimRange range(size_t i) const {
+    return i < ranges.size() ? ranges[i] : DimRange();
+  }
 };
 
 /// Checks that every dim is >= 0 or kDynamic, that the product of the static
-/// dims fits int64, that an unknown-rank spec has no dims, and that the device
-/// is not empty. The error message names the offending dim.
+/// dims fits int64, that an unknown-rank spec has no dims, that ranges are
+/// absent or one per dim with 0 <= min <= max (and only on dynamic dims),
+/// and that the device is not empty. The error message names the offending
+/// dim.
 Status validateTensorSpec(const TensorSpec &spec);
 
 /// Readable form of a spec, e.g. "Tensor<?x3xf32>", "Tensor<*xi64>",

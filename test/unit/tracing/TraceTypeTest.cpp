@@ -874,3 +874,82 @@ TEST(TraceTypeLattice, DispatchNeverPicksAStrictSupertype) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Bounded dynamic dims
+//===----------------------------------------------------------------------===//
+
+namespace {
+TensorSpec bounded(int64_t min, int64_t max) {
+  TensorSpec spec{DType::F32, {kDyn, 8}};
+  spec.ranges = {DimRange{min, max}, DimRange{}};
+  return spec;
+}
+} // namespace
+
+TEST(BoundedDims, AreValidatedAndPrinted) {
+  EXPECT_TRUE(validateTensorSpec(bounded(1, 512)).ok());
+  EXPECT_EQ(formatTensorSpec(bounded(1, 512)), "Tensor<?[1..512]x8xf32>");
+  TensorSpec atLeast{DType::F32, {kDyn}};
+  atLeast.ranges = {DimRange{4}};
+  EXPECT_EQ(formatTensorSpec(atLeast), "Tensor<?[4..]xf32>");
+  EXPECT_EQ(errorMessage(validateTensorSpec(bounded(5, 4))),
+            "tensor spec Tensor<?[5..4]x8xf32>: dim 0 has the empty or "
+            "negative range [5, 4]");
+  EXPECT_EQ(errorMessage(validateTensorSpec(bounded(-1, 4))),
+            "tensor spec Tensor<?[-1..4]x8xf32>: dim 0 has the empty or "
+            "negative range [-1, 4]");
+  TensorSpec onStatic{DType::F32, {3}};
+  onStatic.ranges = {DimRange{1, 4}};
+  EXPECT_EQ(errorMessage(validateTensorSpec(onStatic)),
+            "tensor spec Tensor<3xf32>: dim 0 is static (3); only a dynamic "
+            "dim takes a range");
+  TensorSpec wrongCount{DType::F32, {kDyn, 3}};
+  wrongCount.ranges = {DimRange{1, 4}};
+  EXPECT_EQ(errorMessage(validateTensorSpec(wrongCount)),
+            "tensor spec Tensor<?[1..4]x3xf32>: 1 dim ranges for 2 dims");
+}
+
+TEST(BoundedDims, AcceptTheSizesInTheirRange) {
+  TraceType range = TraceType::tensor(bounded(1, 512));
+  EXPECT_TRUE(tensor({1, 8}).isSubtypeOf(range));
+  EXPECT_TRUE(tensor({512, 8}).isSubtypeOf(range));
+  EXPECT_FALSE(tensor({0, 8}).isSubtypeOf(range));
+  EXPECT_FALSE(tensor({513, 8}).isSubtypeOf(range));
+  EXPECT_FALSE(tensor({100, 9}).isSubtypeOf(range));
+  // A narrower range is a subtype, a wider one or an unbounded dim is not.
+  EXPECT_TRUE(TraceType::tensor(bounded(2, 64)).isSubtypeOf(range));
+  EXPECT_FALSE(TraceType::tensor(bounded(0, 64)).isSubtypeOf(range));
+  EXPECT_FALSE(tensor({kDyn, 8}).isSubtypeOf(range));
+  EXPECT_TRUE(range.isSubtypeOf(tensor({kDyn, 8})));
+  // Ranges are part of the identity.
+  EXPECT_NE(range, TraceType::tensor(bounded(1, 511)));
+  EXPECT_NE(range, tensor({kDyn, 8}));
+  EXPECT_EQ(range, TraceType::tensor(bounded(1, 512)));
+  EXPECT_EQ(range.hash(), TraceType::tensor(bounded(1, 512)).hash());
+}
+
+TEST(BoundedDims, CallsOutsideTheRangeAreNamed) {
+  TraceType range = TraceType::tensor(bounded(1, 512));
+  std::optional<Mismatch> why = findMismatch(tensor({600, 8}), range, "x");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(why->path, "x");
+  EXPECT_EQ(why->reason,
+            "dim 0 is 600, outside the range [1, 512] of dynamic dim 0");
+  EXPECT_EQ(why->expected, "Tensor<?[1..512]x8xf32>");
+  EXPECT_FALSE(findMismatch(tensor({512, 8}), range).has_value());
+}
+
+TEST(BoundedDims, RelaxingTwoSizesStaysUnbounded) {
+  // reduce_retracing's supertype of two sizes accepts any size, as before;
+  // a range given by a spec is kept (the hull with the other side).
+  std::optional<TraceType> relaxed =
+      tensor({3, 8}).mostSpecificCommonSupertype({tensor({5, 8})});
+  ASSERT_TRUE(relaxed.has_value());
+  EXPECT_EQ(*relaxed, tensor({kDyn, 8}));
+  std::optional<TraceType> hull =
+      TraceType::tensor(bounded(1, 16))
+          .mostSpecificCommonSupertype({tensor({40, 8})});
+  ASSERT_TRUE(hull.has_value());
+  EXPECT_EQ(*hull, TraceType::tensor(bounded(1, 40)));
+}
