@@ -454,6 +454,10 @@ llvm::Error CudaPlanEmitter::wrapSingleOps() {
     if (isa<func::ReturnOp, ConstantOp, FusionOp>(op) || isView(&op))
       continue;
     if (!isLoopFusable(&op) && !hasStandaloneKernel(&op)) {
+      if (isa<IfOp, WhileOp>(op))
+        return notSupported(&op,
+                            "control flow runs on the CPU backend (the CUDA "
+                            "planner does not compile regions)");
       if (isContraction(&op))
         return notSupported(
             &op, "cuBLASLt and cuDNN calls take f32, f16 or bf16 here, got " +

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
+#include <thread>
 
 // Every allocation through operator new in this test program, counted (the
 // loop test below checks that iterations allocate nothing).
@@ -304,6 +305,46 @@ TEST(ControlFlow, IterationsAllocateNothing) {
   // fewer.)
   EXPECT_LE(many, few) << "allocations per call: " << few << " for 10 "
                        << "iterations, " << many << " for 10,000";
+  EXPECT_EQ(f->tracingCount(), 1u);
+}
+
+// One compiled function with a loop and a branch, called from 8 threads at
+// once: each call's loop has its own buffers (the nested plans' arenas come
+// from their pools).
+TEST(ControlFlow, ConcurrentCallsAgree) {
+  auto f = tgc::function([](Tensor n, Tensor x) {
+    return tgc::forLoop(
+        scalar(0, DType::I64), n,
+        [](Tensor i, Tensor v) {
+          Tensor even = equal(sub(i, mul(div(i, int64_t(2)), int64_t(2))),
+                              int64_t(0));
+          return tgc::cond(
+              even, [](Tensor w) { return add(w, 1.0); },
+              [](Tensor w) { return mul(w, 2.0); }, v);
+        },
+        x);
+  });
+  ASSERT_TRUE(f.ok());
+  auto expected = [](int64_t n, double x) {
+    for (int64_t i = 0; i < n; ++i)
+      x = i % 2 == 0 ? x + 1 : x * 2;
+    return x;
+  };
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int call = 0; call < 20; ++call) {
+        int64_t n = (t * 7 + call) % 12;
+        double x0 = 0.25 * t;
+        auto r = (*f)(i64(n), f32({3}, {x0, x0, x0}));
+        if (!r.ok() || std::fabs(r->getDouble(2) - expected(n, x0)) > 1e-3)
+          ++mismatches;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(f->tracingCount(), 1u);
 }
 
