@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/ImporterInternal.h"
+#include "runtime/Shape.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -749,7 +750,88 @@ llvm::Error convDropoutV12(Importer &im) {
 
 } // namespace
 
+/// MaxUnpool: zeros of the output shape (output_shape when given, else
+/// (in - 1) * stride + kernel - pads per spatial dim) with X's values at
+/// the flat positions I holds (MaxPool's Indices).
+llvm::Error convMaxUnpool(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(indices, im.in(1));
+  if (!x.hasStaticShape() || x.rank() < 3 || indices.shape() != x.shape())
+    return im.unsupported("MaxUnpool needs static X and I of one shape, of "
+                          "rank 3 or more; got " +
+                          x.describe() + " and " + indices.describe());
+  int64_t spatial = x.rank() - 2;
+  TRY(kernel, im.attrInts("kernel_shape"));
+  if (!kernel || static_cast<int64_t>(kernel->size()) != spatial)
+    return im.fail("needs kernel_shape with one size per spatial dim");
+  TRY(stridesAttr, im.attrInts("strides"));
+  TRY(padsAttr, im.attrInts("pads"));
+  std::vector<int64_t> strides =
+      stridesAttr ? *stridesAttr : std::vector<int64_t>(spatial, 1);
+  std::vector<int64_t> pads =
+      padsAttr ? *padsAttr : std::vector<int64_t>(2 * spatial, 0);
+  if (static_cast<int64_t>(strides.size()) != spatial ||
+      static_cast<int64_t>(pads.size()) != 2 * spatial)
+    return im.fail("strides and pads must have one (two) entries per "
+                   "spatial dim");
+  std::vector<int64_t> in = x.shape(), out = in;
+  for (int64_t d = 0; d < spatial; ++d)
+    out[2 + d] = (in[2 + d] - 1) * strides[d] + (*kernel)[d] - pads[d] -
+                 pads[spatial + d];
+  // I indexes the unpooled shape; a larger output_shape places it at the
+  // start of each dim.
+  std::vector<int64_t> unpooled = out;
+  if (im.has(2)) {
+    TRY(given, im.constInts(2, "output_shape"));
+    if (static_cast<int64_t>(given.size()) != x.rank())
+      return im.fail("output_shape must have one size per dim of X");
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (d < 2 ? given[d] != in[d] : given[d] < out[d])
+        return im.fail("output_shape " + listOf(given) +
+                       " is smaller than the unpooled shape " + listOf(out));
+    out = given;
+  }
+  int64_t total = 1;
+  for (int64_t d : out) {
+    if (d < 0 || (d && total > std::numeric_limits<int64_t>::max() / d))
+      return im.fail("the output shape " + listOf(out) + " is too large");
+    total *= d;
+  }
+  Tensor idx = indices;
+  if (idx.dtype() != DType::I64) {
+    TRYT(c, tgc::cast(idx, DType::I64));
+    idx = c;
+  }
+  if (out != unpooled) {
+    // Re-flatten: the coordinates in `unpooled`, then offsets in `out`.
+    std::vector<int64_t> outStrides = runtime::rowMajorStrides(out);
+    Tensor rest = idx, linear;
+    for (int64_t d = x.rank(); d-- > 0;) {
+      TRYT(quotient, tgc::div(rest, Scalar(unpooled[d])));
+      TRYT(back, tgc::mul(quotient, Scalar(unpooled[d])));
+      TRYT(coord, tgc::sub(rest, back));
+      TRYT(term, tgc::mul(coord, Scalar(outStrides[d])));
+      if (linear.valid()) {
+        TRYT(sum, tgc::add(linear, term));
+        linear = sum;
+      } else {
+        linear = term;
+      }
+      rest = quotient;
+    }
+    idx = linear;
+  }
+  TRYT(zeros, tgc::full({total}, Scalar(0), x.dtype()));
+  TRYT(where, tgc::reshape(idx, {*x.numElements(), 1}));
+  TRYT(values, tgc::reshape(x, {*x.numElements()}));
+  TRYT(flat, tgc::scatterND(zeros, where, values, "none"));
+  TRYT(y, tgc::reshape(flat, out));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 void onnximpl::registerNNConverters(ConverterTable &table) {
+  table.add("MaxUnpool", 1, convMaxUnpool);
   table.add("Conv", 1, convConv);
   table.add("ConvTranspose", 1, convConvTranspose);
   table.add("MaxPool", 1, convPool);

@@ -648,6 +648,66 @@ llvm::Error convGatherElements(Importer &im) {
   return llvm::Error::success();
 }
 
+/// ReverseSequence: along time_axis, the first sequence_lens[b] elements of
+/// each batch entry b in reverse order, the rest as they are; a gather
+/// from the flattened input at offsets computed per element.
+llvm::Error convReverseSequence(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(lens, im.in(1));
+  if (!x.hasStaticShape() || x.rank() < 2)
+    return im.unsupported("ReverseSequence needs a static input of rank 2 "
+                          "or more, not " +
+                          x.describe());
+  TRY(batchAxis, im.axisAttr("batch_axis", 1, x.rank()));
+  TRY(timeAxis, im.axisAttr("time_axis", 0, x.rank()));
+  if (batchAxis == timeAxis || (batchAxis > 1 || timeAxis > 1))
+    return im.fail("batch_axis and time_axis must be 0 and 1 in some order");
+  std::vector<int64_t> shape = x.shape();
+  if (lens.rank() != 1 ||
+      lens.dim(0) != std::optional<int64_t>(shape[batchAxis]))
+    return im.fail("sequence_lens " + lens.describe() +
+                   " must have one "
+                   "length per batch entry of " +
+                   x.describe());
+  std::vector<int64_t> strides = runtime::rowMajorStrides(shape);
+  // Per element: its offset without the time coordinate, and its time
+  // coordinate t (constants); the source time is len - 1 - t where t < len.
+  auto rest = HostTensor::allocate(DType::I64, shape);
+  auto time = HostTensor::allocate(DType::I64, shape);
+  if (!rest.ok() || !time.ok())
+    return im.fail("cannot allocate the offsets of " + x.describe());
+  for (int64_t i = 0; i < rest->numElements(); ++i) {
+    std::vector<int64_t> coord = rest->unflattenIndex(i);
+    int64_t off = 0;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (d != timeAxis)
+        off += coord[d] * strides[d];
+    rest->setInt(i, off);
+    time->setInt(i, coord[timeAxis]);
+  }
+  Tensor len = lens;
+  if (len.dtype() != DType::I64) {
+    TRYT(c, tgc::cast(len, DType::I64));
+    len = c;
+  }
+  // The lengths along the batch axis, broadcast over the others.
+  std::vector<int64_t> lenShape(static_cast<size_t>(x.rank()), 1);
+  lenShape[batchAxis] = shape[batchAxis];
+  TRYT(lenB, tgc::reshape(len, lenShape));
+  TRYT(t, im.constantTensor(*time));
+  TRYT(inside, tgc::less(t, lenB));
+  TRYT(lenMinus1, tgc::sub(lenB, Scalar(1)));
+  TRYT(reversed, tgc::sub(lenMinus1, t));
+  TRYT(source, tgc::select(inside, reversed, t));
+  TRYT(scaled, tgc::mul(source, Scalar(strides[timeAxis])));
+  TRYT(offsets, im.constantTensor(*rest));
+  TRYT(linear, tgc::add(scaled, offsets));
+  TRYT(flat, tgc::reshape(x, {*x.numElements()}));
+  TRYT(y, tgc::gather(flat, linear, 0));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 llvm::Error convGatherND(Importer &im) {
   TRY(data, im.in(0));
   TRY(indices0, im.in(1));
@@ -972,6 +1032,7 @@ void onnximpl::registerTensorConverters(ConverterTable &table) {
   table.add("SpaceToDepth", 1, convSpaceToDepth);
   table.add("Gather", 1, convGather, partialGather);
   table.add("GatherElements", 1, convGatherElements);
+  table.add("ReverseSequence", 1, convReverseSequence);
   table.add("GatherND", 1, convGatherND);
   table.add("Scatter", 1, convScatterElements);
   table.add("ScatterElements", 1, convScatterElements);
