@@ -110,6 +110,7 @@ const ConverterTable &onnximpl::converterTable() {
     registerResizeConverters(t);
     registerRNNConverters(t);
     registerControlFlowConverters(t);
+    registerTrainingConverters(t);
     return t;
   }();
   return table;
@@ -695,7 +696,10 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
   int64_t lookupOpset = std::max<int64_t>(nodeOpset, 1);
   const ConverterTable::Entry *converter =
       defaultDomain ? converterTable().lookup(n.op_type(), lookupOpset)
-                    : nullptr;
+      : domain == "ai.onnx.preview.training"
+          ? converterTable().lookup(kTrainingDomainPrefix + n.op_type(),
+                                    lookupOpset)
+          : nullptr;
   if (!converter) {
     // An op ONNX defines as a function of other ops is imported through its
     // body.

@@ -154,6 +154,11 @@ void registerQuantizationConverters(ConverterTable &table);
 void registerResizeConverters(ConverterTable &table);
 void registerRNNConverters(ConverterTable &table);
 void registerControlFlowConverters(ConverterTable &table);
+/// The ai.onnx.preview.training domain's ops (Adagrad, Momentum, Adam),
+/// registered under this prefix and their op type.
+inline constexpr const char *kTrainingDomainPrefix =
+    "ai.onnx.preview.training:";
+void registerTrainingConverters(ConverterTable &table);
 
 /// Imports one model. Converters see the node being imported through the
 /// accessors and helpers of the public section; errors they return name the
