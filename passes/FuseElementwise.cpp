@@ -181,19 +181,31 @@ private:
           if (!set.contains(def) && def->getBlock() == &block)
             stack.push_back(def);
     // Walk producers backwards from the outside operands: reaching a member
-    // means member -> ... -> outside op -> member.
+    // means member -> ... -> outside op -> member. An op of another group
+    // stands for its whole group (one fusion once formed, which reads what
+    // every member reads): a path through any member of it counts, or two
+    // groups could each read the other's result.
     while (!stack.empty()) {
       Operation *op = stack.pop_back_val();
-      if (!visited.insert(op).second || position.lookup(op) < lowest)
+      if (!visited.insert(op).second)
         continue;
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp()) {
-          if (def->getBlock() != &block)
-            continue;
-          if (set.contains(def))
-            return true;
-          stack.push_back(def);
-        }
+      auto grouped = groupOf.find(op);
+      ArrayRef<Operation *> unit(op);
+      if (grouped != groupOf.end() && !groups[grouped->second].empty())
+        unit = groups[grouped->second];
+      else if (position.lookup(op) < lowest)
+        continue; // before every member: it cannot depend on one
+      for (Operation *each : unit) {
+        visited.insert(each);
+        for (Value operand : each->getOperands())
+          if (Operation *def = operand.getDefiningOp()) {
+            if (def->getBlock() != &block)
+              continue;
+            if (set.contains(def))
+              return true;
+            stack.push_back(def);
+          }
+      }
     }
     return false;
   }

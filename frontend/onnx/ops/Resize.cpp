@@ -9,6 +9,7 @@
 #include "frontend/onnx/ImporterInternal.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 using namespace tgc;
@@ -577,7 +578,251 @@ llvm::Error convResizeV18(Importer &im) {
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// GridSample (opset 16) over a static 4-D X: every output pixel reads the
+/// taps its grid point needs (1, 4 or 16) with gathers from the flattened
+/// X and sums them with their weights, as PyTorch's grid_sample does (the
+/// ONNX tests' reference): border and reflection padding move the sampled
+/// coordinate (bicubic: each tap's), zeros padding drops taps outside.
+class GridSampler {
+public:
+  GridSampler(Importer &im, const Tensor &x, bool alignCorners,
+              std::string padding)
+      : im(im), x(x), alignCorners(alignCorners), padding(std::move(padding)) {
+    std::vector<int64_t> shape = x.shape();
+    n = shape[0];
+    c = shape[1];
+    h = shape[2];
+    w = shape[3];
+  }
+
+  /// The pixel coordinate of normalized `g` along a dim of `size`.
+  llvm::Expected<Tensor> unnormalize(const Tensor &g, int64_t size) {
+    if (alignCorners) {
+      TRYT(a, tgc::add(g, Scalar(1.0)));
+      TRYT(b, tgc::mul(a, Scalar(0.5 * double(size - 1))));
+      return b;
+    }
+    TRYT(a, tgc::add(g, Scalar(1.0)));
+    TRYT(b, tgc::mul(a, Scalar(double(size))));
+    TRYT(d, tgc::sub(b, Scalar(1.0)));
+    TRYT(e, tgc::mul(d, Scalar(0.5)));
+    return e;
+  }
+
+  /// Border: clamp to [0, size - 1]; reflection: reflect into the image
+  /// (over [0, size - 1] with aligned corners, [-0.5, size - 0.5]
+  /// otherwise) and clamp; zeros: unchanged.
+  llvm::Expected<Tensor> pad(const Tensor &coord, int64_t size) {
+    if (padding == "border")
+      return clampTo(coord, size);
+    if (padding != "reflection")
+      return coord;
+    double low = alignCorners ? 0.0 : -0.5;
+    double span = alignCorners ? double(size - 1) : double(size);
+    if (span <= 0) {
+      TRYT(zero, tgc::mul(coord, Scalar(0.0)));
+      return zero;
+    }
+    // Distance from `low`, folded with period 2 * span.
+    TRYT(shifted, tgc::sub(coord, Scalar(low)));
+    TRYT(distance, tgc::abs(shifted));
+    TRYT(periods, tgc::div(distance, Scalar(2 * span)));
+    TRYT(whole, tgc::floor(periods));
+    TRYT(wrapped, tgc::mul(whole, Scalar(2 * span)));
+    TRYT(rest, tgc::sub(distance, wrapped));
+    TRYT(beyond, tgc::greater(rest, Scalar(span)));
+    TRYT(mirrored, tgc::sub(Scalar(2 * span), rest));
+    TRYT(folded, tgc::select(beyond, mirrored, rest));
+    TRYT(back, tgc::add(folded, Scalar(low)));
+    return clampTo(back, size);
+  }
+
+  /// One tap at integer coordinates (floats) `xi`, `yi` ([N, Ho, Wo]),
+  /// times `weight`; taps outside read 0.
+  llvm::Expected<Tensor> tap(const Tensor &xi, const Tensor &yi,
+                             const Tensor &weight) {
+    TRYT(xInside0, tgc::greaterEqual(xi, Scalar(0.0)));
+    TRYT(xInside1, tgc::lessEqual(xi, Scalar(double(w - 1))));
+    TRYT(yInside0, tgc::greaterEqual(yi, Scalar(0.0)));
+    TRYT(yInside1, tgc::lessEqual(yi, Scalar(double(h - 1))));
+    TRYT(xInside, tgc::logicalAnd(xInside0, xInside1));
+    TRYT(yInside, tgc::logicalAnd(yInside0, yInside1));
+    TRYT(inside, tgc::logicalAnd(xInside, yInside));
+    TRYT(kept, tgc::select(inside, weight, Scalar(0.0)));
+    TRY(xc, clampTo(xi, w));
+    TRY(yc, clampTo(yi, h));
+    TRYT(row, tgc::mul(yc, Scalar(double(w))));
+    TRYT(pixel, tgc::add(row, xc));
+    TRYT(pixelI, tgc::cast(pixel, DType::I64));
+    // [N, 1, Ho, Wo] + the start of each image's channel [N, C, 1, 1].
+    std::vector<int64_t> gs = pixelI.shape();
+    TRYT(pixel4, tgc::reshape(pixelI, {gs[0], 1, gs[1], gs[2]}));
+    auto bases = HostTensor::allocate(DType::I64, {n, c, 1, 1});
+    if (!bases.ok())
+      return im.fail(std::string(bases.status().message()));
+    for (int64_t i = 0; i < n * c; ++i)
+      bases->setInt(i, i * h * w);
+    TRYT(base, im.constantTensor(*bases));
+    TRYT(index, tgc::add(pixel4, base));
+    TRYT(flat, tgc::reshape(x, {n * c * h * w}));
+    TRYT(values, tgc::gather(flat, index, 0));
+    TRYT(kept4, tgc::reshape(kept, {gs[0], 1, gs[1], gs[2]}));
+    TRYT(weighted, tgc::mul(values, kept4));
+    return weighted;
+  }
+
+  int64_t n, c, h, w;
+
+private:
+  llvm::Expected<Tensor> clampTo(const Tensor &coord, int64_t size) {
+    TRYT(low, tgc::maximum(coord, Scalar(0.0)));
+    TRYT(high,
+         tgc::minimum(low, Scalar(double(std::max<int64_t>(size - 1, 0)))));
+    return high;
+  }
+
+  Importer &im;
+  Tensor x;
+  bool alignCorners;
+  std::string padding;
+};
+
+/// The cubic convolution weights of the taps at offsets -1, 0, 1, 2 for
+/// the fraction `t` (A = -0.75, as PyTorch).
+llvm::Expected<std::array<Tensor, 4>> cubicWeights(Importer &im,
+                                                   const Tensor &t) {
+  const double a = -0.75;
+  // w(d) = ((a+2)|d| - (a+3))|d|^2 + 1 for |d| <= 1,
+  //        ((a|d| - 5a)|d| + 8a)|d| - 4a for 1 < |d| < 2.
+  auto near = [&](const Tensor &d) -> llvm::Expected<Tensor> {
+    TRYT(p, tgc::mul(d, Scalar(a + 2)));
+    TRYT(q, tgc::sub(p, Scalar(a + 3)));
+    TRYT(d2, tgc::mul(d, d));
+    TRYT(r, tgc::mul(q, d2));
+    TRYT(s, tgc::add(r, Scalar(1.0)));
+    return s;
+  };
+  auto far = [&](const Tensor &d) -> llvm::Expected<Tensor> {
+    TRYT(p, tgc::mul(d, Scalar(a)));
+    TRYT(q, tgc::sub(p, Scalar(5 * a)));
+    TRYT(r, tgc::mul(q, d));
+    TRYT(s, tgc::add(r, Scalar(8 * a)));
+    TRYT(u, tgc::mul(s, d));
+    TRYT(v, tgc::sub(u, Scalar(4 * a)));
+    return v;
+  };
+  TRYT(t1, tgc::add(t, Scalar(1.0)));
+  TRYT(oneMinus, tgc::sub(Scalar(1.0), t));
+  TRYT(twoMinus, tgc::sub(Scalar(2.0), t));
+  TRY(w0, far(t1));
+  TRY(w1, near(t));
+  TRY(w2, near(oneMinus));
+  TRY(w3, far(twoMinus));
+  return std::array<Tensor, 4>{w0, w1, w2, w3};
+}
+} // namespace
+
+static llvm::Error convGridSample(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(grid, im.in(1));
+  TRY(alignCorners, im.attrFlag("align_corners", false));
+  TRY(mode, im.attrString("mode", "bilinear"));
+  TRY(padding, im.attrString("padding_mode", "zeros"));
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return im.fail("mode must be bilinear, nearest or bicubic, not '" + mode +
+                   "'");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return im.fail("padding_mode must be zeros, border or reflection, not '" +
+                   padding + "'");
+  if (!x.hasStaticShape() || x.rank() != 4 || !grid.hasStaticShape() ||
+      grid.rank() != 4 || grid.dim(3) != std::optional<int64_t>(2) ||
+      grid.dim(0) != x.dim(0))
+    return im.unsupported("GridSample needs a static 4-D X and a static "
+                          "[N, H_out, W_out, 2] grid; got " +
+                          x.describe() + " and " + grid.describe());
+  if (grid.dtype() != x.dtype()) {
+    TRYT(g, tgc::cast(grid, x.dtype()));
+    grid = g;
+  }
+  GridSampler sampler(im, x, alignCorners, padding);
+  std::vector<int64_t> gs = grid.shape();
+  TRYT(gx4, tgc::slice(grid, {0, 0, 0, 0}, {gs[0], gs[1], gs[2], 1}));
+  TRYT(gy4, tgc::slice(grid, {0, 0, 0, 1}, {gs[0], gs[1], gs[2], 2}));
+  TRYT(gx, tgc::reshape(gx4, {gs[0], gs[1], gs[2]}));
+  TRYT(gy, tgc::reshape(gy4, {gs[0], gs[1], gs[2]}));
+  TRY(ux, sampler.unnormalize(gx, sampler.w));
+  TRY(uy, sampler.unnormalize(gy, sampler.h));
+  TRYT(one, tgc::full({gs[0], gs[1], gs[2]}, Scalar(1.0), x.dtype()));
+  Tensor result;
+  auto accumulate = [&](const Tensor &term) -> llvm::Error {
+    if (!result.valid()) {
+      result = term;
+      return llvm::Error::success();
+    }
+    TRYT(sum, tgc::add(result, term));
+    result = sum;
+    return llvm::Error::success();
+  };
+  if (mode == "nearest" || mode == "bilinear") {
+    TRY(px, sampler.pad(ux, sampler.w));
+    TRY(py, sampler.pad(uy, sampler.h));
+    if (mode == "nearest") {
+      TRYT(rx, tgc::round(px));
+      TRYT(ry, tgc::round(py));
+      TRY(v, sampler.tap(rx, ry, one));
+      if (auto e = accumulate(v))
+        return e;
+    } else {
+      TRYT(x0, tgc::floor(px));
+      TRYT(y0, tgc::floor(py));
+      TRYT(x1, tgc::add(x0, Scalar(1.0)));
+      TRYT(y1, tgc::add(y0, Scalar(1.0)));
+      TRYT(fx, tgc::sub(px, x0));
+      TRYT(fy, tgc::sub(py, y0));
+      TRYT(gx0, tgc::sub(Scalar(1.0), fx));
+      TRYT(gy0, tgc::sub(Scalar(1.0), fy));
+      const Tensor *xs[2] = {&x0, &x1}, *ys[2] = {&y0, &y1};
+      const Tensor *wx[2] = {&gx0, &fx}, *wy[2] = {&gy0, &fy};
+      for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 2; ++i) {
+          TRYT(weight, tgc::mul(*wx[i], *wy[j]));
+          TRY(v, sampler.tap(*xs[i], *ys[j], weight));
+          if (auto e = accumulate(v))
+            return e;
+        }
+    }
+  } else { // bicubic: padding applies to each tap's coordinate
+    TRYT(x0, tgc::floor(ux));
+    TRYT(y0, tgc::floor(uy));
+    TRYT(tx, tgc::sub(ux, x0));
+    TRYT(ty, tgc::sub(uy, y0));
+    TRY(wx, cubicWeights(im, tx));
+    TRY(wy, cubicWeights(im, ty));
+    for (int j = 0; j < 4; ++j) {
+      TRYT(yj, tgc::add(y0, Scalar(double(j - 1))));
+      TRY(yp, sampler.pad(yj, sampler.h));
+      for (int i = 0; i < 4; ++i) {
+        TRYT(xi, tgc::add(x0, Scalar(double(i - 1))));
+        TRY(xp, sampler.pad(xi, sampler.w));
+        TRYT(weight,
+             tgc::mul(wx[static_cast<size_t>(i)], wy[static_cast<size_t>(j)]));
+        TRY(v, sampler.tap(xp, yp, weight));
+        if (auto e = accumulate(v))
+          return e;
+      }
+    }
+  }
+  im.out(0, result);
+  return llvm::Error::success();
+}
+
 void onnximpl::registerResizeConverters(ConverterTable &table) {
+  table.add("GridSample", 1, convGridSample);
   table.add("Upsample", 1, convUpsampleV1);
   table.add("Upsample", 9, convResizeV1);
   table.add("Resize", 1, convResizeV1);
