@@ -623,20 +623,30 @@ createLayoutConcat(DType dtype, const std::vector<Shape> &nhwcInputs,
                             {});
 }
 
+namespace {
+/// Appends both nested plans to `w` (serialized); false where either
+/// cannot be saved.
+bool putNestedPlans(ByteWriter &w, const Executable &first,
+                    const Executable &second) {
+  for (const Executable *plan : {&first, &second}) {
+    if (!checkSavable(*plan).ok())
+      return false;
+    auto bytes = serializePlan(*plan, {});
+    if (!bytes.ok())
+      return false;
+    w.putString(*bytes);
+  }
+  return true;
+}
+} // namespace
+
 KernelPtr createIfKernel(std::shared_ptr<const Executable> thenPlan,
                          std::shared_ptr<const Executable> elsePlan,
                          std::shared_ptr<const void> owner, bool savable) {
   KernelPtr kernel = makeIfKernel(thenPlan, elsePlan, std::move(owner));
-  if (!savable || !checkSavable(*thenPlan).ok() ||
-      !checkSavable(*elsePlan).ok())
-    return kernel;
-  auto thenBytes = serializePlan(*thenPlan, {});
-  auto elseBytes = serializePlan(*elsePlan, {});
-  if (!thenBytes.ok() || !elseBytes.ok())
-    return kernel;
   ByteWriter w;
-  w.putString(*thenBytes);
-  w.putString(*elseBytes);
+  if (!savable || !putNestedPlans(w, *thenPlan, *elsePlan))
+    return kernel;
   return withRecipe(std::move(kernel), "control.if", w.take());
 }
 
@@ -646,17 +656,10 @@ KernelPtr createWhileKernel(std::shared_ptr<const Executable> condPlan,
                             bool savable) {
   KernelPtr kernel =
       makeWhileKernel(condPlan, bodyPlan, carried, std::move(owner));
-  if (!savable || !checkSavable(*condPlan).ok() ||
-      !checkSavable(*bodyPlan).ok())
-    return kernel;
-  auto condBytes = serializePlan(*condPlan, {});
-  auto bodyBytes = serializePlan(*bodyPlan, {});
-  if (!condBytes.ok() || !bodyBytes.ok())
-    return kernel;
   ByteWriter w;
   w.put<uint64_t>(carried);
-  w.putString(*condBytes);
-  w.putString(*bodyBytes);
+  if (!savable || !putNestedPlans(w, *condPlan, *bodyPlan))
+    return kernel;
   return withRecipe(std::move(kernel), "control.while", w.take());
 }
 

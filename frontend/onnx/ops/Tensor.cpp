@@ -606,6 +606,36 @@ llvm::Error convGather(Importer &im) {
   return llvm::Error::success();
 }
 
+/// For every element of a tensor of `shape`: the offset of its
+/// coordinates in every dim but `skipped` under `strides`, and (into
+/// `coordinate`, when given) its coordinate in `skipped`.
+llvm::Expected<HostTensor> offsetsWithout(Importer &im,
+                                          const std::vector<int64_t> &shape,
+                                          const std::vector<int64_t> &strides,
+                                          int64_t skipped,
+                                          HostTensor *coordinate) {
+  auto offsets = HostTensor::allocate(DType::I64, shape);
+  if (!offsets.ok())
+    return im.fail(std::string(offsets.status().message()));
+  if (coordinate) {
+    auto allocated = HostTensor::allocate(DType::I64, shape);
+    if (!allocated.ok())
+      return im.fail(std::string(allocated.status().message()));
+    *coordinate = *std::move(allocated);
+  }
+  for (int64_t i = 0; i < offsets->numElements(); ++i) {
+    std::vector<int64_t> coord = offsets->unflattenIndex(i);
+    int64_t off = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (static_cast<int64_t>(d) != skipped)
+        off += coord[d] * strides[d];
+    offsets->setInt(i, off);
+    if (coordinate)
+      coordinate->setInt(i, coord[static_cast<size_t>(skipped)]);
+  }
+  return *std::move(offsets);
+}
+
 llvm::Error convGatherElements(Importer &im) {
   TRY(data, im.in(0));
   TRY(indices0, im.in(1));
@@ -620,17 +650,7 @@ llvm::Error convGatherElements(Importer &im) {
   std::vector<int64_t> strides = runtime::rowMajorStrides(dataShape);
   // linear = wrap(idx) * stride[axis] + sum over the other dims of
   // coord[d] * stride[d]; then a gather from the flattened data.
-  auto offsets = HostTensor::allocate(DType::I64, idxShape);
-  if (!offsets.ok())
-    return im.fail(std::string(offsets.status().message()));
-  for (int64_t i = 0; i < offsets->numElements(); ++i) {
-    std::vector<int64_t> coord = offsets->unflattenIndex(i);
-    int64_t off = 0;
-    for (int64_t d = 0; d < data.rank(); ++d)
-      if (d != axis)
-        off += coord[d] * strides[d];
-    offsets->setInt(i, off);
-  }
+  TRY(offsets, offsetsWithout(im, idxShape, strides, axis, nullptr));
   Tensor idx = indices0;
   if (idx.dtype() != DType::I64) {
     TRYT(c, tgc::cast(idx, DType::I64));
@@ -640,7 +660,7 @@ llvm::Error convGatherElements(Importer &im) {
   TRYT(wrapped, tgc::add(idx, Scalar(dataShape[axis])));
   TRYT(fixed, tgc::select(isNeg, wrapped, idx));
   TRYT(scaled, tgc::mul(fixed, Scalar(strides[axis])));
-  TRYT(offT, im.constantTensor(*offsets));
+  TRYT(offT, im.constantTensor(offsets));
   TRYT(linear, tgc::add(scaled, offT));
   TRYT(flat, tgc::reshape(data, {*data.numElements()}));
   TRYT(y, tgc::gather(flat, linear, 0));
@@ -672,19 +692,8 @@ llvm::Error convReverseSequence(Importer &im) {
   std::vector<int64_t> strides = runtime::rowMajorStrides(shape);
   // Per element: its offset without the time coordinate, and its time
   // coordinate t (constants); the source time is len - 1 - t where t < len.
-  auto rest = HostTensor::allocate(DType::I64, shape);
-  auto time = HostTensor::allocate(DType::I64, shape);
-  if (!rest.ok() || !time.ok())
-    return im.fail("cannot allocate the offsets of " + x.describe());
-  for (int64_t i = 0; i < rest->numElements(); ++i) {
-    std::vector<int64_t> coord = rest->unflattenIndex(i);
-    int64_t off = 0;
-    for (int64_t d = 0; d < x.rank(); ++d)
-      if (d != timeAxis)
-        off += coord[d] * strides[d];
-    rest->setInt(i, off);
-    time->setInt(i, coord[timeAxis]);
-  }
+  HostTensor timeCoordinates;
+  TRY(rest, offsetsWithout(im, shape, strides, timeAxis, &timeCoordinates));
   Tensor len = lens;
   if (len.dtype() != DType::I64) {
     TRYT(c, tgc::cast(len, DType::I64));
@@ -694,13 +703,13 @@ llvm::Error convReverseSequence(Importer &im) {
   std::vector<int64_t> lenShape(static_cast<size_t>(x.rank()), 1);
   lenShape[batchAxis] = shape[batchAxis];
   TRYT(lenB, tgc::reshape(len, lenShape));
-  TRYT(t, im.constantTensor(*time));
+  TRYT(t, im.constantTensor(timeCoordinates));
   TRYT(inside, tgc::less(t, lenB));
   TRYT(lenMinus1, tgc::sub(lenB, Scalar(1)));
   TRYT(reversed, tgc::sub(lenMinus1, t));
   TRYT(source, tgc::select(inside, reversed, t));
   TRYT(scaled, tgc::mul(source, Scalar(strides[timeAxis])));
-  TRYT(offsets, im.constantTensor(*rest));
+  TRYT(offsets, im.constantTensor(rest));
   TRYT(linear, tgc::add(scaled, offsets));
   TRYT(flat, tgc::reshape(x, {*x.numElements()}));
   TRYT(y, tgc::gather(flat, linear, 0));
