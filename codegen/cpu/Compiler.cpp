@@ -402,6 +402,8 @@ createKernel(Operation *op,
         return cpu::createCast(dtypeOf(o.getInput()), dtypeOf(result),
                                shapeOf(result));
       })
+      .Case(
+          [&](LogicalNotOp) { return cpu::createLogicalNot(shapeOf(result)); })
       .Case([&](TransposeOp o) {
         ArrayRef<int64_t> perm = o.getPermutation();
         return cpu::createTranspose(

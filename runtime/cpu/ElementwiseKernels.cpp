@@ -465,6 +465,26 @@ absl::StatusOr<KernelPtr> createSelectUnrecorded(const SelectDesc &d) {
       inPlace);
 }
 
+absl::StatusOr<KernelPtr> createLogicalNotUnrecorded(const Shape &shape) {
+  if (absl::Status s = checkShape(shape, "logical_not operand"); !s.ok())
+    return s;
+  int64_t count = numElements(shape);
+  return makeKernel(
+      "native.logical_not",
+      [count](const KernelContext &context, const std::vector<HostTensor> &in,
+              std::vector<HostTensor> &out) {
+        const uint8_t *x = static_cast<const uint8_t *>(in[0].data());
+        uint8_t *y = static_cast<uint8_t *>(out[0].data());
+        parallelRange(context.numThreads, count, 1 << 16,
+                      [&](int64_t lo, int64_t hi) {
+                        for (int64_t i = lo; i < hi; ++i)
+                          y[i] = x[i] == 0;
+                      });
+        return absl::OkStatus();
+      },
+      0);
+}
+
 absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to,
                                                const Shape &shape) {
   if (absl::Status s = checkShape(shape, "cast operand"); !s.ok())

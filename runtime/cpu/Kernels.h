@@ -409,6 +409,8 @@ absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &desc);
 
 /// Copy with a dtype conversion (tgc.cast semantics).
 absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape);
+/// Elementwise boolean not of an i1 tensor of `shape` (native).
+absl::StatusOr<KernelPtr> createLogicalNot(const Shape &shape);
 absl::StatusOr<KernelPtr> createTranspose(DType dtype, const Shape &inputShape,
                                           const std::vector<int64_t> &perm);
 absl::StatusOr<KernelPtr> createBroadcastTo(DType dtype,

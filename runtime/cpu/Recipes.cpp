@@ -475,6 +475,10 @@ absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
     w.put(d.selectLastIndex);
   });
 }
+absl::StatusOr<KernelPtr> createLogicalNot(const Shape &shape) {
+  TGC_RECORD("logical_not", createLogicalNotUnrecorded(shape),
+             { w.putInts(shape); });
+}
 absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape) {
   TGC_RECORD("cast", createCastUnrecorded(from, to, shape), {
     putDType(w, from);
@@ -827,6 +831,10 @@ remakeBuiltin(std::string_view factory, ByteReader &r, RemakeContext &context) {
     d.keepdims = r.get<bool>();
     d.selectLastIndex = r.get<bool>();
     return call([&] { return createReduce(d); });
+  }
+  if (factory == "logical_not") {
+    Shape shape = r.getInts();
+    return call([&] { return createLogicalNot(shape); });
   }
   if (factory == "cast") {
     DType from = getDType(r), to = getDType(r);

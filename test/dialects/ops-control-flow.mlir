@@ -13,6 +13,8 @@
 // An ahead-of-time artifact holds the nested plans:
 // RUN: tgc-compile %s --function=count --input=i64=1 --input=4xf32=1 --input=4xf32=1 -o %t.tgcx
 // RUN: tgc-run %t.tgcx --input=i64=5 --input=4xf32=1,2,3,4 --input=4xf32=0.5,0.5,0.5,1 | FileCheck %s --check-prefix=COUNT5
+// RUN: tgc-compile %s --function=nested --input=4xf32=1 -o %t.nested.tgcx
+// RUN: tgc-run %t.nested.tgcx --input=4xf32=1,-2,3,-4 | FileCheck %s --check-prefix=NESTED
 
 // Round trip of tgc.if and tgc.while; the reference interpreter and the
 // CPU backend (each region compiled into a plan of its own, one step
@@ -83,6 +85,8 @@ func.func @count(%n: tensor<i64>, %s0: tensor<4xf32>, %step: tensor<4xf32>) -> (
 // CHECK-LABEL: func.func @nested(
 // CHECK:         tgc.while
 // CHECK:           tgc.if
+// NESTED: result #0: tensor<4xf32> = [0.0625, -0.125, 0.1875, -0.25]
+// NESTED-NEXT: result #1: tensor<i1> = [0]
 // PLAN:      [0] control tgc.while at {{.*}}: (tensor<4xf32>, tensor<i1>) -> tensor<4xf32>, tensor<i1> [control.while]
 // PLAN-NEXT:     cond:
 // PLAN-NEXT:       [0] jit tgc.fusion <loop> {{.*}}[jit.loop[abs,reduce_sum]]
