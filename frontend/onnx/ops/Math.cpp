@@ -576,7 +576,72 @@ llvm::Error convTopKV10(Importer &im) {
 
 } // namespace
 
+namespace {
+/// Det of the trailing [n, n] matrices of a static X with n <= 4, by the
+/// Leibniz formula: the sum over the n! permutations p of
+/// sign(p) * x[0][p(0)] * ... * x[n-1][p(n-1)].
+llvm::Error convDet(Importer &im) {
+  TRY(x, im.in(0));
+  if (!x.hasStaticShape() || x.rank() < 2 || x.dim(-1) != x.dim(-2))
+    return im.unsupported("Det needs a static input of square matrices, not " +
+                          x.describe());
+  int64_t n = *x.dim(-1);
+  if (n > 4)
+    return im.unsupported("Det of " + llvm::Twine(n) + "x" + llvm::Twine(n) +
+                          " matrices (tgc computes it for n <= 4)");
+  std::vector<int64_t> shape = x.shape();
+  std::vector<int64_t> batch(shape.begin(), shape.end() - 2);
+  if (n == 0) {
+    TRYT(one, tgc::full(batch, Scalar(1.0), x.dtype()));
+    im.out(0, one);
+    return llvm::Error::success();
+  }
+  // Each element as a tensor of the batch shape.
+  std::vector<std::vector<Tensor>> element(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      std::vector<int64_t> starts(shape.size(), 0), ends = shape;
+      starts[shape.size() - 2] = i;
+      ends[shape.size() - 2] = i + 1;
+      starts[shape.size() - 1] = j;
+      ends[shape.size() - 1] = j + 1;
+      TRYT(cell, tgc::slice(x, starts, ends));
+      TRYT(flat, tgc::reshape(cell, batch));
+      element[static_cast<size_t>(i)].push_back(flat);
+    }
+  std::vector<int64_t> p(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    p[static_cast<size_t>(i)] = i;
+  Tensor total;
+  do {
+    int64_t inversions = 0;
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t b = a + 1; b < n; ++b)
+        inversions += p[static_cast<size_t>(a)] > p[static_cast<size_t>(b)];
+    Tensor term = element[0][static_cast<size_t>(p[0])];
+    for (int64_t i = 1; i < n; ++i) {
+      TRYT(product,
+           tgc::mul(term, element[static_cast<size_t>(i)][static_cast<size_t>(
+                              p[static_cast<size_t>(i)])]));
+      term = product;
+    }
+    if (!total.valid() && inversions % 2 == 0) {
+      total = term;
+    } else if (!total.valid()) {
+      TRYT(negated, tgc::neg(term));
+      total = negated;
+    } else {
+      TRYT(sum, inversions % 2 ? tgc::sub(total, term) : tgc::add(total, term));
+      total = sum;
+    }
+  } while (std::next_permutation(p.begin(), p.end()));
+  im.out(0, total);
+  return llvm::Error::success();
+}
+} // namespace
+
 void onnximpl::registerMathConverters(ConverterTable &table) {
+  table.add("Det", 1, convDet);
   table.add("MatMul", 1, convMatMul);
   table.add("Gemm", 1, convGemm);
   table.add("Einsum", 1, convEinsum);
