@@ -385,8 +385,9 @@ llvm::Error convPool(Importer &im) {
   bool isMax = im.node().op_type() == "MaxPool";
   TRY(x0, im.in(0));
   int64_t rank = x0.rank();
-  if (rank != 3 && rank != 4)
-    return im.unsupported("only 1-D and 2-D pooling is supported: the input " +
+  if (rank != 3 && rank != 4 && !(rank == 5 && x0.hasStaticShape()))
+    return im.unsupported("only 1-D, 2-D and static 3-D pooling is "
+                          "supported: the input " +
                           x0.describe() + " is not supported");
   if (isMax && im.wantsOutput(1))
     return im.unsupported("the Indices output of MaxPool is not supported");
@@ -429,6 +430,42 @@ llvm::Error convPool(Importer &im) {
   Pool2DOptions opts;
   opts.ceilMode = ceilMode != 0;
   opts.countIncludePad = countIncludePad != 0;
+  if (n == 3) {
+    // A box pool is separable: pool (H, W) of every depth slice, then
+    // depth windows over the pooled slices (max of maxes; the mean of
+    // means, every window being a box of per-dim counts).
+    if (!isMax && opts.ceilMode)
+      return im.unsupported("3-D average pooling with ceil_mode");
+    std::vector<int64_t> shape = x.shape();
+    TRYT(slices,
+         tgc::reshape(x, {shape[0], shape[1] * shape[2], shape[3], shape[4]}));
+    Pool2DOptions plane = opts;
+    plane.kernel = {kernel[1], kernel[2]};
+    plane.strides = {strides[1], strides[2]};
+    plane.dilations = {dilations[1], dilations[2]};
+    plane.padding = {pads[1], pads[2], pads[4], pads[5]};
+    TRYT(pooled,
+         isMax ? tgc::maxPool2d(slices, plane) : tgc::avgPool2d(slices, plane));
+    std::vector<int64_t> p = pooled.shape();
+    TRYT(columns,
+         tgc::reshape(pooled, {shape[0], shape[1], shape[2], p[2] * p[3]}));
+    Pool2DOptions depth = opts;
+    depth.kernel = {kernel[0], 1};
+    depth.strides = {strides[0], 1};
+    depth.dilations = {dilations[0], 1};
+    depth.padding = {pads[0], 0, pads[3], 0};
+    TRYT(deep, isMax ? tgc::maxPool2d(columns, depth)
+                     : tgc::avgPool2d(columns, depth));
+    std::vector<int64_t> d = deep.shape();
+    TRYT(y3, tgc::reshape(deep, {shape[0], shape[1], d[2], p[2], p[3]}));
+    Tensor y = y3;
+    if (viaF32) {
+      TRYT(yi, tgc::cast(y, dtype));
+      y = yi;
+    }
+    im.out(0, y);
+    return llvm::Error::success();
+  }
   if (n == 1) {
     TRYT(xu, tgc::unsqueeze(x, {2}));
     x = xu;
