@@ -3,6 +3,7 @@
 #include "dialects/DTypeMapping.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using tgc::runtime::DType;
@@ -81,4 +82,11 @@ std::optional<DType> tgc::toDType(Type type) {
     }
   }
   return std::nullopt;
+}
+
+std::string tgc::typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
 }

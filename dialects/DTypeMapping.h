@@ -16,6 +16,7 @@
 #include "mlir/IR/Types.h"
 
 #include <optional>
+#include <string>
 
 namespace tgc {
 
@@ -25,6 +26,9 @@ mlir::Type toElementType(runtime::DType dtype, mlir::MLIRContext &context);
 /// The dtype of an MLIR element type, or nullopt for a type tgc does not use
 /// (signed-explicit integers, other widths, other float formats).
 std::optional<runtime::DType> toDType(mlir::Type elementType);
+
+/// `type` as MLIR prints it ("tensor<2x?xf32>"), for diagnostics.
+std::string typeString(mlir::Type type);
 
 } // namespace tgc
 

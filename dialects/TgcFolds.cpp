@@ -1200,6 +1200,26 @@ void UnsqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 namespace {
+/// Replaces `op` by the ops of `block` (which takes `inputs`) and the values
+/// its tgc.yield gives; fails, changing nothing, where a yielded type is not
+/// exactly the result's (the users would see another type).
+LogicalResult inlineBlock(Operation *op, Block &block, ValueRange inputs,
+                          PatternRewriter &rewriter) {
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield->getOperandTypes() != op->getResultTypes() ||
+      TypeRange(block.getArgumentTypes()) != inputs.getTypes())
+    return failure();
+  IRMapping mapping;
+  mapping.map(block.getArguments(), inputs);
+  for (Operation &inner : block.without_terminator())
+    rewriter.clone(inner, mapping);
+  SmallVector<Value> results;
+  for (Value v : yield->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
 /// fusion(constants...) => its body's ops on those constants: nothing is
 /// left to fuse, and the ops fold (shape arithmetic a frontend or a user
 /// wrote inside a fusion: reduce_prod(shape_of(x))).
@@ -1210,16 +1230,7 @@ struct InlineFusionOfConstants : OpRewritePattern<FusionOp> {
     for (Value operand : op->getOperands())
       if (!matchPattern(operand, m_Constant()))
         return failure();
-    Block &body = op.getBlock();
-    IRMapping mapping;
-    mapping.map(body.getArguments(), op->getOperands());
-    for (Operation &inner : body.without_terminator())
-      rewriter.clone(inner, mapping);
-    SmallVector<Value> results;
-    for (Value v : body.getTerminator()->getOperands())
-      results.push_back(mapping.lookupOrDefault(v));
-    rewriter.replaceOp(op, results);
-    return success();
+    return inlineBlock(op, op.getBlock(), op->getOperands(), rewriter);
   }
 };
 } // namespace
@@ -1323,26 +1334,6 @@ std::optional<bool> constantPredicate(Value value) {
       !attr.getElementType().isInteger(1))
     return std::nullopt;
   return *attr.getValues<bool>().begin();
-}
-
-/// Replaces `op` by the ops of `block` (which takes `inputs`) and the values
-/// its tgc.yield gives; fails, changing nothing, where a yielded type is not
-/// exactly the result's (the users would see another type).
-LogicalResult inlineBlock(Operation *op, Block &block, ValueRange inputs,
-                          PatternRewriter &rewriter) {
-  auto yield = cast<YieldOp>(block.getTerminator());
-  if (yield->getOperandTypes() != op->getResultTypes() ||
-      TypeRange(block.getArgumentTypes()) != inputs.getTypes())
-    return failure();
-  IRMapping mapping;
-  mapping.map(block.getArguments(), inputs);
-  for (Operation &inner : block.without_terminator())
-    rewriter.clone(inner, mapping);
-  SmallVector<Value> results;
-  for (Value v : yield->getOperands())
-    results.push_back(mapping.lookupOrDefault(v));
-  rewriter.replaceOp(op, results);
-  return success();
 }
 
 /// if(constant) => the branch it picks.

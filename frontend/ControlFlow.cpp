@@ -14,6 +14,7 @@
 #include "frontend/Tensor.h"
 #include "frontend/TraceState.h"
 
+#include "dialects/DTypeMapping.h"
 #include "dialects/TgcOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,13 +30,6 @@ namespace tgc {
 namespace detail {
 
 namespace {
-
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
-}
 
 /// A callable traced into a block of its own.
 struct TracedBlock {
@@ -172,8 +166,8 @@ bool checkCarried(OpRecorder &rec, const std::vector<Tensor> &next,
   for (auto [i, pair] : llvm::enumerate(llvm::zip(next, carried)))
     if (typeOf(std::get<0>(pair)) != std::get<1>(pair)) {
       rec.fail("the loop body changes carried value #" + llvm::Twine(i) +
-               " from " + typeText(std::get<1>(pair)) + " to " +
-               typeText(typeOf(std::get<0>(pair))) +
+               " from " + typeString(std::get<1>(pair)) + " to " +
+               typeString(typeOf(std::get<0>(pair))) +
                " (a carried value keeps its dtype and shape)");
       return false;
     }
@@ -244,8 +238,8 @@ std::vector<Tensor> traceCond(const Tensor &condition,
        llvm::enumerate(llvm::zip(resultTypes, typesOf(elseBlock.yielded))))
     if (std::get<0>(pair) != std::get<1>(pair)) {
       rec.fail("the branches return different types as result #" +
-               llvm::Twine(i) + ": " + typeText(std::get<0>(pair)) +
-               " ('then') and " + typeText(std::get<1>(pair)) + " ('else')");
+               llvm::Twine(i) + ": " + typeString(std::get<0>(pair)) +
+               " ('then') and " + typeString(std::get<1>(pair)) + " ('else')");
       return {};
     }
   yieldFrom(state, thenBlock, rec.loc());

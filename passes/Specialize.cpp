@@ -2,6 +2,7 @@
 
 #include "passes/Specialize.h"
 
+#include "dialects/DTypeMapping.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
@@ -13,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+using tgc::typeString;
 
 std::string tgc::locationString(Location loc) {
   std::string s;
@@ -72,14 +74,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> tgc::specializeAndLower(
   return std::move(*module);
 }
 
-namespace {
-std::string typeString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
-}
-} // namespace
+namespace {} // namespace
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 tgc::specializeForShapes(func::FuncOp func,

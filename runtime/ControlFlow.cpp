@@ -45,13 +45,10 @@ public:
     auto taken = predicate(inputs[0]);
     if (!taken.ok())
       return taken.status();
-    std::vector<HostTensor> args(inputs.begin() + 1, inputs.end());
-    std::vector<HostTensor *> buffers;
-    buffers.reserve(outputs.size());
-    for (HostTensor &output : outputs)
-      buffers.push_back(&output);
+    // The branch plans take the step's inputs as they are (the condition
+    // first, unread), and write the step's outputs.
     const Executable &plan = *plans[*taken ? 0 : 1];
-    absl::Status status = plan.runInto(args, buffers, nestedOptions(context));
+    absl::Status status = plan.runInto(inputs, outputs, nestedOptions(context));
     if (!status.ok())
       return absl::Status(status.code(),
                           absl::StrCat(*taken ? "then" : "else",
@@ -99,12 +96,7 @@ public:
                                                        conditionInfo.shape);
     if (!condition.ok())
       return condition.status();
-    std::vector<HostTensor *> conditionBuffer = {&*condition};
-    std::vector<HostTensor *> toOutputs, toScratch;
-    for (size_t i = 0; i < carried; ++i) {
-      toOutputs.push_back(&outputs[i]);
-      toScratch.push_back(&scratch[i]);
-    }
+    std::vector<HostTensor> conditionBuffer = {*std::move(condition)};
     // args: the carried values (replaced each iteration), then the captures.
     std::vector<HostTensor> args = inputs;
     enum class Holder { Inputs, Outputs, Scratch } current = Holder::Inputs;
@@ -113,14 +105,14 @@ public:
       absl::Status go = condPlan->runInto(args, conditionBuffer, options);
       if (!go.ok())
         return annotate(go, "condition", iteration);
-      auto again = predicate(*condition);
+      auto again = predicate(conditionBuffer[0]);
       if (!again.ok())
         return annotate(again.status(), "condition", iteration);
       if (!*again)
         break;
       bool intoOutputs = current != Holder::Outputs;
       absl::Status next =
-          bodyPlan->runInto(args, intoOutputs ? toOutputs : toScratch, options);
+          bodyPlan->runInto(args, intoOutputs ? outputs : scratch, options);
       if (!next.ok())
         return annotate(next, "body", iteration);
       current = intoOutputs ? Holder::Outputs : Holder::Scratch;

@@ -1,13 +1,12 @@
-//===- ControlFlow.h - kernels that run nested plans -------------*- C++
-//-*-===//
+//===- ControlFlow.h - kernels that run nested plans ----------*- C++ -*-===//
 //
 // tgc.if and tgc.while on a compiled backend: each region is compiled into
 // its own Executable (planned like a function: fused, memory planned), and
 // one step of the enclosing plan runs them.
 //
 // - An if step reads its condition (input 0, one i1 element) and runs one
-//   branch's plan on the other inputs, writing straight into the step's
-//   outputs.
+//   branch's plan on the step's inputs (the branch plans take the
+//   condition too, unread), writing straight into the step's outputs.
 // - A while step carries its first `carried` inputs: it runs the condition
 //   plan on the carried values and the captures (the remaining inputs),
 //   and while that yields true, the body plan, whose results are the next
@@ -17,8 +16,9 @@
 //   its plan's pool) and copies nothing.
 //
 // Both kinds are immutable and may run on several threads at once, like
-// every kernel. They have no recipe: a plan holding one cannot be saved yet
-// (runtime/cpu/PlanFile.h's checkSavable says so).
+// every kernel. runtime/cpu/Recipes.h's createIfKernel / createWhileKernel
+// give them a recipe holding the nested plans, so that a plan with them
+// can be saved.
 //
 //===----------------------------------------------------------------------===//
 

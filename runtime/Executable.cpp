@@ -11,6 +11,7 @@
 
 #include "runtime/Executable.h"
 #include "runtime/Environment.h"
+#include "runtime/Shape.h"
 #include "tgc/StridedView.h"
 
 #include "absl/strings/match.h"
@@ -45,16 +46,8 @@ absl::string_view sv(std::string_view text) {
 }
 
 /// "tensor<2x3xf32>", "tensor<f32>".
-std::string typeString(DType dtype, const std::vector<int64_t> &shape) {
-  std::string result = "tensor<";
-  for (int64_t d : shape)
-    absl::StrAppend(&result, d, "x");
-  absl::StrAppend(&result, sv(dtypeName(dtype)), ">");
-  return result;
-}
-
 std::string typeString(const ValueInfo &info) {
-  std::string result = typeString(info.dtype, info.shape);
+  std::string result = tensorTypeString(info.dtype, info.shape);
   if (!info.layout.empty())
     absl::StrAppend(&result, " (", info.layout, ")");
   return result;
@@ -360,11 +353,13 @@ bool overlaps(const HostTensor &a, const HostTensor &b) {
          begin(b) < begin(a) + a.byteSize();
 }
 
-/// RunOptions::resultBuffers[i] must fit result `i` (`info`).
+/// The caller buffer for result `i` must fit it (`info`); `bufferAt(j)`
+/// gives the buffer of result j (or null).
+template <typename BufferAt>
 absl::Status checkResultBuffer(size_t i, const HostTensor &buffer,
                                const ValueInfo &info,
                                const std::vector<HostTensor> &args,
-                               const std::vector<HostTensor *> &buffers) {
+                               const BufferAt &bufferAt) {
   if (buffer.dtype() != info.dtype || buffer.shape() != info.shape)
     return absl::InvalidArgumentError(
         absl::StrCat("result #", i, ": the output buffer is ",
@@ -376,8 +371,9 @@ absl::Status checkResultBuffer(size_t i, const HostTensor &buffer,
     if (overlaps(buffer, args[a]))
       return absl::InvalidArgumentError(absl::StrCat(
           "result #", i, ": the output buffer overlaps argument #", a));
-  for (size_t j = 0; j < i && j < buffers.size(); ++j)
-    if (buffers[j] && overlaps(buffer, *buffers[j]))
+  for (size_t j = 0; j < i; ++j)
+    if (const HostTensor *other = bufferAt(j);
+        other && overlaps(buffer, *other))
       return absl::InvalidArgumentError(absl::StrCat(
           "result #", i, ": the output buffer overlaps result #", j, "'s"));
   return absl::OkStatus();
@@ -431,29 +427,26 @@ absl::StatusOr<std::vector<HostTensor>>
 Executable::run(const std::vector<HostTensor> &args,
                 const RunOptions &options) const {
   std::vector<HostTensor> results;
-  if (absl::Status status = runImpl(args, options, &results); !status.ok())
+  if (absl::Status status = runImpl(args, options, &results, nullptr);
+      !status.ok())
     return status;
   return results;
 }
 
 absl::Status Executable::runInto(const std::vector<HostTensor> &args,
-                                 const std::vector<HostTensor *> &results,
-                                 RunOptions options) const {
+                                 std::vector<HostTensor> &results,
+                                 const RunOptions &options) const {
   if (results.size() != outputs.size())
     return absl::InvalidArgumentError(absl::StrCat("runInto: ", results.size(),
                                                    " buffers for ",
                                                    outputs.size(), " results"));
-  for (size_t i = 0; i < results.size(); ++i)
-    if (!results[i])
-      return absl::InvalidArgumentError(
-          absl::StrCat("runInto: no buffer for result #", i));
-  options.resultBuffers = &results;
-  return runImpl(args, options, nullptr);
+  return runImpl(args, options, nullptr, &results);
 }
 
 absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
                                  const RunOptions &options,
-                                 std::vector<HostTensor> *returned) const {
+                                 std::vector<HostTensor> *returned,
+                                 std::vector<HostTensor> *into) const {
   using Clock = std::chrono::steady_clock;
   bool verbose =
       options.verbose || (options.readEnvironment && verboseFromEnvironment());
@@ -495,7 +488,7 @@ absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
       argsUsed = &alignedArgs;
   }
   if (argsUsed != &args)
-    return runImpl(alignedArgs, options, returned);
+    return runImpl(alignedArgs, options, returned, into);
 
   KernelContext context;
   context.numThreads = resolveThreadCount(options.numThreads);
@@ -524,6 +517,15 @@ absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
   copyResult.assign(outputs.size(), 1);
   std::vector<void *> &resultData = state->resultData;
   resultData.assign(outputs.size(), nullptr);
+  // Result i's caller buffer (runInto's, or RunOptions::resultBuffers'), or
+  // null.
+  auto bufferAt = [&](size_t i) -> HostTensor * {
+    if (into)
+      return &(*into)[i];
+    return options.resultBuffers && i < options.resultBuffers->size()
+               ? (*options.resultBuffers)[i]
+               : nullptr;
+  };
   if (returned) {
     returned->clear();
     returned->reserve(outputs.size());
@@ -545,10 +547,7 @@ absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
     if (bytes < 0 || rootBytes < 0)
       return absl::InternalError(absl::StrCat("malformed plan: output value ",
                                               id, " has an invalid shape"));
-    HostTensor *buffer =
-        options.resultBuffers && i < options.resultBuffers->size()
-            ? (*options.resultBuffers)[i]
-            : nullptr;
+    HostTensor *buffer = bufferAt(i);
     bool zeroCopy = rootInfo.storage.kind == ValueStorage::Kind::Arena &&
                     !resultBase[static_cast<size_t>(root)] && offset == 0 &&
                     info.dtype == rootInfo.dtype && bytes == rootBytes &&
@@ -556,7 +555,7 @@ absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
                      reinterpret_cast<uintptr_t>(buffer->data()) % 64 == 0);
     if (buffer)
       if (absl::Status status =
-              checkResultBuffer(i, *buffer, info, args, *options.resultBuffers);
+              checkResultBuffer(i, *buffer, info, args, bufferAt);
           !status.ok())
         return status;
     const ValueInfo &allocated = zeroCopy ? rootInfo : info;

@@ -291,14 +291,15 @@ public:
   run(const std::vector<HostTensor> &args,
       const RunOptions &options = {}) const;
 
-  /// run() into caller buffers, one per result (as RunOptions::resultBuffers
-  /// says; every result needs one), returning no tensors: a run that
-  /// reuses its buffers, arguments and plan allocates nothing (each step's
-  /// views are pointed at the run's memory in place). Control-flow steps
-  /// run their nested plans so (runtime/ControlFlow.h).
+  /// run() into `results`, one caller buffer per result (each as
+  /// RunOptions::resultBuffers requires; `options.resultBuffers` is not
+  /// read), returning no tensors: a run that reuses its buffers, arguments
+  /// and plan allocates nothing (each step's views are pointed at the run's
+  /// memory in place). Control-flow steps run their nested plans so, into
+  /// their own outputs (runtime/ControlFlow.h).
   absl::Status runInto(const std::vector<HostTensor> &args,
-                       const std::vector<HostTensor *> &results,
-                       RunOptions options = {}) const;
+                       std::vector<HostTensor> &results,
+                       const RunOptions &options = {}) const;
 
   /// run() on strided arguments: non-contiguous ones are packed into dense
   /// tensors first (contiguous ones are used in place).
@@ -307,11 +308,11 @@ public:
       const RunOptions &options = {}) const;
 
 private:
-  /// run() and runInto(): with `returned` null, every result is a caller
-  /// buffer and nothing is returned.
+  /// run() (results into `returned`) and runInto() (into `into`).
   absl::Status runImpl(const std::vector<HostTensor> &args,
                        const RunOptions &options,
-                       std::vector<HostTensor> *returned) const;
+                       std::vector<HostTensor> *returned,
+                       std::vector<HostTensor> *into) const;
 
 public:
   /// Checks internal consistency (value ids in range, storage in bounds,

@@ -4,6 +4,7 @@
 #include "tgc/AbslStatus.h"
 
 #include "runtime/Float16.h"
+#include "runtime/Shape.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -441,11 +442,7 @@ HostTensor HostTensor::clone() const {
 }
 
 std::string HostTensor::describe() const {
-  std::string result = "tensor<";
-  for (int64_t d : dims)
-    absl::StrAppend(&result, d, "x");
-  absl::StrAppend(&result, sv(dtypeName(elementType)), ">");
-  return result;
+  return tensorTypeString(elementType, dims);
 }
 
 std::vector<int64_t> HostTensor::unflattenIndex(int64_t flat) const {

@@ -64,3 +64,11 @@ std::vector<int64_t> broadcastStrides(std::span<const int64_t> shape,
 }
 
 } // namespace tgc::runtime
+
+std::string tgc::runtime::tensorTypeString(DType dtype,
+                                           std::span<const int64_t> shape) {
+  std::string result = "tensor<";
+  for (int64_t d : shape)
+    result += std::to_string(d) + "x";
+  return result + std::string(dtypeName(dtype)) + ">";
+}

@@ -13,7 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
+
+#include "tgc/DType.h"
 
 namespace tgc::runtime {
 
@@ -23,6 +26,9 @@ int64_t numElements(std::span<const int64_t> shape);
 /// Row-major strides in elements (a 0 dim counts as 1, so strides stay
 /// distinct).
 std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape);
+
+/// "tensor<2x3xf32>", "tensor<f32>": the MLIR spelling of a tensor type.
+std::string tensorTypeString(DType dtype, std::span<const int64_t> shape);
 
 /// `shape` padded with leading 1s to `rank`.
 std::vector<int64_t> padRank(std::span<const int64_t> shape, size_t rank);

@@ -15,6 +15,7 @@
 #include "passes/PostOpFusion.h"
 #include "passes/Specialize.h"
 #include "runtime/ControlFlow.h"
+#include "runtime/Shape.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/Recipes.h"
 
@@ -72,12 +73,8 @@ DType dtypeOf(Value value) {
   return *toDType(cast<RankedTensorType>(value.getType()).getElementType());
 }
 
-std::string typeString(Value value) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  value.getType().print(os);
-  return s;
-}
+using tgc::typeString;
+std::string typeString(Value value) { return typeString(value.getType()); }
 
 /// Whether `type` is a ranked tensor with a zero-size dim.
 bool isEmptyTensor(Type type) {
@@ -1475,9 +1472,10 @@ struct RegionPlans {
   std::vector<std::shared_ptr<const runtime::Executable>> plans;
 };
 
-/// Compiles `block` (a region of `op` taking `argTypes`, static) as a
-/// function of its own with `options`: planned, fused and memory planned
-/// like any function; its tgc.yield becomes the return.
+/// Compiles `block` (a region of `op`) as a function of its own taking
+/// `argTypes` (static), the block's arguments the last of them: planned,
+/// fused and memory planned like any function; its tgc.yield becomes the
+/// return.
 llvm::Error compileRegion(Operation *op, Block &block, TypeRange argTypes,
                           StringRef name, const cpu::CompileOptions &options,
                           RegionPlans &plans) {
@@ -1491,7 +1489,8 @@ llvm::Error compileRegion(Operation *op, Block &block, TypeRange argTypes,
       builder.getFunctionType(argTypes, yield->getOperandTypes()));
   Block *entry = fn.addEntryBlock();
   IRMapping mapping;
-  mapping.map(block.getArguments(), entry->getArguments());
+  mapping.map(block.getArguments(),
+              entry->getArguments().take_back(block.getNumArguments()));
   builder.setInsertionPointToEnd(entry);
   for (Operation &inner : block.without_terminator())
     builder.clone(inner, mapping);
@@ -1516,17 +1515,7 @@ llvm::Error compileRegion(Operation *op, Block &block, TypeRange argTypes,
 std::string planResultType(const runtime::Executable &plan, size_t i) {
   const runtime::ValueInfo &info =
       plan.values[static_cast<size_t>(plan.outputs[i])];
-  std::string text = "tensor<";
-  for (int64_t d : info.shape)
-    text += std::to_string(d) + "x";
-  return text + std::string(runtime::dtypeName(info.dtype)) + ">";
-}
-
-std::string typeString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
+  return runtime::tensorTypeString(info.dtype, info.shape);
 }
 
 /// Whether result `i` of `plan` has the dtype and shape of `type`.
@@ -1548,11 +1537,12 @@ llvm::Error CpuPlanEmitter::emitControlFlow(Operation &op,
   // The regions take the operands' (specialized, static) types.
   SmallVector<Type> operandTypes(op.getOperandTypes());
   if (auto ifOp = dyn_cast<IfOp>(op)) {
-    ArrayRef<Type> inputs = ArrayRef<Type>(operandTypes).drop_front();
-    if (auto error = compileRegion(&op, ifOp.getThenBlock(), inputs,
+    // The branches take the condition too (unread): the step runs them on
+    // its own inputs.
+    if (auto error = compileRegion(&op, ifOp.getThenBlock(), operandTypes,
                                    "then_branch", options, plans))
       return error;
-    if (auto error = compileRegion(&op, ifOp.getElseBlock(), inputs,
+    if (auto error = compileRegion(&op, ifOp.getElseBlock(), operandTypes,
                                    "else_branch", options, plans))
       return error;
     const char *branches[] = {"then", "else"};

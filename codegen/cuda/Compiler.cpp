@@ -5,6 +5,7 @@
 #include "codegen/Backend.h"
 #include "codegen/cuda/CudaPipeline.h"
 #include "codegen/reference/Interpreter.h"
+#include "dialects/DTypeMapping.h"
 #include "dialects/FusionBuilder.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
@@ -36,13 +37,6 @@ namespace {
 
 llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-std::string typeString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
 }
 
 /// The ops the CUDA backend runs without a kernel: views of their operand's

@@ -8,6 +8,7 @@
 #include "codegen/reference/Interpreter.h"
 #include "codegen/reference/Kernels.h"
 
+#include "dialects/DTypeMapping.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcDialect.h"
 #include "dialects/TgcOps.h"
@@ -251,13 +252,6 @@ std::string checkAgainstType(const HostTensor &tensor, Type type) {
   if (ok)
     return "";
   return describeTensor(tensor.dtype(), tensor.shape());
-}
-
-std::string typeString(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  type.print(os);
-  return s;
 }
 
 class Executor {

@@ -308,6 +308,37 @@ TEST(ControlFlow, IterationsAllocateNothing) {
   EXPECT_EQ(f->tracingCount(), 1u);
 }
 
+// The same with a branch in the body: an if step runs its branch's plan on
+// its own inputs and into its own outputs. (The branches are loop kernels:
+// a oneDNN primitive step still builds its argument map and memory
+// objects on every run.)
+TEST(ControlFlow, BranchesInLoopsAllocateNothing) {
+  auto f = tgc::function([](Tensor n, Tensor x) {
+    return tgc::forLoop(
+        scalar(0, DType::I64), n,
+        [](Tensor i, Tensor v) {
+          return tgc::cond(
+              less(i, int64_t(5)),
+              [](Tensor w) { return add(mul(w, 2.0), 1.0); },
+              [](Tensor w) { return sub(mul(w, 0.5), 0.25); }, v);
+        },
+        x);
+  });
+  ASSERT_TRUE(f.ok());
+  HostTensor x = f32({16}, std::vector<double>(16, 3.0));
+  ASSERT_TRUE((*f)(i64(3), x).ok());
+  auto count = [&](int64_t n) {
+    int64_t before = allocations.load();
+    auto r = (*f)(i64(n), x);
+    int64_t used = allocations.load() - before;
+    EXPECT_TRUE(r.ok()) << r.status();
+    return used;
+  };
+  int64_t few = count(10), many = count(10000);
+  EXPECT_LE(many, few) << "allocations per call: " << few << " for 10 "
+                       << "iterations, " << many << " for 10,000";
+}
+
 // One compiled function with a loop and a branch, called from 8 threads at
 // once: each call's loop has its own buffers (the nested plans' arenas come
 // from their pools).
@@ -316,8 +347,8 @@ TEST(ControlFlow, ConcurrentCallsAgree) {
     return tgc::forLoop(
         scalar(0, DType::I64), n,
         [](Tensor i, Tensor v) {
-          Tensor even = equal(sub(i, mul(div(i, int64_t(2)), int64_t(2))),
-                              int64_t(0));
+          Tensor even =
+              equal(sub(i, mul(div(i, int64_t(2)), int64_t(2))), int64_t(0));
           return tgc::cond(
               even, [](Tensor w) { return add(w, 1.0); },
               [](Tensor w) { return mul(w, 2.0); }, v);
