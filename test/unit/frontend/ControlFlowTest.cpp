@@ -437,6 +437,71 @@ TEST(ControlFlow, ErrorsNameTheCallersLine) {
       << message;
 }
 
+// The structural errors the tracing API reports itself, at the caller's
+// line: branches returning different numbers of tensors, a branch
+// returning a tensor of no trace, a scan over a dynamic leading dim.
+TEST(ControlFlow, StructureErrorsNameTheCallersLine) {
+  int line = __LINE__ + 2;
+  auto f = tgc::function([](Tensor p, Tensor x) {
+    return tgc::cond(
+        p, [](Tensor v) { return std::vector<Tensor>{v}; },
+        [](Tensor v) {
+          return std::vector<Tensor>{v, v};
+        },
+        x);
+  });
+  ASSERT_TRUE(f.ok());
+  auto r = (*f)(boolean(true), f32({2}, {1, 2}));
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_NE(message.find("the 'then' branch returns 1 tensors but the 'else' "
+                         "branch 2"),
+            std::string::npos)
+      << message;
+
+  line = __LINE__ + 2;
+  auto g = tgc::function([](Tensor p, Tensor x) {
+    return tgc::cond(
+        p, [](Tensor v) { return v; }, [](Tensor) { return Tensor(); }, x);
+  });
+  ASSERT_TRUE(g.ok());
+  auto s = (*g)(boolean(true), f32({2}, {1, 2}));
+  ASSERT_FALSE(s.ok());
+  message = std::string(s.status().message());
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_NE(message.find("the 'else' branch returns an invalid tensor as "
+                         "result #0 (default-constructed, or of another "
+                         "trace)"),
+            std::string::npos)
+      << message;
+
+  FunctionOptions options;
+  options.inputSignature = std::vector<tracing::TensorSpec>{
+      tracing::TensorSpec{DType::F32, {tracing::kDynamic, 2}}};
+  line = __LINE__ + 3;
+  auto h = tgc::function(
+      [](Tensor xs) {
+        return tgc::scan(
+                   [](Tensor c, Tensor x) {
+                     return std::pair{add(c, x), x};
+                   },
+                   full({2}, 0, DType::F32), xs)
+            .first;
+      },
+      options);
+  ASSERT_TRUE(h.ok());
+  auto t = (*h)(f32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  ASSERT_FALSE(t.ok());
+  message = std::string(t.status().message());
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_NE(message.find("a scan runs over the leading dim of its input, "
+                         "which must be static; the input is "
+                         "tensor<?x2xf32>"),
+            std::string::npos)
+      << message;
+}
+
 // An exception thrown inside a branch leaves the trace (and the function)
 // usable: the next call traces again.
 TEST(ControlFlow, ExceptionsInBranchesPropagate) {
