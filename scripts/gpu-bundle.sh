@@ -17,7 +17,7 @@
 set -eu
 build=${1:-build}
 out=${2:-.gpu}
-bins="tgc-run tgc-cuda-runtime-tests tgc-cuda-codegen-tests tgc-cuda-compiler-tests tgc-frontend-tests"
+bins="tgc-run tgc-run-full tgc-cuda-runtime-tests tgc-cuda-codegen-tests tgc-cuda-compiler-tests tgc-frontend-tests"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/tgc/bin" "$stage/tgc/lib" "$out"
@@ -50,7 +50,9 @@ if [ -n "$icudata" ]; then
 const char $s[16] = {0};"; done
   stub "$icudata" "$src"
 fi
-tar -C "$stage" -cf - tgc | xz -T2 -6 > "$out/tgc-gpu.tar.xz"
+# Symbols only a debugger needs go (a quarter of tgc's own binaries).
+strip --strip-unneeded "$stage"/tgc/bin/* "$stage"/tgc/lib/* 2>/dev/null || true
+tar -C "$stage" -cf - tgc | xz -T2 -9 > "$out/tgc-gpu.tar.xz"
 size=$(wc -c < "$out/tgc-gpu.tar.xz")
 echo "gpu-bundle: $out/tgc-gpu.tar.xz ($((size / 1048576)) MiB): $(ls "$stage/tgc/bin" | tr '\n' ' ')"
 if [ "$size" -gt 60000000 ]; then

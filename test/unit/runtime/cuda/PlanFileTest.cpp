@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -278,10 +279,30 @@ TEST(DevicePlanFile, TheRuntimeApiLoadsCudaArtifacts) {
       << artifact->describe();
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->inputIndex("a"), 0);
+  // Running: a plan of library calls only, since the made-up kernel image
+  // above holds no function a real GPU could load.
+  ExecutableSpec runnable = everyStep();
+  runnable.kernels.clear();
+  runnable.launches.pop_back();
+  runnable.results = {4};
+  runnable.resultSpecs = {{DType::F32, {4, 5}}};
+  std::string runPath = tempPath("api-run.tgcx");
+  ASSERT_TRUE(saveDevicePlan(runnable, "sm_90",
+                             {{"function", "f"}, {"inputs", "a\nb"}}, runPath)
+                  .ok());
+  auto runArtifact = Artifact::load(runPath);
+  auto runModel = CompiledModel::loadArtifact(runPath);
+  std::filesystem::remove(runPath);
+  ASSERT_TRUE(runArtifact.ok()) << runArtifact.status();
+  ASSERT_TRUE(runModel.ok()) << runModel.status();
   HostTensor a = *HostTensor::allocate(DType::F32, {4, 3});
   HostTensor b = *HostTensor::allocate(DType::F32, {3, 5});
-  auto ran = artifact->run({a, b});
-  auto served = model->run({a, b});
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    a.dataAs<float>()[i] = 0.1f * static_cast<float>(i);
+  for (int64_t i = 0; i < b.numElements(); ++i)
+    b.dataAs<float>()[i] = 0.2f * static_cast<float>(i % 7);
+  auto ran = runArtifact->run({a, b});
+  auto served = runModel->run({a, b});
   if (!openDevice(0).ok()) {
     ASSERT_FALSE(ran.ok());
     EXPECT_NE(ran.status().message().find("no CUDA device"), std::string::npos)
@@ -294,9 +315,16 @@ TEST(DevicePlanFile, TheRuntimeApiLoadsCudaArtifacts) {
   }
   ASSERT_TRUE(ran.ok()) << ran.status();
   ASSERT_TRUE(served.ok()) << served.status();
+  ASSERT_EQ(ran->size(), 1u);
+  ASSERT_EQ(served->size(), 1u);
   EXPECT_EQ(
-      std::memcmp((*ran)[1].data(), (*served)[1].data(), (*ran)[1].byteSize()),
+      std::memcmp((*ran)[0].data(), (*served)[0].data(), (*ran)[0].byteSize()),
       0);
+  // The matmul with a bias and relu gives something other than zeros.
+  float largest = 0;
+  for (int64_t i = 0; i < (*ran)[0].numElements(); ++i)
+    largest = std::max(largest, (*ran)[0].dataAs<float>()[i]);
+  EXPECT_GT(largest, 0.0f);
 }
 
 } // namespace
