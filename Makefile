@@ -60,7 +60,7 @@ gpu-bundle: build
 # On a machine with a GPU and PyTorch with CUDA: ResNet-50 / MLP / transformer
 # on the cuda backend against PyTorch (docs/cuda-backend.md).
 bench-gpu: build
-	python3 bench/gpu-models.py --batches 1,32 --precision both
+	python3 bench/gpu-models.py --batches 1,32 --precision all
 
 # The full ONNX backend test suite report (per test, per directory, per op) on
 # the reference and CPU backends; `make test` only checks expected-pass.txt.

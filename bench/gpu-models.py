@@ -17,20 +17,25 @@ medians of per-round medians are reported.
 
 Precision: --precision fp32 (default) turns TF32 off on both sides
 (torch.backends.*.allow_tf32 = False; tgc without --allow-tf32); tf32
-allows it on both (PyTorch's default for convolutions). `both` runs both.
-TF32 keeps 10 mantissa bits, so a TF32 result cannot meet rtol 1e-3 against
-float64 through 50 layers; there the bar is PyTorch's own TF32 error: tgc's
-absolute error may be at most --tf32-factor (4) times the largest absolute
-error of PyTorch's TF32 result (the table's "atol" column).
+allows it on both (PyTorch's default for convolutions); fp16 runs PyTorch's
+model converted with .half() on a half input against `tgc-run
+--precision=f16` (f32 input and output, convolutions, matmuls and the
+activations between them in half). `both` runs fp32 and tf32, `all` the
+three. TF32 and half keep 10 mantissa bits, so their results cannot meet
+rtol 1e-3 against float64 through 50 layers; there the bar is PyTorch's own
+error in the same precision: tgc's absolute error may be at most
+--tf32-factor (4) times the largest absolute error of PyTorch's result (the
+table's "atol" column).
 
   python3 bench/gpu-models.py [--batches 1,32] [--models resnet50,mlp,transformer]
-      [--rounds 5] [--runs 20] [--precision fp32|tf32|both]
+      [--rounds 5] [--runs 20] [--precision fp32|tf32|fp16|both|all]
 
 Needs a GPU, PyTorch with CUDA and torchvision, and a CUDA build of tgc-run
 (the lent GPU machines have the first three: see docs/cuda-backend.md).
 """
 
 import argparse
+import copy
 import os
 import statistics
 import sys
@@ -49,7 +54,7 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--precision", default="fp32",
-                   choices=["fp32", "tf32", "both"])
+                   choices=["fp32", "tf32", "fp16", "both", "all"])
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--tf32-factor", type=float, default=4.0)
     p.add_argument("--tgc-run", default=os.path.join(HERE, "..", "build", "bin",
@@ -85,8 +90,9 @@ def main():
         print(f"gpu-models: no tgc-run at {args.tgc_run}", file=sys.stderr)
         return 2
     os.makedirs(args.workdir, exist_ok=True)
-    precisions = ["fp32", "tf32"] if args.precision == "both" else \
-        [args.precision]
+    precisions = {"both": ["fp32", "tf32"],
+                  "all": ["fp32", "tf32", "fp16"]}.get(args.precision,
+                                                       [args.precision])
     device = torch.device("cuda")
     print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}; "
           f"tgc-run {os.path.abspath(args.tgc_run)}; median ms over "
@@ -112,33 +118,40 @@ def main():
             xd = x.to(device)
             for precision in precisions:
                 tf32 = precision == "tf32"
+                half = precision == "fp16"
                 torch.backends.cuda.matmul.allow_tf32 = tf32
                 torch.backends.cudnn.allow_tf32 = tf32
+                theirs_model, theirs_x = gpu_model, xd
+                if half:
+                    theirs_model = copy.deepcopy(gpu_model).half()
+                    theirs_x = xd.half()
                 tol = atol
-                if tf32:
+                if tf32 or half:
                     with torch.no_grad():
-                        theirs = gpu_model(xd).float().cpu()
+                        theirs = theirs_model(theirs_x).float().cpu()
                     tol = max(atol, args.tf32_factor *
                               float((theirs - expected).abs().max()))
                 with torch.no_grad():
                     scripted = torch.jit.optimize_for_inference(
-                        torch.jit.freeze(torch.jit.trace(gpu_model, (xd,))))
+                        torch.jit.freeze(torch.jit.trace(theirs_model,
+                                                         (theirs_x,))))
                     for _ in range(3):  # warm-up (cuDNN autotuning, caches)
-                        gpu_model(xd)
-                        scripted(xd)
+                        theirs_model(theirs_x)
+                        scripted(theirs_x)
                     eager, script, ours = [], [], []
                     status, log, cmd = 0, "", []
                     for _ in range(args.rounds):
                         eager.append(gpu_median_ms(
-                            torch, lambda: gpu_model(xd), args.runs))
+                            torch, lambda: theirs_model(theirs_x), args.runs))
                         script.append(gpu_median_ms(
-                            torch, lambda: scripted(xd), args.runs))
+                            torch, lambda: scripted(theirs_x), args.runs))
                         status, ms, log, cmd = run_tgc(
                             args.tgc_run, base + ".onnx", base + "-input.npy",
                             base + "-expected.npy", None, args.runs,
                             args.rtol, tol,
                             ["--backend=cuda"] +
-                            (["--allow-tf32"] if tf32 else []))
+                            (["--allow-tf32"] if tf32 else []) +
+                            (["--precision=f16"] if half else []))
                         if status != 0 or ms is None:
                             break
                         ours.append(ms)

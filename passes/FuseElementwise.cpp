@@ -34,10 +34,19 @@ bool isStaticF32(Type type) {
   return tensor && tensor.hasStaticShape() && tensor.getElementType().isF32();
 }
 
+/// A static f32 tensor, or with `narrowFloats` also f16 / bf16.
+bool isFusableType(Type type, bool narrowFloats) {
+  if (isStaticF32(type) || !narrowFloats)
+    return isStaticF32(type);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         (tensor.getElementType().isF16() || tensor.getElementType().isBF16());
+}
+
 /// Constants small enough to copy into every region that uses them.
-bool isCloneableConstant(Operation *op) {
+bool isCloneableConstant(Operation *op, bool narrowFloats = false) {
   auto constant = dyn_cast<ConstantOp>(op);
-  if (!constant || !isStaticF32(constant.getType()))
+  if (!constant || !isFusableType(constant.getType(), narrowFloats))
     return false;
   auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
   return value && (value.isSplat() || value.getNumElements() <= 16);
@@ -55,20 +64,20 @@ bool isView(Operation *op) { return isShapeView(op) || isa<ConstantOp>(op); }
 /// With `fuse-data-movement`: slices, pads and concatenations of static f32
 /// tensors join regions too (backends whose generated kernels index them,
 /// like the CUDA generator; the CPU loop code generator does not).
-bool isFusableDataMovement(Operation *op) {
+bool isFusableDataMovement(Operation *op, bool narrowFloats) {
   if (!isa<SliceOp, PadOp, ConcatOp>(op) || op->getNumResults() != 1)
     return false;
   for (Type type : op->getOperandTypes())
-    if (!isStaticF32(type))
+    if (!isFusableType(type, narrowFloats))
       return false;
-  return isStaticF32(op->getResult(0).getType());
+  return isFusableType(op->getResult(0).getType(), narrowFloats);
 }
 
-} // namespace
-
-bool tgc::isLoopFusable(Operation *op) {
+/// isLoopFusable, with `narrowFloats` over f16 / bf16 tensors too and with
+/// casts between float types.
+bool isLoopFusable(Operation *op, bool narrowFloats) {
   if (isa<ConstantOp>(op))
-    return isCloneableConstant(op);
+    return isCloneableConstant(op, narrowFloats);
   // The elementwise ops the loop code generators lower (not sin, cos, the
   // logical and integer-only ops, compare, select, cast), every reduction
   // and data movement.
@@ -76,18 +85,25 @@ bool tgc::isLoopFusable(Operation *op) {
       isElementwise(op) &&
       !isa<SinOp, CosOp, LogicalNotOp, CastOp, ShiftLeftOp, ShiftRightOp,
            LogicalAndOp, LogicalOrOp, CompareOp, SelectOp>(op);
+  elementwise |= narrowFloats && isa<CastOp>(op);
   if (!elementwise && !isReduction(op) && !isShapeView(op) &&
       !isa<BroadcastToOp, TransposeOp>(op))
     return false;
   if (op->getNumResults() != 1)
     return false;
   for (Type type : op->getOperandTypes())
-    if (!isStaticF32(type))
+    if (!isFusableType(type, narrowFloats))
       return false;
   for (Type type : op->getResultTypes())
-    if (!isStaticF32(type))
+    if (!isFusableType(type, narrowFloats))
       return false;
   return true;
+}
+
+} // namespace
+
+bool tgc::isLoopFusable(Operation *op) {
+  return ::isLoopFusable(op, /*narrowFloats=*/false);
 }
 
 namespace {
@@ -105,8 +121,9 @@ public:
   int64_t run() {
     for (Operation &op : block) {
       if (op.hasTrait<mlir::OpTrait::IsTerminator>() || isa<ConstantOp>(op) ||
-          !(isLoopFusable(&op) ||
-            (options.fuseDataMovement && isFusableDataMovement(&op))))
+          !(::isLoopFusable(&op, options.narrowFloats) ||
+            (options.fuseDataMovement &&
+             isFusableDataMovement(&op, options.narrowFloats))))
         continue;
       // The groups of its producers, in operand order.
       SmallVector<int64_t> candidates;
@@ -126,7 +143,8 @@ public:
         // one row kernel; CUDA's generator would recompute every row per
         // element instead.
         if (options.fuseDataMovement &&
-            (isDataMovement(&op) || isFusableDataMovement(&op)) &&
+            (isDataMovement(&op) ||
+             isFusableDataMovement(&op, options.narrowFloats)) &&
             llvm::any_of(groups[g],
                          [](Operation *member) { return isReduction(member); }))
           continue;
@@ -225,7 +243,7 @@ private:
         Operation *def = operand.getDefiningOp();
         if (def && set.contains(def))
           continue;
-        if (def && isCloneableConstant(def))
+        if (def && isCloneableConstant(def, options.narrowFloats))
           cloned.insert(def);
         else
           inputs.insert(operand);
@@ -266,6 +284,7 @@ struct FuseElementwisePass
     opts.maxOps = maxOps;
     opts.minComputeOps = minComputeOps;
     opts.fuseDataMovement = fuseDataMovement;
+    opts.narrowFloats = narrowFloats;
     fuseElementwise(getOperation(), opts);
   }
 };

@@ -34,6 +34,9 @@ struct FuseElementwiseOptions {
   /// Also group slice / pad / concat and count every op but views as work
   /// (the CUDA pipeline: every op is a kernel launch there).
   bool fuseDataMovement = false;
+  /// Also group ops on f16 / bf16 tensors and casts between float types
+  /// (generators that store narrow floats and compute in f32, as CUDA's).
+  bool narrowFloats = false;
 };
 
 /// Groups chains of loop-fusable ops in the body of `func` into
@@ -53,6 +56,11 @@ void populateAbsorbFakeQuantPatterns(mlir::RewritePatternSet &patterns);
 /// the constant weights of a preceding conv2d or matmul
 /// (tgc-fold-batch-norm).
 void populateFoldBatchNormPatterns(mlir::RewritePatternSet &patterns);
+
+/// Runs f32 conv2d / matmul ops, and the ops between them that only round,
+/// on `narrow` (f16 or bf16) values (tgc-reduce-precision).
+void populateReducePrecisionPatterns(mlir::RewritePatternSet &patterns,
+                                     mlir::Type narrow);
 
 /// Softmax, log_softmax, layer_norm and batch_norm over static f32 tensors
 /// to reductions and elementwise ops (tgc-decompose-normalizations).
@@ -88,12 +96,16 @@ void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// Without `loopFusion` the pipeline stops before its loop fusion
 /// (buildCudaLoopFusion): the whole `tgc-cuda` lowering
 /// (codegen/cuda/CudaPipeline.cpp) runs it after
-/// tgc-cuda-trim-contraction-chains.
+/// tgc-cuda-trim-contraction-chains. A `narrowFloat` ("f16" or "bf16")
+/// runs tgc-reduce-precision with it after the batch-norm folding (and
+/// before the post-op fusion, whose library epilogues then take the narrow
+/// chain whole); empty keeps every op in its own type.
 void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true,
-                       bool loopFusion = true);
+                       bool loopFusion = true,
+                       llvm::StringRef narrowFloat = {});
 
 /// The CUDA pipeline's loop fusion: tgc-fuse-elementwise with data
-/// movement, regions of one op worth forming.
+/// movement and f16/bf16 values, regions of one op worth forming.
 void buildCudaLoopFusion(mlir::OpPassManager &pm);
 
 /// Registers the backend-independent named pipeline, tgc-cleanup. The

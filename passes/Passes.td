@@ -57,6 +57,10 @@ def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
            "Also group slice, pad and concat, and count transposes, "
            "broadcasts and data movement as work (reshapes never are): for "
            "backends whose every op is a kernel launch (CUDA)">,
+    Option<"narrowFloats", "narrow-floats", "bool", "false",
+           "Also group ops on f16 and bf16 tensors and casts between float "
+           "types: for generators that store narrow floats and compute in "
+           "f32 (CUDA)">,
   ];
   let dependentDialects = ["tgc::TgcDialect"];
 }
@@ -110,6 +114,44 @@ def TgcFoldBatchNorm : Pass<"tgc-fold-batch-norm"> {
     elementwise ops of constants, e.g. the weight transposes of exported
     models) fold during the rewrite, as in `tgc-cleanup`.
   }];
+}
+
+def TgcReducePrecision : Pass<"tgc-reduce-precision"> {
+  let summary = "Run conv2d and matmul, and the ops between them that only round, in f16 or bf16";
+  let description = [{
+    The reduced-precision policy of a backend whose libraries multiply
+    narrow floats with f32 accumulation (the CUDA backend's `--precision=f16`
+    / `bf16`: cuBLASLt and cuDNN on tensor cores). Every `tgc.conv2d` and
+    `tgc.matmul` of f32 tensors takes `dtype` operands and gives a `dtype`
+    result, widened back to f32 for its users. An op with such a widened
+    value among its operands then runs on narrow values too (its other f32
+    operands converted, as TensorRT's fp16 mode runs whole layers in half),
+    if `dtype` changes nothing of it but its result's rounding: reshapes, transposes, broadcasts, slices, pads,
+    concatenations, max pooling, and add, sub, mul, max, min, neg, abs,
+    relu, leaky_relu, clamp, gelu, tanh and sigmoid. Everything else stays
+    f32: exp, log, pow, div, square roots, reductions, average pooling,
+    softmax and the normalizations. A narrowing cast of a widening one
+    cancels, so a chain of convolutions, biases, activations and residual
+    adds stays narrow from its first input to its last result. Constant
+    operands (weights, biases) are converted once, rounding to nearest even;
+    the function's arguments and results keep their types.
+
+    ```mlir
+    // tgc-reduce-precision{dtype=f16}
+    %y = tgc.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    %r = tgc.relu %y : tensor<4x16xf32>
+    // becomes
+    %x16 = tgc.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
+    %w16 = tgc.constant dense<...> : tensor<8x16xf16>
+    %y16 = tgc.matmul %x16, %w16 : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
+    %r16 = tgc.relu %y16 : tensor<4x16xf16>
+    %r = tgc.cast %r16 : tensor<4x16xf16> to tensor<4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", "\"f16\"",
+           "The narrow float type: f16 or bf16">,
+  ];
 }
 
 def TgcDecomposeNormalizations : Pass<"tgc-decompose-normalizations"> {

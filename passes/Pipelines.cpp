@@ -44,13 +44,26 @@ void tgc::buildCudaLoopFusion(OpPassManager &pm) {
   TgcFuseElementwiseOptions loops;
   loops.fuseDataMovement = true;
   loops.minComputeOps = 1; // views (reshapes) never count
+  loops.narrowFloats = true; // its kernels store f16/bf16, compute in f32
   pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise(loops));
 }
 
-void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse, bool loopFusion) {
+void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse, bool loopFusion,
+                            StringRef narrowFloat) {
   buildCleanupPipeline(pm);
-  if (!fuse)
+  auto reducePrecision = [&] {
+    if (narrowFloat.empty())
+      return;
+    TgcReducePrecisionOptions narrow;
+    narrow.dtype = narrowFloat.str();
+    pm.addNestedPass<func::FuncOp>(createTgcReducePrecision(narrow));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  };
+  if (!fuse) {
+    reducePrecision();
     return;
+  }
   // No layout conversion: cuDNN runs NCHW convolutions natively. Batch
   // norms fold into contractions, which absorb bias, activation and
   // residual post-ops (the same table as the CPU; the CUDA compiler maps
@@ -59,6 +72,7 @@ void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse, bool loopFusion) {
   pm.addPass(createTgcFoldBatchNorm());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  reducePrecision();
   pm.addPass(createTgcFusePostOps());
   // Normalizations become reductions and elementwise ops that loop fusion
   // groups with their neighbours (no library kernel takes them whole).

@@ -195,6 +195,8 @@ const char *tgc::toString(Precision precision) {
     return "int8";
   case Precision::Auto:
     return "auto";
+  case Precision::F16:
+    return "f16";
   }
   return "default";
 }
@@ -207,6 +209,9 @@ std::optional<tgc::Precision> tgc::parsePrecision(std::string_view text) {
     return Precision::F32;
   if (lower == "bf16" || lower == "bfloat16")
     return Precision::BF16;
+  if (lower == "f16" || lower == "fp16" || lower == "float16" ||
+      lower == "half")
+    return Precision::F16;
   if (lower == "int8")
     return Precision::Int8;
   if (lower == "auto")

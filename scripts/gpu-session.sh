@@ -57,7 +57,7 @@ case "$what" in
     step differential test/gpu/cuda-differential.sh "$T/bin/tgc-run" .
     ;;
   bench)
-    PYTHONUNBUFFERED=1 step models python3 bench/gpu-models.py --batches 1,32 --precision both
+    PYTHONUNBUFFERED=1 step models python3 bench/gpu-models.py --batches 1,32 --precision all
     ;;
   *) echo "gpu-session: tests or bench" >&2; exit 2 ;;
 esac

@@ -1924,6 +1924,13 @@ llvm::Expected<Precision> cpu::resolveCpuPrecision(Precision requested) {
             "to take bf16 only where it is native");
   case Precision::Int8:
     return Precision::Int8;
+  case Precision::F16:
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "precision f16 runs on the cuda backend (half tensor cores); the cpu "
+        "backend multiplies in f32, bf16 (native on this CPU: " +
+            std::string(isa.bf16 ? "yes" : "no") +
+            ") or int8: use one of those, or auto");
   }
   return Precision::F32;
 }

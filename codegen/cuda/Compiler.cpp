@@ -52,8 +52,14 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
            const cuda::CompileOptions &options) {
   return tgc::specializeAndLower(
       func, shapes, "tgc-cuda", [&](OpPassManager &pm) {
+        std::string narrow = options.precision == Precision::F16    ? "f16"
+                             : options.precision == Precision::BF16 ? "bf16"
+                                                                    : "";
         if (options.optimize)
-          cuda::buildCudaBackendPipeline(pm, {options.fuse});
+          cuda::buildCudaBackendPipeline(pm, {options.fuse, narrow});
+        else if (!narrow.empty())
+          pm.addNestedPass<func::FuncOp>(
+              createTgcReducePrecision(TgcReducePrecisionOptions{narrow}));
       });
 }
 
@@ -1094,6 +1100,12 @@ cuda::compile(func::FuncOp func,
   auto archNumber = parseArch(options.arch);
   if (!archNumber.ok())
     return makeError(std::string(archNumber.status().message()));
+  if (options.precision != Precision::F32 &&
+      options.precision != Precision::F16 &&
+      options.precision != Precision::BF16)
+    return makeError(std::string("the cuda backend runs precision f32, f16 "
+                                 "or bf16, not ") +
+                     toString(options.precision));
   auto module = specialize(func, inputShapes, options);
   if (!module)
     return module.takeError();

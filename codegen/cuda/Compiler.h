@@ -27,6 +27,7 @@
 #include "codegen/cuda/KernelGen.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "runtime/cuda/Executable.h"
+#include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -57,6 +58,11 @@ struct CompileOptions {
   /// Let f32 matmuls and convolutions use TF32 tensor cores (PyTorch's
   /// default for convolutions; ~1e-3 relative error). Off: full f32.
   bool allowTf32 = false;
+  /// F32 (every op in its own type), F16 or BF16: convolutions and matmuls
+  /// multiply narrow values on tensor cores, with the ops between them that
+  /// only round (tgc-reduce-precision); softmax, norms and reductions stay
+  /// f32.
+  Precision precision = Precision::F32;
 };
 
 /// One kernel launch of the plan.

@@ -71,17 +71,22 @@ public:
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,
           const BackendOptions &options) const override {
-    // Reduced precision on the GPU (fp16/int8 through cuBLASLt and cuDNN)
-    // is not there yet: say so rather than run f32 under another name.
-    if (options.precision != Precision::Default &&
-        options.precision != Precision::F32)
+    // f16 / bf16: contractions on tensor cores with the ops between them
+    // that only round (tgc-reduce-precision); auto is f16. Int8 has no
+    // cuBLASLt / cuDNN path yet: say so rather than run f32 under its name.
+    Precision precision = resolvePrecision(options.precision);
+    if (precision == Precision::Default)
+      precision = Precision::F32;
+    if (precision == Precision::Auto)
+      precision = Precision::F16;
+    if (precision == Precision::Int8)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          std::string("the cuda backend runs precision f32 only, not ") +
-              toString(options.precision) +
-              " (allowTf32 / --allow-tf32 lets its matmuls and "
-              "convolutions use TF32 tensor cores)");
+          "the cuda backend runs precision f32, f16 or bf16, not int8 (int8 "
+          "runs on the cpu backend; --allow-tf32 lets f32 matmuls and "
+          "convolutions use TF32 tensor cores)");
     cuda::CompileOptions compileOptions;
+    compileOptions.precision = precision;
     if (!options.arch.empty())
       compileOptions.arch = options.arch;
     compileOptions.optimize = options.optimize;

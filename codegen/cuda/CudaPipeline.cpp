@@ -69,6 +69,13 @@ struct CudaPipelineCLOptions
                     llvm::cl::desc("Batch-norm folding, post-op and loop "
                                    "fusion (false: cleanup only)"),
                     llvm::cl::init(true)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("f16 or bf16: contractions and the ops between them "
+                     "that only round run on that type "
+                     "(tgc-reduce-precision); empty: every op in its own "
+                     "type"),
+      llvm::cl::init("")};
 };
 
 } // namespace
@@ -179,7 +186,8 @@ void cuda::buildCudaBackendPipeline(OpPassManager &pm,
   // The pipeline's loop fusion runs after the contraction fusions are
   // trimmed to what cuBLASLt / cuDNN compute, so that the rest of their
   // chains fuses with the ops that follow.
-  buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false);
+  buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false,
+                    options.narrowFloat);
   if (!options.fuse)
     return;
   pm.addNestedPass<func::FuncOp>(createTrimContractionChainsPass());
@@ -196,6 +204,6 @@ void cuda::registerCudaPipelines() {
       "and reduction chains (generated kernels): exactly what tgc-run and "
       "tgc::function partition",
       [](OpPassManager &pm, const CudaPipelineCLOptions &options) {
-        buildCudaBackendPipeline(pm, {options.fuse});
+        buildCudaBackendPipeline(pm, {options.fuse, options.precision});
       });
 }

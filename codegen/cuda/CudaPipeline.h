@@ -14,8 +14,9 @@
 //     + loop fusion (buildCudaLoopFusion), which groups that rest with what
 //       follows.
 //
-// tgc-cuda{fuse=false} is cleanup only. MLIR only (no CUDA toolkit needed),
-// so every build registers it.
+// tgc-cuda{fuse=false} is cleanup only; tgc-cuda{precision=f16} (or bf16)
+// runs tgc-reduce-precision after the batch-norm folding. MLIR only (no CUDA
+// toolkit needed), so every build registers it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +65,9 @@ mlir::FailureOr<FusionOp> splitChain(FusionOp fusion, const PostOpChain &chain,
 struct CudaPipelineOptions {
   /// Batch-norm folding, post-op and loop fusion (false: cleanup only).
   bool fuse = true;
+  /// "f16" or "bf16": tgc-reduce-precision with that type (contractions
+  /// and the ops between them that only round); empty: none.
+  std::string narrowFloat;
 };
 
 /// Adds the whole CUDA pipeline to `pm`.

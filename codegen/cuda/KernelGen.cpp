@@ -419,6 +419,8 @@ enum class Mode {
   Row,
 };
 
+std::string castExpr(Elem from, Elem to, const std::string &x);
+
 class KernelEmitter {
 public:
   KernelEmitter(FusionOp fusion, StringRef name, std::string opList, Mode mode)
@@ -1322,6 +1324,12 @@ FailureOr<std::string> KernelEmitter::emitOp(Operation *op,
       return failure();
     if (isa<BroadcastToOp>(op))
       return *expr;
+    // An f16 / bf16 result is rounded where it is computed, as the op
+    // alone would store it (and as the reference computes it), also when
+    // the next op of the kernel reads it; casts round themselves.
+    if ((resultElem == Elem::F16 || resultElem == Elem::BF16) &&
+        !isa<CastOp>(op))
+      expr = castExpr(Elem::F32, resultElem, *expr);
     std::string result = fresh("v");
     line("const " + computeType(resultElem) + " " + result + " = " + *expr +
          ";");
@@ -1858,7 +1866,8 @@ SmallVector<Type> allTypes(Operation *op) {
 }
 
 /// Whether `fusion` is a row kernel's: reductions (at least one), all over
-/// the innermost axes, among float elementwise ops and reshapes.
+/// the innermost axes, among float elementwise ops (casts between float
+/// types too: a reduction of f16 values widened to f32) and reshapes.
 bool isRowRegion(FusionOp fusion) {
   bool any = false;
   for (Operation &op : fusion.getBlock().without_terminator()) {
@@ -1867,7 +1876,7 @@ bool isRowRegion(FusionOp fusion) {
       if (!reducesInnermost(&op))
         return false;
     } else if (!isFloatElementwise(&op) && !isShapeView(&op) &&
-               !isa<TransposeOp, ConstantOp>(op)) {
+               !isa<TransposeOp, ConstantOp, CastOp>(op)) {
       return false;
     }
     for (Type type : allTypes(&op)) {

@@ -13,9 +13,17 @@
 //         emulate it, slower than f32). Bias, post-ops, softmax, norms,
 //         reductions, exp/log and every other op stay f32; activations
 //         between bf16 convolutions in a blocked layout are kept in bf16.
-//   Int8  post-training quantization: not available yet (a compile error
-//         that says so).
-//   Auto  BF16 where the CPU has native bf16, F32 elsewhere.
+//   Int8  post-training quantization with a calibration table (CPU;
+//         docs/precision.md).
+//   F16   the CUDA backend: convolutions and matmuls multiply IEEE half
+//         values on tensor cores (cuDNN / cuBLASLt, f32 accumulation), and
+//         the activations, biases and residual adds between them stay half
+//         (tgc-reduce-precision); softmax, norms, reductions and exp/log
+//         stay f32. The CPU backend has no f16 policy (a compile error).
+//   Auto  CPU: BF16 where the CPU has native bf16, F32 elsewhere. CUDA:
+//         F16.
+//
+// BF16 on the CUDA backend is F16's policy with bfloat16 values.
 //
 // Part of the public API: no MLIR, LLVM or oneDNN header.
 //
@@ -38,13 +46,15 @@ enum class Precision {
   BF16,
   Int8,
   Auto,
+  F16,
 };
 
-/// "default", "f32", "bf16", "int8", "auto".
+/// "default", "f32", "bf16", "int8", "auto", "f16".
 const char *toString(Precision precision);
 
 /// Parses a policy: "default", "f32" / "fp32" / "float32", "bf16" /
-/// "bfloat16", "int8", "auto" (any case); nullopt for anything else.
+/// "bfloat16", "f16" / "fp16" / "float16" / "half", "int8", "auto" (any
+/// case); nullopt for anything else.
 std::optional<Precision> parsePrecision(std::string_view text);
 
 /// The policy TGC_PRECISION asks for (Default when unset or not

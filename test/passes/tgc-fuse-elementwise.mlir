@@ -1,6 +1,7 @@
 // RUN: tgc-opt --tgc-fuse-elementwise --split-input-file %s | FileCheck %s
 // RUN: tgc-opt --tgc-fuse-elementwise=max-ops=2 --split-input-file %s | FileCheck %s --check-prefix=LIMIT
 // RUN: tgc-opt --tgc-fuse-elementwise="fuse-data-movement min-compute-ops=1" --split-input-file %s | FileCheck %s --check-prefix=MOVE
+// RUN: tgc-opt --tgc-fuse-elementwise="narrow-floats" --split-input-file %s | FileCheck %s --check-prefix=NARROW
 
 // Softmax spelled out becomes one region; the splat constant is copied in
 // (just before its first user).
@@ -210,4 +211,36 @@ func.func @norm_then_transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
   %e = tgc.exp %d : tensor<4x8xf32>
   %t = tgc.transpose %e {permutation = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
   return %t : tensor<8x4xf32>
+}
+
+// -----
+
+// f16 values and casts between float types join regions only with
+// narrow-floats (the CUDA pipeline, whose kernels store half and compute in
+// f32): a widening cast, a row reduction in f32 and a narrowing cast become
+// one region there; elsewhere only the f32 ops between the casts do.
+// CHECK-LABEL: func.func @half_rows(
+// CHECK:         %[[W:.*]] = tgc.cast %{{.*}} : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK-NEXT:    %[[F:.*]] = tgc.fusion <loop>(%[[W]]) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK:         %[[N:.*]] = tgc.cast %[[F]] : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK-NEXT:    %[[R:.*]] = tgc.relu %[[N]] : tensor<4x8xf16>
+// CHECK-NEXT:    return %[[R]]
+// NARROW-LABEL: func.func @half_rows(
+// NARROW-SAME:    %[[X:.*]]: tensor<4x8xf16>
+// NARROW:         %[[F:.*]] = tgc.fusion <loop>(%[[X]]) : (tensor<4x8xf16>) -> tensor<4x8xf16> {
+// NARROW-NEXT:    ^bb0(%[[A:.*]]: tensor<4x8xf16>):
+// NARROW-NEXT:      %[[W:.*]] = tgc.cast %[[A]] : tensor<4x8xf16> to tensor<4x8xf32>
+// NARROW-NEXT:      %[[M:.*]] = tgc.reduce_max %[[W]]
+// NARROW-NEXT:      %[[D:.*]] = tgc.sub %[[W]], %[[M]]
+// NARROW-NEXT:      %[[N:.*]] = tgc.cast %[[D]] : tensor<4x8xf32> to tensor<4x8xf16>
+// NARROW-NEXT:      %[[R:.*]] = tgc.relu %[[N]] : tensor<4x8xf16>
+// NARROW-NEXT:      tgc.yield %[[R]]
+// NARROW:         return %[[F]]
+func.func @half_rows(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %w = tgc.cast %x : tensor<4x8xf16> to tensor<4x8xf32>
+  %m = tgc.reduce_max %w {axes = array<i64: 1>, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = tgc.sub %w, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %n = tgc.cast %d : tensor<4x8xf32> to tensor<4x8xf16>
+  %r = tgc.relu %n : tensor<4x8xf16>
+  return %r : tensor<4x8xf16>
 }

@@ -195,7 +195,7 @@ Error compileFile(const Options &opts) {
     auto precision = tgc::parsePrecision(opts.precision);
     if (!precision)
       return makeError("unknown --precision '" + opts.precision +
-                       "' (f32, bf16, int8 or auto)");
+                       "' (f32, bf16, f16, int8 or auto)");
     options.precision = *precision;
   }
   auto resolved = tgc::cpu::resolveCpuPrecision(options.precision);

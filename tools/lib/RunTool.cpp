@@ -890,7 +890,7 @@ int tgc::runToolMain(int argc, char **argv) {
     auto precision = tgc::parsePrecision(opts.precisionFlag);
     if (!precision) {
       errs() << "tgc-run: error: unknown --precision '" << opts.precisionFlag
-             << "' (f32, bf16, int8 or auto)\n";
+             << "' (f32, bf16, f16, int8 or auto)\n";
       return 1;
     }
     opts.precision = *precision;

@@ -6,7 +6,9 @@
 // computed in f32 (cvt.rn.f16.f32, round-to-nearest-even bf16 bit
 // arithmetic); i1 is one byte (0 or 1) computed as bool; integers compute
 // in their own C type with wrapping arithmetic. tgc.cast, compare, select
-// and the logical ops.
+// and the logical ops. An f16/bf16 op's result is rounded where it is
+// computed, as the op alone would store it, also when the kernel reads it
+// again.
 
 // A cast to f16/bf16 rounds the value (round to nearest even) even when it
 // is used again in the kernel.
@@ -77,7 +79,7 @@ func.func @cast_from_ints(%x: tensor<8xi64>, %m: tensor<8xi1>) -> (tensor<8xf32>
 // CHECK-NEXT:    const bool [[C:v[0-9]+]] = (in2[o0 * 8 + o1] != 0);
 // CHECK-NEXT:    const bool [[N:v[0-9]+]] = (![[C]]);
 // CHECK-NEXT:    const bool [[AND:v[0-9]+]] = ([[LT]] && [[N]]);
-// CHECK-NEXT:    const float [[S:v[0-9]+]] = ([[AND]] ? [[A]] : -65504.0f);
+// CHECK-NEXT:    const float [[S:v[0-9]+]] = tgc_load_f16(tgc_store_f16(([[AND]] ? [[A]] : -65504.0f)));
 // CHECK-NEXT:    out0[i] = tgc_store_f16([[S]]);
 // PTX-LABEL:   .visible .entry tgc_mask_0(
 func.func @mask(%x: tensor<4x8xf16>, %y: tensor<8xf16>, %c: tensor<4x8xi1>) -> tensor<4x8xf16> {
@@ -118,7 +120,7 @@ func.func @integers(%x: tensor<6xi32>, %y: tensor<6xi32>) -> tensor<6xi32> {
 
 // CHECK-LABEL: // tgc_sin_bf16_0: sin over 8 (8 elements)
 // CHECK:         const float [[X:v[0-9]+]] = tgc_load_bf16(in0[i]);
-// CHECK-NEXT:    const float [[Y:v[0-9]+]] = sinf([[X]]);
+// CHECK-NEXT:    const float [[Y:v[0-9]+]] = tgc_load_bf16(tgc_store_bf16(sinf([[X]])));
 // CHECK-NEXT:    out0[i] = tgc_store_bf16([[Y]]);
 // PTX-LABEL:   .visible .entry tgc_sin_bf16_0(
 // SM75-LABEL:  .visible .entry tgc_sin_bf16_0(

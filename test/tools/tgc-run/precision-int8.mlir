@@ -50,8 +50,8 @@
 // RUN: not tgc-run %S/precision.mlir --precision=int8 --calibration-data=%S/Inputs/calibration 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: tgc-run: error: --calibration-data '{{.*}}calibration' holds one file per sample, but @main takes 4 inputs: put each sample's inputs in a subdirectory of their own
 // tgc-compile's own errors.
-// RUN: not tgc-compile %s -o %t.bad.tgcx --precision=half 2>&1 | FileCheck %s --check-prefix=AOTBAD
-// AOTBAD: unknown --precision 'half' (f32, bf16, int8 or auto)
+// RUN: not tgc-compile %s -o %t.bad.tgcx --precision=fp8 2>&1 | FileCheck %s --check-prefix=AOTBAD
+// AOTBAD: unknown --precision 'fp8' (f32, bf16, f16, int8 or auto)
 // RUN: not tgc-compile %s -o %t.bad.tgcx --precision=int8 --calibration-table=%t.nowhere 2>&1 | FileCheck %s --check-prefix=AOTTABLE
 // AOTTABLE: cannot read the calibration table '{{.*}}nowhere'
 // RUN: not tgc-run %s --precision=int8 --calibration-table=%s 2>&1 | FileCheck %s --check-prefix=BADTABLE

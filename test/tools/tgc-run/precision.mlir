@@ -7,10 +7,10 @@
 // RUN: cmp %t.f32.npy %t.env.npy
 // RUN: tgc-run %s --precision=auto --threads=1 --expected=%t.f32.npy --expected=%t.f32s.npy --rtol=0.05 --atol=0.05
 // RUN: not tgc-run %s --precision=int8 2>&1 | FileCheck %s --check-prefix=INT8
-// RUN: not tgc-run %s --precision=half 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not tgc-run %s --precision=fp8 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: tgc-run %s --precision=f32 --print-plan --compile-only | FileCheck %s --check-prefix=F32
 // INT8: tgc-run: error: --precision=int8 needs a calibration
-// BAD: tgc-run: error: unknown --precision 'half' (f32, bf16, int8 or auto)
+// BAD: tgc-run: error: unknown --precision 'fp8' (f32, bf16, f16, int8 or auto)
 // F32-NOT: [bf16]
 // F32: onednn tgc.fusion(tgc.conv2d
 // F32-NOT: [bf16]

@@ -16,7 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <utility>
 
 using namespace tgc;
 using runtime::HostTensor;
@@ -430,5 +433,136 @@ TEST(CudaCompiler, GatherIndexOutOfRangeFailsTheCall) {
   for (size_t i = 0; i < got->size(); ++i) {
     auto close = runtime::allClose((*got)[i], (*want)[i], 1e-5, 1e-6);
     EXPECT_TRUE(close.ok()) << "result #" << i << ": " << close;
+  }
+}
+
+namespace {
+// Reduced precision (CompileOptions::precision, tgc-reduce-precision): a
+// residual CNN block and a dense layer with softmax.
+constexpr const char *kPrecisionModule = R"mlir(
+func.func @cnn(%x: tensor<2x8x12x12xf32>, %w1: tensor<16x8x3x3xf32>, %b1: tensor<16xf32>, %w2: tensor<16x16x3x3xf32>) -> tensor<2x16xf32> {
+  %c1 = tgc.conv2d %x, %w1, %b1 {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x12x12xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x12x12xf32>
+  %r1 = tgc.relu %c1 : tensor<2x16x12x12xf32>
+  %c2 = tgc.conv2d %r1, %w2 {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x16x12x12xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x12x12xf32>
+  %a = tgc.add %c2, %r1 : (tensor<2x16x12x12xf32>, tensor<2x16x12x12xf32>) -> tensor<2x16x12x12xf32>
+  %r2 = tgc.relu %a : tensor<2x16x12x12xf32>
+  %p = tgc.max_pool2d %r2 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<2x16x12x12xf32>) -> tensor<2x16x6x6xf32>
+  %g = tgc.global_avg_pool2d %p : (tensor<2x16x6x6xf32>) -> tensor<2x16x1x1xf32>
+  %f = tgc.reshape %g : tensor<2x16x1x1xf32> to tensor<2x16xf32>
+  return %f : tensor<2x16xf32>
+}
+func.func @dense_softmax(%x: tensor<64x96xf32>, %w: tensor<96x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf32> {
+  %y = tgc.matmul %x, %w : (tensor<64x96xf32>, tensor<96x128xf32>) -> tensor<64x128xf32>
+  %z = tgc.add %y, %b : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
+  %s = tgc.softmax %z {axis = 1 : i64} : tensor<64x128xf32>
+  return %s : tensor<64x128xf32>
+}
+)mlir";
+
+struct PrecisionFixture {
+  PrecisionFixture() {
+    context.loadDialect<TgcDialect, mlir::func::FuncDialect>();
+    module =
+        mlir::parseSourceString<mlir::ModuleOp>(kPrecisionModule, &context);
+    EXPECT_TRUE(module);
+  }
+  mlir::func::FuncOp get(llvm::StringRef name) {
+    return module->lookupSymbol<mlir::func::FuncOp>(name);
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+const std::vector<std::vector<int64_t>> kCnnShapes = {
+    {2, 8, 12, 12}, {16, 8, 3, 3}, {16}, {16, 16, 3, 3}};
+const std::vector<std::vector<int64_t>> kDenseShapes = {
+    {64, 96}, {96, 128}, {128}};
+} // namespace
+
+// f16 / bf16 plans: every cuDNN convolution and cuBLASLt matmul takes narrow
+// operands, the activations between them stay narrow, and the function's
+// arguments and results keep f32.
+TEST(CudaCompiler, ReducedPrecisionPlansNarrowLibraryCalls) {
+  PrecisionFixture f;
+  for (Precision precision : {Precision::F16, Precision::BF16}) {
+    SCOPED_TRACE(toString(precision));
+    const runtime::DType narrow = precision == Precision::F16
+                                      ? runtime::DType::F16
+                                      : runtime::DType::BF16;
+    cuda::CompileOptions options;
+    options.precision = precision;
+    auto cnn = cuda::compile(f.get("cnn"), kCnnShapes, options);
+    ASSERT_TRUE(static_cast<bool>(cnn)) << llvm::toString(cnn.takeError());
+    const cuda::ExecutableSpec &spec = cnn->executable->spec();
+    ASSERT_EQ(spec.convs.size(), 2u) << cnn->describe();
+    for (const cuda::ConvCall &conv : spec.convs)
+      EXPECT_EQ(conv.dtype, narrow) << cnn->describe();
+    // The residual add and relu ride in the second convolution's epilogue.
+    EXPECT_GE(spec.convs[1].z, 0) << cnn->describe();
+    EXPECT_TRUE(spec.convs[1].relu) << cnn->describe();
+    EXPECT_EQ(spec.inputs[0].dtype, runtime::DType::F32);
+    EXPECT_NE(cnn->describe().find("results: b"), std::string::npos);
+    EXPECT_NE(cnn->describe().find("x16xf32"), std::string::npos)
+        << cnn->describe();
+
+    auto dense = cuda::compile(f.get("dense_softmax"), kDenseShapes, options);
+    ASSERT_TRUE(static_cast<bool>(dense)) << llvm::toString(dense.takeError());
+    ASSERT_EQ(dense->executable->spec().matmuls.size(), 1u);
+    const cuda::MatmulCall &mm = dense->executable->spec().matmuls[0];
+    EXPECT_EQ(mm.dtype, narrow);
+    EXPECT_EQ(mm.epilogue, cuda::MatmulCall::Epilogue::Bias);
+    // The softmax stays f32: one row kernel that widens its narrow input.
+    EXPECT_NE(dense->describe().find("row"), std::string::npos)
+        << dense->describe();
+    EXPECT_NE(dense->describe().find("[cast,reduce_max"), std::string::npos)
+        << dense->describe();
+  }
+  cuda::CompileOptions int8;
+  int8.precision = Precision::Int8;
+  auto refused = cuda::compile(f.get("cnn"), kCnnShapes, int8);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_NE(llvm::toString(refused.takeError())
+                .find("the cuda backend runs precision f32, f16 or bf16, "
+                      "not int8"),
+            std::string::npos);
+}
+
+// On the device, f16 and bf16 results stay within their rounding of the
+// f32 reference (f16: 10 mantissa bits, bf16: 7).
+TEST(CudaCompiler, ReducedPrecisionTracksTheReferenceOnTheDevice) {
+  auto device = cuda::openDevice(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  PrecisionFixture f;
+  for (Precision precision : {Precision::F16, Precision::BF16}) {
+    SCOPED_TRACE(toString(precision));
+    const double tolerance = precision == Precision::F16 ? 1e-2 : 5e-2;
+    for (const auto &[name, shapes] :
+         {std::pair{"cnn", kCnnShapes},
+          std::pair{"dense_softmax", kDenseShapes}}) {
+      SCOPED_TRACE(name);
+      cuda::CompileOptions options;
+      options.arch = (*device)->arch();
+      options.precision = precision;
+      auto compiled = cuda::compile(f.get(name), shapes, options);
+      ASSERT_TRUE(static_cast<bool>(compiled))
+          << llvm::toString(compiled.takeError());
+      auto inputs = randomInputs(shapes, 11, 0.5);
+      auto want = reference::runFunction(f.get(name), inputs);
+      ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+      auto got = compiled->executable->run(**device, inputs);
+      ASSERT_TRUE(got.ok()) << got.status() << "\n" << compiled->describe();
+      ASSERT_EQ(got->size(), 1u);
+      ASSERT_EQ((*got)[0].dtype(), runtime::DType::F32);
+      double largest = 0, worst = 0;
+      for (int64_t i = 0; i < (*want)[0].numElements(); ++i) {
+        largest = std::max(largest, std::abs((*want)[0].getDouble(i)));
+        worst = std::max(
+            worst, std::abs((*got)[0].getDouble(i) - (*want)[0].getDouble(i)));
+      }
+      EXPECT_GT(largest, 0.0);
+      EXPECT_LE(worst, tolerance * largest) << "largest " << largest << "\n"
+                                            << compiled->describe();
+    }
   }
 }

@@ -327,8 +327,11 @@ TEST(Precision, PoliciesParsePrintAndCompile) {
   EXPECT_EQ(tgc::parsePrecision("fp32"), Precision::F32);
   EXPECT_EQ(tgc::parsePrecision("auto"), Precision::Auto);
   EXPECT_EQ(tgc::parsePrecision("int8"), Precision::Int8);
-  EXPECT_EQ(tgc::parsePrecision("half"), std::nullopt);
+  EXPECT_EQ(tgc::parsePrecision("half"), Precision::F16);
+  EXPECT_EQ(tgc::parsePrecision("FP16"), Precision::F16);
+  EXPECT_EQ(tgc::parsePrecision("fp8"), std::nullopt);
   EXPECT_STREQ(tgc::toString(Precision::BF16), "bf16");
+  EXPECT_STREQ(tgc::toString(Precision::F16), "f16");
   EXPECT_EQ(tgc::resolvePrecision(Precision::F32), Precision::F32);
 
   HostTensor x = patterned({4, 256}, 3), w = patterned({256, 64}, 4);
@@ -369,6 +372,13 @@ TEST(Precision, PoliciesParsePrintAndCompile) {
       int8.status().message().find("precision int8 needs a calibration table"),
       std::string::npos)
       << int8.status();
+  // f16 is the cuda backend's: on the cpu an error that names the choices.
+  auto f16 = run(Precision::F16);
+  ASSERT_FALSE(f16.ok());
+  EXPECT_NE(f16.status().message().find(
+                "precision f16 runs on the cuda backend (half tensor cores)"),
+            std::string::npos)
+      << f16.status();
 }
 
 TEST(Determinism, StrictPlansAgreeAtEveryThreadCount) {
