@@ -172,6 +172,17 @@ LogicalResult CastOp::verify() {
 // Unary elementwise
 //===----------------------------------------------------------------------===//
 
+LogicalResult NonZeroOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (result.getRank() != 2 ||
+      (!result.isDynamicDim(0) && result.getDimSize(0) != input.getRank()))
+    return emitOpError("result ")
+           << result << " must have shape [" << input.getRank()
+           << ", n] (one row per dim of the input " << input << ")";
+  return success();
+}
+
 LogicalResult ClampOp::verify() {
   double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
   if (std::isnan(lo) || std::isnan(hi))

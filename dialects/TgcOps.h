@@ -53,6 +53,12 @@ template <typename ConcreteType>
 class Contraction : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {
 };
 
+/// A result's shape depends on the operands' values, not only on their
+/// shapes (nonzero): known only when the op runs.
+template <typename ConcreteType>
+class DataDependentShape
+    : public mlir::OpTrait::TraitBase<ConcreteType, DataDependentShape> {};
+
 } // namespace OpTrait
 
 /// Returns true when two lists of types are tensor types that could describe
@@ -88,6 +94,11 @@ inline bool isReduction(mlir::Operation *op) {
 /// Whether `op` is a contraction (OpTrait::Contraction: matmul, conv2d).
 inline bool isContraction(mlir::Operation *op) {
   return op->hasTrait<OpTrait::Contraction>();
+}
+/// Whether a result shape of `op` depends on its operands' values
+/// (OpTrait::DataDependentShape: nonzero).
+inline bool hasDataDependentShape(mlir::Operation *op) {
+  return op->hasTrait<OpTrait::DataDependentShape>();
 }
 
 } // namespace tgc

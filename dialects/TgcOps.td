@@ -29,6 +29,9 @@ def Tgc_AxisReduction : NativeOpTrait<"AxisReduction"> {
 def Tgc_Contraction : NativeOpTrait<"Contraction"> {
   let cppNamespace = "::tgc::OpTrait";
 }
+def Tgc_DataDependentShape : NativeOpTrait<"DataDependentShape"> {
+  let cppNamespace = "::tgc::OpTrait";
+}
 
 class Tgc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tgc_Dialect, mnemonic, !listconcat([Pure, Tgc_ValidShapes], traits)>;
@@ -726,6 +729,28 @@ def Tgc_TopKOp : Tgc_Op<"topk", [InferTypeOpAdaptorWithIsCompatible]> {
       DefaultValuedAttr<BoolAttr, "true">:$sorted);
   let results = (outs Tgc_NumericTensor:$values, Tgc_I64Tensor:$indices);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def Tgc_NonZeroOp : Tgc_Op<"nonzero", [Tgc_DataDependentShape]> {
+  let summary = "The indices of the nonzero elements (a data-dependent shape)";
+  let description = [{
+    Returns the coordinates of the input's nonzero elements as an i64
+    tensor of shape `[rank, n]`: column `j` holds the coordinates of the
+    `j`-th nonzero element in row-major order (ONNX NonZero, numpy's
+    `nonzero` stacked). NaN counts as nonzero, -0.0 as zero. `n` is known
+    only when the function runs, so the result's last dim is dynamic; the
+    CPU backend runs the ops before it as one plan, allocates the result
+    when it runs, and specializes the rest of the function for its size
+    (docs/control-flow.md, "Data-dependent shapes").
+
+    ```mlir
+    %i = tgc.nonzero %x : (tensor<2x3xf32>) -> tensor<2x?xi64>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input);
+  let results = (outs Tgc_I64Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible, Tgc_ShapeView]> {

@@ -749,6 +749,16 @@ Tensor tgc::scatterND(const Tensor &data, const Tensor &indices,
                                 valueOf(updates), *r);
 }
 
+Tensor tgc::nonzero(const Tensor &x, std::source_location loc) {
+  OpRecorder rec(NonZeroOp::getOperationName(), {&x}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  auto type = mlir::RankedTensorType::get(
+      {x.rank(), mlir::ShapedType::kDynamic},
+      mlir::IntegerType::get(valueOf(x).getContext(), 64));
+  return rec.build<NonZeroOp>(type, valueOf(x));
+}
+
 std::pair<Tensor, Tensor> tgc::topk(const Tensor &x, int64_t k, int64_t axis,
                                     bool largest, bool sorted,
                                     std::source_location loc) {

@@ -6,6 +6,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
+#include "codegen/Staged.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/LoopKernel.h"
@@ -69,6 +70,10 @@ public:
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,
           const BackendOptions &options) const override {
+    // An op whose result shape depends on values: the ops before it as one
+    // plan, the op on the host, the rest compiled per shape when it runs.
+    if (hasDataDependentOps(func))
+      return compileStaged(*this, func, inputShapes, options);
     cpu::CompileOptions compileOptions;
     compileOptions.optimize = options.optimize;
     compileOptions.fuse = options.fuse;

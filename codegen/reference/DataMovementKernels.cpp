@@ -166,6 +166,27 @@ Expected<HostTensor> runShapeOf(ShapeOfOp op, const HostTensor &in) {
   return out;
 }
 
+/// nonzero: the coordinates of the nonzero elements (NaN is nonzero, -0.0
+/// is zero), one column each, in row-major order.
+Expected<HostTensor> runNonZero(NonZeroOp op, const HostTensor &in) {
+  std::vector<double> values = readDoubles(in);
+  std::vector<int64_t> found;
+  for (int64_t i = 0; i < static_cast<int64_t>(values.size()); ++i)
+    if (values[static_cast<size_t>(i)] != 0.0 ||
+        std::isnan(values[static_cast<size_t>(i)]))
+      found.push_back(i);
+  const int64_t n = static_cast<int64_t>(found.size());
+  auto out = allocate(op, runtime::DType::I64, {in.rank(), n});
+  if (!out)
+    return out.takeError();
+  for (int64_t j = 0; j < n; ++j) {
+    std::vector<int64_t> coordinates = in.unflattenIndex(found[j]);
+    for (int64_t d = 0; d < in.rank(); ++d)
+      out->setInt(d * n + j, coordinates[static_cast<size_t>(d)]);
+  }
+  return out;
+}
+
 Expected<HostTensor> runDynamicReshape(DynamicReshapeOp op,
                                        const HostTensor &in,
                                        const HostTensor &shapeValues) {
@@ -585,6 +606,9 @@ Result runDataMovement(Operation *op, Operands operands) {
   }
   if (auto o = dyn_cast<ShapeOfOp>(op)) {
     return runShapeOf(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<NonZeroOp>(op)) {
+    return runNonZero(o, *operands[0]);
   }
   if (auto o = dyn_cast<DynamicReshapeOp>(op)) {
     return runDynamicReshape(o, *operands[0], *operands[1]);

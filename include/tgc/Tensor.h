@@ -408,6 +408,11 @@ Tensor scatterElements(const Tensor &data, const Tensor &indices,
 Tensor scatterND(const Tensor &data, const Tensor &indices,
                  const Tensor &updates, std::string_view reduction = "none",
                  SourceLoc loc = SourceLoc::current());
+/// The coordinates of the nonzero elements of `x` as i64 [rank, n], one
+/// column per element in row-major order (NaN counts as nonzero). `n` is
+/// known only when the function runs: the CPU backend specializes what
+/// follows for it when it runs (docs/control-flow.md).
+Tensor nonzero(const Tensor &x, SourceLoc loc = SourceLoc::current());
 /// The k largest (or smallest) elements along `axis` and their i64 indices,
 /// best first; ties in index order.
 std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int64_t axis = -1,

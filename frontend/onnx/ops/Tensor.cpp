@@ -606,6 +606,59 @@ llvm::Error convGather(Importer &im) {
   return llvm::Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// Data-dependent shapes: the CPU backend compiles what follows them when it
+// runs (codegen/Staged.h)
+//===----------------------------------------------------------------------===//
+
+llvm::Error convNonZero(Importer &im) {
+  TRY(x, im.in(0));
+  TRYT(y, tgc::nonzero(x));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// Compress: the slices along `axis` (the flattened input without one)
+/// where `condition` is true: a gather of nonzero(condition). A condition
+/// shorter than the axis selects from its first entries only.
+llvm::Error convCompress(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(condition, im.in(1));
+  if (condition.rank() != 1)
+    return im.fail("condition " + condition.describe() + " must have rank 1");
+  TRY(axisAttr, im.attrInt("axis"));
+  Tensor data = x;
+  int64_t axis = 0;
+  if (axisAttr) {
+    TRY(normalized, im.axisAttr("axis", 0, x.rank()));
+    axis = normalized;
+  } else {
+    std::optional<int64_t> count = x.numElements();
+    if (!count)
+      return im.unsupported("Compress without an axis needs a static input");
+    TRYT(flat, tgc::reshape(x, {*count}));
+    data = flat;
+  }
+  std::optional<int64_t> length = condition.dim(0);
+  std::optional<int64_t> size = data.dim(axis);
+  if (length && size && *length > *size)
+    return im.fail("condition " + condition.describe() +
+                   " is longer than dim " + llvm::Twine(axis) + " of " +
+                   data.describe());
+  if (length && size && *length < *size) {
+    std::vector<int64_t> starts(static_cast<size_t>(data.rank()), 0);
+    std::vector<int64_t> ends(static_cast<size_t>(data.rank()), INT64_MAX);
+    ends[static_cast<size_t>(axis)] = *length;
+    TRYT(head, tgc::slice(data, starts, ends));
+    data = head;
+  }
+  TRYT(where, tgc::nonzero(condition));
+  TRYT(indices, tgc::reshape(where, {-1}));
+  TRYT(y, tgc::gather(data, indices, axis));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 /// For every element of a tensor of `shape`: the offset of its
 /// coordinates in every dim but `skipped` under `strides`, and (into
 /// `coordinate`, when given) its coordinate in `skipped`.
@@ -1042,6 +1095,8 @@ void onnximpl::registerTensorConverters(ConverterTable &table) {
   table.add("Gather", 1, convGather, partialGather);
   table.add("GatherElements", 1, convGatherElements);
   table.add("ReverseSequence", 1, convReverseSequence);
+  table.add("NonZero", 9, convNonZero);
+  table.add("Compress", 9, convCompress);
   table.add("GatherND", 1, convGatherND);
   table.add("Scatter", 1, convScatterElements);
   table.add("ScatterElements", 1, convScatterElements);

@@ -526,3 +526,31 @@ TEST(ControlFlow, ExceptionsInBranchesPropagate) {
 }
 
 } // namespace
+
+// A data-dependent shape in a traced function (tgc::nonzero): one trace
+// serves every count; the CPU backend compiles what follows the nonzero for
+// each count when a call brings it (codegen/Staged.h).
+TEST(DataDependent, NonZeroServesEveryCountWithOneTrace) {
+  auto positives = [](Tensor x) {
+    Tensor where = nonzero(greater(x, 0.0));
+    Tensor picked = gather(x, reshape(where, {-1}), 0);
+    return mul(picked, 2.0);
+  };
+  auto some = runBoth(positives, 0, f32({5}, {1, -2, 3, -4, 5}));
+  ASSERT_EQ(some.size(), 1u);
+  expectValues(some[0], DType::F32, {3}, {2, 6, 10});
+  auto none = runBoth(positives, 0, f32({5}, {-1, -2, -3, -4, -5}));
+  ASSERT_EQ(none.size(), 1u);
+  expectValues(none[0], DType::F32, {0}, {});
+  auto f = tgc::function(positives);
+  ASSERT_TRUE(f.ok());
+  for (double v : {1.0, -1.0, 2.0})
+    ASSERT_TRUE((*f)(f32({5}, {v, -v, v, v, -v})).ok());
+  EXPECT_EQ(f->tracingCount(), 1u);
+  EXPECT_EQ(f->compileCount(), 1u);
+  // Coordinates of a 2-D input, one column per nonzero element.
+  auto coordinates = runBoth([](Tensor x) { return nonzero(x); }, 0,
+                             f32({2, 3}, {0, 1, 0, 2, 0, 3}));
+  ASSERT_EQ(coordinates.size(), 1u);
+  expectValues(coordinates[0], DType::I64, {2, 3}, {0, 1, 1, 1, 0, 2});
+}

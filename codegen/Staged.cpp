@@ -1,0 +1,291 @@
+//===- Staged.cpp - functions with data-dependent shapes, in stages -------===//
+
+#include "codegen/Staged.h"
+
+#include "dialects/TgcOps.h"
+#include "passes/Specialize.h"
+#include "runtime/DataDependent.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <map>
+#include <mutex>
+
+using namespace mlir;
+using namespace tgc;
+using namespace tgc::codegen;
+
+namespace {
+
+std::vector<int64_t> shapeOf(const runtime::HostTensor &t) { return t.shape(); }
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "scalar" : s;
+}
+
+absl::Status statusOf(llvm::Error error) {
+  const bool unsupported = isUnsupported(error);
+  std::string message = llvm::toString(std::move(error));
+  return unsupported ? absl::UnimplementedError(message)
+                     : absl::InvalidArgumentError(message);
+}
+
+/// Runs a data-dependent op on the host: its result is allocated here.
+absl::StatusOr<std::vector<runtime::HostTensor>>
+runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
+  if (isa<NonZeroOp>(op)) {
+    auto result = runtime::nonZero(operands[0]);
+    if (!result.ok())
+      return absl::Status(result.status().code(),
+                          locationString(op->getLoc()) + ": 'tgc.nonzero' " +
+                              std::string(result.status().message()));
+    std::vector<runtime::HostTensor> results;
+    results.push_back(*std::move(result));
+    return results;
+  }
+  return absl::UnimplementedError(locationString(op->getLoc()) + ": '" +
+                                  op->getName().getStringRef().str() +
+                                  "' has no host kernel");
+}
+
+/// A function split at its first data-dependent op (see Staged.h).
+class StagedFunction final : public CompiledFunction {
+public:
+  StagedFunction(const Backend &backend, BackendOptions options,
+                 OwningOpRef<ModuleOp> module, Operation *dataDependent,
+                 func::FuncOp second, std::unique_ptr<CompiledFunction> first,
+                 size_t numOperands)
+      : backend_(backend), options(std::move(options)),
+        module_(std::move(module)), dataDependent(dataDependent),
+        second(second), first(std::move(first)), numOperands(numOperands) {}
+
+  llvm::StringRef backend() const override { return backend_.name(); }
+
+  std::string describe() const override {
+    std::string text = "staged plan: the shape of '" +
+                       dataDependent->getName().getStringRef().str() + "' at " +
+                       locationString(dataDependent->getLoc()) +
+                       " depends on values\nstage 1 (the ops before it):\n" +
+                       first->describe();
+    if (!text.empty() && text.back() != '\n')
+      text += "\n";
+    text += "then '" + dataDependent->getName().getStringRef().str() +
+            "' on the host (its result allocated when it runs)\n";
+    std::lock_guard<std::mutex> lock(mutex);
+    text += "stage 2 (the ops after it): compiled for each shape a call "
+            "brings; " +
+            std::to_string(seconds.size()) + " so far\n";
+    for (const auto &[shapes, compiled] : seconds) {
+      std::string key;
+      for (const auto &shape : shapes)
+        key += (key.empty() ? "" : ", ") + shapeText(shape);
+      text += "stage 2 for (" + key + "):\n" + compiled->describe();
+      if (text.back() != '\n')
+        text += "\n";
+    }
+    return text;
+  }
+
+  ModuleOp module() const override { return module_.get(); }
+
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  run(const std::vector<runtime::HostTensor> &inputs,
+      const RunContext &context) const override {
+    auto firstResults = first->run(inputs, context);
+    if (!firstResults.ok())
+      return firstResults.status();
+    std::vector<runtime::HostTensor> operands(
+        firstResults->begin(),
+        firstResults->begin() + static_cast<std::ptrdiff_t>(numOperands));
+    auto produced = runOnHost(dataDependent, operands);
+    if (!produced.ok())
+      return produced.status();
+    std::vector<runtime::HostTensor> arguments = *std::move(produced);
+    for (size_t i = numOperands; i < firstResults->size(); ++i)
+      arguments.push_back(std::move((*firstResults)[i]));
+    std::vector<std::vector<int64_t>> shapes;
+    for (const runtime::HostTensor &t : arguments)
+      shapes.push_back(shapeOf(t));
+    auto compiled = secondFor(shapes);
+    if (!compiled.ok())
+      return compiled.status();
+    return (*compiled)->run(arguments, context);
+  }
+
+  int64_t heldBytes() const override {
+    int64_t bytes = first->heldBytes();
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto &entry : seconds)
+      bytes += entry.second->heldBytes();
+    return bytes;
+  }
+
+  absl::Status saveArtifact(
+      const std::string &,
+      const std::vector<std::pair<std::string, std::string>> &) const override {
+    return absl::UnimplementedError(
+        "a function with a data-dependent shape ('" +
+        dataDependent->getName().getStringRef().str() + "' at " +
+        locationString(dataDependent->getLoc()) +
+        ") is compiled in stages when it runs and cannot be saved as a plan");
+  }
+
+private:
+  /// Stage 2 for these argument shapes, compiled on first use.
+  absl::StatusOr<const CompiledFunction *>
+  secondFor(const std::vector<std::vector<int64_t>> &shapes) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = seconds.find(shapes);
+    if (it != seconds.end())
+      return it->second.get();
+    auto compiled = backend_.compile(second, shapes, options);
+    if (!compiled)
+      return statusOf(compiled.takeError());
+    const CompiledFunction *result = compiled->get();
+    seconds.emplace(shapes, std::move(*compiled));
+    return result;
+  }
+
+  const Backend &backend_;
+  BackendOptions options;
+  OwningOpRef<ModuleOp> module_;
+  Operation *dataDependent;
+  func::FuncOp second;
+  std::unique_ptr<CompiledFunction> first;
+  size_t numOperands;
+  mutable std::mutex mutex;
+  mutable std::map<std::vector<std::vector<int64_t>>,
+                   std::unique_ptr<CompiledFunction>>
+      seconds;
+};
+
+} // namespace
+
+Operation *codegen::firstDataDependentOp(func::FuncOp func) {
+  if (func.isExternal())
+    return nullptr;
+  for (Operation &op : func.getBody().front())
+    if (hasDataDependentShape(&op))
+      return &op;
+  return nullptr;
+}
+
+bool codegen::hasDataDependentOps(func::FuncOp func) {
+  bool found = false;
+  func.walk([&](Operation *op) {
+    if (hasDataDependentShape(op)) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+llvm::Expected<std::unique_ptr<CompiledFunction>>
+codegen::compileStaged(const Backend &backend, func::FuncOp func,
+                       llvm::ArrayRef<std::vector<int64_t>> inputShapes,
+                       const BackendOptions &options) {
+  auto specialized = specializeForShapes(func, inputShapes);
+  if (!specialized)
+    return specialized.takeError();
+  auto f = (*specialized)->lookupSymbol<func::FuncOp>(func.getName());
+  // One inside a branch or loop body cannot be split out of it.
+  Operation *nested = nullptr;
+  f.walk([&](Operation *op) {
+    if (!nested && hasDataDependentShape(op) &&
+        op->getParentOp() != f.getOperation())
+      nested = op;
+  });
+  if (nested)
+    return makeUnsupportedError(
+        locationString(nested->getLoc()) + ": '" +
+        nested->getName().getStringRef() +
+        "' inside a region: a data-dependent shape is supported only in a "
+        "function's body, not in a branch or loop body");
+  Operation *dataDependent = firstDataDependentOp(f);
+  BackendOptions stageOptions = options;
+  stageOptions.planAlias.clear();
+  stageOptions.planNotes.clear();
+  stageOptions.savable = false;
+  if (!dataDependent) // folded away once the shapes were known
+    return backend.compile(f, inputShapes, stageOptions);
+
+  Block &body = f.getBody().front();
+  auto definedBefore = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &body;
+    Operation *def = v.getDefiningOp();
+    return def->getBlock() == &body && def->isBeforeInBlock(dataDependent);
+  };
+  // The values stage 2 takes from stage 1.
+  llvm::SetVector<Value> carried;
+  for (Operation *op = dataDependent->getNextNode(); op; op = op->getNextNode())
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (definedBefore(v))
+          carried.insert(v);
+    });
+
+  OpBuilder builder(f.getContext());
+  Location loc = f.getLoc();
+  // Stage 1: the arguments to the op's operands and the carried values.
+  SmallVector<Type> firstResults;
+  for (Value v : dataDependent->getOperands())
+    firstResults.push_back(v.getType());
+  for (Value v : carried)
+    firstResults.push_back(v.getType());
+  builder.setInsertionPointToEnd((*specialized)->getBody());
+  auto stage1 = func::FuncOp::create(
+      builder, loc, (f.getName() + "__stage1").str(),
+      builder.getFunctionType(f.getArgumentTypes(), firstResults));
+  {
+    Block *block = stage1.addEntryBlock();
+    IRMapping mapping;
+    for (auto [from, to] :
+         llvm::zip(body.getArguments(), block->getArguments()))
+      mapping.map(from, to);
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    for (Operation *op = &body.front(); op != dataDependent;
+         op = op->getNextNode())
+      inner.clone(*op, mapping);
+    SmallVector<Value> returned;
+    for (Value v : dataDependent->getOperands())
+      returned.push_back(mapping.lookup(v));
+    for (Value v : carried)
+      returned.push_back(mapping.lookup(v));
+    func::ReturnOp::create(inner, loc, returned);
+  }
+  // Stage 2: the op's results and the carried values to the results.
+  SmallVector<Type> secondArgs(dataDependent->getResultTypes());
+  for (Value v : carried)
+    secondArgs.push_back(v.getType());
+  auto stage2 = func::FuncOp::create(
+      builder, loc, (f.getName() + "__stage2").str(),
+      builder.getFunctionType(secondArgs, f.getResultTypes()));
+  {
+    Block *block = stage2.addEntryBlock();
+    IRMapping mapping;
+    unsigned next = 0;
+    for (Value v : dataDependent->getResults())
+      mapping.map(v, block->getArgument(next++));
+    for (Value v : carried)
+      mapping.map(v, block->getArgument(next++));
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    for (Operation *op = dataDependent->getNextNode(); op;
+         op = op->getNextNode())
+      inner.clone(*op, mapping);
+  }
+
+  auto first = backend.compile(stage1, inputShapes, stageOptions);
+  if (!first)
+    return first.takeError();
+  return std::make_unique<StagedFunction>(
+      backend, stageOptions, std::move(*specialized), dataDependent, stage2,
+      std::move(*first), dataDependent->getNumOperands());
+}

@@ -1,0 +1,189 @@
+//===- StagedTest.cpp - functions with data-dependent shapes --------------===//
+//
+// codegen/Staged.h through the backend interface: the CPU backend compiles
+// the ops before a tgc.nonzero as one plan, runs the nonzero on the host
+// and compiles the rest for each count a call brings (checked against the
+// reference interpreter); the plan says so; such a function saves no
+// artifact; one inside a branch is a located UnsupportedError; concurrent
+// calls with different counts agree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Backend.h"
+#include "codegen/Backends.h"
+#include "tools/lib/Registration.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+using namespace tgc;
+using runtime::DType;
+using runtime::HostTensor;
+
+namespace {
+
+constexpr const char *kSource = R"mlir(
+func.func @rows(%x: tensor<?x4xf32>, %w: tensor<4x3xf32>) -> (tensor<?x3xf32>, tensor<?xf32>) {
+  %s = tgc.reduce_sum %x {axes = array<i64: 1>} : (tensor<?x4xf32>) -> tensor<?xf32>
+  %z = tgc.constant dense<0.0> : tensor<f32>
+  %m = tgc.compare gt, %s, %z : (tensor<?xf32>, tensor<f32>) -> tensor<?xi1>
+  %i = tgc.nonzero %m : (tensor<?xi1>) -> tensor<1x?xi64>
+  %j = tgc.reshape %i : tensor<1x?xi64> to tensor<?xi64>
+  %r = tgc.gather %x, %j {axis = 0 : i64} : (tensor<?x4xf32>, tensor<?xi64>) -> tensor<?x4xf32>
+  %y = tgc.matmul %r, %w : (tensor<?x4xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
+  return %y, %s : tensor<?x3xf32>, tensor<?xf32>
+}
+func.func @in_branch(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tgc.if %p (%x) : tensor<i1>, (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %i = tgc.nonzero %a : (tensor<4xf32>) -> tensor<1x?xi64>
+    %c = tgc.cast %i : tensor<1x?xi64> to tensor<1x?xf32>
+    %s = tgc.reduce_sum %c {axes = array<i64: 0, 1>} : (tensor<1x?xf32>) -> tensor<f32>
+    %b = tgc.add %a, %s : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    tgc.yield %b : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    tgc.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+)mlir";
+
+class StagedTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    mlir::DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    module = mlir::parseSourceString<mlir::ModuleOp>(kSource, &context);
+    ASSERT_TRUE(module);
+    codegen::registerAllBackends();
+  }
+  mlir::func::FuncOp get(llvm::StringRef name) {
+    return module->lookupSymbol<mlir::func::FuncOp>(name);
+  }
+  /// 6 rows of which those in `positive` sum to > 0, and weights.
+  static std::vector<HostTensor> inputs(const std::vector<int> &positive) {
+    HostTensor x = *HostTensor::allocate(DType::F32, {6, 4});
+    HostTensor w = *HostTensor::allocate(DType::F32, {4, 3});
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t c = 0; c < 4; ++c) {
+        bool up =
+            std::find(positive.begin(), positive.end(), r) != positive.end();
+        x.setDouble(r * 4 + c, (up ? 1.0 : -1.0) * (0.5 + r + 0.25 * c));
+      }
+    for (int64_t i = 0; i < w.numElements(); ++i)
+      w.setDouble(i, 0.1 * static_cast<double>(i) - 0.3);
+    return {x, w};
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+void expectSame(const std::vector<HostTensor> &got,
+                const std::vector<HostTensor> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << "result #" << i;
+    for (int64_t e = 0; e < got[i].numElements(); ++e)
+      EXPECT_NEAR(got[i].getDouble(e), want[i].getDouble(e), 1e-5)
+          << "result #" << i << " element " << e;
+  }
+}
+
+TEST_F(StagedTest, TheRestIsCompiledForEachCountACallBrings) {
+  auto cpu = codegen::getBackend("cpu");
+  auto reference = codegen::getBackend("reference");
+  ASSERT_TRUE(static_cast<bool>(cpu) && static_cast<bool>(reference));
+  codegen::BackendOptions options;
+  auto compiled = (*cpu)->compile(get("rows"), {{6, 4}, {4, 3}}, options);
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  auto oracle = (*reference)->compile(get("rows"), {{6, 4}, {4, 3}}, options);
+  ASSERT_TRUE(static_cast<bool>(oracle)) << llvm::toString(oracle.takeError());
+  std::string before = (*compiled)->describe();
+  EXPECT_NE(before.find("staged plan: the shape of 'tgc.nonzero' at"),
+            std::string::npos)
+      << before;
+  EXPECT_NE(before.find("0 so far"), std::string::npos) << before;
+  // Counts 2, 0 (an empty gather and matmul), 6, and 2 again.
+  for (const std::vector<int> &rows :
+       {std::vector<int>{1, 4}, std::vector<int>{},
+        std::vector<int>{0, 1, 2, 3, 4, 5}, std::vector<int>{0, 5}}) {
+    auto args = inputs(rows);
+    auto got = (*compiled)->run(args, {});
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = (*oracle)->run(args, {});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_EQ((*got)[0].shape(),
+              (std::vector<int64_t>{static_cast<int64_t>(rows.size()), 3}));
+    expectSame(*got, *want);
+  }
+  std::string after = (*compiled)->describe();
+  EXPECT_NE(after.find("3 so far"), std::string::npos) << after;
+  // Keyed by the nonzero's result and the values carried over (x, w and
+  // the row sums).
+  EXPECT_NE(after.find("stage 2 for (1x2, 6x4, 4x3, 6):"), std::string::npos)
+      << after;
+  // Staged functions are compiled as they run: no artifact.
+  absl::Status saved = (*compiled)->saveArtifact("/tmp/never.tgcplan", {});
+  EXPECT_TRUE(absl::IsUnimplemented(saved)) << saved;
+  EXPECT_NE(saved.message().find("cannot be saved as a plan"),
+            std::string::npos)
+      << saved;
+}
+
+TEST_F(StagedTest, OneInsideABranchIsALocatedUnsupportedError) {
+  auto cpu = codegen::getBackend("cpu");
+  ASSERT_TRUE(static_cast<bool>(cpu));
+  auto compiled =
+      (*cpu)->compile(get("in_branch"), {{}, {4}}, codegen::BackendOptions());
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  llvm::Error error = compiled.takeError();
+  EXPECT_TRUE(codegen::isUnsupported(error));
+  std::string message = llvm::toString(std::move(error));
+  EXPECT_EQ(message.rfind("-:15:10: ", 0), 0u) << message; // its location
+  EXPECT_NE(message.find("'tgc.nonzero' inside a region"), std::string::npos)
+      << message;
+}
+
+TEST_F(StagedTest, ConcurrentCallsWithDifferentCountsAgree) {
+  auto cpu = codegen::getBackend("cpu");
+  auto reference = codegen::getBackend("reference");
+  ASSERT_TRUE(static_cast<bool>(cpu) && static_cast<bool>(reference));
+  auto compiled =
+      (*cpu)->compile(get("rows"), {{6, 4}, {4, 3}}, codegen::BackendOptions());
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  auto oracle =
+      (*reference)
+          ->compile(get("rows"), {{6, 4}, {4, 3}}, codegen::BackendOptions());
+  ASSERT_TRUE(static_cast<bool>(oracle)) << llvm::toString(oracle.takeError());
+  std::vector<std::vector<int>> cases = {{0}, {1, 2}, {3, 4, 5}, {0, 2, 4, 5}};
+  std::vector<std::vector<HostTensor>> want;
+  for (const auto &rows : cases)
+    want.push_back(*(*oracle)->run(inputs(rows), {}));
+  std::vector<std::thread> threads;
+  std::vector<int> failures(cases.size(), 0);
+  for (size_t t = 0; t < cases.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 5; ++round) {
+        auto got = (*compiled)->run(inputs(cases[t]), {});
+        if (!got.ok() || (*got)[0].shape() != want[t][0].shape() ||
+            std::memcmp((*got)[1].data(), want[t][1].data(),
+                        want[t][1].byteSize()) != 0)
+          ++failures[t];
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (size_t t = 0; t < cases.size(); ++t)
+    EXPECT_EQ(failures[t], 0) << "case " << t;
+}
+
+} // namespace
