@@ -48,6 +48,54 @@ runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
     results.push_back(*std::move(result));
     return results;
   }
+  auto located = [&](absl::Status status) {
+    return absl::Status(status.code(), locationString(op->getLoc()) + ": '" +
+                                           op->getName().getStringRef().str() +
+                                           "' " +
+                                           std::string(status.message()));
+  };
+  if (auto u = dyn_cast<UniqueOp>(op)) {
+    std::optional<int64_t> axis;
+    if (auto a = u.getAxis())
+      axis = static_cast<int64_t>(*a);
+    auto result = runtime::unique(operands[0], axis, u.getSorted());
+    if (!result.ok())
+      return located(result.status());
+    std::vector<runtime::HostTensor> results;
+    results.push_back(std::move(result->values));
+    results.push_back(std::move(result->indices));
+    results.push_back(std::move(result->inverse));
+    results.push_back(std::move(result->counts));
+    return results;
+  }
+  if (auto slice = dyn_cast<DynamicSliceOp>(op)) {
+    auto result = runtime::dynamicSlice(
+        operands[0],
+        std::vector<int64_t>(slice.getAxes().begin(), slice.getAxes().end()),
+        operands[1], operands[2], operands[3]);
+    if (!result.ok())
+      return located(result.status());
+    std::vector<runtime::HostTensor> results;
+    results.push_back(*std::move(result));
+    return results;
+  }
+  if (auto nms = dyn_cast<NonMaxSuppressionOp>(op)) {
+    for (size_t i = 2; i < 5; ++i)
+      if (operands[i].numElements() != 1)
+        return located(absl::InvalidArgumentError(
+            "max_per_class, iou_threshold and score_threshold must hold one "
+            "element each, not " +
+            operands[i].describe()));
+    auto result = runtime::nonMaxSuppression(
+        operands[0], operands[1], operands[2].getInt(0),
+        operands[3].getDouble(0), operands[4].getDouble(0),
+        nms.getCenterPointBox());
+    if (!result.ok())
+      return located(result.status());
+    std::vector<runtime::HostTensor> results;
+    results.push_back(*std::move(result));
+    return results;
+  }
   return absl::UnimplementedError(locationString(op->getLoc()) + ": '" +
                                   op->getName().getStringRef().str() +
                                   "' has no host kernel");

@@ -183,6 +183,80 @@ LogicalResult NonZeroOp::verify() {
   return success();
 }
 
+LogicalResult UniqueOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto values = cast<RankedTensorType>(getValues().getType());
+  if (values.getElementType() != input.getElementType())
+    return emitOpError("values ") << values << " must have the input's "
+                                  << "element type (input " << input << ")";
+  std::optional<uint64_t> axis = getAxis();
+  if (axis && static_cast<int64_t>(*axis) >= input.getRank())
+    return emitOpError("axis ")
+           << *axis << " is out of range for the input " << input;
+  if (values.getRank() != (axis ? input.getRank() : 1))
+    return emitOpError("values ")
+           << values << " must have rank " << (axis ? input.getRank() : 1);
+  for (Value v : {getIndices(), getInverse(), getCounts()})
+    if (cast<RankedTensorType>(v.getType()).getRank() != 1)
+      return emitOpError("indices, inverse and counts must have rank 1");
+  return success();
+}
+
+LogicalResult NonMaxSuppressionOp::verify() {
+  auto boxes = cast<RankedTensorType>(getBoxes().getType());
+  auto scores = cast<RankedTensorType>(getScores().getType());
+  auto fixed = [](RankedTensorType t, int64_t dim, int64_t size) {
+    return t.isDynamicDim(dim) || t.getDimSize(dim) == size;
+  };
+  if (boxes.getRank() != 3 || !fixed(boxes, 2, 4))
+    return emitOpError("boxes ") << boxes << " must be [batch, n, 4]";
+  if (scores.getRank() != 3)
+    return emitOpError("scores ") << scores << " must be [batch, classes, n]";
+  auto selected = cast<RankedTensorType>(getSelected().getType());
+  if (selected.getRank() != 2 || !fixed(selected, 1, 3))
+    return emitOpError("result ") << selected << " must be [n, 3]";
+  for (Value v : {getMaxPerClass(), getIouThreshold(), getScoreThreshold()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.hasStaticShape() && t.getNumElements() != 1)
+      return emitOpError("max_per_class, iou_threshold and score_threshold "
+                         "must hold one element each, not ")
+             << t;
+  }
+  return success();
+}
+
+LogicalResult DynamicSliceOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (result.getElementType() != input.getElementType() ||
+      result.getRank() != input.getRank())
+    return emitOpError("result ")
+           << result << " must have the input's element type and rank (input "
+           << input << ")";
+  ArrayRef<int64_t> axes = getAxes();
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t a : axes)
+    if (a < 0 || a >= input.getRank() || !seen.insert(a).second)
+      return emitOpError("axes must be distinct dims of the input ")
+             << input << ", got " << a;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!seen.contains(d) && !input.isDynamicDim(d) &&
+        !result.isDynamicDim(d) && input.getDimSize(d) != result.getDimSize(d))
+      return emitOpError("dim ")
+             << d << " is not sliced, so the result " << result
+             << " must keep it (input " << input << ")";
+  for (Value v : {getStarts(), getEnds(), getSteps()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 ||
+        (!t.isDynamicDim(0) &&
+         t.getDimSize(0) != static_cast<int64_t>(axes.size())))
+      return emitOpError("starts, ends and steps must hold one value per "
+                         "axis (")
+             << axes.size() << "), not " << t;
+  }
+  return success();
+}
+
 LogicalResult ClampOp::verify() {
   double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
   if (std::isnan(lo) || std::isnan(hi))

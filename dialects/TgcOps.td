@@ -741,7 +741,7 @@ def Tgc_NonZeroOp : Tgc_Op<"nonzero", [Tgc_DataDependentShape]> {
     only when the function runs, so the result's last dim is dynamic; the
     CPU backend runs the ops before it as one plan, allocates the result
     when it runs, and specializes the rest of the function for its size
-    (docs/control-flow.md, "Data-dependent shapes").
+    (docs/tracing.md, "Data-dependent shapes").
 
     ```mlir
     %i = tgc.nonzero %x : (tensor<2x3xf32>) -> tensor<2x?xi64>
@@ -750,6 +750,84 @@ def Tgc_NonZeroOp : Tgc_Op<"nonzero", [Tgc_DataDependentShape]> {
   let arguments = (ins Tgc_Tensor:$input);
   let results = (outs Tgc_I64Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tgc_UniqueOp : Tgc_Op<"unique", [Tgc_DataDependentShape]> {
+  let summary = "The distinct elements or slices (a data-dependent shape)";
+  let description = [{
+    ONNX Unique. Without `axis`: the distinct elements of the flattened
+    input; with `axis`: the distinct slices along it. `sorted` (the default)
+    orders them ascending (slices lexicographically), otherwise by first
+    occurrence. Also returns, as i64, each one's first index in the input,
+    the index into `values` of every input element (slice), and how often
+    each occurs. The number of distinct ones is known only when the function
+    runs.
+
+    ```mlir
+    %v, %i, %inv, %c = tgc.unique %x {sorted = true}
+        : (tensor<6xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<6xi64>, tensor<?xi64>)
+    ```
+  }];
+  let arguments = (ins Tgc_NumericTensor:$input, OptionalAttr<I64Attr>:$axis,
+      DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Tgc_NumericTensor:$values, Tgc_I64Tensor:$indices,
+      Tgc_I64Tensor:$inverse, Tgc_I64Tensor:$counts);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tgc_NonMaxSuppressionOp : Tgc_Op<"non_max_suppression", [Tgc_DataDependentShape]> {
+  let summary = "Greedy non-maximum suppression of boxes (a data-dependent shape)";
+  let description = [{
+    ONNX NonMaxSuppression. `boxes` [batch, n, 4] holds corners (y1, x1, y2,
+    x2, in either order) or, with `center_point_box`, (x, y, width, height);
+    `scores` [batch, classes, n]. Per batch and class, the boxes whose score
+    exceeds the one-element `score_threshold` are taken best score first
+    (the lower index first among equal scores); each is kept unless its
+    intersection over union with a box kept before exceeds `iou_threshold`,
+    at most `max_per_class` (one i64 element) of them. The result holds one
+    (batch, class, box) row per kept box, in batch, class and selection
+    order; its length is known only when the function runs.
+
+    ```mlir
+    %s = tgc.non_max_suppression %boxes, %scores, %max, %iou, %min
+        : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins Tgc_FloatTensor:$boxes, Tgc_FloatTensor:$scores,
+      Tgc_I64Tensor:$max_per_class, Tgc_FloatTensor:$iou_threshold,
+      Tgc_FloatTensor:$score_threshold,
+      DefaultValuedAttr<BoolAttr, "false">:$center_point_box);
+  let results = (outs Tgc_I64Tensor:$selected);
+  let assemblyFormat = [{
+    $boxes `,` $scores `,` $max_per_class `,` $iou_threshold `,` $score_threshold
+        attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tgc_DynamicSliceOp : Tgc_Op<"dynamic_slice", [Tgc_DataDependentShape]> {
+  let summary = "A slice whose bounds are known only when it runs";
+  let description = [{
+    ONNX Slice with bounds computed by the function: along each of `axes`
+    (distinct, in `[0, rank)`), the elements from `starts[i]` towards
+    `ends[i]` by `steps[i]` (i64 tensors of one element per axis; negative
+    bounds count from the end and are clamped as numpy does; a step must
+    not be 0). The other dims are kept. The sliced dims are known only when
+    the function runs (`tgc.slice` takes constant bounds).
+
+    ```mlir
+    %y = tgc.dynamic_slice %x, %s, %e, %st {axes = array<i64: 1>}
+        : (tensor<4x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x?xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, Tgc_I64Tensor:$starts,
+      Tgc_I64Tensor:$ends, Tgc_I64Tensor:$steps, DenseI64ArrayAttr:$axes);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $starts `,` $ends `,` $steps attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 

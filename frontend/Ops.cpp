@@ -759,6 +759,86 @@ Tensor tgc::nonzero(const Tensor &x, std::source_location loc) {
   return rec.build<NonZeroOp>(type, valueOf(x));
 }
 
+Tensor tgc::dynamicSlice(const Tensor &x, const Tensor &starts,
+                         const Tensor &ends, const Tensor &steps,
+                         std::vector<int64_t> axes, std::source_location loc) {
+  OpRecorder rec(DynamicSliceOp::getOperationName(),
+                 {&x, &starts, &ends, &steps}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  // In the order given: starts[i], ends[i] and steps[i] belong to axes[i].
+  SmallVector<int64_t> list;
+  for (int64_t axis : axes) {
+    auto normalized =
+        normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
+    if (!normalized)
+      return rec.poison();
+    if (llvm::is_contained(list, *normalized)) {
+      rec.fail("axes " + listOf(axes) + " name a dim twice");
+      return rec.poison();
+    }
+    list.push_back(*normalized);
+  }
+  auto xType = typeOf(x);
+  SmallVector<int64_t> shape(xType.getShape().begin(), xType.getShape().end());
+  for (int64_t a : list)
+    shape[static_cast<size_t>(a)] = mlir::ShapedType::kDynamic;
+  auto type = mlir::RankedTensorType::get(shape, xType.getElementType());
+  return rec.build<DynamicSliceOp>(type, valueOf(x), valueOf(starts),
+                                   valueOf(ends), valueOf(steps),
+                                   ArrayRef<int64_t>(list));
+}
+
+tgc::UniqueTensors tgc::unique(const Tensor &x, std::optional<int64_t> axis,
+                               bool sorted, std::source_location loc) {
+  OpRecorder rec(UniqueOp::getOperationName(), {&x}, loc);
+  if (!rec.ok())
+    return {rec.poison(), rec.poison(), rec.poison(), rec.poison()};
+  mlir::MLIRContext *context = valueOf(x).getContext();
+  auto xType = typeOf(x);
+  mlir::IntegerAttr axisAttr;
+  SmallVector<int64_t> valueShape{mlir::ShapedType::kDynamic};
+  int64_t slices = xType.hasStaticShape() ? xType.getNumElements()
+                                          : mlir::ShapedType::kDynamic;
+  if (axis) {
+    auto normalized =
+        normalizeAxis(rec, *axis, x.rank(), "input " + shapeText(x));
+    if (!normalized)
+      return {rec.poison(), rec.poison(), rec.poison(), rec.poison()};
+    axisAttr = mlir::IntegerAttr::get(mlir::IntegerType::get(context, 64),
+                                      *normalized);
+    valueShape.assign(xType.getShape().begin(), xType.getShape().end());
+    valueShape[static_cast<size_t>(*normalized)] = mlir::ShapedType::kDynamic;
+    slices = xType.getDimSize(*normalized);
+  }
+  auto i64 = mlir::IntegerType::get(context, 64);
+  auto dynamic = mlir::RankedTensorType::get({mlir::ShapedType::kDynamic}, i64);
+  SmallVector<mlir::Type> types{
+      mlir::RankedTensorType::get(valueShape, xType.getElementType()), dynamic,
+      mlir::RankedTensorType::get({slices}, i64), dynamic};
+  auto r = rec.buildResults<UniqueOp>(types, valueOf(x), axisAttr,
+                                      mlir::BoolAttr::get(context, sorted));
+  return {r[0], r[1], r[2], r[3]};
+}
+
+Tensor tgc::nonMaxSuppression(const Tensor &boxes, const Tensor &scores,
+                              const Tensor &maxPerClass,
+                              const Tensor &iouThreshold,
+                              const Tensor &scoreThreshold, bool centerPointBox,
+                              std::source_location loc) {
+  OpRecorder rec(
+      NonMaxSuppressionOp::getOperationName(),
+      {&boxes, &scores, &maxPerClass, &iouThreshold, &scoreThreshold}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  auto type = mlir::RankedTensorType::get(
+      {mlir::ShapedType::kDynamic, 3},
+      mlir::IntegerType::get(valueOf(boxes).getContext(), 64));
+  return rec.build<NonMaxSuppressionOp>(
+      type, valueOf(boxes), valueOf(scores), valueOf(maxPerClass),
+      valueOf(iouThreshold), valueOf(scoreThreshold), centerPointBox);
+}
+
 std::pair<Tensor, Tensor> tgc::topk(const Tensor &x, int64_t k, int64_t axis,
                                     bool largest, bool sorted,
                                     std::source_location loc) {

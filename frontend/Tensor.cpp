@@ -198,6 +198,19 @@ std::vector<Tensor> OpRecorder::finishInferredResults(Operation *op,
   return results;
 }
 
+std::vector<Tensor> OpRecorder::finishVerifiedResults(Operation *op,
+                                                      unsigned errorsBefore) {
+  const unsigned n = op->getNumResults();
+  if (!llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
+      failed(verify(op)))
+    return std::vector<Tensor>(n,
+                               discard(op, errorsBefore, "failed to verify"));
+  std::vector<Tensor> results;
+  for (Value result : op->getResults())
+    results.push_back(TensorAccess::make(result, trace->id));
+  return results;
+}
+
 Tensor OpRecorder::finishVerified(Operation *op, unsigned errorsBefore) {
   if (op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()) || failed(verify(op)))

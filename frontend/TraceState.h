@@ -148,7 +148,22 @@ public:
     return finishVerified(op.getOperation(), errorsBefore);
   }
 
+  /// Creates OpT with the given result types and verifies it; every result
+  /// is poisoned on failure.
+  template <typename OpT, typename... Args>
+  std::vector<Tensor> buildResults(mlir::TypeRange resultTypes,
+                                   Args &&...args) {
+    if (!usable)
+      return std::vector<Tensor>(resultTypes.size(), poison());
+    unsigned errorsBefore = trace->getErrorCount();
+    auto op =
+        OpT::create(builder(), loc(), resultTypes, std::forward<Args>(args)...);
+    return finishVerifiedResults(op.getOperation(), errorsBefore);
+  }
+
 private:
+  std::vector<Tensor> finishVerifiedResults(mlir::Operation *op,
+                                            unsigned errorsBefore);
   mlir::Type placeholderType();
   Tensor finishInferred(mlir::Operation *op, unsigned errorsBefore);
   std::vector<Tensor> finishInferredResults(mlir::Operation *op,

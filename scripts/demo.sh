@@ -125,6 +125,13 @@ protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto \
 "$BIN/tgc-run" /tmp/tgc-demo-dynamic.onnx --input=2x3x8xf32=1 | cut -c1-60
 "$BIN/tgc-run" /tmp/tgc-demo-dynamic.onnx --input=5x1x8xf32=1 | cut -c1-60
 
+step "Data-dependent shapes: NonZero/Compress, Unique and NonMaxSuppression run with one plan before the op, the op on the host, and the rest compiled for the shape it returns (docs/tracing.md)"
+"$BIN/tgc-run" test/tools/tgc-run/data-dependent.mlir --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7
+"$BIN/tgc-run" $ONNX_DATA/node/test_compress_0/model.onnx \
+  --input=$ONNX_DATA/node/test_compress_0/test_data_set_0/input_0.pb \
+  --input=$ONNX_DATA/node/test_compress_0/test_data_set_0/input_1.pb \
+  --expected=$ONNX_DATA/node/test_compress_0/test_data_set_0/output_0.pb --print-plan | grep -E "^staged|^then|^stage|result|match"
+
 step "ONNX conformance: the pytorch-operator backend tests on both backends (make conformance runs all 1072)"
 "$BIN/tgc-onnx-conformance" --dir=pytorch-operator
 
@@ -160,6 +167,8 @@ if [ -x "$BIN/tgc-cuda-codegen" ]; then
   "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --compile-only --print-plan --seed=5 | grep -E "^cuda plan|^ *\[" | sed 's/ at [^ ]*//' | cut -c1-150
   step "CUDA: which functions of the op suite compile for the GPU (tgc-run --differential --backend=cuda --compile-only)"
   "$BIN/tgc-run" test/dialects/ops-pooling.mlir --differential --backend=cuda --compile-only | tail -3
+  step "CUDA reduced precision: --precision=f16 runs convolutions and matmuls on half tensor cores, with the layers between them in half (compile only; docs/precision.md)"
+  "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --compile-only --precision=f16 --print-plan --seed=5 | grep -E "^ *\[" | sed 's/ at [^ ]*//' | cut -c1-150
   step "CUDA: running needs a GPU and its driver; without one tgc says so"
   "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --seed=5 2>&1 | head -2 || true
 fi

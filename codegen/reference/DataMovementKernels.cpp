@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/reference/Kernels.h"
+#include "runtime/DataDependent.h"
 
 #include "dialects/ScalarMath.h"
 #include "dialects/ShapeUtils.h"
@@ -609,6 +610,33 @@ Result runDataMovement(Operation *op, Operands operands) {
   }
   if (auto o = dyn_cast<NonZeroOp>(op)) {
     return runNonZero(o, *operands[0]);
+  }
+  if (auto o = dyn_cast<DynamicSliceOp>(op)) {
+    // The runtime's kernel (runtime/DataDependent.h); tgc.slice's
+    // interpreter kernel and the ONNX backend tests are its oracles.
+    auto result = runtime::dynamicSlice(
+        *operands[0],
+        std::vector<int64_t>(o.getAxes().begin(), o.getAxes().end()),
+        *operands[1], *operands[2], *operands[3]);
+    if (!result.ok())
+      return opError(op, std::string(result.status().message()));
+    return *std::move(result);
+  }
+  if (auto o = dyn_cast<NonMaxSuppressionOp>(op)) {
+    // The runtime's kernel (runtime/DataDependent.h); the ONNX backend
+    // tests are its oracle.
+    for (size_t i = 2; i < 5; ++i)
+      if (operands[i]->numElements() != 1)
+        return opError(op, "max_per_class, iou_threshold and "
+                           "score_threshold must hold one element each, not " +
+                               operands[i]->describe());
+    auto result = runtime::nonMaxSuppression(
+        *operands[0], *operands[1], operands[2]->getInt(0),
+        operands[3]->getDouble(0), operands[4]->getDouble(0),
+        o.getCenterPointBox());
+    if (!result.ok())
+      return opError(op, std::string(result.status().message()));
+    return *std::move(result);
   }
   if (auto o = dyn_cast<DynamicReshapeOp>(op)) {
     return runDynamicReshape(o, *operands[0], *operands[1]);

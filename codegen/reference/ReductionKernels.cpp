@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/reference/Kernels.h"
+#include "runtime/DataDependent.h"
 
 #include "dialects/ScalarMath.h"
 #include "dialects/TgcOps.h"
@@ -432,6 +433,23 @@ std::optional<Expected<std::vector<HostTensor>>>
 runMultiResult(Operation *op, Operands operands) {
   if (auto o = dyn_cast<TopKOp>(op))
     return runTopK(o, *operands[0]);
+  if (auto o = dyn_cast<UniqueOp>(op)) {
+    // The runtime's kernel (runtime/DataDependent.h); the ONNX backend
+    // tests are its oracle.
+    std::optional<int64_t> axis;
+    if (auto a = o.getAxis())
+      axis = static_cast<int64_t>(*a);
+    auto result = runtime::unique(*operands[0], axis, o.getSorted());
+    if (!result.ok())
+      return Expected<std::vector<HostTensor>>(
+          opError(op, std::string(result.status().message())));
+    std::vector<HostTensor> results;
+    results.push_back(std::move(result->values));
+    results.push_back(std::move(result->indices));
+    results.push_back(std::move(result->inverse));
+    results.push_back(std::move(result->counts));
+    return Expected<std::vector<HostTensor>>(std::move(results));
+  }
   return std::nullopt;
 }
 

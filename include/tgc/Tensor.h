@@ -411,8 +411,37 @@ Tensor scatterND(const Tensor &data, const Tensor &indices,
 /// The coordinates of the nonzero elements of `x` as i64 [rank, n], one
 /// column per element in row-major order (NaN counts as nonzero). `n` is
 /// known only when the function runs: the CPU backend specializes what
-/// follows for it when it runs (docs/control-flow.md).
+/// follows for it when it runs (docs/tracing.md, "Data-dependent shapes").
 Tensor nonzero(const Tensor &x, SourceLoc loc = SourceLoc::current());
+/// x sliced along `axes` with bounds computed by the function: i64 tensors
+/// `starts`, `ends` and `steps` of one value per axis (ONNX Slice; negative
+/// bounds count from the end, clamped). The sliced dims are known only when
+/// the function runs.
+Tensor dynamicSlice(const Tensor &x, const Tensor &starts, const Tensor &ends,
+                    const Tensor &steps, std::vector<int64_t> axes,
+                    SourceLoc loc = SourceLoc::current());
+/// ONNX Unique: the distinct elements of `x` (flattened; with `axis`, the
+/// distinct slices along it), ascending when `sorted`, else by first
+/// occurrence, with the i64 index of each one's first occurrence, the index
+/// into `values` of every element (slice) of `x`, and each one's count.
+/// Their number is known only when the function runs.
+struct UniqueTensors {
+  Tensor values, indices, inverse, counts;
+};
+UniqueTensors unique(const Tensor &x, std::optional<int64_t> axis = {},
+                     bool sorted = true, SourceLoc loc = SourceLoc::current());
+/// ONNX NonMaxSuppression: per batch and class of `scores` [batch, classes,
+/// n], the boxes of `boxes` [batch, n, 4] (corners, or with
+/// `centerPointBox` center, width and height) scoring above
+/// `scoreThreshold`, best first, each kept unless its IoU with one kept
+/// before exceeds `iouThreshold`, at most `maxPerClass`; one i64 (batch,
+/// class, box) row per kept box. The thresholds and the maximum are
+/// one-element tensors (i64 for the maximum).
+Tensor nonMaxSuppression(const Tensor &boxes, const Tensor &scores,
+                         const Tensor &maxPerClass, const Tensor &iouThreshold,
+                         const Tensor &scoreThreshold,
+                         bool centerPointBox = false,
+                         SourceLoc loc = SourceLoc::current());
 /// The k largest (or smallest) elements along `axis` and their i64 indices,
 /// best first; ties in index order.
 std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int64_t axis = -1,

@@ -6,8 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/ImporterInternal.h"
+#include "runtime/Shape.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -567,6 +569,41 @@ llvm::Error convTopKV1(Importer &im) {
 llvm::Error convTopKV10(Importer &im) {
   TRY(x, im.in(0));
   TRY(axis, im.axisAttr("axis", -1, x.rank()));
+  TRY(known, im.constIn(1));
+  if (!known) {
+    // K computed by the function: every element in order, then the first K
+    // (a tgc.dynamic_slice: a data-dependent shape).
+    std::optional<int64_t> size = x.dim(axis);
+    if (!size)
+      return im.unsupported("TopK with a K computed when the function runs "
+                            "needs a static dim along its axis");
+    TRY(largest, im.attrInt("largest", 1));
+    TRY(sorted, im.attrInt("sorted", 1));
+    auto [values, indices] =
+        tgc::topk(x, *size, axis, largest != 0, /*sorted=*/true);
+    if (!values.valid() || !indices.valid())
+      return im.traceFailure();
+    (void)sorted; // every order is a valid unsorted one
+    TRY(k, im.in(1));
+    TRYT(flatK, tgc::reshape(k, {1}));
+    Tensor end = flatK;
+    if (end.dtype() != DType::I64) {
+      TRYT(c, tgc::cast(end, DType::I64));
+      end = c;
+    }
+    auto zero = HostTensor::allocate(DType::I64, {1});
+    auto one = HostTensor::allocate(DType::I64, {1});
+    if (!zero.ok() || !one.ok())
+      return im.fail("out of memory");
+    zero->setInt(0, 0);
+    one->setInt(0, 1);
+    Tensor start = im.constantTensor(*zero), step = im.constantTensor(*one);
+    TRYT(v, tgc::dynamicSlice(values, start, end, step, {axis}));
+    TRYT(i, tgc::dynamicSlice(indices, start, end, step, {axis}));
+    im.out(0, v);
+    im.out(1, i);
+    return llvm::Error::success();
+  }
   TRY(ks, im.constInts(1, "K"));
   if (ks.size() != 1)
     return im.fail("K (input #1) must have one element, not " +
@@ -638,10 +675,117 @@ llvm::Error convDet(Importer &im) {
   im.out(0, total);
   return llvm::Error::success();
 }
+/// DFT (opset 17) of a static signal: along `axis`, products with the
+/// constant cosine and sine matrices C[n][k] = cos(2 pi n k / N) and S
+/// (computed in double): forward re' = re C + im S, im' = im C - re S;
+/// inverse re' = (re C - im S) / N, im' = (im C + re S) / N; `onesided`
+/// keeps the first N / 2 + 1 frequencies of a real signal.
+llvm::Error convDFT(Importer &im) {
+  TRY(x, im.in(0));
+  if (!x.hasStaticShape() || x.rank() < 3)
+    return im.unsupported(
+        "DFT needs a static input [batch, ..., 1 or 2], not " + x.describe());
+  std::vector<int64_t> shape = x.shape();
+  const int64_t r = x.rank();
+  const int64_t parts = shape.back();
+  if (parts != 1 && parts != 2)
+    return im.fail("the last dim of the input " + x.describe() +
+                   " must be 1 (real) or 2 (complex)");
+  TRY(axisAttr, im.attrInt("axis", 1));
+  int64_t axis = axisAttr < 0 ? axisAttr + r : axisAttr;
+  if (axis < 1 || axis >= r - 1)
+    return im.fail("axis " + llvm::Twine(axisAttr) +
+                   " must name a signal dim of " + x.describe());
+  TRY(inverse, im.attrInt("inverse", 0));
+  TRY(onesided, im.attrInt("onesided", 0));
+  const int64_t n = shape[static_cast<size_t>(axis)];
+  if (im.has(1)) {
+    TRY(length, im.constInts(1, "dft_length"));
+    if (length.size() != 1 || length[0] != n)
+      return im.unsupported("DFT with a dft_length other than the signal's "
+                            "length is not supported");
+  }
+  if (onesided && (inverse || parts == 2))
+    return im.unsupported("a onesided DFT of a complex or inverse signal is "
+                          "not supported");
+  const int64_t k = onesided ? n / 2 + 1 : n;
+  auto matrix = [&](bool sine) -> llvm::Expected<Tensor> {
+    auto m = HostTensor::allocate(x.dtype(), {n, k});
+    if (!m.ok())
+      return im.fail(std::string(m.status().message()));
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t b = 0; b < k; ++b) {
+        // The angle of a * b mod n, exact in integers.
+        double angle = 2.0 * M_PI * static_cast<double>((a * b) % n) /
+                       static_cast<double>(n);
+        double v = sine ? std::sin(angle) : std::cos(angle);
+        m->setDouble(a * k + b, inverse ? v / static_cast<double>(n) : v);
+      }
+    return im.constantTensor(*m);
+  };
+  TRY(cosines, matrix(false));
+  TRY(sines, matrix(true));
+  // The signal dim moved last, the other dims flattened: [rows, n].
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < r - 1; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  std::vector<int64_t> movedShape;
+  for (int64_t d : perm)
+    movedShape.push_back(shape[static_cast<size_t>(d)]);
+  const int64_t rows = runtime::numElements(movedShape) / n;
+  auto part = [&](int64_t p) -> llvm::Expected<Tensor> {
+    std::vector<int64_t> starts(static_cast<size_t>(r), 0), ends = shape;
+    starts.back() = p;
+    ends.back() = p + 1;
+    TRYT(slice, tgc::slice(x, starts, ends));
+    TRYT(squeezed, tgc::reshape(slice, std::vector<int64_t>(shape.begin(),
+                                                            shape.end() - 1)));
+    TRYT(moved, tgc::transpose(squeezed, perm));
+    TRYT(flat, tgc::reshape(moved, {rows, n}));
+    return flat;
+  };
+  TRY(re, part(0));
+  TRYT(reC, tgc::matmul(re, cosines));
+  TRYT(reS, tgc::matmul(re, sines));
+  Tensor yRe = reC, yIm;
+  TRYT(negReS, tgc::neg(reS));
+  yIm = inverse ? reS : negReS;
+  if (parts == 2) {
+    TRY(imag, part(1));
+    TRYT(imC, tgc::matmul(imag, cosines));
+    TRYT(imS, tgc::matmul(imag, sines));
+    TRYT(newRe, inverse ? tgc::sub(reC, imS) : tgc::add(reC, imS));
+    TRYT(newIm, tgc::add(imC, yIm));
+    yRe = newRe;
+    yIm = newIm;
+  }
+  // Back to the input's layout, with the frequencies where the signal was.
+  std::vector<int64_t> outMoved = movedShape;
+  outMoved.back() = k;
+  std::vector<int64_t> back(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    back[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  auto restore = [&](const Tensor &t) -> llvm::Expected<Tensor> {
+    TRYT(unflat, tgc::reshape(t, outMoved));
+    TRYT(moved, tgc::transpose(unflat, back));
+    std::vector<int64_t> withPart = moved.shape();
+    withPart.push_back(1);
+    TRYT(y, tgc::reshape(moved, withPart));
+    return y;
+  };
+  TRY(outRe, restore(yRe));
+  TRY(outIm, restore(yIm));
+  TRYT(y, tgc::concat({outRe, outIm}, r - 1));
+  im.out(0, y);
+  return llvm::Error::success();
+}
 } // namespace
 
 void onnximpl::registerMathConverters(ConverterTable &table) {
   table.add("Det", 1, convDet);
+  table.add("DFT", 17, convDFT);
   table.add("MatMul", 1, convMatMul);
   table.add("Gemm", 1, convGemm);
   table.add("Einsum", 1, convEinsum);

@@ -334,8 +334,61 @@ llvm::Error convSliceV1(Importer &im) {
 
 /// Slice from opset 10: starts, ends, axes and steps are inputs #1 to #4,
 /// constants.
+/// An i64 tensor of input `i` flattened to [n] (cast from i32).
+llvm::Expected<Tensor> int64Vector(Importer &im, int i) {
+  TRY(t, im.in(i));
+  if (t.dtype() != DType::I64 && t.dtype() != DType::I32)
+    return im.fail("input #" + llvm::Twine(i) + " " + t.describe() +
+                   " must be int32 or int64");
+  TRYT(flat, tgc::reshape(t, {-1}));
+  if (flat.dtype() == DType::I64)
+    return flat;
+  TRYT(wide, tgc::cast(flat, DType::I64));
+  return wide;
+}
+
+/// Slice whose starts, ends or steps are computed by the function: a
+/// tgc.dynamic_slice (a data-dependent shape). The axes must be constants.
+llvm::Error dynamicSliceOf(Importer &im, const Tensor &x) {
+  TRY(starts, int64Vector(im, 1));
+  TRY(ends, int64Vector(im, 2));
+  std::optional<int64_t> n = starts.dim(0);
+  if (!n)
+    return im.unsupported("a Slice with a dynamic number of starts is not "
+                          "supported");
+  std::vector<int64_t> axes;
+  if (im.has(3)) {
+    TRY(a, im.constInts(3, "axes"));
+    axes = a;
+  } else {
+    for (int64_t i = 0; i < *n; ++i)
+      axes.push_back(i);
+  }
+  Tensor steps;
+  if (im.has(4)) {
+    TRY(st, int64Vector(im, 4));
+    steps = st;
+  } else {
+    auto ones = HostTensor::allocate(DType::I64, {*n});
+    if (!ones.ok())
+      return im.fail(std::string(ones.status().message()));
+    for (int64_t i = 0; i < *n; ++i)
+      ones->setInt(i, 1);
+    steps = im.constantTensor(*ones);
+  }
+  TRYT(y, tgc::dynamicSlice(x, starts, ends, steps, axes));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 llvm::Error convSliceV10(Importer &im) {
   TRY(x, im.in(0));
+  for (int i : {1, 2, 4})
+    if (im.has(i) && !im.isConstantOpIn(i)) {
+      TRY(known, im.constIn(i));
+      if (!known)
+        return dynamicSliceOf(im, x);
+    }
   TRY(starts, im.constInts(1, "starts"));
   TRY(ends, im.constInts(2, "ends"));
   std::vector<int64_t> axes, steps;
@@ -655,6 +708,64 @@ llvm::Error convCompress(Importer &im) {
   TRYT(where, tgc::nonzero(condition));
   TRYT(indices, tgc::reshape(where, {-1}));
   TRYT(y, tgc::gather(data, indices, axis));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+llvm::Error convUnique(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axisAttr, im.attrInt("axis"));
+  TRY(sorted, im.attrInt("sorted", 1));
+  std::optional<int64_t> axis;
+  if (axisAttr) {
+    TRY(normalized, im.axisAttr("axis", 0, x.rank()));
+    axis = normalized;
+  }
+  tgc::UniqueTensors r = tgc::unique(x, axis, sorted != 0);
+  if (!r.values.valid())
+    return im.traceFailure();
+  im.out(0, r.values);
+  im.out(1, r.indices);
+  im.out(2, r.inverse);
+  im.out(3, r.counts);
+  return llvm::Error::success();
+}
+
+/// NonMaxSuppression: a missing max_output_boxes_per_class keeps no box,
+/// a missing iou_threshold is 0 and a missing score_threshold keeps every
+/// score.
+llvm::Error convNonMaxSuppression(Importer &im) {
+  TRY(boxes, im.in(0));
+  TRY(scores, im.in(1));
+  TRY(center, im.attrInt("center_point_box", 0));
+  if (center != 0 && center != 1)
+    return im.fail("attribute 'center_point_box' must be 0 or 1, not " +
+                   llvm::Twine(center));
+  auto scalarOr = [&](int i, DType dtype,
+                      double dflt) -> llvm::Expected<Tensor> {
+    if (im.has(i)) {
+      TRY(t, im.in(i));
+      if (t.numElements() && *t.numElements() != 1)
+        return im.fail("input " + llvm::Twine(i) + " " + t.describe() +
+                       " must hold one element");
+      TRYT(flat, tgc::reshape(t, {1}));
+      if (flat.dtype() == dtype)
+        return flat;
+      TRYT(c, tgc::cast(flat, dtype));
+      return c;
+    }
+    auto value = HostTensor::allocate(dtype, {1});
+    if (!value.ok())
+      return im.fail(std::string(value.status().message()));
+    value->setDouble(0, dflt);
+    return im.constantTensor(*value);
+  };
+  TRY(maxPerClass, scalarOr(2, DType::I64, 0));
+  TRY(iou, scalarOr(3, scores.dtype(), 0));
+  TRY(minScore,
+      scalarOr(4, scores.dtype(), -std::numeric_limits<double>::infinity()));
+  TRYT(y, tgc::nonMaxSuppression(boxes, scores, maxPerClass, iou, minScore,
+                                 center == 1));
   im.out(0, y);
   return llvm::Error::success();
 }
@@ -1097,6 +1208,8 @@ void onnximpl::registerTensorConverters(ConverterTable &table) {
   table.add("ReverseSequence", 1, convReverseSequence);
   table.add("NonZero", 9, convNonZero);
   table.add("Compress", 9, convCompress);
+  table.add("Unique", 11, convUnique);
+  table.add("NonMaxSuppression", 10, convNonMaxSuppression);
   table.add("GatherND", 1, convGatherND);
   table.add("Scatter", 1, convScatterElements);
   table.add("ScatterElements", 1, convScatterElements);

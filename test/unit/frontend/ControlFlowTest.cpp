@@ -554,3 +554,30 @@ TEST(DataDependent, NonZeroServesEveryCountWithOneTrace) {
   ASSERT_EQ(coordinates.size(), 1u);
   expectValues(coordinates[0], DType::I64, {2, 3}, {0, 1, 1, 1, 0, 2});
 }
+
+// tgc::unique and tgc::nonMaxSuppression in traced functions, against
+// values worked out by hand, on both backends.
+TEST(DataDependent, UniqueAndNonMaxSuppressionTrace) {
+  auto distinct = [](Tensor x) {
+    UniqueTensors u = unique(x, std::nullopt, /*sorted=*/true);
+    return std::make_tuple(u.values, u.indices, u.inverse, u.counts);
+  };
+  auto u = runBoth(distinct, 0, f32({5}, {3, 1, 3, 2, 1}));
+  ASSERT_EQ(u.size(), 4u);
+  expectValues(u[0], DType::F32, {3}, {1, 2, 3});
+  expectValues(u[1], DType::I64, {3}, {1, 3, 0});
+  expectValues(u[2], DType::I64, {5}, {2, 0, 2, 1, 0});
+  expectValues(u[3], DType::I64, {3}, {2, 1, 2});
+  auto suppress = [](Tensor boxes, Tensor scores) {
+    Tensor keep = constant(makeI(DType::I64, {1}, {1}));
+    Tensor iou = constant(f32({1}, {0.5}));
+    Tensor floor = constant(f32({1}, {0.1}));
+    return nonMaxSuppression(boxes, scores, keep, iou, floor);
+  };
+  // One box per class: class 0 keeps box 1 (best), class 1 keeps box 0
+  // (box 1's score is below the floor).
+  auto kept = runBoth(suppress, 0, f32({1, 2, 4}, {0, 0, 1, 1, 0, 0, 2, 2}),
+                      f32({1, 2, 2}, {0.3, 0.6, 0.4, 0.05}));
+  ASSERT_EQ(kept.size(), 1u);
+  expectValues(kept[0], DType::I64, {2, 3}, {0, 0, 1, 0, 1, 0});
+}
