@@ -680,8 +680,8 @@ llvm::Error convDet(Importer &im) {
 /// (computed in double): forward re' = re C + im S, im' = im C - re S;
 /// inverse re' = (re C - im S) / N, im' = (im C + re S) / N; `onesided`
 /// keeps the first N / 2 + 1 frequencies of a real signal.
-llvm::Error convDFT(Importer &im) {
-  TRY(x, im.in(0));
+llvm::Expected<Tensor> dftAlong(Importer &im, const Tensor &x, int64_t axisAttr,
+                                bool inverse, bool onesided) {
   if (!x.hasStaticShape() || x.rank() < 3)
     return im.unsupported(
         "DFT needs a static input [batch, ..., 1 or 2], not " + x.describe());
@@ -691,20 +691,11 @@ llvm::Error convDFT(Importer &im) {
   if (parts != 1 && parts != 2)
     return im.fail("the last dim of the input " + x.describe() +
                    " must be 1 (real) or 2 (complex)");
-  TRY(axisAttr, im.attrInt("axis", 1));
   int64_t axis = axisAttr < 0 ? axisAttr + r : axisAttr;
   if (axis < 1 || axis >= r - 1)
     return im.fail("axis " + llvm::Twine(axisAttr) +
                    " must name a signal dim of " + x.describe());
-  TRY(inverse, im.attrInt("inverse", 0));
-  TRY(onesided, im.attrInt("onesided", 0));
   const int64_t n = shape[static_cast<size_t>(axis)];
-  if (im.has(1)) {
-    TRY(length, im.constInts(1, "dft_length"));
-    if (length.size() != 1 || length[0] != n)
-      return im.unsupported("DFT with a dft_length other than the signal's "
-                            "length is not supported");
-  }
   if (onesided && (inverse || parts == 2))
     return im.unsupported("a onesided DFT of a complex or inverse signal is "
                           "not supported");
@@ -778,6 +769,82 @@ llvm::Error convDFT(Importer &im) {
   TRY(outRe, restore(yRe));
   TRY(outIm, restore(yIm));
   TRYT(y, tgc::concat({outRe, outIm}, r - 1));
+  return y;
+}
+
+llvm::Error convDFT(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(axis, im.attrInt("axis", 1));
+  TRY(inverse, im.attrInt("inverse", 0));
+  TRY(onesided, im.attrInt("onesided", 0));
+  if (im.has(1)) {
+    TRY(length, im.constInts(1, "dft_length"));
+    int64_t a = axis < 0 ? axis + x.rank() : axis;
+    if (length.size() != 1 || a < 0 || a >= x.rank() ||
+        std::optional<int64_t>(length[0]) != x.dim(a))
+      return im.unsupported("DFT with a dft_length other than the signal's "
+                            "length is not supported");
+  }
+  TRY(y, dftAlong(im, x, axis, inverse != 0, onesided != 0));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
+/// STFT (opset 17): the frames of `frame_length` samples every
+/// `frame_step` (constants), times the window, each transformed by
+/// dftAlong (onesided by default).
+llvm::Error convSTFT(Importer &im) {
+  TRY(signal, im.in(0));
+  if (!signal.hasStaticShape() || signal.rank() != 3)
+    return im.unsupported("STFT needs a static signal [batch, length, 1 or "
+                          "2], not " +
+                          signal.describe());
+  TRY(steps, im.constInts(1, "frame_step"));
+  if (steps.size() != 1 || steps[0] < 1)
+    return im.fail("frame_step must be one positive integer");
+  std::optional<Tensor> window;
+  int64_t frameLength = -1;
+  if (im.has(2)) {
+    TRY(w, im.in(2));
+    if (w.rank() != 1 || !w.dim(0))
+      return im.fail("window " + w.describe() + " must be a static vector");
+    window = w;
+    frameLength = *w.dim(0);
+  }
+  if (im.has(3)) {
+    TRY(lengths, im.constInts(3, "frame_length"));
+    if (lengths.size() != 1 || lengths[0] < 1 ||
+        (window && lengths[0] != frameLength))
+      return im.fail("frame_length must be one positive integer (the "
+                     "window's length when there is one)");
+    frameLength = lengths[0];
+  }
+  if (frameLength < 1)
+    return im.fail("STFT needs a window or a frame_length");
+  TRY(onesided, im.attrInt("onesided", 1));
+  std::vector<int64_t> shape = signal.shape();
+  const int64_t length = shape[1], step = steps[0];
+  if (frameLength > length)
+    return im.fail("frame_length " + llvm::Twine(frameLength) +
+                   " exceeds the signal's length " + llvm::Twine(length));
+  const int64_t frames = (length - frameLength) / step + 1;
+  auto index = HostTensor::allocate(DType::I64, {frames * frameLength});
+  if (!index.ok())
+    return im.fail(std::string(index.status().message()));
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t j = 0; j < frameLength; ++j)
+      index->setInt(f * frameLength + j, f * step + j);
+  TRYT(gathered, tgc::gather(signal, im.constantTensor(*index), 1));
+  TRYT(framed,
+       tgc::reshape(gathered, {shape[0], frames, frameLength, shape[2]}));
+  Tensor weighted = framed;
+  if (window) {
+    TRYT(w, tgc::reshape(*window, {1, 1, frameLength, 1}));
+    TRYT(product, tgc::mul(framed, w));
+    weighted = product;
+  }
+  TRY(y, dftAlong(im, weighted, 2, /*inverse=*/false,
+                  onesided != 0 && shape[2] == 1));
   im.out(0, y);
   return llvm::Error::success();
 }
@@ -786,6 +853,7 @@ llvm::Error convDFT(Importer &im) {
 void onnximpl::registerMathConverters(ConverterTable &table) {
   table.add("Det", 1, convDet);
   table.add("DFT", 17, convDFT);
+  table.add("STFT", 17, convSTFT);
   table.add("MatMul", 1, convMatMul);
   table.add("Gemm", 1, convGemm);
   table.add("Einsum", 1, convEinsum);
