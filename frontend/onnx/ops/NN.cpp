@@ -516,11 +516,64 @@ llvm::Error convGlobalPool(Importer &im) {
 // Normalization
 //===----------------------------------------------------------------------===//
 
+/// BatchNormalization in training mode (opset 14+): normalized with the
+/// batch's mean and (population) variance over every dim but the
+/// channels; outputs 1 and 2 are the running statistics, input * momentum
+/// + batch * (1 - momentum).
+llvm::Error batchNormTraining(Importer &im, const Tensor &x) {
+  if (x.rank() < 2)
+    return im.fail("input " + x.describe() + " must have rank >= 2");
+  TRY(eps, im.attrFloat("epsilon", 1e-5));
+  TRY(momentum, im.attrFloat("momentum", 0.9));
+  std::vector<int64_t> axes = {0}, channelShape = {-1};
+  for (int64_t d = 2; d < x.rank(); ++d) {
+    axes.push_back(d);
+    channelShape.push_back(1);
+  }
+  std::vector<Tensor> params;
+  for (int i = 1; i <= 4; ++i) {
+    TRY(p, im.in(i));
+    Tensor t = p;
+    if (p.dtype() != x.dtype()) {
+      TRYT(c, tgc::cast(p, x.dtype()));
+      t = c;
+    }
+    params.push_back(t);
+  }
+  TRYT(mean, tgc::reduceMean(x, axes, /*keepdims=*/true));
+  TRYT(centered, tgc::sub(x, mean));
+  TRYT(square, tgc::mul(centered, centered));
+  TRYT(var, tgc::reduceMean(square, axes, /*keepdims=*/true));
+  TRYT(shifted, tgc::add(var, Scalar(eps)));
+  TRYT(inv, tgc::rsqrt(shifted));
+  TRYT(scale, tgc::reshape(params[0], channelShape));
+  TRYT(bias, tgc::reshape(params[1], channelShape));
+  TRYT(normalized, tgc::mul(centered, inv));
+  TRYT(scaled, tgc::mul(normalized, scale));
+  TRYT(y, tgc::add(scaled, bias));
+  im.out(0, y);
+  // Running statistics, per channel.
+  TRYT(batchMean, tgc::reshape(mean, {-1}));
+  TRYT(batchVar, tgc::reshape(var, {-1}));
+  auto running = [&](const Tensor &old, const Tensor &batch)
+      -> llvm::Expected<Tensor> {
+    TRYT(a, tgc::mul(old, Scalar(momentum)));
+    TRYT(b, tgc::mul(batch, Scalar(1.0 - momentum)));
+    TRYT(sum, tgc::add(a, b));
+    return sum;
+  };
+  TRY(runningMean, running(params[2], batchMean));
+  TRY(runningVar, running(params[3], batchVar));
+  im.out(1, runningMean);
+  im.out(2, runningVar);
+  return llvm::Error::success();
+}
+
 llvm::Error convBatchNorm(Importer &im) {
   TRY(x, im.in(0));
   TRY(training, im.attrInt("training_mode", 0));
   if (training != 0)
-    return im.unsupported("training mode (training_mode = 1) is not supported");
+    return batchNormTraining(im, x);
   for (int i = 1; i < im.node().output_size(); ++i)
     if (im.wantsOutput(i))
       return im.fail("the training outputs (running statistics) are not "
