@@ -381,6 +381,61 @@ llvm::Error convConvTranspose(Importer &im) {
 // Pooling
 //===----------------------------------------------------------------------===//
 
+/// MaxPool's Indices output for a static NCHW input: per output element,
+/// the flat index (row-major; with `columnMajor`, h and w swapped) of its
+/// window's first largest element. The windows' indices are a constant
+/// table [outputs, window] (padding points at an appended -inf); a gather,
+/// an argmax along the window and a gather from the table give them.
+llvm::Expected<Tensor> maxPoolIndices(Importer &im, const Tensor &x,
+                                      const Pool2DOptions &opts,
+                                      const std::vector<int64_t> &outShape,
+                                      bool columnMajor) {
+  std::vector<int64_t> shape = x.shape();
+  const int64_t n = shape[0], c = shape[1], h = shape[2], w = shape[3];
+  const int64_t oh = outShape[2], ow = outShape[3];
+  const int64_t kh = opts.kernel[0], kw = opts.kernel[1];
+  const int64_t outputs = n * c * oh * ow, window = kh * kw;
+  const int64_t sentinel = n * c * h * w;
+  auto reads = HostTensor::allocate(DType::I64, {outputs * window});
+  auto onnxIndex = HostTensor::allocate(DType::I64, {outputs * window});
+  if (!reads.ok() || !onnxIndex.ok())
+    return im.fail("MaxPool's index table does not fit in memory");
+  int64_t at = 0;
+  for (int64_t b = 0; b < n * c; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t u = 0; u < kh; ++u)
+          for (int64_t v = 0; v < kw; ++v, ++at) {
+            int64_t y =
+                i * opts.strides[0] - opts.padding[0] + u * opts.dilations[0];
+            int64_t z =
+                j * opts.strides[1] - opts.padding[1] + v * opts.dilations[1];
+            bool inside = y >= 0 && y < h && z >= 0 && z < w;
+            reads->setInt(at, inside ? (b * h + y) * w + z : sentinel);
+            onnxIndex->setInt(at, !inside       ? -1
+                                  : columnMajor ? (b * w + z) * h + y
+                                                : (b * h + y) * w + z);
+          }
+  TRYT(flat, tgc::reshape(x, {sentinel}));
+  auto lowest = HostTensor::allocate(x.dtype(), {1});
+  if (!lowest.ok())
+    return im.fail(std::string(lowest.status().message()));
+  lowest->setDouble(0, -std::numeric_limits<double>::infinity());
+  TRYT(extended, tgc::concat({flat, im.constantTensor(*lowest)}, 0));
+  TRYT(windowValues, tgc::gather(extended, im.constantTensor(*reads), 0));
+  TRYT(grid, tgc::reshape(windowValues, {outputs, window}));
+  TRYT(best, tgc::argmax(grid, 1));
+  auto rowStarts = HostTensor::allocate(DType::I64, {outputs});
+  if (!rowStarts.ok())
+    return im.fail(std::string(rowStarts.status().message()));
+  for (int64_t r = 0; r < outputs; ++r)
+    rowStarts->setInt(r, r * window);
+  TRYT(position, tgc::add(best, im.constantTensor(*rowStarts)));
+  TRYT(picked, tgc::gather(im.constantTensor(*onnxIndex), position, 0));
+  TRYT(indices, tgc::reshape(picked, {n, c, oh, ow}));
+  return indices;
+}
+
 llvm::Error convPool(Importer &im) {
   bool isMax = im.node().op_type() == "MaxPool";
   TRY(x0, im.in(0));
@@ -389,8 +444,10 @@ llvm::Error convPool(Importer &im) {
     return im.unsupported("only 1-D, 2-D and static 3-D pooling is "
                           "supported: the input " +
                           x0.describe() + " is not supported");
-  if (isMax && im.wantsOutput(1))
-    return im.unsupported("the Indices output of MaxPool is not supported");
+  if (isMax && im.wantsOutput(1) && (rank != 4 || !x0.hasStaticShape()))
+    return im.unsupported("the Indices output of MaxPool is supported for "
+                          "static 2-D pooling only, not " +
+                          x0.describe());
   size_t n = static_cast<size_t>(rank - 2);
   TRY(kernelAttr, im.attrInts("kernel_shape"));
   if (!kernelAttr)
@@ -412,7 +469,6 @@ llvm::Error convPool(Importer &im) {
   TRY(ceilMode, im.attrInt("ceil_mode", 0));
   TRY(countIncludePad, im.attrInt("count_include_pad", 0));
   TRY(storageOrder, im.attrInt("storage_order", 0));
-  (void)storageOrder;
   TRY(pads, spatialPads(im, x0, kernel, strides, dilations, ceilMode != 0));
 
   // Integer MaxPool (ONNX allows 8-bit inputs) pools in f32, which holds
@@ -480,6 +536,10 @@ llvm::Error convPool(Importer &im) {
     opts.padding = pads;
   }
   TRYT(y0, isMax ? tgc::maxPool2d(x, opts) : tgc::avgPool2d(x, opts));
+  if (isMax && im.wantsOutput(1)) {
+    TRY(indices, maxPoolIndices(im, x, opts, y0.shape(), storageOrder != 0));
+    im.out(1, indices);
+  }
   Tensor y = y0;
   if (n == 1) {
     TRYT(t, tgc::squeeze(y0, {2}));
@@ -516,6 +576,23 @@ llvm::Error convGlobalPool(Importer &im) {
 // Normalization
 //===----------------------------------------------------------------------===//
 
+/// BatchNormalization's scale, bias, mean and variance (inputs 1 to 4) in
+/// the input's dtype.
+llvm::Expected<std::vector<Tensor>> batchNormParams(Importer &im,
+                                                    const Tensor &x) {
+  std::vector<Tensor> params;
+  for (int i = 1; i <= 4; ++i) {
+    TRY(p, im.in(i));
+    Tensor t = p;
+    if (p.dtype() != x.dtype()) {
+      TRYT(c, tgc::cast(p, x.dtype()));
+      t = c;
+    }
+    params.push_back(t);
+  }
+  return params;
+}
+
 /// BatchNormalization in training mode (opset 14+): normalized with the
 /// batch's mean and (population) variance over every dim but the
 /// channels; outputs 1 and 2 are the running statistics, input * momentum
@@ -530,16 +607,7 @@ llvm::Error batchNormTraining(Importer &im, const Tensor &x) {
     axes.push_back(d);
     channelShape.push_back(1);
   }
-  std::vector<Tensor> params;
-  for (int i = 1; i <= 4; ++i) {
-    TRY(p, im.in(i));
-    Tensor t = p;
-    if (p.dtype() != x.dtype()) {
-      TRYT(c, tgc::cast(p, x.dtype()));
-      t = c;
-    }
-    params.push_back(t);
-  }
+  TRY(params, batchNormParams(im, x));
   TRYT(mean, tgc::reduceMean(x, axes, /*keepdims=*/true));
   TRYT(centered, tgc::sub(x, mean));
   TRYT(square, tgc::mul(centered, centered));
@@ -579,16 +647,7 @@ llvm::Error convBatchNorm(Importer &im) {
       return im.fail("the training outputs (running statistics) are not "
                      "supported");
   TRY(eps, im.attrFloat("epsilon", 1e-5));
-  std::vector<Tensor> params;
-  for (int i = 1; i <= 4; ++i) {
-    TRY(p, im.in(i));
-    Tensor t = p;
-    if (p.dtype() != x.dtype()) {
-      TRYT(c, tgc::cast(p, x.dtype()));
-      t = c;
-    }
-    params.push_back(t);
-  }
+  TRY(params, batchNormParams(im, x));
   TRYT(y,
        tgc::batchNorm(x, params[0], params[1], params[2], params[3], eps, 1));
   im.out(0, y);
