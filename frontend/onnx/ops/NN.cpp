@@ -553,6 +553,145 @@ llvm::Error convPool(Importer &im) {
   return llvm::Error::success();
 }
 
+/// RoiAlign (avg mode, a fixed sampling_ratio) of a static X: per roi, a
+/// grid of out x ratio sample positions per axis computed from the roi's
+/// coordinates, each read bilinearly (as ONNX Runtime does: samples beyond
+/// [-1, size] read 0, positions clamped at the edges) by four gathers from
+/// the roi's image, then averaged per bin.
+llvm::Error convRoiAlign(Importer &im) {
+  TRY(x, im.in(0));
+  TRY(rois, im.in(1));
+  TRY(batchIndices, im.in(2));
+  if (!x.hasStaticShape() || x.rank() != 4 || !rois.hasStaticShape() ||
+      rois.rank() != 2 || rois.dim(1) != std::optional<int64_t>(4))
+    return im.unsupported("RoiAlign needs a static X [N, C, H, W] and rois "
+                          "[num_rois, 4], not " +
+                          x.describe() + " and " + rois.describe());
+  TRY(mode, im.attrString("mode", "avg"));
+  if (mode != "avg")
+    return im.unsupported("RoiAlign mode '" + mode + "' (only avg)");
+  TRY(outH, im.attrInt("output_height", 1));
+  TRY(outW, im.attrInt("output_width", 1));
+  TRY(ratio, im.attrInt("sampling_ratio", 0));
+  TRY(scale, im.attrFloat("spatial_scale", 1.0));
+  TRY(transform,
+      im.attrString("coordinate_transformation_mode",
+                    im.opset() >= 16 ? "half_pixel" : "output_half_pixel"));
+  if (outH < 1 || outW < 1)
+    return im.fail("output_height and output_width must be >= 1");
+  if (ratio < 1)
+    return im.unsupported("RoiAlign with an adaptive sampling_ratio (0): the "
+                          "number of samples would depend on the rois");
+  if (transform != "half_pixel" && transform != "output_half_pixel")
+    return im.fail("coordinate_transformation_mode must be half_pixel or "
+                   "output_half_pixel, not '" +
+                   transform + "'");
+  const bool halfPixel = transform == "half_pixel";
+  std::vector<int64_t> shape = x.shape();
+  const int64_t c = shape[1], h = shape[2], w = shape[3];
+  const int64_t r = *rois.dim(0);
+  Tensor boxes = rois;
+  if (boxes.dtype() != x.dtype()) {
+    TRYT(cast, tgc::cast(boxes, x.dtype()));
+    boxes = cast;
+  }
+  struct Axis {
+    Tensor low, high, wLow, wHigh, valid;
+  };
+  // Sample positions along one axis: [r, out * ratio].
+  auto samples = [&](int64_t column, int64_t size,
+                     int64_t out) -> llvm::Expected<Axis> {
+    TRYT(begin0, tgc::slice(boxes, {0, column}, {r, column + 1}));
+    TRYT(end0, tgc::slice(boxes, {0, column + 2}, {r, column + 3}));
+    TRYT(begin1, tgc::mul(begin0, Scalar(scale)));
+    TRYT(end1, tgc::mul(end0, Scalar(scale)));
+    TRYT(begin, tgc::sub(begin1, Scalar(halfPixel ? 0.5 : 0.0)));
+    TRYT(end, tgc::sub(end1, Scalar(halfPixel ? 0.5 : 0.0)));
+    TRYT(length0, tgc::sub(end, begin));
+    Tensor length = length0;
+    if (!halfPixel) {
+      TRYT(atLeastOne, tgc::maximum(length0, Scalar(1.0)));
+      length = atLeastOne;
+    }
+    TRYT(bin, tgc::div(length, Scalar(static_cast<double>(out))));
+    auto fractions = HostTensor::allocate(x.dtype(), {1, out * ratio});
+    if (!fractions.ok())
+      return im.fail(std::string(fractions.status().message()));
+    for (int64_t p = 0; p < out; ++p)
+      for (int64_t i = 0; i < ratio; ++i)
+        fractions->setDouble(p * ratio + i, static_cast<double>(p) +
+                                                (static_cast<double>(i) + 0.5) /
+                                                    static_cast<double>(ratio));
+    TRYT(offsets, tgc::mul(im.constantTensor(*fractions), bin));
+    TRYT(position, tgc::add(begin, offsets));
+    TRYT(aboveLow, tgc::greaterEqual(position, Scalar(-1.0)));
+    TRYT(belowHigh,
+         tgc::lessEqual(position, Scalar(static_cast<double>(size))));
+    TRYT(inside, tgc::logicalAnd(aboveLow, belowHigh));
+    TRYT(valid, tgc::cast(inside, x.dtype()));
+    TRYT(p0, tgc::maximum(position, Scalar(0.0)));
+    TRYT(floor0, tgc::floor(p0));
+    TRYT(edge,
+         tgc::greaterEqual(floor0, Scalar(static_cast<double>(size - 1))));
+    const double last = static_cast<double>(size - 1);
+    TRYT(low, tgc::select(edge, Scalar(last), floor0));
+    TRYT(next, tgc::add(floor0, Scalar(1.0)));
+    TRYT(high, tgc::select(edge, Scalar(last), next));
+    TRYT(p1, tgc::select(edge, low, p0));
+    TRYT(wHigh, tgc::sub(p1, low));
+    TRYT(wLow, tgc::sub(Scalar(1.0), wHigh));
+    TRYT(lowI, tgc::cast(low, DType::I64));
+    TRYT(highI, tgc::cast(high, DType::I64));
+    return Axis{lowI, highI, wLow, wHigh, valid};
+  };
+  TRY(ys, samples(1, h, outH));
+  TRY(xs, samples(0, w, outW));
+  const int64_t ky = outH * ratio, kx = outW * ratio;
+  // Each roi's image, flattened; the base index of (roi, channel).
+  Tensor batch = batchIndices;
+  if (batch.dtype() != DType::I64) {
+    TRYT(cast, tgc::cast(batch, DType::I64));
+    batch = cast;
+  }
+  TRYT(images, tgc::gather(x, batch, 0));
+  TRYT(flat, tgc::reshape(images, {r * c * h * w}));
+  auto bases = HostTensor::allocate(DType::I64, {r, c, 1, 1});
+  if (!bases.ok())
+    return im.fail(std::string(bases.status().message()));
+  for (int64_t i = 0; i < r * c; ++i)
+    bases->setInt(i, i * h * w);
+  Tensor base = im.constantTensor(*bases);
+  auto corner = [&](const Tensor &yi, const Tensor &wy, const Tensor &xi,
+                    const Tensor &wx) -> llvm::Expected<Tensor> {
+    TRYT(row, tgc::reshape(yi, {r, 1, ky, 1}));
+    TRYT(column, tgc::reshape(xi, {r, 1, 1, kx}));
+    TRYT(rowOffset, tgc::mul(row, Scalar(w)));
+    TRYT(spatial, tgc::add(rowOffset, column));
+    TRYT(index, tgc::add(base, spatial));
+    TRYT(values, tgc::gather(flat, index, 0));
+    TRYT(wyB, tgc::reshape(wy, {r, 1, ky, 1}));
+    TRYT(wxB, tgc::reshape(wx, {r, 1, 1, kx}));
+    TRYT(weight, tgc::mul(wyB, wxB));
+    TRYT(weighted, tgc::mul(values, weight));
+    return weighted;
+  };
+  TRY(a, corner(ys.low, ys.wLow, xs.low, xs.wLow));
+  TRY(b, corner(ys.low, ys.wLow, xs.high, xs.wHigh));
+  TRY(cc, corner(ys.high, ys.wHigh, xs.low, xs.wLow));
+  TRY(d, corner(ys.high, ys.wHigh, xs.high, xs.wHigh));
+  TRYT(ab, tgc::add(a, b));
+  TRYT(cd, tgc::add(cc, d));
+  TRYT(sum, tgc::add(ab, cd));
+  TRYT(validY, tgc::reshape(ys.valid, {r, 1, ky, 1}));
+  TRYT(validX, tgc::reshape(xs.valid, {r, 1, 1, kx}));
+  TRYT(valid, tgc::mul(validY, validX));
+  TRYT(masked, tgc::mul(sum, valid));
+  TRYT(bins, tgc::reshape(masked, {r, c, outH, ratio, outW, ratio}));
+  TRYT(y, tgc::reduceMean(bins, {3, 5}, /*keepdims=*/false));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 llvm::Error convGlobalPool(Importer &im) {
   TRY(x, im.in(0));
   bool isMax = im.node().op_type() == "GlobalMaxPool";
@@ -984,6 +1123,7 @@ void onnximpl::registerNNConverters(ConverterTable &table) {
   table.add("Conv", 1, convConv);
   table.add("ConvTranspose", 1, convConvTranspose);
   table.add("MaxPool", 1, convPool);
+  table.add("RoiAlign", 10, convRoiAlign);
   table.add("AveragePool", 1, convPool);
   table.add("GlobalMaxPool", 1, convGlobalPool);
   table.add("GlobalAveragePool", 1, convGlobalPool);
