@@ -15,9 +15,10 @@
 //            carried over), and kept per shape; a later data-dependent op
 //            in it splits it again.
 //
-// The backend's compile calls it for such functions, so clients see one
-// CompiledFunction (describe() prints the stages). A staged function saves
-// no artifact.
+// The CPU and CUDA backends' compiles call it for such functions, so clients
+// see one CompiledFunction (describe() prints the stages). A staged function
+// saves no artifact, and on CUDA runs on host tensors only (no
+// deviceExecutable()).
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,6 +7,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
+#include "codegen/Staged.h"
 #include "codegen/cuda/Compiler.h"
 #include "codegen/cuda/CudaPipeline.h"
 #include "runtime/cuda/PlanFile.h"
@@ -71,6 +72,10 @@ public:
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,
           const BackendOptions &options) const override {
+    // An op whose result shape depends on values: the ops before it as one
+    // device plan, the op on the host, the rest compiled per shape.
+    if (hasDataDependentOps(func))
+      return compileStaged(*this, func, inputShapes, options);
     // f16 / bf16: contractions on tensor cores with the ops between them
     // that only round (tgc-reduce-precision); auto is f16. Int8 has no
     // cuBLASLt / cuDNN path yet: say so rather than run f32 under its name.

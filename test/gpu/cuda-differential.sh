@@ -24,6 +24,7 @@ files="
   test/dialects/ops-normalization.mlir
   test/dialects/ops-data-movement.mlir
   test/dialects/ops-fusion.mlir
+  test/dialects/ops-data-dependent.mlir
   test/codegen/cpu/graphs.mlir
   test/codegen/cpu/post-op-fusion.mlir
   test/codegen/cpu/loop-fusion-differential.mlir
