@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/ImporterInternal.h"
+#include "frontend/onnx/OnnxInternal.h"
 #include "runtime/Shape.h"
 
 #include <algorithm>
@@ -772,6 +773,71 @@ llvm::Expected<Tensor> dftAlong(Importer &im, const Tensor &x, int64_t axisAttr,
   return y;
 }
 
+/// MelWeightMatrix (opset 17) of constant arguments, computed at import
+/// time as ONNX's reference does: triangular filters between mel-spaced
+/// edge bins, [dft_length / 2 + 1, num_mel_bins].
+llvm::Error convMelWeightMatrix(Importer &im) {
+  TRY(bins, im.constScalar(0, "num_mel_bins"));
+  TRY(dftLength, im.constScalar(1, "dft_length"));
+  TRY(sampleRate, im.constScalar(2, "sample_rate"));
+  TRY(lower, im.constScalar(3, "lower_edge_hertz"));
+  TRY(upper, im.constScalar(4, "upper_edge_hertz"));
+  TRY(outputType, im.attrInt("output_datatype", 1));
+  std::optional<DType> dtype = dtypeFromOnnx(static_cast<int32_t>(outputType));
+  if (!dtype)
+    return im.fail("output_datatype " + llvm::Twine(outputType) +
+                   " is not a type tgc supports");
+  const int64_t melBins = static_cast<int64_t>(bins);
+  const int64_t length = static_cast<int64_t>(dftLength);
+  const int64_t rate = static_cast<int64_t>(sampleRate);
+  if (melBins < 1 || length < 1 || rate < 1 || melBins > (1 << 20) ||
+      length > (1 << 24))
+    return im.fail("num_mel_bins, dft_length and sample_rate must be "
+                   "positive (and of a sensible size)");
+  const int64_t spectrogramBins = length / 2 + 1;
+  // The edges in f32, as ONNX's reference computes them from f32 scalars
+  // (numpy keeps a float32 scalar's arithmetic in float32); the bins in
+  // double.
+  auto toMel = [](float hertz) {
+    return 2595.0f * std::log10(1.0f + hertz / 700.0f);
+  };
+  const float low = toMel(static_cast<float>(lower));
+  const float high = toMel(static_cast<float>(upper));
+  // num_mel_bins + 2 edges, spaced by the mel range over their count (as
+  // ONNX's reference and backend test data have it).
+  const float step = (high - low) / static_cast<float>(melBins + 2);
+  std::vector<int64_t> edges;
+  for (int64_t i = 0; i < melBins + 2; ++i) {
+    double mel = static_cast<double>(i) * static_cast<double>(step) +
+                 static_cast<double>(low);
+    double hertz = 700 * (std::pow(10.0, mel / 2595) - 1);
+    edges.push_back(static_cast<int64_t>(std::floor(
+        static_cast<double>(length + 1) * hertz / static_cast<double>(rate))));
+  }
+  auto out = HostTensor::allocate(*dtype, {spectrogramBins, melBins});
+  if (!out.ok())
+    return im.fail(std::string(out.status().message()));
+  auto set = [&](int64_t row, int64_t column, double value) {
+    if (row >= 0 && row < spectrogramBins)
+      out->setDouble(row * melBins + column, value);
+  };
+  for (int64_t i = 0; i < melBins; ++i) {
+    const int64_t left = edges[i], center = edges[i + 1], right = edges[i + 2];
+    if (center == left) {
+      set(center, i, 1);
+    } else {
+      for (int64_t j = left; j <= center; ++j)
+        set(j, i,
+            static_cast<double>(j - left) / static_cast<double>(center - left));
+    }
+    for (int64_t j = center; j < right; ++j)
+      set(j, i,
+          static_cast<double>(right - j) / static_cast<double>(right - center));
+  }
+  im.outConst(0, *std::move(out));
+  return llvm::Error::success();
+}
+
 llvm::Error convDFT(Importer &im) {
   TRY(x, im.in(0));
   TRY(axis, im.attrInt("axis", 1));
@@ -854,6 +920,7 @@ void onnximpl::registerMathConverters(ConverterTable &table) {
   table.add("Det", 1, convDet);
   table.add("DFT", 17, convDFT);
   table.add("STFT", 17, convSTFT);
+  table.add("MelWeightMatrix", 17, convMelWeightMatrix);
   table.add("MatMul", 1, convMatMul);
   table.add("Gemm", 1, convGemm);
   table.add("Einsum", 1, convEinsum);
