@@ -101,29 +101,39 @@ runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
                                   "' has no host kernel");
 }
 
-/// A function split at its first data-dependent op (see Staged.h).
+/// A function split at its first data-dependent or control-flow op (see
+/// Staged.h).
 class StagedFunction final : public CompiledFunction {
 public:
   StagedFunction(const Backend &backend, BackendOptions options,
                  OwningOpRef<ModuleOp> module, Operation *dataDependent,
-                 func::FuncOp second, std::unique_ptr<CompiledFunction> first,
-                 size_t numOperands)
+                 func::FuncOp onHost, func::FuncOp second,
+                 std::unique_ptr<CompiledFunction> first, size_t numOperands)
       : backend_(backend), options(std::move(options)),
         module_(std::move(module)), dataDependent(dataDependent),
-        second(second), first(std::move(first)), numOperands(numOperands) {}
+        onHost(onHost), second(second), first(std::move(first)),
+        numOperands(numOperands) {}
 
   llvm::StringRef backend() const override { return backend_.name(); }
 
   std::string describe() const override {
-    std::string text = "staged plan: the shape of '" +
-                       dataDependent->getName().getStringRef().str() + "' at " +
-                       locationString(dataDependent->getLoc()) +
-                       " depends on values\nstage 1 (the ops before it):\n" +
-                       first->describe();
+    const std::string name = dataDependent->getName().getStringRef().str();
+    const std::string where = locationString(dataDependent->getLoc());
+    std::string text = onHost ? "staged plan: '" + name + "' at " + where +
+                                    " runs on the cpu backend (the " +
+                                    backend_.name().str() +
+                                    " planner does not compile regions)"
+                              : "staged plan: the shape of '" + name + "' at " +
+                                    where + " depends on values";
+    text += "\nstage 1 (the ops before it):\n" + first->describe();
     if (!text.empty() && text.back() != '\n')
       text += "\n";
-    text += "then '" + dataDependent->getName().getStringRef().str() +
-            "' on the host (its result allocated when it runs)\n";
+    text += onHost ? "then '" + name +
+                         "' on the cpu backend (compiled for the shapes of "
+                         "its operands)\n"
+                   : "then '" + name +
+                         "' on the host (its result allocated when it "
+                         "runs)\n";
     std::lock_guard<std::mutex> lock(mutex);
     text += "stage 2 (the ops after it): compiled for each shape a call "
             "brings; " +
@@ -150,7 +160,8 @@ public:
     std::vector<runtime::HostTensor> operands(
         firstResults->begin(),
         firstResults->begin() + static_cast<std::ptrdiff_t>(numOperands));
-    auto produced = runOnHost(dataDependent, operands);
+    auto produced = onHost ? runOnCpu(operands, context)
+                           : runOnHost(dataDependent, operands);
     if (!produced.ok())
       return produced.status();
     std::vector<runtime::HostTensor> arguments = *std::move(produced);
@@ -177,13 +188,47 @@ public:
       const std::string &,
       const std::vector<std::pair<std::string, std::string>> &) const override {
     return absl::UnimplementedError(
-        "a function with a data-dependent shape ('" +
+        std::string(onHost ? "a function whose control flow runs on the cpu "
+                             "backend ('"
+                           : "a function with a data-dependent shape ('") +
         dataDependent->getName().getStringRef().str() + "' at " +
         locationString(dataDependent->getLoc()) +
         ") is compiled in stages when it runs and cannot be saved as a plan");
   }
 
 private:
+  /// The control-flow op as a function of its own on the "cpu" backend,
+  /// compiled for its operands' shapes on first use.
+  absl::StatusOr<std::vector<runtime::HostTensor>>
+  runOnCpu(const std::vector<runtime::HostTensor> &operands,
+           const RunContext &context) const {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const runtime::HostTensor &t : operands)
+      shapes.push_back(shapeOf(t));
+    const CompiledFunction *compiled = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = onCpu.find(shapes);
+      if (it == onCpu.end()) {
+        const Backend *cpu = lookupBackend("cpu");
+        if (!cpu)
+          return absl::UnimplementedError(
+              locationString(dataDependent->getLoc()) +
+              ": control flow needs the cpu backend, which is not "
+              "registered");
+        BackendOptions cpuOptions = options;
+        cpuOptions.precision = Precision::Default;
+        auto made = cpu->compile(onHost, shapes, cpuOptions);
+        if (!made)
+          return statusOf(made.takeError());
+        it = onCpu.emplace(shapes, std::move(*made)).first;
+      }
+      compiled = it->second.get();
+    }
+    RunContext host;
+    host.options = context.options;
+    return compiled->run(operands, host);
+  }
   /// Stage 2 for these argument shapes, compiled on first use.
   absl::StatusOr<const CompiledFunction *>
   secondFor(const std::vector<std::vector<int64_t>> &shapes) const {
@@ -203,30 +248,41 @@ private:
   BackendOptions options;
   OwningOpRef<ModuleOp> module_;
   Operation *dataDependent;
+  /// Control flow: the op alone as a function for the cpu backend (null
+  /// for a data-dependent op).
+  func::FuncOp onHost;
   func::FuncOp second;
   std::unique_ptr<CompiledFunction> first;
   size_t numOperands;
   mutable std::mutex mutex;
   mutable std::map<std::vector<std::vector<int64_t>>,
                    std::unique_ptr<CompiledFunction>>
-      seconds;
+      seconds, onCpu;
 };
 
 } // namespace
 
-Operation *codegen::firstDataDependentOp(func::FuncOp func) {
+namespace {
+bool splitsAt(Operation *op, StageSplit split) {
+  return hasDataDependentShape(op) ||
+         (split == StageSplit::DataDependentAndControlFlow &&
+          isa<IfOp, WhileOp>(op));
+}
+} // namespace
+
+Operation *codegen::firstSplitOp(func::FuncOp func, StageSplit split) {
   if (func.isExternal())
     return nullptr;
   for (Operation &op : func.getBody().front())
-    if (hasDataDependentShape(&op))
+    if (splitsAt(&op, split))
       return &op;
   return nullptr;
 }
 
-bool codegen::hasDataDependentOps(func::FuncOp func) {
+bool codegen::needsStages(func::FuncOp func, StageSplit split) {
   bool found = false;
   func.walk([&](Operation *op) {
-    if (hasDataDependentShape(op)) {
+    if (splitsAt(op, split)) {
       found = true;
       return WalkResult::interrupt();
     }
@@ -238,7 +294,7 @@ bool codegen::hasDataDependentOps(func::FuncOp func) {
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 codegen::compileStaged(const Backend &backend, func::FuncOp func,
                        llvm::ArrayRef<std::vector<int64_t>> inputShapes,
-                       const BackendOptions &options) {
+                       const BackendOptions &options, StageSplit split) {
   auto specialized = specializeForShapes(func, inputShapes);
   if (!specialized)
     return specialized.takeError();
@@ -250,13 +306,17 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
         op->getParentOp() != f.getOperation())
       nested = op;
   });
+  // Inside control flow that runs whole on the cpu backend, that backend
+  // reports it.
+  if (nested && split == StageSplit::DataDependentAndControlFlow)
+    nested = nullptr;
   if (nested)
     return makeUnsupportedError(
         locationString(nested->getLoc()) + ": '" +
         nested->getName().getStringRef() +
         "' inside a region: a data-dependent shape is supported only in a "
         "function's body, not in a branch or loop body");
-  Operation *dataDependent = firstDataDependentOp(f);
+  Operation *dataDependent = firstSplitOp(f, split);
   BackendOptions stageOptions = options;
   stageOptions.planAlias.clear();
   stageOptions.planNotes.clear();
@@ -330,10 +390,25 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
       inner.clone(*op, mapping);
   }
 
+  // Control flow: the op alone, as a function for the cpu backend.
+  func::FuncOp onHost;
+  if (!hasDataDependentShape(dataDependent)) {
+    onHost = func::FuncOp::create(
+        builder, loc, (f.getName() + "__host").str(),
+        builder.getFunctionType(dataDependent->getOperandTypes(),
+                                dataDependent->getResultTypes()));
+    Block *block = onHost.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(dataDependent->getOperands(), block->getArguments());
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    Operation *clone = inner.clone(*dataDependent, mapping);
+    func::ReturnOp::create(inner, loc, clone->getResults());
+  }
+
   auto first = backend.compile(stage1, inputShapes, stageOptions);
   if (!first)
     return first.takeError();
   return std::make_unique<StagedFunction>(
-      backend, stageOptions, std::move(*specialized), dataDependent, stage2,
-      std::move(*first), dataDependent->getNumOperands());
+      backend, stageOptions, std::move(*specialized), dataDependent, onHost,
+      stage2, std::move(*first), dataDependent->getNumOperands());
 }

@@ -3,13 +3,17 @@
 //
 // A function holding an op whose result shape depends on values
 // (OpTrait::DataDependentShape: tgc.nonzero) cannot be planned whole for its
-// input shapes. compileStaged splits it at the first such op:
+// input shapes; on a backend that does not compile regions (CUDA), neither
+// can one holding control flow. compileStaged splits it at the first such
+// op:
 //
 //   stage 1  the ops before it, compiled by the backend for the input
 //            shapes; it returns the op's operands and every earlier value
 //            used after it;
-//   the op   run on the host (runtime/DataDependent.h), its result
-//            allocated at run time;
+//   the op   run on the host: a data-dependent op by its kernel
+//            (runtime/DataDependent.h), its result allocated at run time;
+//            control flow as a function of its own compiled by the "cpu"
+//            backend for its operands' shapes;
 //   stage 2  the ops after it, compiled by the backend when a call first
 //            brings its argument shapes (the op's result and the values
 //            carried over), and kept per shape; a later data-dependent op
@@ -29,21 +33,31 @@
 
 namespace tgc::codegen {
 
-/// The first top-level op of `func` whose result shape depends on values,
-/// or null.
-mlir::Operation *firstDataDependentOp(mlir::func::FuncOp func);
+/// Which ops a function is split at.
+enum class StageSplit {
+  /// Ops whose result shape depends on values, run by host kernels.
+  DataDependent,
+  /// Those, and control flow (tgc.if, tgc.while), which runs whole on the
+  /// "cpu" backend: for backends that do not compile regions (CUDA).
+  DataDependentAndControlFlow,
+};
 
-/// Whether `func` holds a data-dependent op anywhere (in regions too).
-bool hasDataDependentOps(mlir::func::FuncOp func);
+/// The first top-level op of `func` to split at, or null.
+mlir::Operation *firstSplitOp(mlir::func::FuncOp func,
+                              StageSplit split = StageSplit::DataDependent);
 
-/// Compiles `func` (which holds a data-dependent op) in stages on `backend`.
-/// Errors: those of specializing `func` and compiling stage 1; a
-/// data-dependent op inside a region (a branch or loop body) is an
-/// UnsupportedError at its location.
+/// Whether `func` holds an op to split at anywhere (in regions too).
+bool needsStages(mlir::func::FuncOp func,
+                 StageSplit split = StageSplit::DataDependent);
+
+/// Compiles `func` (which needsStages) in stages on `backend`. Errors: those
+/// of specializing `func` and compiling stage 1; a data-dependent op inside
+/// a region (a branch or loop body) is an UnsupportedError at its location.
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 compileStaged(const Backend &backend, mlir::func::FuncOp func,
               llvm::ArrayRef<std::vector<int64_t>> inputShapes,
-              const BackendOptions &options);
+              const BackendOptions &options,
+              StageSplit split = StageSplit::DataDependent);
 
 } // namespace tgc::codegen
 

@@ -72,10 +72,13 @@ public:
   compile(mlir::func::FuncOp func,
           llvm::ArrayRef<std::vector<int64_t>> inputShapes,
           const BackendOptions &options) const override {
-    // An op whose result shape depends on values: the ops before it as one
-    // device plan, the op on the host, the rest compiled per shape.
-    if (hasDataDependentOps(func))
-      return compileStaged(*this, func, inputShapes, options);
+    // An op whose result shape depends on values, or control flow (this
+    // planner compiles no regions): the ops before it as one device plan,
+    // the op on the host (control flow on the cpu backend), the rest
+    // compiled per shape.
+    if (needsStages(func, StageSplit::DataDependentAndControlFlow))
+      return compileStaged(*this, func, inputShapes, options,
+                           StageSplit::DataDependentAndControlFlow);
     // f16 / bf16: contractions on tensor cores with the ops between them
     // that only round (tgc-reduce-precision); auto is f16. Int8 has no
     // cuBLASLt / cuDNN path yet: say so rather than run f32 under its name.
