@@ -744,7 +744,11 @@ Error runAndReport(const Options &opts, Runner &onBackend,
   if (!opts.profile.empty()) {
     const tgc::runtime::Profile *profile = onBackend.profile();
     if (!profile)
-      return makeError("--profile needs --backend=cpu");
+      return makeError(opts.backend == "cpu"
+                           ? "--profile needs one plan; this function is "
+                             "compiled in stages (a data-dependent shape), "
+                             "see --print-plan"
+                           : "--profile needs --backend=cpu");
     if (auto status = profile->writeChromeTrace(opts.profile); !status.ok())
       return makeError(opts.profile + ": " + std::string(status.message()));
     outs() << profile->topKernels(10);

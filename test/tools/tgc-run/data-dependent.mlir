@@ -7,6 +7,8 @@
 // RUN: tgc-run %s --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7 | FileCheck %s --check-prefix=NMS
 // RUN: tgc-run %s --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7 --backend=reference | FileCheck %s --check-prefix=NMS
 // RUN: tgc-run %s --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7 --print-plan | FileCheck %s --check-prefix=PLAN
+// RUN: not tgc-run %s --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7 --profile=%t.json 2>&1 | FileCheck %s --check-prefix=PROFILE
+// PROFILE: tgc-run: error: --profile needs one plan; this function is compiled in stages (a data-dependent shape), see --print-plan
 // RUN: tgc-run %s --function=first_rows --input=3x5xf32=1,2,3,4,5,-1,-2,-3,-4,-5,1,1,1,1,1 | FileCheck %s --check-prefix=SLICE
 // RUN: tgc-run %s --function=first_rows --input=3x5xf32=1,2,3,4,5,-1,-2,-3,-4,-5,1,1,1,1,1 --backend=reference | FileCheck %s --check-prefix=SLICE
 
