@@ -361,6 +361,45 @@ Expected<HostTensor> runSlice(SliceOp op, const HostTensor &in) {
   return out;
 }
 
+/// dynamic_slice: tgc.slice's numpy bounds (sliceStart / sliceLength) with
+/// the starts, ends and steps read from the operands (independent of the
+/// runtime's host kernel, which the CPU backend runs).
+Expected<HostTensor> runDynamicSlice(DynamicSliceOp op, Operands operands) {
+  const HostTensor &in = *operands[0];
+  llvm::ArrayRef<int64_t> axes = op.getAxes();
+  for (size_t k = 1; k < 4; ++k)
+    if (operands[k]->numElements() != static_cast<int64_t>(axes.size()))
+      return opError(
+          op, "starts, ends and steps must hold " +
+                  std::to_string(axes.size()) +
+                  " value(s), one per axis, not " +
+                  describeTensor(operands[k]->dtype(), operands[k]->shape()));
+  Shape starts(in.rank(), 0), ends(in.rank(), INT64_MAX), steps(in.rank(), 1);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    const int64_t k = static_cast<int64_t>(i);
+    starts[axis] = operands[1]->getInt(k);
+    ends[axis] = operands[2]->getInt(k);
+    steps[axis] = operands[3]->getInt(k);
+    if (steps[axis] == 0)
+      return opError(op, "step " + std::to_string(i) + " is 0");
+  }
+  Shape inStrides = rowMajorStrides(in.shape());
+  Shape shape, strides;
+  int64_t base = 0;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    int64_t len = sliceLength(in.dim(d), starts[d], ends[d], steps[d]);
+    shape.push_back(len);
+    strides.push_back(inStrides[d] * steps[d]);
+    if (len > 0)
+      base += sliceStart(in.dim(d), starts[d], steps[d]) * inStrides[d];
+  }
+  auto out = allocate(op, in.dtype(), shape);
+  if (!out)
+    return out.takeError();
+  gatherStrided(in, *out, base, strides);
+  return out;
+}
+
 Expected<HostTensor> runPad(PadOp op, const HostTensor &in) {
   llvm::ArrayRef<int64_t> low = op.getLow(), high = op.getHigh();
   Shape shape;
@@ -612,15 +651,7 @@ Result runDataMovement(Operation *op, Operands operands) {
     return runNonZero(o, *operands[0]);
   }
   if (auto o = dyn_cast<DynamicSliceOp>(op)) {
-    // The runtime's kernel (runtime/DataDependent.h); tgc.slice's
-    // interpreter kernel and the ONNX backend tests are its oracles.
-    auto result = runtime::dynamicSlice(
-        *operands[0],
-        std::vector<int64_t>(o.getAxes().begin(), o.getAxes().end()),
-        *operands[1], *operands[2], *operands[3]);
-    if (!result.ok())
-      return opError(op, std::string(result.status().message()));
-    return *std::move(result);
+    return runDynamicSlice(o, operands);
   }
   if (auto o = dyn_cast<NonMaxSuppressionOp>(op)) {
     // The runtime's kernel (runtime/DataDependent.h); the ONNX backend

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/reference/Kernels.h"
-#include "runtime/DataDependent.h"
 
 #include "dialects/ScalarMath.h"
 #include "dialects/TgcOps.h"
@@ -18,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using llvm::Expected;
@@ -429,27 +429,112 @@ Result runReduction(Operation *op, Operands operands) {
   return std::nullopt;
 }
 
+/// unique: groups of equal elements (slices along the axis) keyed in a map
+/// of their values (NaN after every number, NaNs equal), numbered by first
+/// occurrence, then ordered by key when sorted (independent of the
+/// runtime's host kernel, which the CPU backend runs).
+Expected<std::vector<HostTensor>> runUnique(UniqueOp op, const HostTensor &in) {
+  std::optional<int64_t> axis;
+  if (auto a = op.getAxis())
+    axis = static_cast<int64_t>(*a);
+  int64_t count = in.numElements(), outer = 1, inner = 1;
+  if (axis) {
+    count = in.dim(*axis);
+    outer = dimProduct(in, 0, *axis);
+    inner = dimProduct(in, *axis + 1, in.rank());
+  }
+  std::vector<double> values = readDoubles(in);
+  auto sliceOf = [&](int64_t s) {
+    std::vector<double> slice;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        slice.push_back(
+            values[static_cast<size_t>((o * count + s) * inner + i)]);
+    return slice;
+  };
+  auto less = [](const std::vector<double> &a, const std::vector<double> &b) {
+    for (size_t k = 0; k < a.size(); ++k) {
+      bool an = std::isnan(a[k]), bn = std::isnan(b[k]);
+      if (an || bn) {
+        if (an != bn)
+          return bn;
+        continue;
+      }
+      if (a[k] != b[k])
+        return a[k] < b[k];
+    }
+    return false;
+  };
+  std::map<std::vector<double>, int64_t, decltype(less)> groupOf(less);
+  std::vector<int64_t> firsts, counts, inverse;
+  for (int64_t s = 0; s < count; ++s) {
+    auto [it, added] =
+        groupOf.emplace(sliceOf(s), static_cast<int64_t>(firsts.size()));
+    if (added) {
+      firsts.push_back(s);
+      counts.push_back(0);
+    }
+    ++counts[static_cast<size_t>(it->second)];
+    inverse.push_back(it->second);
+  }
+  const int64_t n = static_cast<int64_t>(firsts.size());
+  std::vector<int64_t> order; // groups in output order
+  if (op.getSorted())
+    for (const auto &entry : groupOf)
+      order.push_back(entry.second);
+  else
+    for (int64_t g = 0; g < n; ++g)
+      order.push_back(g);
+  std::vector<int64_t> position(static_cast<size_t>(n));
+  for (int64_t p = 0; p < n; ++p)
+    position[static_cast<size_t>(order[static_cast<size_t>(p)])] = p;
+  Shape valueShape = {n};
+  if (axis) {
+    valueShape = in.shape();
+    valueShape[*axis] = n;
+  }
+  auto outValues = allocate(op, in.dtype(), valueShape);
+  auto outIndices = allocate(op, DType::I64, {n});
+  auto outInverse = allocate(op, DType::I64, {count});
+  auto outCounts = allocate(op, DType::I64, {n});
+  if (!outValues)
+    return outValues.takeError();
+  if (!outIndices)
+    return outIndices.takeError();
+  if (!outInverse)
+    return outInverse.takeError();
+  if (!outCounts)
+    return outCounts.takeError();
+  const size_t size = runtime::dtypeSize(in.dtype());
+  const auto *src = static_cast<const char *>(in.data());
+  auto *dst = static_cast<char *>(outValues->data());
+  for (int64_t p = 0; p < n; ++p) {
+    const int64_t g = order[static_cast<size_t>(p)];
+    const int64_t first = firsts[static_cast<size_t>(g)];
+    outIndices->setInt(p, first);
+    outCounts->setInt(p, counts[static_cast<size_t>(g)]);
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + static_cast<size_t>((o * n + p) * inner) * size,
+                  src + static_cast<size_t>((o * count + first) * inner) * size,
+                  static_cast<size_t>(inner) * size);
+  }
+  for (int64_t s = 0; s < count; ++s)
+    outInverse->setInt(
+        s, position[static_cast<size_t>(inverse[static_cast<size_t>(s)])]);
+  std::vector<HostTensor> results;
+  results.push_back(std::move(*outValues));
+  results.push_back(std::move(*outIndices));
+  results.push_back(std::move(*outInverse));
+  results.push_back(std::move(*outCounts));
+  return results;
+}
+
 std::optional<Expected<std::vector<HostTensor>>>
 runMultiResult(Operation *op, Operands operands) {
   if (auto o = dyn_cast<TopKOp>(op))
     return runTopK(o, *operands[0]);
-  if (auto o = dyn_cast<UniqueOp>(op)) {
-    // The runtime's kernel (runtime/DataDependent.h); the ONNX backend
-    // tests are its oracle.
-    std::optional<int64_t> axis;
-    if (auto a = o.getAxis())
-      axis = static_cast<int64_t>(*a);
-    auto result = runtime::unique(*operands[0], axis, o.getSorted());
-    if (!result.ok())
-      return Expected<std::vector<HostTensor>>(
-          opError(op, std::string(result.status().message())));
-    std::vector<HostTensor> results;
-    results.push_back(std::move(result->values));
-    results.push_back(std::move(result->indices));
-    results.push_back(std::move(result->inverse));
-    results.push_back(std::move(result->counts));
-    return Expected<std::vector<HostTensor>>(std::move(results));
-  }
+  if (auto o = dyn_cast<UniqueOp>(op))
+    return runUnique(o, *operands[0]);
   return std::nullopt;
 }
 
