@@ -43,7 +43,7 @@ void tgc::buildCudaLoopFusion(OpPassManager &pm) {
   // region of one transpose or slice is worth forming.
   TgcFuseElementwiseOptions loops;
   loops.fuseDataMovement = true;
-  loops.minComputeOps = 1; // views (reshapes) never count
+  loops.minComputeOps = 1;   // views (reshapes) never count
   loops.narrowFloats = true; // its kernels store f16/bf16, compute in f32
   pm.addNestedPass<func::FuncOp>(createTgcFuseElementwise(loops));
 }

@@ -762,8 +762,8 @@ llvm::Error batchNormTraining(Importer &im, const Tensor &x) {
   // Running statistics, per channel.
   TRYT(batchMean, tgc::reshape(mean, {-1}));
   TRYT(batchVar, tgc::reshape(var, {-1}));
-  auto running = [&](const Tensor &old, const Tensor &batch)
-      -> llvm::Expected<Tensor> {
+  auto running = [&](const Tensor &old,
+                     const Tensor &batch) -> llvm::Expected<Tensor> {
     TRYT(a, tgc::mul(old, Scalar(momentum)));
     TRYT(b, tgc::mul(batch, Scalar(1.0 - momentum)));
     TRYT(sum, tgc::add(a, b));
