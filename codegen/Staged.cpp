@@ -19,8 +19,6 @@ using namespace tgc::codegen;
 
 namespace {
 
-std::vector<int64_t> shapeOf(const runtime::HostTensor &t) { return t.shape(); }
-
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string s;
   for (int64_t d : shape)
@@ -38,22 +36,31 @@ absl::Status statusOf(llvm::Error error) {
 /// Runs a data-dependent op on the host: its result is allocated here.
 absl::StatusOr<std::vector<runtime::HostTensor>>
 runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
-  if (isa<NonZeroOp>(op)) {
-    auto result = runtime::nonZero(operands[0]);
-    if (!result.ok())
-      return absl::Status(result.status().code(),
-                          locationString(op->getLoc()) + ": 'tgc.nonzero' " +
-                              std::string(result.status().message()));
-    std::vector<runtime::HostTensor> results;
-    results.push_back(*std::move(result));
-    return results;
-  }
-  auto located = [&](absl::Status status) {
+  auto located = [&](const absl::Status &status) {
     return absl::Status(status.code(), locationString(op->getLoc()) + ": '" +
                                            op->getName().getStringRef().str() +
                                            "' " +
                                            std::string(status.message()));
   };
+  auto one = [&](absl::StatusOr<runtime::HostTensor> result)
+      -> absl::StatusOr<std::vector<runtime::HostTensor>> {
+    if (!result.ok())
+      return located(result.status());
+    std::vector<runtime::HostTensor> results;
+    results.push_back(*std::move(result));
+    return results;
+  };
+  if (isa<NonZeroOp>(op))
+    return one(runtime::nonZero(operands[0]));
+  if (auto slice = dyn_cast<DynamicSliceOp>(op))
+    return one(runtime::dynamicSlice(
+        operands[0],
+        std::vector<int64_t>(slice.getAxes().begin(), slice.getAxes().end()),
+        operands[1], operands[2], operands[3]));
+  if (auto nms = dyn_cast<NonMaxSuppressionOp>(op))
+    return one(runtime::nonMaxSuppression(operands[0], operands[1], operands[2],
+                                          operands[3], operands[4],
+                                          nms.getCenterPointBox()));
   if (auto u = dyn_cast<UniqueOp>(op)) {
     std::optional<int64_t> axis;
     if (auto a = u.getAxis())
@@ -68,37 +75,32 @@ runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
     results.push_back(std::move(result->counts));
     return results;
   }
-  if (auto slice = dyn_cast<DynamicSliceOp>(op)) {
-    auto result = runtime::dynamicSlice(
-        operands[0],
-        std::vector<int64_t>(slice.getAxes().begin(), slice.getAxes().end()),
-        operands[1], operands[2], operands[3]);
-    if (!result.ok())
-      return located(result.status());
-    std::vector<runtime::HostTensor> results;
-    results.push_back(*std::move(result));
-    return results;
+  return located(absl::UnimplementedError("has no host kernel"));
+}
+
+using ShapeKey = std::vector<std::vector<int64_t>>;
+using CompiledByShapes = std::map<ShapeKey, std::unique_ptr<CompiledFunction>>;
+
+ShapeKey shapesOf(const std::vector<runtime::HostTensor> &tensors) {
+  ShapeKey shapes;
+  for (const runtime::HostTensor &t : tensors)
+    shapes.push_back(t.shape());
+  return shapes;
+}
+
+/// `func` compiled by `backend` for `shapes`: from `cache`, else compiled
+/// now and kept there (the caller holds the cache's lock).
+absl::StatusOr<const CompiledFunction *>
+compiledFor(CompiledByShapes &cache, const Backend &backend, func::FuncOp func,
+            const ShapeKey &shapes, const BackendOptions &options) {
+  auto it = cache.find(shapes);
+  if (it == cache.end()) {
+    auto made = backend.compile(func, shapes, options);
+    if (!made)
+      return statusOf(made.takeError());
+    it = cache.emplace(shapes, std::move(*made)).first;
   }
-  if (auto nms = dyn_cast<NonMaxSuppressionOp>(op)) {
-    for (size_t i = 2; i < 5; ++i)
-      if (operands[i].numElements() != 1)
-        return located(absl::InvalidArgumentError(
-            "max_per_class, iou_threshold and score_threshold must hold one "
-            "element each, not " +
-            operands[i].describe()));
-    auto result = runtime::nonMaxSuppression(
-        operands[0], operands[1], operands[2].getInt(0),
-        operands[3].getDouble(0), operands[4].getDouble(0),
-        nms.getCenterPointBox());
-    if (!result.ok())
-      return located(result.status());
-    std::vector<runtime::HostTensor> results;
-    results.push_back(*std::move(result));
-    return results;
-  }
-  return absl::UnimplementedError(locationString(op->getLoc()) + ": '" +
-                                  op->getName().getStringRef().str() +
-                                  "' has no host kernel");
+  return it->second.get();
 }
 
 /// A function split at its first data-dependent or control-flow op (see
@@ -167,10 +169,12 @@ public:
     std::vector<runtime::HostTensor> arguments = *std::move(produced);
     for (size_t i = numOperands; i < firstResults->size(); ++i)
       arguments.push_back(std::move((*firstResults)[i]));
-    std::vector<std::vector<int64_t>> shapes;
-    for (const runtime::HostTensor &t : arguments)
-      shapes.push_back(shapeOf(t));
-    auto compiled = secondFor(shapes);
+    absl::StatusOr<const CompiledFunction *> compiled;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      compiled =
+          compiledFor(seconds, backend_, second, shapesOf(arguments), options);
+    }
     if (!compiled.ok())
       return compiled.status();
     return (*compiled)->run(arguments, context);
@@ -202,46 +206,24 @@ private:
   absl::StatusOr<std::vector<runtime::HostTensor>>
   runOnCpu(const std::vector<runtime::HostTensor> &operands,
            const RunContext &context) const {
-    std::vector<std::vector<int64_t>> shapes;
-    for (const runtime::HostTensor &t : operands)
-      shapes.push_back(shapeOf(t));
-    const CompiledFunction *compiled = nullptr;
+    const Backend *cpu = lookupBackend("cpu");
+    if (!cpu)
+      return absl::UnimplementedError(
+          locationString(dataDependent->getLoc()) +
+          ": control flow needs the cpu backend, which is not registered");
+    BackendOptions cpuOptions = options;
+    cpuOptions.precision = Precision::Default;
+    absl::StatusOr<const CompiledFunction *> compiled;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      auto it = onCpu.find(shapes);
-      if (it == onCpu.end()) {
-        const Backend *cpu = lookupBackend("cpu");
-        if (!cpu)
-          return absl::UnimplementedError(
-              locationString(dataDependent->getLoc()) +
-              ": control flow needs the cpu backend, which is not "
-              "registered");
-        BackendOptions cpuOptions = options;
-        cpuOptions.precision = Precision::Default;
-        auto made = cpu->compile(onHost, shapes, cpuOptions);
-        if (!made)
-          return statusOf(made.takeError());
-        it = onCpu.emplace(shapes, std::move(*made)).first;
-      }
-      compiled = it->second.get();
+      compiled =
+          compiledFor(onCpu, *cpu, onHost, shapesOf(operands), cpuOptions);
     }
+    if (!compiled.ok())
+      return compiled.status();
     RunContext host;
     host.options = context.options;
-    return compiled->run(operands, host);
-  }
-  /// Stage 2 for these argument shapes, compiled on first use.
-  absl::StatusOr<const CompiledFunction *>
-  secondFor(const std::vector<std::vector<int64_t>> &shapes) const {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = seconds.find(shapes);
-    if (it != seconds.end())
-      return it->second.get();
-    auto compiled = backend_.compile(second, shapes, options);
-    if (!compiled)
-      return statusOf(compiled.takeError());
-    const CompiledFunction *result = compiled->get();
-    seconds.emplace(shapes, std::move(*compiled));
-    return result;
+    return (*compiled)->run(operands, host);
   }
 
   const Backend &backend_;
@@ -255,9 +237,7 @@ private:
   std::unique_ptr<CompiledFunction> first;
   size_t numOperands;
   mutable std::mutex mutex;
-  mutable std::map<std::vector<std::vector<int64_t>>,
-                   std::unique_ptr<CompiledFunction>>
-      seconds, onCpu;
+  mutable CompiledByShapes seconds, onCpu;
 };
 
 } // namespace

@@ -189,13 +189,7 @@ std::vector<Tensor> OpRecorder::finishInferredResults(Operation *op,
         n, discard(op, errorsBefore, "failed to infer its result types"));
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     result.setType(type);
-  if (failed(verify(op)))
-    return std::vector<Tensor>(n,
-                               discard(op, errorsBefore, "failed to verify"));
-  std::vector<Tensor> results;
-  for (Value result : op->getResults())
-    results.push_back(TensorAccess::make(result, trace->id));
-  return results;
+  return finishVerifiedResults(op, errorsBefore);
 }
 
 std::vector<Tensor> OpRecorder::finishVerifiedResults(Operation *op,

@@ -328,3 +328,18 @@ runtime::dynamicSlice(const HostTensor &input, const std::vector<int64_t> &axes,
   }
   return out;
 }
+
+absl::StatusOr<HostTensor> runtime::nonMaxSuppression(
+    const HostTensor &boxes, const HostTensor &scores,
+    const HostTensor &maxPerClass, const HostTensor &iouThreshold,
+    const HostTensor &scoreThreshold, bool centerPointBox) {
+  for (const HostTensor *t : {&maxPerClass, &iouThreshold, &scoreThreshold})
+    if (t->numElements() != 1)
+      return absl::InvalidArgumentError(
+          "max_per_class, iou_threshold and score_threshold must hold one "
+          "element each, not " +
+          t->describe());
+  return nonMaxSuppression(boxes, scores, maxPerClass.getInt(0),
+                           iouThreshold.getDouble(0),
+                           scoreThreshold.getDouble(0), centerPointBox);
+}

@@ -58,6 +58,12 @@ absl::StatusOr<HostTensor>
 nonMaxSuppression(const HostTensor &boxes, const HostTensor &scores,
                   int64_t maxPerClass, double iouThreshold,
                   double scoreThreshold, bool centerPointBox);
+/// nonMaxSuppression with the maximum and thresholds as one-element tensors
+/// (an error otherwise), as tgc.non_max_suppression takes them.
+absl::StatusOr<HostTensor>
+nonMaxSuppression(const HostTensor &boxes, const HostTensor &scores,
+                  const HostTensor &maxPerClass, const HostTensor &iouThreshold,
+                  const HostTensor &scoreThreshold, bool centerPointBox);
 
 } // namespace tgc::runtime
 

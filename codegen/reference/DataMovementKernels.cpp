@@ -656,14 +656,8 @@ Result runDataMovement(Operation *op, Operands operands) {
   if (auto o = dyn_cast<NonMaxSuppressionOp>(op)) {
     // The runtime's kernel (runtime/DataDependent.h); the ONNX backend
     // tests are its oracle.
-    for (size_t i = 2; i < 5; ++i)
-      if (operands[i]->numElements() != 1)
-        return opError(op, "max_per_class, iou_threshold and "
-                           "score_threshold must hold one element each, not " +
-                               operands[i]->describe());
     auto result = runtime::nonMaxSuppression(
-        *operands[0], *operands[1], operands[2]->getInt(0),
-        operands[3]->getDouble(0), operands[4]->getDouble(0),
+        *operands[0], *operands[1], *operands[2], *operands[3], *operands[4],
         o.getCenterPointBox());
     if (!result.ok())
       return opError(op, std::string(result.status().message()));

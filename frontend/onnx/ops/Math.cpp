@@ -578,13 +578,12 @@ llvm::Error convTopKV10(Importer &im) {
     if (!size)
       return im.unsupported("TopK with a K computed when the function runs "
                             "needs a static dim along its axis");
+    // Sorted whatever 'sorted' says: the first K must be the best K.
     TRY(largest, im.attrInt("largest", 1));
-    TRY(sorted, im.attrInt("sorted", 1));
     auto [values, indices] =
         tgc::topk(x, *size, axis, largest != 0, /*sorted=*/true);
     if (!values.valid() || !indices.valid())
       return im.traceFailure();
-    (void)sorted; // every order is a valid unsorted one
     TRY(k, im.in(1));
     TRYT(flatK, tgc::reshape(k, {1}));
     Tensor end = flatK;
@@ -592,13 +591,8 @@ llvm::Error convTopKV10(Importer &im) {
       TRYT(c, tgc::cast(end, DType::I64));
       end = c;
     }
-    auto zero = HostTensor::allocate(DType::I64, {1});
-    auto one = HostTensor::allocate(DType::I64, {1});
-    if (!zero.ok() || !one.ok())
-      return im.fail("out of memory");
-    zero->setInt(0, 0);
-    one->setInt(0, 1);
-    Tensor start = im.constantTensor(*zero), step = im.constantTensor(*one);
+    TRYT(start, tgc::full({1}, Scalar(0), DType::I64));
+    TRYT(step, tgc::full({1}, Scalar(1), DType::I64));
     TRYT(v, tgc::dynamicSlice(values, start, end, step, {axis}));
     TRYT(i, tgc::dynamicSlice(indices, start, end, step, {axis}));
     im.out(0, v);

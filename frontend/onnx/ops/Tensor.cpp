@@ -369,12 +369,8 @@ llvm::Error dynamicSliceOf(Importer &im, const Tensor &x) {
     TRY(st, int64Vector(im, 4));
     steps = st;
   } else {
-    auto ones = HostTensor::allocate(DType::I64, {*n});
-    if (!ones.ok())
-      return im.fail(std::string(ones.status().message()));
-    for (int64_t i = 0; i < *n; ++i)
-      ones->setInt(i, 1);
-    steps = im.constantTensor(*ones);
+    TRYT(ones, tgc::full({*n}, Scalar(1), DType::I64));
+    steps = ones;
   }
   TRYT(y, tgc::dynamicSlice(x, starts, ends, steps, axes));
   im.out(0, y);
@@ -754,11 +750,8 @@ llvm::Error convNonMaxSuppression(Importer &im) {
       TRYT(c, tgc::cast(flat, dtype));
       return c;
     }
-    auto value = HostTensor::allocate(dtype, {1});
-    if (!value.ok())
-      return im.fail(std::string(value.status().message()));
-    value->setDouble(0, dflt);
-    return im.constantTensor(*value);
+    TRYT(value, tgc::full({1}, Scalar(dflt), dtype));
+    return value;
   };
   TRY(maxPerClass, scalarOr(2, DType::I64, 0));
   TRY(iou, scalarOr(3, scores.dtype(), 0));

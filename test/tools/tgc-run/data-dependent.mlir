@@ -9,6 +9,12 @@
 // RUN: tgc-run %s --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7 --print-plan | FileCheck %s --check-prefix=PLAN
 // RUN: not tgc-run %s --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7 --profile=%t.json 2>&1 | FileCheck %s --check-prefix=PROFILE
 // PROFILE: tgc-run: error: --profile needs one plan; this function is compiled in stages (a data-dependent shape), see --print-plan
+// RUN: not tgc-run %s --function=bad_step --input=4xf32=1,2,3,4 --input=1xi64=0 2>&1 | FileCheck %s --check-prefix=STEP
+// RUN: not tgc-run %s --function=bad_step --input=4xf32=1,2,3,4 --input=1xi64=0 --backend=reference 2>&1 | FileCheck %s --check-prefix=STEP
+// STEP: 'tgc.dynamic_slice' {{.*}}step 0 is 0
+// RUN: not tgc-run %s --function=bad_threshold --input=1x3x4xf32=0 --input=1x1x3xf32=0.5 --input=2xf32=0.5,0.5 2>&1 | FileCheck %s --check-prefix=THRESHOLD
+// RUN: not tgc-run %s --function=bad_threshold --input=1x3x4xf32=0 --input=1x1x3xf32=0.5 --input=2xf32=0.5,0.5 --backend=reference 2>&1 | FileCheck %s --check-prefix=THRESHOLD
+// THRESHOLD: 'tgc.non_max_suppression' {{.*}}max_per_class, iou_threshold and score_threshold must hold one element each, not {{'?}}tensor<2xf32>
 // RUN: tgc-run %s --function=first_rows --input=3x5xf32=1,2,3,4,5,-1,-2,-3,-4,-5,1,1,1,1,1 | FileCheck %s --check-prefix=SLICE
 // RUN: tgc-run %s --function=first_rows --input=3x5xf32=1,2,3,4,5,-1,-2,-3,-4,-5,1,1,1,1,1 --backend=reference | FileCheck %s --check-prefix=SLICE
 
@@ -60,4 +66,18 @@ func.func @first_rows(%x: tensor<3x5xf32>) -> tensor<?x?xf32> {
   %steps = tgc.constant dense<[1, -1]> : tensor<2xi64>
   %y = tgc.dynamic_slice %x, %starts, %ends, %steps {axes = array<i64: 0, 1>} : (tensor<3x5xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
+}
+
+// Bounds the function computes can be wrong when it runs: a step of 0, a
+// threshold of two elements; each is an error naming the op.
+func.func @bad_step(%x: tensor<4xf32>, %step: tensor<1xi64>) -> tensor<?xf32> {
+  %s = tgc.constant dense<0> : tensor<1xi64>
+  %e = tgc.constant dense<4> : tensor<1xi64>
+  %y = tgc.dynamic_slice %x, %s, %e, %step {axes = array<i64: 0>} : (tensor<4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+func.func @bad_threshold(%b: tensor<1x3x4xf32>, %s: tensor<1x1x3xf32>, %t: tensor<?xf32>) -> tensor<?x3xi64> {
+  %m = tgc.constant dense<3> : tensor<1xi64>
+  %r = tgc.non_max_suppression %b, %s, %m, %t, %t : (tensor<1x3x4xf32>, tensor<1x1x3xf32>, tensor<1xi64>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x3xi64>
+  return %r : tensor<?x3xi64>
 }
