@@ -111,6 +111,7 @@ const ConverterTable &onnximpl::converterTable() {
     registerRNNConverters(t);
     registerControlFlowConverters(t);
     registerTrainingConverters(t);
+    registerSequenceConverters(t);
     return t;
   }();
   return table;
@@ -193,9 +194,44 @@ Importer::attrGraph(llvm::StringRef name) {
   return &a->g();
 }
 
+std::string Val::describeKind() const {
+  switch (kind) {
+  case ValueStructure::Kind::Tensor:
+    return "a tensor";
+  case ValueStructure::Kind::Sequence:
+    return "a sequence of " + std::to_string(elements.size()) + " values";
+  case ValueStructure::Kind::Optional:
+    return elements.empty()
+               ? "an empty optional"
+               : "an optional holding " + elements.front().describeKind();
+  }
+  return "a value";
+}
+
 llvm::Expected<std::vector<Tensor>>
 Importer::importSubgraph(const ::onnx::GraphProto &graph,
                          llvm::ArrayRef<Tensor> inputs, llvm::StringRef what) {
+  std::vector<Val> vals;
+  for (const Tensor &t : inputs)
+    vals.push_back(Val{t, nullptr, ""});
+  TRY(outs, importSubgraphVals(graph, vals, what));
+  std::vector<Tensor> results;
+  for (auto [i, val] : llvm::enumerate(outs)) {
+    if (!val.isTensor())
+      return fail(what + " output '" + graph.output(i).name() + "' is " +
+                  val.describeKind() +
+                  ": only tensors can leave a region that is not unrolled");
+    Tensor t = materialize(val);
+    if (!t.valid())
+      return traceFailure();
+    results.push_back(t);
+  }
+  return results;
+}
+
+llvm::Expected<std::vector<Val>>
+Importer::importSubgraphVals(const ::onnx::GraphProto &graph,
+                             llvm::ArrayRef<Val> inputs, llvm::StringRef what) {
   if (static_cast<size_t>(graph.input_size()) != inputs.size())
     return fail(what + " takes " + llvm::Twine(graph.input_size()) +
                 " inputs where the node gives it " +
@@ -213,7 +249,7 @@ Importer::importSubgraph(const ::onnx::GraphProto &graph,
         Tensor(), std::make_shared<HostTensor>(std::move(*value)), init.name()};
   }
   for (auto [i, input] : llvm::enumerate(graph.input()))
-    inner[input.name()] = Val{inputs[i], nullptr, ""};
+    inner[input.name()] = inputs[i];
   // The node being imported, and what it produced so far, are the
   // caller's again afterwards.
   const ::onnx::NodeProto *savedNode = currentNode;
@@ -222,14 +258,16 @@ Importer::importSubgraph(const ::onnx::GraphProto &graph,
   auto savedOutputs = std::move(outputs);
   auto savedConstOutputs = std::move(constOutputs);
   auto savedPartialOutputs = std::move(partialOutputs);
+  auto savedValOutputs = std::move(valOutputs);
   outputs.clear();
   constOutputs.clear();
   partialOutputs.clear();
+  valOutputs.clear();
   scopes.push_back(std::move(inner));
   scopeSeesOuter.push_back(true);
   std::string where = (what + " of " + savedLabel).str();
   llvm::Error error = importNodes(graph.node(), modelOpsets(), where);
-  std::vector<Tensor> results;
+  std::vector<Val> results;
   if (!error) {
     currentLabel = where;
     for (const auto &output : graph.output()) {
@@ -239,12 +277,7 @@ Importer::importSubgraph(const ::onnx::GraphProto &graph,
                           "' is not produced by any node");
         break;
       }
-      Tensor t = materialize(*val);
-      if (!t.valid()) {
-        error = traceFailure();
-        break;
-      }
-      results.push_back(t);
+      results.push_back(*val);
     }
   }
   scopes.pop_back();
@@ -255,17 +288,26 @@ Importer::importSubgraph(const ::onnx::GraphProto &graph,
   outputs = std::move(savedOutputs);
   constOutputs = std::move(savedConstOutputs);
   partialOutputs = std::move(savedPartialOutputs);
+  valOutputs = std::move(savedValOutputs);
   if (error)
     return std::move(error);
   return results;
 }
 
-llvm::Expected<Tensor> Importer::in(int i) {
-  TRY(val, lookup(i));
-  Tensor t = materialize(*val);
+llvm::Expected<Tensor> Importer::tensorOf(Val &val, llvm::StringRef what) {
+  if (!val.isTensor())
+    return fail(what + " is " + val.describeKind() +
+                " where a tensor is expected");
+  Tensor t = materialize(val);
   if (!t.valid())
     return traceFailure();
   return t;
+}
+
+llvm::Expected<Tensor> Importer::in(int i) {
+  TRY(val, lookup(i));
+  return tensorOf(*val, "input #" + std::to_string(i) + " '" +
+                            currentNode->input(i) + "'");
 }
 
 bool Importer::isConstantOpIn(int i) {
@@ -281,6 +323,16 @@ bool Importer::isConstantOpIn(int i) {
 
 llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
   TRY(val, lookup(i));
+  return constOf(*val, "input #" + std::to_string(i) + " '" +
+                           currentNode->input(i) + "'");
+}
+
+llvm::Expected<std::shared_ptr<HostTensor>>
+Importer::constOf(Val &valRef, llvm::StringRef what) {
+  Val *val = &valRef;
+  if (!val->isTensor())
+    return fail(what + " is " + val->describeKind() +
+                " where a tensor is expected");
   if (val->constant)
     return val->constant;
   if (!val->tensor.valid())
@@ -295,15 +347,13 @@ llvm::Expected<std::shared_ptr<HostTensor>> Importer::constIn(int i) {
     const HostTensor &given = *options.argumentValues[k];
     if (given.dtype() != val->tensor.dtype() ||
         given.rank() != val->tensor.rank())
-      return fail("input #" + llvm::Twine(i) + " '" + currentNode->input(i) +
-                  "' is given as " + given.describe() + " but declared " +
+      return fail(what + " is given as " + given.describe() + " but declared " +
                   val->tensor.describe());
     for (int64_t d = 0; d < given.rank(); ++d)
       if (val->tensor.shape()[d] != kDynamic &&
           val->tensor.shape()[d] != given.shape()[d])
-        return fail("input #" + llvm::Twine(i) + " '" + currentNode->input(i) +
-                    "' is given as " + given.describe() + " but declared " +
-                    val->tensor.describe());
+        return fail(what + " is given as " + given.describe() +
+                    " but declared " + val->tensor.describe());
     val->constant = std::make_shared<HostTensor>(given);
     return val->constant;
   }
@@ -682,6 +732,7 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
   outputs.clear();
   constOutputs.clear();
   partialOutputs.clear();
+  valOutputs.clear();
 
   const std::string &domain = n.domain();
   bool defaultDomain = domain.empty() || domain == "ai.onnx";
@@ -768,6 +819,8 @@ llvm::Error Importer::importNode(const ::onnx::NodeProto &n, int index,
   for (auto &[name, value] : constOutputs)
     scope[name] = Val{Tensor(), std::make_shared<HostTensor>(std::move(value)),
                       currentLabel};
+  for (auto &[name, value] : valOutputs)
+    scope[name] = std::move(value);
   registerPartialOutputs();
   return llvm::Error::success();
 }
@@ -909,11 +962,12 @@ llvm::Error Importer::importGraph(llvm::ArrayRef<Tensor> args,
     scope[init.name()] = Val{
         Tensor(), std::make_shared<HostTensor>(std::move(*value)), init.name()};
   }
-  size_t argIndex = 0;
+  size_t argIndex = 0, inputIndex = 0;
   for (const auto &input : graph.input()) {
     if (scope.count(input.name()))
       continue;
-    scope[input.name()] = Val{args[argIndex++], nullptr, ""};
+    scope[input.name()] =
+        structuredVal(inputStructures[inputIndex++], args, argIndex);
   }
   std::unordered_map<std::string, int64_t> opsets;
   for (const auto &o : model.opset_import())
@@ -926,12 +980,57 @@ llvm::Error Importer::importGraph(llvm::ArrayRef<Tensor> args,
       return makeError("graph output '" + output.name() +
                        "' is not produced by any node");
     currentLabel = "graph output '" + output.name() + "'";
+    if (!it->second.isTensor() || !output.type().has_tensor_type()) {
+      if (output.type().has_tensor_type())
+        return makeError(currentLabel +
+                         " is declared a tensor but the graph "
+                         "computes " +
+                         it->second.describeKind());
+      ValueStructure structure;
+      if (auto error = flattenVal(it->second, results, structure))
+        return error;
+      outputStructures.push_back(structure.str());
+      continue;
+    }
     Tensor t = materialize(it->second);
     if (!t.valid())
       return traceFailure();
     if (auto error = checkDeclaredOutput(output, t))
       return error;
     results.push_back(t);
+    outputStructures.push_back("tensor");
+  }
+  return llvm::Error::success();
+}
+
+Val Importer::structuredVal(const ValueStructure &structure,
+                            llvm::ArrayRef<Tensor> args, size_t &index) {
+  if (structure.kind == ValueStructure::Kind::Tensor)
+    return Val{args[index++], nullptr, ""};
+  std::vector<Val> elements;
+  for (const ValueStructure &e : structure.elements)
+    elements.push_back(structuredVal(e, args, index));
+  if (structure.kind == ValueStructure::Kind::Sequence)
+    return Val::sequence(std::move(elements));
+  return Val::optional(elements.empty() ? std::nullopt
+                                        : std::optional<Val>(elements[0]));
+}
+
+llvm::Error Importer::flattenVal(Val &val, std::vector<Tensor> &results,
+                                 ValueStructure &structure) {
+  structure.kind = val.kind;
+  if (val.isTensor()) {
+    Tensor t = materialize(val);
+    if (!t.valid())
+      return traceFailure();
+    results.push_back(t);
+    return llvm::Error::success();
+  }
+  for (Val &e : val.elements) {
+    ValueStructure element;
+    if (auto error = flattenVal(e, results, element))
+      return error;
+    structure.elements.push_back(std::move(element));
   }
   return llvm::Error::success();
 }
@@ -977,6 +1076,74 @@ llvm::Error Importer::checkDeclaredOutput(const ::onnx::ValueInfoProto &output,
   return llvm::Error::success();
 }
 
+llvm::Error Importer::addArgSpecs(const ::onnx::TypeProto &type,
+                                  const ValueStructure &structure,
+                                  const std::string &what,
+                                  const std::string &name,
+                                  std::vector<ArgSpec> &specs,
+                                  std::vector<std::string> &argNames) {
+  auto mismatch = [&] {
+    return makeError(what + " is a " + onnxValueTypeString(type) +
+                     " but is given as " + structure.str());
+  };
+  switch (structure.kind) {
+  case ValueStructure::Kind::Sequence:
+    if (!type.has_sequence_type())
+      return mismatch();
+    for (auto [i, element] : llvm::enumerate(structure.elements))
+      if (auto error = addArgSpecs(type.sequence_type().elem_type(), element,
+                                   what + " element #" + std::to_string(i),
+                                   name + "[" + std::to_string(i) + "]", specs,
+                                   argNames))
+        return error;
+    return llvm::Error::success();
+  case ValueStructure::Kind::Optional:
+    if (!type.has_optional_type())
+      return mismatch();
+    for (const ValueStructure &element : structure.elements)
+      if (auto error = addArgSpecs(type.optional_type().elem_type(), element,
+                                   what, name, specs, argNames))
+        return error;
+    return llvm::Error::success();
+  case ValueStructure::Kind::Tensor:
+    break;
+  }
+  if (!type.has_tensor_type())
+    return mismatch();
+  const auto &tensorType = type.tensor_type();
+  std::optional<DType> dtype = dtypeFromOnnx(tensorType.elem_type());
+  if (!dtype)
+    return makeUnsupportedError(what + " has element type " +
+                                onnxTypeName(tensorType.elem_type()) +
+                                ", which tgc does not support");
+  ArgSpec spec;
+  spec.dtype = *dtype;
+  if (tensorType.has_shape()) {
+    for (const auto &dim : tensorType.shape().dim()) {
+      if (dim.has_dim_value()) {
+        if (dim.dim_value() < 0)
+          return makeError(what + " has negative dim " +
+                           llvm::Twine(dim.dim_value()));
+        spec.shape.push_back(dim.dim_value());
+      } else {
+        spec.shape.push_back(kDynamic); // dim_param or unknown.
+      }
+    }
+  } else if (specs.size() < options.argumentValues.size() &&
+             options.argumentValues[specs.size()]) {
+    // Undeclared (sequence elements often are): the rank of the value the
+    // caller gave, every dim dynamic.
+    spec.shape.assign(options.argumentValues[specs.size()]->shape().size(),
+                      kDynamic);
+  } else {
+    return makeUnsupportedError(what + " has no shape (unranked inputs are not "
+                                       "supported)");
+  }
+  specs.push_back(std::move(spec));
+  argNames.push_back(name);
+  return llvm::Error::success();
+}
+
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
   const ::onnx::GraphProto &graph = model.graph();
   for (const auto &f : model.functions())
@@ -988,38 +1155,38 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
     initializers.insert(init.name());
   std::vector<ArgSpec> specs;
   std::vector<std::string> argNames;
+  size_t inputIndex = 0;
   for (const auto &input : graph.input()) {
     if (initializers.contains(input.name()))
       continue;
     std::string what = "graph input '" + input.name() + "'";
-    if (!input.type().has_tensor_type())
-      return makeUnsupportedError(what +
-                                  " is not a tensor (sequences, maps and "
-                                  "optionals are not supported)");
-    const auto &tensorType = input.type().tensor_type();
-    std::optional<DType> dtype = dtypeFromOnnx(tensorType.elem_type());
-    if (!dtype)
-      return makeUnsupportedError(what + " has element type " +
-                                  onnxTypeName(tensorType.elem_type()) +
-                                  ", which tgc does not support");
-    if (!tensorType.has_shape())
-      return makeUnsupportedError(what +
-                                  " has no shape (unranked inputs are not "
-                                  "supported)");
-    ArgSpec spec;
-    spec.dtype = *dtype;
-    for (const auto &dim : tensorType.shape().dim()) {
-      if (dim.has_dim_value()) {
-        if (dim.dim_value() < 0)
-          return makeError(what + " has negative dim " +
-                           llvm::Twine(dim.dim_value()));
-        spec.shape.push_back(dim.dim_value());
-      } else {
-        spec.shape.push_back(kDynamic); // dim_param or unknown.
-      }
+    std::optional<ValueStructure> given;
+    if (inputIndex < options.inputStructures.size())
+      given = options.inputStructures[inputIndex];
+    ++inputIndex;
+    ValueStructure structure;
+    if (!input.type().has_tensor_type()) {
+      std::string type = onnxValueTypeString(input.type());
+      if (!input.type().has_sequence_type() &&
+          !input.type().has_optional_type())
+        return makeUnsupportedError(what + " is a " + type +
+                                    " (maps and sparse tensors are not "
+                                    "supported)");
+      if (!given)
+        return makeUnsupportedError(
+            what + " is a " + type +
+            ": its structure (a sequence's length, whether an optional holds "
+            "a value) must be given to import it (ImportOptions::"
+            "inputStructures; tgc-run and the conformance runner take it from "
+            "the input's SequenceProto or OptionalProto)");
+      structure = *given;
+    } else if (given && given->kind != ValueStructure::Kind::Tensor) {
+      return makeError(what + " is a tensor but is given as " + given->str());
     }
-    specs.push_back(std::move(spec));
-    argNames.push_back(input.name());
+    if (auto error = addArgSpecs(input.type(), structure, what, input.name(),
+                                 specs, argNames))
+      return error;
+    inputStructures.push_back(std::move(structure));
   }
 
   Tracer::loadDialects(context);
@@ -1072,6 +1239,25 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
     if (op->use_empty() && llvm::isa<TgcDialect>(op->getDialect()))
       op->erase();
     op = prev;
+  }
+  auto isTensor = [](const ValueStructure &v) {
+    return v.kind == ValueStructure::Kind::Tensor;
+  };
+  if (!llvm::all_of(inputStructures, isTensor) ||
+      llvm::any_of(outputStructures,
+                   [](const std::string &s) { return s != "tensor"; })) {
+    mlir::Builder b(&context);
+    std::vector<std::string> inputs;
+    for (const ValueStructure &v : inputStructures)
+      inputs.push_back(v.str());
+    auto strings = [&](const std::vector<std::string> &list) {
+      llvm::SmallVector<mlir::Attribute> attrs;
+      for (const std::string &text : list)
+        attrs.push_back(b.getStringAttr(text));
+      return b.getArrayAttr(attrs);
+    };
+    func->setAttr(kOnnxInputStructuresAttr, strings(inputs));
+    func->setAttr(kOnnxOutputStructuresAttr, strings(outputStructures));
   }
   if (mlir::failed(mlir::verify(*traced->module)))
     return makeError(options.modelName + ": the imported module failed to "

@@ -19,6 +19,7 @@
 #include "frontend/onnx/OnnxInternal.h"
 
 #include "frontend/Tensor.h"
+#include "frontend/Tracer.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -92,6 +93,28 @@ struct Val {
   /// What is known at import time of a value computed from dynamic dims
   /// (its tensor computes it when the function runs).
   std::shared_ptr<PartialInts> partial;
+  /// A sequence (ONNX seq(tensor)) or an optional: their structure is known
+  /// at import time (ValueStructure), so a sequence is the list of its
+  /// elements and an optional its element or none.
+  ValueStructure::Kind kind = ValueStructure::Kind::Tensor;
+  std::vector<Val> elements;
+
+  bool isTensor() const { return kind == ValueStructure::Kind::Tensor; }
+  static Val sequence(std::vector<Val> elements) {
+    Val v;
+    v.kind = ValueStructure::Kind::Sequence;
+    v.elements = std::move(elements);
+    return v;
+  }
+  static Val optional(std::optional<Val> element) {
+    Val v;
+    v.kind = ValueStructure::Kind::Optional;
+    if (element)
+      v.elements.push_back(std::move(*element));
+    return v;
+  }
+  /// "a sequence of 3 values", "an empty optional", "a tensor".
+  std::string describeKind() const;
 };
 
 using Scope = std::unordered_map<std::string, Val>;
@@ -159,6 +182,7 @@ void registerControlFlowConverters(ConverterTable &table);
 inline constexpr const char *kTrainingDomainPrefix =
     "ai.onnx.preview.training:";
 void registerTrainingConverters(ConverterTable &table);
+void registerSequenceConverters(ConverterTable &table);
 
 /// Imports one model. Converters see the node being imported through the
 /// accessors and helpers of the public section; errors they return name the
@@ -211,6 +235,11 @@ public:
   // --- Outputs ---
   bool wantsOutput(int i) const {
     return i < currentNode->output_size() && !currentNode->output(i).empty();
+  }
+  /// Output `i` as any value (a sequence or an optional).
+  void outVal(int i, Val v) {
+    if (wantsOutput(i))
+      valOutputs.push_back({currentNode->output(i), std::move(v)});
   }
   void out(int i, Tensor t) {
     if (wantsOutput(i))
@@ -265,6 +294,18 @@ public:
   llvm::Expected<std::vector<Tensor>>
   importSubgraph(const ::onnx::GraphProto &graph, llvm::ArrayRef<Tensor> inputs,
                  llvm::StringRef what);
+  /// importSubgraph for inputs and outputs of any kind (a sequence, an
+  /// optional), imported in line: an unrolled Loop's body, the branch of an
+  /// If whose condition is known.
+  llvm::Expected<std::vector<Val>>
+  importSubgraphVals(const ::onnx::GraphProto &graph,
+                     llvm::ArrayRef<Val> inputs, llvm::StringRef what);
+  /// The contents of `val` when it is a constant (as constIn), else null.
+  llvm::Expected<std::shared_ptr<HostTensor>> constOf(Val &val,
+                                                      llvm::StringRef what);
+  /// Materializes a tensor value; a sequence or optional is an error naming
+  /// `what`.
+  llvm::Expected<Tensor> tensorOf(Val &val, llvm::StringRef what);
 
 private:
   // --- graph level ---
@@ -272,6 +313,22 @@ private:
                                   const Tensor &t);
   llvm::Error importGraph(llvm::ArrayRef<Tensor> args,
                           std::vector<Tensor> &results);
+  /// The value of `structure` over the function arguments from `index` on.
+  Val structuredVal(const ValueStructure &structure,
+                    llvm::ArrayRef<Tensor> args, size_t &index);
+  /// Appends the tensors of `val` to `results`, depth first, and gives its
+  /// structure.
+  llvm::Error flattenVal(Val &val, std::vector<Tensor> &results,
+                         ValueStructure &structure);
+  /// The function arguments of a graph input of `type` and `structure`.
+  llvm::Error addArgSpecs(const ::onnx::TypeProto &type,
+                          const ValueStructure &structure,
+                          const std::string &what, const std::string &name,
+                          std::vector<ArgSpec> &specs,
+                          std::vector<std::string> &argNames);
+  /// Per graph input that is not an initializer, and per graph output.
+  std::vector<ValueStructure> inputStructures;
+  std::vector<std::string> outputStructures;
   llvm::Error importNodes(
       const google::protobuf::RepeatedPtrField<::onnx::NodeProto> &nodes,
       const std::unordered_map<std::string, int64_t> &opsets,
@@ -331,6 +388,7 @@ private:
   std::vector<std::pair<std::string, Tensor>> outputs;
   std::vector<std::pair<std::string, HostTensor>> constOutputs;
   std::vector<std::pair<std::string, PartialInts>> partialOutputs;
+  std::vector<std::pair<std::string, Val>> valOutputs;
 };
 
 /// The node's Conv attributes applied to `x` and `w` (Conv, ConvInteger,

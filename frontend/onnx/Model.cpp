@@ -10,6 +10,7 @@
 #include "frontend/onnx/OnnxInternal.h"
 
 #include "onnx/checker.h"
+#include "onnx/onnx-data.pb.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
 
@@ -903,6 +904,256 @@ tgc::importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
   ExternalData external;
   external.directory = options.modelDirectory;
   return importBytes(context, bytes, external, options);
+}
+
+//===----------------------------------------------------------------------===//
+// Value structures
+//===----------------------------------------------------------------------===//
+
+int64_t ValueStructure::numTensors() const {
+  if (kind == Kind::Tensor)
+    return 1;
+  int64_t n = 0;
+  for (const ValueStructure &e : elements)
+    n += e.numTensors();
+  return n;
+}
+
+std::string ValueStructure::str() const {
+  if (kind == Kind::Tensor)
+    return "tensor";
+  std::string text = kind == Kind::Sequence ? "seq[" : "optional[";
+  for (auto [i, e] : llvm::enumerate(elements))
+    text += (i ? "," : "") + e.str();
+  return text + "]";
+}
+
+namespace {
+llvm::Expected<ValueStructure>
+parseStructure(llvm::StringRef &text, llvm::StringRef whole, unsigned depth) {
+  auto bad = [&](const llvm::Twine &why) {
+    return makeError("malformed value structure '" + whole + "' at offset " +
+                     llvm::Twine(whole.size() - text.size()) + ": " + why);
+  };
+  if (depth > 64)
+    return bad("nested more than 64 deep");
+  if (text.consume_front("tensor"))
+    return ValueStructure::tensor();
+  ValueStructure s;
+  if (text.consume_front("seq["))
+    s.kind = ValueStructure::Kind::Sequence;
+  else if (text.consume_front("optional["))
+    s.kind = ValueStructure::Kind::Optional;
+  else
+    return bad("expected 'tensor', 'seq[' or 'optional['");
+  while (!text.consume_front("]")) {
+    if (!s.elements.empty() && !text.consume_front(","))
+      return bad("expected ',' or ']'");
+    auto element = parseStructure(text, whole, depth + 1);
+    if (!element)
+      return element.takeError();
+    s.elements.push_back(std::move(*element));
+  }
+  if (s.kind == ValueStructure::Kind::Optional && s.elements.size() > 1)
+    return bad("an optional holds at most one value");
+  return s;
+}
+} // namespace
+
+llvm::Expected<ValueStructure> ValueStructure::parse(llvm::StringRef text) {
+  llvm::StringRef rest = text;
+  auto s = parseStructure(rest, text, 0);
+  if (s && !rest.empty())
+    return makeError("malformed value structure '" + text + "': unexpected '" +
+                     rest + "' after it");
+  return s;
+}
+
+std::string onnximpl::onnxValueTypeString(const ::onnx::TypeProto &type) {
+  if (type.has_tensor_type())
+    return "tensor";
+  if (type.has_sequence_type())
+    return "seq(" + onnxValueTypeString(type.sequence_type().elem_type()) + ")";
+  if (type.has_optional_type())
+    return "optional(" + onnxValueTypeString(type.optional_type().elem_type()) +
+           ")";
+  if (type.has_map_type())
+    return "map";
+  if (type.has_sparse_tensor_type())
+    return "sparse_tensor";
+  return "unknown";
+}
+
+llvm::Expected<OnnxValueTypes> tgc::onnxModelValueTypes(llvm::StringRef path) {
+  auto model = onnximpl::readModelProto(path);
+  if (!model)
+    return model.takeError();
+  llvm::StringSet<> initializers;
+  for (const auto &initializer : model->graph().initializer())
+    initializers.insert(initializer.name());
+  OnnxValueTypes types;
+  for (const auto &input : model->graph().input())
+    if (!initializers.contains(input.name()))
+      types.inputs.push_back(onnxValueTypeString(input.type()));
+  for (const auto &output : model->graph().output())
+    types.outputs.push_back(onnxValueTypeString(output.type()));
+  return types;
+}
+
+namespace {
+llvm::Expected<HostTensor> tensorFromFile(const TP &tensor,
+                                          llvm::StringRef path) {
+  if (!tensor.has_data_type() || !TP::DataType_IsValid(tensor.data_type()))
+    return makeError(path + ": not an ONNX TensorProto (no valid data type)");
+  ExternalData external;
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  external.directory = dir.empty() ? "." : std::string(dir);
+  std::string what = path.str() + ": tensor";
+  if (!tensor.name().empty())
+    what += " '" + tensor.name() + "'";
+  try {
+    return tensorFromProto(tensor, external, what);
+  } catch (const std::exception &e) {
+    return makeError(what + ": " + e.what());
+  }
+}
+
+/// Appends the value of `type` held by a SequenceProto's or OptionalProto's
+/// fields to `value`.
+llvm::Error readStructured(const ::onnx::SequenceProto *seq,
+                           const ::onnx::OptionalProto *opt,
+                           llvm::StringRef type, llvm::StringRef path,
+                           OnnxValue &value, ValueStructure &structure,
+                           unsigned depth);
+
+llvm::Error readElement(llvm::StringRef type, const TP *tensor,
+                        const ::onnx::SequenceProto *seq,
+                        const ::onnx::OptionalProto *opt, llvm::StringRef path,
+                        OnnxValue &value, ValueStructure &structure,
+                        unsigned depth) {
+  if (type == "tensor") {
+    if (!tensor)
+      return makeError(path + ": expected a tensor");
+    auto t = tensorFromFile(*tensor, path);
+    if (!t)
+      return t.takeError();
+    value.tensors.push_back(std::move(*t));
+    structure = ValueStructure::tensor();
+    return llvm::Error::success();
+  }
+  return readStructured(seq, opt, type, path, value, structure, depth + 1);
+}
+
+llvm::Error readStructured(const ::onnx::SequenceProto *seq,
+                           const ::onnx::OptionalProto *opt,
+                           llvm::StringRef type, llvm::StringRef path,
+                           OnnxValue &value, ValueStructure &structure,
+                           unsigned depth) {
+  if (depth > 64)
+    return makeError(path + ": values nested more than 64 deep");
+  llvm::StringRef inner = type;
+  if (inner.consume_front("seq(") && inner.consume_back(")")) {
+    if (!seq)
+      return makeError(path + ": expected a sequence");
+    structure = ValueStructure::sequence({});
+    int n = std::max({seq->tensor_values_size(), seq->sequence_values_size(),
+                      seq->optional_values_size()});
+    for (int i = 0; i < n; ++i) {
+      ValueStructure element;
+      if (auto error = readElement(
+              inner,
+              i < seq->tensor_values_size() ? &seq->tensor_values(i) : nullptr,
+              i < seq->sequence_values_size() ? &seq->sequence_values(i)
+                                              : nullptr,
+              i < seq->optional_values_size() ? &seq->optional_values(i)
+                                              : nullptr,
+              path, value, element, depth))
+        return error;
+      structure.elements.push_back(std::move(element));
+    }
+    return llvm::Error::success();
+  }
+  inner = type;
+  if (inner.consume_front("optional(") && inner.consume_back(")")) {
+    if (!opt)
+      return makeError(path + ": expected an optional");
+    structure = ValueStructure::optional(std::nullopt);
+    bool present = opt->has_tensor_value() || opt->has_sequence_value() ||
+                   opt->has_optional_value();
+    if (!present)
+      return llvm::Error::success();
+    ValueStructure element;
+    if (auto error = readElement(
+            inner, opt->has_tensor_value() ? &opt->tensor_value() : nullptr,
+            opt->has_sequence_value() ? &opt->sequence_value() : nullptr,
+            opt->has_optional_value() ? &opt->optional_value() : nullptr, path,
+            value, element, depth))
+      return error;
+    structure.elements.push_back(std::move(element));
+    return llvm::Error::success();
+  }
+  return makeUnsupportedError(path + ": values of type " + type +
+                              " are not supported");
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readProtoFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  if ((*buffer)->getBufferSize() > static_cast<size_t>(INT_MAX))
+    return makeError(path + ": larger than a protobuf can be");
+  return std::move(*buffer);
+}
+} // namespace
+
+llvm::Expected<OnnxValue> tgc::readValueProto(llvm::StringRef path,
+                                              llvm::StringRef type) {
+  auto buffer = readProtoFile(path);
+  if (!buffer)
+    return buffer.takeError();
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  OnnxValue value;
+  auto parseFailed = [&](const char *what) {
+    return makeError(path + ": not a valid ONNX " + what +
+                     " (the protobuf failed to parse)");
+  };
+  try {
+    if (type == "tensor") {
+      TP tensor;
+      if (!tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        return parseFailed("TensorProto");
+      if (auto error = readElement(type, &tensor, nullptr, nullptr, path, value,
+                                   value.structure, 0))
+        return std::move(error);
+      return value;
+    }
+    if (type.starts_with("seq(")) {
+      ::onnx::SequenceProto seq;
+      if (!seq.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        return parseFailed("SequenceProto");
+      if (auto error = readStructured(&seq, nullptr, type, path, value,
+                                      value.structure, 0))
+        return std::move(error);
+      return value;
+    }
+    if (type.starts_with("optional(")) {
+      ::onnx::OptionalProto opt;
+      if (!opt.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        return parseFailed("OptionalProto");
+      if (auto error = readStructured(nullptr, &opt, type, path, value,
+                                      value.structure, 0))
+        return std::move(error);
+      return value;
+    }
+  } catch (const std::exception &e) {
+    return makeError(path + ": " + e.what());
+  }
+  return makeUnsupportedError(path + ": values of type " + type +
+                              " are not supported");
 }
 
 llvm::Expected<HostTensor> tgc::readTensorProto(llvm::StringRef path) {

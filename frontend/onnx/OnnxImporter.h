@@ -45,6 +45,53 @@
 
 namespace tgc {
 
+/// The structure of an ONNX value: a tensor, a sequence of values (ONNX
+/// seq(tensor)) or an optional value (present or not). tgc functions take and
+/// give tensors only: a model whose inputs or outputs are sequences or
+/// optionals is imported for one structure of each, as tf.function traces a
+/// Python list per length. A sequence of n tensors is passed as n arguments
+/// (results), an optional as its element's or as none, depth first.
+struct ValueStructure {
+  enum class Kind { Tensor, Sequence, Optional };
+  Kind kind = Kind::Tensor;
+  /// A sequence's elements; an optional's one element, or none when it holds
+  /// nothing.
+  std::vector<ValueStructure> elements;
+
+  static ValueStructure tensor() { return {}; }
+  static ValueStructure sequence(std::vector<ValueStructure> elements) {
+    return {Kind::Sequence, std::move(elements)};
+  }
+  static ValueStructure optional(std::optional<ValueStructure> element) {
+    ValueStructure s{Kind::Optional, {}};
+    if (element)
+      s.elements.push_back(std::move(*element));
+    return s;
+  }
+  /// The tensors the value flattens to.
+  int64_t numTensors() const;
+  /// "tensor", "seq[tensor,tensor]", "optional[]", "optional[seq[]]".
+  std::string str() const;
+  /// The inverse of str(); an error names what is malformed.
+  static llvm::Expected<ValueStructure> parse(llvm::StringRef text);
+  bool operator==(const ValueStructure &other) const = default;
+};
+
+/// A value of the ONNX test data (a serialized TensorProto, SequenceProto or
+/// OptionalProto): its structure and its tensors, flattened depth first.
+struct OnnxValue {
+  ValueStructure structure;
+  std::vector<runtime::HostTensor> tensors;
+};
+
+/// The function attribute holding the structure (ValueStructure::str()) of
+/// each graph input and output, as an array of strings, on an imported
+/// function some of whose inputs or outputs are not tensors.
+inline constexpr const char *kOnnxInputStructuresAttr =
+    "tgc.onnx.input_structures";
+inline constexpr const char *kOnnxOutputStructuresAttr =
+    "tgc.onnx.output_structures";
+
 struct ImportOptions {
   /// The name of the imported func.func.
   std::string functionName = "main";
@@ -70,6 +117,11 @@ struct ImportOptions {
   /// values and must be called with them. tgc-run passes its --input tensors
   /// here, as ONNX's test data feeds such operands as graph inputs.
   std::vector<std::optional<runtime::HostTensor>> argumentValues;
+  /// The structure of each graph input that is not an initializer, in order,
+  /// where it is not a tensor: a sequence input needs its length (and its
+  /// elements' structures), an optional input whether it holds a value.
+  /// argumentValues then lists the flattened arguments.
+  std::vector<std::optional<ValueStructure>> inputStructures;
 };
 
 /// Errors for valid models that use something tgc does not support (an op, an
@@ -99,6 +151,19 @@ importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
 /// data) into a host tensor. Element types tgc does not support are an
 /// error naming them.
 llvm::Expected<runtime::HostTensor> readTensorProto(llvm::StringRef path);
+
+/// The declared types of a model's inputs (graph inputs that are not
+/// initializers) and outputs: "tensor", "seq(T)" or "optional(T)" with T
+/// again such a type.
+struct OnnxValueTypes {
+  std::vector<std::string> inputs, outputs;
+};
+llvm::Expected<OnnxValueTypes> onnxModelValueTypes(llvm::StringRef path);
+
+/// Reads a serialized onnx.TensorProto, SequenceProto or OptionalProto,
+/// whichever `type` (as onnxModelValueTypes gives it) says the file holds.
+llvm::Expected<OnnxValue> readValueProto(llvm::StringRef path,
+                                         llvm::StringRef type);
 
 /// Whether `path` names an ONNX model: it ends with .onnx, or (unless it
 /// ends with .mlir) its contents start as a serialized ModelProto does.

@@ -95,6 +95,10 @@ llvm::Error checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
 /// Reads and parses the serialized ModelProto at `path` (no checks).
 llvm::Expected<::onnx::ModelProto> readModelProto(llvm::StringRef path);
 
+/// "tensor", "seq(T)" or "optional(T)" for an ONNX type; "map" and
+/// "sparse_tensor" for those, "unknown" for none.
+std::string onnxValueTypeString(const ::onnx::TypeProto &type);
+
 /// Imports a checked, shape-inferred model.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importModelProto(mlir::MLIRContext &context, ::onnx::ModelProto &model,

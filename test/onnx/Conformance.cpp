@@ -115,8 +115,11 @@ struct TestCase {
   std::string id() const { return dir + "/" + name; }
 };
 
+/// A data set's values, flattened (a sequence is its tensors), with the
+/// structure of each input and output.
 struct DataSet {
   std::vector<HostTensor> inputs, outputs;
+  std::vector<tgc::ValueStructure> inputStructures, outputStructures;
 };
 
 /// The first line of an error message, with the data root shortened.
@@ -188,23 +191,34 @@ std::optional<Result> loadDataSets(const TestCase &test,
   std::vector<std::string> dirs = dataSetDirs(test.path);
   if (dirs.empty())
     return Result{Outcome::Fail, false, "the test has no test_data_set_*"};
+  // The files hold TensorProto, SequenceProto or OptionalProto messages, as
+  // the model declares its inputs and outputs.
+  auto types = tgc::onnxModelValueTypes(test.path + "/model.onnx");
+  if (!types) {
+    auto [message, unsupported] = explain(types.takeError());
+    return Result{Outcome::Fail, false, message};
+  }
   for (const std::string &dir : dirs) {
     DataSet set;
-    for (const char *prefix : {"input_", "output_"})
-      for (const std::string &file : numberedFiles(dir, prefix)) {
-        auto tensor = tgc::readTensorProto(file);
-        if (!tensor) {
-          auto [message, unsupported] = explain(tensor.takeError());
-          // Sequences and optionals parse as tensors without a data type.
-          bool noTensor =
-              StringRef(message).contains("not an ONNX TensorProto");
-          return Result{unsupported || noTensor ? Outcome::Unsupported
-                                                : Outcome::Fail,
+    for (const char *prefix : {"input_", "output_"}) {
+      bool input = StringRef(prefix) == "input_";
+      const std::vector<std::string> &declared =
+          input ? types->inputs : types->outputs;
+      for (auto [i, file] : enumerate(numberedFiles(dir, prefix))) {
+        std::string type = i < declared.size() ? declared[i] : "tensor";
+        auto value = tgc::readValueProto(file, type);
+        if (!value) {
+          auto [message, unsupported] = explain(value.takeError());
+          return Result{unsupported ? Outcome::Unsupported : Outcome::Fail,
                         false, message};
         }
-        (StringRef(prefix) == "input_" ? set.inputs : set.outputs)
-            .push_back(std::move(*tensor));
+        auto &tensors = input ? set.inputs : set.outputs;
+        for (HostTensor &t : value->tensors)
+          tensors.push_back(std::move(t));
+        (input ? set.inputStructures : set.outputStructures)
+            .push_back(std::move(value->structure));
       }
+    }
     sets.push_back(std::move(set));
   }
   return std::nullopt;
@@ -253,6 +267,27 @@ std::optional<std::string> runDataSet(mlir::func::FuncOp func,
   if (!ran.ok())
     return "run: " + shorten(std::string(ran.status().message()));
   std::vector<HostTensor> results = std::move(*ran);
+  // Sequences and optionals: the function's results flatten them in the
+  // structure it records.
+  if (auto recorded = func->getAttrOfType<mlir::ArrayAttr>(
+          tgc::kOnnxOutputStructuresAttr)) {
+    for (auto [i, attr] : enumerate(recorded)) {
+      std::string got = cast<mlir::StringAttr>(attr).str();
+      std::string expected = i < set.outputStructures.size()
+                                 ? set.outputStructures[i].str()
+                                 : "nothing";
+      if (got != expected)
+        return formatv("output #{0} is {1} where the test expects {2}", i, got,
+                       expected)
+            .str();
+    }
+  } else if (llvm::any_of(set.outputStructures,
+                          [](const tgc::ValueStructure &s) {
+                            return s.kind != tgc::ValueStructure::Kind::Tensor;
+                          })) {
+    return std::string("the test expects a sequence or optional output, the "
+                       "function gives tensors");
+  }
   if (results.size() != set.outputs.size())
     return formatv("{0} results, but the test expects {1}", results.size(),
                    set.outputs.size())
@@ -291,9 +326,19 @@ private:
     mlir::ScopedDiagnosticHandler quiet(
         &context, [](mlir::Diagnostic &) { return mlir::success(); });
     tgc::ImportOptions options;
-    auto generic = tgc::importOnnxModel(context, model, options);
     std::vector<DataSet> sets;
     std::optional<Result> badData = loadDataSets(test, sets);
+    // Sequence and optional inputs: the import needs their structure (data
+    // sets of other structures are imported again, below).
+    auto structuresOf = [](const DataSet &set) {
+      std::vector<std::optional<tgc::ValueStructure>> structures;
+      for (const tgc::ValueStructure &s : set.inputStructures)
+        structures.push_back(s);
+      return structures;
+    };
+    if (!badData && !sets.empty())
+      options.inputStructures = structuresOf(sets.front());
+    auto generic = tgc::importOnnxModel(context, model, options);
     std::string genericMessage;
     bool genericUnsupported = false;
     if (generic) {
@@ -302,6 +347,12 @@ private:
       auto func = findMain(**generic);
       bool passed = true;
       for (const DataSet &set : sets) {
+        if (set.inputStructures != sets.front().inputStructures) {
+          genericMessage = "data sets of different input structures";
+          genericUnsupported = true;
+          passed = false;
+          break;
+        }
         bool notSupported = false;
         if (auto mismatch = runDataSet(func, backend, set, &notSupported)) {
           // Shapes that depend on input values: try specializing on them.
@@ -329,6 +380,7 @@ private:
     // Specialize on each data set's input values.
     for (const DataSet &set : sets) {
       options.argumentValues.assign(set.inputs.begin(), set.inputs.end());
+      options.inputStructures = structuresOf(set);
       auto specialized = tgc::importOnnxModel(context, model, options);
       if (!specialized) {
         consumeError(specialized.takeError());

@@ -97,6 +97,14 @@ bool isConstantTrue(const Tensor &t) {
   return true;
 }
 
+/// Whether a subgraph declares an output that is not a tensor (a sequence or
+/// an optional).
+bool givesStructuredValues(const ::onnx::GraphProto &graph) {
+  return llvm::any_of(graph.output(), [](const ::onnx::ValueInfoProto &out) {
+    return out.has_type() && !out.type().has_tensor_type();
+  });
+}
+
 llvm::Error convIf(Importer &im) {
   TRY(condition, im.in(0));
   TRY(thenGraph, im.attrGraph("then_branch"));
@@ -105,12 +113,115 @@ llvm::Error convIf(Importer &im) {
     return im.fail("then_branch has " + llvm::Twine(thenGraph->output_size()) +
                    " outputs but else_branch " +
                    llvm::Twine(elseGraph->output_size()));
+  TRY(known, im.constIn(0));
+  if (known) {
+    // The branch taken is known at import: import it in line (the other one
+    // is dead). This is also how branches give sequences and optionals.
+    if (known->numElements() != 1)
+      return im.fail("the condition must hold one value, not " +
+                     known->describe());
+    bool taken = known->getInt(0) != 0;
+    TRY(outs, im.importSubgraphVals(taken ? *thenGraph : *elseGraph, {},
+                                    taken ? "then_branch" : "else_branch"));
+    for (auto [i, out] : llvm::enumerate(outs))
+      im.outVal(static_cast<int>(i), out);
+    return llvm::Error::success();
+  }
+  if (givesStructuredValues(*thenGraph) || givesStructuredValues(*elseGraph))
+    return im.unsupported(
+        "branches that give sequences or optionals need a condition known at "
+        "import (a constant, or an input the import is specialized on)");
   PendingError pending;
   std::vector<Tensor> results = detail::traceCond(
       condition, {}, importer(im, *thenGraph, "then_branch", pending),
       importer(im, *elseGraph, "else_branch", pending), SourceLoc::current());
   return finish(im, pending, results,
                 static_cast<size_t>(thenGraph->output_size()));
+}
+
+HostTensor scalarOf(DType dtype, int64_t value) {
+  HostTensor t = *HostTensor::allocate(dtype, {});
+  t.setInt(0, value);
+  return t;
+}
+
+/// A Loop that carries sequences or optionals, unrolled at import: its trip
+/// count and condition must be known at import (the condition after each
+/// iteration too), and it runs at most kMaxUnrolled iterations.
+llvm::Error unrollLoop(Importer &im, const ::onnx::GraphProto &body,
+                       int numCarried, int numScans) {
+  constexpr int64_t kMaxUnrolled = 4096;
+  std::optional<int64_t> trips;
+  if (im.has(0)) {
+    TRY(m, im.constIn(0));
+    if (!m)
+      return im.unsupported(
+          "a Loop that carries sequences or optionals is unrolled at import, "
+          "so its trip count must be known at import (a constant, or an "
+          "input the import is specialized on)");
+    if (m->numElements() != 1 || isFloatDType(m->dtype()))
+      return im.fail("the trip count must be an int64 scalar, not " +
+                     m->describe());
+    trips = m->getInt(0);
+  }
+  bool go = true;
+  if (im.has(1)) {
+    TRY(c, im.constIn(1));
+    if (!c)
+      return im.unsupported(
+          "a Loop that carries sequences or optionals is unrolled at import, "
+          "so its condition must be known at import");
+    if (c->numElements() != 1)
+      return im.fail("the condition must hold one value, not " + c->describe());
+    go = c->getInt(0) != 0;
+  }
+  std::vector<Val> carried;
+  for (int i = 0; i < numCarried; ++i) {
+    TRY(v, im.lookup(2 + i));
+    carried.push_back(*v);
+  }
+  std::vector<std::vector<Tensor>> scans(static_cast<size_t>(numScans));
+  for (int64_t i = 0; go && (!trips || i < *trips); ++i) {
+    if (i >= kMaxUnrolled)
+      return im.unsupported("a Loop that carries sequences or optionals is "
+                            "unrolled at import, and this one runs more than " +
+                            llvm::Twine(kMaxUnrolled) + " iterations");
+    std::vector<Val> args;
+    args.push_back(Val{Tensor(),
+                       std::make_shared<HostTensor>(scalarOf(DType::I64, i)),
+                       "iteration"});
+    args.push_back(Val{Tensor(),
+                       std::make_shared<HostTensor>(scalarOf(DType::I1, 1)),
+                       "condition"});
+    args.insert(args.end(), carried.begin(), carried.end());
+    TRY(outs, im.importSubgraphVals(
+                  body, args, "body (iteration " + std::to_string(i) + ")"));
+    TRY(next, im.constOf(outs[0], "the body's condition output"));
+    if (!next)
+      return im.unsupported(
+          "a Loop that carries sequences or optionals is unrolled at import, "
+          "so the condition its body gives must be known at import; this one "
+          "is computed when the function runs");
+    go = next->numElements() == 1 && next->getInt(0) != 0;
+    for (int k = 0; k < numCarried; ++k)
+      carried[static_cast<size_t>(k)] = outs[static_cast<size_t>(1 + k)];
+    for (int k = 0; k < numScans; ++k) {
+      Val &out = outs[static_cast<size_t>(1 + numCarried + k)];
+      TRY(t, im.tensorOf(out, "scan output #" + std::to_string(k)));
+      TRYT(row, unsqueeze(t, {0}));
+      scans[static_cast<size_t>(k)].push_back(row);
+    }
+  }
+  for (int k = 0; k < numCarried; ++k)
+    im.outVal(k, carried[static_cast<size_t>(k)]);
+  for (int k = 0; k < numScans; ++k) {
+    if (scans[static_cast<size_t>(k)].empty())
+      return im.unsupported("scan outputs of an unrolled Loop that runs no "
+                            "iteration (their element shape is unknown)");
+    TRYT(stacked, concat(scans[static_cast<size_t>(k)], 0));
+    im.out(numCarried + k, stacked);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error convLoop(Importer &im) {
@@ -126,6 +237,13 @@ llvm::Error convLoop(Importer &im) {
                    " loop-carried values (it takes the iteration number, the "
                    "condition and each value, and gives the condition, each "
                    "value and any scan outputs)");
+  bool structured = givesStructuredValues(*body);
+  for (int i = 0; i < numCarried && !structured; ++i) {
+    TRY(v, im.lookup(2 + i));
+    structured = !v->isTensor();
+  }
+  if (structured)
+    return unrollLoop(im, *body, numCarried, numScans);
   std::optional<Tensor> maxTrips;
   std::optional<int64_t> constantTrips;
   if (im.has(0)) {

@@ -55,6 +55,11 @@ llvm::Error variadicOp(Importer &im) {
 }
 
 llvm::Error convIdentity(Importer &im) {
+  TRY(val, im.lookup(0));
+  if (!val->isTensor()) { // A sequence or an optional.
+    im.outVal(0, *val);
+    return llvm::Error::success();
+  }
   TRY(x, im.in(0));
   im.out(0, x);
   return llvm::Error::success();
