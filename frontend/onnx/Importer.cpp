@@ -1083,7 +1083,7 @@ llvm::Error Importer::addArgSpecs(const ::onnx::TypeProto &type,
                                   std::vector<ArgSpec> &specs,
                                   std::vector<std::string> &argNames) {
   auto mismatch = [&] {
-    return makeError(what + " is a " + onnxValueTypeString(type) +
+    return makeError(what + " has type " + onnxValueTypeString(type) +
                      " but is given as " + structure.str());
   };
   switch (structure.kind) {
@@ -1169,16 +1169,16 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Importer::run() {
       std::string type = onnxValueTypeString(input.type());
       if (!input.type().has_sequence_type() &&
           !input.type().has_optional_type())
-        return makeUnsupportedError(what + " is a " + type +
+        return makeUnsupportedError(what + " has type " + type +
                                     " (maps and sparse tensors are not "
                                     "supported)");
       if (!given)
         return makeUnsupportedError(
-            what + " is a " + type +
+            what + " has type " + type +
             ": its structure (a sequence's length, whether an optional holds "
-            "a value) must be given to import it (ImportOptions::"
-            "inputStructures; tgc-run and the conformance runner take it from "
-            "the input's SequenceProto or OptionalProto)");
+            "a value) must be given to import it (tgc-run reads it from the "
+            "input's SequenceProto or OptionalProto .pb file; the C++ API "
+            "takes ImportOptions::inputStructures)");
       structure = *given;
     } else if (given && given->kind != ValueStructure::Kind::Tensor) {
       return makeError(what + " is a tensor but is given as " + given->str());

@@ -46,6 +46,11 @@ int tgc::importOnnxToolMain(int argc, char **argv) {
       cl::desc("Print constants with more elements than this as "
                "dense_resource placeholders (\"...\"); 0 prints all"),
       cl::init(0));
+  cl::list<std::string> structures(
+      "input-structure",
+      cl::desc("The structure of each graph input in order: tensor, "
+               "seq[tensor,tensor], optional[], optional[seq[tensor]], ... "
+               "(sequence and optional inputs need one)"));
   cl::ParseCommandLineOptions(argc, argv,
                               "tgc-import-onnx: import an ONNX model into the "
                               "tgc dialect\n");
@@ -58,6 +63,15 @@ int tgc::importOnnxToolMain(int argc, char **argv) {
   options.runChecker = !noChecker;
   options.runShapeInference = !noShapeInference;
   options.foldConstants = !noFold;
+  for (const std::string &text : structures) {
+    auto structure = ValueStructure::parse(text);
+    if (!structure) {
+      errs() << "tgc-import-onnx: error: --input-structure: "
+             << toString(structure.takeError()) << "\n";
+      return 1;
+    }
+    options.inputStructures.push_back(std::move(*structure));
+  }
   // Warnings (a graph output declared with another shape) go to stderr;
   // errors come back from the importer.
   mlir::ScopedDiagnosticHandler warnings(&context, [](mlir::Diagnostic &diag) {

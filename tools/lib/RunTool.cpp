@@ -239,6 +239,9 @@ struct Options {
                                       "object")};
   /// Intra-op threads per stream (set from the cores and the streams).
   int threadsPerStream = 0;
+  /// --input and --expected, where an ONNX model's sequences and optionals
+  /// are flattened into their tensors (runSource).
+  std::vector<std::string> inputSpecs, expectedSpecs;
 };
 
 Error makeError(const Twine &message) {
@@ -248,13 +251,13 @@ Error makeError(const Twine &message) {
 /// The input options tgc-run's flags give.
 tgc::tooling::InputOptions inputOptions(const Options &opts) {
   tgc::tooling::InputOptions options;
-  options.inputs.assign(opts.inputs.begin(), opts.inputs.end());
+  options.inputs = opts.inputSpecs;
   options.seed = opts.seed;
   options.dynamicSize = opts.dynamicSize;
   return options;
 }
 
-Error runSource(const Options &opts, const std::string &planAlias);
+Error runSource(Options &opts, const std::string &planAlias);
 
 /// The runner options tgc-run's flags give.
 tgc::tooling::RunnerOptions runnerOptions(const Options &opts) {
@@ -533,9 +536,9 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
   // The same text as tgc-run's front end (FastRun.h), which finds the plan
   // without the compiler.
   std::vector<HostTensor> tensors;
-  tensors.reserve(opts.inputs.size());
+  tensors.reserve(opts.inputSpecs.size());
   tgc::tooling::RunKeyMaterial material;
-  for (const std::string &spec : opts.inputs) {
+  for (const std::string &spec : opts.inputSpecs) {
     auto tensor = loadTensor(spec);
     if (!tensor) {
       consumeError(tensor.takeError());
@@ -565,7 +568,7 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
                                  tgc::tooling::onnxRunMaterial(material));
 }
 
-Error run(const Options &opts) {
+Error run(Options &opts) {
   // The backends, and with the cpu one the loader of saved loop kernels.
   tgc::codegen::registerAllBackends();
   if (tgc::runtime::cpu::isPlanFile(opts.file)) {
@@ -602,7 +605,7 @@ Error run(const Options &opts) {
   return runSource(opts, alias);
 }
 
-Error runSource(const Options &opts, const std::string &planAlias) {
+Error runSource(Options &opts, const std::string &planAlias) {
   if (opts.pipeline != "tgc-cpu" && opts.pipeline != "tgc-cpu-unfused")
     return makeError("unknown --pipeline '" + opts.pipeline +
                      "' (available: tgc-cpu, tgc-cpu-unfused)");
@@ -611,13 +614,25 @@ Error runSource(const Options &opts, const std::string &planAlias) {
   mlir::MLIRContext context(registry);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-  auto module = loadSourceModule(
-      context, sourceMgr, opts.file,
-      std::vector<std::string>(opts.inputs.begin(), opts.inputs.end()));
+  std::vector<std::string> inputSpecs = opts.inputSpecs;
+  auto module = loadSourceModule(context, sourceMgr, opts.file, inputSpecs);
   if (!module)
     return module.takeError();
+  // Sequence and optional values of an ONNX model: the flattened inputs and
+  // expected results.
+  opts.inputSpecs = std::move(inputSpecs);
+  if (!opts.expectedSpecs.empty() && tgc::isOnnxModelPath(opts.file)) {
+    auto types = tgc::onnxModelValueTypes(opts.file);
+    if (!types)
+      return types.takeError();
+    auto expanded =
+        tgc::tooling::expandStructuredSpecs(opts.expectedSpecs, types->outputs);
+    if (!expanded)
+      return expanded.takeError();
+    opts.expectedSpecs = std::move(*expanded);
+  }
   if (opts.differential) {
-    if (!opts.expected.empty() || !opts.outputs.empty())
+    if (!opts.expectedSpecs.empty() || !opts.outputs.empty())
       return makeError("--differential compares the backends with each "
                        "other; it takes no --expected or --output (run "
                        "without --differential to check or write results)");
@@ -755,7 +770,7 @@ Error runAndReport(const Options &opts, Runner &onBackend,
   }
 
   if (opts.outputs.size() > results->size() ||
-      opts.expected.size() > results->size())
+      opts.expectedSpecs.size() > results->size())
     return makeError(name + " returns " + Twine(results->size()) +
                      " results but more --output or "
                      "--expected paths were given");
@@ -765,7 +780,7 @@ Error runAndReport(const Options &opts, Runner &onBackend,
       return makeError(path + ": " + std::string(status.message()));
   }
   bool mismatch = false;
-  for (auto [i, spec] : enumerate(opts.expected)) {
+  for (auto [i, spec] : enumerate(opts.expectedSpecs)) {
     auto want = loadTensor(spec);
     if (!want)
       return want.takeError();
@@ -780,7 +795,7 @@ Error runAndReport(const Options &opts, Runner &onBackend,
              << std::string(status.message()) << "\n";
     }
   }
-  if (opts.print || (opts.outputs.empty() && opts.expected.empty() &&
+  if (opts.print || (opts.outputs.empty() && opts.expectedSpecs.empty() &&
                      opts.benchmark == 0 && opts.requests == 0)) {
     for (auto [i, result] : enumerate(*results)) {
       outs() << "result #" << i << ": " << result.describe() << " = ";
@@ -951,6 +966,8 @@ int tgc::runToolMain(int argc, char **argv) {
       opts.backend = implied;
     opts.cudaOrdinal = device->ordinal;
   }
+  opts.inputSpecs.assign(opts.inputs.begin(), opts.inputs.end());
+  opts.expectedSpecs.assign(opts.expected.begin(), opts.expected.end());
   if (Error error = run(opts)) {
     int exitCode = 1;
     std::string message;

@@ -33,6 +33,21 @@ std::optional<DType> dtypeOf(mlir::Type type) {
 Expected<HostTensor> tooling::loadTensor(StringRef spec) {
   if (spec.contains('='))
     return tgc::parseTensorLiteral(spec);
+  // "PATH#TYPE#K": tensor K of the sequence or optional in PATH
+  // (expandStructuredSpecs).
+  if (auto [rest, index] = spec.rsplit('#'); !index.empty() && rest != spec) {
+    auto [path, type] = rest.rsplit('#');
+    size_t k;
+    if (!type.empty() && path != rest && !index.getAsInteger(10, k)) {
+      auto value = tgc::readValueProto(path, type);
+      if (!value)
+        return value.takeError();
+      if (k >= value->tensors.size())
+        return makeError(path + " holds " + Twine(value->tensors.size()) +
+                         " tensors, not " + Twine(k + 1));
+      return std::move(value->tensors[k]);
+    }
+  }
   if (spec.ends_with_insensitive(".pb"))
     return tgc::readTensorProto(spec);
   auto tensor = tgc::runtime::readNpy(spec.str());
@@ -250,10 +265,39 @@ tooling::makeInputs(const std::vector<ArgumentSpec> &arguments, StringRef what,
   return args;
 }
 
+Expected<std::vector<std::string>>
+tooling::expandStructuredSpecs(const std::vector<std::string> &specs,
+                               const std::vector<std::string> &types,
+                               std::vector<tgc::ValueStructure> *structures) {
+  std::vector<std::string> expanded;
+  for (auto [i, spec] : enumerate(specs)) {
+    std::string type = i < types.size() ? types[i] : "tensor";
+    if (type == "tensor" || spec.empty()) {
+      expanded.push_back(spec);
+      if (structures)
+        structures->push_back(tgc::ValueStructure::tensor());
+      continue;
+    }
+    if (!StringRef(spec).ends_with_insensitive(".pb"))
+      return makeError("value #" + Twine(i) + " has type " + type +
+                       ": give it as an ONNX SequenceProto or OptionalProto "
+                       ".pb file, not '" +
+                       spec + "'");
+    auto value = tgc::readValueProto(spec, type);
+    if (!value)
+      return value.takeError();
+    for (size_t k = 0; k < value->tensors.size(); ++k)
+      expanded.push_back(spec + "#" + type + "#" + std::to_string(k));
+    if (structures)
+      structures->push_back(std::move(value->structure));
+  }
+  return expanded;
+}
+
 Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 tooling::loadSourceModule(mlir::MLIRContext &context, SourceMgr &sourceMgr,
                           const std::string &file,
-                          const std::vector<std::string> &inputSpecs) {
+                          std::vector<std::string> &inputSpecs) {
   if (tgc::isOnnxModelPath(file)) {
     tgc::ImportOptions importOptions;
     // A model that does not parse is reported by the importer below.
@@ -265,6 +309,24 @@ tooling::loadSourceModule(mlir::MLIRContext &context, SourceMgr &sourceMgr,
     auto ordered = orderInputs(inputSpecs, names, file);
     if (!ordered)
       return ordered.takeError();
+    // Sequence and optional inputs (.pb files) give the import their
+    // structure, and their tensors the function's arguments.
+    std::vector<std::string> types;
+    if (auto read = tgc::onnxModelValueTypes(file))
+      types = std::move(read->inputs);
+    else
+      consumeError(read.takeError());
+    if (llvm::any_of(types,
+                     [](const std::string &t) { return t != "tensor"; })) {
+      std::vector<tgc::ValueStructure> structures;
+      auto expanded = expandStructuredSpecs(*ordered, types, &structures);
+      if (!expanded)
+        return expanded.takeError();
+      for (const tgc::ValueStructure &s : structures)
+        importOptions.inputStructures.push_back(s);
+      *ordered = std::move(*expanded);
+      inputSpecs = *ordered;
+    }
     for (const std::string &spec : *ordered) {
       if (spec.empty()) {
         importOptions.argumentValues.emplace_back();

@@ -11,6 +11,7 @@
 #ifndef TGC_TOOLS_LIB_TENSORIO_H
 #define TGC_TOOLS_LIB_TENSORIO_H
 
+#include "frontend/onnx/OnnxImporter.h"
 #include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
 
@@ -85,10 +86,21 @@ makeInputs(mlir::func::FuncOp func, const InputOptions &options);
 /// argument values where a node needs a constant: a Reshape's shape, ...)
 /// or a .mlir file (size limits checked, then parsed into `sourceMgr`,
 /// whose diagnostic handler reports parse errors with their locations).
+/// An ONNX model's sequence and optional inputs are .pb files: `inputSpecs`
+/// is then rewritten to the function's flattened arguments, in order
+/// (expandStructuredSpecs).
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadSourceModule(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                 const std::string &file,
-                 const std::vector<std::string> &inputSpecs);
+                 const std::string &file, std::vector<std::string> &inputSpecs);
+
+/// For an ONNX model's sequence and optional values: each spec whose
+/// declared type (onnxModelValueTypes) is not a tensor names a .pb file, and
+/// is replaced by one spec per tensor it holds ("PATH#TYPE#K", which
+/// loadTensor reads), giving the value's structure. Other specs stay.
+llvm::Expected<std::vector<std::string>>
+expandStructuredSpecs(const std::vector<std::string> &specs,
+                      const std::vector<std::string> &types,
+                      std::vector<tgc::ValueStructure> *structures = nullptr);
 
 /// The function called `name`, or without a name the first public one with
 /// a body; null when there is none.

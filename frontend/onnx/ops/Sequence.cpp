@@ -173,7 +173,8 @@ llvm::Error convConcatFromSequence(Importer &im) {
     TRY(t, im.tensorOf(e, "element #" + std::to_string(i)));
     parts.push_back(t);
   }
-  TRY(axis, im.normalizeAxis(*axisAttr, parts[0].rank(), newAxis));
+  // With new_axis, the axis counts the result's dims (-1 stacks last).
+  TRY(axis, im.normalizeAxis(*axisAttr, parts[0].rank() + (newAxis ? 1 : 0)));
   if (newAxis)
     for (Tensor &t : parts) {
       TRYT(expanded, unsqueeze(t, {axis}));
@@ -189,6 +190,12 @@ llvm::Error convSplitToSequence(Importer &im) {
   TRY(axis, im.axisAttr("axis", 0, x.rank()));
   TRY(keepDims, im.attrFlag("keepdims", true));
   std::optional<int64_t> dim = x.dim(axis);
+  if (!dim) {
+    // An input the import is specialized on has its value's dims.
+    TRY(known, im.constIn(0));
+    if (known)
+      dim = known->shape()[static_cast<size_t>(axis)];
+  }
   if (!dim)
     return im.unsupported("splits along a dynamic dim (the sequence's "
                           "length would be known only when it runs)");
