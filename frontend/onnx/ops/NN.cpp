@@ -69,6 +69,72 @@ spatialPads(Importer &im, const Tensor &x, llvm::ArrayRef<int64_t> kernel,
   return result;
 }
 
+constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+
+/// A 3-D convolution of an NCDHW input `x0` and a [M, C/group, kd, kh, kw]
+/// weight (pads [d, h, w begin, d, h, w end]) as the sum over the kernel's
+/// depth of 2-D convolutions: tap k convolves the input's depth slices k *
+/// dilation + i * stride (batched as N * D_out images) with the weight's
+/// slice k. Each is a conv2d, which the backends run on their tuned
+/// kernels; the bias is added once.
+llvm::Expected<Tensor>
+conv3dByDepthTaps(Importer &im, const Tensor &x0, const Tensor &w,
+                  std::optional<Tensor> bias, llvm::ArrayRef<int64_t> strides,
+                  llvm::ArrayRef<int64_t> dilations,
+                  llvm::ArrayRef<int64_t> pads, int64_t group) {
+  std::vector<int64_t> xs = x0.shape(), ws = w.shape();
+  for (int64_t d = 1; d < 5; ++d)
+    if (xs[static_cast<size_t>(d)] == kDynamic)
+      return im.unsupported("3-D convolutions need static channel and "
+                            "spatial dims, not " +
+                            x0.describe());
+  if (!w.hasStaticShape())
+    return im.unsupported("the weight's shape must be static, not " +
+                          w.describe());
+  Tensor x = x0;
+  if (pads[0] || pads[3]) {
+    TRYT(padded, tgc::pad(x0, {0, 0, pads[0], 0, 0}, {0, 0, pads[3], 0, 0}));
+    x = padded;
+  }
+  int64_t depth = xs[2] + pads[0] + pads[3];
+  int64_t span = (ws[2] - 1) * dilations[0] + 1;
+  if (depth < span)
+    return im.fail("the kernel spans " + llvm::Twine(span) +
+                   " elements in depth but the padded input has " +
+                   llvm::Twine(depth));
+  int64_t outDepth = (depth - span) / strides[0] + 1;
+  Conv2DOptions opts;
+  opts.groups = group;
+  opts.strides = {strides[1], strides[2]};
+  opts.dilations = {dilations[1], dilations[2]};
+  opts.padding = {pads[1], pads[2], pads[4], pads[5]};
+  std::optional<Tensor> sum;
+  for (int64_t k = 0; k < ws[2]; ++k) {
+    int64_t start = k * dilations[0];
+    TRYT(taps,
+         tgc::slice(x, {0, 0, start, 0, 0},
+                    {kToEnd, kToEnd, start + (outDepth - 1) * strides[0] + 1,
+                     kToEnd, kToEnd},
+                    {1, 1, strides[0], 1, 1}));
+    TRYT(moved, tgc::transpose(taps, {0, 2, 1, 3, 4}));
+    TRYT(images, tgc::reshape(moved, {-1, xs[1], xs[3], xs[4]}));
+    TRYT(wk, tgc::slice(w, {0, 0, k, 0, 0},
+                        {kToEnd, kToEnd, k + 1, kToEnd, kToEnd}));
+    TRYT(filter, tgc::reshape(wk, {ws[0], ws[1], ws[3], ws[4]}));
+    TRYT(yk, tgc::conv2d(images, filter, k == 0 ? bias : std::nullopt, opts));
+    if (sum) {
+      TRYT(total, tgc::add(*sum, yk));
+      sum = total;
+    } else {
+      sum = yk;
+    }
+  }
+  std::vector<int64_t> ys = sum->shape();
+  TRYT(split, tgc::reshape(*sum, {-1, outDepth, ys[1], ys[2], ys[3]}));
+  TRYT(y, tgc::transpose(split, {0, 2, 1, 3, 4}));
+  return y;
+}
+
 } // namespace
 
 /// The node's Conv attributes applied to `x0` and `w0` (Conv, ConvInteger,
@@ -77,9 +143,9 @@ llvm::Expected<Tensor> onnximpl::convolve(Importer &im, const Tensor &x0,
                                           const Tensor &w0,
                                           std::optional<Tensor> bias) {
   int64_t rank = x0.rank();
-  if (rank != 3 && rank != 4)
+  if (rank < 3 || rank > 5)
     return im.unsupported(
-        "only 1-D and 2-D convolutions are supported: the input " +
+        "only 1-D, 2-D and 3-D convolutions are supported: the input " +
         x0.describe() + " is not supported");
   if (w0.rank() != rank)
     return im.fail("weight " + w0.describe() +
@@ -112,6 +178,8 @@ llvm::Expected<Tensor> onnximpl::convolve(Importer &im, const Tensor &x0,
   if (group < 1)
     return im.fail("attribute 'group' must be >= 1, not " + llvm::Twine(group));
   TRY(pads, spatialPads(im, x0, kernel, strides, dilations, false));
+  if (n == 3)
+    return conv3dByDepthTaps(im, x0, w0, bias, strides, dilations, pads, group);
 
   Tensor x = x0, w = w0;
   Conv2DOptions opts;
@@ -159,15 +227,15 @@ llvm::Error convConv(Importer &im) {
 /// dilation * (kernel - 1) - pads plus output_padding (cropped where
 /// negative), convolved with the kernel flipped spatially and its in/out
 /// channels swapped per group. The weight transforms fold when it is a
-/// constant. 1-D goes through 2-D.
+/// constant. 1-D goes through 2-D; 3-D ends in conv3dByDepthTaps.
 llvm::Error convConvTranspose(Importer &im) {
   TRY(x0, im.in(0));
   TRY(w0, im.in(1));
   int64_t rank = x0.rank();
-  if (rank != 3 && rank != 4)
-    return im.unsupported(
-        "only 1-D and 2-D transposed convolutions are supported: the input " +
-        x0.describe() + " is not supported");
+  if (rank < 3 || rank > 5)
+    return im.unsupported("only 1-D, 2-D and 3-D transposed convolutions are "
+                          "supported: the input " +
+                          x0.describe() + " is not supported");
   if (w0.rank() != rank)
     return im.fail("weight " + w0.describe() +
                    " must have the rank of the input " + x0.describe());
@@ -289,13 +357,14 @@ llvm::Error convConvTranspose(Importer &im) {
           " elements in spatial dim " + llvm::Twine(i) + " (pads " +
           listOf(begin) + " + " + listOf(end) + " remove everything)");
 
-  // Everything in 2-D: [h, w] per spatial parameter.
-  auto twoD = [&](const std::vector<int64_t> &v, int64_t one) {
+  // 1-D goes through 2-D: [h, w] per spatial parameter; 3-D stays 3-D.
+  auto lift = [&](const std::vector<int64_t> &v, int64_t one) {
     return n == 1 ? std::vector<int64_t>{one, v[0]} : v;
   };
-  std::vector<int64_t> s2 = twoD(strides, 1), d2 = twoD(dilations, 1),
-                       k2 = twoD(kernel, 1), b2 = twoD(begin, 0),
-                       e2 = twoD(end, 0), op2 = twoD(outputPadding, 0);
+  std::vector<int64_t> s2 = lift(strides, 1), d2 = lift(dilations, 1),
+                       k2 = lift(kernel, 1), b2 = lift(begin, 0),
+                       e2 = lift(end, 0), op2 = lift(outputPadding, 0);
+  const size_t m = s2.size(); // Spatial dims: 2 or 3.
   Tensor x = x0, w = w0;
   if (n == 1) {
     TRYT(xu, tgc::unsqueeze(x0, {2}));
@@ -303,70 +372,110 @@ llvm::Error convConvTranspose(Importer &im) {
     x = xu;
     w = wu;
   }
+  auto iota = [](size_t from, size_t to) {
+    std::vector<int64_t> v;
+    for (size_t i = from; i < to; ++i)
+      v.push_back(static_cast<int64_t>(i));
+    return v;
+  };
 
-  // The filter: [C, M/g, kh, kw] -> [M, C/g, kh, kw], flipped in h and w.
+  // The filter: [C, M/g, k...] -> [M, C/g, k...], flipped spatially.
   Tensor filter = w;
   if (group == 1) {
-    TRYT(t, tgc::transpose(w, {1, 0, 2, 3}));
+    std::vector<int64_t> perm = {1, 0};
+    for (int64_t d : iota(2, m + 2))
+      perm.push_back(d);
+    TRYT(t, tgc::transpose(w, perm));
     filter = t;
   } else {
-    TRY(r, im.reshapeTo(w, {group, channels / group, outChannels / group, k2[0],
-                            k2[1]}));
-    TRYT(t, tgc::transpose(r, {0, 2, 1, 3, 4}));
-    TRY(f, im.reshapeTo(t, {outChannels, channels / group, k2[0], k2[1]}));
+    std::vector<int64_t> grouped = {group, channels / group,
+                                    outChannels / group};
+    std::vector<int64_t> perm = {0, 2, 1};
+    std::vector<int64_t> merged = {outChannels, channels / group};
+    for (size_t i = 0; i < m; ++i) {
+      grouped.push_back(k2[i]);
+      perm.push_back(static_cast<int64_t>(3 + i));
+      merged.push_back(k2[i]);
+    }
+    TRY(r, im.reshapeTo(w, grouped));
+    TRYT(t, tgc::transpose(r, perm));
+    TRY(f, im.reshapeTo(t, merged));
     filter = f;
   }
-  if (k2[0] > 1 || k2[1] > 1) {
-    constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
-    TRYT(flipped,
-         tgc::slice(filter, {0, 0, -1, -1},
-                    {kEnd, kEnd, -(k2[0] + 1), -(k2[1] + 1)}, {1, 1, -1, -1}));
+  if (llvm::any_of(k2, [](int64_t k) { return k > 1; })) {
+    std::vector<int64_t> starts = {0, 0}, ends = {kToEnd, kToEnd},
+                         steps = {1, 1};
+    for (size_t i = 0; i < m; ++i) {
+      starts.push_back(-1);
+      ends.push_back(-(k2[i] + 1));
+      steps.push_back(-1);
+    }
+    TRYT(flipped, tgc::slice(filter, starts, ends, steps));
     filter = flipped;
   }
 
-  // The input: zeros inserted, then padded (conv2d's padding) or cropped.
-  std::vector<int64_t> lo(2), hi(2);
-  for (int i = 0; i < 2; ++i) {
+  // The input: zeros inserted, then padded (the convolution's padding) or
+  // cropped.
+  std::vector<int64_t> lo(m), hi(m);
+  for (size_t i = 0; i < m; ++i) {
     lo[i] = (k2[i] - 1) * d2[i] - b2[i];
     hi[i] = (k2[i] - 1) * d2[i] - e2[i] + op2[i];
   }
   std::vector<int64_t> shape = x.shape();
-  if (s2[0] > 1 || s2[1] > 1) {
-    TRY(r, im.reshapeTo(x, {shape[0], shape[1], shape[2], 1, shape[3], 1}));
-    TRYT(p,
-         tgc::pad(r, {0, 0, 0, 0, 0, 0}, {0, 0, 0, s2[0] - 1, 0, s2[1] - 1}));
-    TRY(z, im.reshapeTo(
-               p, {shape[0], shape[1], shape[2] * s2[0], shape[3] * s2[1]}));
+  if (llvm::any_of(s2, [](int64_t s) { return s > 1; })) {
+    // [N, C, d0, 1, d1, 1, ...] padded to [N, C, d0, s0, d1, s1, ...].
+    std::vector<int64_t> interleaved = {shape[0], shape[1]},
+                         zeros(2 + 2 * m, 0), after(2 + 2 * m, 0),
+                         inserted = {shape[0], shape[1]};
+    for (size_t i = 0; i < m; ++i) {
+      interleaved.push_back(shape[2 + i]);
+      interleaved.push_back(1);
+      after[3 + 2 * i] = s2[i] - 1;
+      inserted.push_back(shape[2 + i] * s2[i]);
+    }
+    TRY(r, im.reshapeTo(x, interleaved));
+    TRYT(p, tgc::pad(r, zeros, after));
+    TRY(z, im.reshapeTo(p, inserted));
     x = z;
     // The zeros after the last element are part of the high padding.
-    for (int i = 0; i < 2; ++i)
+    for (size_t i = 0; i < m; ++i)
       hi[i] -= s2[i] - 1;
     shape = x.shape();
   }
-  if (lo[0] < 0 || lo[1] < 0 || hi[0] < 0 || hi[1] < 0) {
-    std::vector<int64_t> starts = {0, 0}, ends = {shape[0], shape[1]};
-    for (int i = 0; i < 2; ++i) {
+  if (llvm::any_of(lo, [](int64_t v) { return v < 0; }) ||
+      llvm::any_of(hi, [](int64_t v) { return v < 0; })) {
+    std::vector<int64_t> starts = {0, 0}, ends = {kToEnd, kToEnd};
+    for (size_t i = 0; i < m; ++i) {
       starts.push_back(std::max<int64_t>(0, -lo[i]));
       ends.push_back(shape[2 + i] - std::max<int64_t>(0, -hi[i]));
       if (ends.back() <= starts.back())
         return im.unsupported("pads that crop away the whole input are not "
                               "supported");
     }
-    ends[0] = ends[1] = std::numeric_limits<int64_t>::max();
     TRYT(c, tgc::slice(x, starts, ends));
     x = c;
   }
-  Conv2DOptions opts;
-  opts.groups = group;
-  opts.strides = {1, 1};
-  opts.dilations = d2;
-  opts.padding = {std::max<int64_t>(0, lo[0]), std::max<int64_t>(0, lo[1]),
-                  std::max<int64_t>(0, hi[0]), std::max<int64_t>(0, hi[1])};
+  std::vector<int64_t> padding;
+  for (int64_t v : lo)
+    padding.push_back(std::max<int64_t>(0, v));
+  for (int64_t v : hi)
+    padding.push_back(std::max<int64_t>(0, v));
   std::optional<Tensor> bias;
   if (im.has(2)) {
     TRY(b, im.in(2));
     bias = b;
   }
+  if (m == 3) {
+    TRY(y,
+        conv3dByDepthTaps(im, x, filter, bias, {1, 1, 1}, d2, padding, group));
+    im.out(0, y);
+    return llvm::Error::success();
+  }
+  Conv2DOptions opts;
+  opts.groups = group;
+  opts.strides = {1, 1};
+  opts.dilations = d2;
+  opts.padding = padding;
   TRYT(y0, tgc::conv2d(x, filter, bias, opts));
   Tensor y = y0;
   if (n == 1) {
