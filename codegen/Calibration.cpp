@@ -215,9 +215,12 @@ ActivationQuantization CalibrationEntry::quantization(bool asymmetric) const {
 }
 
 tgc::Status CalibrationTable::exclude(const std::vector<std::string> &names) {
-  for (const std::string &name : names) {
+  for (const std::string &given : names) {
     // "... (node 'NAME' (Op, opset N))#K", "... (node #I (Op, ...))#K" for
-    // an unnamed node (`name` "#I"), or "LOCATION#K" / "LOCATION:COL#K".
+    // an unnamed node (`name` "#I"), or "LOCATION#K" / "LOCATION:COL#K"
+    // (its file's directories dropped, as in the keys).
+    const std::string &name = given;
+    std::string location = normalizeCalibrationKey(given);
     std::string named = "(node '" + name + "' (";
     std::string unnamed = "(node " + name + " (";
     auto matches = [&](const std::string &key) {
@@ -225,9 +228,9 @@ tgc::Status CalibrationTable::exclude(const std::vector<std::string> &names) {
           (name.size() > 1 && name[0] == '#' &&
            key.find(unnamed) != std::string::npos))
         return true;
-      if (name.empty() || key.compare(0, name.size(), name) != 0)
+      if (location.empty() || key.compare(0, location.size(), location) != 0)
         return false;
-      char next = key.size() > name.size() ? key[name.size()] : '\0';
+      char next = key.size() > location.size() ? key[location.size()] : '\0';
       return next == ':' || next == '#' || next == ' ';
     };
     size_t removed = 0;
@@ -246,8 +249,17 @@ tgc::Status CalibrationTable::exclude(const std::vector<std::string> &names) {
   return absl::OkStatus();
 }
 
+std::string tgc::codegen::normalizeCalibrationKey(std::string_view key) {
+  size_t colon = key.find(':');
+  std::string_view file = key.substr(0, colon);
+  size_t slash = file.rfind('/');
+  if (colon == std::string_view::npos || slash == std::string_view::npos)
+    return std::string(key);
+  return std::string(key.substr(slash + 1));
+}
+
 const CalibrationEntry *CalibrationTable::find(const std::string &key) const {
-  auto it = entries.find(key);
+  auto it = entries.find(normalizeCalibrationKey(key));
   return it == entries.end() ? nullptr : &it->second;
 }
 
@@ -353,7 +365,8 @@ CalibrationTable::parse(const std::string &text, const std::string &source) {
     entry.min = *min;
     entry.max = *max;
     entry.threshold = *threshold;
-    if (!table.entries.emplace(std::string(fields[0]), entry).second)
+    if (!table.entries.emplace(normalizeCalibrationKey(fields[0]), entry)
+             .second)
       return error(
           absl::StrCat("key '", std::string(fields[0]), "' appears twice"));
   }

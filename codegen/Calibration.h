@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tgc::codegen {
@@ -108,6 +109,13 @@ struct CalibrationEntry {
   ActivationQuantization quantization(bool asymmetric) const;
   bool operator==(const CalibrationEntry &) const = default;
 };
+
+/// A contraction's key (cpu::contractionKeys: its location, "#" and an
+/// index) without the directories of the file its location starts with:
+/// "models/m.onnx:0:0 (node 'conv')#0" is "m.onnx:0:0 (node 'conv')#0", so
+/// a table serves a model however its path is spelled. Keys are made,
+/// parsed and looked up in this form.
+std::string normalizeCalibrationKey(std::string_view key);
 
 /// A calibration table: activation key -> entry.
 class CalibrationTable {

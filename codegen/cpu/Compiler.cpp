@@ -1969,6 +1969,23 @@ cpu::compile(func::FuncOp func,
   // Strict determinism: every kernel made here is thread-invariant.
   runtime::cpu::ThreadInvariantKernels threadInvariant(options.determinism ==
                                                        Determinism::Strict);
+  if (options.precision == Precision::Int8 && options.calibration &&
+      !options.calibration->entries.empty()) {
+    // A table made for another model (or function) would leave every
+    // contraction f32 without a word: say so.
+    auto keys = cpu::contractionKeys(specialized);
+    if (!keys.empty() && llvm::none_of(keys, [&](const auto &key) {
+          return options.calibration->find(key.second) != nullptr;
+        }))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the calibration table matches none of the " +
+              std::to_string(keys.size()) + " contractions of @" +
+              func.getName().str() + " (its first key is '" +
+              options.calibration->entries.begin()->first +
+              "', the function's first '" + keys.front().second +
+              "'): it was made for another model or function");
+  }
   CpuPlanEmitter emitter(specialized, options);
   auto executable = emitter.emit();
   if (!executable)
@@ -1984,7 +2001,8 @@ cpu::contractionKeys(func::FuncOp func) {
     if (!isa<Conv2DOp, MatmulOp>(op) || op->getNumResults() != 1 ||
         !cast<ShapedType>(op->getResult(0).getType()).getElementType().isF32())
       return;
-    std::string location = locationString(op->getLoc());
+    std::string location =
+        codegen::normalizeCalibrationKey(locationString(op->getLoc()));
     keys.emplace_back(op, location + "#" + std::to_string(seen[location]++));
   });
   return keys;

@@ -54,6 +54,14 @@
 // AOTBAD: unknown --precision 'fp8' (f32, bf16, f16, int8 or auto)
 // RUN: not tgc-compile %s -o %t.bad.tgcx --precision=int8 --calibration-table=%t.nowhere 2>&1 | FileCheck %s --check-prefix=AOTTABLE
 // AOTTABLE: cannot read the calibration table '{{.*}}nowhere'
+// The table's keys leave out the directories of the source's path: it
+// serves the same file moved elsewhere. A table that matches none of the
+// function's contractions is an error, not an f32 plan.
+// RUN: rm -rf %t.moved && mkdir -p %t.moved/sub && cp %s %t.moved/sub/
+// RUN: tgc-run %t.moved/sub/precision-int8.mlir --precision=int8 --calibration-table=%t.table --input=%S/Inputs/calibration/s0001.npy --output=%t.moved.npy
+// RUN: cmp %t.int8.npy %t.moved.npy
+// RUN: not tgc-run %S/precision.mlir --precision=int8 --calibration-table=%t.table --compile-only 2>&1 | FileCheck %s --check-prefix=OTHER
+// OTHER: tgc-run: error: the calibration table matches none of the {{[0-9]+}} contractions of @{{.*}} (its first key is 'precision-int8.mlir:{{[0-9]+}}:{{[0-9]+}}#0', the function's first 'precision.mlir:{{[0-9]+}}:{{[0-9]+}}#0'): it was made for another model or function
 // RUN: not tgc-run %s --precision=int8 --calibration-table=%s 2>&1 | FileCheck %s --check-prefix=BADTABLE
 // BADTABLE: tgc-run: error: {{.*}}precision-int8.mlir:1: not a tgc calibration table
 // Contractions kept in f32 (--exclude-nodes, here by source location): the
