@@ -948,6 +948,11 @@ private:
   /// its only consumer when that is an int8 convolution or matmul (with
   /// constant weights, fused or alone) reading it as its input.
   std::optional<runtime::cpu::Int8Quantization> int8ConsumerOf(Value v) const;
+  /// The quantization with which `user`, an int8 convolution or matmul
+  /// (with constant weights, fused or alone), reads `v` as its input, if
+  /// it is one.
+  std::optional<runtime::cpu::Int8Quantization> int8ReaderOf(Operation *user,
+                                                             Value v) const;
   /// The fusion operand an inner value of `fusion` (a block argument) is.
   static Value fusionInputOf(FusionOp fusion, Value inner);
   /// Whether int8 `contraction` (a convolution, or a matmul with an
@@ -1599,6 +1604,22 @@ CpuPlanEmitter::emitFusedOrBlocked(Operation &op, const std::string &where) {
     if (!lowered || *lowered)
       return lowered;
   }
+  // A max pool over bytes an int8 producer quantized for the pool's int8
+  // consumers (int8ConsumerOf) pools them as they are.
+  if (auto pool = dyn_cast<MaxPool2DOp>(op); pool && options.enableOneDnn) {
+    auto quantized = quantizedValues.find(pool.getInput());
+    if (quantized != quantizedValues.end()) {
+      runtime::cpu::Int8Quantization q = quantized->second;
+      auto emitted = emitLayoutPool(op, where);
+      if (!emitted)
+        return emitted.takeError();
+      if (!*emitted || !layoutOf(pool.getResult()))
+        return errorAt(&op, "no int8 max pool kernel for the quantized "
+                            "input its producer wrote");
+      quantizedValues[pool.getResult()] = q;
+      return true;
+    }
+  }
   if (!blockedLayouts)
     return false;
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
@@ -1803,11 +1824,35 @@ std::optional<runtime::cpu::Int8Quantization>
 CpuPlanEmitter::int8ConsumerOf(Value v) const {
   if (!v.hasOneUse())
     return std::nullopt;
+  Operation *user = v.getUses().begin()->getOwner();
+  // A max pool commutes with quantization (which is monotonic: the largest
+  // quantized value is the quantized largest value), so between an int8
+  // producer and int8 consumers it runs on the bytes (ResNet's stem): the
+  // producer writes them for the pool's consumers, which must all read
+  // them with one quantization.
+  if (auto pool = dyn_cast<MaxPool2DOp>(user)) {
+    if (pool.getLayout() != ir::Layout::NHWC || pool.getResult().use_empty())
+      return std::nullopt;
+    std::optional<runtime::cpu::Int8Quantization> common;
+    for (Operation *reader : pool.getResult().getUsers()) {
+      auto q = int8ReaderOf(reader, pool.getResult());
+      if (!q || (common && (q->inputScale != common->inputScale ||
+                            q->unsignedInput != common->unsignedInput ||
+                            q->zeroPoint != common->zeroPoint)))
+        return std::nullopt;
+      common = q;
+    }
+    return common;
+  }
+  return int8ReaderOf(user, v);
+}
+
+std::optional<runtime::cpu::Int8Quantization>
+CpuPlanEmitter::int8ReaderOf(Operation *user, Value v) const {
   // The consumer: a convolution reading `v` as its input, or a matmul
   // reading it as its untransposed lhs, with constant weights, in a
   // contraction fusion or alone. Either reads the bytes row-major in `v`'s
   // shape, as its producer writes them.
-  Operation *user = v.getUses().begin()->getOwner();
   auto fusion = dyn_cast<FusionOp>(user);
   Operation *consumer = user;
   if (fusion) {

@@ -1746,11 +1746,18 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
       dnnl::memory::desc src({g.n, g.c, g.h, g.w}, type, act);
       dnnl::memory::desc dst({g.n, g.c, g.oh, g.ow}, type, act);
       dnnl::memory::desc plainDst = dst;
+      bool quantized = false;
       if (inputLayout) {
         src = descOf(*inputLayout);
-        // bf16 activations (a bf16 convolution's) stay bf16.
+        // bf16 activations (a bf16 convolution's) stay bf16; int8 ones
+        // (quantizedLayout: an int8 producer's, for int8 consumers) stay
+        // int8 and NHWC, as their consumers read them.
+        quantized = src.data_type() == dt::u8 || src.data_type() == dt::s8;
         dst = dnnl::memory::desc({g.n, g.c, g.oh, g.ow}, src.data_type(),
-                                 tag::any);
+                                 quantized ? act : tag::any);
+        if (quantized && (!g.isMax || !d.nhwc))
+          return absl::UnimplementedError(
+              "int8 pooling here is an NHWC max pool");
       }
       dnnl::algorithm alg =
           g.isMax
@@ -1769,7 +1776,10 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
               "blocked-layout pooling runs only on oneDNN's reference path");
         dst = pd.dst_desc();
         *resultLayout = std::nullopt;
-        if (dst != plainDst)
+        if (quantized)
+          *resultLayout = quantizedLayout(d.resultShape, /*nhwc=*/true,
+                                          src.data_type() == dt::u8);
+        else if (dst != plainDst)
           *resultLayout = layoutOf(dst);
       }
       PrimitiveKernelSpec spec;

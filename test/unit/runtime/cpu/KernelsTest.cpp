@@ -1,6 +1,7 @@
 //===- KernelsTest.cpp - CPU kernels against naive loops ------------------===//
 
 #include "runtime/cpu/Kernels.h"
+#include "runtime/cpu/Common.h"
 #include "tgc/AbslStatus.h"
 
 #include "dialects/ScalarMath.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <omp.h>
@@ -1921,3 +1923,55 @@ TEST(Concurrency, OneKernelFromFourThreads) {
 }
 
 } // namespace
+
+// The NaN guards' scan (hasSpecialValues): NaN of either sign, quiet or
+// signaling, and (NonFinite) infinities, found at any position, including
+// the last element of a chunk and of a vector tail; the largest finite
+// values and subnormals are not special.
+TEST(NaNGuardScan, FindsEverySpecialValueInEveryFloatType) {
+  using tgc::runtime::cpu::detail::hasSpecialValues;
+  using tgc::runtime::cpu::detail::NaNGuardScan;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+    double largest = dtype == DType::F16    ? 65504.0
+                     : dtype == DType::BF16 ? 3.3895313892515355e38
+                     : dtype == DType::F32  ? 3.4028234663852886e38
+                                            : 1.7976931348623157e308;
+    for (int64_t n : {int64_t(1), int64_t(17), int64_t(70001)}) {
+      HostTensor t = make(dtype, {n}, {1.0});
+      t.setDouble(0, -largest);
+      t.setDouble(n - 1, largest);
+      if (n > 2)
+        t.setDouble(1, dtype == DType::F64 ? 4.9e-324 : 1e-40);
+      for (int threads : {1, 2}) {
+        EXPECT_FALSE(hasSpecialValues(t, NaNGuardScan::NaN, threads))
+            << dtypeName(dtype) << " " << n;
+        EXPECT_FALSE(hasSpecialValues(t, NaNGuardScan::NonFinite, threads))
+            << dtypeName(dtype) << " " << n;
+      }
+      for (int64_t at : {int64_t(0), n / 2, n - 1}) {
+        for (double special : {nan, -nan, inf, -inf}) {
+          HostTensor u = t.clone();
+          u.setDouble(at, special);
+          bool isNaN = std::isnan(special);
+          for (int threads : {1, 2}) {
+            EXPECT_EQ(hasSpecialValues(u, NaNGuardScan::NaN, threads), isNaN)
+                << dtypeName(dtype) << " n " << n << " at " << at << " "
+                << special;
+            EXPECT_TRUE(hasSpecialValues(u, NaNGuardScan::NonFinite, threads))
+                << dtypeName(dtype) << " n " << n << " at " << at << " "
+                << special;
+          }
+        }
+      }
+    }
+  }
+  // A signaling NaN (f32 bits 0x7f800001) and its negative.
+  HostTensor s = make(DType::F32, {33}, {0.5});
+  for (uint32_t bits : {0x7f800001u, 0xff800001u}) {
+    HostTensor u = s.clone();
+    std::memcpy(static_cast<char *>(u.data()) + 4 * 20, &bits, 4);
+    EXPECT_TRUE(hasSpecialValues(u, NaNGuardScan::NaN, 1));
+  }
+}
