@@ -117,6 +117,10 @@ struct CalibrationEntry {
 /// parsed and looked up in this form.
 std::string normalizeCalibrationKey(std::string_view key);
 
+/// Appended to a contraction's key for the range of the residual it adds
+/// (a shortcut's value: runtime::Step::calibrationResidual).
+inline constexpr const char *kResidualKeySuffix = ".residual";
+
 /// A calibration table: activation key -> entry.
 class CalibrationTable {
 public:

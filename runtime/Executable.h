@@ -148,6 +148,10 @@ struct Step {
   /// 0 is the activation a calibration table holds the range of. Not saved
   /// in plan files.
   std::string calibrationKey;
+  /// With calibrationKey, for a contraction that adds a residual (a
+  /// full-shape add post-op): the kernel input holding it, whose range a
+  /// calibration table holds under calibrationKey + ".residual"; else -1.
+  int calibrationResidual = -1;
 };
 
 struct RunOptions {

@@ -50,16 +50,27 @@ cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
       const runtime::Executable &exe = *plan;
       std::function<void(size_t, const std::vector<runtime::HostTensor> &)>
           observe = [&](size_t s, const std::vector<runtime::HostTensor> &in) {
-            const std::string &key = exe.steps[s].calibrationKey;
-            if (key.empty() || in.empty() ||
-                in[0].dtype() != runtime::DType::F32)
+            const runtime::Step &step = exe.steps[s];
+            if (step.calibrationKey.empty())
               return;
-            const auto *data = static_cast<const float *>(in[0].data());
-            codegen::TensorStatistics &stats = statistics[key];
-            if (pass == 0)
-              stats.addRange(data, in[0].numElements());
-            else
-              stats.addHistogram(data, in[0].numElements());
+            auto record = [&](const runtime::HostTensor &t,
+                              const std::string &key) {
+              if (t.dtype() != runtime::DType::F32)
+                return;
+              const auto *data = static_cast<const float *>(t.data());
+              codegen::TensorStatistics &stats = statistics[key];
+              if (pass == 0)
+                stats.addRange(data, t.numElements());
+              else
+                stats.addHistogram(data, t.numElements());
+            };
+            if (!in.empty())
+              record(in[0], step.calibrationKey);
+            // A residual: its range, for a producer that writes it 8-bit.
+            size_t residual = static_cast<size_t>(step.calibrationResidual);
+            if (step.calibrationResidual >= 0 && residual < in.size())
+              record(in[residual],
+                     step.calibrationKey + codegen::kResidualKeySuffix);
           };
       runtime::RunOptions run;
       run.numThreads = options.numThreads;

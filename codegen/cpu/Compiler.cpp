@@ -273,6 +273,8 @@ struct ContractionPrecision {
   /// The result quantized for its int8 consumer (Conv2DDesc::int8Output,
   /// MatmulDesc::int8Output).
   std::optional<runtime::cpu::Int8Quantization> int8Output;
+  /// The residual arrives quantized (Conv2DDesc::sumQuantization).
+  std::optional<runtime::cpu::Int8Quantization> sumInput;
 };
 
 /// Applies `precision` to an f32 contraction's descriptor.
@@ -519,6 +521,8 @@ struct FusedContraction {
   std::optional<runtime::cpu::ActivationLayout> inputLayout;
   /// The contraction's key for int8 calibration (Step::calibrationKey).
   std::string calibrationKey;
+  /// The kernel input holding its residual (Step::calibrationResidual).
+  int calibrationResidual = -1;
 };
 
 /// Blocked activation layouts for a contraction fusion (NHWC conv2d).
@@ -751,6 +755,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.constantFilter = constantOf(c.getFilter());
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
+    if (desc.int8 && precision.int8Output)
+      desc.sumQuantization = precision.sumInput;
     if (inInt8Chain(desc, precision)) {
       kernel = createInt8ChainKernel(desc, precision, desc.nhwc,
                                      cpu::createConv2D, fused);
@@ -935,6 +941,10 @@ private:
   llvm::Expected<bool> emitLayoutConcat(ConcatOp concat,
                                         const std::string &where);
   llvm::Expected<bool> emitLayoutPool(Operation &op, const std::string &where);
+  /// An int8 conv2d (no post-ops) whose result int8ConsumerOf reads 8-bit,
+  /// written so; false for any other.
+  llvm::Expected<bool> emitInt8ChainConv(Conv2DOp conv,
+                                         const std::string &where);
   llvm::Error emitKernel(Operation &op, const std::string &where);
 
   // The whole plan.
@@ -953,6 +963,17 @@ private:
   /// it is one.
   std::optional<runtime::cpu::Int8Quantization> int8ReaderOf(Operation *user,
                                                              Value v) const;
+  /// Whether `user` is an int8 convolution fusion that adds `v` as its
+  /// residual (residualOf) and writes its own result quantized
+  /// (int8ConsumerOf): a sum post-op can then read `v` 8-bit.
+  bool readsInt8Residual(Operation *user, Value v) const;
+  /// The residual a convolution fusion adds: the operand of its first add
+  /// post-op with the result's shape (the kernel's sum post-op), if any.
+  Value residualOf(FusionOp fusion) const;
+  /// The calibrated quantization of the residual `fusion` adds, if the
+  /// table has its range.
+  std::optional<runtime::cpu::Int8Quantization>
+  residualQuantization(FusionOp fusion) const;
   /// The fusion operand an inner value of `fusion` (a block argument) is.
   static Value fusionInputOf(FusionOp fusion, Value inner);
   /// Whether int8 `contraction` (a convolution, or a matmul with an
@@ -1211,6 +1232,7 @@ llvm::Error CpuPlanEmitter::emitFused(FusedContraction &fused, Operation *op,
   step.op = std::move(stepOp);
   step.kernel = fused.kernel;
   step.calibrationKey = fused.calibrationKey;
+  step.calibrationResidual = fused.calibrationResidual;
   std::string_view name = step.kernel->name();
   step.path = name.substr(0, name.find('.'));
   for (auto [i, in] : llvm::enumerate(fused.inputs)) {
@@ -1604,6 +1626,13 @@ CpuPlanEmitter::emitFusedOrBlocked(Operation &op, const std::string &where) {
     if (!lowered || *lowered)
       return lowered;
   }
+  // A convolution without post-ops whose result its consumers read 8-bit
+  // (a projection shortcut's branch, read by the block's sum): written so.
+  if (auto conv = dyn_cast<Conv2DOp>(op); conv && options.enableOneDnn) {
+    auto emitted = emitInt8ChainConv(conv, where);
+    if (!emitted || *emitted)
+      return emitted;
+  }
   // A max pool over bytes an int8 producer quantized for the pool's int8
   // consumers (int8ConsumerOf) pools them as they are.
   if (auto pool = dyn_cast<MaxPool2DOp>(op); pool && options.enableOneDnn) {
@@ -1658,17 +1687,30 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
         fusionInputOf(fusion, chain->contraction->getOperand(0)), precision);
     precision.int8Output = int8ConsumerOf(fusion.getResult(0));
   }
+  // A residual its producer wrote 8-bit (int8ConsumerOf promised this
+  // fusion an 8-bit result): the sum post-op reads the bytes.
+  Value residual = residualOf(fusion);
+  if (residual && precision.int8 && precision.int8Output)
+    if (auto q = quantizedValues.find(residual); q != quantizedValues.end())
+      precision.sumInput = q->second;
   auto fused =
       createFusedContraction(fusion, *chain, constants, precision,
                              blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
-    if (!quantizedInput &&
+    // Inputs that arrive 8-bit have no f32 stand-in.
+    if (!quantizedInput && !precision.sumInput &&
         fused.status().code() == absl::StatusCode::kUnimplemented)
       return false;
     return errorAt(fusion, std::string(fused.status().message()));
   }
   if (quantizedInput)
     fused->inputs[0].inLayout = true;
+  for (auto [i, in] : llvm::enumerate(fused->inputs))
+    if (residual && in.value == residual && i > 0) {
+      if (precision.sumInput)
+        in.inLayout = true;
+      fused->calibrationResidual = static_cast<int>(i);
+    }
   if (precision.int8Output && fused->resultLayout)
     quantizedValues[fusion.getResult(0)] = *precision.int8Output;
   fused->calibrationKey = calibrationKeys.lookup(chain->contraction);
@@ -1702,6 +1744,43 @@ llvm::Expected<bool> CpuPlanEmitter::emitLayoutConv(Conv2DOp conv,
     return errorAt(conv, std::string(blocked.status().message()));
   if (!*blocked)
     return false;
+  if (auto error = emitFused(
+          fused, conv,
+          fused.description + " at " + locationString(conv.getLoc()), where))
+    return std::move(error);
+  return true;
+}
+
+llvm::Expected<bool>
+CpuPlanEmitter::emitInt8ChainConv(Conv2DOp conv, const std::string &where) {
+  ContractionPrecision precision = precisionFor(conv);
+  if (!precision.int8)
+    return false;
+  precision.int8Output = int8ConsumerOf(conv.getResult());
+  if (!precision.int8Output)
+    return false;
+  bool quantizedInput = readsQuantizedInput(conv, conv.getInput(), precision);
+  auto it = constants.find(conv.getFilter());
+  runtime::cpu::Conv2DDesc desc =
+      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
+  applyPrecision(desc, precision);
+  FusedContraction fused;
+  fused.description = "tgc.conv2d";
+  for (Value operand : conv->getOperands())
+    fused.inputs.push_back({operand, std::nullopt});
+  auto kernel = createInt8ChainKernel(desc, precision, desc.nhwc,
+                                      runtime::cpu::createConv2D, fused);
+  if (!kernel.ok()) {
+    if (!quantizedInput &&
+        kernel.status().code() == absl::StatusCode::kUnimplemented)
+      return false;
+    return errorAt(conv, std::string(kernel.status().message()));
+  }
+  fused.kernel = *kernel;
+  fused.inputs[0].inLayout = quantizedInput;
+  if (fused.resultLayout)
+    quantizedValues[conv.getResult()] = *precision.int8Output;
+  fused.calibrationKey = calibrationKeys.lookup(conv);
   if (auto error = emitFused(
           fused, conv,
           fused.description + " at " + locationString(conv.getLoc()), where))
@@ -1822,7 +1901,7 @@ Value CpuPlanEmitter::fusionInputOf(FusionOp fusion, Value inner) {
 
 std::optional<runtime::cpu::Int8Quantization>
 CpuPlanEmitter::int8ConsumerOf(Value v) const {
-  if (!v.hasOneUse())
+  if (v.use_empty())
     return std::nullopt;
   Operation *user = v.getUses().begin()->getOwner();
   // A max pool commutes with quantization (which is monotonic: the largest
@@ -1830,7 +1909,7 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
   // producer and int8 consumers it runs on the bytes (ResNet's stem): the
   // producer writes them for the pool's consumers, which must all read
   // them with one quantization.
-  if (auto pool = dyn_cast<MaxPool2DOp>(user)) {
+  if (auto pool = dyn_cast<MaxPool2DOp>(user); pool && v.hasOneUse()) {
     if (pool.getLayout() != ir::Layout::NHWC || pool.getResult().use_empty())
       return std::nullopt;
     std::optional<runtime::cpu::Int8Quantization> common;
@@ -1844,7 +1923,75 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
     }
     return common;
   }
-  return int8ReaderOf(user, v);
+  // Every use reads the bytes: int8 contractions reading `v` as their
+  // input (one quantization between them), and an int8 convolution adding
+  // it as its residual in an 8-bit result (ResNet's shortcuts, whose sum
+  // post-op reads it with any quantization). With only the latter, the
+  // calibrated range of the residual quantizes it (a projection
+  // shortcut's branch).
+  std::optional<runtime::cpu::Int8Quantization> common;
+  Operation *residualReader = nullptr;
+  for (OpOperand &use : v.getUses()) {
+    Operation *reader = use.getOwner();
+    if (auto q = int8ReaderOf(reader, v)) {
+      if (common && (q->inputScale != common->inputScale ||
+                     q->unsignedInput != common->unsignedInput ||
+                     q->zeroPoint != common->zeroPoint))
+        return std::nullopt;
+      common = q;
+      continue;
+    }
+    if (residualReader || !readsInt8Residual(reader, v))
+      return std::nullopt;
+    residualReader = reader;
+  }
+  if (!common && residualReader)
+    common = residualQuantization(cast<FusionOp>(residualReader));
+  return common;
+}
+
+Value CpuPlanEmitter::residualOf(FusionOp fusion) const {
+  auto chain = analyzeContractionFusion(fusion);
+  if (!chain || !isa<Conv2DOp>(chain->contraction))
+    return Value();
+  Shape result = shapeOf(chain->contraction->getResult(0));
+  for (const auto &matched : chain->postOps)
+    if (matched.kind == PostOpKind::Add && matched.operand &&
+        runtime::padRank(shapeOf(matched.operand), 4) == result)
+      return fusionInputOf(fusion, matched.operand);
+  return Value();
+}
+
+bool CpuPlanEmitter::readsInt8Residual(Operation *user, Value v) const {
+  auto fusion = dyn_cast<FusionOp>(user);
+  if (!fusion || !options.enableOneDnn || residualOf(fusion) != v ||
+      llvm::count(fusion.getInputs(), v) != 1)
+    return false;
+  auto chain = analyzeContractionFusion(fusion);
+  if (!chain || !precisionFor(chain->contraction).int8)
+    return false;
+  return int8ConsumerOf(fusion.getResult(0)).has_value();
+}
+
+std::optional<runtime::cpu::Int8Quantization>
+CpuPlanEmitter::residualQuantization(FusionOp fusion) const {
+  auto chain = analyzeContractionFusion(fusion);
+  if (!chain || options.precision != Precision::Int8 || !options.calibration)
+    return std::nullopt;
+  auto key = calibrationKeys.find(chain->contraction);
+  if (key == calibrationKeys.end())
+    return std::nullopt;
+  const codegen::CalibrationEntry *entry =
+      options.calibration->find(key->second + codegen::kResidualKeySuffix);
+  if (!entry)
+    return std::nullopt;
+  codegen::ActivationQuantization q =
+      entry->quantization(options.calibration->asymmetric);
+  runtime::cpu::Int8Quantization int8;
+  int8.inputScale = q.scale;
+  int8.unsignedInput = q.unsignedValues;
+  int8.zeroPoint = q.zeroPoint;
+  return int8;
 }
 
 std::optional<runtime::cpu::Int8Quantization>

@@ -539,7 +539,9 @@ public:
       // memory plan put the output over it already.
       const HostTensor &addend = inputs[static_cast<size_t>(spec.sumInput)];
       if (addend.data() != outputs[0].data()) {
-        size_t bytes = std::min(addend.byteSize(), outputs[0].byteSize());
+        size_t bytes = spec.sumBytes >= 0
+                           ? static_cast<size_t>(spec.sumBytes)
+                           : std::min(addend.byteSize(), outputs[0].byteSize());
         const char *from = static_cast<const char *>(addend.data());
         char *to = static_cast<char *>(outputs[0].data());
         parallelRange(context.numThreads, static_cast<int64_t>(bytes), 1 << 16,

@@ -203,6 +203,9 @@ struct PrimitiveKernelSpec {
   /// its destination): output 0 must hold it when the primitive starts, so
   /// the kernel runs in place over it (inPlaceInput) or copies it first.
   int sumInput = -1;
+  /// The bytes of the sum input to copy (a quantized residual: one per
+  /// element, where its f32 view says four); negative: all of them.
+  int64_t sumBytes = -1;
   /// Work of one run (elements written, or multiply-adds for contractions);
   /// below kSerialWork the primitive runs on the calling thread alone: a
   /// oneDNN primitive opens an OpenMP parallel region however small its

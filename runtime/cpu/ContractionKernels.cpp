@@ -817,15 +817,22 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
     // runs that on its brgemm kernel; with the residual as a binary
     // post-op it takes the older jit_int8_1x1 one, ~1.6-3x slower
     // (docs/precision.md).
+    // A quantized residual (sumQuantization) accumulates the same way in
+    // the 8-bit destination, with its scale and zero point.
     std::optional<size_t> sumIndex;
-    if (d.int8 && !d.int8Output && !layouts && fused == d.postOps.size() &&
-        dst == plainDst)
+    const std::optional<Int8Quantization> &sumQ = d.sumQuantization;
+    if (d.int8 && !layouts && fused == d.postOps.size() &&
+        ((!d.int8Output && !sumQ && dst == plainDst) || (d.int8Output && sumQ)))
       for (size_t i = 0; i < d.postOps.size(); ++i)
         if (d.postOps[i].kind == PostOp::Kind::Add &&
             padRank(d.postOps[i].operandShape, 4) == d.resultShape) {
           sumIndex = i;
           break;
         }
+    if (sumQ && !sumIndex)
+      return absl::UnimplementedError(
+          "a quantized residual needs a sum post-op of a fused int8 "
+          "convolution with a quantized result");
     // The post-ops of the primitive's chain after the sum, and which of
     // d.postOps each is.
     std::vector<PostOp> chain;
@@ -837,7 +844,12 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
       }
     dnnl::post_ops ops;
     if (sumIndex) {
-      ops.append_sum(1.0f);
+      if (sumQ)
+        ops.append_sum(sumQ->inputScale,
+                       sumQ->unsignedInput ? sumQ->zeroPoint : 0,
+                       int8InputType(*sumQ));
+      else
+        ops.append_sum(1.0f);
       buildPostOps(
           chain, chain.size(),
           [&](size_t j) { return operandDesc(chainOrigin[j]); }, ops);
@@ -963,6 +975,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
       spec.firstNativePostOp = chain.size();
       spec.sumInput = inputs[*sumIndex];
       spec.inPlaceInput = spec.sumInput;
+      if (sumQ)
+        spec.sumBytes = numElements(d.resultShape);
     }
     return makePrimitiveKernel(std::move(spec));
   } catch (const dnnl::error &error) {
@@ -1278,6 +1292,10 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
         "constant filter does not match filterShape");
   if (numElements(desc.resultShape) == 0)
     return makeNoOpKernel("native.conv2d");
+  if (desc.sumQuantization && !(desc.int8 && desc.int8Output))
+    return absl::UnimplementedError(
+        "a quantized residual sums into the 8-bit result of an int8 "
+        "convolution only");
   if (desc.int8 && (desc.int8->quantizedInput || desc.int8Output)) {
     // 8-bit operands or result: no f32 kernel could stand in for it, and
     // no NaN to guard (quantization maps it away).

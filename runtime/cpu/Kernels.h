@@ -217,6 +217,13 @@ struct Conv2DDesc {
   /// in the result's plain layout (quantizedLayout). An int8 chain keeps
   /// its activations in 8 bits between layers. NaN does not survive it.
   std::optional<Int8Quantization> int8Output;
+  /// With `int8Output`: the residual (the first add post-op whose operand
+  /// has the result's shape) arrives quantized as this says (u8 or s8, its
+  /// producer's int8Output, or a max pool's): a `sum` post-op with its scale
+  /// and zero point accumulates it in the 8-bit destination, over it in
+  /// place (ResNet's shortcuts stay 8-bit). Unimplemented where oneDNN has
+  /// no such kernel.
+  std::optional<Int8Quantization> sumQuantization;
 };
 /// Inputs: input, filter, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);

@@ -238,6 +238,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   w.put(d.bf16);
   putInt8(w, d.int8);
   putInt8(w, d.int8Output);
+  putInt8(w, d.sumQuantization);
 }
 Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   Conv2DDesc d{getDType(r)};
@@ -255,6 +256,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);
   d.int8Output = getInt8(r);
+  d.sumQuantization = getInt8(r);
   return d;
 }
 

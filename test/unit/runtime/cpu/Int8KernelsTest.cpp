@@ -266,6 +266,92 @@ TEST(Int8, ResidualAddsSumIntoTheResultInPlaceOrNot) {
             0);
 }
 
+TEST(Int8, QuantizedResidualSumsIntoAQuantizedResult) {
+  // An int8 chain through a shortcut (Conv2DDesc::sumQuantization): the
+  // residual arrives as u8 with a zero point (a projection branch's bytes),
+  // the result leaves as u8 for the next int8 layer; the sum post-op reads
+  // the residual in the 8-bit destination, in place or copied first.
+  const int64_t C = 32, H = 5, W = 5, O = 48;
+  HostTensor x = randomF32({1, H, W, C}, 31, 0.0f, 1.0f);
+  HostTensor f = randomF32({1, 1, C, O}, 32, -0.3f, 0.3f);
+  HostTensor bias = randomF32({O}, 33, -1, 1);
+  HostTensor real = randomF32({1, H, W, O}, 34, -2, 2);
+  Int8Quantization r{4.0f / 255, true, 128};
+  Int8Quantization y{3.0f / 255, true, 0};
+  // The residual's bytes, and the values they stand for.
+  HostTensor bytes = *HostTensor::allocate(DType::UI8, {1, H, W, O});
+  std::vector<double> residual(static_cast<size_t>(H * W * O));
+  for (int64_t i = 0; i < H * W * O; ++i) {
+    int32_t q = quantizeInput(static_cast<float>(real.getDouble(i)), r);
+    bytes.setInt(i, q + r.zeroPoint);
+    residual[static_cast<size_t>(i)] = double{r.inputScale} * q;
+  }
+  PostOp add, relu;
+  add.kind = PostOp::Kind::Add;
+  add.operandShape = {1, H, W, O};
+  Conv2DDesc d{DType::F32};
+  d.nhwc = true;
+  d.inputShape = x.shape();
+  d.filterShape = f.shape();
+  d.resultShape = {1, H, W, O};
+  d.biasShape = Shape{O};
+  d.postOps = {add, relu};
+  d.constantFilter = &f;
+  d.int8 = Int8Quantization{1.0f / 255, true};
+  d.int8Output = y;
+  d.sumQuantization = r;
+  auto kernel = createConv2D(d);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_TRUE((*kernel)->canRunInPlace(3));
+  // Reference: the int8 product dequantized, + bias + residual, relu,
+  // quantized to u8 with y's scale.
+  std::vector<float> ws = channelScales(f, O, [&](int64_t i) { return i % O; });
+  std::vector<double> want(static_cast<size_t>(H * W * O));
+  for (int64_t p = 0; p < H * W; ++p)
+    for (int64_t o = 0; o < O; ++o) {
+      int64_t acc = 0;
+      for (int64_t c = 0; c < C; ++c)
+        acc += int64_t{quantizeInput(static_cast<float>(x.getDouble(p * C + c)),
+                                     *d.int8)} *
+               quantizeWeight(static_cast<float>(f.getDouble(c * O + o)),
+                              ws[static_cast<size_t>(o)]);
+      double v = static_cast<double>(acc) * d.int8->inputScale *
+                     ws[static_cast<size_t>(o)] +
+                 bias.getDouble(o) + residual[static_cast<size_t>(p * O + o)];
+      want[static_cast<size_t>(p * O + o)] = std::clamp(
+          std::nearbyint(std::max(0.0, v) / y.inputScale), 0.0, 255.0);
+    }
+  auto check = [&](const void *result, const char *how) {
+    const auto *got = static_cast<const uint8_t *>(result);
+    int worst = 0;
+    for (int64_t i = 0; i < H * W * O; ++i)
+      worst = std::max(
+          worst, std::abs(int{got[i]} -
+                          static_cast<int>(want[static_cast<size_t>(i)])));
+    // One level of rounding (VNNI), a few where oneDNN halves weights.
+    EXPECT_LE(worst, hasVnni() ? 1 : 4) << how << " on " << cpuIsa().name;
+  };
+  HostTensor before = bytes.clone();
+  HostTensor separate = runOne(*kernel, {x, f, bias, bytes}, d.resultShape);
+  check(separate.data(), "separate");
+  EXPECT_EQ(std::memcmp(before.data(), bytes.data(), bytes.byteSize()), 0);
+  // In place over the residual's bytes (a u8 buffer under an f32 view, as
+  // the plan's arena holds it).
+  HostTensor arena = *HostTensor::allocate(DType::F32, d.resultShape);
+  std::memcpy(arena.data(), bytes.data(), bytes.byteSize());
+  std::vector<HostTensor> out = {arena};
+  KernelContext context;
+  context.numThreads = 2;
+  ASSERT_TRUE((*kernel)->run(context, {x, f, bias, arena}, out).ok());
+  check(arena.data(), "in place");
+  EXPECT_EQ(std::memcmp(arena.data(), separate.data(), bytes.byteSize()), 0);
+  // Without a quantized result there is no 8-bit destination to sum into.
+  Conv2DDesc noOutput = d;
+  noOutput.int8Output.reset();
+  EXPECT_EQ(createConv2D(noOutput).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
 TEST(Int8, MisuseIsAnErrorNamingIt) {
   HostTensor b = randomF32({8, 4}, 7, -1, 1);
   MatmulDesc d{DType::F32, {2, 8}, {8, 4}, {2, 4}};
