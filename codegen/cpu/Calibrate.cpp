@@ -5,12 +5,14 @@
 #include "codegen/reference/Interpreter.h"
 
 #include <map>
+#include <set>
 
 using namespace tgc;
 
 llvm::Expected<codegen::CalibrationTable>
 cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
-               codegen::Calibrator calibrator, CompileOptions options) {
+               codegen::Calibrator calibrator, CompileOptions options,
+               bool quantizeOutputLayers) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   };
@@ -26,6 +28,24 @@ cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
       plans;
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
   std::map<std::string, codegen::TensorStatistics> statistics;
+  // The keys of contractions whose result is a result of the function.
+  std::set<std::string> outputKeys;
+  auto findOutputKeys = [&](const runtime::Executable &exe) {
+    auto rootOf = [&](int64_t id) {
+      while (exe.values[static_cast<size_t>(id)].storage.kind ==
+             runtime::ValueStorage::Kind::View)
+        id = exe.values[static_cast<size_t>(id)].storage.index;
+      return id;
+    };
+    std::set<int64_t> results;
+    for (int64_t id : exe.outputs)
+      results.insert(rootOf(id));
+    for (const runtime::Step &step : exe.steps)
+      if (!step.calibrationKey.empty())
+        for (int64_t out : step.outputs)
+          if (results.count(rootOf(out)))
+            outputKeys.insert(step.calibrationKey);
+  };
   bool histograms = calibrator != codegen::Calibrator::MinMax;
   for (int pass = 0; pass < (histograms ? 2 : 1); ++pass) {
     for (size_t i = 0; i < samples.count; ++i) {
@@ -46,6 +66,7 @@ cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
           return compiled.takeError();
         plan = compiled->executable;
         modules.push_back(std::move(compiled->module));
+        findOutputKeys(*plan);
       }
       const runtime::Executable &exe = *plan;
       std::function<void(size_t, const std::vector<runtime::HostTensor> &)>
@@ -86,7 +107,8 @@ cpu::calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
   table.calibrator = calibrator;
   table.samples = static_cast<int64_t>(samples.count);
   for (const auto &[key, stats] : statistics) {
-    if (stats.count() == 0)
+    // (An output layer's residual entry is never read: the layer is f32.)
+    if (stats.count() == 0 || (!quantizeOutputLayers && outputKeys.count(key)))
       continue;
     codegen::CalibrationEntry entry;
     entry.min = stats.min();
@@ -104,7 +126,8 @@ tgc::Status cpu::calibrateToFile(mlir::func::FuncOp func,
                                  const CalibrationOptions &options,
                                  CompileOptions compileOptions,
                                  const std::string &prefix) {
-  auto table = calibrate(func, samples, calibrator, std::move(compileOptions));
+  auto table = calibrate(func, samples, calibrator, std::move(compileOptions),
+                         options.quantizeOutputLayers);
   if (!table)
     return absl::InvalidArgumentError(prefix +
                                       llvm::toString(table.takeError()));

@@ -30,11 +30,15 @@ struct CalibrationSamples {
 
 /// The calibration table of `func` over `samples`. `options` are the
 /// compile's (threads, fusion); its precision, layouts, calibration and
-/// cache directory are set here. Errors: no samples, a sample that cannot
-/// be read or does not fit the function (named by index), a compile error.
+/// cache directory are set here. Without `quantizeOutputLayers`, the
+/// contractions whose result is a result of the function are left out
+/// (CalibrationOptions::quantizeOutputLayers). Errors: no samples, a
+/// sample that cannot be read or does not fit the function (named by
+/// index), a compile error.
 llvm::Expected<codegen::CalibrationTable>
 calibrate(mlir::func::FuncOp func, const CalibrationSamples &samples,
-          codegen::Calibrator calibrator, CompileOptions options = {});
+          codegen::Calibrator calibrator, CompileOptions options = {},
+          bool quantizeOutputLayers = true);
 
 /// Model::calibrate and ConcreteFunction::calibrate: calibrate() with
 /// `calibrator` and `options`' activation scheme, the table written to

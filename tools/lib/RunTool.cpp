@@ -163,6 +163,11 @@ struct Options {
       cl::desc("With --calibration-data: how signed activations quantize: "
                "asymmetric (default: u8 with a zero point) or symmetric (s8)"),
       cl::init("asymmetric")};
+  cl::opt<bool> quantizeOutputLayers{
+      "quantize-output-layers",
+      cl::desc("With --calibration-data: quantize the contractions whose "
+               "result is a result of the function too (by default they stay "
+               "f32: a classifier's logits)")};
   cl::list<std::string> excludedNodes{
       "exclude-nodes",
       cl::desc("With --calibration-data: contractions kept in f32 (left out "
@@ -392,7 +397,8 @@ calibrationFor(const Options &opts, mlir::func::FuncOp func) {
   options.fuse =
       opts.pipeline == "tgc-cpu" && tgc::runtime::env::flag("TGC_FUSION");
   auto start = std::chrono::steady_clock::now();
-  auto table = tgc::cpu::calibrate(func, *samples, *calibrator, options);
+  auto table = tgc::cpu::calibrate(func, *samples, *calibrator, options,
+                                   opts.quantizeOutputLayers);
   if (!table)
     return table.takeError();
   table->asymmetric = opts.activations == "asymmetric";

@@ -2,8 +2,17 @@
 // save the table, compile the contractions to int8 kernels; a later run
 // reads the table instead; results stay near f32's.
 // RUN: rm -f %t.table
-// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibration-table=%t.table --calibrator=minmax --input=%S/Inputs/calibration/s0001.npy --output=%t.int8.npy 2>&1 | FileCheck %s --check-prefix=CAL
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibration-table=%t.table --calibrator=minmax --quantize-output-layers --input=%S/Inputs/calibration/s0001.npy --output=%t.int8.npy 2>&1 | FileCheck %s --check-prefix=CAL
 // CAL: tgc-run: calibrated 2 activation(s) on 4 sample(s) (minmax)
+// By default the output layer (the matmul, whose result the function
+// returns) stays f32: it is left out of the table.
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibration-table=%t.default --calibrator=minmax --print-plan --compile-only 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: tgc-run: calibrated 1 activation(s) on 4 sample(s) (minmax)
+// DEFAULT: tgc.conv2d
+// DEFAULT-SAME: [onednn.conv2d[int8]]
+// DEFAULT: tgc.matmul
+// DEFAULT-NOT: [int8]
+// DEFAULT-SAME: [onednn.matmul]
 // RUN: FileCheck %s --check-prefix=TABLE < %t.table
 // TABLE: # tgc calibration table v1
 // TABLE-NEXT: calibrator minmax
@@ -68,7 +77,7 @@
 // table leaves the matmul (14 lines below the RUN line) out, and its kernel
 // stays f32 while the convolution's is int8; a name matching no
 // contraction is an error.
-// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --exclude-nodes=%s:%(line+14) --calibration-table=%t.excluded --print-plan --compile-only | FileCheck %s --check-prefix=EXCLUDED
+// RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --quantize-output-layers --exclude-nodes=%s:%(line+14) --calibration-table=%t.excluded --print-plan --compile-only | FileCheck %s --check-prefix=EXCLUDED
 // EXCLUDED: tgc.conv2d
 // EXCLUDED-SAME: [onednn.conv2d[int8]]
 // EXCLUDED: tgc.matmul

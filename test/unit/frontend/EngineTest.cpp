@@ -20,6 +20,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 #include <unistd.h>
 
@@ -288,6 +290,18 @@ TEST(Precision, TracedFunctionsCalibrateAndRunInt8) {
   tgc::CalibrationOptions calibration;
   calibration.calibrator = "minmax";
   calibration.tablePath = table;
+  // The layer is the function's output layer: by default it stays f32,
+  // left out of the table (whose text then lists no key)...
+  ASSERT_TRUE(concrete->calibrate(samples, calibration).ok());
+  {
+    std::ifstream in(table);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("samples\t8"), std::string::npos) << text;
+    EXPECT_EQ(text.find("#0\t"), std::string::npos) << text;
+  }
+  // ... and quantized when asked.
+  calibration.quantizeOutputLayers = true;
   tgc::Status calibrated = concrete->calibrate(samples, calibration);
   ASSERT_TRUE(calibrated.ok()) << calibrated;
 
