@@ -314,6 +314,13 @@ std::vector<Tensor> traceCountedLoop(const std::vector<Tensor> &init,
         for (size_t k = init.size(); k < out.size(); ++k) {
           const Tensor &y = out[k];
           std::vector<int64_t> shape = y.shape();
+          if (llvm::is_contained(shape, kDynamic)) {
+            rec.fail("per-iteration output #" + llvm::Twine(k - init.size()) +
+                     " is " + y.describe() +
+                     ": stacking needs the same static shape on every "
+                     "iteration");
+            return {};
+          }
           shape.insert(shape.begin(), *length);
           Type type = RankedTensorType::get(shape, typeOf(y).getElementType());
           Tensor stacked =

@@ -10,7 +10,9 @@
 //   carried values keep their types. Scan outputs (stacked per-iteration
 //   values) need a constant M and a condition that stays true (the
 //   condition input absent or constant true, the body's condition output
-//   its input or constant true): their length is then M.
+//   its input or constant true): their length is then M. With M at most
+//   64 the loop is unrolled at import instead, as is a Loop that carries
+//   sequences or optionals.
 // - Scan (opset 9 on): any scan axes and directions; the scanned length
 //   must be static.
 //
@@ -145,6 +147,10 @@ HostTensor scalarOf(DType dtype, int64_t value) {
   return t;
 }
 
+/// Loops with scan outputs and at most this many iterations known at import
+/// are unrolled there.
+constexpr int64_t kMaxUnrolledScanLoop = 64;
+
 /// A Loop that carries sequences or optionals, unrolled at import: its trip
 /// count and condition must be known at import (the condition after each
 /// iteration too), and it runs at most kMaxUnrolled iterations.
@@ -276,6 +282,12 @@ llvm::Error convLoop(Importer &im) {
     TRY(v, im.in(2 + i));
     init.push_back(v);
   }
+  // Scan outputs of a short loop whose trip count the import knows: the
+  // loop is unrolled, so each iteration's outputs keep their own shapes
+  // (a slice at the iteration number, test_loop11) and fold where they can.
+  if (numScans > 0 && constantTrips && *constantTrips >= 0 &&
+      *constantTrips <= kMaxUnrolledScanLoop && alwaysTrue)
+    return unrollLoop(im, *body, numCarried, numScans);
   if (numScans > 0) {
     if (!constantTrips)
       return im.unsupported(

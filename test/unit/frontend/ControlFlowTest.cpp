@@ -500,6 +500,30 @@ TEST(ControlFlow, StructureErrorsNameTheCallersLine) {
                          "tensor<?x2xf32>"),
             std::string::npos)
       << message;
+
+  // Per-iteration outputs of a dynamic shape cannot be stacked.
+  options.inputSignature = std::vector<tracing::TensorSpec>{
+      tracing::TensorSpec{DType::F32, {3, tracing::kDynamic}}};
+  line = __LINE__ + 3;
+  auto k = tgc::function(
+      [](Tensor xs) {
+        return tgc::scan(
+                   [](Tensor c, Tensor x) {
+                     return std::pair{add(c, reduceSum(x, {0})), x};
+                   },
+                   full({}, 0, DType::F32), xs)
+            .second;
+      },
+      options);
+  ASSERT_TRUE(k.ok());
+  auto u = (*k)(f32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  ASSERT_FALSE(u.ok());
+  message = std::string(u.status().message());
+  EXPECT_NE(message.find(at(__FILE__, line)), std::string::npos) << message;
+  EXPECT_NE(message.find("per-iteration output #0 is tensor<?xf32>: stacking "
+                         "needs the same static shape on every iteration"),
+            std::string::npos)
+      << message;
 }
 
 // An exception thrown inside a branch leaves the trace (and the function)
