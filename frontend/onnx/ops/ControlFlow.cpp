@@ -14,7 +14,8 @@
 //   64 the loop is unrolled at import instead, as is a Loop that carries
 //   sequences or optionals.
 // - Scan (opset 9 on): any scan axes and directions; the scanned length
-//   must be static.
+//   must be static. Scan-8 (a batch dim, sequence_lens): Scan-9 per batch
+//   element, sequence_lens covering whole sequences.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
 #include <optional>
 
 using namespace tgc;
@@ -326,11 +328,6 @@ llvm::Error convLoop(Importer &im) {
                 static_cast<size_t>(numCarried + numScans));
 }
 
-llvm::Error convScan8(Importer &im) {
-  return im.unsupported("Scan before opset 9 (a batch dim and "
-                        "sequence_lens) is not supported");
-}
-
 /// `perm` moving dim 0 of a rank-`rank` tensor to `axis`.
 std::vector<int64_t> moveFrontTo(int64_t axis, int64_t rank) {
   std::vector<int64_t> perm;
@@ -344,44 +341,113 @@ std::vector<int64_t> moveFrontTo(int64_t axis, int64_t rank) {
   return perm;
 }
 
-llvm::Error convScan(Importer &im) {
+/// Scan-9's loop: `body` over the slices of `xs` along `inAxes` (normalized,
+/// static and equal lengths) in `inDirections`, carrying `states`; gives
+/// the states' final values, then the scan outputs stacked along
+/// `outAxes` in `outDirections`.
+llvm::Expected<std::vector<Tensor>>
+scanLoop(Importer &im, const ::onnx::GraphProto &body,
+         const std::vector<Tensor> &states, const std::vector<Tensor> &xs,
+         const std::vector<int64_t> &inAxes,
+         const std::vector<int64_t> &inDirections,
+         const std::vector<int64_t> &outAxes,
+         const std::vector<int64_t> &outDirections) {
+  int64_t length = *xs.front().dim(inAxes.front());
+  size_t numScans = outAxes.size();
+  PendingError pending;
+  detail::RegionBody importBody = importer(im, body, "body", pending);
+  std::vector<Tensor> results = detail::traceCountedLoop(
+      states, length, numScans,
+      [&](const std::vector<Tensor> &args) {
+        return std::vector<Tensor>{less(args[0], Scalar(length))};
+      },
+      [&](const std::vector<Tensor> &args) {
+        std::vector<Tensor> inputs(args.begin() + 1, args.end());
+        Tensor reversed = sub(Scalar(length - 1), args[0]);
+        for (size_t j = 0; j < xs.size(); ++j)
+          inputs.push_back(
+              gather(xs[j], inDirections[j] ? reversed : args[0], inAxes[j]));
+        return importBody(inputs);
+      },
+      SourceLoc::current());
+  if (pending.failed())
+    return pending.take();
+  if (detail::activeTrace()->hasError())
+    return im.traceFailure();
+  if (results.size() != states.size() + numScans)
+    return im.fail("produced " + llvm::Twine(results.size()) +
+                   " outputs where " + llvm::Twine(states.size() + numScans) +
+                   " were expected");
+  // Stacked along dim 0 in iteration order: reversed and moved to their
+  // axes where asked.
+  for (size_t k = 0; k < numScans; ++k) {
+    Tensor &y = results[states.size() + k];
+    if (outDirections[k]) {
+      HostTensor order = *HostTensor::allocate(DType::I64, {length});
+      for (int64_t t = 0; t < length; ++t)
+        order.setInt(t, length - 1 - t);
+      y = gather(y, constant(order), 0);
+    }
+    TRY(axis, im.normalizeAxis(outAxes[k], y.rank()));
+    if (axis != 0)
+      y = transpose(y, moveFrontTo(axis, y.rank()));
+  }
+  return results;
+}
+
+/// An int attribute per scan input or output (`count`), zeros by default.
+llvm::Expected<std::vector<int64_t>>
+perScanValue(Importer &im, llvm::StringRef name, int count) {
+  TRY(values, im.attrInts(name));
+  if (!values)
+    return std::vector<int64_t>(static_cast<size_t>(count), 0);
+  if (static_cast<int>(values->size()) != count)
+    return im.fail("attribute '" + name + "' has " +
+                   llvm::Twine(values->size()) + " values for " +
+                   llvm::Twine(count) + " scan inputs or outputs");
+  return *values;
+}
+
+/// The body, the number of state variables and of scan outputs of a Scan
+/// whose states and scan inputs are its inputs from `first` on.
+struct ScanShape {
+  const ::onnx::GraphProto *body;
+  int numStates, numScanInputs, numScans;
+};
+llvm::Expected<ScanShape> scanShape(Importer &im, int first) {
   TRY(body, im.attrGraph("body"));
   TRY(numScanInputs, im.attrInt("num_scan_inputs"));
-  if (!numScanInputs || *numScanInputs < 1 || *numScanInputs > im.numInputs())
+  int numInputs = im.numInputs() - first;
+  if (!numScanInputs || *numScanInputs < 1 || *numScanInputs > numInputs)
     return im.fail("needs num_scan_inputs between 1 and its " +
-                   llvm::Twine(im.numInputs()) + " inputs");
-  int numStates = im.numInputs() - static_cast<int>(*numScanInputs);
+                   llvm::Twine(numInputs) + " states and scan inputs");
+  int numStates = numInputs - static_cast<int>(*numScanInputs);
   int numScans = body->output_size() - numStates;
-  if (numScans < 0 || body->input_size() != im.numInputs())
+  if (numScans < 0 || body->input_size() != numInputs)
     return im.fail("the body takes " + llvm::Twine(body->input_size()) +
                    " inputs and gives " + llvm::Twine(body->output_size()) +
                    " outputs for " + llvm::Twine(numStates) +
                    " state variables and " + llvm::Twine(*numScanInputs) +
                    " scan inputs");
-  auto perInput = [&](llvm::StringRef name,
-                      int count) -> llvm::Expected<std::vector<int64_t>> {
-    TRY(values, im.attrInts(name));
-    if (!values)
-      return std::vector<int64_t>(static_cast<size_t>(count), 0);
-    if (static_cast<int>(values->size()) != count)
-      return im.fail("attribute '" + name + "' has " +
-                     llvm::Twine(values->size()) + " values for " +
-                     llvm::Twine(count) + " scan inputs or outputs");
-    return *values;
-  };
-  TRY(inAxes, perInput("scan_input_axes", static_cast<int>(*numScanInputs)));
+  return ScanShape{body, numStates, static_cast<int>(*numScanInputs), numScans};
+}
+
+llvm::Error convScan(Importer &im) {
+  TRY(shape, scanShape(im, 0));
+  TRY(inAxes, perScanValue(im, "scan_input_axes", shape.numScanInputs));
   TRY(inDirections,
-      perInput("scan_input_directions", static_cast<int>(*numScanInputs)));
-  TRY(outAxes, perInput("scan_output_axes", numScans));
-  TRY(outDirections, perInput("scan_output_directions", numScans));
+      perScanValue(im, "scan_input_directions", shape.numScanInputs));
+  TRY(outAxes, perScanValue(im, "scan_output_axes", shape.numScans));
+  TRY(outDirections,
+      perScanValue(im, "scan_output_directions", shape.numScans));
   std::vector<Tensor> states, xs;
-  for (int i = 0; i < numStates; ++i) {
+  for (int i = 0; i < shape.numStates; ++i) {
     TRY(s, im.in(i));
     states.push_back(s);
   }
   std::optional<int64_t> length;
-  for (int j = 0; j < *numScanInputs; ++j) {
-    TRY(x, im.in(numStates + j));
+  for (int j = 0; j < shape.numScanInputs; ++j) {
+    TRY(x, im.in(shape.numStates + j));
     TRY(axis, im.normalizeAxis(inAxes[j], x.rank()));
     inAxes[j] = axis;
     std::optional<int64_t> n = x.dim(axis);
@@ -394,40 +460,96 @@ llvm::Error convScan(Importer &im) {
     length = n;
     xs.push_back(x);
   }
-  PendingError pending;
-  detail::RegionBody importBody = importer(im, *body, "body", pending);
-  std::vector<Tensor> results = detail::traceCountedLoop(
-      states, length, static_cast<size_t>(numScans),
-      [&](const std::vector<Tensor> &args) {
-        return std::vector<Tensor>{less(args[0], Scalar(*length))};
-      },
-      [&](const std::vector<Tensor> &args) {
-        std::vector<Tensor> inputs(args.begin() + 1, args.end());
-        Tensor reversed = sub(Scalar(*length - 1), args[0]);
-        for (size_t j = 0; j < xs.size(); ++j)
-          inputs.push_back(
-              gather(xs[j], inDirections[j] ? reversed : args[0], inAxes[j]));
-        return importBody(inputs);
-      },
-      SourceLoc::current());
-  if (!pending.failed() && !results.empty()) {
-    // Stacked along dim 0 in iteration order: reversed and moved to their
-    // axes where asked.
-    for (int k = 0; k < numScans; ++k) {
-      Tensor &y = results[static_cast<size_t>(numStates + k)];
-      if (outDirections[k]) {
-        HostTensor order = *HostTensor::allocate(DType::I64, {*length});
-        for (int64_t t = 0; t < *length; ++t)
-          order.setInt(t, *length - 1 - t);
-        y = gather(y, constant(order), 0);
-      }
-      TRY(axis, im.normalizeAxis(outAxes[k], y.rank()));
-      if (axis != 0)
-        y = transpose(y, moveFrontTo(axis, y.rank()));
-    }
+  TRY(results, scanLoop(im, *shape.body, states, xs, inAxes, inDirections,
+                        outAxes, outDirections));
+  for (auto [i, t] : llvm::enumerate(results))
+    im.out(static_cast<int>(i), t);
+  return llvm::Error::success();
+}
+
+/// Scan before opset 9: inputs [sequence_lens], states [B, ...], scan
+/// inputs [B, S, ...] (scanned along dim 1), outputs batched the same way.
+/// Each batch element is Scan-9 over its own slices (the batch dim static);
+/// sequence_lens, where given, must be known at import and cover whole
+/// sequences.
+llvm::Error convScan8(Importer &im) {
+  TRY(shape, scanShape(im, 1));
+  TRY(directions, perScanValue(im, "directions", shape.numScanInputs));
+  std::vector<Tensor> states, xs;
+  for (int i = 0; i < shape.numStates + shape.numScanInputs; ++i) {
+    TRY(t, im.in(1 + i));
+    (i < shape.numStates ? states : xs).push_back(t);
   }
-  return finish(im, pending, results,
-                static_cast<size_t>(numStates + numScans));
+  std::optional<int64_t> batch, length;
+  for (auto [j, t] : llvm::enumerate(llvm::concat<Tensor>(states, xs))) {
+    bool scanned = j >= states.size();
+    if (t.rank() < (scanned ? 2 : 1))
+      return im.fail("Scan-8 states need a batch dim and scan inputs a batch "
+                     "and a sequence dim, not " +
+                     t.describe());
+    std::optional<int64_t> b = t.dim(0);
+    std::optional<int64_t> s = scanned ? t.dim(1) : length;
+    if (!b || (scanned && !s))
+      return im.unsupported("Scan-8 needs static batch and sequence dims, "
+                            "not " +
+                            t.describe());
+    if ((batch && *batch != *b) || (scanned && length && *length != *s))
+      return im.fail("Scan-8 inputs of different batch or sequence sizes: " +
+                     t.describe());
+    batch = b;
+    if (scanned)
+      length = s;
+  }
+  if (*batch == 0)
+    return im.unsupported("Scan-8 over an empty batch");
+  if (im.has(0)) {
+    TRY(lens, im.constIn(0));
+    if (!lens)
+      return im.unsupported("sequence_lens known only when it runs");
+    for (int64_t i = 0; i < lens->numElements(); ++i)
+      if (lens->getInt(i) != *length)
+        return im.unsupported("sequence_lens shorter than the sequence (" +
+                              llvm::Twine(lens->getInt(i)) + " of " +
+                              llvm::Twine(*length) + ")");
+  }
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  auto element = [&](const Tensor &t, int64_t b) -> llvm::Expected<Tensor> {
+    std::vector<int64_t> starts(static_cast<size_t>(t.rank()), 0);
+    std::vector<int64_t> ends(static_cast<size_t>(t.rank()), kEnd);
+    starts[0] = b;
+    ends[0] = b + 1;
+    TRYT(sliced, slice(t, starts, ends));
+    TRYT(squeezed, squeeze(sliced, {0}));
+    return squeezed;
+  };
+  std::vector<std::vector<Tensor>> perBatch;
+  std::vector<int64_t> zeros(static_cast<size_t>(shape.numScanInputs), 0);
+  for (int64_t b = 0; b < *batch; ++b) {
+    std::vector<Tensor> bStates, bXs;
+    for (const Tensor &t : states) {
+      TRY(e, element(t, b));
+      bStates.push_back(e);
+    }
+    for (const Tensor &t : xs) {
+      TRY(e, element(t, b));
+      bXs.push_back(e);
+    }
+    TRY(results,
+        scanLoop(im, *shape.body, bStates, bXs, zeros, directions,
+                 std::vector<int64_t>(static_cast<size_t>(shape.numScans), 0),
+                 std::vector<int64_t>(static_cast<size_t>(shape.numScans), 0)));
+    perBatch.push_back(std::move(results));
+  }
+  for (size_t k = 0; k < perBatch.front().size(); ++k) {
+    std::vector<Tensor> rows;
+    for (const std::vector<Tensor> &results : perBatch) {
+      TRYT(row, unsqueeze(results[k], {0}));
+      rows.push_back(row);
+    }
+    TRYT(stacked, concat(rows, 0));
+    im.out(static_cast<int>(k), stacked);
+  }
+  return llvm::Error::success();
 }
 
 } // namespace
