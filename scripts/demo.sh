@@ -100,14 +100,19 @@ step "Reduced precision: --precision=auto multiplies convolutions and matmuls in
 "$BIN/tgc-run" examples/demo-convnet.mlir --precision=auto --expected=/tmp/tgc-demo-f32.npy --rtol=0.05 --atol=0.05 | tail -1
 rm -f /tmp/tgc-demo-f32.npy
 
-step "int8: calibrate on sample inputs, save the table, then run the convolutions and the matmul in int8 (docs/precision.md)"
+step "int8: calibrate on sample inputs, save the table, then run the convolution in int8; the matmul is the output layer, f32 unless --quantize-output-layers (docs/precision.md)"
 "$BIN/tgc-run" test/tools/tgc-run/precision-int8.mlir --precision=int8 \
   --calibration-data=test/tools/tgc-run/Inputs/calibration --calibration-table=/tmp/tgc-demo.table \
   --input=test/tools/tgc-run/Inputs/calibration/s0001.npy --output=/tmp/tgc-demo-int8.npy > /dev/null
 head -4 /tmp/tgc-demo.table
 "$BIN/tgc-run" test/tools/tgc-run/precision-int8.mlir --precision=int8 --calibration-table=/tmp/tgc-demo.table \
-  --print-plan --compile-only | grep -E "conv2d|matmul"
+  --print-plan --compile-only | grep -E "conv2d|matmul" | sed -E 's/ at .*: \(/ (/'
 rm -f /tmp/tgc-demo.table /tmp/tgc-demo-int8.npy
+
+step "int8 chains: residual blocks keep their activations 8-bit, through the shortcut sums and a projection branch (calibrated '.residual' ranges); only the last block, whose output is f32, reads an f32 residual"
+"$BIN/tgc-run" test/tools/tgc-run/precision-int8-residual.mlir --precision=int8 \
+  --calibration-data=test/tools/tgc-run/Inputs/calibration --calibrator=minmax --print-plan --compile-only 2>/dev/null \
+  | grep -E "tgc\.(fusion|conv2d)" | sed -E 's/^(\[[0-9]+\]) onednn (.*) at .*: \((.*)/\1 \2: (\3/' | cut -c1-200
 
 step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-import-onnx)"
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
@@ -131,6 +136,26 @@ step "Data-dependent shapes: NonZero/Compress, Unique and NonMaxSuppression run 
   --input=$ONNX_DATA/node/test_compress_0/test_data_set_0/input_0.pb \
   --input=$ONNX_DATA/node/test_compress_0/test_data_set_0/input_1.pb \
   --expected=$ONNX_DATA/node/test_compress_0/test_data_set_0/output_0.pb --print-plan | grep -E "^staged|^then|^stage|result|match"
+
+step "ONNX sequences and optionals: a sequence input (a SequenceProto .pb) flattens into arguments, a Loop carrying a sequence unrolls at import, outputs flatten into results"
+T="$ONNX_DATA/node/test_loop16_seq_none"
+"$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" --input="$T/test_data_set_0/input_1.pb" \
+  --input="$T/test_data_set_0/input_2.pb" --expected="$T/test_data_set_0/output_0.pb" | sed -E 's|matches .*/(output_[0-9]+\.pb)#[^#]*#([0-9]+)|matches element \2 of \1|'
+T="$ONNX_DATA/node/test_sequence_map_extract_shapes"
+"$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" --print | head -3
+
+step "ONNX control flow: Scan-8 (per batch element) and a Loop whose slices follow the iteration number (unrolled once the run gives the trip count)"
+T="$ONNX_DATA/node/test_scan_sum"
+"$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" --input="$T/test_data_set_0/input_1.pb" \
+  --expected="$T/test_data_set_0/output_0.pb" --expected="$T/test_data_set_0/output_1.pb" | sed -E 's|matches .*/|matches |'
+T="$ONNX_DATA/node/test_loop11"
+"$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" --input="$T/test_data_set_0/input_1.pb" \
+  --input="$T/test_data_set_0/input_2.pb" --expected="$T/test_data_set_0/output_0.pb" \
+  --expected="$T/test_data_set_0/output_1.pb" | sed -E 's|matches .*/|matches |'
+
+step "ONNX 3-D convolutions: Conv3d as 2-D convolutions over depth taps (pytorch-converted/test_Conv3d_dilated_strided)"
+T="$ONNX_DATA/pytorch-converted/test_Conv3d_dilated_strided"
+"$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" --expected="$T/test_data_set_0/output_0.pb"
 
 step "ONNX conformance: the pytorch-operator backend tests on both backends (make conformance runs all 1072)"
 "$BIN/tgc-onnx-conformance" --dir=pytorch-operator
