@@ -908,9 +908,179 @@ llvm::Error convSTFT(Importer &im) {
   im.out(0, y);
   return llvm::Error::success();
 }
+/// TfIdfVectorizer (integer tokens): per row of X ([C] or [B, C]), the
+/// number of occurrences of each n-gram of the pool (pool_int64s, grouped
+/// by length at ngram_counts), at every start and every skip distance up to
+/// max_skip_count + 1 (unigrams counted once), for lengths from
+/// min_gram_length to max_gram_length; scattered to the output coordinates
+/// ngram_indexes and weighted by mode (TF: counts, IDF: min(count, 1) *
+/// weight, TFIDF: count * weight). With n-grams of length n and skip s, the
+/// windows X[:, i + k*s] (k < n) are gathered at once, compared with every
+/// pool n-gram of that length, and the matches summed: a fixed number of
+/// ops whatever the pool's size; a matmul with a one-hot matrix places the
+/// counts.
+llvm::Error convTfIdfVectorizer(Importer &im) {
+  TRY(x, im.in(0));
+  if (x.dtype() != DType::I32 && x.dtype() != DType::I64)
+    return im.unsupported("TfIdfVectorizer of " + x.describe() +
+                          " (tgc has no string tokens; int32 and int64 "
+                          "tokens are supported)");
+  if ((x.rank() != 1 && x.rank() != 2) || !x.hasStaticShape())
+    return im.unsupported("TfIdfVectorizer needs a static [C] or [B, C] "
+                          "input, not " +
+                          x.describe());
+  TRY(minGram, im.attrInt("min_gram_length"));
+  TRY(maxGram, im.attrInt("max_gram_length"));
+  TRY(maxSkip, im.attrInt("max_skip_count"));
+  TRY(mode, im.attrString("mode", ""));
+  TRY(counts, im.attrInts("ngram_counts"));
+  TRY(indexes, im.attrInts("ngram_indexes"));
+  TRY(pool, im.attrInts("pool_int64s"));
+  TRY(weights, im.attrFloats("weights"));
+  if (!minGram || !maxGram || !maxSkip || !counts || !indexes)
+    return im.fail("needs the attributes min_gram_length, max_gram_length, "
+                   "max_skip_count, ngram_counts and ngram_indexes");
+  if (!pool)
+    return im.unsupported("TfIdfVectorizer without pool_int64s (string "
+                          "pools are not supported)");
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF")
+    return im.fail("attribute 'mode' must be TF, IDF or TFIDF, not '" + mode +
+                   "'");
+  if (*minGram < 1 || *maxGram < *minGram || *maxSkip < 0)
+    return im.fail("needs 1 <= min_gram_length <= max_gram_length and "
+                   "max_skip_count >= 0");
+  if (static_cast<int64_t>(counts->size()) < *maxGram)
+    return im.fail("ngram_counts " + listOf(*counts) + " lists fewer than " +
+                   llvm::Twine(*maxGram) + " n-gram lengths");
+  // The pool's n-grams: length n starts at counts[n - 1] and ends where the
+  // next length starts.
+  struct Gram {
+    std::vector<int64_t> tokens;
+    int64_t output;
+  };
+  std::vector<std::vector<Gram>> byLength(static_cast<size_t>(*maxGram) + 1);
+  int64_t ordinal = 0, width = 0;
+  for (int64_t n = 1; n <= static_cast<int64_t>(counts->size()); ++n) {
+    int64_t begin = (*counts)[static_cast<size_t>(n - 1)];
+    int64_t end = n < static_cast<int64_t>(counts->size())
+                      ? (*counts)[static_cast<size_t>(n)]
+                      : static_cast<int64_t>(pool->size());
+    if (begin < 0 || end < begin || end > static_cast<int64_t>(pool->size()) ||
+        (end - begin) % n)
+      return im.fail("ngram_counts " + listOf(*counts) +
+                     " does not split pool_int64s (" +
+                     llvm::Twine(pool->size()) + " values) into n-grams");
+    for (int64_t at = begin; at < end; at += n, ++ordinal) {
+      if (ordinal >= static_cast<int64_t>(indexes->size()))
+        return im.fail("ngram_indexes has fewer entries than the pool has "
+                       "n-grams");
+      int64_t output = (*indexes)[static_cast<size_t>(ordinal)];
+      if (output < 0)
+        return im.fail("ngram_indexes holds the negative index " +
+                       llvm::Twine(output));
+      width = std::max(width, output + 1);
+      if (n <= *maxGram)
+        byLength[static_cast<size_t>(n)].push_back(
+            {std::vector<int64_t>(pool->begin() + at, pool->begin() + at + n),
+             output});
+    }
+  }
+  if (weights && static_cast<int64_t>(weights->size()) < ordinal)
+    return im.fail("weights has fewer entries than the pool has n-grams");
+  if (width > (int64_t(1) << 24))
+    return im.unsupported("an output of " + llvm::Twine(width) + " counts");
+  bool batched = x.rank() == 2;
+  Tensor rows = x;
+  if (!batched) {
+    TRYT(r, tgc::unsqueeze(x, {0}));
+    rows = r;
+  }
+  const int64_t batch = rows.shape()[0], columns = rows.shape()[1];
+  std::optional<Tensor> total;
+  for (int64_t n = *minGram; n <= *maxGram; ++n) {
+    const std::vector<Gram> &grams = byLength[static_cast<size_t>(n)];
+    if (grams.empty())
+      continue;
+    const int64_t p = static_cast<int64_t>(grams.size());
+    // The pool's n-grams of length n, [P, n], in the input's dtype.
+    HostTensor tokens = *HostTensor::allocate(x.dtype(), {p, n});
+    // Their output coordinates, one-hot [P, width] (f32).
+    HostTensor place = *HostTensor::allocate(DType::F32, {p, width});
+    for (int64_t g = 0; g < p; ++g) {
+      for (int64_t k = 0; k < n; ++k)
+        tokens.setInt(g * n + k, grams[static_cast<size_t>(g)].tokens[k]);
+      place.setDouble(g * width + grams[static_cast<size_t>(g)].output, 1.0);
+    }
+    std::optional<Tensor> counted; // [B, P]
+    int64_t skips = n == 1 ? 1 : *maxSkip + 1;
+    for (int64_t distance = 1; distance <= skips; ++distance) {
+      int64_t starts = columns - (n - 1) * distance;
+      if (starts <= 0)
+        break;
+      HostTensor windows = *HostTensor::allocate(DType::I64, {starts, n});
+      for (int64_t i = 0; i < starts; ++i)
+        for (int64_t k = 0; k < n; ++k)
+          windows.setInt(i * n + k, i + k * distance);
+      TRYT(gathered, tgc::gather(rows, im.constantTensor(windows), 1));
+      TRYT(expanded, tgc::reshape(gathered, {batch, starts, 1, n}));
+      TRYT(pattern, tgc::reshape(im.constantTensor(tokens), {1, 1, p, n}));
+      TRYT(same, tgc::compare(ComparePredicate::eq, expanded, pattern));
+      TRYT(asNumber, tgc::cast(same, DType::F32));
+      TRYT(whole, tgc::reduceMin(asNumber, {3})); // [B, L, P]
+      TRYT(here, tgc::reduceSum(whole, {1}));     // [B, P]
+      if (counted) {
+        TRYT(sum, tgc::add(*counted, here));
+        counted = sum;
+      } else {
+        counted = here;
+      }
+    }
+    if (!counted)
+      continue;
+    TRYT(placed, tgc::matmul(*counted, im.constantTensor(place)));
+    if (total) {
+      TRYT(sum, tgc::add(*total, placed));
+      total = sum;
+    } else {
+      total = placed;
+    }
+  }
+  Tensor y;
+  if (total) {
+    y = *total;
+  } else {
+    TRYT(zeros, tgc::full({batch, width}, 0.0, DType::F32));
+    y = zeros;
+  }
+  if (mode != "TF") {
+    // Per output coordinate: the weight of the n-gram placed there (1
+    // without weights).
+    HostTensor w = *HostTensor::allocate(DType::F32, {1, width});
+    for (int64_t c = 0; c < width; ++c)
+      w.setDouble(c, 1.0);
+    if (weights)
+      for (int64_t g = 0; g < ordinal; ++g)
+        w.setDouble((*indexes)[static_cast<size_t>(g)],
+                    (*weights)[static_cast<size_t>(g)]);
+    Tensor scaled = y;
+    if (mode == "IDF") {
+      TRYT(present, tgc::minimum(y, tgc::full({1}, 1.0, DType::F32)));
+      scaled = present;
+    }
+    TRYT(weighted, tgc::mul(scaled, im.constantTensor(w)));
+    y = weighted;
+  }
+  if (!batched) {
+    TRYT(flat, tgc::reshape(y, {width}));
+    y = flat;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
 } // namespace
 
 void onnximpl::registerMathConverters(ConverterTable &table) {
+  table.add("TfIdfVectorizer", 1, convTfIdfVectorizer);
   table.add("Det", 1, convDet);
   table.add("DFT", 17, convDFT);
   table.add("STFT", 17, convSTFT);
