@@ -277,6 +277,24 @@ struct ContractionPrecision {
   std::optional<runtime::cpu::Int8Quantization> sumInput;
 };
 
+/// The int8 quantization of an activation the calibration table holds.
+runtime::cpu::Int8Quantization
+int8QuantizationOf(const codegen::CalibrationEntry &entry, bool asymmetric) {
+  codegen::ActivationQuantization q = entry.quantization(asymmetric);
+  runtime::cpu::Int8Quantization int8;
+  int8.inputScale = q.scale;
+  int8.unsignedInput = q.unsignedValues;
+  int8.zeroPoint = q.zeroPoint;
+  return int8;
+}
+
+/// Whether bytes quantized as `a` read as `b` mean the same values.
+bool sameQuantization(const runtime::cpu::Int8Quantization &a,
+                      const runtime::cpu::Int8Quantization &b) {
+  return a.inputScale == b.inputScale && a.unsignedInput == b.unsignedInput &&
+         a.zeroPoint == b.zeroPoint;
+}
+
 /// Applies `precision` to an f32 contraction's descriptor.
 template <typename Desc>
 void applyPrecision(Desc &desc, const ContractionPrecision &precision) {
@@ -958,6 +976,8 @@ private:
   /// its only consumer when that is an int8 convolution or matmul (with
   /// constant weights, fused or alone) reading it as its input.
   std::optional<runtime::cpu::Int8Quantization> int8ConsumerOf(Value v) const;
+  /// int8ConsumerOf's work, uncached.
+  std::optional<runtime::cpu::Int8Quantization> findInt8Consumer(Value v) const;
   /// The quantization with which `user`, an int8 convolution or matmul
   /// (with constant weights, fused or alone), reads `v` as its input, if
   /// it is one.
@@ -990,6 +1010,10 @@ private:
   /// Values an int8 convolution wrote quantized for its consumer (in
   /// `layouts` as runtime::cpu::quantizedLayout): never read plain.
   llvm::DenseMap<Value, runtime::cpu::Int8Quantization> quantizedValues;
+  /// int8ConsumerOf's answers: each residual chain asks about the blocks
+  /// after it again, and each producer and consumer about the same value.
+  mutable llvm::DenseMap<Value, std::optional<runtime::cpu::Int8Quantization>>
+      int8Consumers;
   /// The loop kernels' object cache (CompileOptions::cacheDir), opened by
   /// the first loop kernel.
   std::shared_ptr<const cpu::KernelObjectCache> objectCache;
@@ -1901,6 +1925,15 @@ Value CpuPlanEmitter::fusionInputOf(FusionOp fusion, Value inner) {
 
 std::optional<runtime::cpu::Int8Quantization>
 CpuPlanEmitter::int8ConsumerOf(Value v) const {
+  if (auto known = int8Consumers.find(v); known != int8Consumers.end())
+    return known->second;
+  std::optional<runtime::cpu::Int8Quantization> q = findInt8Consumer(v);
+  int8Consumers[v] = q;
+  return q;
+}
+
+std::optional<runtime::cpu::Int8Quantization>
+CpuPlanEmitter::findInt8Consumer(Value v) const {
   if (v.use_empty())
     return std::nullopt;
   Operation *user = v.getUses().begin()->getOwner();
@@ -1915,9 +1948,7 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
     std::optional<runtime::cpu::Int8Quantization> common;
     for (Operation *reader : pool.getResult().getUsers()) {
       auto q = int8ReaderOf(reader, pool.getResult());
-      if (!q || (common && (q->inputScale != common->inputScale ||
-                            q->unsignedInput != common->unsignedInput ||
-                            q->zeroPoint != common->zeroPoint)))
+      if (!q || (common && !sameQuantization(*q, *common)))
         return std::nullopt;
       common = q;
     }
@@ -1934,9 +1965,7 @@ CpuPlanEmitter::int8ConsumerOf(Value v) const {
   for (OpOperand &use : v.getUses()) {
     Operation *reader = use.getOwner();
     if (auto q = int8ReaderOf(reader, v)) {
-      if (common && (q->inputScale != common->inputScale ||
-                     q->unsignedInput != common->unsignedInput ||
-                     q->zeroPoint != common->zeroPoint))
+      if (common && !sameQuantization(*q, *common))
         return std::nullopt;
       common = q;
       continue;
@@ -1985,13 +2014,7 @@ CpuPlanEmitter::residualQuantization(FusionOp fusion) const {
       options.calibration->find(key->second + codegen::kResidualKeySuffix);
   if (!entry)
     return std::nullopt;
-  codegen::ActivationQuantization q =
-      entry->quantization(options.calibration->asymmetric);
-  runtime::cpu::Int8Quantization int8;
-  int8.inputScale = q.scale;
-  int8.unsignedInput = q.unsignedValues;
-  int8.zeroPoint = q.zeroPoint;
-  return int8;
+  return int8QuantizationOf(*entry, options.calibration->asymmetric);
 }
 
 std::optional<runtime::cpu::Int8Quantization>
@@ -2041,9 +2064,7 @@ bool CpuPlanEmitter::readsQuantizedInput(
     return false;
   auto it = quantizedValues.find(input);
   if (it == quantizedValues.end() ||
-      it->second.inputScale != precision.int8->inputScale ||
-      it->second.unsignedInput != precision.int8->unsignedInput ||
-      it->second.zeroPoint != precision.int8->zeroPoint)
+      !sameQuantization(it->second, *precision.int8))
     return false;
   precision.int8->quantizedInput = true;
   return true;
@@ -2068,15 +2089,9 @@ CpuPlanEmitter::precisionFor(Operation *contraction) const {
     auto key = calibrationKeys.find(contraction);
     if (key != calibrationKeys.end())
       if (const codegen::CalibrationEntry *entry =
-              options.calibration->find(key->second)) {
-        codegen::ActivationQuantization q =
-            entry->quantization(options.calibration->asymmetric);
-        runtime::cpu::Int8Quantization int8;
-        int8.inputScale = q.scale;
-        int8.unsignedInput = q.unsignedValues;
-        int8.zeroPoint = q.zeroPoint;
-        precision.int8 = int8;
-      }
+              options.calibration->find(key->second))
+        precision.int8 =
+            int8QuantizationOf(*entry, options.calibration->asymmetric);
   }
   return precision;
 }

@@ -566,6 +566,21 @@ llvm::Expected<int64_t> Importer::axisAttr(llvm::StringRef name, int64_t dflt,
   return normalizeAxis(axis, rank, inclusive);
 }
 
+llvm::Expected<Tensor> Importer::stack(llvm::ArrayRef<Tensor> parts,
+                                       int64_t axis) {
+  std::vector<Tensor> rows;
+  for (const Tensor &t : parts) {
+    Tensor row = tgc::unsqueeze(t, {axis});
+    if (!row.valid())
+      return traceFailure();
+    rows.push_back(row);
+  }
+  Tensor stacked = tgc::concat(rows, axis);
+  if (!stacked.valid())
+    return traceFailure();
+  return stacked;
+}
+
 llvm::Expected<Tensor> Importer::reshapeTo(const Tensor &x,
                                            const std::vector<int64_t> &shape) {
   if (llvm::count(shape, kDynamic) > 1)

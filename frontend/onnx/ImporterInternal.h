@@ -280,6 +280,8 @@ public:
   // --- Shared pieces ---
   llvm::Expected<Tensor> reshapeTo(const Tensor &x,
                                    const std::vector<int64_t> &shape);
+  /// `parts` (of one shape, at least one) stacked along a new dim `axis`.
+  llvm::Expected<Tensor> stack(llvm::ArrayRef<Tensor> parts, int64_t axis);
 
   // --- Subgraphs ---
   /// The GRAPH attribute `name` of the node (If's branches, Loop's and
@@ -390,6 +392,13 @@ private:
   std::vector<std::pair<std::string, PartialInts>> partialOutputs;
   std::vector<std::pair<std::string, Val>> valOutputs;
 };
+
+/// A rank-0 integer (or bool) constant of `dtype`.
+inline HostTensor scalarHost(DType dtype, int64_t value) {
+  HostTensor t = *HostTensor::allocate(dtype, {});
+  t.setInt(0, value);
+  return t;
+}
 
 /// The node's Conv attributes applied to `x` and `w` (Conv, ConvInteger,
 /// QLinearConv; ops/NN.cpp).

@@ -1001,10 +1001,14 @@ llvm::Expected<OnnxValueTypes> tgc::onnxModelValueTypes(llvm::StringRef path) {
 }
 
 namespace {
-llvm::Expected<HostTensor> tensorFromFile(const TP &tensor,
-                                          llvm::StringRef path) {
+/// The tensor a TensorProto read from `path` holds (external data next to
+/// the file); `noDataType` ends the message for one without a valid data
+/// type.
+llvm::Expected<HostTensor>
+tensorFromFile(const TP &tensor, llvm::StringRef path,
+               llvm::StringRef noDataType = "no valid data type") {
   if (!tensor.has_data_type() || !TP::DataType_IsValid(tensor.data_type()))
-    return makeError(path + ": not an ONNX TensorProto (no valid data type)");
+    return makeError(path + ": not an ONNX TensorProto (" + noDataType + ")");
   ExternalData external;
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
@@ -1168,19 +1172,7 @@ llvm::Expected<HostTensor> tgc::readTensorProto(llvm::StringRef path) {
       !tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return makeError(path + ": not a valid ONNX TensorProto (the protobuf "
                             "failed to parse)");
-  if (!tensor.has_data_type() || !TP::DataType_IsValid(tensor.data_type()))
-    return makeError(path + ": not an ONNX TensorProto (no valid data type; "
-                            "sequences and optionals are not supported)");
-  ExternalData external;
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  external.directory = dir.empty() ? "." : std::string(dir);
-  std::string what = path.str() + ": tensor";
-  if (!tensor.name().empty())
-    what += " '" + tensor.name() + "'";
-  try {
-    return tensorFromProto(tensor, external, what);
-  } catch (const std::exception &e) {
-    return makeError(what + ": " + e.what());
-  }
+  return tensorFromFile(tensor, path,
+                        "no valid data type; sequences and optionals are not "
+                        "supported");
 }

@@ -143,12 +143,6 @@ llvm::Error convIf(Importer &im) {
                 static_cast<size_t>(thenGraph->output_size()));
 }
 
-HostTensor scalarOf(DType dtype, int64_t value) {
-  HostTensor t = *HostTensor::allocate(dtype, {});
-  t.setInt(0, value);
-  return t;
-}
-
 /// Loops with scan outputs and at most this many iterations known at import
 /// are unrolled there.
 constexpr int64_t kMaxUnrolledScanLoop = 64;
@@ -196,10 +190,10 @@ llvm::Error unrollLoop(Importer &im, const ::onnx::GraphProto &body,
                             llvm::Twine(kMaxUnrolled) + " iterations");
     std::vector<Val> args;
     args.push_back(Val{Tensor(),
-                       std::make_shared<HostTensor>(scalarOf(DType::I64, i)),
+                       std::make_shared<HostTensor>(scalarHost(DType::I64, i)),
                        "iteration"});
     args.push_back(Val{Tensor(),
-                       std::make_shared<HostTensor>(scalarOf(DType::I1, 1)),
+                       std::make_shared<HostTensor>(scalarHost(DType::I1, 1)),
                        "condition"});
     args.insert(args.end(), carried.begin(), carried.end());
     TRY(outs, im.importSubgraphVals(
@@ -216,8 +210,7 @@ llvm::Error unrollLoop(Importer &im, const ::onnx::GraphProto &body,
     for (int k = 0; k < numScans; ++k) {
       Val &out = outs[static_cast<size_t>(1 + numCarried + k)];
       TRY(t, im.tensorOf(out, "scan output #" + std::to_string(k)));
-      TRYT(row, unsqueeze(t, {0}));
-      scans[static_cast<size_t>(k)].push_back(row);
+      scans[static_cast<size_t>(k)].push_back(t);
     }
   }
   for (int k = 0; k < numCarried; ++k)
@@ -226,7 +219,7 @@ llvm::Error unrollLoop(Importer &im, const ::onnx::GraphProto &body,
     if (scans[static_cast<size_t>(k)].empty())
       return im.unsupported("scan outputs of an unrolled Loop that runs no "
                             "iteration (their element shape is unknown)");
-    TRYT(stacked, concat(scans[static_cast<size_t>(k)], 0));
+    TRY(stacked, im.stack(scans[static_cast<size_t>(k)], 0));
     im.out(numCarried + k, stacked);
   }
   return llvm::Error::success();
@@ -542,11 +535,9 @@ llvm::Error convScan8(Importer &im) {
   }
   for (size_t k = 0; k < perBatch.front().size(); ++k) {
     std::vector<Tensor> rows;
-    for (const std::vector<Tensor> &results : perBatch) {
-      TRYT(row, unsqueeze(results[k], {0}));
-      rows.push_back(row);
-    }
-    TRYT(stacked, concat(rows, 0));
+    for (const std::vector<Tensor> &results : perBatch)
+      rows.push_back(results[k]);
+    TRY(stacked, im.stack(rows, 0));
     im.out(static_cast<int>(k), stacked);
   }
   return llvm::Error::success();

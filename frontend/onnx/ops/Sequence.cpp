@@ -84,12 +84,6 @@ llvm::Expected<int64_t> positionIn(Importer &im, int i, int64_t n,
   return p < 0 ? p + n : p;
 }
 
-HostTensor scalarConstant(DType dtype, int64_t value) {
-  HostTensor t = *HostTensor::allocate(dtype, {});
-  t.setInt(0, value);
-  return t;
-}
-
 llvm::Error convSequenceEmpty(Importer &im) {
   im.outVal(0, Val::sequence({}));
   return llvm::Error::success();
@@ -154,8 +148,8 @@ llvm::Error convSequenceErase(Importer &im) {
 
 llvm::Error convSequenceLength(Importer &im) {
   TRY(seq, sequenceIn(im, 0));
-  im.outConst(0, scalarConstant(DType::I64,
-                                static_cast<int64_t>(seq->elements.size())));
+  im.outConst(
+      0, scalarHost(DType::I64, static_cast<int64_t>(seq->elements.size())));
   return llvm::Error::success();
 }
 
@@ -175,11 +169,11 @@ llvm::Error convConcatFromSequence(Importer &im) {
   }
   // With new_axis, the axis counts the result's dims (-1 stacks last).
   TRY(axis, im.normalizeAxis(*axisAttr, parts[0].rank() + (newAxis ? 1 : 0)));
-  if (newAxis)
-    for (Tensor &t : parts) {
-      TRYT(expanded, unsqueeze(t, {axis}));
-      t = expanded;
-    }
+  if (newAxis) {
+    TRY(stacked, im.stack(parts, axis));
+    im.out(0, stacked);
+    return llvm::Error::success();
+  }
   TRYT(result, concat(parts, axis));
   im.out(0, result);
   return llvm::Error::success();
@@ -313,7 +307,7 @@ llvm::Error convOptionalHasElement(Importer &im) {
     TRY(val, im.lookup(0));
     present = val->kind != Kind::Optional || !val->elements.empty();
   }
-  im.outConst(0, scalarConstant(DType::I1, present));
+  im.outConst(0, scalarHost(DType::I1, present));
   return llvm::Error::success();
 }
 
