@@ -636,17 +636,23 @@ llvm::Error guarded(llvm::StringRef stage, const std::string &model, F body) {
   }
 }
 
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
-            const ExternalData &external, const ImportOptions &options) {
-  const std::string &name = options.modelName;
+/// Parses a serialized ModelProto.
+llvm::Error parseModel(llvm::StringRef bytes, const std::string &name,
+                       ::onnx::ModelProto &model) {
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     return makeError(name + ": the model is larger than 2 GiB; store its "
                             "weights as external data");
-  ::onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return makeError(name + ": not a valid ONNX model: the protobuf failed to "
                             "parse (truncated or not an ONNX file)");
+  return llvm::Error::success();
+}
+
+/// Checks and imports a parsed model.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importParsed(mlir::MLIRContext &context, ::onnx::ModelProto &model,
+             const ExternalData &external, const ImportOptions &options) {
+  const std::string &name = options.modelName;
   if (!model.has_graph())
     return makeError(name + ": not a valid ONNX model: it has no graph");
   std::optional<int64_t> opset = defaultOpset(model);
@@ -725,25 +731,9 @@ importBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
 
 } // namespace
 
-llvm::Expected<::onnx::ModelProto>
-onnximpl::readModelProto(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError("cannot read '" + path +
-                     "': " + buffer.getError().message());
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  ::onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return makeError(path + ": not a valid ONNX model: the protobuf failed to "
-                            "parse");
-  return model;
-}
-
 llvm::Expected<std::vector<std::string>>
 tgc::onnxModelOpTypes(llvm::StringRef path) {
-  auto model = onnximpl::readModelProto(path);
+  auto model = onnximpl::readModelMetadata(path);
   if (!model)
     return model.takeError();
   std::vector<std::string> types;
@@ -775,99 +765,146 @@ namespace {
 using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedInputStream;
 
-/// Reads a length-delimited field's bytes as a string.
-bool readString(CodedInputStream &in, std::string &out) {
-  uint32_t size;
-  return in.ReadVarint32(&size) && in.ReadString(&out, static_cast<int>(size));
-}
-
-/// Within a length-delimited submessage: the string field `field`, every
-/// other field skipped (tensor data is skipped, not copied).
-bool readNameField(CodedInputStream &in, uint32_t field, std::string &name) {
-  uint32_t size;
-  if (!in.ReadVarint32(&size))
-    return false;
-  CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(size));
-  while (uint32_t tag = in.ReadTag()) {
-    bool ok = WireFormatLite::GetTagFieldNumber(tag) == field &&
-                      WireFormatLite::GetTagWireType(tag) ==
-                          WireFormatLite::WIRETYPE_LENGTH_DELIMITED
-                  ? readString(in, name)
-                  : WireFormatLite::SkipField(&in, tag);
-    if (!ok)
-      return false;
+/// Appends `value` as a varint.
+void appendVarint(std::string &out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
   }
-  bool clean = in.ConsumedEntireMessage();
-  in.PopLimit(limit);
-  return clean;
+  out.push_back(static_cast<char>(value));
 }
 
-/// The graph inputs that are not initializers, read from the wire format
-/// of a serialized ModelProto (graph = 7; GraphProto.input = 11 with
-/// ValueInfoProto.name = 1, GraphProto.initializer = 5 with TensorProto.name
-/// = 8) without parsing the tensors: a ResNet-50 is 100 MB of weights that
-/// a full parse would copy only to be thrown away. nullopt when the bytes
-/// are not a well-formed message.
-std::optional<std::vector<std::string>> scanInputNames(llvm::StringRef bytes) {
+/// Appends a length-delimited field.
+void appendDelimited(std::string &out, uint32_t field, llvm::StringRef bytes) {
+  appendVarint(out, WireFormatLite::MakeTag(
+                        field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+  appendVarint(out, bytes.size());
+  out.append(bytes.data(), bytes.size());
+}
+
+/// Calls `visit(field, wireType, bytes)` for each field of the serialized
+/// message `bytes`, where `bytes` is the whole field (tag included) or, for
+/// a length-delimited one, its payload. False when the message is
+/// malformed or `visit` returns false.
+template <typename F> bool forEachField(llvm::StringRef bytes, F visit) {
   if (bytes.size() > static_cast<size_t>(INT_MAX))
-    return std::nullopt;
+    return false;
   CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
                       static_cast<int>(bytes.size()));
-  std::vector<std::string> inputs;
-  llvm::StringSet<> initializers;
-  while (uint32_t tag = in.ReadTag()) {
-    if (WireFormatLite::GetTagFieldNumber(tag) != 7 ||
-        WireFormatLite::GetTagWireType(tag) !=
-            WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+  in.SetTotalBytesLimit(INT_MAX);
+  while (true) {
+    int start = in.CurrentPosition();
+    uint32_t tag = in.ReadTag();
+    if (!tag)
+      return in.ConsumedEntireMessage() &&
+             static_cast<size_t>(in.CurrentPosition()) == bytes.size();
+    uint32_t field = WireFormatLite::GetTagFieldNumber(tag);
+    auto wire = WireFormatLite::GetTagWireType(tag);
+    llvm::StringRef whole;
+    if (wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t size;
+      if (!in.ReadVarint32(&size) || size > bytes.size() ||
+          static_cast<size_t>(in.CurrentPosition()) + size > bytes.size())
+        return false;
+      whole = bytes.substr(in.CurrentPosition(), size);
+      if (!in.Skip(static_cast<int>(size)))
+        return false;
+    } else {
       if (!WireFormatLite::SkipField(&in, tag))
-        return std::nullopt;
-      continue;
+        return false;
+      whole = bytes.slice(start, in.CurrentPosition());
     }
-    uint32_t size;
-    if (!in.ReadVarint32(&size))
-      return std::nullopt;
-    CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(size));
-    while (uint32_t graphTag = in.ReadTag()) {
-      uint32_t field = WireFormatLite::GetTagFieldNumber(graphTag);
-      bool delimited = WireFormatLite::GetTagWireType(graphTag) ==
-                       WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-      std::string name;
-      if (delimited && field == 11) {
-        if (!readNameField(in, 1, name))
-          return std::nullopt;
-        inputs.push_back(std::move(name));
-      } else if (delimited && field == 5) {
-        if (!readNameField(in, 8, name))
-          return std::nullopt;
-        initializers.insert(name);
-      } else if (!WireFormatLite::SkipField(&in, graphTag)) {
-        return std::nullopt;
-      }
-    }
-    if (!in.ConsumedEntireMessage())
-      return std::nullopt;
-    in.PopLimit(limit);
+    if (!visit(field, wire, whole))
+      return false;
   }
-  if (!in.ConsumedEntireMessage())
+}
+
+/// A serialized TensorProto without its data fields (float_data = 4,
+/// int32_data = 5, string_data = 6, int64_data = 7, raw_data = 9,
+/// double_data = 10, uint64_data = 11): name, type, dims and external data
+/// locations stay.
+std::optional<std::string> withoutTensorData(llvm::StringRef tensor) {
+  std::string out;
+  bool ok = forEachField(
+      tensor, [&](uint32_t field, auto wire, llvm::StringRef bytes) {
+        if ((field >= 4 && field <= 7) || (field >= 9 && field <= 11))
+          return true;
+        if (wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED)
+          appendDelimited(out, field, bytes);
+        else
+          out.append(bytes.data(), bytes.size());
+        return true;
+      });
+  if (!ok)
     return std::nullopt;
-  std::vector<std::string> names;
-  for (std::string &name : inputs)
-    if (!initializers.contains(name))
-      names.push_back(std::move(name));
-  return names;
+  return out;
+}
+
+/// A serialized ModelProto with the tensor data of its main graph's
+/// initializers (GraphProto.initializer = 5, in ModelProto.graph = 7) left
+/// out, or nullopt when `bytes` is not a well-formed message. A ResNet-50
+/// is 100 MB of weights that a full parse would copy only to be thrown
+/// away.
+std::optional<std::string> withoutWeights(llvm::StringRef bytes) {
+  std::string out;
+  bool ok = forEachField(bytes, [&](uint32_t field, auto wire,
+                                    llvm::StringRef payload) {
+    bool delimited = wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    if (field != 7 || !delimited) {
+      if (delimited)
+        appendDelimited(out, field, payload);
+      else
+        out.append(payload.data(), payload.size());
+      return true;
+    }
+    std::string graph;
+    bool graphOk = forEachField(payload, [&](uint32_t graphField,
+                                             auto graphWire,
+                                             llvm::StringRef value) {
+      bool isDelimited = graphWire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+      if (graphField == 5 && isDelimited) {
+        std::optional<std::string> stripped = withoutTensorData(value);
+        if (!stripped)
+          return false;
+        appendDelimited(graph, graphField, *stripped);
+      } else if (isDelimited) {
+        appendDelimited(graph, graphField, value);
+      } else {
+        graph.append(value.data(), value.size());
+      }
+      return true;
+    });
+    if (!graphOk)
+      return false;
+    appendDelimited(out, field, graph);
+    return true;
+  });
+  if (!ok)
+    return std::nullopt;
+  return out;
 }
 
 } // namespace
 
-llvm::Expected<std::vector<std::string>>
-tgc::onnxModelInputNames(llvm::StringRef path) {
+llvm::Expected<::onnx::ModelProto>
+onnximpl::readModelMetadata(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
-  if (buffer)
-    if (auto names = scanInputNames((*buffer)->getBuffer()))
-      return std::move(*names);
-  // Unreadable or malformed: the full parse reports why.
-  auto model = onnximpl::readModelProto(path);
+  if (!buffer)
+    return makeError("cannot read '" + path +
+                     "': " + buffer.getError().message());
+  std::optional<std::string> bytes = withoutWeights((*buffer)->getBuffer());
+  ::onnx::ModelProto model;
+  if (!bytes || bytes->size() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromString(*bytes))
+    return makeError(path + ": not a valid ONNX model: the protobuf failed to "
+                            "parse");
+  return model;
+}
+
+llvm::Expected<std::vector<std::string>>
+tgc::onnxModelInputNames(llvm::StringRef path) {
+  auto model = onnximpl::readModelMetadata(path);
   if (!model)
     return model.takeError();
   llvm::StringSet<> initializers;
@@ -895,7 +932,14 @@ tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   external.directory = dir.empty() ? "." : std::string(dir);
-  return importBytes(context, (*buffer)->getBuffer(), external, withName);
+  ::onnx::ModelProto model;
+  if (auto error =
+          parseModel((*buffer)->getBuffer(), withName.modelName, model))
+    return std::move(error);
+  // The parse copied the weights: the file's pages are not needed during
+  // the import (they would be a third copy of the weights at its peak).
+  buffer->reset();
+  return importParsed(context, model, external, withName);
 }
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
@@ -903,7 +947,10 @@ tgc::importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
                               const ImportOptions &options) {
   ExternalData external;
   external.directory = options.modelDirectory;
-  return importBytes(context, bytes, external, options);
+  ::onnx::ModelProto model;
+  if (auto error = parseModel(bytes, options.modelName, model))
+    return std::move(error);
+  return importParsed(context, model, external, options);
 }
 
 //===----------------------------------------------------------------------===//
@@ -985,7 +1032,7 @@ std::string onnximpl::onnxValueTypeString(const ::onnx::TypeProto &type) {
 }
 
 llvm::Expected<OnnxValueTypes> tgc::onnxModelValueTypes(llvm::StringRef path) {
-  auto model = onnximpl::readModelProto(path);
+  auto model = onnximpl::readModelMetadata(path);
   if (!model)
     return model.takeError();
   llvm::StringSet<> initializers;

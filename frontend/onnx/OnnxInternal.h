@@ -92,8 +92,10 @@ llvm::Error checkTensorData(const ::onnx::TensorProto &tensor,
 llvm::Error checkOnnxLibraryAssumptions(const ::onnx::ModelProto &model,
                                         const std::string &modelName);
 
-/// Reads and parses the serialized ModelProto at `path` (no checks).
-llvm::Expected<::onnx::ModelProto> readModelProto(llvm::StringRef path);
+/// Reads and parses the serialized ModelProto at `path` (no checks) for
+/// what it says about the model, without its weights: the main graph's
+/// initializers keep their names, types and dims but not their data.
+llvm::Expected<::onnx::ModelProto> readModelMetadata(llvm::StringRef path);
 
 /// "tensor", "seq(T)" or "optional(T)" for an ONNX type; "map" and
 /// "sparse_tensor" for those, "unknown" for none.

@@ -85,7 +85,7 @@ TensorInfo infoOf(std::string name, mlir::Type type) {
 
 /// The graph output names (the imported function does not keep them).
 llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
-  auto model = onnximpl::readModelProto(path);
+  auto model = onnximpl::readModelMetadata(path);
   if (!model)
     return model.takeError();
   std::vector<std::string> names;

@@ -1,6 +1,7 @@
 //===- FastRun.cpp - tgc-run's front end without the compiler -------------===//
 
 #include "tools/lib/FastRun.h"
+#include "tools/lib/AdaptDType.h"
 
 #include "runtime/AtomicFile.h"
 #include "runtime/Environment.h"
@@ -54,7 +55,8 @@ bool startsWith(const std::string &s, const char *prefix) {
 /// The flags the front end understands; anything else is the full tool's.
 struct FastOptions {
   std::string file;
-  std::vector<std::string> inputs, outputs;
+  std::vector<std::string> inputs, outputs, expected;
+  double rtol = 1e-4, atol = 1e-5; // the full tool's defaults
   std::string cacheDir;
   bool cacheDirGiven = false;
   unsigned threads = 0;
@@ -75,7 +77,15 @@ std::optional<FastOptions> parse(int argc, char **argv) {
         o.inputs.push_back(value);
       else if (name == "output")
         o.outputs.push_back(value);
-      else if (name == "cache-dir")
+      else if (name == "expected")
+        o.expected.push_back(value);
+      else if (name == "rtol" || name == "atol") {
+        char *end = nullptr;
+        double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end || !(v >= 0) || v > 1e300)
+          return std::nullopt; // the full tool says what is wrong
+        (name == "rtol" ? o.rtol : o.atol) = v;
+      } else if (name == "cache-dir")
         o.cacheDir = value, o.cacheDirGiven = true;
       else if (name == "threads") {
         char *end = nullptr;
@@ -91,12 +101,14 @@ std::optional<FastOptions> parse(int argc, char **argv) {
       return std::nullopt;
     }
   }
-  // Results go to files only (printing and checking are the full tool's).
-  if (o.file.empty() || o.outputs.empty())
+  // Results go to files or are checked against .npy files (printing is
+  // the full tool's).
+  if (o.file.empty() || (o.outputs.empty() && o.expected.empty()))
     return std::nullopt;
-  for (const std::string &input : o.inputs)
-    if (input.find('=') != std::string::npos || !endsWith(input, ".npy"))
-      return std::nullopt;
+  for (const auto *specs : {&o.inputs, &o.expected})
+    for (const std::string &spec : *specs)
+      if (spec.find('=') != std::string::npos || !endsWith(spec, ".npy"))
+        return std::nullopt;
   // Logs and settings reports are the full tool's.
   if (runtime::verboseFromEnvironment())
     return std::nullopt;
@@ -107,9 +119,19 @@ std::optional<int> runPlan(const FastOptions &o,
                            const runtime::cpu::LoadedPlan &plan,
                            const std::vector<runtime::HostTensor> &inputs) {
   const runtime::Executable &exe = *plan.executable;
-  // Inputs must fit exactly (the full tool names what does not).
-  if (!exe.checkArguments(inputs).ok() || o.outputs.size() > exe.outputs.size())
+  // Inputs must fit exactly, and the files read (the full tool names what
+  // does not or is unreadable).
+  if (!exe.checkArguments(inputs).ok() ||
+      o.outputs.size() > exe.outputs.size() ||
+      o.expected.size() > exe.outputs.size())
     return std::nullopt;
+  std::vector<runtime::HostTensor> expected;
+  for (const std::string &spec : o.expected) {
+    auto tensor = runtime::readNpy(spec);
+    if (!tensor.ok())
+      return std::nullopt;
+    expected.push_back(*std::move(tensor));
+  }
   runtime::RunOptions options;
   options.numThreads =
       o.threads ? static_cast<int>(o.threads) : plan.info.threads();
@@ -123,6 +145,27 @@ std::optional<int> runPlan(const FastOptions &o,
                    std::string(written.message()).c_str());
       return 1;
     }
+  // The full tool's report and exit status: 2 when a result differs.
+  bool mismatch = false;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const runtime::HostTensor &got = (*results)[i];
+    Status close = runtime::allClose(
+        got, adaptDType(std::move(expected[i]), got.dtype()), o.rtol, o.atol);
+    if (close.ok()) {
+      std::printf("result #%zu: matches %s\n", i, o.expected[i].c_str());
+    } else {
+      mismatch = true;
+      std::fprintf(stderr, "result #%zu: MISMATCH against %s: %s\n", i,
+                   o.expected[i].c_str(), std::string(close.message()).c_str());
+    }
+  }
+  if (mismatch) {
+    std::fprintf(stderr,
+                 "tgc-run: error: results differ from the expected values "
+                 "(rtol %g, atol %g)\n",
+                 o.rtol, o.atol);
+    return 2;
+  }
   return 0;
 }
 
@@ -178,10 +221,9 @@ std::optional<FastRunOutcome> tryFastRun(int argc, char **argv,
   std::optional<int> status = runPlan(*o, *plan, inputs);
   if (!status)
     return std::nullopt;
-  if (*status == 0)
-    std::fprintf(stderr,
-                 "tgc-run: cache %s: plan loaded (no import, no compile)\n",
-                 cacheDir.c_str());
+  std::fprintf(stderr,
+               "tgc-run: cache %s: plan loaded (no import, no compile)\n",
+               cacheDir.c_str());
   return FastRunOutcome{*status, plan->executable};
 }
 

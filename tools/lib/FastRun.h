@@ -5,7 +5,8 @@
 // tool (tgc-run-full, RunTool.h), which it execs for everything else. The
 // front end serves what needs no compiler: an ahead-of-time CPU artifact
 // (.tgcx), or an ONNX model whose whole plan the persistent cache holds
-// under the model file's key, run on .npy inputs into --output files.
+// under the model file's key, run on .npy inputs into --output files or
+// checked against .npy --expected files.
 // Anything else, and any doubt (another flag, a missing or unusable plan,
 // inputs that do not fit), goes to the full tool unchanged, which gives
 // the same results and every diagnostic.

@@ -56,20 +56,6 @@ Expected<HostTensor> tooling::loadTensor(StringRef spec) {
   return std::move(*tensor);
 }
 
-/// Converts `tensor` to `dtype` when the file format cannot hold it (bf16 is
-/// stored as f32 in .npy); other mismatches are left for the interpreter to
-/// report.
-HostTensor tooling::adaptDType(HostTensor tensor, DType dtype) {
-  if (tensor.dtype() != DType::F32 || dtype != DType::BF16)
-    return tensor;
-  auto converted = HostTensor::allocate(dtype, tensor.shape());
-  if (!converted.ok())
-    return tensor;
-  for (int64_t i = 0; i < tensor.numElements(); ++i)
-    converted->setDouble(i, tensor.getDouble(i));
-  return std::move(*converted);
-}
-
 /// A random input of `type`; dynamic dims cannot be made up.
 static Expected<HostTensor> randomTensorOf(DType dtype,
                                            const std::vector<int64_t> &shape,

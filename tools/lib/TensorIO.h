@@ -14,6 +14,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "tgc/AbslStatus.h"
 #include "tgc/HostTensor.h"
+#include "tools/lib/AdaptDType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -34,12 +35,6 @@ namespace tgc::tooling {
 /// Reads a tensor from a .npy path, an ONNX TensorProto .pb path or an
 /// inline literal (any spec with '=').
 llvm::Expected<runtime::HostTensor> loadTensor(llvm::StringRef spec);
-
-/// Converts `tensor` to `dtype` when the file format cannot hold it (bf16 is
-/// stored as f32 in .npy); other mismatches are left for the interpreter to
-/// report.
-runtime::HostTensor adaptDType(runtime::HostTensor tensor,
-                               runtime::DType dtype);
 
 /// A random input of `type` (argument #`index`): floats in [-1, 1), integers
 /// in [-10, 10], booleans; dynamic dims take `dynamicSize` (negative: an

@@ -120,6 +120,19 @@ grep -q "plan compiled and stored" "$work/fast-cold.log" || fail "cold ONNX run 
 "$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --output="$work/fast-warm.npy" 2> "$work/fast-warm.log"
 grep -q "plan loaded (no import, no compile)" "$work/fast-warm.log" || fail "warm ONNX run on .npy: $(cat "$work/fast-warm.log")"
 cmp "$work/fast-cold.npy" "$work/fast-warm.npy" || fail "the front end's warm run differs"
+# Results checked against .npy files stay in the front end, with the full
+# tool's report and exit status (2 when they differ); what it does not
+# serve (a bad tolerance) goes to the full tool, which names it.
+"$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --expected="$work/fast-cold.npy" --rtol=0 --atol=0 > "$work/check.out" 2> "$work/check.log" || fail "checking a warm run: $(cat "$work/check.log")"
+grep -q "plan loaded (no import, no compile)" "$work/check.log" || fail "a checked warm run went to the full tool: $(cat "$work/check.log")"
+grep -q "result #0: matches $work/fast-cold.npy" "$work/check.out" || fail "checked warm run: $(cat "$work/check.out")"
+status=0
+"$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --expected="$work/x.npy" > /dev/null 2> "$work/differ.log" || status=$?
+[ "$status" = 2 ] || fail "a warm run whose results differ exits $status: $(cat "$work/differ.log")"
+grep -q "plan loaded (no import, no compile)" "$work/differ.log" || fail "a differing warm run went to the full tool"
+grep -q "result #0: MISMATCH against $work/x.npy" "$work/differ.log" || fail "differing warm run: $(cat "$work/differ.log")"
+grep -q "tgc-run: error: results differ from the expected values (rtol 0.0001, atol 1e-05)" "$work/differ.log" || fail "differing warm run: $(cat "$work/differ.log")"
+expect_error "--rtol and --atol must be non-negative" "$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --expected="$work/fast-cold.npy" --rtol=-1
 # Another thread count is another key: the full tool compiles it.
 "$run" "$onnx/model.onnx" --cache-dir="$fast" --input="$work/x.npy" --threads=1 --output="$work/fast-one.npy" 2> "$work/fast-one.log"
 grep -q "plan compiled and stored" "$work/fast-one.log" || fail "another thread count was served: $(cat "$work/fast-one.log")"
