@@ -549,11 +549,20 @@ def Tgc_TransposeOp : Tgc_Op<"transpose", [InferTypeOpAdaptorWithIsCompatible]> 
     `result.shape[i] = input.shape[permutation[i]]`; `permutation` is a
     permutation of `[0, rank)`.
 
+    With `lazy`, a transpose of a constant is not folded into a transposed
+    copy of it: its consumer may read the constant in its own order instead.
+    tgc-convert-layout marks the OIHW -> HWIO transposes of constant
+    convolution filters so: the CPU backend's convolutions reorder (prepack)
+    their filters anyway and read an OIHW constant as it is, so a model's
+    weights are not held twice (ResNet-50: 98 MB). Elsewhere it runs as a
+    transpose; the values are the same either way.
+
     ```mlir
     %y = tgc.transpose %x {permutation = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
     ```
   }];
-  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let arguments = (ins Tgc_Tensor:$input, DenseI64ArrayAttr:$permutation,
+                       UnitAttr:$lazy);
   let results = (outs Tgc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;

@@ -212,7 +212,9 @@ Operation *clonePermuted(PatternRewriter &rewriter, Operation *op,
 //===----------------------------------------------------------------------===//
 
 /// conv2d NCHW/OIHW => transpose(conv2d NHWC/HWIO(transpose(x), transpose(W))).
-/// A constant filter's transpose folds at compile time.
+/// A constant filter's transpose is lazy (TransposeOp): the CPU backend
+/// reads the OIHW constant as it is instead of holding a folded HWIO copy
+/// of the weights too.
 struct ConvertConv2DToNHWC : OpRewritePattern<Conv2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(Conv2DOp op,
@@ -227,6 +229,11 @@ struct ConvertConv2DToNHWC : OpRewritePattern<Conv2DOp> {
     Location loc = op.getLoc();
     Value input = transpose(rewriter, loc, op.getInput(), toNHWC());
     Value filter = transpose(rewriter, loc, op.getFilter(), kOIHWToHWIO);
+    if (auto constant = op.getFilter().getDefiningOp<ConstantOp>()) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (dense && !dense.isSplat())
+        filter.getDefiningOp<TransposeOp>().setLazy(true);
+    }
     SmallVector<Value> operands{input, filter};
     if (Value bias = op.getBias())
       operands.push_back(bias);

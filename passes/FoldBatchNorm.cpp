@@ -173,6 +173,15 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
       int64_t rank = cast<RankedTensorType>(weights.getType()).getRank();
       weightDim = matmul.getTransposeB() ? rank - 2 : rank - 1;
     }
+    // A lazy transpose of a constant filter (tgc-convert-layout) stays one:
+    // the scaled weights are a constant in the filter's order again.
+    auto lazy = weights.getDefiningOp<TransposeOp>();
+    if (lazy && lazy.getLazy()) {
+      weightDim = lazy.getPermutation()[weightDim];
+      weights = lazy.getInput();
+    } else {
+      lazy = nullptr;
+    }
     auto weightType = cast<RankedTensorType>(weights.getType());
     auto w = readFloats(weights);
     if (!w || weightType.getDimSize(weightDim) != channels)
@@ -204,6 +213,9 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
     rewriter.setInsertionPoint(def);
     Value newWeights =
         ConstantOp::create(rewriter, loc, makeFloats(weightType, *w));
+    if (lazy)
+      newWeights = TransposeOp::create(rewriter, lazy.getLoc(), lazy.getType(),
+                                       newWeights, lazy.getPermutation(), true);
     auto biasType = RankedTensorType::get({channels}, type.getElementType());
     Value newBias =
         ConstantOp::create(rewriter, loc, makeFloats(biasType, bias));

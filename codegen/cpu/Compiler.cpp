@@ -324,6 +324,7 @@ absl::StatusOr<KernelPtr> createWithInt8Fallback(Desc desc, Create create) {
 absl::StatusOr<KernelPtr>
 createKernel(Operation *op,
              llvm::DenseMap<Value, const HostTensor *> &constants,
+             const llvm::DenseMap<Value, Value> &oihwFilters,
              const ContractionPrecision &precision) {
   namespace cpu = runtime::cpu;
   Value result = op->getResult(0);
@@ -381,6 +382,7 @@ createKernel(Operation *op,
       })
       .Case([&](Conv2DOp o) {
         cpu::Conv2DDesc desc = conv2DDescOf(o, constantOf(o.getFilter()));
+        desc.filterOIHW = oihwFilters.contains(o.getFilter());
         applyPrecision(desc, precision);
         return createWithInt8Fallback(desc, cpu::createConv2D);
       })
@@ -679,6 +681,7 @@ bool inInt8Chain(const Desc &desc, const ContractionPrecision &precision) {
 absl::StatusOr<FusedContraction>
 createFusedContraction(FusionOp fusion, const PostOpChain &chain,
                        llvm::DenseMap<Value, const HostTensor *> &constants,
+                       const llvm::DenseMap<Value, Value> &oihwFilters,
                        const ContractionPrecision &precision,
                        const LayoutContext *layoutContext = nullptr) {
   namespace cpu = runtime::cpu;
@@ -771,6 +774,12 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     llvm::copy(c.getDilations(), desc.dilations);
     desc.groups = static_cast<int64_t>(c.getGroups());
     desc.constantFilter = constantOf(c.getFilter());
+    if (auto oihw = oihwFilters.find(outer(c.getFilter()));
+        oihw != oihwFilters.end()) {
+      // The kernel reads the OIHW constant itself (no transpose step).
+      desc.filterOIHW = true;
+      fused.inputs[1].value = oihw->second;
+    }
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
     if (desc.int8 && precision.int8Output)
@@ -947,6 +956,11 @@ private:
   llvm::Error emitOp(Operation &op);
   llvm::Error emitResults(func::ReturnOp ret);
   llvm::Error emitConstant(ConstantOp constant, const std::string &where);
+  /// The descriptor of a conv2d planned alone (no post-ops) whose kernel
+  /// reads `fused.inputs` (the conv's operands; an OIHW filter constant
+  /// replaces its lazy transpose).
+  runtime::cpu::Conv2DDesc planConv2DDesc(Conv2DOp conv,
+                                          FusedContraction &fused);
   llvm::Error emitView(Operation &op, const std::string &where);
   llvm::Error emitLoopFusion(FusionOp fusion, const std::string &where);
   llvm::Error emitReferenceFallback(Operation &op, const std::string &where);
@@ -1023,6 +1037,12 @@ private:
   llvm::DenseMap<Value, int64_t> ids;
   llvm::DenseMap<Value, const HostTensor *> constants;
   std::vector<std::unique_ptr<HostTensor>> constantValues;
+  /// Lazy OIHW -> HWIO transposes of constant filters (tgc.transpose) read
+  /// only as NHWC convolution filters, with the constant each transposes:
+  /// `constants` holds that OIHW constant for them, which the kernels read
+  /// in its order (Conv2DDesc::filterOIHW). The transposes' steps go
+  /// unless a reference fallback reads them.
+  llvm::DenseMap<Value, Value> oihwFilters;
 
   // Blocked activation layouts (options.blockedLayouts): the values kept in
   // one, and the plain copy of each made by a reorder where needed.
@@ -1416,6 +1436,39 @@ llvm::Error CpuPlanEmitter::emitResults(func::ReturnOp ret) {
   return llvm::Error::success();
 }
 
+/// Whether `perm` transposes an OIHW filter to HWIO.
+static bool isOihwToHwio(ArrayRef<int64_t> perm) {
+  return perm.size() == 4 && perm[0] == 2 && perm[1] == 3 && perm[2] == 1 &&
+         perm[3] == 0;
+}
+
+/// Whether every use of `v` is the filter of an NHWC conv2d, directly or as
+/// the input of a fusion whose body uses it so.
+static bool readOnlyAsNhwcFilter(Value v) {
+  auto isFilterUse = [](OpOperand &use) {
+    auto conv = dyn_cast<Conv2DOp>(use.getOwner());
+    return conv && conv.getLayout() == ir::Layout::NHWC &&
+           use.getOperandNumber() == 1;
+  };
+  if (v.use_empty())
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    if (isFilterUse(use))
+      continue;
+    auto fusion = dyn_cast<FusionOp>(use.getOwner());
+    if (!fusion || fusion.getBody().empty())
+      return false;
+    unsigned index =
+        use.getOperandNumber() - fusion.getInputs().getBeginOperandIndex();
+    if (index >= fusion.getBody().getNumArguments())
+      return false;
+    BlockArgument arg = fusion.getBody().getArgument(index);
+    if (arg.use_empty() || !llvm::all_of(arg.getUses(), isFilterUse))
+      return false;
+  }
+  return true;
+}
+
 /// A view of a dense f32/f64 constant's data where its layout is the
 /// tensor's (not a splat, naturally aligned): the plan then holds no copy of
 /// the weights (ResNet-50: 98 MB). The data is the context's, which outlives
@@ -1453,6 +1506,15 @@ llvm::Error CpuPlanEmitter::emitConstant(ConstantOp constant,
   exe.constants.push_back(*value);
   constantValues.push_back(std::make_unique<HostTensor>(*value));
   constants[constant.getResult()] = constantValues.back().get();
+  // Its lazy filter transposes: the kernels read this constant for them.
+  for (Operation *user : constant->getUsers()) {
+    auto t = dyn_cast<TransposeOp>(user);
+    if (!t || !t.getLazy() || !isOihwToHwio(t.getPermutation()) ||
+        !readOnlyAsNhwcFilter(t.getResult()))
+      continue;
+    constants[t.getResult()] = constantValues.back().get();
+    oihwFilters[t.getResult()] = constant.getResult();
+  }
   auto id = addValue(constant.getResult(),
                      {runtime::ValueStorage::Kind::Constant,
                       static_cast<int64_t>(exe.constants.size()) - 1, 0},
@@ -1460,6 +1522,18 @@ llvm::Error CpuPlanEmitter::emitConstant(ConstantOp constant,
   if (!id)
     return id.takeError();
   return llvm::Error::success();
+}
+
+runtime::cpu::Conv2DDesc
+CpuPlanEmitter::planConv2DDesc(Conv2DOp conv, FusedContraction &fused) {
+  auto it = constants.find(conv.getFilter());
+  runtime::cpu::Conv2DDesc desc =
+      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
+  if (Value oihw = oihwFilters.lookup(conv.getFilter())) {
+    desc.filterOIHW = true;
+    fused.inputs[1].value = oihw;
+  }
+  return desc;
 }
 
 /// A reshape-like op: a view of its (plain) operand, no step.
@@ -1718,7 +1792,7 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
     if (auto q = quantizedValues.find(residual); q != quantizedValues.end())
       precision.sumInput = q->second;
   auto fused =
-      createFusedContraction(fusion, *chain, constants, precision,
+      createFusedContraction(fusion, *chain, constants, oihwFilters, precision,
                              blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
     // Inputs that arrive 8-bit have no f32 stand-in.
@@ -1756,9 +1830,7 @@ llvm::Expected<bool> CpuPlanEmitter::emitLayoutConv(Conv2DOp conv,
   for (Value operand : conv->getOperands())
     fused.inputs.push_back({operand, std::nullopt});
   LayoutContext layoutContext = layoutContextFor(conv.getResult());
-  auto it = constants.find(conv.getFilter());
-  runtime::cpu::Conv2DDesc desc =
-      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
+  runtime::cpu::Conv2DDesc desc = planConv2DDesc(conv, fused);
   applyPrecision(desc, precisionFor(conv));
   if (desc.int8)
     return false; // int8 convolutions run plain (emitKernel)
@@ -1784,14 +1856,12 @@ CpuPlanEmitter::emitInt8ChainConv(Conv2DOp conv, const std::string &where) {
   if (!precision.int8Output)
     return false;
   bool quantizedInput = readsQuantizedInput(conv, conv.getInput(), precision);
-  auto it = constants.find(conv.getFilter());
-  runtime::cpu::Conv2DDesc desc =
-      conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
-  applyPrecision(desc, precision);
   FusedContraction fused;
   fused.description = "tgc.conv2d";
   for (Value operand : conv->getOperands())
     fused.inputs.push_back({operand, std::nullopt});
+  runtime::cpu::Conv2DDesc desc = planConv2DDesc(conv, fused);
+  applyPrecision(desc, precision);
   auto kernel = createInt8ChainKernel(desc, precision, desc.nhwc,
                                       runtime::cpu::createConv2D, fused);
   if (!kernel.ok()) {
@@ -1856,7 +1926,7 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
     ContractionPrecision precision = precisionFor(&op);
     quantizedInput = isa<Conv2DOp, MatmulOp>(op) &&
                      readsQuantizedInput(&op, op.getOperand(0), precision);
-    auto kernel = createKernel(&op, constants, precision);
+    auto kernel = createKernel(&op, constants, oihwFilters, precision);
     step.calibrationKey = calibrationKeys.lookup(&op);
     if (!kernel.ok() && quantizedInput)
       return errorAt(&op, std::string(kernel.status().message()));
@@ -1872,11 +1942,18 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
     step.kernel = std::make_shared<ReferenceKernel>(&op);
     step.path = "reference";
   }
+  // A convolution kernel reads an OIHW filter constant itself; the
+  // reference path reads its transpose.
+  Value oihwFilter;
+  if (auto conv = dyn_cast<Conv2DOp>(op); conv && step.path != "reference")
+    oihwFilter = oihwFilters.lookup(conv.getFilter());
   for (Value v : op.getOperands()) {
     if (quantizedInput && v == op.getOperand(0)) {
       step.inputs.push_back(ids.lookup(v));
       continue;
     }
+    if (oihwFilter && v == op.getOperand(1))
+      v = oihwFilter;
     auto in = plainId(v, where);
     if (!in)
       return in.takeError();

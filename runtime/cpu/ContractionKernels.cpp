@@ -688,6 +688,9 @@ absl::StatusOr<ConvGeometry> convGeometry(const Conv2DDesc &d) {
   if (d.inputShape.size() != 4 || d.filterShape.size() != 4 ||
       d.resultShape.size() != 4)
     return absl::InvalidArgumentError("conv2d operands must have rank 4");
+  if (d.filterOIHW && !d.nhwc)
+    return absl::InvalidArgumentError(
+        "an OIHW-ordered filter is for NHWC convolutions");
   const Shape &x = d.inputShape, &f = d.filterShape;
   ConvGeometry g;
   g.n = x[0];
@@ -725,6 +728,29 @@ absl::StatusOr<ConvGeometry> convGeometry(const Conv2DDesc &d) {
   return g;
 }
 
+/// Whether the constant filter has the filter's dtype and shape; an
+/// OIHW-ordered one (filterOIHW) may also have its OIHW shape (a saved
+/// plan's constant does).
+bool constantFilterFits(const Conv2DDesc &d) {
+  const HostTensor &c = *d.constantFilter;
+  if (c.dtype() != d.dtype)
+    return false;
+  if (c.shape() == d.filterShape)
+    return true;
+  const Shape &f = d.filterShape;
+  return d.filterOIHW && f.size() == 4 &&
+         c.shape() == Shape{f[3], f[2], f[0], f[1]};
+}
+
+/// Element strides of the filter's (o, i, h, w) dims as it is stored: HWIO
+/// for an NHWC convolution (unless `filterOIHW`), else OIHW; `i` counts the
+/// input channels of a group.
+Shape filterStrides(const Conv2DDesc &d, const ConvGeometry &g) {
+  if (d.nhwc && !d.filterOIHW)
+    return {1, g.o, g.kw * g.ci * g.o, g.ci * g.o};
+  return {g.ci * g.kh * g.kw, g.kh * g.kw, g.kw, 1};
+}
+
 template <typename T>
 void nativeConv(const Conv2DDesc &d, const ConvGeometry &g, const void *input,
                 const void *filter, void *result, int numThreads) {
@@ -736,8 +762,7 @@ void nativeConv(const Conv2DDesc &d, const ConvGeometry &g, const void *input,
   // Element strides of input (n, c, h, w), filter (o, i, h, w), result.
   Shape xs = d.nhwc ? Shape{g.h * g.w * g.c, 1, g.w * g.c, g.c}
                     : Shape{g.c * g.h * g.w, g.h * g.w, g.w, 1};
-  Shape fs = d.nhwc ? Shape{1, g.o, g.kw * g.ci * g.o, g.ci * g.o}
-                    : Shape{g.ci * g.kh * g.kw, g.kh * g.kw, g.kw, 1};
+  Shape fs = filterStrides(d, g);
   Shape os = d.nhwc ? Shape{g.oh * g.ow * g.o, 1, g.ow * g.o, g.o}
                     : Shape{g.o * g.oh * g.ow, g.oh * g.ow, g.ow, 1};
   int64_t og = g.o / d.groups;
@@ -802,9 +827,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
   std::optional<QuantizedWeights> quantized;
   if (d.int8) {
     int64_t O = g.o, perChannel = g.ci * g.kh * g.kw;
-    bool nhwc = d.nhwc;
+    bool outputInnermost = d.nhwc && !d.filterOIHW;
     auto q = quantizePerChannel(*d.constantFilter, O, [&](int64_t i) {
-      return nhwc ? i % O : i / std::max<int64_t>(perChannel, 1);
+      return outputInnermost ? i % O : i / std::max<int64_t>(perChannel, 1);
     });
     if (!q.ok())
       return q.status();
@@ -839,17 +864,14 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
       srcHeld = src;
       src = withType(src, mul);
     }
-    Shape wdims, wstrides;
+    Shape wdims, wstrides = filterStrides(d, g);
     if (d.groups == 1) {
       wdims = {g.o, g.ci, g.kh, g.kw};
-      wstrides = d.nhwc ? Shape{1, g.o, g.kw * g.ci * g.o, g.ci * g.o}
-                        : Shape{g.ci * g.kh * g.kw, g.kh * g.kw, g.kw, 1};
     } else {
+      // (group, o within it, i, h, w): a group is `og` output channels.
       int64_t og = g.o / d.groups;
       wdims = {d.groups, og, g.ci, g.kh, g.kw};
-      wstrides = d.nhwc ? Shape{og, 1, g.o, g.kw * g.ci * g.o, g.ci * g.o}
-                        : Shape{og * g.ci * g.kh * g.kw, g.ci * g.kh * g.kw,
-                                g.kh * g.kw, g.kw, 1};
+      wstrides.insert(wstrides.begin(), og * wstrides[0]);
     }
     dnnl::memory::desc weiPlain =
         stridedDesc(wdims, wstrides, quantized ? dt::s8 : type);
@@ -1341,8 +1363,7 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
     return s;
   if (!isFloatDType(desc.dtype))
     return absl::InvalidArgumentError("conv2d needs a float dtype");
-  if (desc.constantFilter && (desc.constantFilter->dtype() != desc.dtype ||
-                              desc.constantFilter->shape() != desc.filterShape))
+  if (desc.constantFilter && !constantFilterFits(desc))
     return absl::InvalidArgumentError(
         "constant filter does not match filterShape");
   if (numElements(desc.resultShape) == 0)
@@ -1574,8 +1595,7 @@ createLayoutConv2DUnrecorded(const Conv2DDesc &desc,
     return geometry.status();
   if (absl::Status s = checkPostOps(desc.postOps, desc.resultShape); !s.ok())
     return s;
-  if (desc.constantFilter && (desc.constantFilter->dtype() != desc.dtype ||
-                              desc.constantFilter->shape() != desc.filterShape))
+  if (desc.constantFilter && !constantFilterFits(desc))
     return absl::InvalidArgumentError(
         "constant filter does not match filterShape");
   if (numElements(desc.resultShape) == 0 || numElements(desc.inputShape) == 0)

@@ -197,6 +197,12 @@ struct Conv2DDesc {
   int64_t groups = 1;
   std::vector<PostOp> postOps;
   const HostTensor *constantFilter = nullptr; ///< prepacked at creation
+  /// With `nhwc`: the filter (operand and constantFilter) holds its
+  /// elements in OIHW order, as the model's constant does (a lazy
+  /// transpose, tgc.transpose): the kernel reads it in that order rather
+  /// than the plan holding a transposed copy of the weights. filterShape
+  /// stays HWIO; the constant may have either shape.
+  bool filterOIHW = false;
   /// Multiply in bfloat16 (an f32 convolution only; CpuIsa::bf16, else
   /// Unimplemented): the operands are rounded to bfloat16 (a constant
   /// filter once, at creation; the others as each run reads them) and the

@@ -235,6 +235,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   w.put(d.groups);
   putPostOps(w, d.postOps);
   putConstant(w, d.constantFilter, constants);
+  w.put(d.filterOIHW);
   w.put(d.bf16);
   putInt8(w, d.int8);
   putInt8(w, d.int8Output);
@@ -253,6 +254,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.groups = r.get<int64_t>();
   d.postOps = getPostOps(r);
   d.constantFilter = getConstant(r, context);
+  d.filterOIHW = r.get<bool>();
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);
   d.int8Output = getInt8(r);

@@ -763,6 +763,25 @@ func.func @transpose_fold(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf
 
 // -----
 
+// A lazy transpose of a constant stays (its consumer reads the constant in
+// its own order); of a splat it still folds, and an identity one goes.
+// CHECK-LABEL: func.func @lazy_transpose(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG:     %[[C:.*]] = tgc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-DAG:     %[[S:.*]] = tgc.constant dense<5.000000e+00> : tensor<3x2xf32>
+// CHECK-DAG:     %[[T:.*]] = tgc.transpose %[[C]] {lazy, permutation = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+// CHECK:         return %[[T]], %[[S]], %[[X]] :
+func.func @lazy_transpose(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<3x2xf32>, tensor<2x3xf32>) {
+  %c = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %0 = tgc.transpose %c {lazy, permutation = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %s = tgc.constant dense<5.0> : tensor<2x3xf32>
+  %1 = tgc.transpose %s {lazy, permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %2 = tgc.transpose %x {lazy, permutation = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2 : tensor<2x2xf32>, tensor<3x2xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @no_fold_transpose_square(
 // CHECK:         %[[T:.*]] = tgc.transpose %{{.*}} {permutation = array<i64: 1, 0>}
 // CHECK:         return %[[T]]

@@ -7,13 +7,16 @@
 
 // TARGET: error: tgc-convert-layout: unsupported target 'nchw' (expected nhwc)
 
-// A constant OIHW filter becomes a constant HWIO filter ([o][i] -> [i][o]);
-// the relu runs in NHWC and the transpose back sits before the return.
+// A constant OIHW filter gets a lazy transpose to HWIO, which canonicalization
+// does not fold into a second constant (the CPU backend reads the OIHW
+// constant itself); the relu runs in NHWC and the transpose back sits before
+// the return.
 // CHECK-LABEL: func.func @conv_relu(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x2x5x5xf32>)
-// CHECK-DAG:     %[[W:.*]] = tgc.constant dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]]]> : tensor<1x1x2x2xf32>
+// CHECK-DAG:     %[[W:.*]] = tgc.constant dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}3.000000e+00]], {{\[\[}}4.000000e+00]]]]> : tensor<2x2x1x1xf32>
 // CHECK-DAG:     %[[XT:.*]] = tgc.transpose %[[X]] {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x5x5x2xf32>
-// CHECK:         %[[C:.*]] = tgc.conv2d %[[XT]], %[[W]] {layout = #tgc.layout<NHWC>} : (tensor<1x5x5x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x5x5x2xf32>
+// CHECK-DAG:     %[[WT:.*]] = tgc.transpose %[[W]] {lazy, permutation = array<i64: 2, 3, 1, 0>} : (tensor<2x2x1x1xf32>) -> tensor<1x1x2x2xf32>
+// CHECK:         %[[C:.*]] = tgc.conv2d %[[XT]], %[[WT]] {layout = #tgc.layout<NHWC>} : (tensor<1x5x5x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x5x5x2xf32>
 // CHECK-NEXT:    %[[R:.*]] = tgc.relu %[[C]] : tensor<1x5x5x2xf32>
 // CHECK-NEXT:    %[[RT:.*]] = tgc.transpose %[[R]] {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x5x5x2xf32>) -> tensor<1x2x5x5xf32>
 // CHECK-NEXT:    return %[[RT]]

@@ -52,6 +52,33 @@ func.func @conv_nhwc_bias(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
 
 // -----
 
+// The same through a lazy transpose of an OIHW constant filter (as
+// tgc-convert-layout leaves it): the OIHW constant is scaled along its dim 0
+// and stays behind a lazy transpose.
+// CHECK-LABEL: func.func @conv_nhwc_lazy_filter(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x3x3x2xf32>)
+// CHECK-DAG:     %[[W:.*]] = tgc.constant dense<{{\[}}{{\[}}{{\[}}[1.000000e+00]], {{\[}}[2.000000e+00]]], {{\[}}{{\[}}[2.000000e+00]], {{\[}}[-4.000000e+00]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG:     %[[B:.*]] = tgc.constant dense<[2.500000e+00, -1.500000e+00]> : tensor<2xf32>
+// CHECK:         %[[WT:.*]] = tgc.transpose %[[W]] {lazy, permutation = array<i64: 2, 3, 1, 0>} : (tensor<2x2x1x1xf32>) -> tensor<1x1x2x2xf32>
+// CHECK:         %[[C:.*]] = tgc.conv2d %[[X]], %[[WT]], %[[B]] {layout = #tgc.layout<NHWC>}
+// CHECK-NEXT:    return %[[C]]
+func.func @conv_nhwc_lazy_filter(%x: tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32> {
+  %oihw = tgc.constant dense<[[[[1.0]], [[2.0]]], [[[4.0]], [[-8.0]]]]> : tensor<2x2x1x1xf32>
+  %w = tgc.transpose %oihw {lazy, permutation = array<i64: 2, 3, 1, 0>} : (tensor<2x2x1x1xf32>) -> tensor<1x1x2x2xf32>
+  %b = tgc.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %c = tgc.constant dense<[[[[1.5, 0.25]]]]> : tensor<1x1x1x2xf32>
+  %scale = tgc.constant dense<[2.0, 0.5]> : tensor<2xf32>
+  %shift = tgc.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %mean = tgc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %var = tgc.constant dense<[3.0, 0.0]> : tensor<2xf32>
+  %0 = tgc.conv2d %x, %w, %b {layout = #tgc.layout<NHWC>} : (tensor<1x3x3x2xf32>, tensor<1x1x2x2xf32>, tensor<2xf32>) -> tensor<1x3x3x2xf32>
+  %1 = tgc.add %c, %0 : (tensor<1x1x1x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  %2 = tgc.batch_norm %1, %scale, %shift, %mean, %var {axis = 3 : i64, epsilon = 1.0 : f64} : (tensor<1x3x3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x3x3x2xf32>
+  return %2 : tensor<1x3x3x2xf32>
+}
+
+// -----
+
 // Depthwise (groups = channels): still dim 0 of the filter.
 // CHECK-LABEL: func.func @depthwise(
 // CHECK-DAG:     %[[W:.*]] = tgc.constant dense<{{\[}}{{\[}}{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]], {{\[}}{{\[}}[1.000000e+00, 1.000000e+00], [-1.000000e+00, -1.000000e+00]]]]> : tensor<2x1x2x2xf32>

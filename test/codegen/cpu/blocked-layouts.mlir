@@ -34,7 +34,7 @@
 // operands stay blocked, 24 channels take 32 channels' bytes.
 // RESIDUAL:     layout reorder nhwc -> [[BLOCK]]
 // RESIDUAL-NOT: layout reorder
-// RESIDUAL:     binary_add + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}) {{.*}}: (tensor<1x8x8x24xf32> ([[BLOCK]]), tensor<1x1x24x24xf32>, tensor<1x8x8x24xf32> ([[BLOCK]])) -> tensor<1x8x8x24xf32> ([[BLOCK]])
+// RESIDUAL:     binary_add + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}) {{.*}}: (tensor<1x8x8x24xf32> ([[BLOCK]]), tensor<24x24x1x1xf32>, tensor<1x8x8x24xf32> ([[BLOCK]])) -> tensor<1x8x8x24xf32> ([[BLOCK]])
 // RESIDUAL-NOT: layout reorder
 // RESIDUAL:     layout reorder [[BLOCK]] -> nhwc for tgc.transpose
 // RESIDUAL-NOT: layout reorder
@@ -83,9 +83,9 @@
 // WEIGHT-BOUND-NEXT:        tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}-> tensor<1x8x8x32xf32> ([[BLOCK]])
 // WEIGHT-BOUND-NEXT:        tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
 // WEIGHT-BOUND-AVX512-NEXT: layout reorder [[BLOCK]] -> nhwc
-// WEIGHT-BOUND-AVX512-NEXT: tgc.fusion(tgc.conv2d + eltwise_relu) {{.*}}: (tensor<1x8x8x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x4x64xf32> [onednn.conv2d]
+// WEIGHT-BOUND-AVX512-NEXT: tgc.fusion(tgc.conv2d + eltwise_relu) {{.*}}: (tensor<1x8x8x32xf32>, tensor<64x32x3x3xf32>) -> tensor<1x4x4x64xf32> [onednn.conv2d]
 // WEIGHT-BOUND-AVX512-NEXT: layout reorder nhwc -> [[BLOCK]]
-// WEIGHT-BOUND-AVX2-NEXT:   tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}: (tensor<1x8x8x32xf32> ([[BLOCK]]), tensor<3x3x32x64xf32>) -> tensor<1x4x4x64xf32> ([[BLOCK]]) [onednn.conv2d]
+// WEIGHT-BOUND-AVX2-NEXT:   tgc.conv2d + eltwise_relu {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}{{.*}}: (tensor<1x8x8x32xf32> ([[BLOCK]]), tensor<64x32x3x3xf32>) -> tensor<1x4x4x64xf32> ([[BLOCK]]) [onednn.conv2d]
 // WEIGHT-BOUND-NEXT:        tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
 // WEIGHT-BOUND-NEXT:        tgc.conv2d {{\[}}[[BLOCK]] -> [[BLOCK]]{{\]}}
 // WEIGHT-BOUND-NEXT:        layout reorder [[BLOCK]] -> nhwc

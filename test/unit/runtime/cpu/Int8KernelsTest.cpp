@@ -177,12 +177,18 @@ TEST_P(Int8Conv, MatchesTheReferenceInt8ImplementationInBothLayouts) {
                                                 bias.getDouble(o));
         exact.setDouble((o * H + y) * W + z, e + bias.getDouble(o));
       }
-  for (bool nhwc : {false, true}) {
-    SCOPED_TRACE(nhwc ? "nhwc" : "nchw");
+  // NCHW, NHWC with an HWIO filter, NHWC with the OIHW filter as it is
+  // (Conv2DDesc::filterOIHW: HWIO-shaped, OIHW-ordered).
+  for (int layout : {0, 1, 2}) {
+    bool nhwc = layout > 0, oihw = layout == 2;
+    SCOPED_TRACE(!nhwc ? "nchw" : oihw ? "nhwc, oihw filter" : "nhwc");
     HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
-    HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
+    HostTensor fin = nhwc && !oihw ? permute(f, {2, 3, 1, 0}) : f;
+    if (oihw)
+      fin = *HostTensor::borrow(DType::F32, {KH, KW, C, O}, f.data());
     Conv2DDesc d{DType::F32};
     d.nhwc = nhwc;
+    d.filterOIHW = oihw;
     d.inputShape = xin.shape();
     d.filterShape = fin.shape();
     d.resultShape = nhwc ? Shape{1, H, W, O} : Shape{1, O, H, W};

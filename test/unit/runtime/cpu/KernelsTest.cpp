@@ -352,14 +352,19 @@ struct ConvCase {
   int64_t stride[2], pad[4], dil[2];
 };
 
+/// With `oihw` (NHWC only): the filter keeps its OIHW order under the HWIO
+/// shape (Conv2DDesc::filterOIHW).
 void checkConv(const ConvCase &c, bool nhwc, bool constant, bool withBias,
-               std::vector<PostOp> postOps = {}, DType dtype = DType::F32) {
+               std::vector<PostOp> postOps = {}, DType dtype = DType::F32,
+               bool oihw = false) {
   SCOPED_TRACE("conv c=" + std::to_string(c.c) + " o=" + std::to_string(c.o) +
                " groups=" + std::to_string(c.groups) +
-               (nhwc ? " nhwc" : " nchw") + (constant ? " const" : ""));
+               (nhwc ? " nhwc" : " nchw") + (constant ? " const" : "") +
+               (oihw ? " oihw" : ""));
   Conv2DDesc d;
   d.dtype = dtype;
   d.nhwc = nhwc;
+  d.filterOIHW = oihw;
   d.groups = c.groups;
   for (int i = 0; i < 2; ++i) {
     d.strides[i] = c.stride[i];
@@ -377,7 +382,10 @@ void checkConv(const ConvCase &c, bool nhwc, bool constant, bool withBias,
       want.setDouble(i, std::max(want.getDouble(i), 0.0)); // relu only
   }
   HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
-  HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
+  HostTensor fin = nhwc && !oihw ? permute(f, {2, 3, 1, 0}) : f;
+  if (oihw)
+    fin =
+        *HostTensor::borrow(dtype, {c.kh, c.kw, c.c / c.groups, c.o}, f.data());
   HostTensor wantLayout = nhwc ? permute(want, {0, 2, 3, 1}) : want;
   d.inputShape = xin.shape();
   d.filterShape = fin.shape();
@@ -410,6 +418,38 @@ TEST(Conv2D, LayoutsStridesPaddingDilationGroups) {
     for (bool nhwc : {false, true})
       for (bool constant : {false, true})
         checkConv(c, nhwc, constant, /*withBias=*/true);
+}
+
+TEST(Conv2D, OihwOrderedFiltersOfNhwcConvolutions) {
+  // The layout pass leaves a constant filter in the model's OIHW order; the
+  // kernels read it so (oneDNN's direct, Winograd-sized and grouped
+  // convolutions, with the filter constant (prepacked) or not, and the
+  // native kernel, f64).
+  std::vector<ConvCase> cases = {
+      {2, 3, 7, 6, 4, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {1, 6, 8, 8, 4, 3, 3, 2, {1, 2}, {1, 0, 1, 1}, {2, 1}},
+      {2, 8, 6, 5, 8, 3, 3, 8, {1, 1}, {1, 1, 1, 1}, {1, 1}}, // depthwise
+      {1, 32, 8, 8, 32, 3, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {1, 16, 10, 10, 32, 1, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}},
+  };
+  for (const ConvCase &c : cases)
+    for (bool constant : {false, true}) {
+      checkConv(c, /*nhwc=*/true, constant, /*withBias=*/true, {}, DType::F32,
+                /*oihw=*/true);
+      checkConv(c, /*nhwc=*/true, constant, /*withBias=*/false, {}, DType::F64,
+                /*oihw=*/true);
+    }
+  // An OIHW-ordered filter belongs to an NHWC convolution.
+  Conv2DDesc d{DType::F32};
+  d.inputShape = {1, 2, 4, 4};
+  d.filterShape = {2, 2, 1, 1};
+  d.resultShape = {1, 2, 4, 4};
+  d.filterOIHW = true;
+  auto refused = createConv2D(d);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("OIHW-ordered filter is for NHWC"),
+            std::string::npos)
+      << refused.status();
 }
 
 TEST(Conv2D, ReluPostOpAndNoBias) {
