@@ -11,6 +11,7 @@
 
 #include "runtime/Executable.h"
 #include "runtime/Environment.h"
+#include "runtime/LargeBuffer.h"
 #include "runtime/Shape.h"
 #include "tgc/StridedView.h"
 
@@ -21,7 +22,6 @@
 #include "absl/strings/str_split.h"
 
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -175,45 +175,30 @@ struct RunState {
 
   /// Makes the arena at least `bytes` large. False when out of memory.
   /// Arenas of a megabyte or more are mapped with their pages populated at
-  /// once: a first run then takes no page fault per page (on a VM a fault
-  /// costs tens of microseconds; ResNet-50's 7 MB arena took ~35 ms of
-  /// faults otherwise).
+  /// once (allocateLargeBuffer): a first run then takes no page fault per
+  /// page (on a VM a fault costs tens of microseconds; ResNet-50's 7 MB
+  /// arena took ~35 ms of faults otherwise).
   bool reserveArena(int64_t bytes) {
     if (bytes <= arenaCapacity)
       return true;
     releaseArena();
     int64_t rounded = alignUp(bytes);
-    if (rounded >= kMappedArenaBytes) {
-      void *mapped =
-          mmap(nullptr, static_cast<size_t>(rounded), PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-      if (mapped != MAP_FAILED) {
-        arena = static_cast<uint8_t *>(mapped);
-        arenaCapacity = rounded;
-        arenaMapped = true;
-        return true;
-      }
-    }
-    arena = static_cast<uint8_t *>(
-        std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
-    if (!arena)
+    arenaBuffer = allocateLargeBuffer(static_cast<size_t>(rounded),
+                                      /*populate=*/true);
+    if (!arenaBuffer)
       return false;
+    arena = reinterpret_cast<uint8_t *>(arenaBuffer.get());
     arenaCapacity = rounded;
     return true;
   }
 
   void releaseArena() {
-    if (arenaMapped)
-      munmap(arena, static_cast<size_t>(arenaCapacity));
-    else
-      std::free(arena);
+    arenaBuffer.reset();
     arena = nullptr;
     arenaCapacity = 0;
-    arenaMapped = false;
   }
 
-  static constexpr int64_t kMappedArenaBytes = int64_t(1) << 20;
-  bool arenaMapped = false;
+  std::shared_ptr<char> arenaBuffer;
   uint8_t *arena = nullptr;
   int64_t arenaCapacity = 0;
   /// Data pointer of every value for this run.

@@ -15,6 +15,7 @@
 #include "passes/PostOpFusion.h"
 #include "passes/Specialize.h"
 #include "runtime/ControlFlow.h"
+#include "runtime/LargeBuffer.h"
 #include "runtime/Shape.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/Recipes.h"
@@ -2270,6 +2271,9 @@ cpu::compile(func::FuncOp func,
               "', the function's first '" + keys.front().second +
               "'): it was made for another model or function");
   }
+  // The pipeline's scratch is freed: its pages go before the weights are
+  // prepacked beside them.
+  runtime::releaseFreedHeapMemory();
   CpuPlanEmitter emitter(specialized, options);
   auto executable = emitter.emit();
   if (!executable)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/onnx/OnnxInternal.h"
+#include "runtime/LargeBuffer.h"
 
 #include "onnx/checker.h"
 #include "onnx/onnx-data.pb.h"
@@ -932,14 +933,19 @@ tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   external.directory = dir.empty() ? "." : std::string(dir);
-  ::onnx::ModelProto model;
-  if (auto error =
-          parseModel((*buffer)->getBuffer(), withName.modelName, model))
-    return std::move(error);
-  // The parse copied the weights: the file's pages are not needed during
-  // the import (they would be a third copy of the weights at its peak).
-  buffer->reset();
-  return importParsed(context, model, external, withName);
+  auto module = [&]() -> llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> {
+    ::onnx::ModelProto model;
+    if (auto error =
+            parseModel((*buffer)->getBuffer(), withName.modelName, model))
+      return std::move(error);
+    // The parse copied the weights: the file's pages are not needed during
+    // the import (they would be a third copy of the weights at its peak).
+    buffer->reset();
+    return importParsed(context, model, external, withName);
+  }();
+  // The protobuf's copy of the weights is gone: its pages too.
+  runtime::releaseFreedHeapMemory();
+  return module;
 }
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/LargeBuffer.h"
 #include "runtime/cpu/Common.h"
 #include "runtime/cpu/Recipes.h"
 
@@ -73,11 +74,6 @@ KernelPtr makeNativeWithPostOps(
   });
 }
 
-/// Reorders `data` (described by `from`) once into a new oneDNN-owned
-/// buffer with descriptor `to`. While a saved plan is loaded
-/// (detail::currentDerivedSupply()), the next saved blob is taken instead where
-/// it has exactly the layout `to`, and `owner` is set to what keeps it
-/// alive.
 /// Where gemm:jit's constant weights start past a 64-byte boundary (see
 /// the matmul kernel).
 constexpr size_t kGemmWeightOffset = 16;
@@ -85,11 +81,11 @@ constexpr size_t kGemmWeightOffset = 16;
 /// A buffer of `bytes` whose data starts `offset` bytes past a 64-byte
 /// boundary; the returned pointer owns it.
 std::shared_ptr<char> offsetBuffer(size_t bytes, size_t offset) {
-  char *raw = static_cast<char *>(
-      std::aligned_alloc(64, (bytes + offset + 63) / 64 * 64 + 64));
-  if (!raw)
+  std::shared_ptr<char> buffer = allocateLargeBuffer(bytes + offset);
+  if (!buffer)
     return nullptr;
-  return std::shared_ptr<char>(raw + offset, [raw](char *) { std::free(raw); });
+  char *start = buffer.get() + offset;
+  return std::shared_ptr<char>(std::move(buffer), start);
 }
 
 /// `owner` now also keeps `more` alive.
@@ -100,7 +96,10 @@ void alsoOwn(std::shared_ptr<const void> &owner, std::shared_ptr<char> more) {
 }
 
 /// Constant weights reordered once into `to` (their layout in the
-/// primitive), or the copy a saved plan supplies. With `offset`, the
+/// primitive; a new buffer, allocateLargeBuffer), or the copy a saved plan
+/// supplies (while one is loaded, detail::currentDerivedSupply(): the next
+/// saved blob where it has exactly the layout `to`; `owner` then keeps it
+/// alive). With `offset`, the
 /// weights start that many bytes past a 64-byte boundary
 /// (kGemmWeightOffset).
 absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
@@ -140,14 +139,12 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
   }
   try {
     dnnl::memory src = wrap(from, data);
-    dnnl::memory dst(to, **engine);
-    if (offset) {
-      std::shared_ptr<char> buffer = offsetBuffer(to.get_size(), offset);
-      if (!buffer)
-        return absl::ResourceExhaustedError("cannot allocate weights");
-      dst = dnnl::memory(to, **engine, buffer.get());
-      alsoOwn(owner, std::move(buffer));
-    }
+    // Huge pages where large (allocateLargeBuffer).
+    std::shared_ptr<char> buffer = offsetBuffer(to.get_size(), offset);
+    if (!buffer)
+      return absl::ResourceExhaustedError("cannot allocate weights");
+    dnnl::memory dst(to, **engine, buffer.get());
+    alsoOwn(owner, std::move(buffer));
     dnnl::stream stream(**engine);
     dnnl::reorder(src, dst).execute(stream, src, dst);
     stream.wait();

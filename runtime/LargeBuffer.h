@@ -1,0 +1,38 @@
+//===- LargeBuffer.h - memory for weights and arenas -------------*- C++
+//-*-===//
+//
+// Buffers of megabytes (prepacked weights, the activation arena) as mapped
+// anonymous pages, from 2 MiB up, aligned to 2 MiB and advised as
+// transparent huge pages, so that their first touch takes a page fault per
+// 2 MiB rather than per 4 KiB (a fault costs tens of microseconds on a VM:
+// ResNet-50's 98 MB of prepacked weights took ~25k of them) and the
+// kernels streaming them miss the TLB less. Where the kernel does not give
+// huge pages (transparent_hugepage=never) they are plain pages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TGC_RUNTIME_LARGEBUFFER_H
+#define TGC_RUNTIME_LARGEBUFFER_H
+
+#include <cstddef>
+#include <memory>
+
+namespace tgc::runtime {
+
+/// `bytes` of memory aligned to at least 64 bytes (from 2 MiB up a mapping,
+/// see above; aligned_alloc below: small buffers reuse what the heap
+/// freed), freed when the last owner goes. With `populate` its pages are
+/// all faulted in at once (a first run then takes no fault) and it is
+/// zeroed; without, only a mapping is. Null when out of memory.
+std::shared_ptr<char> allocateLargeBuffer(size_t bytes, bool populate = false);
+
+/// Returns the heap's free pages to the system (glibc's malloc_trim; a
+/// no-op elsewhere). A compile calls it where large temporaries were
+/// freed (the ONNX protobuf's copy of the weights, the pass pipeline's
+/// scratch): glibc keeps freed chunks below its mapping threshold resident
+/// in the heap, beside the weights mapped after them.
+void releaseFreedHeapMemory();
+
+} // namespace tgc::runtime
+
+#endif // TGC_RUNTIME_LARGEBUFFER_H
