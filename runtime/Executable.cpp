@@ -184,7 +184,7 @@ struct RunState {
     releaseArena();
     int64_t rounded = alignUp(bytes);
     arenaBuffer = allocateLargeBuffer(static_cast<size_t>(rounded),
-                                      /*populate=*/true);
+                                      /*populate=*/true, /*hugePages=*/false);
     if (!arenaBuffer)
       return false;
     arena = reinterpret_cast<uint8_t *>(arenaBuffer.get());

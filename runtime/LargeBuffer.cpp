@@ -21,8 +21,8 @@ constexpr size_t kPage = 4096;
 size_t roundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 } // namespace
 
-std::shared_ptr<char> tgc::runtime::allocateLargeBuffer(size_t bytes,
-                                                        bool populate) {
+std::shared_ptr<char>
+tgc::runtime::allocateLargeBuffer(size_t bytes, bool populate, bool hugePages) {
   if (bytes > (size_t(1) << 50))
     return nullptr;
   if (bytes < kMapFrom) {
@@ -51,7 +51,8 @@ std::shared_ptr<char> tgc::runtime::allocateLargeBuffer(size_t bytes,
   if (size_t tail = kHugePage - head)
     munmap(start + size, tail);
 #ifdef MADV_HUGEPAGE
-  madvise(start, size, MADV_HUGEPAGE);
+  if (hugePages)
+    madvise(start, size, MADV_HUGEPAGE);
 #endif
   if (populate) {
 #ifdef MADV_POPULATE_WRITE

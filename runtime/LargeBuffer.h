@@ -1,9 +1,9 @@
 //===- LargeBuffer.h - memory for weights and arenas -------------*- C++
 //-*-===//
 //
-// Buffers of megabytes (prepacked weights, the activation arena) as mapped
-// anonymous pages, from 2 MiB up, aligned to 2 MiB and advised as
-// transparent huge pages, so that their first touch takes a page fault per
+// Buffers of megabytes (prepacked weights, activation arenas) as mapped
+// anonymous pages, from 2 MiB up, aligned to 2 MiB and (weights) advised
+// as transparent huge pages, so that their first touch takes a page fault per
 // 2 MiB rather than per 4 KiB (a fault costs tens of microseconds on a VM:
 // ResNet-50's 98 MB of prepacked weights took ~25k of them) and the
 // kernels streaming them miss the TLB less. Where the kernel does not give
@@ -20,11 +20,15 @@
 namespace tgc::runtime {
 
 /// `bytes` of memory aligned to at least 64 bytes (from 2 MiB up a mapping,
-/// see above; aligned_alloc below: small buffers reuse what the heap
-/// freed), freed when the last owner goes. With `populate` its pages are
-/// all faulted in at once (a first run then takes no fault) and it is
-/// zeroed; without, only a mapping is. Null when out of memory.
-std::shared_ptr<char> allocateLargeBuffer(size_t bytes, bool populate = false);
+/// see above, advised as huge pages unless `hugePages` is false;
+/// aligned_alloc below: small buffers reuse what the heap freed), freed
+/// when the last owner goes. With `populate` its pages are all faulted in
+/// at once (a first run then takes no fault) and it is zeroed; without,
+/// only a mapping is. Null when out of memory. Activation arenas take 4 KiB
+/// pages: populated as huge pages, batch-8 ResNet-50's 50 MB arena made its
+/// cold start slower on a VM (huge pages there are often fresh host memory).
+std::shared_ptr<char> allocateLargeBuffer(size_t bytes, bool populate = false,
+                                          bool hugePages = true);
 
 /// Returns the heap's free pages to the system (glibc's malloc_trim; a
 /// no-op elsewhere). A compile calls it where large temporaries were

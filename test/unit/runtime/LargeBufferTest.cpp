@@ -65,6 +65,14 @@ TEST(LargeBuffer, LargeBuffersAreHugePageAlignedMappings) {
   }
 }
 
+TEST(LargeBuffer, ArenasCanKeepSmallPages) {
+  auto buffer = allocateLargeBuffer(size_t(4) << 20, /*populate=*/true,
+                                    /*hugePages=*/false);
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer.get()[(size_t(4) << 20) - 1], 0);
+  EXPECT_FALSE(advisedHuge(buffer.get()));
+}
+
 TEST(LargeBuffer, SharedOwnersKeepItAlive) {
   std::shared_ptr<char> alias;
   {
