@@ -48,3 +48,13 @@ Operation *TgcDialect::materializeConstant(OpBuilder &builder, Attribute value,
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
 }
+
+std::shared_ptr<void>
+TgcDialect::backendState(llvm::StringRef key,
+                         llvm::function_ref<std::shared_ptr<void>()> make) {
+  std::lock_guard<std::mutex> lock(backendStateMutex);
+  std::shared_ptr<void> &state = backendStates[key];
+  if (!state)
+    state = make();
+  return state;
+}

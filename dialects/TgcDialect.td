@@ -56,6 +56,21 @@ def Tgc_Dialect : Dialect {
   let cppNamespace = "::tgc";
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    /// State a backend keeps across its compiles of this context's functions
+    /// (the CPU backend's prepacked weights, shared by the plans of one
+    /// function's shapes), made by `make` on first use under `key`; it goes
+    /// with the context, whose constants it may refer to. Thread-safe.
+    std::shared_ptr<void>
+    backendState(llvm::StringRef key,
+                 llvm::function_ref<std::shared_ptr<void>()> make);
+
+  private:
+    std::mutex backendStateMutex;
+    llvm::StringMap<std::shared_ptr<void>> backendStates;
+
+  public:
+  }];
 }
 
 //===----------------------------------------------------------------------===//

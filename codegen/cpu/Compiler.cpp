@@ -2274,6 +2274,13 @@ cpu::compile(func::FuncOp func,
   // The pipeline's scratch is freed: its pages go before the weights are
   // prepacked beside them.
   runtime::releaseFreedHeapMemory();
+  // The plans of this context's functions share their prepacked weights
+  // (the constants are the context's): one copy for every shape.
+  runtime::cpu::SharedPrepacking sharedPrepacking(
+      std::static_pointer_cast<runtime::cpu::PrepackCache>(
+          func->getContext()->getOrLoadDialect<TgcDialect>()->backendState(
+              "cpu.prepacked-weights",
+              [] { return std::make_shared<runtime::cpu::PrepackCache>(); })));
   CpuPlanEmitter emitter(specialized, options);
   auto executable = emitter.emit();
   if (!executable)

@@ -95,6 +95,72 @@ void alsoOwn(std::shared_ptr<const void> &owner, std::shared_ptr<char> more) {
       owner, std::move(more));
 }
 
+} // namespace
+
+/// The cache's entries: per source address, the packings of it.
+struct PrepackCache::Impl {
+  struct Entry {
+    dnnl::memory::desc from, to;
+    size_t offset;
+    std::weak_ptr<char> buffer;
+  };
+  mutable std::mutex mutex;
+  std::unordered_map<const void *, std::vector<Entry>> entries;
+  int64_t packed = 0, shared = 0;
+};
+PrepackCache::PrepackCache() : impl(std::make_unique<Impl>()) {}
+PrepackCache::~PrepackCache() = default;
+int64_t PrepackCache::packed() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->packed;
+}
+int64_t PrepackCache::shared() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->shared;
+}
+
+namespace {
+thread_local std::shared_ptr<PrepackCache> currentPrepackCache;
+} // namespace
+
+SharedPrepacking::SharedPrepacking(std::shared_ptr<PrepackCache> cache)
+    : previous(std::move(currentPrepackCache)) {
+  currentPrepackCache = cache ? std::move(cache) : previous;
+}
+SharedPrepacking::~SharedPrepacking() {
+  currentPrepackCache = std::move(previous);
+}
+
+namespace {
+
+/// The buffer `cache` holds for `data` packed from `from` to `to` at
+/// `offset`, or null.
+std::shared_ptr<char> findPacked(PrepackCache &cache, const void *data,
+                                 const dnnl::memory::desc &from,
+                                 const dnnl::memory::desc &to, size_t offset) {
+  std::lock_guard<std::mutex> lock(cache.impl->mutex);
+  auto it = cache.impl->entries.find(data);
+  if (it == cache.impl->entries.end())
+    return nullptr;
+  std::vector<PrepackCache::Impl::Entry> &list = it->second;
+  std::erase_if(list, [](const auto &e) { return e.buffer.expired(); });
+  for (const auto &e : list)
+    if (e.offset == offset && e.from == from && e.to == to)
+      if (std::shared_ptr<char> buffer = e.buffer.lock()) {
+        ++cache.impl->shared;
+        return buffer;
+      }
+  return nullptr;
+}
+
+void notePacked(PrepackCache &cache, const void *data,
+                const dnnl::memory::desc &from, const dnnl::memory::desc &to,
+                size_t offset, const std::shared_ptr<char> &buffer) {
+  std::lock_guard<std::mutex> lock(cache.impl->mutex);
+  cache.impl->entries[data].push_back({from, to, offset, buffer});
+  ++cache.impl->packed;
+}
+
 /// Constant weights reordered once into `to` (their layout in the
 /// primitive; a new buffer, allocateLargeBuffer), or the copy a saved plan
 /// supplies (while one is loaded, detail::currentDerivedSupply(): the next
@@ -102,11 +168,10 @@ void alsoOwn(std::shared_ptr<const void> &owner, std::shared_ptr<char> more) {
 /// alive). With `offset`, the
 /// weights start that many bytes past a 64-byte boundary
 /// (kGemmWeightOffset).
-absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
-                                     const void *data,
-                                     const dnnl::memory::desc &to,
-                                     std::shared_ptr<const void> &owner,
-                                     size_t offset = 0) {
+absl::StatusOr<dnnl::memory>
+prepack(const dnnl::memory::desc &from, const void *data,
+        const dnnl::memory::desc &to, std::shared_ptr<const void> &owner,
+        size_t offset = 0, const void *shareKey = nullptr) {
   auto engine = cpuEngine();
   if (!engine.ok())
     return engine.status();
@@ -138,12 +203,22 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
     }
   }
   try {
+    PrepackCache *cache = shareKey ? currentPrepackCache.get() : nullptr;
+    if (cache)
+      if (std::shared_ptr<char> packed =
+              findPacked(*cache, shareKey, from, to, offset)) {
+        dnnl::memory dst(to, **engine, packed.get());
+        alsoOwn(owner, std::move(packed));
+        return dst;
+      }
     dnnl::memory src = wrap(from, data);
     // Huge pages where large (allocateLargeBuffer).
     std::shared_ptr<char> buffer = offsetBuffer(to.get_size(), offset);
     if (!buffer)
       return absl::ResourceExhaustedError("cannot allocate weights");
     dnnl::memory dst(to, **engine, buffer.get());
+    if (cache)
+      notePacked(*cache, shareKey, from, to, offset, buffer);
     alsoOwn(owner, std::move(buffer));
     dnnl::stream stream(**engine);
     dnnl::reorder(src, dst).execute(stream, src, dst);
@@ -160,6 +235,9 @@ absl::StatusOr<dnnl::memory> prepack(const dnnl::memory::desc &from,
 /// binary post-ops (the inputs after them). `srcHeld` / `weiHeld`, when
 /// given, describe what the inputs hold where the primitive reads another
 /// type (bf16 multiplication: converted on each run, Binding::from).
+/// `modelWeights`, when given, are the constant `constantWeights` were made
+/// from (themselves, or quantized from them): the packing is shared under
+/// its address (PrepackCache).
 template <typename OperandDesc>
 absl::Status bindContraction(
     PrimitiveKernelSpec &spec, const dnnl::memory::desc &src,
@@ -169,12 +247,14 @@ absl::Status bindContraction(
     const std::vector<PostOp> &postOps, size_t fused, OperandDesc operandDesc,
     const dnnl::memory::desc &srcHeld = {},
     const dnnl::memory::desc &weiHeld = {}, float srcScale = 1,
-    int32_t srcZeroPoint = 0, size_t weightOffset = 0) {
+    int32_t srcZeroPoint = 0, size_t weightOffset = 0,
+    const HostTensor *modelWeights = nullptr) {
   spec.bindings.push_back(
       {DNNL_ARG_SRC, 0, src, srcHeld, srcScale, srcZeroPoint});
   if (constantWeights) {
     auto packed = prepack(weiPlain, constantWeights->data(), packedWeights,
-                          spec.constantsOwner, weightOffset);
+                          spec.constantsOwner, weightOffset,
+                          modelWeights ? modelWeights->data() : nullptr);
     if (!packed.ok())
       return packed.status();
     spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
@@ -568,7 +648,7 @@ tryOneDnnMatmul(const MatmulDesc &d, const MatmulGeometry &g, size_t fused) {
                                                   : dnnl::memory::desc(),
             d.bf16 && !d.constantRhs ? weiPlain : dnnl::memory::desc(),
             d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
-            d.int8 ? d.int8->zeroPoint : 0, weightOffset);
+            d.int8 ? d.int8->zeroPoint : 0, weightOffset, d.constantRhs);
         !status.ok())
       return status;
     return makePrimitiveKernel(std::move(spec));
@@ -1027,7 +1107,8 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
             operandDesc, srcHeld,
             d.bf16 && !d.constantFilter ? weiPlain : dnnl::memory::desc(),
             d.int8 ? 1.0f / d.int8->inputScale : 1.0f,
-            d.int8 && !d.int8->quantizedInput ? d.int8->zeroPoint : 0);
+            d.int8 && !d.int8->quantizedInput ? d.int8->zeroPoint : 0, 0,
+            d.constantFilter);
         !status.ok())
       return status;
     if (sumIndex) {

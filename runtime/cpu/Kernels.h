@@ -79,6 +79,41 @@ public:
 private:
   bool previous;
 };
+/// Prepacked constant weights shared between kernels: while a
+/// SharedPrepacking names a cache on this thread, a kernel whose constant
+/// weights are the same bytes (the same address) reordered to the same
+/// layout takes the buffer another kernel packed instead of packing its own,
+/// so a function compiled for many shapes (every length of a bounded
+/// sequence dim, several batch sizes) holds its weights once. Entries are
+/// weak: a buffer lives as long as a kernel using it. The addresses must
+/// keep their bytes while the cache lives: the CPU backend keeps one per
+/// MLIR context, whose constants they are. Thread-safe.
+class PrepackCache {
+public:
+  PrepackCache();
+  ~PrepackCache();
+  PrepackCache(const PrepackCache &) = delete;
+  PrepackCache &operator=(const PrepackCache &) = delete;
+  /// Buffers packed and buffers shared since the cache was made.
+  int64_t packed() const;
+  int64_t shared() const;
+
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+/// While alive, kernels made on this thread share prepacked weights through
+/// `cache` (null: no sharing). Nests.
+class SharedPrepacking {
+public:
+  explicit SharedPrepacking(std::shared_ptr<PrepackCache> cache);
+  ~SharedPrepacking();
+  SharedPrepacking(const SharedPrepacking &) = delete;
+  SharedPrepacking &operator=(const SharedPrepacking &) = delete;
+
+private:
+  std::shared_ptr<PrepackCache> previous;
+};
+
 /// The blocked activation layout's name for `channelBlock`: "nChw16c".
 std::string blockedLayoutName(int64_t channelBlock);
 

@@ -15,6 +15,7 @@
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/PlanCache.h"
+#include "dialects/TgcDialect.h"
 #include "runtime/Hash.h"
 #include "runtime/cpu/Kernels.h"
 #include "tgc/Artifact.h"
@@ -631,3 +632,72 @@ TEST_F(PlanFileTest, TheCpuBackendCachesWholePlans) {
 }
 
 } // namespace
+
+namespace {
+/// A dynamic batch through a convolution and a matmul with constant
+/// weights.
+std::string dynamicSource() {
+  std::ostringstream os;
+  os << "func.func @dyn(%x: tensor<?x16x8x8xf32>, %y: tensor<?x64xf32>) -> "
+        "(tensor<?x32x8x8xf32>, tensor<?x48xf32>) {\n"
+     << "  %w = tgc.constant " << denseF32(32 * 16 * 9, 11)
+     << " : tensor<32x16x3x3xf32>\n"
+     << "  %c = tgc.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : "
+        "(tensor<?x16x8x8xf32>, tensor<32x16x3x3xf32>) -> "
+        "tensor<?x32x8x8xf32>\n"
+     << "  %r = tgc.relu %c : tensor<?x32x8x8xf32>\n"
+     << "  %wm = tgc.constant " << denseF32(64 * 48, 12)
+     << " : tensor<64x48xf32>\n"
+     << "  %m = tgc.matmul %y, %wm : (tensor<?x64xf32>, tensor<64x48xf32>) -> "
+        "tensor<?x48xf32>\n"
+     << "  return %r, %m : tensor<?x32x8x8xf32>, tensor<?x48xf32>\n}\n";
+  return os.str();
+}
+} // namespace
+
+// The plans of one function's shapes hold its prepacked weights once (the
+// context's PrepackCache), and run bitwise like plans compiled alone.
+TEST_F(PlanFileTest, PlansOfOneFunctionSharePrepackedWeights) {
+  auto func = parse(dynamicSource(), "dyn");
+  auto cache = std::static_pointer_cast<rcpu::PrepackCache>(
+      context.getOrLoadDialect<TgcDialect>()->backendState(
+          "cpu.prepacked-weights",
+          [] { return std::make_shared<rcpu::PrepackCache>(); }));
+  int64_t shared = cache->shared();
+  std::vector<std::shared_ptr<const runtime::Executable>> plans;
+  for (int64_t batch : {1, 3, 2, 5}) {
+    plans.push_back(compile(func, {{batch, 16, 8, 8}, {batch, 64}}));
+    ASSERT_TRUE(plans.back());
+  }
+  // The convolution's filter packs the same way for every batch (the
+  // matmul's layout may follow M).
+  EXPECT_GE(cache->shared() - shared, 3) << "packed " << cache->packed();
+  // Each plan against the same plan compiled in a context of its own.
+  for (auto [i, batch] : llvm::enumerate(std::vector<int64_t>{1, 3, 2, 5})) {
+    mlir::MLIRContext alone;
+    mlir::DialectRegistry registry;
+    registerAllDialects(registry);
+    alone.appendDialectRegistry(registry);
+    alone.loadAllAvailableDialects();
+    auto module =
+        mlir::parseSourceString<mlir::ModuleOp>(dynamicSource(), &alone);
+    ASSERT_TRUE(module);
+    cpu::CompileOptions options;
+    options.numThreads = 1;
+    auto separate =
+        cpu::compile(module->lookupSymbol<mlir::func::FuncOp>("dyn"),
+                     {{batch, 16, 8, 8}, {batch, 64}}, options);
+    ASSERT_TRUE(static_cast<bool>(separate))
+        << llvm::toString(separate.takeError());
+    std::vector<HostTensor> args = {
+        randomTensor(DType::F32, {batch, 16, 8, 8},
+                     20 + static_cast<unsigned>(i)),
+        randomTensor(DType::F32, {batch, 64}, 30 + static_cast<unsigned>(i))};
+    expectBitwiseEqual(run(*plans[i], args), run(*separate->executable, args));
+  }
+  // Dropping the plans frees the buffers: a new compile packs again.
+  int64_t packed = cache->packed();
+  plans.clear();
+  ASSERT_TRUE(compile(func, {{4, 16, 8, 8}, {4, 64}}));
+  EXPECT_GT(cache->packed(), packed);
+}
