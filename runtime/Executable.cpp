@@ -173,6 +173,24 @@ struct RunState {
   RunState &operator=(const RunState &) = delete;
   ~RunState() { releaseArena(); }
 
+  /// With a pool: takes an arena of at least `bytes` from it for this run.
+  bool takeArena(ArenaPool &pool, int64_t bytes) {
+    ArenaPool::Arena taken = pool.take(bytes);
+    if (!taken.bytes)
+      return false;
+    releaseArena();
+    arenaBuffer = std::move(taken.bytes);
+    arena = reinterpret_cast<uint8_t *>(arenaBuffer.get());
+    arenaCapacity = taken.capacity;
+    return true;
+  }
+  /// Gives the arena back to `pool` when the run ends.
+  void giveArena(ArenaPool &pool) {
+    if (arenaBuffer)
+      pool.give({std::move(arenaBuffer), arenaCapacity});
+    releaseArena();
+  }
+
   /// Makes the arena at least `bytes` large. False when out of memory.
   /// Arenas of a megabyte or more are mapped with their pages populated at
   /// once (allocateLargeBuffer): a first run then takes no page fault per
@@ -255,19 +273,75 @@ RunStateCache::Impl &RunStateCache::get() const {
   return *current;
 }
 
+ArenaPool::Arena ArenaPool::take(int64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    // The smallest free arena that fits.
+    auto best = freeList.end();
+    for (auto it = freeList.begin(); it != freeList.end(); ++it)
+      if (it->capacity >= bytes &&
+          (best == freeList.end() || it->capacity < best->capacity))
+        best = it;
+    if (best != freeList.end()) {
+      Arena arena = std::move(*best);
+      freeList.erase(best);
+      return arena;
+    }
+    // None fits: the smaller ones would never serve this plan again.
+    freeList.clear();
+    ++madeCount;
+  }
+  int64_t rounded = alignUp(std::max<int64_t>(bytes, 1));
+  Arena arena;
+  arena.bytes =
+      allocateLargeBuffer(static_cast<size_t>(rounded), /*populate=*/true,
+                          /*hugePages=*/false);
+  arena.capacity = arena.bytes ? rounded : 0;
+  return arena;
+}
+
+void ArenaPool::give(Arena arena) {
+  std::lock_guard<std::mutex> lock(mutex);
+  freeList.push_back(std::move(arena));
+}
+
+size_t ArenaPool::freeArenas() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return freeList.size();
+}
+
+int64_t ArenaPool::freeBytes() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  int64_t bytes = 0;
+  for (const Arena &arena : freeList)
+    bytes += arena.capacity;
+  return bytes;
+}
+
+int64_t ArenaPool::made() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return madeCount;
+}
+
 namespace {
 
-/// Returns the state to its pool when the run ends, whatever the outcome.
+/// Returns the state to its pool when the run ends, whatever the outcome,
+/// and its arena to `arenas` where the plan shares them.
 class RunStateLease {
 public:
-  explicit RunStateLease(RunStateCache::Impl &pool)
-      : pool(pool), state(pool.acquire()) {}
-  ~RunStateLease() { pool.release(std::move(state)); }
+  RunStateLease(RunStateCache::Impl &pool, ArenaPool *arenas)
+      : pool(pool), arenas(arenas), state(pool.acquire()) {}
+  ~RunStateLease() {
+    if (arenas)
+      state->giveArena(*arenas);
+    pool.release(std::move(state));
+  }
   RunState &operator*() { return *state; }
   RunState *operator->() { return state.get(); }
 
 private:
   RunStateCache::Impl &pool;
+  ArenaPool *arenas;
   std::unique_ptr<RunState> state;
 };
 
@@ -479,10 +553,11 @@ absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
   context.numThreads = resolveThreadCount(options.numThreads);
   setNumThreads(context.numThreads);
 
-  RunStateLease state(runCache.get());
+  RunStateLease state(runCache.get(), arenaPool.get());
   if (arenaBytes < 0)
     return absl::InternalError("malformed plan: negative arena size");
-  if (!state->reserveArena(arenaBytes))
+  if (arenaPool ? !state->takeArena(*arenaPool, arenaBytes)
+                : !state->reserveArena(arenaBytes))
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate an arena of ", arenaBytes, " bytes"));
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -244,6 +245,34 @@ private:
   mutable std::atomic<Impl *> impl{nullptr};
 };
 
+/// Activation arenas shared by executables (the CPU backend gives one pool
+/// to the plans of an MLIR context: the shapes of a function, a bounded
+/// dim's lengths): a run takes a free arena at least as large as its plan
+/// needs, or makes one (dropping the free ones smaller than that), and gives
+/// it back when it ends. Plans that do not run at once so hold one arena
+/// between them, of the largest's size: a bounded dim's memory ends up
+/// planned at its upper bound. Thread-safe.
+class ArenaPool {
+public:
+  struct Arena {
+    std::shared_ptr<char> bytes;
+    int64_t capacity = 0;
+  };
+  /// A free arena of at least `bytes`, or a new one (populated); null bytes
+  /// when out of memory.
+  Arena take(int64_t bytes);
+  void give(Arena arena);
+  /// The free arenas' count and bytes, and the arenas made so far.
+  size_t freeArenas() const;
+  int64_t freeBytes() const;
+  int64_t made() const;
+
+private:
+  mutable std::mutex mutex;
+  std::vector<Arena> freeList;
+  int64_t madeCount = 0;
+};
+
 /// A compiled function.
 class Executable {
 public:
@@ -266,6 +295,9 @@ public:
   std::shared_ptr<const void> backing;
   /// Per-run scratch (not part of the plan; see RunStateCache).
   RunStateCache runCache;
+  /// Where runs take their arena from (shared with other plans); null: each
+  /// run state keeps one of its own.
+  std::shared_ptr<ArenaPool> arenaPool;
   /// The determinism the plan was made for (tgc/Determinism.h). Other than
   /// Default, run() gives the kernels only 64-byte aligned buffers (an
   /// argument that is not is copied first, a result buffer that is not is

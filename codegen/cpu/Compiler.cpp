@@ -2275,16 +2275,21 @@ cpu::compile(func::FuncOp func,
   // prepacked beside them.
   runtime::releaseFreedHeapMemory();
   // The plans of this context's functions share their prepacked weights
-  // (the constants are the context's): one copy for every shape.
+  // (the constants are the context's): one copy for every shape; and their
+  // activation arenas: one for the plans that do not run at once.
+  TgcDialect *dialect = func->getContext()->getOrLoadDialect<TgcDialect>();
   runtime::cpu::SharedPrepacking sharedPrepacking(
       std::static_pointer_cast<runtime::cpu::PrepackCache>(
-          func->getContext()->getOrLoadDialect<TgcDialect>()->backendState(
-              "cpu.prepacked-weights",
-              [] { return std::make_shared<runtime::cpu::PrepackCache>(); })));
+          dialect->backendState("cpu.prepacked-weights", [] {
+            return std::make_shared<runtime::cpu::PrepackCache>();
+          })));
   CpuPlanEmitter emitter(specialized, options);
   auto executable = emitter.emit();
   if (!executable)
     return executable.takeError();
+  (*executable)->arenaPool =
+      std::static_pointer_cast<runtime::ArenaPool>(dialect->backendState(
+          "cpu.arenas", [] { return std::make_shared<runtime::ArenaPool>(); }));
   return CompiledFunction{std::move(*executable), std::move(*module)};
 }
 

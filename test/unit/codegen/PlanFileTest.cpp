@@ -695,6 +695,23 @@ TEST_F(PlanFileTest, PlansOfOneFunctionSharePrepackedWeights) {
         randomTensor(DType::F32, {batch, 64}, 30 + static_cast<unsigned>(i))};
     expectBitwiseEqual(run(*plans[i], args), run(*separate->executable, args));
   }
+  // Run one after another, the plans took one arena between them: the
+  // largest's (batch 5), made once the sizes stopped growing.
+  auto arenas = plans.front()->arenaPool;
+  ASSERT_TRUE(arenas);
+  int64_t largest = 0;
+  for (const auto &plan : plans) {
+    EXPECT_EQ(plan->arenaPool, arenas);
+    largest = std::max(largest, plan->arenaBytes);
+  }
+  EXPECT_EQ(arenas->freeArenas(), 1u);
+  EXPECT_GE(arenas->freeBytes(), largest);
+  int64_t made = arenas->made();
+  for (auto [i, batch] : llvm::enumerate(std::vector<int64_t>{1, 3, 2, 5}))
+    run(*plans[i], {randomTensor(DType::F32, {batch, 16, 8, 8}, 1),
+                    randomTensor(DType::F32, {batch, 64}, 2)});
+  EXPECT_EQ(arenas->made(), made);
+  EXPECT_EQ(arenas->freeArenas(), 1u);
   // Dropping the plans frees the buffers: a new compile packs again.
   int64_t packed = cache->packed();
   plans.clear();

@@ -1602,3 +1602,31 @@ TEST(ExecutableTest, VerifyRejectsLevelsThatBreakDependencies) {
   plan.stepLevels = {0, 1};
   EXPECT_FALSE(plan.verify().ok());
 }
+
+TEST(ArenaPoolTest, RunsShareTheSmallestArenaThatFits) {
+  ArenaPool pool;
+  auto a = pool.take(1000);
+  ASSERT_TRUE(a.bytes);
+  EXPECT_GE(a.capacity, 1000);
+  EXPECT_EQ(pool.made(), 1);
+  pool.give(a);
+  // A smaller need takes the free arena; a larger one makes a new arena and
+  // drops the free ones that are too small for it.
+  auto b = pool.take(500);
+  EXPECT_EQ(b.bytes.get(), a.bytes.get());
+  pool.give(b);
+  auto big = pool.take(5000);
+  EXPECT_NE(big.bytes.get(), a.bytes.get());
+  EXPECT_EQ(pool.made(), 2);
+  EXPECT_EQ(pool.freeArenas(), 0u);
+  // Two at once: two arenas; both come back.
+  auto other = pool.take(100);
+  EXPECT_EQ(pool.made(), 3);
+  pool.give(big);
+  pool.give(other);
+  EXPECT_EQ(pool.freeArenas(), 2u);
+  EXPECT_GE(pool.freeBytes(), 5100);
+  auto again = pool.take(4000);
+  EXPECT_EQ(again.bytes.get(), big.bytes.get());
+  EXPECT_EQ(pool.made(), 3);
+}
