@@ -67,6 +67,21 @@ for run in cold warm; do
 done
 rm -rf /tmp/tgc-demo-cache
 
+step "A checked ONNX run with the cache warm: tgc-run's front end loads the stored plan and compares its result with the expected .npy, without loading the compiler (tools/lib/FastRun.h)"
+rm -rf /tmp/tgc-demo-check
+python3 - /tmp/tgc-demo-x.npy <<'PY'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 7, 5), }"
+header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+with open(sys.argv[1], 'wb') as f:
+    f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode())
+    f.write(struct.pack('<210f', *[((i * 37) % 101) / 50.0 - 1.0 for i in range(210)]))
+PY
+CONV=$ONNX_DATA/pytorch-converted/test_Conv2d/model.onnx
+"$BIN/tgc-run" "$CONV" --input=/tmp/tgc-demo-x.npy --output=/tmp/tgc-demo-y.npy --cache-dir=/tmp/tgc-demo-check
+"$BIN/tgc-run" "$CONV" --input=/tmp/tgc-demo-x.npy --expected=/tmp/tgc-demo-y.npy --rtol=0 --atol=0 --cache-dir=/tmp/tgc-demo-check
+rm -rf /tmp/tgc-demo-check /tmp/tgc-demo-x.npy /tmp/tgc-demo-y.npy
+
 step "tgc::Model with a cache directory in a program linking libtgc: the cold process imports and compiles; the warm one runs the cached plan without mapping the compiler (LLVM, MLIR, ONNX), which its first traced function then loads (test/package/LazyCompiler.cpp)"
 rm -rf /tmp/tgc-demo-model-cache
 for run in cold warm; do
