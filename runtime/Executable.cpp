@@ -74,6 +74,21 @@ int64_t alignUp(int64_t bytes) {
   return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
+/// A new arena of at least `bytes` (64-byte multiples), its pages faulted in
+/// at once: a first run then takes no page fault per page (on a VM a fault
+/// costs tens of microseconds; ResNet-50's 7 MB arena took ~35 ms of faults
+/// otherwise). 4 KiB pages (LargeBuffer.h says why). No bytes when out of
+/// memory.
+ArenaPool::Arena newArena(int64_t bytes) {
+  int64_t rounded = alignUp(std::max<int64_t>(bytes, 1));
+  ArenaPool::Arena arena;
+  arena.bytes =
+      allocateLargeBuffer(static_cast<size_t>(rounded), /*populate=*/true,
+                          /*hugePages=*/false);
+  arena.capacity = arena.bytes ? rounded : 0;
+  return arena;
+}
+
 bool inRange(int64_t id, size_t size) {
   return id >= 0 && static_cast<uint64_t>(id) < size;
 }
@@ -175,14 +190,7 @@ struct RunState {
 
   /// With a pool: takes an arena of at least `bytes` from it for this run.
   bool takeArena(ArenaPool &pool, int64_t bytes) {
-    ArenaPool::Arena taken = pool.take(bytes);
-    if (!taken.bytes)
-      return false;
-    releaseArena();
-    arenaBuffer = std::move(taken.bytes);
-    arena = reinterpret_cast<uint8_t *>(arenaBuffer.get());
-    arenaCapacity = taken.capacity;
-    return true;
+    return holdArena(pool.take(bytes));
   }
   /// Gives the arena back to `pool` when the run ends.
   void giveArena(ArenaPool &pool) {
@@ -191,22 +199,23 @@ struct RunState {
     releaseArena();
   }
 
-  /// Makes the arena at least `bytes` large. False when out of memory.
-  /// Arenas of a megabyte or more are mapped with their pages populated at
-  /// once (allocateLargeBuffer): a first run then takes no page fault per
-  /// page (on a VM a fault costs tens of microseconds; ResNet-50's 7 MB
-  /// arena took ~35 ms of faults otherwise).
+  /// Makes the arena at least `bytes` large (newArena). False when out of
+  /// memory.
   bool reserveArena(int64_t bytes) {
     if (bytes <= arenaCapacity)
       return true;
     releaseArena();
-    int64_t rounded = alignUp(bytes);
-    arenaBuffer = allocateLargeBuffer(static_cast<size_t>(rounded),
-                                      /*populate=*/true, /*hugePages=*/false);
-    if (!arenaBuffer)
+    return holdArena(newArena(bytes));
+  }
+
+  /// Makes `taken` this state's arena; false when it has no bytes.
+  bool holdArena(ArenaPool::Arena taken) {
+    if (!taken.bytes)
       return false;
+    releaseArena();
+    arenaBuffer = std::move(taken.bytes);
     arena = reinterpret_cast<uint8_t *>(arenaBuffer.get());
-    arenaCapacity = rounded;
+    arenaCapacity = taken.capacity;
     return true;
   }
 
@@ -291,13 +300,7 @@ ArenaPool::Arena ArenaPool::take(int64_t bytes) {
     freeList.clear();
     ++madeCount;
   }
-  int64_t rounded = alignUp(std::max<int64_t>(bytes, 1));
-  Arena arena;
-  arena.bytes =
-      allocateLargeBuffer(static_cast<size_t>(rounded), /*populate=*/true,
-                          /*hugePages=*/false);
-  arena.capacity = arena.bytes ? rounded : 0;
-  return arena;
+  return newArena(bytes);
 }
 
 void ArenaPool::give(Arena arena) {

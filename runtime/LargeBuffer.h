@@ -1,5 +1,4 @@
-//===- LargeBuffer.h - memory for weights and arenas -------------*- C++
-//-*-===//
+//===- LargeBuffer.h - memory for weights and arenas ------------*- C++ -*-===//
 //
 // Buffers of megabytes (prepacked weights, activation arenas) as mapped
 // anonymous pages, from 2 MiB up, aligned to 2 MiB and (weights) advised

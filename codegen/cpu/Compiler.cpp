@@ -266,6 +266,18 @@ runtime::cpu::Conv2DDesc conv2DDescOf(Conv2DOp o,
   return desc;
 }
 
+/// Where the plan serves `filter` (outside any fusion) with an OIHW constant
+/// (CpuPlanEmitter::oihwFilters): the kernel reads that constant, in its
+/// order, as its filter input `input`.
+void readOihwFilter(runtime::cpu::Conv2DDesc &desc, Value filter,
+                    const llvm::DenseMap<Value, Value> &oihwFilters,
+                    Value &input) {
+  if (Value oihw = oihwFilters.lookup(filter)) {
+    desc.filterOIHW = true;
+    input = oihw;
+  }
+}
+
 /// How a contraction multiplies (the precision policy, per op): bf16, or
 /// int8 with its input's calibrated quantization.
 struct ContractionPrecision {
@@ -775,12 +787,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     llvm::copy(c.getDilations(), desc.dilations);
     desc.groups = static_cast<int64_t>(c.getGroups());
     desc.constantFilter = constantOf(c.getFilter());
-    if (auto oihw = oihwFilters.find(outer(c.getFilter()));
-        oihw != oihwFilters.end()) {
-      // The kernel reads the OIHW constant itself (no transpose step).
-      desc.filterOIHW = true;
-      fused.inputs[1].value = oihw->second;
-    }
+    readOihwFilter(desc, outer(c.getFilter()), oihwFilters,
+                   fused.inputs[1].value);
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
     if (desc.int8 && precision.int8Output)
@@ -1437,10 +1445,10 @@ llvm::Error CpuPlanEmitter::emitResults(func::ReturnOp ret) {
   return llvm::Error::success();
 }
 
-/// Whether `perm` transposes an OIHW filter to HWIO.
+/// Whether `perm` transposes an OIHW filter to HWIO (tgc-convert-layout's
+/// filter permutation).
 static bool isOihwToHwio(ArrayRef<int64_t> perm) {
-  return perm.size() == 4 && perm[0] == 2 && perm[1] == 3 && perm[2] == 1 &&
-         perm[3] == 0;
+  return perm == ArrayRef<int64_t>{2, 3, 1, 0};
 }
 
 /// Whether every use of `v` is the filter of an NHWC conv2d, directly or as
@@ -1530,10 +1538,7 @@ CpuPlanEmitter::planConv2DDesc(Conv2DOp conv, FusedContraction &fused) {
   auto it = constants.find(conv.getFilter());
   runtime::cpu::Conv2DDesc desc =
       conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
-  if (Value oihw = oihwFilters.lookup(conv.getFilter())) {
-    desc.filterOIHW = true;
-    fused.inputs[1].value = oihw;
-  }
+  readOihwFilter(desc, conv.getFilter(), oihwFilters, fused.inputs[1].value);
   return desc;
 }
 

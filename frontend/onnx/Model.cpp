@@ -783,10 +783,10 @@ void appendDelimited(std::string &out, uint32_t field, llvm::StringRef bytes) {
   out.append(bytes.data(), bytes.size());
 }
 
-/// Calls `visit(field, wireType, bytes)` for each field of the serialized
-/// message `bytes`, where `bytes` is the whole field (tag included) or, for
-/// a length-delimited one, its payload. False when the message is
-/// malformed or `visit` returns false.
+/// Calls `visit(field, payload, whole)` for each field of the serialized
+/// message `bytes`: `whole` is the field as written (tag included),
+/// `payload` a length-delimited field's contents (nullopt for the others).
+/// False when the message is malformed or `visit` returns false.
 template <typename F> bool forEachField(llvm::StringRef bytes, F visit) {
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     return false;
@@ -799,23 +799,21 @@ template <typename F> bool forEachField(llvm::StringRef bytes, F visit) {
     if (!tag)
       return in.ConsumedEntireMessage() &&
              static_cast<size_t>(in.CurrentPosition()) == bytes.size();
-    uint32_t field = WireFormatLite::GetTagFieldNumber(tag);
-    auto wire = WireFormatLite::GetTagWireType(tag);
-    llvm::StringRef whole;
-    if (wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+    std::optional<llvm::StringRef> payload;
+    if (WireFormatLite::GetTagWireType(tag) ==
+        WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
       uint32_t size;
-      if (!in.ReadVarint32(&size) || size > bytes.size() ||
+      if (!in.ReadVarint32(&size) ||
           static_cast<size_t>(in.CurrentPosition()) + size > bytes.size())
         return false;
-      whole = bytes.substr(in.CurrentPosition(), size);
+      payload = bytes.substr(in.CurrentPosition(), size);
       if (!in.Skip(static_cast<int>(size)))
         return false;
-    } else {
-      if (!WireFormatLite::SkipField(&in, tag))
-        return false;
-      whole = bytes.slice(start, in.CurrentPosition());
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return false;
     }
-    if (!visit(field, wire, whole))
+    if (!visit(WireFormatLite::GetTagFieldNumber(tag), payload,
+               bytes.slice(start, in.CurrentPosition())))
       return false;
   }
 }
@@ -826,16 +824,38 @@ template <typename F> bool forEachField(llvm::StringRef bytes, F visit) {
 /// locations stay.
 std::optional<std::string> withoutTensorData(llvm::StringRef tensor) {
   std::string out;
-  bool ok = forEachField(
-      tensor, [&](uint32_t field, auto wire, llvm::StringRef bytes) {
-        if ((field >= 4 && field <= 7) || (field >= 9 && field <= 11))
-          return true;
-        if (wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED)
-          appendDelimited(out, field, bytes);
-        else
-          out.append(bytes.data(), bytes.size());
+  bool ok =
+      forEachField(tensor, [&](uint32_t field, std::optional<llvm::StringRef>,
+                               llvm::StringRef whole) {
+        if (!((field >= 4 && field <= 7) || (field >= 9 && field <= 11)))
+          out += whole;
         return true;
       });
+  if (!ok)
+    return std::nullopt;
+  return out;
+}
+
+/// `message` with the length-delimited fields numbered `field` replaced by
+/// what `rewrite` makes of their payload (nullopt: malformed), the other
+/// fields as they are; nullopt when malformed.
+template <typename F>
+std::optional<std::string> rewriteFields(llvm::StringRef message,
+                                         uint32_t field, F rewrite) {
+  std::string out;
+  bool ok = forEachField(message, [&](uint32_t number,
+                                      std::optional<llvm::StringRef> payload,
+                                      llvm::StringRef whole) {
+    if (number != field || !payload) {
+      out += whole;
+      return true;
+    }
+    std::optional<std::string> rewritten = rewrite(*payload);
+    if (!rewritten)
+      return false;
+    appendDelimited(out, field, *rewritten);
+    return true;
+  });
   if (!ok)
     return std::nullopt;
   return out;
@@ -847,42 +867,9 @@ std::optional<std::string> withoutTensorData(llvm::StringRef tensor) {
 /// is 100 MB of weights that a full parse would copy only to be thrown
 /// away.
 std::optional<std::string> withoutWeights(llvm::StringRef bytes) {
-  std::string out;
-  bool ok = forEachField(bytes, [&](uint32_t field, auto wire,
-                                    llvm::StringRef payload) {
-    bool delimited = wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-    if (field != 7 || !delimited) {
-      if (delimited)
-        appendDelimited(out, field, payload);
-      else
-        out.append(payload.data(), payload.size());
-      return true;
-    }
-    std::string graph;
-    bool graphOk = forEachField(payload, [&](uint32_t graphField,
-                                             auto graphWire,
-                                             llvm::StringRef value) {
-      bool isDelimited = graphWire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-      if (graphField == 5 && isDelimited) {
-        std::optional<std::string> stripped = withoutTensorData(value);
-        if (!stripped)
-          return false;
-        appendDelimited(graph, graphField, *stripped);
-      } else if (isDelimited) {
-        appendDelimited(graph, graphField, value);
-      } else {
-        graph.append(value.data(), value.size());
-      }
-      return true;
-    });
-    if (!graphOk)
-      return false;
-    appendDelimited(out, field, graph);
-    return true;
+  return rewriteFields(bytes, 7, [](llvm::StringRef graph) {
+    return rewriteFields(graph, 5, withoutTensorData);
   });
-  if (!ok)
-    return std::nullopt;
-  return out;
 }
 
 } // namespace
