@@ -830,11 +830,13 @@ Shape filterStrides(const Conv2DDesc &d, const ConvGeometry &g) {
 
 template <typename T>
 void nativeConv(const Conv2DDesc &d, const ConvGeometry &g, const void *input,
-                const void *filter, void *result, int numThreads) {
+                const void *filter, const void *bias, void *result,
+                int numThreads) {
   using S = typename T::S;
   using C = typename T::C;
   const S *x = static_cast<const S *>(input);
   const S *f = static_cast<const S *>(filter);
+  const S *b = static_cast<const S *>(bias);
   S *out = static_cast<S *>(result);
   // Element strides of input (n, c, h, w), filter (o, i, h, w), result.
   Shape xs = d.nhwc ? Shape{g.h * g.w * g.c, 1, g.w * g.c, g.c}
@@ -848,7 +850,11 @@ void nativeConv(const Conv2DDesc &d, const ConvGeometry &g, const void *input,
       int64_t n = plane / g.o, oc = plane % g.o, grp = oc / og;
       for (int64_t y = 0; y < g.oh; ++y) {
         for (int64_t z = 0; z < g.ow; ++z) {
-          C acc = 0;
+          // The bias is part of the sum, rounded once with it (as the
+          // reference and oneDNN do): a bf16 or f16 result rounded before
+          // its bias was added differed by an ulp, which a following
+          // normalization amplified (found by tgc-smith under AVX2).
+          C acc = b ? T::load(b[oc]) : C(0);
           for (int64_t i = 0; i < g.ci; ++i) {
             int64_t c = grp * g.ci + i;
             for (int64_t r = 0; r < g.kh; ++r) {
@@ -1141,13 +1147,11 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &d,
 
 absl::StatusOr<KernelPtr> createNativeConv(const Conv2DDesc &d,
                                            const ConvGeometry &g) {
+  // The bias (input 2) is summed by the kernel itself; post-ops follow.
   std::vector<PostOp> all;
   std::vector<int> inputs;
-  prependBias(d.postOps, d.biasShape, 2, d.biasShape ? 3 : 2, all, inputs);
-  // The bias [O] broadcasts along the channels, not the last dim.
-  if (d.biasShape)
-    all.front().operandShape =
-        d.nhwc ? Shape{1, 1, 1, g.o} : Shape{1, g.o, 1, 1};
+  prependBias(d.postOps, std::nullopt, 2, d.biasShape ? 3 : 2, all, inputs);
+  bool hasBias = d.biasShape.has_value();
   std::shared_ptr<HostTensor> constant;
   if (d.constantFilter)
     constant = std::make_shared<HostTensor>(d.constantFilter->clone());
@@ -1156,12 +1160,14 @@ absl::StatusOr<KernelPtr> createNativeConv(const Conv2DDesc &d,
   desc.postOps.clear();
   return makeNativeWithPostOps(
       "native.conv2d", all, inputs,
-      [desc, g, constant](const KernelContext &context,
-                          const std::vector<HostTensor> &in, HostTensor &out) {
+      [desc, g, constant, hasBias](const KernelContext &context,
+                                   const std::vector<HostTensor> &in,
+                                   HostTensor &out) {
         const void *filter = constant ? constant->data() : in[1].data();
+        const void *bias = hasBias ? in[2].data() : nullptr;
         dispatchDType(desc.dtype, [&](auto t) {
-          nativeConv<decltype(t)>(desc, g, in[0].data(), filter, out.data(),
-                                  context.numThreads);
+          nativeConv<decltype(t)>(desc, g, in[0].data(), filter, bias,
+                                  out.data(), context.numThreads);
         });
       });
 }
