@@ -642,7 +642,9 @@ KernelPtr makePrimitiveKernel(PrimitiveKernelSpec spec) {
     // Throws dnnl::error where oneDNN cannot convert (the callers' catch).
     const dnnl::engine &engine = **cpuEngine();
     dnnl::primitive_attr attr = makeAttr();
-    if (b.fromScale != 1)
+    if (!b.fromScales.empty())
+      attr.set_output_scales(b.fromScalesMask, b.fromScales);
+    else if (b.fromScale != 1)
       attr.set_output_scales(0, {b.fromScale});
     if (b.fromZeroPoint != 0)
       attr.set_zero_points(DNNL_ARG_DST, 0, {b.fromZeroPoint});

@@ -170,6 +170,10 @@ struct Binding {
   /// saturates.
   float fromScale = 1;
   int32_t fromZeroPoint = 0;
+  /// With `from`, instead of `fromScale`: one factor per index of the dims
+  /// in `fromScalesMask` (oneDNN's output-scales mask), e.g. per channel.
+  std::vector<float> fromScales = {};
+  int fromScalesMask = 0;
 };
 
 /// A kernel that executes one oneDNN primitive, then applies the post-ops
