@@ -2027,10 +2027,14 @@ createPool2DImpl(const Pool2DDesc &d, const ActivationLayout *inputLayout,
       spec.work = g.n * g.c * std::max<int64_t>(g.oh * g.ow, g.h * g.w);
       spec.bindings = {{DNNL_ARG_SRC, 0, src}, {DNNL_ARG_DST, -1, dst}};
       KernelPtr primitive = makePrimitiveKernel(std::move(spec));
-      // oneDNN's max pooling skips NaN: plain inputs with NaN take the
-      // native kernel (blocked ones stay on oneDNN's; docs/cpu-backend.md).
+      // oneDNN's max pooling skips NaN and starts from the lowest finite
+      // value, so a window of -inf gives -FLT_MAX (tgc-smith seeds 9128 and
+      // 9129, functions 795 and 657): plain inputs with NaN or an infinity
+      // take the native kernel (blocked ones stay on oneDNN's;
+      // docs/cpu-backend.md).
       if (g.isMax && !inputLayout)
-        return makeNaNGuardedKernel(primitive, nativePoolKernel(g, d), {0});
+        return makeNaNGuardedKernel(primitive, nativePoolKernel(g, d), {0},
+                                    NaNGuardScan::NonFinite);
       return primitive;
     } catch (const dnnl::error &error) {
       if (inputLayout)
