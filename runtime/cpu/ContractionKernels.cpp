@@ -1153,13 +1153,17 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &given,
               "gemm convolution with a spatial NHWC binary post-op");
 
     PrimitiveKernelSpec spec;
-    spec.name = winograd ? "onednn.conv2d.winograd" : "onednn.conv2d";
+    spec.name = winograd                ? "onednn.conv2d.winograd"
+                : !d.kernelName.empty() ? d.kernelName
+                                        : "onednn.conv2d";
     if (d.bf16)
       spec.name += "[bf16]";
     if (d.int8)
       spec.name += "[int8]";
     if (serial)
       spec.name += "[1 thread]";
+    if (!d.kernelName.empty())
+      spec.name += "[1x1 conv]";
     spec.serial = serial;
     if (quantized) // the scales come from the f32 filter
       spec.readAtRemake.push_back(1);
@@ -1440,6 +1444,97 @@ absl::Status checkPrecision(const Desc &desc, const HostTensor *constantWeights,
   return checkInt8Output(desc.int8Output, desc.int8.has_value(), what, asInt8);
 }
 
+/// A matmul of rows by constant weights as the 1x1 convolution it is (the
+/// rows as pixels, NHWC; the weights as an HWIO or, transposed, OIHW
+/// filter), on ISAs where oneDNN 2.6's convolution kernels beat its matmul:
+/// with AVX2 but not AVX-512, gemm:jit's f32 and int8 kernels against
+/// jit_1x1:avx2 and jit_uni_int8_1x1:avx2, 2 threads (Zen 5 under
+/// DNNL_MAX_CPU_ISA=AVX2; rows x K x N, us):
+///
+///   | shape             | f32 matmul | f32 conv | int8 matmul | int8 conv |
+///   | 64 x 784 x 1024   |        431 |      399 |         244 |       201 |
+///   | 64 x 1024 x 1024  |        563 |      527 |         308 |       263 |
+///   | 128 x 768 x 3072  |       2616 |     2378 |        1283 |      1175 |
+///   | 1024 x 3072 x 768 |      20012 |    19691 |        9934 |      9569 |
+///   | 8 x 2048 x 1000   |        313 |      141 |          96 |        66 |
+///   | 1 x 2048 x 1000   |         54 |       95 |          36 |        10 |
+///
+/// so f32 takes it from 8 rows, int8 (u8 inputs) always. A binary post-op
+/// operand broadcast along the rows ([M, 1]) has no such kernel: the
+/// matmul runs it. With AVX-512 brgemm matmuls
+/// match the brgemm convolutions: nullopt there, and where the matmul is
+/// not such a product (batched or transposed lhs, a bias not per column)
+/// or the convolution kernel refuses it.
+std::optional<KernelPtr> tryPointwiseConvMatmul(const MatmulDesc &d,
+                                                const MatmulGeometry &g,
+                                                size_t fused) {
+  const CpuIsa &isa = cpuIsa();
+  // Without VNNI, oneDNN's int8 convolutions halve the weights of an s8
+  // input (its scale adjustment against vpmaddubsw's saturation) on top of
+  // our 7-bit ones: u8 inputs only.
+  if (isa.avx512 || !isa.avx2 || !d.constantRhs || g.rank != 2 ||
+      d.transposeA || d.dtype != DType::F32 || d.bf16 || (!d.int8 && g.m < 8) ||
+      (d.int8 && !d.int8->unsignedInput && !isa.vnni) || g.k == 0 ||
+      g.lhsStrides != Shape{g.k, 1} || d.resultShape != Shape{g.m, g.n})
+    return std::nullopt;
+  auto asPixels = [](const Shape &s) -> std::optional<Shape> {
+    if (s.size() > 2)
+      return std::nullopt;
+    Shape two = padRank(s, 2);
+    return Shape{1, two[0], 1, two[1]};
+  };
+  Conv2DDesc c;
+  c.dtype = d.dtype;
+  c.nhwc = true;
+  c.inputShape = {1, g.m, 1, g.k};
+  c.filterShape = {1, 1, g.k, g.n};
+  c.filterOIHW = d.transposeB;
+  c.resultShape = {1, g.m, 1, g.n};
+  if (d.biasShape) {
+    if (numElements(*d.biasShape) != g.n || d.biasShape->empty() ||
+        d.biasShape->back() != g.n)
+      return std::nullopt;
+    c.biasShape = Shape{g.n};
+  }
+  for (PostOp op : d.postOps) {
+    if (op.kind != PostOp::Kind::Eltwise) {
+      std::optional<Shape> shape = asPixels(op.operandShape);
+      if (!shape)
+        return std::nullopt;
+      op.operandShape = *shape;
+    }
+    c.postOps.push_back(std::move(op));
+  }
+  // The constant as the filter it is: a view of the same data (prepacking
+  // and PrepackCache read it at creation, by its address).
+  Shape filter = d.transposeB ? Shape{g.n, g.k, 1, 1} : Shape{1, 1, g.k, g.n};
+  auto view = HostTensor::borrow(d.constantRhs->dtype(), filter,
+                                 const_cast<void *>(d.constantRhs->data()));
+  if (!view.ok())
+    return std::nullopt;
+  c.constantFilter = &*view;
+  c.int8 = d.int8;
+  c.int8Output = d.int8Output;
+  c.int8BiasMoved = d.int8BiasMoved;
+  c.kernelName = "onednn.matmul";
+  auto geometry = convGeometry(c);
+  if (!geometry.ok())
+    return std::nullopt;
+  auto kernel = tryOneDnnConv(c, *geometry, fused);
+  if (!kernel.ok())
+    return std::nullopt;
+  return *std::move(kernel);
+}
+
+/// tryPointwiseConvMatmul where it applies, else the oneDNN matmul.
+absl::StatusOr<KernelPtr> tryOneDnnContraction(const MatmulDesc &d,
+                                               const MatmulGeometry &g,
+                                               size_t fused) {
+  if (std::optional<KernelPtr> conv = tryPointwiseConvMatmul(d, g, fused))
+    return *std::move(conv);
+  return tryOneDnnMatmul(d, g, fused);
+}
+
 absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
   if (absl::Status s =
           checkPrecision(given, given.constantRhs, "matmul", "an int8 matmul");
@@ -1468,13 +1563,13 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
     // 8-bit operands or result: no f32 kernel could stand in for it.
     if (geometry->k == 0)
       return absl::UnimplementedError("an empty int8 chain matmul");
-    return tryOneDnnMatmul(desc, *geometry, desc.postOps.size());
+    return tryOneDnnContraction(desc, *geometry, desc.postOps.size());
   }
   if (isOneDnnFloat(desc.dtype) && geometry->k > 0) {
     size_t fused = fusablePostOps(desc.postOps);
-    auto kernel = tryOneDnnMatmul(desc, *geometry, fused);
+    auto kernel = tryOneDnnContraction(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
-      kernel = tryOneDnnMatmul(desc, *geometry, fused = 0);
+      kernel = tryOneDnnContraction(desc, *geometry, fused = 0);
     // int8 quantization does not keep NaN anyway: no guard.
     if (kernel.ok() && desc.int8)
       return kernel;

@@ -272,6 +272,10 @@ struct Conv2DDesc {
   /// made its first post-op (an add after the output scales); the oneDNN
   /// kernel takes it back as the primitive's bias where it can.
   bool int8BiasMoved = false;
+  /// Set by createMatmul for a matmul it runs as this convolution: the
+  /// kernel's name ("onednn.conv2d" otherwise), its tags then "[1x1 conv]"
+  /// following it.
+  std::string kernelName = {};
 };
 /// Inputs: input, filter, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createConv2D(const Conv2DDesc &desc);

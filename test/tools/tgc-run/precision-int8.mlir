@@ -12,7 +12,7 @@
 // DEFAULT-SAME: [onednn.conv2d[int8]]
 // DEFAULT: tgc.matmul
 // DEFAULT-NOT: [int8]
-// DEFAULT-SAME: [onednn.matmul]
+// DEFAULT-SAME: [onednn.matmul{{(\[1x1 conv\])?}}]
 // RUN: FileCheck %s --check-prefix=TABLE < %t.table
 // TABLE: # tgc calibration table v1
 // TABLE-NEXT: calibrator minmax
@@ -33,7 +33,7 @@
 // PLAN: tgc.conv2d
 // PLAN-SAME: [onednn.conv2d[int8]]
 // PLAN: tgc.matmul
-// PLAN-SAME: [onednn.matmul[int8]]
+// PLAN-SAME: [onednn.matmul[int8]{{(\[1x1 conv\])?}}]
 // RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --calibrator=entropy --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05 2>&1 | FileCheck %s --check-prefix=ENTROPY
 // ENTROPY: (entropy)
 // RUN: tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --activations=symmetric --calibration-table=%t.sym --input=%S/Inputs/calibration/s0001.npy --expected=%t.f32.npy --rtol=0.05 --atol=0.05
@@ -82,7 +82,7 @@
 // EXCLUDED-SAME: [onednn.conv2d[int8]]
 // EXCLUDED: tgc.matmul
 // EXCLUDED-NOT: [int8]
-// EXCLUDED-SAME: [onednn.matmul]
+// EXCLUDED-SAME: [onednn.matmul{{(\[1x1 conv\])?}}]
 // RUN: not tgc-run %s --precision=int8 --calibration-data=%S/Inputs/calibration --exclude-nodes=nosuch --compile-only 2>&1 | FileCheck %s --check-prefix=NOSUCH
 // NOSUCH: tgc-run: error: --exclude-nodes: no calibrated contraction is named 'nosuch' (an ONNX node name, or a source location file:line)
 func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x16x6x10xf32> {

@@ -264,7 +264,9 @@ TEST(Matmul, ConstantRhsIsPrepacked) {
   d.postOps = {relu};
   auto kernel = createMatmul(d);
   ASSERT_TRUE(kernel.ok()) << kernel.status();
-  EXPECT_EQ((*kernel)->name(), "onednn.matmul");
+  // 128 rows: a 1x1 convolution with AVX2 (tryPointwiseConvMatmul).
+  EXPECT_EQ((*kernel)->name(), std::string("onednn.matmul") +
+                                   (cpuIsa().avx512 ? "" : "[1x1 conv]"));
   // Input 1 is ignored: pass garbage.
   HostTensor garbage = make(DType::F32, b, {123.0});
   HostTensor got = runOne(*kernel, {x, garbage}, DType::F32, r);
@@ -272,6 +274,65 @@ TEST(Matmul, ConstantRhsIsPrepacked) {
   for (int64_t i = 0; i < want.numElements(); ++i)
     want.setDouble(i, std::max(want.getDouble(i), 0.0));
   EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+}
+
+/// With AVX2 but not AVX-512, a matmul of rows by constant weights runs as
+/// a 1x1 convolution (f32 from 8 rows: oneDNN 2.6's jit_1x1:avx2 beats its
+/// gemm:jit there); elsewhere, and for fewer rows, as a matmul. Either way
+/// the results match, with transposed weights, a bias, and binary post-ops
+/// of every broadcast a matmul's operand may have (oneDNN's convolutions
+/// take no operand broadcast along the rows, [M, 1]: those stay matmuls).
+/// (ctest runs this file under DNNL_MAX_CPU_ISA=AVX2 too:
+/// cpu-kernels-avx2.)
+TEST(Matmul, ConstantWeightsRunAsPointwiseConvolutionsWithAvx2) {
+  struct Case {
+    int64_t m, k, n;
+    bool transposeB;
+    Shape operand;
+  };
+  std::vector<Case> cases = {
+      {8, 16, 24, false, {8, 24}},  {37, 33, 5, true, {1, 5}},
+      {64, 40, 24, false, {64, 1}}, {4, 16, 24, false, {4, 24}},
+      {1, 16, 24, true, {24}},
+  };
+  bool convolutions = !cpuIsa().avx512 && cpuIsa().avx2;
+  unsigned seed = 90;
+  for (const Case &c : cases) {
+    Shape a{c.m, c.k}, r{c.m, c.n};
+    Shape b = c.transposeB ? Shape{c.n, c.k} : Shape{c.k, c.n};
+    HostTensor x = randomTensor(DType::F32, a, seed++),
+               w = randomTensor(DType::F32, b, seed++);
+    HostTensor bias = randomTensor(DType::F32, {c.n}, seed++);
+    HostTensor operand = randomTensor(DType::F32, c.operand, seed++);
+    HostTensor scale = randomTensor(DType::F32, {1, c.n}, seed++);
+    MatmulDesc d{DType::F32, a, b, r, false, c.transposeB};
+    d.biasShape = Shape{c.n};
+    d.constantRhs = &w;
+    PostOp add, relu, mul;
+    add.kind = PostOp::Kind::Add;
+    add.operandShape = c.operand;
+    mul.kind = PostOp::Kind::Mul;
+    mul.operandShape = {1, c.n};
+    d.postOps = {add, relu, mul};
+    auto kernel = createMatmul(d);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.k << "x" << c.n << " "
+                                    << (*kernel)->name());
+    bool rowOperand = c.operand == Shape{c.m, 1};
+    EXPECT_EQ(
+        (*kernel)->name(),
+        std::string("onednn.matmul") +
+            (convolutions && c.m >= 8 && !rowOperand ? "[1x1 conv]" : ""));
+    HostTensor got =
+        runOne(*kernel, {x, w, bias, operand, scale}, DType::F32, r);
+    HostTensor want = naiveMatmul(x, w, false, c.transposeB, r);
+    applyBroadcast(want, bias, [](double p, double q) { return p + q; });
+    applyBroadcast(want, operand, [](double p, double q) { return p + q; });
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      want.setDouble(i, std::max(want.getDouble(i), 0.0));
+    applyBroadcast(want, scale, [](double p, double q) { return p * q; });
+    EXPECT_CLOSE(got, want, 1e-4, 1e-5);
+  }
 }
 
 TEST(Matmul, ZeroSizes) {
