@@ -31,6 +31,10 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace tgc;
 using namespace tgc::onnximpl;
@@ -135,6 +139,59 @@ llvm::Error Importer::traceFailure() const {
 
 Tensor Importer::constantTensor(const HostTensor &value) {
   return tgc::constant(value);
+}
+
+llvm::Expected<std::optional<Val>>
+Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
+  std::string what = "initializer '" + init.name() + "'";
+  auto bytes = inModelBytes(init, externalData, what);
+  if (!bytes)
+    return bytes.takeError();
+  std::optional<DType> dtype = dtypeFromOnnx(init.data_type());
+  // Bool bytes need normalizing: tensorFromProto copies them.
+  if (!*bytes || !dtype || *dtype == DType::I1)
+    return std::nullopt;
+  std::vector<int64_t> shape(init.dims().begin(), init.dims().end());
+  // A view of the file's bytes (not necessarily aligned for the type: only
+  // copied, as bytes, into the constant).
+  auto inFile =
+      HostTensor::borrow(*dtype, shape, const_cast<char *>((*bytes)->data()));
+  if (!inFile.ok())
+    return makeError(what + ": " + std::string(inFile.status().message()));
+  Val val{Tensor(), std::make_shared<HostTensor>(std::move(*inFile)),
+          init.name()};
+  if (!materialize(val).valid())
+    return traceFailure();
+  // From now on the IR's copy stands for it (aligned), or, for a splat
+  // the IR stores as one element, a copy of its own.
+  auto constant = valueOf(val.tensor).getDefiningOp<ConstantOp>();
+  auto dense = constant ? dyn_cast<mlir::DenseElementsAttr>(constant.getValue())
+                        : mlir::DenseElementsAttr();
+  if (dense && !dense.isSplat() &&
+      dense.getRawData().size() == (*bytes)->size()) {
+    auto view = HostTensor::borrow(
+        *dtype, shape, const_cast<char *>(dense.getRawData().data()));
+    if (view.ok())
+      val.constant = std::make_shared<HostTensor>(std::move(*view));
+  } else {
+    auto copy = HostTensor::allocateUninitialized(*dtype, shape);
+    if (!copy.ok())
+      return makeError(what + ": " + std::string(copy.status().message()));
+    std::memcpy(copy->data(), (*bytes)->data(), (*bytes)->size());
+    val.constant = std::make_shared<HostTensor>(std::move(*copy));
+  }
+  if (val.constant->data() == (*bytes)->data())
+    return makeError(what + ": its constant did not leave the model file");
+  // Its pages of the file are not needed again.
+  if (externalData.modelBytesMapped) {
+    uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)),
+              start = reinterpret_cast<uintptr_t>((*bytes)->data());
+    uintptr_t first = (start + page - 1) / page * page,
+              last = (start + (*bytes)->size()) / page * page;
+    if (last > first)
+      ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+  }
+  return std::optional<Val>(std::move(val));
 }
 
 Tensor Importer::materialize(Val &val) {
@@ -962,6 +1019,14 @@ llvm::Error Importer::importGraph(llvm::ArrayRef<Tensor> args,
   scopeSeesOuter.push_back(false);
   Scope &scope = scopes.back();
   for (const auto &init : graph.initializer()) {
+    // Weights left in the model file go from there into the IR, once.
+    auto placed = inPlaceInitializer(init);
+    if (!placed)
+      return placed.takeError();
+    if (*placed) {
+      scope[init.name()] = std::move(**placed);
+      continue;
+    }
     // Raw data is viewed in place, not copied: the model proto outlives the
     // import, and the weights are copied once, into the IR.
     if (std::optional<HostTensor> view = viewTensorProto(init)) {

@@ -345,6 +345,11 @@ private:
 
   // --- values ---
   Tensor materialize(Val &val);
+  /// A main-graph initializer whose data stayed in the model file
+  /// (kInModelOffset) as a value materialized in the IR at once, its
+  /// constant a view of the IR's copy; nullopt for any other.
+  llvm::Expected<std::optional<Val>>
+  inPlaceInitializer(const ::onnx::TensorProto &init);
   /// The value of `v` when it is computed only from constants and arguments
   /// the caller gave values for (ImportOptions::argumentValues), else null.
   llvm::Expected<std::shared_ptr<HostTensor>> evaluateSpecialized(

@@ -291,6 +291,46 @@ std::optional<HostTensor> onnximpl::viewTensorProto(const TP &tensor) {
   return std::move(*view);
 }
 
+llvm::Expected<std::optional<llvm::StringRef>>
+onnximpl::inModelBytes(const TP &tensor, const ExternalData &external,
+                       const std::string &what) {
+  if (tensor.data_location() != TP::EXTERNAL)
+    return std::nullopt;
+  std::optional<int64_t> offset, length;
+  for (const auto &entry : tensor.external_data()) {
+    std::optional<int64_t> *slot = entry.key() == kInModelOffset ? &offset
+                                   : entry.key() == "length"     ? &length
+                                                                 : nullptr;
+    if (!slot)
+      continue;
+    auto n = parseExternalInt(entry.value(), entry.key(), what);
+    if (!n)
+      return n.takeError();
+    *slot = *n;
+  }
+  if (!offset)
+    return std::nullopt;
+  std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
+  if (!dtype)
+    return makeError(what + " has element type " +
+                     onnxTypeName(tensor.data_type()) + " and in-model data");
+  auto count = HostTensor::checkedNumElements(
+      std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()));
+  int64_t bytes = 0;
+  if (!count.ok() ||
+      __builtin_mul_overflow(
+          *count, static_cast<int64_t>(runtime::dtypeSize(*dtype)), &bytes))
+    return makeError(what + ": its shape is too large");
+  int64_t size = static_cast<int64_t>(external.modelBytes.size());
+  if (!length || *length != bytes || *offset > size || bytes > size - *offset)
+    return makeError(what + ": in-model data at offset " +
+                     llvm::Twine(*offset) + " does not fit the model (" +
+                     llvm::Twine(size) + " bytes) or the tensor's " +
+                     llvm::Twine(bytes) + " bytes");
+  return external.modelBytes.substr(static_cast<size_t>(*offset),
+                                    static_cast<size_t>(bytes));
+}
+
 llvm::Expected<HostTensor>
 onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
                           const std::string &what) {
@@ -312,7 +352,12 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
   int64_t byteSize = *HostTensor::checkedNumElements(shape) *
                      static_cast<int64_t>(elementSize);
   std::optional<std::string> externalBytes;
-  if (tensor.data_location() == TP::EXTERNAL) {
+  auto inModel = inModelBytes(tensor, external, what);
+  if (!inModel)
+    return inModel.takeError();
+  if (*inModel) {
+    externalBytes = (*inModel)->str();
+  } else if (tensor.data_location() == TP::EXTERNAL) {
     std::string location;
     int64_t offset = 0;
     std::optional<int64_t> length;
@@ -872,6 +917,71 @@ std::optional<std::string> withoutWeights(llvm::StringRef bytes) {
   });
 }
 
+/// Raw data from this size on stays in the model file during an import
+/// (withWeightsInPlace): weights, not the small tensors (shapes, scales)
+/// that ONNX's shape inference may read.
+constexpr size_t kInPlaceBytes = 64 * 1024;
+
+/// Appends the varint field `field` = `value`.
+void appendVarintField(std::string &out, uint32_t field, uint64_t value) {
+  appendVarint(out,
+               WireFormatLite::MakeTag(field, WireFormatLite::WIRETYPE_VARINT));
+  appendVarint(out, value);
+}
+
+/// A serialized TensorProto with its raw data (field 9, at least
+/// kInPlaceBytes) left where it is in `file`: the tensor becomes external
+/// data (data_location = 14) at that offset of the model's own bytes
+/// (external_data = 13: kInModelOffset and "length" entries, key = 1,
+/// value = 2). A tensor with other data, a location of its own or less raw
+/// data is copied as it is.
+std::optional<std::string> rawDataInPlace(llvm::StringRef tensor,
+                                          llvm::StringRef file) {
+  std::optional<llvm::StringRef> raw;
+  bool located = false, typed = false;
+  if (!forEachField(tensor, [&](uint32_t field,
+                                std::optional<llvm::StringRef> payload,
+                                llvm::StringRef) {
+        if (field == 9)
+          raw = payload;
+        located |= field == 13 || field == 14;
+        typed |= (field >= 4 && field <= 7) || field == 10 || field == 11;
+        return true;
+      }))
+    return std::nullopt;
+  if (!raw || raw->size() < kInPlaceBytes || located || typed)
+    return std::string(tensor);
+  std::string out;
+  forEachField(tensor, [&](uint32_t field, std::optional<llvm::StringRef>,
+                           llvm::StringRef whole) {
+    if (field != 9)
+      out += whole;
+    return true;
+  });
+  auto entry = [&](llvm::StringRef key, uint64_t value) {
+    std::string e;
+    appendDelimited(e, 1, key);
+    appendDelimited(e, 2, std::to_string(value));
+    appendDelimited(out, 13, e);
+  };
+  entry(kInModelOffset, static_cast<uint64_t>(raw->data() - file.data()));
+  entry("length", raw->size());
+  appendVarintField(out, 14, 1); // EXTERNAL
+  return out;
+}
+
+/// The serialized ModelProto `file` with the large raw data of its main
+/// graph's initializers left in `file` (rawDataInPlace), or nullopt when
+/// `file` is not a well-formed message. Parsing it copies no weights: the
+/// import reads them from the file once, into the IR.
+std::optional<std::string> withWeightsInPlace(llvm::StringRef file) {
+  return rewriteFields(file, 7, [&](llvm::StringRef graph) {
+    return rewriteFields(graph, 5, [&](llvm::StringRef tensor) {
+      return rawDataInPlace(tensor, file);
+    });
+  });
+}
+
 } // namespace
 
 llvm::Expected<::onnx::ModelProto>
@@ -922,15 +1032,21 @@ tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
   external.directory = dir.empty() ? "." : std::string(dir);
   auto module = [&]() -> llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> {
     ::onnx::ModelProto model;
-    if (auto error =
-            parseModel((*buffer)->getBuffer(), withName.modelName, model))
+    llvm::StringRef file = (*buffer)->getBuffer();
+    // The weights stay in the file (a mapping, for a large one) and go
+    // from there into the IR: the protobuf does not hold a second copy.
+    std::optional<std::string> inPlace = withWeightsInPlace(file);
+    if (auto error = parseModel(inPlace ? llvm::StringRef(*inPlace) : file,
+                                withName.modelName, model))
       return std::move(error);
-    // The parse copied the weights: the file's pages are not needed during
-    // the import (they would be a third copy of the weights at its peak).
-    buffer->reset();
+    inPlace.reset();
+    external.modelBytes = file;
+    external.modelBytesMapped =
+        (*buffer)->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
     return importParsed(context, model, external, withName);
   }();
-  // The protobuf's copy of the weights is gone: its pages too.
+  buffer->reset();
+  // The protobuf's copies of smaller tensors are gone: their pages too.
   runtime::releaseFreedHeapMemory();
   return module;
 }

@@ -61,7 +61,26 @@ std::string onnxTypeName(int32_t dataType);
 /// Where external data files may be read from. Empty: none allowed.
 struct ExternalData {
   std::string directory;
+  /// The bytes of the model file being imported (valid during the import),
+  /// where the main graph's large raw initializers stay: they refer to it
+  /// as external data under kInModelOffset (withWeightsInPlace). Empty for
+  /// a model imported from bytes.
+  llvm::StringRef modelBytes;
+  /// Whether `modelBytes` is a read-only file mapping whose pages may be
+  /// dropped once read (they come back from the file if read again).
+  bool modelBytesMapped = false;
 };
+
+/// The external_data key of an initializer whose raw data was left in the
+/// model file at this offset (importOnnxModel), with a "length" entry.
+inline constexpr const char *kInModelOffset = "tgc.in-model-offset";
+
+/// An in-model initializer's bytes (kInModelOffset, checked against the
+/// model's size and the tensor's shape and type), nullopt for any other
+/// tensor; an error for a malformed reference.
+llvm::Expected<std::optional<llvm::StringRef>>
+inModelBytes(const ::onnx::TensorProto &tensor, const ExternalData &external,
+             const std::string &what);
 
 /// Converts a TensorProto (typed fields, raw_data or external data) into a
 /// host tensor; `what` names it in errors ("initializer 'w'").
