@@ -192,10 +192,25 @@ echo "--- DNNL_MAX_CPU_ISA=AVX2 (nChw8c blocks, no Winograd):"
 DNNL_MAX_CPU_ISA=AVX2 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --function=chain --print-plan | grep -E "^ *\[|^target" | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/' | cut -c1-140
 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --differential | tail -1
 DNNL_MAX_CPU_ISA=AVX2 "$BIN/tgc-run" test/codegen/cpu/winograd.mlir --differential | tail -1
+echo "--- a matmul of 16 rows by constant weights: with AVX2 (no AVX-512) it runs as the 1x1 convolution it is, oneDNN's faster kernel there (docs/cpu-backend.md)"
+cat > /tmp/tgc-demo-dense.mlir <<'MLIR'
+func.func @dense(%x: tensor<16x8xf32>) -> tensor<16x4xf32> {
+  %w = tgc.constant dense<0.25> : tensor<8x4xf32>
+  %y = tgc.matmul %x, %w : (tensor<16x8xf32>, tensor<8x4xf32>) -> tensor<16x4xf32>
+  %r = tgc.relu %y : tensor<16x4xf32>
+  return %r : tensor<16x4xf32>
+}
+MLIR
+for isa in "" AVX2; do
+  echo "${isa:-this machine}: $(env ${isa:+DNNL_MAX_CPU_ISA=$isa} "$BIN/tgc-run" /tmp/tgc-demo-dense.mlir --print-plan --compile-only | grep '^\[' | sed -E 's/ at [^ ]*//; s/ \(tensor.* \[/ [/'); $(env ${isa:+DNNL_MAX_CPU_ISA=$isa} "$BIN/tgc-run" /tmp/tgc-demo-dense.mlir --differential | tail -1)"
+done
 
 step "NaN propagates on every backend: relu, softmax, max pooling of [nan, 1, -2] (oneDNN's kernels would drop the NaN)"
 "$BIN/tgc-run" test/codegen/cpu/nan-semantics.mlir --function=relu --input=3xf32=nan,1,-2 | tail -1
 "$BIN/tgc-run" test/codegen/cpu/nan-semantics.mlir --function=softmax --input=3xf32=nan,1,-2 | tail -1
+echo "(and infinities and signed zeros: max pooling of [-inf, -inf, -inf], then rsqrt(neg(x)) of [0, -0, -4]; found by tgc-smith)"
+"$BIN/tgc-run" test/codegen/cpu/nan-semantics.mlir --function=max_pool --input=1x1x1x3xf32=-inf,-inf,-inf | tail -1
+"$BIN/tgc-run" test/codegen/cpu/nan-semantics.mlir --function=neg_then_rsqrt --pipeline=tgc-cpu-unfused --input=3xf32=0,-0,-4 | tail -1
 
 step "Random programs: tgc-smith generates well-typed functions of every op and dtype and compares the CPU backend with the interpreter (make fuzz-graphs N=... runs long campaigns)"
 /usr/bin/env python3 test/fuzz/tgc_smith.py generate --seed 7 --index 3 | head -12
