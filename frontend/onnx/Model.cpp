@@ -321,12 +321,20 @@ onnximpl::inModelBytes(const TP &tensor, const ExternalData &external,
       __builtin_mul_overflow(
           *count, static_cast<int64_t>(runtime::dtypeSize(*dtype)), &bytes))
     return makeError(what + ": its shape is too large");
+  // The raw data's own size: the message checkTensorData gives.
+  if (!length || *length != bytes)
+    return makeError(what + " has " + llvm::Twine(length ? *length : -1) +
+                     " bytes of data but its shape " +
+                     formatDims(std::vector<int64_t>(tensor.dims().begin(),
+                                                     tensor.dims().end())) +
+                     " and type " + onnxTypeName(tensor.data_type()) +
+                     " need " + llvm::Twine(bytes));
   int64_t size = static_cast<int64_t>(external.modelBytes.size());
-  if (!length || *length != bytes || *offset > size || bytes > size - *offset)
+  if (*offset > size || bytes > size - *offset)
     return makeError(what + ": in-model data at offset " +
-                     llvm::Twine(*offset) + " does not fit the model (" +
-                     llvm::Twine(size) + " bytes) or the tensor's " +
-                     llvm::Twine(bytes) + " bytes");
+                     llvm::Twine(*offset) + " (" + llvm::Twine(bytes) +
+                     " bytes) does not fit the model (" + llvm::Twine(size) +
+                     " bytes)");
   return external.modelBytes.substr(static_cast<size_t>(*offset),
                                     static_cast<size_t>(bytes));
 }
@@ -1057,8 +1065,13 @@ tgc::importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
   ExternalData external;
   external.directory = options.modelDirectory;
   ::onnx::ModelProto model;
-  if (auto error = parseModel(bytes, options.modelName, model))
+  // As from a file: the weights stay in `bytes` until the IR copies them.
+  std::optional<std::string> inPlace = withWeightsInPlace(bytes);
+  if (auto error = parseModel(inPlace ? llvm::StringRef(*inPlace) : bytes,
+                              options.modelName, model))
     return std::move(error);
+  inPlace.reset();
+  external.modelBytes = bytes;
   return importParsed(context, model, external, options);
 }
 
