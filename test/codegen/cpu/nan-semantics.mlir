@@ -20,6 +20,8 @@
 // RUN: tgc-run %s --function=max_pool --input=1x1x1x3xf32=-inf,-inf,-inf | FileCheck %s --check-prefix=NEG-INF
 // RUN: tgc-run %s --function=neg_then_rsqrt --pipeline=tgc-cpu-unfused --input=3xf32=0,-0,-4 | FileCheck %s --check-prefix=NEG-ZERO
 // RUN: tgc-run %s --function=neg_then_rsqrt --input=3xf32=0,-0,-4 | FileCheck %s --check-prefix=NEG-ZERO
+// RUN: tgc-run %s --function=reduce_max --input=3xf32=-inf,-inf,-inf | FileCheck %s --check-prefix=MAX-NEG-INF
+// RUN: tgc-run %s --function=reduce_min --input=3xf32=inf,inf,inf | FileCheck %s --check-prefix=MIN-INF
 // RUN: tgc-run %s --function=conv_relu --input=1x1x1x3xf32=nan,1,-2 --input=2x1x1x1xf32=1,-1 | FileCheck %s --check-prefix=CONV
 // RUN: tgc-run %s --function=matmul_clamp --input=1x3xf32=inf,0,1 --input=3x2xf32=1,0,1,0,1,0 | FileCheck %s --check-prefix=MATMUL
 // RUN: tgc-run %s --function=padding_only_windows --input=1x1x2x2xf32=1 | FileCheck %s --check-prefix=PADDING
@@ -102,6 +104,9 @@ func.func @reduce_max(%x: tensor<3xf32>) -> tensor<f32> {
 // -inf gave -3.40282e+38 (tgc-smith seeds 9128/9129); inputs with an
 // infinity run natively too.
 // NEG-INF: result #0: tensor<1x1x1x1xf32> = [-inf]
+// Its max and min reductions too (tgc-smith seed 9130 index 7890):
+// MAX-NEG-INF: result #0: tensor<f32> = [-inf]
+// MIN-INF: result #0: tensor<f32> = [inf]
 func.func @max_pool(%x: tensor<1x1x1x3xf32>) -> tensor<1x1x1x1xf32> {
   %0 = tgc.max_pool2d %x {kernel = array<i64: 1, 3>} : (tensor<1x1x1x3xf32>) -> tensor<1x1x1x1xf32>
   return %0 : tensor<1x1x1x1xf32>
