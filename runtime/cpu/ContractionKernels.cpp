@@ -386,54 +386,46 @@ absl::Status appendRequantization(dnnl::post_ops &ops,
   return absl::OkStatus();
 }
 
-/// oneDNN scales an int8 primitive's bias with its output scales: the bias
-/// goes after them instead, as the first post-op (an add of `shape`, the
-/// bias broadcast to the result), reading the same kernel input.
-template <typename Desc>
-void moveBiasAfterOutputScales(Desc &desc, const Shape &shape) {
-  PostOp bias;
-  bias.kind = PostOp::Kind::Add;
-  bias.operandShape = shape;
-  desc.postOps.insert(desc.postOps.begin(), bias);
-  desc.biasShape.reset();
-  desc.int8BiasMoved = true;
-}
-
-/// The bias back in an int8 primitive whose kernel fuses it (`fused` >= 1)
-/// and whose output scales (`q`'s times the input scale) invert: `storage`
-/// holds `desc` with the bias post-op removed (and `fused` one less), and
-/// `biasScales` their inverses, by which the kernel divides the bias on
-/// each run (a staged per-channel conversion of input 2), so that oneDNN's
-/// scales * (acc + bias / scales) is the bias added after them. A binary
-/// post-op costs a broadcast read per element: 334 -> 259 us for
+/// oneDNN adds an int8 primitive's bias before its output scales (scales *
+/// (acc + bias)): the kernel passes it divided by them, on each run (a
+/// staged per-channel conversion of input 2, scaleBiasBinding), and
+/// `biasScales` receives their inverses. (As a binary add post-op after the
+/// scales it cost a broadcast read per element: 334 -> 259 us for
 /// ResNet-50's 64 -> 256 1x1 convolution with its residual under
-/// DNNL_MAX_CPU_ISA=AVX2, 95 -> 79 us with VNNI (2 threads, Zen 5).
-/// Otherwise `desc` itself.
+/// DNNL_MAX_CPU_ISA=AVX2, 95 -> 79 us with VNNI; 2 threads, Zen 5.) Where
+/// a scale does not invert, the bias goes after the scales as that post-op
+/// (an add of `postOpShape`, reading the same kernel input, fused with the
+/// others): `storage` holds that descriptor and `fused` counts it. Returns
+/// the descriptor the primitive is made from.
 template <typename Desc>
-const Desc &restoreInt8Bias(const Desc &desc,
-                            const std::optional<QuantizedWeights> &q,
-                            const Shape &biasShape, size_t &fused,
-                            Desc &storage, std::vector<float> &biasScales) {
-  if (!q || !desc.int8 || !desc.int8BiasMoved || fused == 0 ||
-      desc.postOps.empty())
+const Desc &placeInt8Bias(const Desc &desc,
+                          const std::optional<QuantizedWeights> &q,
+                          const Shape &postOpShape, size_t &fused,
+                          Desc &storage, std::vector<float> &biasScales) {
+  if (!q || !desc.biasShape)
     return desc;
   std::vector<float> inverse(q->scales.size());
+  bool inverts = true;
   for (size_t c = 0; c < inverse.size(); ++c) {
     float scale = q->scales[c] * desc.int8->inputScale;
     inverse[c] = 1.0f / scale;
-    if (!(scale > 0) || !std::isfinite(inverse[c]))
-      return desc;
+    inverts = inverts && scale > 0 && std::isfinite(inverse[c]);
+  }
+  if (inverts) {
+    biasScales = std::move(inverse);
+    return desc;
   }
   storage = desc;
-  storage.postOps.erase(storage.postOps.begin());
-  storage.biasShape = biasShape;
-  storage.int8BiasMoved = false;
-  --fused;
-  biasScales = std::move(inverse);
+  PostOp bias;
+  bias.kind = PostOp::Kind::Add;
+  bias.operandShape = postOpShape;
+  storage.postOps.insert(storage.postOps.begin(), bias);
+  storage.biasShape.reset();
+  ++fused;
   return storage;
 }
 
-/// Binds input 2, the bias, divided by the output scales (restoreInt8Bias)
+/// Binds input 2, the bias, divided by the output scales (placeInt8Bias)
 /// along dim `dim` of its descriptor.
 void scaleBiasBinding(PrimitiveKernelSpec &spec,
                       const std::vector<float> &biasScales, int dim) {
@@ -617,10 +609,9 @@ absl::StatusOr<KernelPtr> tryOneDnnMatmul(const MatmulDesc &given,
   }
   MatmulDesc storage;
   std::vector<float> biasScales;
-  const MatmulDesc &d = restoreInt8Bias(
-      given, quantized,
-      given.postOps.empty() ? Shape() : given.postOps.front().operandShape,
-      fused, storage, biasScales);
+  const MatmulDesc &d = placeInt8Bias(
+      given, quantized, given.biasShape ? *given.biasShape : Shape(), fused,
+      storage, biasScales);
   dt type = *toDnnl(d.dtype);
   // The type the products are taken in (bf16: converted operands).
   dt mul = d.bf16 ? dt::bf16 : type;
@@ -972,8 +963,9 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &given,
   }
   Conv2DDesc storage;
   std::vector<float> biasScales;
-  const Conv2DDesc &d =
-      restoreInt8Bias(given, quantized, Shape{g.o}, fused, storage, biasScales);
+  const Conv2DDesc &d = placeInt8Bias(
+      given, quantized, given.nhwc ? Shape{1, 1, 1, g.o} : Shape{1, g.o, 1, 1},
+      fused, storage, biasScales);
   dt type = *toDnnl(d.dtype);
   // The type the products are taken in (bf16: converted operands, and
   // bf16 activations where the layouts are open; int8: the input quantized
@@ -1515,7 +1507,6 @@ std::optional<KernelPtr> tryPointwiseConvMatmul(const MatmulDesc &d,
   c.constantFilter = &*view;
   c.int8 = d.int8;
   c.int8Output = d.int8Output;
-  c.int8BiasMoved = d.int8BiasMoved;
   c.kernelName = "onednn.matmul";
   auto geometry = convGeometry(c);
   if (!geometry.ok())
@@ -1540,9 +1531,7 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
           checkPrecision(given, given.constantRhs, "matmul", "an int8 matmul");
       !s.ok())
     return s;
-  MatmulDesc original = given;
-  if (original.int8 && original.biasShape)
-    moveBiasAfterOutputScales(original, *original.biasShape);
+  const MatmulDesc &original = given;
   if (auto g = matmulGeometry(original); !g.ok())
     return g.status();
   std::optional<MatmulDesc> flat = flattenSharedRhs(original);
@@ -1591,12 +1580,7 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
                                       "an int8 convolution");
       !s.ok())
     return s;
-  Conv2DDesc desc = given;
-  if (desc.int8 && desc.biasShape) {
-    int64_t o = (*desc.biasShape)[0];
-    moveBiasAfterOutputScales(desc, desc.nhwc ? Shape{1, 1, 1, o}
-                                              : Shape{1, o, 1, 1});
-  }
+  const Conv2DDesc &desc = given;
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();

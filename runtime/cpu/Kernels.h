@@ -217,9 +217,6 @@ struct MatmulDesc {
   /// With `int8`: write the result quantized for an int8 consumer, in its
   /// plain layout (Conv2DDesc::int8Output).
   std::optional<Int8Quantization> int8Output;
-  /// Set by createMatmul, never by callers: an int8 matmul's bias was made
-  /// its first post-op (see Conv2DDesc::int8BiasMoved).
-  bool int8BiasMoved = false;
 };
 /// Inputs: lhs, rhs, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc);
@@ -268,10 +265,6 @@ struct Conv2DDesc {
   /// place (ResNet's shortcuts stay 8-bit). Unimplemented where oneDNN has
   /// no such kernel.
   std::optional<Int8Quantization> sumQuantization;
-  /// Set by createConv2D, never by callers: an int8 convolution's bias was
-  /// made its first post-op (an add after the output scales); the oneDNN
-  /// kernel takes it back as the primitive's bias where it can.
-  bool int8BiasMoved = false;
   /// Set by createMatmul for a matmul it runs as this convolution: the
   /// kernel's name ("onednn.conv2d" otherwise), its tags then "[1x1 conv]"
   /// following it.
