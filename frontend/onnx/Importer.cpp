@@ -167,21 +167,18 @@ Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
   auto constant = valueOf(val.tensor).getDefiningOp<ConstantOp>();
   auto dense = constant ? dyn_cast<mlir::DenseElementsAttr>(constant.getValue())
                         : mlir::DenseElementsAttr();
-  if (dense && !dense.isSplat() &&
-      dense.getRawData().size() == (*bytes)->size()) {
-    auto view = HostTensor::borrow(
-        *dtype, shape, const_cast<char *>(dense.getRawData().data()));
-    if (view.ok())
-      val.constant = std::make_shared<HostTensor>(std::move(*view));
-  } else {
-    auto copy = HostTensor::allocateUninitialized(*dtype, shape);
-    if (!copy.ok())
-      return makeError(what + ": " + std::string(copy.status().message()));
-    std::memcpy(copy->data(), (*bytes)->data(), (*bytes)->size());
-    val.constant = std::make_shared<HostTensor>(std::move(*copy));
-  }
-  if (val.constant->data() == (*bytes)->data())
-    return makeError(what + ": its constant did not leave the model file");
+  bool viewsIR = dense && !dense.isSplat() &&
+                 dense.getRawData().size() == (*bytes)->size();
+  absl::StatusOr<HostTensor> held =
+      viewsIR
+          ? HostTensor::borrow(*dtype, shape,
+                               const_cast<char *>(dense.getRawData().data()))
+          : HostTensor::allocateUninitialized(*dtype, shape);
+  if (!held.ok())
+    return makeError(what + ": " + std::string(held.status().message()));
+  if (!viewsIR)
+    std::memcpy(held->data(), (*bytes)->data(), (*bytes)->size());
+  val.constant = std::make_shared<HostTensor>(std::move(*held));
   // Its pages of the file are not needed again.
   if (externalData.modelBytesMapped) {
     uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)),

@@ -990,6 +990,20 @@ std::optional<std::string> withWeightsInPlace(llvm::StringRef file) {
   });
 }
 
+/// Parses the serialized ModelProto `bytes` with its large raw weights left
+/// in `bytes` (withWeightsInPlace; as it is where that does not parse),
+/// which `external` then refers to: `bytes` must outlive the import.
+llvm::Error parseWeightsInPlace(llvm::StringRef bytes, const std::string &name,
+                                ::onnx::ModelProto &model,
+                                ExternalData &external) {
+  std::optional<std::string> inPlace = withWeightsInPlace(bytes);
+  if (auto error =
+          parseModel(inPlace ? llvm::StringRef(*inPlace) : bytes, name, model))
+    return error;
+  external.modelBytes = bytes;
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<::onnx::ModelProto>
@@ -1043,12 +1057,9 @@ tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
     llvm::StringRef file = (*buffer)->getBuffer();
     // The weights stay in the file (a mapping, for a large one) and go
     // from there into the IR: the protobuf does not hold a second copy.
-    std::optional<std::string> inPlace = withWeightsInPlace(file);
-    if (auto error = parseModel(inPlace ? llvm::StringRef(*inPlace) : file,
-                                withName.modelName, model))
+    if (auto error =
+            parseWeightsInPlace(file, withName.modelName, model, external))
       return std::move(error);
-    inPlace.reset();
-    external.modelBytes = file;
     external.modelBytesMapped =
         (*buffer)->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
     return importParsed(context, model, external, withName);
@@ -1066,12 +1077,9 @@ tgc::importOnnxModelFromBytes(mlir::MLIRContext &context, llvm::StringRef bytes,
   external.directory = options.modelDirectory;
   ::onnx::ModelProto model;
   // As from a file: the weights stay in `bytes` until the IR copies them.
-  std::optional<std::string> inPlace = withWeightsInPlace(bytes);
-  if (auto error = parseModel(inPlace ? llvm::StringRef(*inPlace) : bytes,
-                              options.modelName, model))
+  if (auto error =
+          parseWeightsInPlace(bytes, options.modelName, model, external))
     return std::move(error);
-  inPlace.reset();
-  external.modelBytes = bytes;
   return importParsed(context, model, external, options);
 }
 
