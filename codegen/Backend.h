@@ -92,7 +92,8 @@ struct BackendOptions {
   /// TGC_PRECISION). CPU: F32 or BF16 (Auto resolved by the backend; BF16
   /// without native bf16 and Int8 are compile errors). CUDA: F32 only.
   Precision precision = Precision::Default;
-  /// CPU, with precision Int8: the calibration table (codegen/Calibration.h).
+  /// With precision Int8: the calibration table (codegen/Calibration.h),
+  /// keyed by codegen::contractionKeys (CPU and CUDA).
   std::shared_ptr<const CalibrationTable> calibration;
   /// CUDA: the GPU architecture ("sm_90"; empty: the backend's default).
   std::string arch;

@@ -99,10 +99,13 @@ void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// tgc-cuda-trim-contraction-chains. A `narrowFloat` ("f16" or "bf16")
 /// runs tgc-reduce-precision with it after the batch-norm folding (and
 /// before the post-op fusion, whose library epilogues then take the narrow
-/// chain whole); empty keeps every op in its own type.
+/// chain whole); empty keeps every op in its own type. `int8` folds QDQ
+/// pairs into their contractions (tgc-absorb-fake-quant) and runs
+/// convolutions NHWC (tgc-convert-layout), which the CUDA backend's int8
+/// calls need.
 void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true,
                        bool loopFusion = true,
-                       llvm::StringRef narrowFloat = {});
+                       llvm::StringRef narrowFloat = {}, bool int8 = false);
 
 /// The CUDA pipeline's loop fusion: tgc-fuse-elementwise with data
 /// movement and f16/bf16 values, regions of one op worth forming.

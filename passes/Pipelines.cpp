@@ -49,8 +49,16 @@ void tgc::buildCudaLoopFusion(OpPassManager &pm) {
 }
 
 void tgc::buildCudaPipeline(OpPassManager &pm, bool fuse, bool loopFusion,
-                            StringRef narrowFloat) {
+                            StringRef narrowFloat, bool int8) {
   buildCleanupPipeline(pm);
+  if (int8 && fuse) {
+    // int8: QDQ pairs become their contraction's input quantization, and
+    // convolutions run NHWC (cuDNN's int8 convolutions take only NHWC).
+    pm.addPass(createTgcAbsorbFakeQuant());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createTgcConvertLayout());
+    pm.addPass(createCanonicalizerPass());
+  }
   auto reducePrecision = [&] {
     if (narrowFloat.empty())
       return;

@@ -4,6 +4,7 @@
 #include "dialects/InputQuantization.h"
 
 #include "codegen/Backend.h"
+#include "codegen/ContractionKeys.h"
 #include "codegen/cpu/CpuPipeline.h"
 #include "codegen/cpu/KernelObjectCache.h"
 #include "codegen/cpu/LoopCodegen.h"
@@ -2300,15 +2301,5 @@ cpu::compile(func::FuncOp func,
 
 std::vector<std::pair<Operation *, std::string>>
 cpu::contractionKeys(func::FuncOp func) {
-  std::vector<std::pair<Operation *, std::string>> keys;
-  llvm::StringMap<int> seen;
-  func.walk([&](Operation *op) {
-    if (!isa<Conv2DOp, MatmulOp>(op) || op->getNumResults() != 1 ||
-        !cast<ShapedType>(op->getResult(0).getType()).getElementType().isF32())
-      return;
-    std::string location =
-        codegen::normalizeCalibrationKey(locationString(op->getLoc()));
-    keys.emplace_back(op, location + "#" + std::to_string(seen[location]++));
-  });
-  return keys;
+  return codegen::contractionKeys(func);
 }

@@ -55,8 +55,14 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
         std::string narrow = options.precision == Precision::F16    ? "f16"
                              : options.precision == Precision::BF16 ? "bf16"
                                                                     : "";
-        if (options.optimize)
-          cuda::buildCudaBackendPipeline(pm, {options.fuse, narrow});
+        if (options.optimize) {
+          cuda::CudaPipelineOptions pipeline;
+          pipeline.fuse = options.fuse;
+          pipeline.narrowFloat = narrow;
+          pipeline.int8 = options.precision == Precision::Int8;
+          pipeline.calibration = options.calibration;
+          cuda::buildCudaBackendPipeline(pm, pipeline);
+        }
         else if (!narrow.empty())
           pm.addNestedPass<func::FuncOp>(
               createTgcReducePrecision(TgcReducePrecisionOptions{narrow}));
@@ -112,6 +118,61 @@ int64_t product(llvm::ArrayRef<int64_t> dims) {
 /// with no post-ops.
 FusionOp wrapContraction(Operation *op) {
   return wrapInFusion(op, FusionKind::contraction);
+}
+
+/// A contraction fusion tgc-cuda-quantize-contractions made: an i32
+/// matmul (transposed rhs) or an NHWC conv2d of its two i8 inputs, each
+/// cast (to i32 or f32) inside, and nothing else.
+struct Int8Contraction {
+  Operation *contraction = nullptr;
+  /// The i8 block arguments: the input (lhs), then the weights.
+  BlockArgument input, weights;
+};
+
+std::optional<Int8Contraction> analyzeInt8Contraction(FusionOp fusion) {
+  if (fusion.getKind() != FusionKind::contraction ||
+      fusion.getNumResults() != 1)
+    return std::nullopt;
+  Block &block = fusion.getBlock();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (block.getOperations().size() != 4 || yield.getValues().size() != 1)
+    return std::nullopt;
+  Operation *contraction = yield.getValues()[0].getDefiningOp();
+  if (!isa_and_nonnull<MatmulOp, Conv2DOp>(contraction) ||
+      contraction->getBlock() != &block)
+    return std::nullopt;
+  auto i8Arg = [&](Value v) -> BlockArgument {
+    auto castOp = v.getDefiningOp<CastOp>();
+    if (!castOp)
+      return nullptr;
+    auto arg = dyn_cast<BlockArgument>(castOp.getInput());
+    if (!arg || arg.getOwner() != &block ||
+        !cast<RankedTensorType>(arg.getType()).getElementType().isInteger(8) ||
+        cast<RankedTensorType>(arg.getType()).getElementType().isUnsignedInteger())
+      return nullptr;
+    return arg;
+  };
+  Int8Contraction result;
+  result.contraction = contraction;
+  if (auto mm = dyn_cast<MatmulOp>(contraction)) {
+    if (!cast<RankedTensorType>(mm.getType()).getElementType().isInteger(32) ||
+        mm.getTransposeA() || !mm.getTransposeB() ||
+        cast<RankedTensorType>(mm.getRhs().getType()).getRank() != 2)
+      return std::nullopt;
+    result.input = i8Arg(mm.getLhs());
+    result.weights = i8Arg(mm.getRhs());
+  } else {
+    auto conv = cast<Conv2DOp>(contraction);
+    if (!cast<RankedTensorType>(conv.getType()).getElementType().isF32() ||
+        conv.getBias() || conv.getLayout() != ir::Layout::NHWC ||
+        conv.getGroups() != 1)
+      return std::nullopt;
+    result.input = i8Arg(conv.getInput());
+    result.weights = i8Arg(conv.getFilter());
+  }
+  if (!result.input || !result.weights)
+    return std::nullopt;
+  return result;
 }
 
 /// Pads a convolution's input outside its fusion when the padding is
@@ -199,13 +260,14 @@ prepareContractions(Block &body,
                     llvm::DenseMap<Operation *, Value> &ohwiFilters) {
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>()))
     if (fusion.getKind() == FusionKind::contraction &&
-        !analyzeContractionFusion(fusion))
+        !analyzeContractionFusion(fusion) && !analyzeInt8Contraction(fusion))
       fusion.inlineBody();
   for (Operation &op : llvm::make_early_inc_range(body))
     if (isFusableContraction(&op))
       wrapContraction(&op);
   for (auto fusion : llvm::make_early_inc_range(body.getOps<FusionOp>())) {
-    if (fusion.getKind() != FusionKind::contraction)
+    if (fusion.getKind() != FusionKind::contraction ||
+        analyzeInt8Contraction(fusion))
       continue;
     auto chain = analyzeContractionFusion(fusion);
     if (!chain)
@@ -333,6 +395,8 @@ private:
                          runtime::DType dtype, FusionOp fusion, Step &step);
   llvm::Error planConv(Conv2DOp c2d, const LibraryEpilogue &epilogue,
                        runtime::DType dtype, FusionOp fusion, Step &step);
+  llvm::Error planInt8(const Int8Contraction &int8, FusionOp fusion,
+                       Step &step);
   llvm::Error addOhwiFilter(Conv2DOp c2d, Value filterValue, Type elementType,
                             Step &step);
   static std::string describeConv(const ConvCall &conv,
@@ -578,6 +642,8 @@ llvm::Error CudaPlanEmitter::emitContraction(FusionOp fusion) {
 // prepareContractions split off the rest) as a cuBLASLt or cuDNN call.
 // Buffers are logical here; the result buffer is filled in by the caller.
 llvm::Error CudaPlanEmitter::planLibraryCall(FusionOp fusion, Step &step) {
+  if (auto int8 = analyzeInt8Contraction(fusion))
+    return planInt8(*int8, fusion, step);
   auto chain = analyzeContractionFusion(fusion);
   if (!chain)
     return makeError("internal error: unanalyzable contraction fusion at " +
@@ -741,6 +807,59 @@ llvm::Error CudaPlanEmitter::planConv(Conv2DOp c2d,
   step.description = describeConv(conv, in);
   for (const std::string &name : epilogue.names)
     step.description += " + " + name;
+  return llvm::Error::success();
+}
+
+/// An int8 contraction (analyzeInt8Contraction): a cuBLASLt GEMM of s8
+/// operands with s32 results in its TN form, or a cuDNN convolution of s8
+/// operands with f32 results (INT8_EXT_CONFIG).
+llvm::Error CudaPlanEmitter::planInt8(const Int8Contraction &int8,
+                                      FusionOp fusion, Step &step) {
+  if (auto mm = dyn_cast<MatmulOp>(int8.contraction)) {
+    MatmulCall &matmul = step.matmul;
+    step.kind = Launch::Kind::Matmul;
+    std::vector<int64_t> lhs = shapeOf(mm.getLhs()), rhs = shapeOf(mm.getRhs());
+    matmul.dtype = runtime::DType::I8;
+    matmul.transA = false;
+    matmul.transB = true;
+    matmul.k = lhs.back();
+    matmul.m = product(llvm::ArrayRef<int64_t>(lhs).drop_back());
+    matmul.n = rhs[0];
+    matmul.a = operandBuffer(fusion, int8.input, step);
+    matmul.b = operandBuffer(fusion, int8.weights, step);
+    step.description = "cublasLt matmul (" + std::to_string(matmul.m) + "x" +
+                       std::to_string(matmul.k) + " * " +
+                       std::to_string(matmul.k) + "x" +
+                       std::to_string(matmul.n) + ") int8 -> s32";
+    return llvm::Error::success();
+  }
+  auto c2d = cast<Conv2DOp>(int8.contraction);
+  ConvCall &conv = step.conv;
+  step.kind = Launch::Kind::Conv;
+  std::vector<int64_t> in = shapeOf(c2d.getInput()),
+                       filter = shapeOf(c2d.getFilter()),
+                       out = shapeOf(c2d.getResult());
+  conv.dtype = runtime::DType::I8;
+  conv.nhwc = true;
+  conv.n = in[0], conv.h = in[1], conv.w = in[2], conv.c = in[3];
+  conv.r = filter[0], conv.s = filter[1], conv.k = filter[3];
+  conv.outH = out[1], conv.outW = out[2];
+  llvm::ArrayRef<int64_t> pad = c2d.getPadding();
+  if (pad[0] != pad[2] || pad[1] != pad[3])
+    return makeError("internal error: the int8 convolution at " +
+                     locationString(c2d.getLoc()) +
+                     " pads asymmetrically");
+  conv.padH = pad[0], conv.padW = pad[1];
+  conv.strideH = c2d.getStrides()[0], conv.strideW = c2d.getStrides()[1];
+  conv.dilationH = c2d.getDilations()[0];
+  conv.dilationW = c2d.getDilations()[1];
+  conv.x = operandBuffer(fusion, int8.input, step);
+  if (auto error = addOhwiFilter(c2d, outerValue(fusion, int8.weights),
+                                 cast<RankedTensorType>(int8.weights.getType())
+                                     .getElementType(),
+                                 step))
+    return error;
+  step.description = describeConv(conv, in) + " int8 -> f32";
   return llvm::Error::success();
 }
 
@@ -1050,6 +1169,19 @@ void CudaPlanEmitter::describePlan() {
     os << ", " << spec.convs.size() << " cuDNN convolution"
        << (spec.convs.size() == 1 ? "" : "s");
   os << ", one synchronization per call\n";
+  if (options.precision == Precision::Int8) {
+    size_t int8 = 0, calls = spec.matmuls.size() + spec.convs.size();
+    for (const MatmulCall &m : spec.matmuls)
+      int8 += m.dtype == runtime::DType::I8;
+    for (const ConvCall &c : spec.convs)
+      int8 += c.dtype == runtime::DType::I8;
+    os << "int8: " << int8 << " of " << calls << " library call"
+       << (calls == 1 ? "" : "s")
+       << (int8 == calls ? ""
+                         : " (the others f32: no QDQ grid or calibration "
+                           "entry, or not expressible as an int8 call)")
+       << "\n";
+  }
   os << "buffers:";
   for (int i = 0; i < numInputs; ++i)
     os << " b" << i << " input " << spec.inputs[i].describe() << ";";
@@ -1102,9 +1234,10 @@ cuda::compile(func::FuncOp func,
     return makeError(std::string(archNumber.status().message()));
   if (options.precision != Precision::F32 &&
       options.precision != Precision::F16 &&
-      options.precision != Precision::BF16)
-    return makeError(std::string("the cuda backend runs precision f32, f16 "
-                                 "or bf16, not ") +
+      options.precision != Precision::BF16 &&
+      options.precision != Precision::Int8)
+    return makeError(std::string("the cuda backend runs precision f32, f16, "
+                                 "bf16 or int8, not ") +
                      toString(options.precision));
   auto module = specialize(func, inputShapes, options);
   if (!module)

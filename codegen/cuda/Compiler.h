@@ -27,6 +27,7 @@
 #include "codegen/cuda/KernelGen.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "runtime/cuda/Executable.h"
+#include "codegen/Calibration.h"
 #include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -63,6 +64,10 @@ struct CompileOptions {
   /// only round (tgc-reduce-precision); softmax, norms and reductions stay
   /// f32.
   Precision precision = Precision::F32;
+  /// Int8: the calibration table whose entries quantize contractions
+  /// (tgc-cuda-quantize-contractions); contractions of a QDQ model use
+  /// their own grid. Null: only those run int8.
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
 };
 
 /// One kernel launch of the plan.

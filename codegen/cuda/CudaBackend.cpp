@@ -80,21 +80,19 @@ public:
       return compileStaged(*this, func, inputShapes, options,
                            StageSplit::DataDependentAndControlFlow);
     // f16 / bf16: contractions on tensor cores with the ops between them
-    // that only round (tgc-reduce-precision); auto is f16. Int8 has no
-    // cuBLASLt / cuDNN path yet: say so rather than run f32 under its name.
+    // that only round (tgc-reduce-precision); auto is f16. Int8: the
+    // contractions a calibration table (or a QDQ model's grid) quantizes
+    // run as int8 cuBLASLt / cuDNN calls (tgc-cuda-quantize-contractions),
+    // the rest in f32.
     Precision precision = resolvePrecision(options.precision);
     if (precision == Precision::Default)
       precision = Precision::F32;
     if (precision == Precision::Auto)
       precision = Precision::F16;
-    if (precision == Precision::Int8)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "the cuda backend runs precision f32, f16 or bf16, not int8 (int8 "
-          "runs on the cpu backend; --allow-tf32 lets f32 matmuls and "
-          "convolutions use TF32 tensor cores)");
     cuda::CompileOptions compileOptions;
     compileOptions.precision = precision;
+    if (precision == Precision::Int8)
+      compileOptions.calibration = options.calibration;
     if (!options.arch.empty())
       compileOptions.arch = options.arch;
     compileOptions.optimize = options.optimize;

@@ -76,6 +76,17 @@ struct CudaPipelineCLOptions
                      "(tgc-reduce-precision); empty: every op in its own "
                      "type"),
       llvm::cl::init("")};
+  Option<bool> int8{
+      *this, "int8",
+      llvm::cl::desc("Contractions with a QDQ grid (or an entry in "
+                     "calibration-table) run as int8 cuBLASLt / cuDNN calls "
+                     "(tgc-cuda-quantize-contractions); convolutions run "
+                     "NHWC"),
+      llvm::cl::init(false)};
+  Option<std::string> calibrationTable{
+      *this, "calibration-table",
+      llvm::cl::desc("With int8: the calibration table file"),
+      llvm::cl::init("")};
 };
 
 } // namespace
@@ -187,11 +198,22 @@ void cuda::buildCudaBackendPipeline(OpPassManager &pm,
   // trimmed to what cuBLASLt / cuDNN compute, so that the rest of their
   // chains fuses with the ops that follow.
   buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false,
-                    options.narrowFloat);
+                    options.narrowFloat, options.int8);
   if (!options.fuse)
     return;
   pm.addNestedPass<func::FuncOp>(createTrimContractionChainsPass());
   buildCudaLoopFusion(pm);
+  if (!options.int8)
+    return;
+  if (options.calibration || options.calibrationFile.empty()) {
+    pm.addNestedPass<func::FuncOp>(
+        createQuantizeContractionsPass(options.calibration));
+  } else {
+    cuda::TgcCudaQuantizeContractionsOptions quantize;
+    quantize.calibrationTable = options.calibrationFile;
+    pm.addNestedPass<func::FuncOp>(
+        cuda::createTgcCudaQuantizeContractions(quantize));
+  }
 }
 
 void cuda::registerCudaPipelines() {
@@ -204,6 +226,11 @@ void cuda::registerCudaPipelines() {
       "and reduction chains (generated kernels): exactly what tgc-run and "
       "tgc::function partition",
       [](OpPassManager &pm, const CudaPipelineCLOptions &options) {
-        buildCudaBackendPipeline(pm, {options.fuse, options.precision});
+        CudaPipelineOptions pipeline;
+        pipeline.fuse = options.fuse;
+        pipeline.narrowFloat = options.precision;
+        pipeline.int8 = options.int8;
+        pipeline.calibrationFile = options.calibrationTable;
+        buildCudaBackendPipeline(pm, pipeline);
       });
 }

@@ -23,6 +23,7 @@
 #ifndef TGC_CODEGEN_CUDA_CUDAPIPELINE_H
 #define TGC_CODEGEN_CUDA_CUDAPIPELINE_H
 
+#include "codegen/Calibration.h"
 #include "dialects/TgcOps.h"
 #include "passes/PostOpFusion.h"
 
@@ -68,6 +69,16 @@ struct CudaPipelineOptions {
   /// "f16" or "bf16": tgc-reduce-precision with that type (contractions
   /// and the ops between them that only round); empty: none.
   std::string narrowFloat;
+  /// Int8: QDQ pairs fold into their contractions (tgc-absorb-fake-quant),
+  /// convolutions run NHWC (tgc-convert-layout), and, last,
+  /// tgc-cuda-quantize-contractions runs the quantized ones as int8 calls.
+  bool int8 = false;
+  /// With `int8`: the calibration table that quantizes contractions
+  /// without a QDQ grid (null: only QDQ contractions run int8).
+  std::shared_ptr<const codegen::CalibrationTable> calibration;
+  /// With `int8` and no `calibration`: a calibration table file the pass
+  /// reads (tgc-opt --tgc-cuda="int8 calibration-table=FILE").
+  std::string calibrationFile;
 };
 
 /// Adds the whole CUDA pipeline to `pm`.
@@ -76,6 +87,11 @@ void buildCudaBackendPipeline(mlir::OpPassManager &pm,
 
 /// tgc-cuda-trim-contraction-chains.
 std::unique_ptr<mlir::Pass> createTrimContractionChainsPass();
+
+/// tgc-cuda-quantize-contractions with an in-memory calibration table
+/// (null: only contractions with a QDQ grid are quantized).
+std::unique_ptr<mlir::Pass> createQuantizeContractionsPass(
+    std::shared_ptr<const codegen::CalibrationTable> table);
 
 /// Registers tgc-cuda (with its options) and
 /// tgc-cuda-trim-contraction-chains.

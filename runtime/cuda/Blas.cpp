@@ -131,6 +131,29 @@ absl::StatusOr<const BlasApi *> tgc::cuda::loadBlas() {
 // The row-major to column-major mapping
 //===----------------------------------------------------------------------===//
 
+std::string tgc::cuda::int8Violation(const MatmulCall &call) {
+  if (call.dtype != runtime::DType::I8)
+    return "";
+  if (call.transA || !call.transB)
+    return absl::StrCat("int8 matmuls need transA false and transB true "
+                        "(cuBLASLt's TN form), not transA ",
+                        call.transA ? "true" : "false", " and transB ",
+                        call.transB ? "true" : "false");
+  if (call.batch != 1)
+    return absl::StrCat("int8 matmuls are not batched (batch ", call.batch,
+                        ")");
+  if (call.c >= 0 || call.beta != 0)
+    return "int8 matmuls take no C (c -1, beta 0)";
+  if (call.bias >= 0 || call.epilogue != MatmulCall::Epilogue::None)
+    return "int8 matmuls take no bias and no epilogue";
+  if (call.alpha != 1)
+    return absl::StrCat("int8 matmuls take alpha 1, not ", call.alpha);
+  if (call.n % 4 != 0 || call.k % 4 != 0)
+    return absl::StrCat("int8 matmuls need n and k multiples of 4 (n ", call.n,
+                        ", k ", call.k, ")");
+  return "";
+}
+
 absl::StatusOr<BlasMatmulLayout>
 tgc::cuda::lowerMatmul(const MatmulCall &call) {
   BlasMatmulLayout l;
@@ -146,11 +169,22 @@ tgc::cuda::lowerMatmul(const MatmulCall &call) {
   case runtime::DType::BF16:
     l.dataType = CUDA_R_16BF;
     break;
+  case runtime::DType::I8:
+    if (std::string violation = int8Violation(call); !violation.empty())
+      return absl::InvalidArgumentError(
+          absl::StrCat(call.describe(), ": ", violation));
+    l.dataType = CUDA_R_8I;
+    l.outputType = CUDA_R_32I;
+    l.computeType = CUBLAS_COMPUTE_32I;
+    l.scaleType = CUDA_R_32I;
+    break;
   default:
     return absl::InvalidArgumentError(
-        absl::StrCat("cuBLASLt matmuls take f32, f16 or bf16, not ",
+        absl::StrCat("cuBLASLt matmuls take f32, f16, bf16 or i8, not ",
                      std::string(runtime::dtypeName(call.dtype))));
   }
+  if (call.dtype != runtime::DType::I8)
+    l.outputType = l.dataType;
   // D^T (n x m) = op(B)^T (n x k) * op(A)^T (k x m), column-major.
   l.m = call.n;
   l.n = call.m;
@@ -269,11 +303,13 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
   plan->layout = *lowered;
   plan->alpha = call.alpha;
   plan->beta = call.beta;
+  // int8 calls have alpha 1 and beta 0 (int8Violation): alphaInt and
+  // betaInt keep their defaults.
   plan->hasC = call.c >= 0;
   const BlasMatmulLayout &l = plan->layout;
 
   if (auto status = api.check(
-          api.cublasLtMatmulDescCreate(&plan->desc, l.computeType, CUDA_R_32F),
+          api.cublasLtMatmulDescCreate(&plan->desc, l.computeType, l.scaleType),
           "cublasLtMatmulDescCreate");
       !status.ok())
     return status;
@@ -310,11 +346,11 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
       return s;
   }
 
-  auto makeLayout = [&](const BlasMatmulLayout::Matrix &m,
+  auto makeLayout = [&](const BlasMatmulLayout::Matrix &m, cudaDataType_t type,
                         cublasLtMatrixLayout_t &out) -> absl::Status {
-    if (auto s = api.check(api.cublasLtMatrixLayoutCreate(&out, l.dataType,
-                                                          m.rows, m.cols, m.ld),
-                           "cublasLtMatrixLayoutCreate");
+    if (auto s = api.check(
+            api.cublasLtMatrixLayoutCreate(&out, type, m.rows, m.cols, m.ld),
+            "cublasLtMatrixLayoutCreate");
         !s.ok())
       return s;
     if (l.batchCount == 1)
@@ -332,28 +368,30 @@ BlasMatmul::create(Device &device, const MatmulCall &call) {
                          &stride, sizeof(stride)),
                      "cublasLtMatrixLayoutSetAttribute");
   };
-  if (auto s = makeLayout(l.a, plan->aDesc); !s.ok())
+  if (auto s = makeLayout(l.a, l.dataType, plan->aDesc); !s.ok())
     return s;
-  if (auto s = makeLayout(l.b, plan->bDesc); !s.ok())
+  if (auto s = makeLayout(l.b, l.dataType, plan->bDesc); !s.ok())
     return s;
-  if (auto s = makeLayout(l.d, plan->dDesc); !s.ok())
+  if (auto s = makeLayout(l.d, l.outputType, plan->dDesc); !s.ok())
     return s;
   // Without C, cuBLASLt gets D's pointer and layout for it (beta is 0).
   if (plan->hasC) {
-    if (auto s = makeLayout(l.c, plan->cDesc); !s.ok())
+    if (auto s = makeLayout(l.c, l.outputType, plan->cDesc); !s.ok())
       return s;
   } else {
     plan->cDesc = plan->dDesc;
   }
 
   // What the operands' addresses promise: pool blocks are 256-byte aligned;
-  // batch i starts i * stride elements further.
-  const size_t elementSize = runtime::dtypeSize(call.dtype);
+  // batch i starts i * stride elements (of the operand's type) further.
+  const size_t inputSize = runtime::dtypeSize(call.dtype);
+  const size_t outputSize = runtime::dtypeSize(call.outputDType());
   const BlasMatmulLayout::Matrix *matrices[4] = {&l.a, &l.b, &l.c, &l.d};
+  const size_t elementSizes[4] = {inputSize, inputSize, outputSize, outputSize};
   for (int i = 0; i < 4; ++i)
     plan->alignment[i] =
         l.batchCount > 1
-            ? alignmentOf(uint64_t(matrices[i]->batchStride) * elementSize)
+            ? alignmentOf(uint64_t(matrices[i]->batchStride) * elementSizes[i])
             : 256;
 
   cublasLtMatmulPreference_t preference = nullptr;
@@ -437,12 +475,17 @@ absl::Status BlasMatmul::enqueue(CUstream stream, DevicePtr a, DevicePtr b,
         !s.ok())
       return s;
   }
-  return api->check(api->cublasLtMatmul(
-                        handle, desc, &alpha, reinterpret_cast<const void *>(b),
-                        aDesc, reinterpret_cast<const void *>(a), bDesc, &beta,
-                        reinterpret_cast<const void *>(c), cDesc,
-                        reinterpret_cast<void *>(d), dDesc, &algo,
-                        reinterpret_cast<void *>(workspace), workspaceBytes,
-                        stream),
-                    "cublasLtMatmul");
+  const bool intScale = layout.scaleType == CUDA_R_32I;
+  const void *alphaPointer = intScale ? static_cast<const void *>(&alphaInt)
+                                      : static_cast<const void *>(&alpha);
+  const void *betaPointer = intScale ? static_cast<const void *>(&betaInt)
+                                     : static_cast<const void *>(&beta);
+  return api->check(
+      api->cublasLtMatmul(
+          handle, desc, alphaPointer, reinterpret_cast<const void *>(b), aDesc,
+          reinterpret_cast<const void *>(a), bDesc, betaPointer,
+          reinterpret_cast<const void *>(c), cDesc, reinterpret_cast<void *>(d),
+          dDesc, &algo, reinterpret_cast<void *>(workspace), workspaceBytes,
+          stream),
+      "cublasLtMatmul");
 }

@@ -22,6 +22,16 @@
 // MatmulCall's bias. Batches are strided (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT
 // and _STRIDED_BATCH_OFFSET on every layout; a 0 stride broadcasts).
 //
+// int8 (MatmulCall::dtype I8): A and B are s8, D is s32, computed in int32
+// (CUBLAS_COMPUTE_32I, scale type CUDA_R_32I: alpha 1 and beta 0 passed as
+// int32_t). cuBLASLt's IMMA kernels on regular (column-major) layouts take
+// only its "TN" form: its A transposed, its B not, its m and k multiples of
+// 4. By the mapping above, that is our transB (its A is our B, stored n x k
+// row-major = column-major k x n, op T) with our A untransposed (row-major
+// m x k = column-major k x m, op N), and our n and k multiples of 4: the
+// row-major D[m,n] = A[m,k] * B[n,k]^T. Nothing else (no C, bias, epilogue,
+// alpha or batch): int8Violation() says what an int8 call breaks.
+//
 // cuBLASLt entry points used: cublasLtCreate, cublasLtDestroy,
 // cublasLtGetVersion, cublasLtGetStatusName, cublasLtGetStatusString,
 // cublasLtMatmulDescCreate/Destroy/SetAttribute,
@@ -99,7 +109,10 @@ inline constexpr cublasStatus_t CUBLAS_STATUS_LICENSE_ERROR = 16;
 inline constexpr cudaDataType_t CUDA_R_32F = 0;
 inline constexpr cudaDataType_t CUDA_R_16F = 2;
 inline constexpr cudaDataType_t CUDA_R_16BF = 14;
+inline constexpr cudaDataType_t CUDA_R_8I = 3;
+inline constexpr cudaDataType_t CUDA_R_32I = 10;
 inline constexpr cublasComputeType_t CUBLAS_COMPUTE_32F = 68;
+inline constexpr cublasComputeType_t CUBLAS_COMPUTE_32I = 72;
 inline constexpr cublasComputeType_t CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
 inline constexpr cublasOperation_t CUBLAS_OP_N = 0;
 inline constexpr cublasOperation_t CUBLAS_OP_T = 1;
@@ -227,13 +240,26 @@ struct BlasMatmulLayout {
   /// cuBLASLt's m, n, k (m = the call's n, n = the call's m).
   int64_t m = 0, n = 0, k = 0;
   int32_t batchCount = 1;
+  /// A's and B's type (and the bias's).
   lt::cudaDataType_t dataType = lt::CUDA_R_32F;
+  /// C's and D's type: dataType, except CUDA_R_32I for int8.
+  lt::cudaDataType_t outputType = lt::CUDA_R_32F;
   lt::cublasComputeType_t computeType = lt::CUBLAS_COMPUTE_32F;
+  /// alpha's and beta's type (the matmul descriptor's scale type): float,
+  /// except CUDA_R_32I (int32_t) for int8.
+  lt::cudaDataType_t scaleType = lt::CUDA_R_32F;
   lt::cublasLtEpilogue_t epilogue = lt::CUBLASLT_EPILOGUE_DEFAULT;
   bool hasBias = false;
 };
 
-/// Errors for dtypes cuBLASLt does not get from tgc (only f32, f16, bf16).
+/// What an int8 MatmulCall (dtype I8) asks for that cuBLASLt's int8 path
+/// does not do (see the top of this file), e.g. "int8 matmuls need n and k
+/// multiples of 4 (n 6, k 12)"; empty when nothing (or the call is not
+/// int8). The executable's validation reports the same.
+std::string int8Violation(const MatmulCall &call);
+
+/// Errors for dtypes cuBLASLt does not get from tgc (only f32, f16, bf16
+/// and i8) and for int8 calls that int8Violation() rejects.
 absl::StatusOr<BlasMatmulLayout> lowerMatmul(const MatmulCall &call);
 
 /// A MatmulCall prepared for one device: descriptors, layouts and the
@@ -270,7 +296,9 @@ private:
   lt::cublasLtHandle_t handle = nullptr;
   std::string description;
   BlasMatmulLayout layout;
+  /// The scales, as layout.scaleType has them (CUDA_R_32I: always 1, 0).
   float alpha = 1, beta = 0;
+  const int32_t alphaInt = 1, betaInt = 0;
   bool hasC = false;
   lt::cublasLtMatmulDesc_t desc = nullptr;
   lt::cublasLtMatrixLayout_t aDesc = nullptr, bDesc = nullptr, cDesc = nullptr,

@@ -127,26 +127,54 @@ absl::StatusOr<const DnnApi *> tgc::cuda::loadDnn() {
 // Descriptors and paths
 //===----------------------------------------------------------------------===//
 
+std::string tgc::cuda::int8Violation(const ConvCall &call) {
+  if (call.dtype != runtime::DType::I8)
+    return "";
+  if (!call.nhwc)
+    return "int8 convolutions are NHWC only";
+  if (call.groups != 1)
+    return absl::StrCat("int8 convolutions have one group, not ", call.groups);
+  if (call.c % 4 != 0 || call.k % 4 != 0)
+    return absl::StrCat("int8 convolutions need c and k multiples of 4 (c ",
+                        call.c, ", k ", call.k, ")");
+  if (call.bias >= 0 || call.z >= 0 || call.relu)
+    return "int8 convolutions take no bias, no z and no relu";
+  return "";
+}
+
 absl::StatusOr<DnnConvLayout> tgc::cuda::lowerConv(const ConvCall &call) {
   DnnConvLayout l;
+  cudnnDataType_t type = CUDNN_DATA_FLOAT;
   switch (call.dtype) {
   case runtime::DType::F32:
-    l.dataType = CUDNN_DATA_FLOAT;
+    type = CUDNN_DATA_FLOAT;
     l.mathType = call.allowTf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     break;
   case runtime::DType::F16:
-    l.dataType = CUDNN_DATA_HALF;
+    type = CUDNN_DATA_HALF;
     l.mathType = CUDNN_DEFAULT_MATH;
     break;
   case runtime::DType::BF16:
-    l.dataType = CUDNN_DATA_BFLOAT16;
+    type = CUDNN_DATA_BFLOAT16;
+    l.mathType = CUDNN_DEFAULT_MATH;
+    break;
+  case runtime::DType::I8:
+    if (std::string violation = int8Violation(call); !violation.empty())
+      return absl::InvalidArgumentError(
+          absl::StrCat(call.describe(), ": ", violation));
+    type = CUDNN_DATA_INT8;
     l.mathType = CUDNN_DEFAULT_MATH;
     break;
   default:
     return absl::InvalidArgumentError(
-        absl::StrCat("cuDNN convolutions take f32, f16 or bf16, not ",
+        absl::StrCat("cuDNN convolutions take f32, f16, bf16 or i8, not ",
                      std::string(runtime::dtypeName(call.dtype))));
   }
+  // INT8_EXT_CONFIG: int8 in, float out, int32 accumulation.
+  const bool int8 = call.dtype == runtime::DType::I8;
+  l.xType = l.filterType = type;
+  l.yType = int8 ? CUDNN_DATA_FLOAT : type;
+  l.computeType = int8 ? CUDNN_DATA_INT32 : CUDNN_DATA_FLOAT;
   const int64_t values[] = {
       call.n,         call.c,         call.h,       call.w,
       call.k,         call.r,         call.s,       call.groups,
@@ -266,17 +294,17 @@ DnnConv::create(Device &device, Stream &stream, const ConvCall &call) {
     return s;
   TGC_CHECK(api.cudnnCreateTensorDescriptor(&conv->xDesc),
             "cudnnCreateTensorDescriptor")
-  TGC_CHECK(api.cudnnSetTensor4dDescriptor(conv->xDesc, l.format, l.dataType,
+  TGC_CHECK(api.cudnnSetTensor4dDescriptor(conv->xDesc, l.format, l.xType,
                                            l.x[0], l.x[1], l.x[2], l.x[3]),
             "cudnnSetTensor4dDescriptor")
   TGC_CHECK(api.cudnnCreateTensorDescriptor(&conv->yDesc),
             "cudnnCreateTensorDescriptor")
-  TGC_CHECK(api.cudnnSetTensor4dDescriptor(conv->yDesc, l.format, l.dataType,
+  TGC_CHECK(api.cudnnSetTensor4dDescriptor(conv->yDesc, l.format, l.yType,
                                            l.y[0], l.y[1], l.y[2], l.y[3]),
             "cudnnSetTensor4dDescriptor")
   TGC_CHECK(api.cudnnCreateFilterDescriptor(&conv->wDesc),
             "cudnnCreateFilterDescriptor")
-  TGC_CHECK(api.cudnnSetFilter4dDescriptor(conv->wDesc, l.dataType, l.format,
+  TGC_CHECK(api.cudnnSetFilter4dDescriptor(conv->wDesc, l.filterType, l.format,
                                            l.filter[0], l.filter[1],
                                            l.filter[2], l.filter[3]),
             "cudnnSetFilter4dDescriptor")
@@ -285,7 +313,7 @@ DnnConv::create(Device &device, Stream &stream, const ConvCall &call) {
   TGC_CHECK(api.cudnnSetConvolution2dDescriptor(
                 conv->convDesc, l.pad[0], l.pad[1], l.stride[0], l.stride[1],
                 l.dilation[0], l.dilation[1], CUDNN_CROSS_CORRELATION,
-                CUDNN_DATA_FLOAT),
+                l.computeType),
             "cudnnSetConvolution2dDescriptor")
   TGC_CHECK(api.cudnnSetConvolutionGroupCount(conv->convDesc, l.groups),
             "cudnnSetConvolutionGroupCount")
@@ -306,7 +334,7 @@ DnnConv::create(Device &device, Stream &stream, const ConvCall &call) {
   TGC_CHECK(api.cudnnCreateTensorDescriptor(&conv->biasDesc),
             "cudnnCreateTensorDescriptor")
   TGC_CHECK(api.cudnnSetTensor4dDescriptor(conv->biasDesc, CUDNN_TENSOR_NCHW,
-                                           l.dataType, 1, l.y[1], 1, 1),
+                                           l.yType, 1, l.y[1], 1, 1),
             "cudnnSetTensor4dDescriptor")
   TGC_CHECK(api.cudnnCreateActivationDescriptor(&conv->activationDesc),
             "cudnnCreateActivationDescriptor")
@@ -361,7 +389,7 @@ DnnConv::create(Device &device, Stream &stream, const ConvCall &call) {
 
   if (conv->relu && !conv->hasBias) {
     const size_t bytes =
-        static_cast<size_t>(call.k) * runtime::dtypeSize(call.dtype);
+        static_cast<size_t>(call.k) * runtime::dtypeSize(call.outputDType());
     absl::StatusOr<DevicePtr> zeros = device.pool().allocate(bytes);
     if (!zeros.ok())
       return zeros.status();

@@ -42,6 +42,15 @@
 // enqueued), the convolution switches to the separate path for good, with
 // cudnnActivationForward (in place) for the relu.
 //
+// int8 (ConvCall::dtype I8) is cuDNN's INT8_EXT_CONFIG: x and the filter
+// CUDNN_DATA_INT8, y CUDNN_DATA_FLOAT, the convolution computed in
+// CUDNN_DATA_INT32 with CUDNN_DEFAULT_MATH, NHWC (filter KRSC), c and k
+// multiples of 4, one group; alpha and beta are floats as for f32. It has
+// no bias, z or relu (int8Violation()), so it always takes the separate
+// path: one cudnnConvolutionForward. Of the algorithms only
+// IMPLICIT_PRECOMP_GEMM is expected to succeed; the search keeps whichever
+// did.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TGC_RUNTIME_CUDA_DNN_H
@@ -102,6 +111,8 @@ inline constexpr cudnnStatus_t
     CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED = 4004;
 inline constexpr cudnnDataType_t CUDNN_DATA_FLOAT = 0;
 inline constexpr cudnnDataType_t CUDNN_DATA_HALF = 2;
+inline constexpr cudnnDataType_t CUDNN_DATA_INT8 = 3;
+inline constexpr cudnnDataType_t CUDNN_DATA_INT32 = 4;
 inline constexpr cudnnDataType_t CUDNN_DATA_BFLOAT16 = 9;
 inline constexpr cudnnTensorFormat_t CUDNN_TENSOR_NCHW = 0;
 inline constexpr cudnnTensorFormat_t CUDNN_TENSOR_NHWC = 1;
@@ -230,10 +241,17 @@ absl::StatusOr<const DnnApi *> loadDnn();
 /// How a ConvCall is described to cuDNN. Pure: computed and tested without
 /// a GPU.
 struct DnnConvLayout {
-  dnn::cudnnDataType_t dataType = dnn::CUDNN_DATA_FLOAT;
+  /// The tensors' types: all the call's dtype, except for int8 (x and the
+  /// filter INT8, y FLOAT). The bias and z have y's.
+  dnn::cudnnDataType_t xType = dnn::CUDNN_DATA_FLOAT,
+                       filterType = dnn::CUDNN_DATA_FLOAT,
+                       yType = dnn::CUDNN_DATA_FLOAT;
+  /// The convolution descriptor's compute type: FLOAT (f32, f16 and bf16
+  /// accumulate in f32), INT32 for int8.
+  dnn::cudnnDataType_t computeType = dnn::CUDNN_DATA_FLOAT;
   dnn::cudnnTensorFormat_t format = dnn::CUDNN_TENSOR_NCHW;
   /// FMA for f32 unless TF32 is allowed; DEFAULT otherwise (f16 and bf16
-  /// may use tensor cores; they accumulate in f32 either way).
+  /// may use tensor cores; they accumulate in f32 either way; int8).
   dnn::cudnnMathType_t mathType = dnn::CUDNN_FMA_MATH;
   /// Dimensions in cuDNN's (n, c, h, w) order whatever the format; the
   /// filter's c is the channels per group.
@@ -242,6 +260,14 @@ struct DnnConvLayout {
   int groups = 1;
 };
 
+/// What an int8 ConvCall (dtype I8) asks for that cuDNN's INT8_EXT_CONFIG
+/// does not do (see the top of this file), e.g. "int8 convolutions need c
+/// and k multiples of 4 (c 6, k 8)"; empty when nothing (or the call is not
+/// int8). The executable's validation reports the same.
+std::string int8Violation(const ConvCall &call);
+
+/// Errors for dtypes cuDNN does not get from tgc (only f32, f16, bf16 and
+/// i8), int8 calls that int8Violation() rejects, and sizes beyond int.
 absl::StatusOr<DnnConvLayout> lowerConv(const ConvCall &call);
 
 /// Which cuDNN calls run a ConvCall (see the top of this file).

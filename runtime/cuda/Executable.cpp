@@ -35,8 +35,12 @@ std::string TensorSpec::describe() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// "f16" / " tf32" suffixes shared by the call descriptions.
-std::string precisionSuffix(DType dtype, bool allowTf32) {
+/// " f16" / " tf32" / " int8 (s32 out)" suffixes shared by the call
+/// descriptions; `int8Output` names an int8 call's output type.
+std::string precisionSuffix(DType dtype, bool allowTf32,
+                            const char *int8Output) {
+  if (dtype == DType::I8)
+    return absl::StrCat(" int8 (", int8Output, " out)");
   std::string text;
   if (dtype != DType::F32)
     absl::StrAppend(&text, " ", std::string(runtime::dtypeName(dtype)));
@@ -96,7 +100,7 @@ std::string MatmulCall::describe() const {
     absl::StrAppend(&text, " +bias gelu");
     break;
   }
-  absl::StrAppend(&text, precisionSuffix(dtype, allowTf32));
+  absl::StrAppend(&text, precisionSuffix(dtype, allowTf32, "s32"));
   return text;
 }
 
@@ -123,7 +127,7 @@ std::string ConvCall::describe() const {
                     alpha2 == 1 ? " +z" : absl::StrCat(" +", alpha2, "*z"));
   if (relu)
     absl::StrAppend(&text, " relu");
-  absl::StrAppend(&text, precisionSuffix(dtype, allowTf32));
+  absl::StrAppend(&text, precisionSuffix(dtype, allowTf32, "f32"));
   return text;
 }
 
@@ -325,7 +329,8 @@ private:
 };
 
 bool isLibraryDType(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 ||
+         dtype == DType::I8;
 }
 
 absl::Status checkMatmul(const DeviceExecutable &executable, size_t index) {
@@ -334,11 +339,15 @@ absl::Status checkMatmul(const DeviceExecutable &executable, size_t index) {
   if (!isLibraryDType(call.dtype))
     return check.error(absl::StrCat("dtype ",
                                     std::string(runtime::dtypeName(call.dtype)),
-                                    " (cuBLASLt takes f32, f16 or bf16)"));
+                                    " (cuBLASLt takes f32, f16, bf16 or i8)"));
   for (int64_t v : {call.batch, call.m, call.n, call.k})
     if (v < 1 || v > INT32_MAX)
       return check.error(absl::StrCat("bad shape: batch ", call.batch, ", m ",
                                       call.m, ", n ", call.n, ", k ", call.k));
+  if (std::string violation = int8Violation(call); !violation.empty())
+    return check.error(violation);
+  // A and B are `dtype`; C, the bias and D the output type (i32 for int8).
+  const DType outType = call.outputDType();
   for (int64_t stride :
        {call.strideA, call.strideB, call.strideC, call.strideD})
     if (stride < 0)
@@ -371,15 +380,15 @@ absl::Status checkMatmul(const DeviceExecutable &executable, size_t index) {
       !s.ok())
     return s;
   if (call.c >= 0)
-    if (auto s = check.operand("C", call.c, call.dtype, span(mn, call.strideC));
+    if (auto s = check.operand("C", call.c, outType, span(mn, call.strideC));
         !s.ok())
       return s;
   if (call.bias >= 0)
     if (auto s =
-            check.operand("the bias", call.bias, call.dtype, mulAdd(call.n, 1));
+            check.operand("the bias", call.bias, outType, mulAdd(call.n, 1));
         !s.ok())
       return s;
-  if (auto s = check.operand("D", call.d, call.dtype, span(mn, call.strideD));
+  if (auto s = check.operand("D", call.d, outType, span(mn, call.strideD));
       !s.ok())
     return s;
   if (auto s = check.output("D", call.d); !s.ok())
@@ -399,7 +408,7 @@ absl::Status checkConv(const DeviceExecutable &executable, size_t index) {
   if (!isLibraryDType(call.dtype))
     return check.error(absl::StrCat("dtype ",
                                     std::string(runtime::dtypeName(call.dtype)),
-                                    " (cuDNN takes f32, f16 or bf16)"));
+                                    " (cuDNN takes f32, f16, bf16 or i8)"));
   const int64_t positive[] = {
       call.n,         call.c,         call.h,      call.w,       call.k,
       call.r,         call.s,         call.groups, call.strideH, call.strideW,
@@ -415,6 +424,8 @@ absl::Status checkConv(const DeviceExecutable &executable, size_t index) {
     return check.error(absl::StrCat(call.groups, " groups do not divide ",
                                     call.c, " input and ", call.k,
                                     " output channels"));
+  if (std::string violation = int8Violation(call); !violation.empty())
+    return check.error(violation);
   // Cross-correlation output size, as cuDNN computes it.
   auto outSize = [](int64_t in, int64_t pad, int64_t filter, int64_t stride,
                     int64_t dilation) {
@@ -453,15 +464,18 @@ absl::Status checkConv(const DeviceExecutable &executable, size_t index) {
   if (auto s = check.operand("the filter", call.filter, call.dtype, wCount);
       !s.ok())
     return s;
+  // x and the filter are `dtype`; y, z and the bias the output type (f32 for
+  // int8).
+  const DType outType = call.outputDType();
   if (call.bias >= 0)
     if (auto s =
-            check.operand("the bias", call.bias, call.dtype, mulAdd(call.k, 1));
+            check.operand("the bias", call.bias, outType, mulAdd(call.k, 1));
         !s.ok())
       return s;
   if (call.z >= 0)
-    if (auto s = check.operand("z", call.z, call.dtype, yCount); !s.ok())
+    if (auto s = check.operand("z", call.z, outType, yCount); !s.ok())
       return s;
-  if (auto s = check.operand("y", call.y, call.dtype, yCount); !s.ok())
+  if (auto s = check.operand("y", call.y, outType, yCount); !s.ok())
     return s;
   if (auto s = check.output("y", call.y); !s.ok())
     return s;

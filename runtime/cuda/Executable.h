@@ -57,11 +57,21 @@ struct KernelImage {
 /// B n x k). The bias (length n, one value per output column) is added
 /// before the activation, as cuBLASLt's BIAS epilogues do; C (the residual,
 /// when `c` >= 0) has D's shape and strides.
+///
+/// int8 (dtype I8): D (i32) = A (i8, m x k) * B (i8, stored n x k)^T,
+/// exact in int32 -- transA false, transB true, n and k multiples of 4,
+/// batch 1, no C, no bias, no epilogue, alpha 1 (Blas.h, int8Violation).
 struct MatmulCall {
   enum class Epilogue { None, Relu, Gelu, Bias, BiasRelu, BiasGelu };
-  /// The element type of A, B, C, D and the bias (f32, f16 or bf16;
-  /// accumulation is always f32).
+  /// The element type of A and B, and of C, D and the bias except for int8
+  /// (outputDType()): f32, f16 or bf16 (accumulated in f32), or i8
+  /// (accumulated in int32).
   runtime::DType dtype = runtime::DType::F32;
+  /// The element type of C, D and the bias: I32 for an I8 call, else
+  /// `dtype`.
+  runtime::DType outputDType() const {
+    return dtype == runtime::DType::I8 ? runtime::DType::I32 : dtype;
+  }
   int64_t batch = 1, m = 1, n = 1, k = 1;
   bool transA = false, transB = false;
   /// Elements between consecutive matrices of the batch; 0 broadcasts one
@@ -76,7 +86,8 @@ struct MatmulCall {
   /// Buffers; `c` and `bias` are -1 when absent (beta must then be 0, and
   /// the epilogue must not add a bias).
   int a = -1, b = -1, c = -1, bias = -1, d = -1;
-  /// "matmul 8x(128x768 * 768x2304) +bias relu".
+  /// "matmul 8x(128x768 * 768x2304) +bias relu"; "matmul 5x12 * (8x12)^T
+  /// int8 (s32 out)".
   std::string describe() const;
 };
 
@@ -85,8 +96,20 @@ struct MatmulCall {
 /// NCHW (filter KCRS, i.e. OIHW) or NHWC (filter KRSC, i.e. OHWI): the
 /// compiler hands the filter over in cuDNN's order. Padding is symmetric
 /// (the compiler pads asymmetric inputs with a kernel first).
+///
+/// int8 (dtype I8, cuDNN's INT8_EXT_CONFIG): x and the filter are i8, y is
+/// f32, accumulated in int32 (exact up to f32's rounding of the sums) --
+/// NHWC only, c and k multiples of 4, one group, no bias, no z, no relu
+/// (Dnn.h, int8Violation).
 struct ConvCall {
+  /// The element type of x and the filter, and of y, z and the bias except
+  /// for int8 (outputDType()): f32, f16, bf16 or i8.
   runtime::DType dtype = runtime::DType::F32;
+  /// The element type of y, z and the bias: F32 for an I8 call, else
+  /// `dtype`.
+  runtime::DType outputDType() const {
+    return dtype == runtime::DType::I8 ? runtime::DType::F32 : dtype;
+  }
   bool nhwc = false;
   int64_t n = 1, c = 1, h = 1, w = 1; ///< input
   int64_t k = 1, r = 1, s = 1;        ///< output channels, filter size
@@ -103,7 +126,8 @@ struct ConvCall {
   /// Buffers: input, filter, bias (k values; -1: none), residual (y's
   /// shape; -1: none), output.
   int x = -1, filter = -1, bias = -1, z = -1, y = -1;
-  /// "conv 1x64x56x56 * 64x64x3x3 pad 1 stride 1 -> 1x64x56x56 +bias +z relu".
+  /// "conv 1x64x56x56 * 64x64x3x3 pad 1 stride 1 -> 1x64x56x56 +bias +z relu";
+  /// "conv nhwc 1x6x6x8 * 4x3x3x8 pad 1 stride 1 -> 1x6x6x4 int8 (f32 out)".
   std::string describe() const;
 };
 
@@ -152,10 +176,11 @@ public:
 
   /// Checks the spec: every buffer, kernel, matmul and conv index in range,
   /// every result an input, constant or intermediate of the right size;
-  /// library calls: dtypes (f32, f16, bf16), shapes, buffers large enough
-  /// for their (strided) operands, outputs that are intermediates and do
-  /// not alias their inputs, a C for beta != 0, a bias for the bias
-  /// epilogues.
+  /// library calls: dtypes (f32, f16, bf16; i8 within the int8 paths'
+  /// limits, with i32 (matmul) or f32 (conv) outputs), shapes, buffers
+  /// large enough for their (strided) operands, outputs that are
+  /// intermediates and do not alias their inputs, a C for beta != 0, a bias
+  /// for the bias epilogues.
   static absl::StatusOr<std::unique_ptr<DeviceExecutable>>
   create(ExecutableSpec spec);
 

@@ -369,13 +369,18 @@ calibrationSamples(const std::string &dir, mlir::func::FuncOp func) {
 /// --calibration-table when given), else read from --calibration-table.
 Expected<std::shared_ptr<const tgc::codegen::CalibrationTable>>
 calibrationFor(const Options &opts, mlir::func::FuncOp func) {
-  if (opts.backend != "cpu")
-    return makeError("--precision=int8 runs on the cpu backend only");
+  if (opts.backend != "cpu" && opts.backend != "cuda")
+    return makeError("--precision=int8 runs on the cpu and cuda backends");
   if (opts.calibrationData.empty()) {
-    if (opts.calibrationTable.empty())
+    if (opts.calibrationTable.empty()) {
+      // A QDQ model's contractions carry their own grid: on the GPU they
+      // run int8 without a table (the CPU's int8 plans need one).
+      if (opts.backend == "cuda")
+        return nullptr;
       return makeError("--precision=int8 needs a calibration: "
                        "--calibration-data=DIR (sample inputs) or "
                        "--calibration-table=FILE (a table made before)");
+    }
     auto table =
         tgc::codegen::CalibrationTable::loadShared(opts.calibrationTable);
     if (!table.ok())

@@ -8,7 +8,8 @@
 // Inputs are multiples of 0.25 in [-2, 2]: exact in f32, tf32, f16 and bf16,
 // and the products and short sums of them are exact in f32, so matmuls are
 // compared tightly; convolutions get more slack because cuDNN may pick FFT
-// or Winograd algorithms.
+// or Winograd algorithms. int8 steps take the whole int8 range and must
+// match the int32 references exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace tgc::cuda;
@@ -62,6 +64,24 @@ std::vector<double> valuesOf(const HostTensor &tensor) {
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = tensor.getDouble(static_cast<int64_t>(i));
   return values;
+}
+
+/// Uniform over the whole int8 range, -128 and 127 included.
+std::vector<int8_t> randomInt8(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::vector<int8_t> values(count);
+  for (int8_t &v : values)
+    v = static_cast<int8_t>(dist(rng));
+  return values;
+}
+
+HostTensor int8Tensor(const std::vector<int8_t> &values,
+                      std::vector<int64_t> shape) {
+  HostTensor tensor = *HostTensor::allocate(DType::I8, std::move(shape));
+  EXPECT_EQ(tensor.byteSize(), values.size());
+  std::memcpy(tensor.data(), values.data(), values.size());
+  return tensor;
 }
 
 /// |actual - expected| <= atol + rtol * |expected|.
@@ -239,6 +259,59 @@ TEST(BlasDevice, Tf32AndHalfPrecision) {
   }
 }
 
+/// D (m x n, i32) = A (m x k, i8) * B (n x k, i8)^T on cuBLASLt's int8
+/// path, twice, against the int32 reference: every element exactly.
+void checkInt8Matmul(Device &device, int64_t m, int64_t n, int64_t k) {
+  MatmulCall call;
+  call.dtype = DType::I8;
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  call.transB = true;
+  call.a = 0;
+  call.b = 1;
+  call.d = 2;
+  SCOPED_TRACE(call.describe());
+  ExecutableSpec spec;
+  spec.inputs = {{DType::I8, {m, k}}, {DType::I8, {n, k}}};
+  spec.intermediates = {{DType::I32, {m, n}}};
+  spec.matmuls.push_back(call);
+  Launch step;
+  step.kind = Launch::Kind::Matmul;
+  spec.launches.push_back(step);
+  spec.results = {2};
+  auto executable = DeviceExecutable::create(spec);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::vector<int8_t> a = randomInt8(m * k, 51),
+                            b = randomInt8(n * k, 52);
+  const std::vector<int32_t> expected =
+      reference::referenceMatmulInt8(call, a, b);
+  std::vector<HostTensor> args = {int8Tensor(a, {m, k}), int8Tensor(b, {n, k})};
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    auto results = (*executable)->run(device, args);
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->size(), 1u);
+    const HostTensor &d = (*results)[0];
+    ASSERT_EQ(d.dtype(), DType::I32);
+    ASSERT_EQ(d.shape(), (std::vector<int64_t>{m, n}));
+    const int32_t *actual = d.dataAs<int32_t>();
+    int mismatches = 0;
+    for (size_t i = 0; i < expected.size(); ++i)
+      if (actual[i] != expected[i] && ++mismatches <= 5)
+        ADD_FAILURE() << "D[" << i / n << ", " << i % n << "] = " << actual[i]
+                      << ", expected " << expected[i];
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+TEST(BlasDevice, Int8MatchesTheInt32Reference) {
+  TGC_REQUIRE_DEVICE(device);
+  checkInt8Matmul(*device, 5, 8, 12); // any m; n and k multiples of 4
+  checkInt8Matmul(*device, 33, 64, 96);
+  checkInt8Matmul(*device, 1, 4, 4);
+  checkInt8Matmul(*device, 128, 256, 512);
+}
+
 //===----------------------------------------------------------------------===//
 // Convolutions
 //===----------------------------------------------------------------------===//
@@ -376,6 +449,61 @@ TEST(DnnDevice, HalfPrecision) {
     checkConv(*device, call, {.bias = true, .z = true}, 0.1,
               dtype == DType::F16 ? 4e-3 : 2e-2);
   }
+}
+
+/// An int8 NHWC convolution (x, filter i8; y f32) on cuDNN's
+/// INT8_EXT_CONFIG, twice, against the int32 reference converted to float:
+/// every element exactly (the sums are below 2^24).
+void checkInt8Conv(Device &device, ConvCall call) {
+  call.dtype = DType::I8;
+  call.x = 0;
+  call.filter = 1;
+  call.y = 2;
+  SCOPED_TRACE(call.describe());
+  const std::vector<int64_t> xShape = {call.n, call.h, call.w, call.c},
+                             wShape = {call.k, call.r, call.s, call.c},
+                             yShape = {call.n, call.outH, call.outW, call.k};
+  ExecutableSpec spec;
+  spec.inputs = {{DType::I8, xShape}, {DType::I8, wShape}};
+  spec.intermediates = {{DType::F32, yShape}};
+  spec.convs.push_back(call);
+  Launch step;
+  step.kind = Launch::Kind::Conv;
+  spec.launches.push_back(step);
+  spec.results = {2};
+  auto executable = DeviceExecutable::create(spec);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::vector<int8_t> x = randomInt8(call.n * call.h * call.w * call.c,
+                                           61),
+                            w = randomInt8(call.k * call.r * call.s * call.c,
+                                           62);
+  const std::vector<int32_t> expected =
+      reference::referenceConvInt8(call, x, w);
+  std::vector<HostTensor> args = {int8Tensor(x, xShape), int8Tensor(w, wShape)};
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    auto results = (*executable)->run(device, args);
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->size(), 1u);
+    const HostTensor &y = (*results)[0];
+    ASSERT_EQ(y.dtype(), DType::F32);
+    ASSERT_EQ(y.shape(), yShape);
+    const float *actual = y.dataAs<float>();
+    int mismatches = 0;
+    for (size_t i = 0; i < expected.size(); ++i)
+      if (actual[i] != static_cast<float>(expected[i]) && ++mismatches <= 5)
+        ADD_FAILURE() << "y[" << i << "] = " << actual[i] << ", expected "
+                      << expected[i];
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+TEST(DnnDevice, Int8MatchesTheInt32Reference) {
+  TGC_REQUIRE_DEVICE(device);
+  // 3x3, pad 1: stride 1, stride 2; a dilated batch of two; a 1x1.
+  checkInt8Conv(*device, conv(true, 1, 8, 6, 6, 4, 3, 3, 1));
+  checkInt8Conv(*device, conv(true, 1, 8, 7, 7, 4, 3, 3, 1, 2));
+  checkInt8Conv(*device, conv(true, 2, 16, 9, 9, 8, 3, 3, 2, 1, 2));
+  checkInt8Conv(*device, conv(true, 1, 32, 5, 5, 64, 1, 1));
 }
 
 TEST(DnnDevice, ResidualInPlace) {

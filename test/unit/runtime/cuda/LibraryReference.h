@@ -1,7 +1,8 @@
 //===- LibraryReference.h - host references for library steps --*- C++ -*-===//
 //
 // Naive host implementations of what MatmulCall and ConvCall compute, in
-// double, straight from the definitions in runtime/cuda/Executable.h; and an
+// double, straight from the definitions in runtime/cuda/Executable.h (and,
+// for the int8 calls, in int32: what the device must match exactly); and an
 // emulation of cuBLASLt's column-major semantics over a BlasMatmulLayout,
 // so that the row-major mapping is checked without a GPU.
 //
@@ -188,6 +189,52 @@ inline std::vector<double> referenceConv(const ConvCall &call,
           y[index] = sum;
         }
     }
+  return y;
+}
+
+/// An int8 MatmulCall's D (m x n, row-major) in int32: D[i,j] = sum over p
+/// of A[i,p] * B[j,p] (A m x k, B stored n x k: the only int8 form).
+inline std::vector<int32_t> referenceMatmulInt8(const MatmulCall &call,
+                                                const std::vector<int8_t> &a,
+                                                const std::vector<int8_t> &b) {
+  const int64_t m = call.m, n = call.n, k = call.k;
+  std::vector<int32_t> d(m * n, 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += int32_t(a[i * k + p]) * int32_t(b[j * k + p]);
+      d[i * n + j] = sum;
+    }
+  return d;
+}
+
+/// An int8 ConvCall's y (NHWC, filter KRSC, one group, no bias / z / relu)
+/// in int32, before cuDNN converts it to float.
+inline std::vector<int32_t> referenceConvInt8(const ConvCall &call,
+                                              const std::vector<int8_t> &x,
+                                              const std::vector<int8_t> &w) {
+  std::vector<int32_t> y(call.n * call.outH * call.outW * call.k, 0);
+  for (int64_t n = 0; n < call.n; ++n)
+    for (int64_t oh = 0; oh < call.outH; ++oh)
+      for (int64_t ow = 0; ow < call.outW; ++ow)
+        for (int64_t k = 0; k < call.k; ++k) {
+          int32_t sum = 0;
+          for (int64_t r = 0; r < call.r; ++r)
+            for (int64_t s = 0; s < call.s; ++s) {
+              const int64_t ih =
+                  oh * call.strideH - call.padH + r * call.dilationH;
+              const int64_t iw =
+                  ow * call.strideW - call.padW + s * call.dilationW;
+              if (ih < 0 || ih >= call.h || iw < 0 || iw >= call.w)
+                continue;
+              for (int64_t c = 0; c < call.c; ++c)
+                sum +=
+                    int32_t(x[((n * call.h + ih) * call.w + iw) * call.c + c]) *
+                    int32_t(w[((k * call.r + r) * call.s + s) * call.c + c]);
+            }
+          y[((n * call.outH + oh) * call.outW + ow) * call.k + k] = sum;
+        }
   return y;
 }
 

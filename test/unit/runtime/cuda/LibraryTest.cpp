@@ -239,17 +239,22 @@ TEST(BlasMapping, SwapsTheOperands) {
   EXPECT_EQ(l->epilogue, lt::CUBLASLT_EPILOGUE_RELU_BIAS);
   EXPECT_TRUE(l->hasBias);
   EXPECT_EQ(l->dataType, lt::CUDA_R_32F);
+  EXPECT_EQ(l->outputType, lt::CUDA_R_32F);
   EXPECT_EQ(l->computeType, lt::CUBLAS_COMPUTE_32F);
+  EXPECT_EQ(l->scaleType, lt::CUDA_R_32F);
   call.allowTf32 = true;
   EXPECT_EQ(lowerMatmul(call)->computeType, lt::CUBLAS_COMPUTE_32F_FAST_TF32);
   call.dtype = DType::BF16;
   EXPECT_EQ(lowerMatmul(call)->dataType, lt::CUDA_R_16BF);
   EXPECT_EQ(lowerMatmul(call)->computeType, lt::CUBLAS_COMPUTE_32F);
+  EXPECT_EQ(lowerMatmul(call)->outputType, lt::CUDA_R_16BF);
+  EXPECT_EQ(lowerMatmul(call)->scaleType, lt::CUDA_R_32F);
   call.dtype = DType::F16;
   EXPECT_EQ(lowerMatmul(call)->dataType, lt::CUDA_R_16F);
+  EXPECT_EQ(lowerMatmul(call)->outputType, lt::CUDA_R_16F);
   call.dtype = DType::I32;
   EXPECT_EQ(lowerMatmul(call).status().message(),
-            "cuBLASLt matmuls take f32, f16 or bf16, not i32");
+            "cuBLASLt matmuls take f32, f16, bf16 or i8, not i32");
 }
 
 TEST(BlasMapping, EveryTransposeMatchesTheRowMajorDefinition) {
@@ -292,6 +297,118 @@ TEST(BlasMapping, BatchesBroadcastsAndResiduals) {
   expectMappingMatches(call);
 }
 
+namespace {
+/// D (5 x 8, i32) = A (5 x 12, i8) * B (8 x 12, i8)^T: the int8 form.
+MatmulCall int8Matmul(int64_t m = 5, int64_t n = 8, int64_t k = 12) {
+  MatmulCall call = matmul(1, m, n, k, false, true);
+  call.dtype = DType::I8;
+  return call;
+}
+} // namespace
+
+TEST(BlasMapping, Int8IsCublasLtsTNForm) {
+  MatmulCall call = int8Matmul();
+  EXPECT_EQ(call.outputDType(), DType::I32);
+  auto l = lowerMatmul(call);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->dataType, lt::CUDA_R_8I);
+  EXPECT_EQ(l->outputType, lt::CUDA_R_32I);
+  EXPECT_EQ(l->computeType, lt::CUBLAS_COMPUTE_32I);
+  EXPECT_EQ(l->scaleType, lt::CUDA_R_32I);
+  EXPECT_EQ(l->epilogue, lt::CUBLASLT_EPILOGUE_DEFAULT);
+  EXPECT_FALSE(l->hasBias);
+  // cuBLASLt's m = our n, its n = our m: its m and k are multiples of 4.
+  EXPECT_EQ(l->m, 8);
+  EXPECT_EQ(l->n, 5);
+  EXPECT_EQ(l->k, 12);
+  // Its A: our B, stored 8 x 12 row-major = column-major 12 x 8, op T.
+  EXPECT_EQ(l->transA, lt::CUBLAS_OP_T);
+  EXPECT_EQ(l->a.rows, 12u);
+  EXPECT_EQ(l->a.cols, 8u);
+  EXPECT_EQ(l->a.ld, 12);
+  // Its B: our A, 5 x 12 row-major = column-major 12 x 5, op N.
+  EXPECT_EQ(l->transB, lt::CUBLAS_OP_N);
+  EXPECT_EQ(l->b.rows, 12u);
+  EXPECT_EQ(l->b.cols, 5u);
+  EXPECT_EQ(l->b.ld, 12);
+  // D: 5 x 8 row-major = column-major 8 x 5 (ld 8, a multiple of 4).
+  EXPECT_EQ(l->d.rows, 8u);
+  EXPECT_EQ(l->d.cols, 5u);
+  EXPECT_EQ(l->d.ld, 8);
+  EXPECT_EQ(l->batchCount, 1);
+  // TF32 does not apply to int8.
+  call.allowTf32 = true;
+  EXPECT_EQ(lowerMatmul(call)->computeType, lt::CUBLAS_COMPUTE_32I);
+  // And the TN layouts compute the row-major definition.
+  expectMappingMatches(int8Matmul());
+  expectMappingMatches(int8Matmul(33, 64, 96));
+}
+
+TEST(BlasMapping, Int8Violations) {
+  auto error = [](auto change) {
+    MatmulCall call = int8Matmul();
+    change(call);
+    auto l = lowerMatmul(call);
+    EXPECT_TRUE(l.ok() || absl::IsInvalidArgument(l.status())) << l.status();
+    EXPECT_EQ(int8Violation(call).empty(), l.ok());
+    return std::string(l.status().message());
+  };
+  EXPECT_EQ(error([](MatmulCall &) {}), "");
+  EXPECT_EQ(error([](MatmulCall &c) { c.transB = false; }),
+            "matmul 5x12 * 12x8 int8 (s32 out): int8 matmuls need transA "
+            "false and transB true (cuBLASLt's TN form), not transA false and "
+            "transB false");
+  EXPECT_EQ(error([](MatmulCall &c) { c.transA = true; }),
+            "matmul (12x5)^T * (8x12)^T int8 (s32 out): int8 matmuls need "
+            "transA false and transB true (cuBLASLt's TN form), not transA "
+            "true and transB true");
+  EXPECT_EQ(error([](MatmulCall &c) { c.batch = 2; }),
+            "matmul 2x(5x12 * (8x12)^T) int8 (s32 out): int8 matmuls are not "
+            "batched (batch 2)");
+  EXPECT_EQ(error([](MatmulCall &c) { c.c = 3; }),
+            "matmul 5x12 * (8x12)^T +0*c int8 (s32 out): int8 matmuls take no "
+            "C (c -1, beta 0)");
+  EXPECT_EQ(error([](MatmulCall &c) { c.beta = 1; }),
+            "matmul 5x12 * (8x12)^T +c int8 (s32 out): int8 matmuls take no C "
+            "(c -1, beta 0)");
+  EXPECT_EQ(
+      error([](MatmulCall &c) { c.epilogue = MatmulCall::Epilogue::Relu; }),
+      "matmul 5x12 * (8x12)^T relu int8 (s32 out): int8 matmuls take no "
+      "bias and no epilogue");
+  EXPECT_EQ(error([](MatmulCall &c) { c.bias = 3; }),
+            "matmul 5x12 * (8x12)^T int8 (s32 out): int8 matmuls take no bias "
+            "and no epilogue");
+  EXPECT_EQ(error([](MatmulCall &c) { c.alpha = 2; }),
+            "matmul 5x12 * (8x12)^T *2 int8 (s32 out): int8 matmuls take "
+            "alpha 1, not 2");
+  EXPECT_EQ(error([](MatmulCall &c) { c.n = 6; }),
+            "matmul 5x12 * (6x12)^T int8 (s32 out): int8 matmuls need n and k "
+            "multiples of 4 (n 6, k 12)");
+  EXPECT_EQ(error([](MatmulCall &c) { c.k = 10; }),
+            "matmul 5x10 * (8x10)^T int8 (s32 out): int8 matmuls need n and k "
+            "multiples of 4 (n 8, k 10)");
+  // Any m; and float calls have no int8 limits.
+  EXPECT_EQ(error([](MatmulCall &c) { c.m = 7; }), "");
+  MatmulCall f32 = int8Matmul();
+  f32.dtype = DType::F32;
+  f32.n = 6;
+  EXPECT_EQ(int8Violation(f32), "");
+}
+
+TEST(BlasMapping, Int8ReferenceIsExact) {
+  // [1 -2 3 4] . [5 6 -7 8] = 5 - 12 - 21 + 32 = 4; extremes do not wrap.
+  MatmulCall call = int8Matmul(2, 1, 4);
+  // n = 1 is fine for the reference (the call itself needs n % 4 == 0).
+  const std::vector<int8_t> a = {1, -2, 3, 4, -128, -128, 127, -128};
+  const std::vector<int8_t> b = {5, 6, -7, 8};
+  EXPECT_EQ(reference::referenceMatmulInt8(call, a, b),
+            (std::vector<int32_t>{4, -128 * 5 - 128 * 6 - 127 * 7 - 128 * 8}));
+  call = int8Matmul(4, 8, 16);
+  EXPECT_EQ(reference::referenceMatmulInt8(call, std::vector<int8_t>(64, -128),
+                                           std::vector<int8_t>(128, -128)),
+            std::vector<int32_t>(32, 16 * 16384));
+}
+
 //===----------------------------------------------------------------------===//
 // cuDNN descriptors and paths
 //===----------------------------------------------------------------------===//
@@ -327,7 +444,10 @@ TEST(DnnMapping, Descriptors) {
   auto l = lowerConv(call);
   ASSERT_TRUE(l.ok()) << l.status();
   EXPECT_EQ(l->format, dnn::CUDNN_TENSOR_NHWC);
-  EXPECT_EQ(l->dataType, dnn::CUDNN_DATA_FLOAT);
+  EXPECT_EQ(l->xType, dnn::CUDNN_DATA_FLOAT);
+  EXPECT_EQ(l->filterType, dnn::CUDNN_DATA_FLOAT);
+  EXPECT_EQ(l->yType, dnn::CUDNN_DATA_FLOAT);
+  EXPECT_EQ(l->computeType, dnn::CUDNN_DATA_FLOAT);
   EXPECT_EQ(l->mathType, dnn::CUDNN_FMA_MATH);
   // (n, c, h, w) whatever the format; the filter has c / groups channels.
   EXPECT_EQ(std::vector<int>(l->x, l->x + 4), (std::vector<int>{2, 8, 10, 12}));
@@ -341,13 +461,142 @@ TEST(DnnMapping, Descriptors) {
   EXPECT_EQ(lowerConv(call)->mathType, dnn::CUDNN_DEFAULT_MATH);
   call.allowTf32 = false;
   call.dtype = DType::F16;
-  EXPECT_EQ(lowerConv(call)->dataType, dnn::CUDNN_DATA_HALF);
+  EXPECT_EQ(lowerConv(call)->xType, dnn::CUDNN_DATA_HALF);
+  EXPECT_EQ(lowerConv(call)->filterType, dnn::CUDNN_DATA_HALF);
+  EXPECT_EQ(lowerConv(call)->yType, dnn::CUDNN_DATA_HALF);
+  // f16 and bf16 accumulate in f32.
+  EXPECT_EQ(lowerConv(call)->computeType, dnn::CUDNN_DATA_FLOAT);
   EXPECT_EQ(lowerConv(call)->mathType, dnn::CUDNN_DEFAULT_MATH);
   call.dtype = DType::BF16;
-  EXPECT_EQ(lowerConv(call)->dataType, dnn::CUDNN_DATA_BFLOAT16);
+  EXPECT_EQ(lowerConv(call)->xType, dnn::CUDNN_DATA_BFLOAT16);
+  EXPECT_EQ(lowerConv(call)->yType, dnn::CUDNN_DATA_BFLOAT16);
   EXPECT_EQ(lowerConv(conv(false))->format, dnn::CUDNN_TENSOR_NCHW);
   call.dtype = DType::F64;
-  EXPECT_FALSE(lowerConv(call).ok());
+  EXPECT_EQ(lowerConv(call).status().message(),
+            "cuDNN convolutions take f32, f16, bf16 or i8, not f64");
+}
+
+namespace {
+/// An int8 NHWC convolution: 1x6x6x8 * 4x3x3x8 pad 1 -> 1x6x6x4 (f32).
+ConvCall int8Conv() {
+  ConvCall call;
+  call.dtype = DType::I8;
+  call.nhwc = true;
+  call.c = 8;
+  call.h = call.w = 6;
+  call.k = 4;
+  call.r = call.s = 3;
+  call.padH = call.padW = 1;
+  call.outH = call.outW = 6;
+  call.x = 0;
+  call.filter = 1;
+  call.y = 2;
+  return call;
+}
+} // namespace
+
+TEST(DnnMapping, Int8IsInt8ExtConfig) {
+  ConvCall call = int8Conv();
+  EXPECT_EQ(call.outputDType(), DType::F32);
+  auto l = lowerConv(call);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->xType, dnn::CUDNN_DATA_INT8);
+  EXPECT_EQ(l->filterType, dnn::CUDNN_DATA_INT8);
+  EXPECT_EQ(l->yType, dnn::CUDNN_DATA_FLOAT);
+  EXPECT_EQ(l->computeType, dnn::CUDNN_DATA_INT32);
+  EXPECT_EQ(l->format, dnn::CUDNN_TENSOR_NHWC);
+  EXPECT_EQ(l->mathType, dnn::CUDNN_DEFAULT_MATH);
+  EXPECT_EQ(std::vector<int>(l->x, l->x + 4), (std::vector<int>{1, 8, 6, 6}));
+  EXPECT_EQ(std::vector<int>(l->filter, l->filter + 4),
+            (std::vector<int>{4, 8, 3, 3}));
+  EXPECT_EQ(std::vector<int>(l->y, l->y + 4), (std::vector<int>{1, 4, 6, 6}));
+  EXPECT_EQ(l->groups, 1);
+  // Never fused: one cudnnConvolutionForward.
+  EXPECT_EQ(chooseConvPath(
+                call, dnn::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM),
+            DnnConvPath::Separate);
+  // Strides and dilations are allowed; TF32 does not apply.
+  call.strideH = call.strideW = 2;
+  call.dilationH = 2;
+  call.padH = 2;
+  call.outH = call.outW = 3;
+  call.allowTf32 = true;
+  l = lowerConv(call);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->stride[0], 2);
+  EXPECT_EQ(l->dilation[0], 2);
+  EXPECT_EQ(l->mathType, dnn::CUDNN_DEFAULT_MATH);
+}
+
+TEST(DnnMapping, Int8Violations) {
+  auto error = [](auto change) {
+    ConvCall call = int8Conv();
+    change(call);
+    auto l = lowerConv(call);
+    EXPECT_TRUE(l.ok() || absl::IsInvalidArgument(l.status())) << l.status();
+    EXPECT_EQ(int8Violation(call).empty(), l.ok());
+    return std::string(l.status().message());
+  };
+  EXPECT_EQ(error([](ConvCall &) {}), "");
+  EXPECT_EQ(error([](ConvCall &c) { c.nhwc = false; }),
+            "conv 1x8x6x6 * 4x8x3x3 pad 1 stride 1 -> 1x4x6x6 int8 (f32 out): "
+            "int8 convolutions are NHWC only");
+  EXPECT_EQ(error([](ConvCall &c) { c.groups = 2; }),
+            "conv nhwc 1x6x6x8 * 4x3x3x4 pad 1 stride 1 groups 2 -> 1x6x6x4 "
+            "int8 (f32 out): int8 convolutions have one group, not 2");
+  EXPECT_EQ(error([](ConvCall &c) { c.c = 6; }),
+            "conv nhwc 1x6x6x6 * 4x3x3x6 pad 1 stride 1 -> 1x6x6x4 int8 (f32 "
+            "out): int8 convolutions need c and k multiples of 4 (c 6, k 4)");
+  EXPECT_EQ(error([](ConvCall &c) { c.k = 6; }),
+            "conv nhwc 1x6x6x8 * 6x3x3x8 pad 1 stride 1 -> 1x6x6x6 int8 (f32 "
+            "out): int8 convolutions need c and k multiples of 4 (c 8, k 6)");
+  const std::string noExtras =
+      "int8 convolutions take no bias, no z and no relu";
+  EXPECT_TRUE(absl::EndsWith(error([](ConvCall &c) { c.bias = 3; }), noExtras));
+  EXPECT_TRUE(absl::EndsWith(error([](ConvCall &c) { c.z = 3; }), noExtras));
+  EXPECT_TRUE(
+      absl::EndsWith(error([](ConvCall &c) { c.relu = true; }), noExtras));
+  ConvCall f32 = int8Conv();
+  f32.dtype = DType::F32;
+  f32.nhwc = false;
+  f32.c = 6;
+  EXPECT_EQ(int8Violation(f32), "");
+}
+
+TEST(DnnMapping, Int8ReferenceIsExact) {
+  // A 1x1 convolution is a per-pixel dot product over the channels.
+  ConvCall call = int8Conv();
+  call.h = 1;
+  call.w = 2;
+  call.c = 4;
+  call.k = 1;
+  call.r = call.s = 1;
+  call.padH = call.padW = 0;
+  call.outH = 1;
+  call.outW = 2;
+  EXPECT_EQ(reference::referenceConvInt8(
+                call, {1, 2, 3, 4, -128, -128, -128, -128}, {1, -1, 2, -2}),
+            (std::vector<int32_t>{1 - 2 + 6 - 8, 0}));
+  // Against the double reference on a padded, strided, dilated case.
+  call = int8Conv();
+  call.strideH = 2;
+  call.dilationW = 2;
+  call.outH = 3;
+  call.outW = 4;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::vector<int8_t> x(6 * 6 * 8), w(4 * 3 * 3 * 8);
+  for (int8_t &v : x)
+    v = static_cast<int8_t>(dist(rng));
+  for (int8_t &v : w)
+    v = static_cast<int8_t>(dist(rng));
+  const std::vector<int32_t> exact = reference::referenceConvInt8(call, x, w);
+  const std::vector<double> approx =
+      reference::referenceConv(call, std::vector<double>(x.begin(), x.end()),
+                               std::vector<double>(w.begin(), w.end()), {}, {});
+  ASSERT_EQ(exact.size(), approx.size());
+  for (size_t i = 0; i < exact.size(); ++i)
+    ASSERT_EQ(double(exact[i]), approx[i]) << i;
 }
 
 TEST(DnnMapping, Paths) {
@@ -412,6 +661,9 @@ TEST(LibraryCalls, MatmulDescriptions) {
   call.allowTf32 = true;
   call.epilogue = MatmulCall::Epilogue::Relu;
   EXPECT_EQ(call.describe(), "matmul 3x(2x2 * 2x2) broadcast B,C +c relu tf32");
+  call = int8Matmul();
+  call.allowTf32 = true; // irrelevant to int8
+  EXPECT_EQ(call.describe(), "matmul 5x12 * (8x12)^T int8 (s32 out)");
 }
 
 TEST(LibraryCalls, ConvDescriptions) {
@@ -442,6 +694,12 @@ TEST(LibraryCalls, ConvDescriptions) {
   EXPECT_EQ(call.describe(),
             "conv nhwc 1x56x56x64 * 64x3x3x2 pad 1x0 stride 2x1 dilation 2 "
             "groups 32 -> 1x27x52x64 +0.5*z f16");
+  call = int8Conv();
+  call.strideH = call.strideW = 2;
+  call.outH = call.outW = 3;
+  call.allowTf32 = true; // irrelevant to int8
+  EXPECT_EQ(call.describe(), "conv nhwc 1x6x6x8 * 4x3x3x8 pad 1 stride 2 -> "
+                             "1x3x3x4 int8 (f32 out)");
 }
 
 TEST(LibraryCalls, ExecutableDescription) {
@@ -551,8 +809,12 @@ TEST(LibraryCalls, BadMatmulSteps) {
     change(spec.matmuls[0]);
     return createError(spec);
   };
+  EXPECT_EQ(bad([](MatmulCall &c) { c.dtype = DType::I32; }),
+            "matmul 0: dtype i32 (cuBLASLt takes f32, f16, bf16 or i8)");
+  // int8 has its own limits (BadInt8MatmulSteps).
   EXPECT_EQ(bad([](MatmulCall &c) { c.dtype = DType::I8; }),
-            "matmul 0: dtype i8 (cuBLASLt takes f32, f16 or bf16)");
+            "matmul 0: int8 matmuls need transA false and transB true "
+            "(cuBLASLt's TN form), not transA false and transB false");
   EXPECT_EQ(bad([](MatmulCall &c) { c.dtype = DType::F16; }),
             "matmul 0: A is f16, buffer 0 is 2x4x3xf32");
   EXPECT_EQ(bad([](MatmulCall &c) { c.k = 0; }),
@@ -604,7 +866,9 @@ TEST(LibraryCalls, BadConvSteps) {
     return createError(spec);
   };
   EXPECT_EQ(bad([](ConvCall &c) { c.dtype = DType::F64; }),
-            "conv 0: dtype f64 (cuDNN takes f32, f16 or bf16)");
+            "conv 0: dtype f64 (cuDNN takes f32, f16, bf16 or i8)");
+  EXPECT_EQ(bad([](ConvCall &c) { c.dtype = DType::I8; }),
+            "conv 0: int8 convolutions are NHWC only");
   EXPECT_EQ(bad([](ConvCall &c) { c.strideH = 0; }),
             "conv 0: bad shape or parameter 0 in conv 1x2x6x6 * 4x2x3x3 pad "
             "0 stride 0x1 -> 1x4x4x4");
@@ -643,6 +907,169 @@ TEST(LibraryCalls, BadConvSteps) {
             "conv 0: y (buffer 6) is also an input of the convolution");
   EXPECT_EQ(bad([](ConvCall &c) { c.filter = 2; }),
             "conv 0: the filter needs 288 bytes, buffer 2 (5xf32) has 20");
+}
+
+namespace {
+/// A valid spec with one int8 matmul (5x12 * (8x12)^T -> 5x8 i32) and one
+/// int8 NHWC conv (1x6x6x8 * 4x3x3x8 pad 1 -> 1x6x6x4 f32).
+ExecutableSpec int8Spec() {
+  ExecutableSpec spec;
+  spec.inputs = {{DType::I8, {5, 12}},        // b0: A
+                 {DType::I8, {8, 12}},        // b1: B (n x k)
+                 {DType::F32, {40}},          // b2: 160 bytes of f32
+                 {DType::I8, {1, 6, 6, 8}},   // b3: conv x
+                 {DType::I8, {4, 3, 3, 8}}};  // b4: filter (KRSC)
+  spec.intermediates = {{DType::I32, {40}},   // b5: D
+                        {DType::F32, {144}},  // b6: conv y
+                        {DType::F32, {144}}}; // b7: spare
+  MatmulCall mm = int8Matmul();
+  mm.strideA = mm.strideB = mm.strideC = mm.strideD = 0;
+  mm.d = 5;
+  spec.matmuls.push_back(mm);
+  ConvCall cv = int8Conv();
+  cv.x = 3;
+  cv.filter = 4;
+  cv.y = 6;
+  spec.convs.push_back(cv);
+  Launch step;
+  step.kind = Launch::Kind::Matmul;
+  spec.launches.push_back(step);
+  step.kind = Launch::Kind::Conv;
+  spec.launches.push_back(step);
+  spec.results = {5, 6};
+  return spec;
+}
+} // namespace
+
+TEST(LibraryCalls, Int8SpecIsAcceptedAndDescribed) {
+  auto executable = DeviceExecutable::create(int8Spec());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  EXPECT_EQ((*executable)->describe(),
+            "matmul 5x12 * (8x12)^T int8 (s32 out) (A b0:5x12xi8, B "
+            "b1:8x12xi8) -> b5:40xi32\n"
+            "conv nhwc 1x6x6x8 * 4x3x3x8 pad 1 stride 1 -> 1x6x6x4 int8 (f32 "
+            "out) (x b3:1x6x6x8xi8, w b4:4x3x3x8xi8) -> b6:144xf32\n"
+            "results: b5, b6\n");
+}
+
+TEST(LibraryCalls, BadInt8MatmulSteps) {
+  auto bad = [](auto change) {
+    ExecutableSpec spec = int8Spec();
+    change(spec, spec.matmuls[0]);
+    return createError(spec);
+  };
+  using Spec = ExecutableSpec;
+  EXPECT_EQ(bad([](Spec &, MatmulCall &) {}), "ok");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.transB = false; }),
+            "matmul 0: int8 matmuls need transA false and transB true "
+            "(cuBLASLt's TN form), not transA false and transB false");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.transA = true; }),
+            "matmul 0: int8 matmuls need transA false and transB true "
+            "(cuBLASLt's TN form), not transA true and transB true");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) {
+              c.batch = 2;
+              c.strideD = 40;
+            }),
+            "matmul 0: int8 matmuls are not batched (batch 2)");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) {
+              c.c = 7;
+              c.beta = 1;
+            }),
+            "matmul 0: int8 matmuls take no C (c -1, beta 0)");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.c = 7; }),
+            "matmul 0: int8 matmuls take no C (c -1, beta 0)");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.beta = 1; }),
+            "matmul 0: int8 matmuls take no C (c -1, beta 0)");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) {
+              c.epilogue = MatmulCall::Epilogue::Bias;
+              c.bias = 2;
+            }),
+            "matmul 0: int8 matmuls take no bias and no epilogue");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) {
+              c.epilogue = MatmulCall::Epilogue::Gelu;
+            }),
+            "matmul 0: int8 matmuls take no bias and no epilogue");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.alpha = 0.5; }),
+            "matmul 0: int8 matmuls take alpha 1, not 0.5");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.n = 6; }),
+            "matmul 0: int8 matmuls need n and k multiples of 4 (n 6, k 12)");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.k = 6; }),
+            "matmul 0: int8 matmuls need n and k multiples of 4 (n 8, k 6)");
+  // Any m (a smaller one fits the buffers); TF32 is irrelevant.
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) {
+              c.m = 3;
+              c.allowTf32 = true;
+            }),
+            "ok");
+  // A and B are i8; D is i32 (4 bytes an element).
+  EXPECT_EQ(bad([](Spec &s, MatmulCall &) {
+              s.inputs[0] = {DType::F32, {5, 12}};
+            }),
+            "matmul 0: A is i8, buffer 0 is 5x12xf32");
+  EXPECT_EQ(bad([](Spec &s, MatmulCall &) {
+              s.inputs[1] = {DType::I32, {8, 12}};
+            }),
+            "matmul 0: B is i8, buffer 1 is 8x12xi32");
+  EXPECT_EQ(bad([](Spec &s, MatmulCall &) {
+              s.intermediates[0] = {DType::I8, {40}};
+            }),
+            "matmul 0: D needs 160 bytes, buffer 5 (40xi8) has 40");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.d = 1; }),
+            "matmul 0: D needs 160 bytes, buffer 1 (8x12xi8) has 96");
+  EXPECT_EQ(bad([](Spec &, MatmulCall &c) { c.d = 2; }),
+            "matmul 0: D is i32, buffer 2 is 40xf32");
+}
+
+TEST(LibraryCalls, BadInt8ConvSteps) {
+  auto bad = [](auto change) {
+    ExecutableSpec spec = int8Spec();
+    change(spec, spec.convs[0]);
+    return createError(spec);
+  };
+  using Spec = ExecutableSpec;
+  EXPECT_EQ(bad([](Spec &, ConvCall &) {}), "ok");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.nhwc = false; }),
+            "conv 0: int8 convolutions are NHWC only");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.groups = 2; }),
+            "conv 0: int8 convolutions have one group, not 2");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.c = 6; }),
+            "conv 0: int8 convolutions need c and k multiples of 4 (c 6, k 4)");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.k = 2; }),
+            "conv 0: int8 convolutions need c and k multiples of 4 (c 8, k 2)");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.bias = 7; }),
+            "conv 0: int8 convolutions take no bias, no z and no relu");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.z = 7; }),
+            "conv 0: int8 convolutions take no bias, no z and no relu");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.relu = true; }),
+            "conv 0: int8 convolutions take no bias, no z and no relu");
+  // Strides and dilations are fine.
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) {
+              c.strideH = 2;
+              c.dilationW = 2;
+              c.outH = 3;
+              c.outW = 4;
+            }),
+            "ok");
+  // x and the filter are i8; y is f32 (4 bytes an element).
+  EXPECT_EQ(bad([](Spec &s, ConvCall &) {
+              s.inputs[3] = {DType::F32, {1, 6, 6, 8}};
+            }),
+            "conv 0: x is i8, buffer 3 is 1x6x6x8xf32");
+  EXPECT_EQ(bad([](Spec &s, ConvCall &) {
+              s.inputs[4] = {DType::UI8, {4, 3, 3, 8}};
+            }),
+            "conv 0: the filter is i8, buffer 4 is 4x3x3x8xui8");
+  EXPECT_EQ(bad([](Spec &s, ConvCall &) {
+              s.intermediates[1] = {DType::I8, {144}};
+            }),
+            "conv 0: y needs 576 bytes, buffer 6 (144xi8) has 144");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.y = 2; }),
+            "conv 0: y needs 576 bytes, buffer 2 (40xf32) has 160");
+  EXPECT_EQ(bad([](Spec &, ConvCall &c) { c.y = 7; }), "ok");
+  EXPECT_EQ(bad([](Spec &s, ConvCall &) {
+              s.inputs[3] = {DType::I8, {1, 6, 6, 4}};
+            }),
+            "conv 0: x needs 288 bytes, buffer 3 (1x6x6x4xi8) has 144");
 }
 
 TEST(LibraryCalls, DefaultDeviceTensor) {

@@ -163,6 +163,90 @@ TEST(DevicePlanFile, RoundTripsEveryKindOfStep) {
   EXPECT_FALSE(isDevicePlanFile("/nonexistent/plan.tgcx"));
 }
 
+// int8 library calls (an i8 x i8 -> i32 matmul, an i8 NHWC conv with an
+// f32 output) keep their dtype, transposes and layout through a file, and
+// the loaded plan validates them as int8 again.
+TEST(DevicePlanFile, RoundTripsInt8Steps) {
+  ExecutableSpec spec;
+  spec.inputs = {{DType::I8, {5, 12}},
+                 {DType::I8, {8, 12}},
+                 {DType::I8, {1, 6, 6, 8}},
+                 {DType::I8, {4, 3, 3, 8}}};
+  spec.intermediates = {{DType::I32, {5, 8}}, {DType::F32, {1, 3, 3, 4}}};
+  MatmulCall mm;
+  mm.dtype = DType::I8;
+  mm.m = 5;
+  mm.n = 8;
+  mm.k = 12;
+  mm.transB = true;
+  mm.a = 0;
+  mm.b = 1;
+  mm.d = 4;
+  spec.matmuls.push_back(mm);
+  ConvCall cv;
+  cv.dtype = DType::I8;
+  cv.nhwc = true;
+  cv.c = 8;
+  cv.h = cv.w = 6;
+  cv.k = 4;
+  cv.r = cv.s = 3;
+  cv.padH = cv.padW = 1;
+  cv.strideH = cv.strideW = 2;
+  cv.dilationW = 2;
+  cv.outH = 3;
+  cv.outW = 2;
+  cv.x = 2;
+  cv.filter = 3;
+  cv.y = 5;
+  spec.convs.push_back(cv);
+  Launch step;
+  step.kind = Launch::Kind::Matmul;
+  spec.launches.push_back(step);
+  step.kind = Launch::Kind::Conv;
+  spec.launches.push_back(step);
+  spec.results = {4, 5};
+  auto original = DeviceExecutable::create(spec);
+  ASSERT_TRUE(original.ok()) << original.status();
+  std::string path = tempPath("int8.tgcx");
+  ASSERT_TRUE(saveDevicePlan(spec, "sm_90", {}, path).ok());
+  auto loaded = loadDevicePlan(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const ExecutableSpec &back = loaded->executable->spec();
+  ASSERT_EQ(back.matmuls.size(), 1u);
+  EXPECT_EQ(back.matmuls[0].dtype, DType::I8);
+  EXPECT_EQ(back.matmuls[0].outputDType(), DType::I32);
+  EXPECT_FALSE(back.matmuls[0].transA);
+  EXPECT_TRUE(back.matmuls[0].transB);
+  EXPECT_EQ(back.matmuls[0].describe(),
+            "matmul 5x12 * (8x12)^T int8 (s32 out)");
+  ASSERT_EQ(back.convs.size(), 1u);
+  EXPECT_EQ(back.convs[0].dtype, DType::I8);
+  EXPECT_EQ(back.convs[0].outputDType(), DType::F32);
+  EXPECT_TRUE(back.convs[0].nhwc);
+  EXPECT_EQ(back.convs[0].dilationW, 2);
+  EXPECT_EQ(back.convs[0].describe(), spec.convs[0].describe());
+  EXPECT_EQ(back.intermediates[0].dtype, DType::I32);
+  EXPECT_EQ(back.intermediates[1].dtype, DType::F32);
+  EXPECT_EQ(loaded->executable->describe(), (*original)->describe());
+  EXPECT_NE(loaded->executable->describe().find(
+                "int8 (f32 out) (x b2:1x6x6x8xi8, w b3:4x3x3x8xi8) -> "
+                "b5:1x3x3x4xf32"),
+            std::string::npos)
+      << loaded->executable->describe();
+  // A saved int8 step that breaks the int8 limits does not load.
+  spec.matmuls[0].transB = false;
+  spec.inputs[1] = {DType::I8, {12, 8}};
+  ASSERT_TRUE(saveDevicePlan(spec, "sm_90", {}, path).ok());
+  auto refused = loadDevicePlan(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "matmul 0: int8 matmuls need transA false and transB true"),
+            std::string::npos)
+      << refused.status();
+}
+
 TEST(DevicePlanFile, BadFilesAreErrorsNamingTheReason) {
   std::string bytes = encodeDevicePlan(everyStep(), "sm_90", {});
   auto expectError = [](std::string_view file, absl::StatusCode code,

@@ -1,0 +1,470 @@
+//===- QuantizeContractions.cpp - int8 contractions for the CUDA backend --===//
+//
+// tgc-cuda-quantize-contractions (Passes.td has the whole contract): a
+// contraction fusion whose conv2d or matmul has an input quantization and
+// constant weights becomes a quantizing loop fusion, an integer contraction
+// fusion the planner runs as an int8 cuBLASLt GEMM or cuDNN convolution
+// (Compiler.cpp, analyzeInt8Contraction), and a dequantizing loop fusion
+// that also computes the original chain's post-ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/cuda/CudaPipeline.h"
+#include "codegen/cuda/Passes.h"
+
+#include "codegen/Calibration.h"
+#include "codegen/ContractionKeys.h"
+#include "dialects/FusionBuilder.h"
+#include "dialects/InputQuantization.h"
+#include "dialects/TgcOps.h"
+#include "passes/PostOpFusion.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace tgc::cuda {
+#define GEN_PASS_DEF_TGCCUDAQUANTIZECONTRACTIONS
+#include "codegen/cuda/Passes.h.inc"
+} // namespace tgc::cuda
+
+using namespace mlir;
+using namespace tgc;
+
+namespace {
+
+/// A rank-0 f32 constant.
+Value scalar(OpBuilder &b, Location loc, double value) {
+  auto type = RankedTensorType::get({}, b.getF32Type());
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, llvm::ArrayRef<float>{static_cast<float>(value)}));
+}
+
+/// A constant of `values` with `shape`.
+template <typename T>
+Value constant(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape,
+               Type element, llvm::ArrayRef<T> values) {
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get(shape, element), values));
+}
+
+/// The f32 elements of a constant fusion input, or empty.
+std::vector<float> constantValues(Value outer) {
+  auto constantOp = outer.getDefiningOp<ConstantOp>();
+  if (!constantOp)
+    return {};
+  auto attr = dyn_cast<DenseElementsAttr>(constantOp.getValue());
+  if (!attr || !attr.getElementType().isF32())
+    return {};
+  auto values = attr.getValues<float>();
+  return std::vector<float>(values.begin(), values.end());
+}
+
+Value outerOf(FusionOp fusion, Value inner) {
+  return fusion.getInputs()[cast<BlockArgument>(inner).getArgNumber()];
+}
+
+/// Weights quantized per output channel, symmetric, 8 bits.
+struct QuantizedWeights {
+  /// In the order the integer contraction reads them.
+  std::vector<int8_t> values;
+  /// Per output channel: the scale and the sum of the quantized weights.
+  std::vector<float> scales;
+  std::vector<int64_t> sums;
+};
+
+/// Quantizes `w`, whose element (k, n) of `rows` x `channels` is at
+/// w[k * channels + n], into values[out(k, n)].
+template <typename Index>
+QuantizedWeights quantizeWeights(const std::vector<float> &w, int64_t rows,
+                                 int64_t channels, Index out) {
+  QuantizedWeights q;
+  q.values.assign(w.size(), 0);
+  q.scales.assign(channels, 1.0f);
+  q.sums.assign(channels, 0);
+  for (int64_t n = 0; n < channels; ++n) {
+    float maxAbs = 0;
+    for (int64_t k = 0; k < rows; ++k)
+      maxAbs = std::fmax(maxAbs, std::fabs(w[k * channels + n]));
+    const float scale =
+        maxAbs > 0 && std::isfinite(maxAbs) ? maxAbs / 127.0f : 1.0f;
+    q.scales[n] = scale;
+    for (int64_t k = 0; k < rows; ++k) {
+      float v = std::nearbyint(w[k * channels + n] / scale);
+      v = std::fmin(std::fmax(v, -127.0f), 127.0f);
+      if (std::isnan(v))
+        v = 0;
+      auto i = static_cast<int8_t>(v);
+      q.values[out(k, n)] = i;
+      q.sums[n] += i;
+    }
+  }
+  return q;
+}
+
+struct QuantizeContractionsPass
+    : public cuda::impl::TgcCudaQuantizeContractionsBase<
+          QuantizeContractionsPass> {
+  using TgcCudaQuantizeContractionsBase::TgcCudaQuantizeContractionsBase;
+  explicit QuantizeContractionsPass(
+      std::shared_ptr<const codegen::CalibrationTable> table)
+      : table(std::move(table)) {}
+
+  void runOnOperation() override;
+
+private:
+  /// Why `fusion`'s contraction cannot run as an int8 call ("" if it can).
+  std::string blocker(FusionOp fusion, const PostOpChain &chain) const;
+  void rewrite(FusionOp fusion, const PostOpChain &chain,
+               const InputQuantization &q);
+  /// Rounds the input of `fusion`'s contraction to the grid of `q` with a
+  /// loop fusion before it (the f32 fallback of a QDQ contraction).
+  void applyGrid(FusionOp fusion, const PostOpChain &chain,
+                 const InputQuantization &q);
+
+  std::shared_ptr<const codegen::CalibrationTable> table;
+};
+
+/// x -> clamp(round(x / s) + zp, lo, hi) (then `- zp` and `* s` with
+/// `dequantize`), as elementwise ops after `b`'s insertion point.
+Value quantizeOps(OpBuilder &b, Location loc, Value x, double scale,
+                  double zeroPoint, double lo, double hi, bool dequantize,
+                  llvm::SmallVectorImpl<Operation *> &ops) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto add = [&](Operation *op) {
+    ops.push_back(op);
+    return op->getResult(0);
+  };
+  Value s = scalar(b, loc, scale);
+  Value v = add(DivOp::create(b, loc, type, x, s));
+  v = add(RoundOp::create(b, loc, type, v));
+  if (zeroPoint != 0)
+    v = add(AddOp::create(b, loc, type, v, scalar(b, loc, zeroPoint)));
+  v = add(ClampOp::create(b, loc, type, v, b.getF64FloatAttr(lo),
+                          b.getF64FloatAttr(hi)));
+  if (!dequantize)
+    return v;
+  if (zeroPoint != 0)
+    v = add(SubOp::create(b, loc, type, v, scalar(b, loc, zeroPoint)));
+  return add(MulOp::create(b, loc, type, v, scalar(b, loc, scale)));
+}
+
+/// Erases `ops` (built only to be cloned into a fusion) and the constants
+/// they leave unused.
+void eraseTemporaries(llvm::ArrayRef<Operation *> ops) {
+  llvm::SmallVector<Operation *> constants;
+  for (Operation *op : llvm::reverse(ops)) {
+    for (Value operand : op->getOperands())
+      if (auto c = operand.getDefiningOp<ConstantOp>())
+        constants.push_back(c);
+    op->erase();
+  }
+  for (Operation *c : constants)
+    if (c->use_empty())
+      c->erase();
+}
+
+std::string QuantizeContractionsPass::blocker(FusionOp fusion,
+                                              const PostOpChain &chain) const {
+  Operation *contraction = chain.contraction;
+  for (Value operand : contraction->getOperands())
+    if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
+      return "dynamic shapes";
+  if (auto mm = dyn_cast<MatmulOp>(contraction)) {
+    if (mm.getTransposeA())
+      return "a transposed lhs";
+    auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
+    if (rhs.getRank() != 2)
+      return "batched weights";
+    if (constantValues(outerOf(fusion, mm.getRhs())).empty())
+      return "run-time weights";
+    int64_t k = rhs.getShape()[mm.getTransposeB() ? 1 : 0];
+    int64_t n = rhs.getShape()[mm.getTransposeB() ? 0 : 1];
+    if (k % 4 || n % 4 || k == 0 || n == 0)
+      return "K and N not multiples of 4";
+    return "";
+  }
+  auto conv = cast<Conv2DOp>(contraction);
+  if (conv.getLayout() != ir::Layout::NHWC)
+    return "NCHW";
+  if (conv.getGroups() != 1)
+    return "groups";
+  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+  if (filter.getShape()[2] % 4 || filter.getShape()[3] % 4 ||
+      filter.getNumElements() == 0)
+    return "channels not multiples of 4";
+  if (constantValues(outerOf(fusion, conv.getFilter())).empty())
+    return "run-time weights";
+  return "";
+}
+
+void QuantizeContractionsPass::applyGrid(FusionOp fusion,
+                                         const PostOpChain &chain,
+                                         const InputQuantization &q) {
+  Operation *contraction = chain.contraction;
+  OpOperand &use = contraction->getOpOperand(0);
+  Value outer = outerOf(fusion, use.get());
+  OpBuilder b(fusion);
+  Location loc = contraction->getLoc();
+  llvm::SmallVector<Operation *> ops;
+  Value rounded =
+      quantizeOps(b, loc, outer, q.scale, static_cast<double>(q.zeroPoint),
+                  q.lowest(), q.highest(), /*dequantize=*/true, ops);
+  FusionOp grid =
+      buildFusion(b, loc, FusionKind::loop, ValueRange{outer}, ops, rounded);
+  eraseTemporaries(ops);
+  fusion.getInputsMutable().append(ValueRange{grid.getResult(0)});
+  use.set(fusion.getBlock().addArgument(grid.getResult(0).getType(), loc));
+  contraction->removeAttr(kInputQuantizationAttr);
+}
+
+void QuantizeContractionsPass::rewrite(FusionOp fusion,
+                                       const PostOpChain &chain,
+                                       const InputQuantization &q) {
+  Operation *contraction = chain.contraction;
+  Location loc = contraction->getLoc();
+  OpBuilder b(fusion);
+  Type i8 = b.getIntegerType(8), i32 = b.getIntegerType(32),
+       f32 = b.getF32Type();
+  // The grid on s8: a u8 grid shifted by -128.
+  const int64_t zp = q.zeroPoint - (q.isUnsigned ? 128 : 0);
+
+  // 1. The input quantized to i8.
+  Value x = outerOf(fusion, contraction->getOperand(0));
+  auto xType = cast<RankedTensorType>(x.getType());
+  llvm::SmallVector<Operation *> ops;
+  Value clamped = quantizeOps(b, loc, x, q.scale, static_cast<double>(zp),
+                              -128, 127, /*dequantize=*/false, ops);
+  auto cast8 = CastOp::create(
+      b, loc, RankedTensorType::get(xType.getShape(), i8), clamped);
+  ops.push_back(cast8);
+  FusionOp quantize = buildFusion(b, loc, FusionKind::loop, ValueRange{x}, ops,
+                                  cast8.getResult());
+  eraseTemporaries(ops);
+  Value xq = quantize.getResult(0);
+
+  // 2. The weights, and the integer contraction.
+  QuantizedWeights w;
+  Value wq;
+  Operation *product = nullptr;
+  llvm::SmallVector<Operation *> inner;
+  int64_t channels = 0;
+  Value acc;
+  if (auto mm = dyn_cast<MatmulOp>(contraction)) {
+    auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
+    const bool transB = mm.getTransposeB();
+    const int64_t k = rhs.getShape()[transB ? 1 : 0];
+    channels = rhs.getShape()[transB ? 0 : 1];
+    std::vector<float> values = constantValues(outerOf(fusion, mm.getRhs()));
+    if (transB) { // [N, K]: make it [K, N] for quantizeWeights.
+      std::vector<float> kn(values.size());
+      for (int64_t n = 0; n < channels; ++n)
+        for (int64_t i = 0; i < k; ++i)
+          kn[i * channels + n] = values[n * k + i];
+      values = std::move(kn);
+    }
+    // Stored N x K (cuBLASLt's TN form: the matmul reads it transposed).
+    w = quantizeWeights(values, k, channels,
+                        [&](int64_t i, int64_t n) { return n * k + i; });
+    wq = constant(b, loc, {channels, k}, i8, llvm::ArrayRef(w.values));
+    auto lhs32 = CastOp::create(
+        b, loc, RankedTensorType::get(xType.getShape(), i32), xq);
+    auto rhs32 =
+        CastOp::create(b, loc, RankedTensorType::get({channels, k}, i32), wq);
+    auto resultShape =
+        cast<RankedTensorType>(mm.getResult().getType()).getShape();
+    auto integer = MatmulOp::create(b, loc,
+                                    RankedTensorType::get(resultShape, i32),
+                                    lhs32.getResult(), rhs32.getResult(),
+                                    /*transpose_a=*/false,
+                                    /*transpose_b=*/true);
+    inner = {lhs32, rhs32, integer};
+    product = integer;
+  } else {
+    auto conv = cast<Conv2DOp>(contraction);
+    auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+    llvm::ArrayRef<int64_t> hwio = filter.getShape();
+    channels = hwio[3];
+    const int64_t rows = hwio[0] * hwio[1] * hwio[2];
+    w = quantizeWeights(constantValues(outerOf(fusion, conv.getFilter())),
+                        rows, channels, [&](int64_t i, int64_t n) {
+                          return i * channels + n;
+                        });
+    wq = constant(b, loc, hwio, i8, llvm::ArrayRef(w.values));
+    llvm::ArrayRef<int64_t> pad = conv.getPadding();
+    const bool padded = llvm::any_of(pad, [](int64_t p) { return p != 0; });
+    const bool symmetric = pad[0] == pad[2] && pad[1] == pad[3];
+    SmallVector<int64_t> convPad(pad);
+    if (padded && (zp != 0 || !symmetric)) {
+      // The padding holds the grid's zero (zp), which the convolution's
+      // zero padding would not.
+      SmallVector<int64_t> low{0, pad[0], pad[1], 0},
+          high{0, pad[2], pad[3], 0};
+      SmallVector<int64_t> shape(xType.getShape());
+      shape[1] += pad[0] + pad[2];
+      shape[2] += pad[1] + pad[3];
+      auto padOp = PadOp::create(
+          b, loc, RankedTensorType::get(shape, i8), xq,
+          b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
+          b.getF64FloatAttr(static_cast<double>(zp)));
+      xq = wrapInFusion(padOp)->getResult(0);
+      convPad.assign(4, 0);
+    }
+    auto xf = CastOp::create(
+        b, loc,
+        RankedTensorType::get(cast<RankedTensorType>(xq.getType()).getShape(),
+                              f32),
+        xq);
+    auto wf = CastOp::create(b, loc, RankedTensorType::get(hwio, f32), wq);
+    auto integer = cast<Conv2DOp>(b.clone(*conv));
+    integer.getInputMutable().assign(xf.getResult());
+    integer.getFilterMutable().assign(wf.getResult());
+    integer.getBiasMutable().clear();
+    integer.setPaddingAttr(b.getDenseI64ArrayAttr(convPad));
+    integer->removeAttr(kInputQuantizationAttr);
+    inner = {xf, wf, integer};
+    product = integer;
+  }
+  FusionOp integerFusion =
+      buildFusion(b, loc, FusionKind::contraction, ValueRange{xq, wq}, inner,
+                  product->getResult(0));
+  for (Operation *op : llvm::reverse(inner))
+    op->erase();
+  acc = integerFusion.getResult(0);
+
+  // 3. Dequantization, the bias, then the original chain's post-ops.
+  auto resultType = cast<RankedTensorType>(contraction->getResult(0).getType());
+  llvm::SmallVector<Operation *> tail;
+  SmallVector<Value> inputs{acc};
+  auto append = [&](Operation *op) {
+    tail.push_back(op);
+    return op->getResult(0);
+  };
+  Value y = acc;
+  if (cast<RankedTensorType>(acc.getType()).getElementType() != f32)
+    y = append(CastOp::create(b, loc, resultType, acc));
+  std::vector<float> scales(channels), offsets(channels);
+  for (int64_t n = 0; n < channels; ++n) {
+    scales[n] = static_cast<float>(q.scale * w.scales[n]);
+    offsets[n] = static_cast<float>(zp * w.sums[n]);
+  }
+  if (zp != 0) {
+    Value offset = constant(b, loc, {channels}, f32, llvm::ArrayRef(offsets));
+    inputs.push_back(offset);
+    y = append(SubOp::create(b, loc, resultType, y, offset));
+  }
+  Value scale = constant(b, loc, {channels}, f32, llvm::ArrayRef(scales));
+  inputs.push_back(scale);
+  y = append(MulOp::create(b, loc, resultType, y, scale));
+  IRMapping mapping;
+  Block &block = fusion.getBlock();
+  for (BlockArgument arg : block.getArguments())
+    mapping.map(arg, fusion.getInputs()[arg.getArgNumber()]);
+  if (auto conv = dyn_cast<Conv2DOp>(contraction); conv && conv.getBias()) {
+    Value bias = mapping.lookup(conv.getBias());
+    inputs.push_back(bias);
+    y = append(AddOp::create(b, loc, resultType, y, bias));
+  }
+  mapping.map(contraction->getResult(0), y);
+  llvm::SmallVector<Operation *> clonedConstants;
+  for (Operation &op : block.without_terminator()) {
+    if (&op == contraction)
+      continue;
+    Operation *clone = b.clone(op, mapping);
+    if (isa<ConstantOp>(clone)) {
+      clonedConstants.push_back(clone);
+      continue;
+    }
+    tail.push_back(clone);
+    for (Value operand : op.getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == &block) {
+        Value outer = mapping.lookup(arg);
+        if (!llvm::is_contained(inputs, outer))
+          inputs.push_back(outer);
+      }
+  }
+  Value result = mapping.lookupOrDefault(
+      cast<YieldOp>(block.getTerminator()).getValues()[0]);
+  FusionOp dequantize =
+      buildFusion(b, loc, FusionKind::loop, inputs, tail, result);
+  for (Operation *op : llvm::reverse(tail))
+    op->erase();
+  for (Operation *c : clonedConstants)
+    if (c->use_empty())
+      c->erase();
+  fusion.getResult(0).replaceAllUsesWith(dequantize.getResult(0));
+  SmallVector<Value> oldInputs(fusion.getInputs());
+  fusion->erase();
+  // The f32 weights, unless something else reads them.
+  for (Value input : oldInputs)
+    if (auto c = input.getDefiningOp<ConstantOp>(); c && c->use_empty())
+      c->erase();
+}
+
+void QuantizeContractionsPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (!table && !calibrationTable.empty()) {
+    auto loaded = codegen::CalibrationTable::loadShared(calibrationTable);
+    if (!loaded.ok()) {
+      func.emitError("tgc-cuda-quantize-contractions: ")
+          << loaded.status().message();
+      return signalPassFailure();
+    }
+    table = *loaded;
+  }
+  Block &body = func.getBody().front();
+  // Lone contractions (no post-op fused) get a fusion of their own.
+  for (Operation &op : llvm::make_early_inc_range(body))
+    if (isFusableContraction(&op) && (table || getInputQuantization(&op)))
+      wrapInFusion(&op, FusionKind::contraction);
+  llvm::DenseMap<Operation *, std::string> keys;
+  if (table)
+    for (auto &[op, key] : codegen::contractionKeys(func))
+      keys[op] = key;
+  SmallVector<FusionOp> fusions;
+  for (auto fusion : body.getOps<FusionOp>())
+    if (fusion.getKind() == FusionKind::contraction)
+      fusions.push_back(fusion);
+  for (FusionOp fusion : fusions) {
+    auto chain = analyzeContractionFusion(fusion);
+    if (!chain)
+      continue;
+    std::optional<InputQuantization> q =
+        getInputQuantization(chain->contraction);
+    const bool fromModel = q.has_value();
+    if (!q && table) {
+      auto key = keys.find(chain->contraction);
+      if (key == keys.end())
+        continue;
+      const codegen::CalibrationEntry *entry = table->find(key->second);
+      if (!entry)
+        continue;
+      codegen::ActivationQuantization a =
+          entry->quantization(table->asymmetric);
+      q = InputQuantization{a.scale, a.zeroPoint, a.unsignedValues};
+      if (!q->valid())
+        continue;
+    }
+    if (!q)
+      continue;
+    if (!blocker(fusion, *chain).empty()) {
+      if (fromModel)
+        applyGrid(fusion, *chain, *q);
+      continue;
+    }
+    rewrite(fusion, *chain, *q);
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Pass> cuda::createQuantizeContractionsPass(
+    std::shared_ptr<const codegen::CalibrationTable> table) {
+  return std::make_unique<QuantizeContractionsPass>(std::move(table));
+}
