@@ -1,4 +1,5 @@
-//===- ContractionKeys.h - int8 calibration keys of contractions -*- C++ -*-===//
+//===- ContractionKeys.h - int8 calibration keys of contractions -*- C++
+//-*-===//
 //
 // Every backend that quantizes with a calibration table (codegen/
 // Calibration.h) finds a contraction's entry by the same key: its source

@@ -43,6 +43,16 @@ bool isFusableType(Type type, bool narrowFloats) {
          (tensor.getElementType().isF16() || tensor.getElementType().isBF16());
 }
 
+/// With `narrowFloats` (the CUDA generator): the integer tensors of an int8
+/// plan's quantize and dequantize ops (tgc-cuda-quantize-contractions),
+/// which casts and pads may read or write.
+bool isFusableIntegerType(Type type, bool narrowFloats) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return narrowFloats && tensor && tensor.hasStaticShape() &&
+         (tensor.getElementType().isSignlessInteger(8) ||
+          tensor.getElementType().isSignlessInteger(32));
+}
+
 /// Constants small enough to copy into every region that uses them.
 bool isCloneableConstant(Operation *op, bool narrowFloats = false) {
   auto constant = dyn_cast<ConstantOp>(op);
@@ -67,6 +77,10 @@ bool isView(Operation *op) { return isShapeView(op) || isa<ConstantOp>(op); }
 bool isFusableDataMovement(Operation *op, bool narrowFloats) {
   if (!isa<SliceOp, PadOp, ConcatOp>(op) || op->getNumResults() != 1)
     return false;
+  // An i8 pad: an int8 convolution's input padded with its zero point.
+  if (isa<PadOp>(op) &&
+      isFusableIntegerType(op->getOperand(0).getType(), narrowFloats))
+    return true;
   for (Type type : op->getOperandTypes())
     if (!isFusableType(type, narrowFloats))
       return false;
@@ -91,11 +105,17 @@ bool isLoopFusable(Operation *op, bool narrowFloats) {
     return false;
   if (op->getNumResults() != 1)
     return false;
+  // Casts may also quantize to i8 or read i32 sums (int8 plans).
+  const bool integerCast = isa<CastOp>(op);
+  auto fusable = [&](Type type) {
+    return isFusableType(type, narrowFloats) ||
+           (integerCast && isFusableIntegerType(type, narrowFloats));
+  };
   for (Type type : op->getOperandTypes())
-    if (!isFusableType(type, narrowFloats))
+    if (!fusable(type))
       return false;
   for (Type type : op->getResultTypes())
-    if (!isFusableType(type, narrowFloats))
+    if (!fusable(type))
       return false;
   return true;
 }

@@ -104,8 +104,8 @@ void buildCpuPipeline(mlir::OpPassManager &pm, bool fuse = true);
 /// convolutions NHWC (tgc-convert-layout), which the CUDA backend's int8
 /// calls need.
 void buildCudaPipeline(mlir::OpPassManager &pm, bool fuse = true,
-                       bool loopFusion = true,
-                       llvm::StringRef narrowFloat = {}, bool int8 = false);
+                       bool loopFusion = true, llvm::StringRef narrowFloat = {},
+                       bool int8 = false);
 
 /// The CUDA pipeline's loop fusion: tgc-fuse-elementwise with data
 /// movement and f16/bf16 values, regions of one op worth forming.

@@ -62,8 +62,7 @@ specialize(func::FuncOp func, const std::vector<std::vector<int64_t>> &shapes,
           pipeline.int8 = options.precision == Precision::Int8;
           pipeline.calibration = options.calibration;
           cuda::buildCudaBackendPipeline(pm, pipeline);
-        }
-        else if (!narrow.empty())
+        } else if (!narrow.empty())
           pm.addNestedPass<func::FuncOp>(
               createTgcReducePrecision(TgcReducePrecisionOptions{narrow}));
       });
@@ -148,7 +147,9 @@ std::optional<Int8Contraction> analyzeInt8Contraction(FusionOp fusion) {
     auto arg = dyn_cast<BlockArgument>(castOp.getInput());
     if (!arg || arg.getOwner() != &block ||
         !cast<RankedTensorType>(arg.getType()).getElementType().isInteger(8) ||
-        cast<RankedTensorType>(arg.getType()).getElementType().isUnsignedInteger())
+        cast<RankedTensorType>(arg.getType())
+            .getElementType()
+            .isUnsignedInteger())
       return nullptr;
     return arg;
   };
@@ -847,17 +848,16 @@ llvm::Error CudaPlanEmitter::planInt8(const Int8Contraction &int8,
   llvm::ArrayRef<int64_t> pad = c2d.getPadding();
   if (pad[0] != pad[2] || pad[1] != pad[3])
     return makeError("internal error: the int8 convolution at " +
-                     locationString(c2d.getLoc()) +
-                     " pads asymmetrically");
+                     locationString(c2d.getLoc()) + " pads asymmetrically");
   conv.padH = pad[0], conv.padW = pad[1];
   conv.strideH = c2d.getStrides()[0], conv.strideW = c2d.getStrides()[1];
   conv.dilationH = c2d.getDilations()[0];
   conv.dilationW = c2d.getDilations()[1];
   conv.x = operandBuffer(fusion, int8.input, step);
-  if (auto error = addOhwiFilter(c2d, outerValue(fusion, int8.weights),
-                                 cast<RankedTensorType>(int8.weights.getType())
-                                     .getElementType(),
-                                 step))
+  if (auto error = addOhwiFilter(
+          c2d, outerValue(fusion, int8.weights),
+          cast<RankedTensorType>(int8.weights.getType()).getElementType(),
+          step))
     return error;
   step.description = describeConv(conv, in) + " int8 -> f32";
   return llvm::Error::success();

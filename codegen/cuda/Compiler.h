@@ -24,10 +24,10 @@
 #ifndef TGC_CODEGEN_CUDA_COMPILER_H
 #define TGC_CODEGEN_CUDA_COMPILER_H
 
+#include "codegen/Calibration.h"
 #include "codegen/cuda/KernelGen.h"
 #include "codegen/cuda/Nvrtc.h"
 #include "runtime/cuda/Executable.h"
-#include "codegen/Calibration.h"
 #include "tgc/Precision.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -197,15 +197,19 @@ void cuda::buildCudaBackendPipeline(OpPassManager &pm,
   // The pipeline's loop fusion runs after the contraction fusions are
   // trimmed to what cuBLASLt / cuDNN compute, so that the rest of their
   // chains fuses with the ops that follow.
-  buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false,
-                    options.narrowFloat, options.int8);
-  if (!options.fuse)
-    return;
-  pm.addNestedPass<func::FuncOp>(createTrimContractionChainsPass());
-  buildCudaLoopFusion(pm);
-  if (!options.int8)
-    return;
-  if (options.calibration || options.calibrationFile.empty()) {
+  buildCudaPipeline(pm, options.fuse, /*loopFusion=*/false, options.narrowFloat,
+                    options.int8);
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTrimContractionChainsPass());
+  // Contractions with an input quantization (a QDQ grid, or with int8 a
+  // calibration entry) become int8 calls between quantize and dequantize
+  // ops, or f32 calls of their input rounded to the grid; loop fusion
+  // then groups those ops with their neighbours (a dequantization, its
+  // relu and the next layer's quantization: one kernel).
+  if (!options.int8 || !options.fuse) {
+    pm.addNestedPass<func::FuncOp>(
+        createQuantizeContractionsPass(nullptr, /*int8=*/false));
+  } else if (options.calibration || options.calibrationFile.empty()) {
     pm.addNestedPass<func::FuncOp>(
         createQuantizeContractionsPass(options.calibration));
   } else {
@@ -214,6 +218,8 @@ void cuda::buildCudaBackendPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(
         cuda::createTgcCudaQuantizeContractions(quantize));
   }
+  if (options.fuse)
+    buildCudaLoopFusion(pm);
 }
 
 void cuda::registerCudaPipelines() {

@@ -89,9 +89,11 @@ void buildCudaBackendPipeline(mlir::OpPassManager &pm,
 std::unique_ptr<mlir::Pass> createTrimContractionChainsPass();
 
 /// tgc-cuda-quantize-contractions with an in-memory calibration table
-/// (null: only contractions with a QDQ grid are quantized).
+/// (null: only contractions with a QDQ grid are quantized). Without `int8`
+/// it only rounds the inputs of contractions with a QDQ grid to it, by a
+/// kernel (what every other precision does with them).
 std::unique_ptr<mlir::Pass> createQuantizeContractionsPass(
-    std::shared_ptr<const codegen::CalibrationTable> table);
+    std::shared_ptr<const codegen::CalibrationTable> table, bool int8 = true);
 
 /// Registers tgc-cuda (with its options) and
 /// tgc-cuda-trim-contraction-chains.

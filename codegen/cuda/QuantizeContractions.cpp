@@ -39,7 +39,9 @@ namespace {
 Value scalar(OpBuilder &b, Location loc, double value) {
   auto type = RankedTensorType::get({}, b.getF32Type());
   return ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, llvm::ArrayRef<float>{static_cast<float>(value)}));
+      b, loc,
+      DenseElementsAttr::get(type,
+                             llvm::ArrayRef<float>{static_cast<float>(value)}));
 }
 
 /// A constant of `values` with `shape`.
@@ -51,8 +53,41 @@ Value constant(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape,
       DenseElementsAttr::get(RankedTensorType::get(shape, element), values));
 }
 
-/// The f32 elements of a constant fusion input, or empty.
+/// The f32 elements of a constant fusion input, or empty. A transpose of
+/// a constant counts (tgc-convert-layout leaves the filters' transposes
+/// lazy: the CPU backend reorders the constant itself).
 std::vector<float> constantValues(Value outer) {
+  if (auto transpose = outer.getDefiningOp<TransposeOp>()) {
+    std::vector<float> in = constantValues(transpose.getInput());
+    auto inType = cast<RankedTensorType>(transpose.getInput().getType());
+    if (in.empty() || !inType.hasStaticShape())
+      return {};
+    llvm::ArrayRef<int64_t> perm = transpose.getPermutation();
+    llvm::ArrayRef<int64_t> inShape = inType.getShape();
+    const size_t rank = inShape.size();
+    // Strides of the input, then of the result's dims in the input.
+    SmallVector<int64_t> inStrides(rank, 1), strides(rank), outShape(rank);
+    for (size_t d = rank; d-- > 1;)
+      inStrides[d - 1] = inStrides[d] * inShape[d];
+    for (size_t d = 0; d < rank; ++d) {
+      strides[d] = inStrides[perm[d]];
+      outShape[d] = inShape[perm[d]];
+    }
+    std::vector<float> out(in.size());
+    SmallVector<int64_t> index(rank, 0);
+    for (size_t i = 0; i < out.size(); ++i) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset += index[d] * strides[d];
+      out[i] = in[offset];
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < outShape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return out;
+  }
   auto constantOp = outer.getDefiningOp<ConstantOp>();
   if (!constantOp)
     return {};
@@ -109,9 +144,9 @@ struct QuantizeContractionsPass
     : public cuda::impl::TgcCudaQuantizeContractionsBase<
           QuantizeContractionsPass> {
   using TgcCudaQuantizeContractionsBase::TgcCudaQuantizeContractionsBase;
-  explicit QuantizeContractionsPass(
-      std::shared_ptr<const codegen::CalibrationTable> table)
-      : table(std::move(table)) {}
+  QuantizeContractionsPass(
+      std::shared_ptr<const codegen::CalibrationTable> table, bool int8)
+      : table(std::move(table)), int8(int8) {}
 
   void runOnOperation() override;
 
@@ -126,6 +161,8 @@ private:
                  const InputQuantization &q);
 
   std::shared_ptr<const codegen::CalibrationTable> table;
+  /// False: only apply the QDQ grids (precisions other than int8).
+  bool int8 = true;
 };
 
 /// x -> clamp(round(x / s) + zp, lo, hi) (then `- zp` and `* s` with
@@ -150,21 +187,6 @@ Value quantizeOps(OpBuilder &b, Location loc, Value x, double scale,
   if (zeroPoint != 0)
     v = add(SubOp::create(b, loc, type, v, scalar(b, loc, zeroPoint)));
   return add(MulOp::create(b, loc, type, v, scalar(b, loc, scale)));
-}
-
-/// Erases `ops` (built only to be cloned into a fusion) and the constants
-/// they leave unused.
-void eraseTemporaries(llvm::ArrayRef<Operation *> ops) {
-  llvm::SmallVector<Operation *> constants;
-  for (Operation *op : llvm::reverse(ops)) {
-    for (Value operand : op->getOperands())
-      if (auto c = operand.getDefiningOp<ConstantOp>())
-        constants.push_back(c);
-    op->erase();
-  }
-  for (Operation *c : constants)
-    if (c->use_empty())
-      c->erase();
 }
 
 std::string QuantizeContractionsPass::blocker(FusionOp fusion,
@@ -213,11 +235,8 @@ void QuantizeContractionsPass::applyGrid(FusionOp fusion,
   Value rounded =
       quantizeOps(b, loc, outer, q.scale, static_cast<double>(q.zeroPoint),
                   q.lowest(), q.highest(), /*dequantize=*/true, ops);
-  FusionOp grid =
-      buildFusion(b, loc, FusionKind::loop, ValueRange{outer}, ops, rounded);
-  eraseTemporaries(ops);
-  fusion.getInputsMutable().append(ValueRange{grid.getResult(0)});
-  use.set(fusion.getBlock().addArgument(grid.getResult(0).getType(), loc));
+  fusion.getInputsMutable().append(ValueRange{rounded});
+  use.set(fusion.getBlock().addArgument(rounded.getType(), loc));
   contraction->removeAttr(kInputQuantizationAttr);
 }
 
@@ -236,15 +255,10 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
   Value x = outerOf(fusion, contraction->getOperand(0));
   auto xType = cast<RankedTensorType>(x.getType());
   llvm::SmallVector<Operation *> ops;
-  Value clamped = quantizeOps(b, loc, x, q.scale, static_cast<double>(zp),
-                              -128, 127, /*dequantize=*/false, ops);
-  auto cast8 = CastOp::create(
-      b, loc, RankedTensorType::get(xType.getShape(), i8), clamped);
-  ops.push_back(cast8);
-  FusionOp quantize = buildFusion(b, loc, FusionKind::loop, ValueRange{x}, ops,
-                                  cast8.getResult());
-  eraseTemporaries(ops);
-  Value xq = quantize.getResult(0);
+  Value clamped = quantizeOps(b, loc, x, q.scale, static_cast<double>(zp), -128,
+                              127, /*dequantize=*/false, ops);
+  Value xq = CastOp::create(b, loc, RankedTensorType::get(xType.getShape(), i8),
+                            clamped);
 
   // 2. The weights, and the integer contraction.
   QuantizedWeights w;
@@ -276,11 +290,11 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
         CastOp::create(b, loc, RankedTensorType::get({channels, k}, i32), wq);
     auto resultShape =
         cast<RankedTensorType>(mm.getResult().getType()).getShape();
-    auto integer = MatmulOp::create(b, loc,
-                                    RankedTensorType::get(resultShape, i32),
-                                    lhs32.getResult(), rhs32.getResult(),
-                                    /*transpose_a=*/false,
-                                    /*transpose_b=*/true);
+    auto integer =
+        MatmulOp::create(b, loc, RankedTensorType::get(resultShape, i32),
+                         lhs32.getResult(), rhs32.getResult(),
+                         /*transpose_a=*/false,
+                         /*transpose_b=*/true);
     inner = {lhs32, rhs32, integer};
     product = integer;
   } else {
@@ -289,10 +303,9 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
     llvm::ArrayRef<int64_t> hwio = filter.getShape();
     channels = hwio[3];
     const int64_t rows = hwio[0] * hwio[1] * hwio[2];
-    w = quantizeWeights(constantValues(outerOf(fusion, conv.getFilter())),
-                        rows, channels, [&](int64_t i, int64_t n) {
-                          return i * channels + n;
-                        });
+    w = quantizeWeights(constantValues(outerOf(fusion, conv.getFilter())), rows,
+                        channels,
+                        [&](int64_t i, int64_t n) { return i * channels + n; });
     wq = constant(b, loc, hwio, i8, llvm::ArrayRef(w.values));
     llvm::ArrayRef<int64_t> pad = conv.getPadding();
     const bool padded = llvm::any_of(pad, [](int64_t p) { return p != 0; });
@@ -306,11 +319,11 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
       SmallVector<int64_t> shape(xType.getShape());
       shape[1] += pad[0] + pad[2];
       shape[2] += pad[1] + pad[3];
-      auto padOp = PadOp::create(
-          b, loc, RankedTensorType::get(shape, i8), xq,
-          b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
-          b.getF64FloatAttr(static_cast<double>(zp)));
-      xq = wrapInFusion(padOp)->getResult(0);
+      auto padOp = PadOp::create(b, loc, RankedTensorType::get(shape, i8), xq,
+                                 b.getDenseI64ArrayAttr(low),
+                                 b.getDenseI64ArrayAttr(high),
+                                 b.getF64FloatAttr(static_cast<double>(zp)));
+      xq = padOp.getResult();
       convPad.assign(4, 0);
     }
     auto xf = CastOp::create(
@@ -337,12 +350,7 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
 
   // 3. Dequantization, the bias, then the original chain's post-ops.
   auto resultType = cast<RankedTensorType>(contraction->getResult(0).getType());
-  llvm::SmallVector<Operation *> tail;
-  SmallVector<Value> inputs{acc};
-  auto append = [&](Operation *op) {
-    tail.push_back(op);
-    return op->getResult(0);
-  };
+  auto append = [&](Operation *op) { return op->getResult(0); };
   Value y = acc;
   if (cast<RankedTensorType>(acc.getType()).getElementType() != f32)
     y = append(CastOp::create(b, loc, resultType, acc));
@@ -353,11 +361,9 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
   }
   if (zp != 0) {
     Value offset = constant(b, loc, {channels}, f32, llvm::ArrayRef(offsets));
-    inputs.push_back(offset);
     y = append(SubOp::create(b, loc, resultType, y, offset));
   }
   Value scale = constant(b, loc, {channels}, f32, llvm::ArrayRef(scales));
-  inputs.push_back(scale);
   y = append(MulOp::create(b, loc, resultType, y, scale));
   IRMapping mapping;
   Block &block = fusion.getBlock();
@@ -365,51 +371,38 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
     mapping.map(arg, fusion.getInputs()[arg.getArgNumber()]);
   if (auto conv = dyn_cast<Conv2DOp>(contraction); conv && conv.getBias()) {
     Value bias = mapping.lookup(conv.getBias());
-    inputs.push_back(bias);
     y = append(AddOp::create(b, loc, resultType, y, bias));
   }
   mapping.map(contraction->getResult(0), y);
-  llvm::SmallVector<Operation *> clonedConstants;
-  for (Operation &op : block.without_terminator()) {
-    if (&op == contraction)
-      continue;
-    Operation *clone = b.clone(op, mapping);
-    if (isa<ConstantOp>(clone)) {
-      clonedConstants.push_back(clone);
-      continue;
-    }
-    tail.push_back(clone);
-    for (Value operand : op.getOperands())
-      if (auto arg = dyn_cast<BlockArgument>(operand);
-          arg && arg.getOwner() == &block) {
-        Value outer = mapping.lookup(arg);
-        if (!llvm::is_contained(inputs, outer))
-          inputs.push_back(outer);
-      }
-  }
+  for (Operation &op : block.without_terminator())
+    if (&op != contraction)
+      b.clone(op, mapping);
   Value result = mapping.lookupOrDefault(
       cast<YieldOp>(block.getTerminator()).getValues()[0]);
-  FusionOp dequantize =
-      buildFusion(b, loc, FusionKind::loop, inputs, tail, result);
-  for (Operation *op : llvm::reverse(tail))
-    op->erase();
-  for (Operation *c : clonedConstants)
-    if (c->use_empty())
-      c->erase();
-  fusion.getResult(0).replaceAllUsesWith(dequantize.getResult(0));
+  fusion.getResult(0).replaceAllUsesWith(result);
   SmallVector<Value> oldInputs(fusion.getInputs());
   fusion->erase();
-  // The f32 weights, unless something else reads them.
-  for (Value input : oldInputs)
-    if (auto c = input.getDefiningOp<ConstantOp>(); c && c->use_empty())
-      c->erase();
+  // The f32 weights (and their lazy transpose), unless something else
+  // reads them.
+  for (Value input : oldInputs) {
+    Operation *def = input.getDefiningOp();
+    if (!def || !def->use_empty() || !isa<ConstantOp, TransposeOp>(def))
+      continue;
+    Value source = isa<TransposeOp>(def) ? def->getOperand(0) : Value();
+    def->erase();
+    if (source)
+      if (auto c = source.getDefiningOp<ConstantOp>(); c && c->use_empty())
+        c->erase();
+  }
 }
 
 void QuantizeContractionsPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
     return;
-  if (!table && !calibrationTable.empty()) {
+  if (!int8)
+    table = nullptr;
+  else if (!table && !calibrationTable.empty()) {
     auto loaded = codegen::CalibrationTable::loadShared(calibrationTable);
     if (!loaded.ok()) {
       func.emitError("tgc-cuda-quantize-contractions: ")
@@ -453,7 +446,7 @@ void QuantizeContractionsPass::runOnOperation() {
     }
     if (!q)
       continue;
-    if (!blocker(fusion, *chain).empty()) {
+    if (!int8 || !blocker(fusion, *chain).empty()) {
       if (fromModel)
         applyGrid(fusion, *chain, *q);
       continue;
@@ -465,6 +458,6 @@ void QuantizeContractionsPass::runOnOperation() {
 } // namespace
 
 std::unique_ptr<Pass> cuda::createQuantizeContractionsPass(
-    std::shared_ptr<const codegen::CalibrationTable> table) {
-  return std::make_unique<QuantizeContractionsPass>(std::move(table));
+    std::shared_ptr<const codegen::CalibrationTable> table, bool int8) {
+  return std::make_unique<QuantizeContractionsPass>(std::move(table), int8);
 }

@@ -6,6 +6,7 @@
 // skips ("no CUDA device: ...") without one.
 
 #include "codegen/cuda/Compiler.h"
+#include "codegen/Calibration.h"
 #include "codegen/reference/Interpreter.h"
 #include "dialects/TgcDialect.h"
 #include "runtime/cuda/Device.h"
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <utility>
 
@@ -517,14 +519,6 @@ TEST(CudaCompiler, ReducedPrecisionPlansNarrowLibraryCalls) {
     EXPECT_NE(dense->describe().find("[cast,reduce_max"), std::string::npos)
         << dense->describe();
   }
-  cuda::CompileOptions int8;
-  int8.precision = Precision::Int8;
-  auto refused = cuda::compile(f.get("cnn"), kCnnShapes, int8);
-  ASSERT_FALSE(static_cast<bool>(refused));
-  EXPECT_NE(llvm::toString(refused.takeError())
-                .find("the cuda backend runs precision f32, f16 or bf16, "
-                      "not int8"),
-            std::string::npos);
 }
 
 // On the device, f16 and bf16 results stay within their rounding of the
@@ -564,5 +558,237 @@ TEST(CudaCompiler, ReducedPrecisionTracksTheReferenceOnTheDevice) {
       EXPECT_LE(worst, tolerance * largest) << "largest " << largest << "\n"
                                             << compiled->describe();
     }
+  }
+}
+
+namespace {
+// int8 (tgc-cuda-quantize-contractions): a QDQ model's CNN (NCHW, the grid
+// of a u8 input with a zero point, then of an s8 one), a dense layer
+// quantized by a calibration table, and a grouped convolution that has no
+// int8 call (its QDQ grid is applied by a kernel).
+std::string denseText(llvm::ArrayRef<int64_t> shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::string type = "tensor<";
+  for (int64_t d : shape)
+    type += std::to_string(d) + "x";
+  type += "f32>";
+  // Nested brackets, one level per dim.
+  std::function<std::string(size_t)> level = [&](size_t dim) {
+    std::string text = "[";
+    for (int64_t i = 0; i < shape[dim]; ++i)
+      text +=
+          (i ? ", " : "") + (dim + 1 == shape.size() ? std::to_string(dist(rng))
+                                                     : level(dim + 1));
+    return text + "]";
+  };
+  return "dense<" + level(0) + "> : " + type;
+}
+
+std::string int8Module() {
+  return R"mlir(
+func.func @qdq_cnn(%x: tensor<2x8x10x10xf32>) -> tensor<2x16x5x5xf32> {
+  %w1 = tgc.constant )mlir" +
+         denseText({16, 8, 3, 3}, 1) + R"mlir(
+  %b1 = tgc.constant )mlir" +
+         denseText({16}, 2) + R"mlir(
+  %w2 = tgc.constant )mlir" +
+         denseText({16, 16, 3, 3}, 3) + R"mlir(
+  %c1 = tgc.conv2d %x, %w1, %b1 {padding = array<i64: 1, 1, 1, 1>, tgc.input_quantization = {scale = 0.01 : f64, zero_point = 100 : i64, storage = ui8}} : (tensor<2x8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<2x16x10x10xf32>
+  %r1 = tgc.relu %c1 : tensor<2x16x10x10xf32>
+  %c2 = tgc.conv2d %r1, %w2 {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, tgc.input_quantization = {scale = 0.05 : f64, zero_point = 0 : i64, storage = i8}} : (tensor<2x16x10x10xf32>, tensor<16x16x3x3xf32>) -> tensor<2x16x5x5xf32>
+  return %c2 : tensor<2x16x5x5xf32>
+}
+func.func @calibrated_dense(%x: tensor<6x32xf32>) -> tensor<6x16xf32> {
+  %w = tgc.constant )mlir" +
+         denseText({32, 16}, 4) + R"mlir(
+  %b = tgc.constant )mlir" +
+         denseText({16}, 5) + R"mlir(
+  %y = tgc.matmul %x, %w : (tensor<6x32xf32>, tensor<32x16xf32>) -> tensor<6x16xf32> loc("dense.onnx":1:0)
+  %z = tgc.add %y, %b : (tensor<6x16xf32>, tensor<16xf32>) -> tensor<6x16xf32>
+  %r = tgc.relu %z : tensor<6x16xf32>
+  return %r : tensor<6x16xf32>
+}
+func.func @grouped(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %w = tgc.constant )mlir" +
+         denseText({8, 4, 3, 3}, 6) + R"mlir(
+  %c = tgc.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>, tgc.input_quantization = {scale = 0.02 : f64, zero_point = 3 : i64, storage = ui8}} : (tensor<1x8x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return %c : tensor<1x8x6x6xf32>
+}
+)mlir";
+}
+
+struct Int8Fixture {
+  Int8Fixture() {
+    context.loadDialect<TgcDialect, mlir::func::FuncDialect>();
+    module = mlir::parseSourceString<mlir::ModuleOp>(int8Module(), &context);
+    EXPECT_TRUE(module);
+    // The dense layer's input range, as a calibration run would record it.
+    codegen::CalibrationTable t;
+    t.calibrator = codegen::Calibrator::MinMax;
+    t.asymmetric = true;
+    t.entries["dense.onnx:1:0#0"] = {-1.0, 1.5, 1.5};
+    table = std::make_shared<const codegen::CalibrationTable>(std::move(t));
+  }
+  mlir::func::FuncOp get(llvm::StringRef name) {
+    return module->lookupSymbol<mlir::func::FuncOp>(name);
+  }
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::shared_ptr<const codegen::CalibrationTable> table;
+};
+
+const std::vector<std::pair<const char *, std::vector<std::vector<int64_t>>>>
+    kInt8Functions = {{"qdq_cnn", {{2, 8, 10, 10}}},
+                      {"calibrated_dense", {{6, 32}}},
+                      {"grouped", {{1, 8, 6, 6}}}};
+
+/// The largest |want| and the largest |got - want|.
+std::pair<double, double> deviation(const HostTensor &got,
+                                    const HostTensor &want) {
+  double largest = 0, worst = 0;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    largest = std::max(largest, std::abs(want.getDouble(i)));
+    worst = std::max(worst, std::abs(got.getDouble(i) - want.getDouble(i)));
+  }
+  return {largest, worst};
+}
+} // namespace
+
+// Compiled without a GPU: every quantized contraction is an int8 library
+// call with its quantize and dequantize kernels; a contraction without a
+// grid or table entry, or one no int8 call expresses, stays f32.
+TEST(CudaCompiler, Int8PlansInt8LibraryCalls) {
+  Int8Fixture f;
+  cuda::CompileOptions options;
+  options.precision = Precision::Int8;
+  options.calibration = f.table;
+  auto cnn = cuda::compile(f.get("qdq_cnn"), kInt8Functions[0].second, options);
+  ASSERT_TRUE(static_cast<bool>(cnn)) << llvm::toString(cnn.takeError());
+  const cuda::ExecutableSpec &spec = cnn->executable->spec();
+  ASSERT_EQ(spec.convs.size(), 2u) << cnn->describe();
+  for (const cuda::ConvCall &conv : spec.convs) {
+    EXPECT_EQ(conv.dtype, runtime::DType::I8) << cnn->describe();
+    EXPECT_TRUE(conv.nhwc);
+    EXPECT_LT(conv.bias, 0);
+    EXPECT_FALSE(conv.relu);
+  }
+  // The u8 grid's zero point is not s8's: its convolution pads explicitly
+  // (with the zero point) and runs unpadded; the s8 grid's pads in cuDNN.
+  EXPECT_EQ(spec.convs[0].padH, 0);
+  EXPECT_EQ(spec.convs[1].padH, 1);
+  EXPECT_EQ(spec.convs[1].strideH, 2);
+  EXPECT_NE(cnn->describe().find("int8: 2 of 2 library calls\n"),
+            std::string::npos)
+      << cnn->describe();
+  // Loop fusion: the input's transpose, quantization and zero-point
+  // padding in one kernel; the first layer's dequantization, bias and relu
+  // with the second's quantization in another.
+  EXPECT_NE(cnn->describe().find("[transpose,div,round,add,clamp,cast,pad]"),
+            std::string::npos)
+      << cnn->describe();
+  EXPECT_NE(cnn->describe().find("[sub,mul,add,relu,div,round,clamp,cast]"),
+            std::string::npos)
+      << cnn->describe();
+  EXPECT_EQ(cnn->executable->spec().kernels.size(), 3u) << cnn->describe();
+  EXPECT_NE(cnn->describe().find("int8 -> f32"), std::string::npos);
+
+  auto dense = cuda::compile(f.get("calibrated_dense"),
+                             kInt8Functions[1].second, options);
+  ASSERT_TRUE(static_cast<bool>(dense)) << llvm::toString(dense.takeError());
+  ASSERT_EQ(dense->executable->spec().matmuls.size(), 1u);
+  const cuda::MatmulCall &mm = dense->executable->spec().matmuls[0];
+  EXPECT_EQ(mm.dtype, runtime::DType::I8) << dense->describe();
+  EXPECT_TRUE(mm.transB);
+  EXPECT_EQ(mm.m, 6);
+  EXPECT_EQ(mm.n, 16);
+  EXPECT_EQ(mm.k, 32);
+  EXPECT_EQ(mm.epilogue, cuda::MatmulCall::Epilogue::None);
+  // Bias and relu follow the dequantization in one kernel.
+  EXPECT_NE(dense->describe().find("[cast,sub,mul,add,relu]"),
+            std::string::npos)
+      << dense->describe();
+
+  // Without the table the dense layer has no quantization: f32.
+  options.calibration = nullptr;
+  auto plain = cuda::compile(f.get("calibrated_dense"),
+                             kInt8Functions[1].second, options);
+  ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
+  ASSERT_EQ(plain->executable->spec().matmuls.size(), 1u);
+  EXPECT_EQ(plain->executable->spec().matmuls[0].dtype, runtime::DType::F32);
+  EXPECT_NE(plain->describe().find("int8: 0 of 1 library call (the others"),
+            std::string::npos)
+      << plain->describe();
+
+  // Groups: no int8 call; the QDQ grid is still applied, by a kernel.
+  auto grouped =
+      cuda::compile(f.get("grouped"), kInt8Functions[2].second, options);
+  ASSERT_TRUE(static_cast<bool>(grouped))
+      << llvm::toString(grouped.takeError());
+  ASSERT_EQ(grouped->executable->spec().convs.size(), 1u);
+  EXPECT_EQ(grouped->executable->spec().convs[0].dtype, runtime::DType::F32);
+  EXPECT_NE(grouped->describe().find("[transpose,div,round,add,clamp,sub,mul]"),
+            std::string::npos)
+      << grouped->describe();
+}
+
+// The int8 plan's IR, run by the interpreter (the int8 reference: integer
+// products, then the dequantization), tracks the f32 function (which
+// applies the QDQ grids itself) within the weights' 8-bit rounding; the
+// grouped convolution's f32 plan with its grid kernel matches exactly.
+TEST(CudaCompiler, Int8IrTracksTheReference) {
+  Int8Fixture f;
+  for (const auto &[name, shapes] : kInt8Functions) {
+    SCOPED_TRACE(name);
+    cuda::CompileOptions options;
+    options.precision = Precision::Int8;
+    options.calibration = f.table;
+    auto compiled = cuda::compile(f.get(name), shapes, options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    auto lowered = compiled->module->lookupSymbol<mlir::func::FuncOp>(name);
+    ASSERT_TRUE(lowered);
+    auto inputs = randomInputs(shapes, 5, 1.0);
+    auto want = reference::runFunction(f.get(name), inputs);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    auto got = reference::runFunction(lowered, inputs);
+    ASSERT_TRUE(static_cast<bool>(got)) << llvm::toString(got.takeError());
+    auto [largest, worst] = deviation((*got)[0], (*want)[0]);
+    EXPECT_GT(largest, 0.0);
+    const double tolerance =
+        std::string(name) == "grouped" ? 1e-6 : 0.03 /* 8-bit weights */;
+    EXPECT_LE(worst, tolerance * largest) << "largest " << largest;
+    // And not by accident: the int8 functions' results do differ a little.
+    if (std::string(name) != "grouped")
+      EXPECT_GT(worst, 0.0);
+  }
+}
+
+// On the device, the int8 calls compute the interpreter's integer products
+// exactly; only the float quantize / dequantize kernels may round
+// differently (fast division).
+TEST(CudaCompiler, Int8MatchesItsIrOnTheDevice) {
+  auto device = cuda::openDevice(0);
+  if (!device.ok())
+    GTEST_SKIP() << "no CUDA device: " << device.status().message();
+  Int8Fixture f;
+  for (const auto &[name, shapes] : kInt8Functions) {
+    SCOPED_TRACE(name);
+    cuda::CompileOptions options;
+    options.arch = (*device)->arch();
+    options.precision = Precision::Int8;
+    options.calibration = f.table;
+    auto compiled = cuda::compile(f.get(name), shapes, options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    auto lowered = compiled->module->lookupSymbol<mlir::func::FuncOp>(name);
+    auto inputs = randomInputs(shapes, 7, 1.0);
+    auto want = reference::runFunction(lowered, inputs);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    auto got = compiled->executable->run(**device, inputs);
+    ASSERT_TRUE(got.ok()) << got.status() << "\n" << compiled->describe();
+    auto [largest, worst] = deviation((*got)[0], (*want)[0]);
+    EXPECT_GT(largest, 0.0);
+    EXPECT_LE(worst, 1e-3 * largest) << compiled->describe();
   }
 }
