@@ -893,10 +893,16 @@ llvm::Error CudaPlanEmitter::addOhwiFilter(Conv2DOp c2d, Value filterValue,
           std::memcpy(dst + (((k * conv.r + r) * conv.s + s) * ci + c) * size,
                       src + (((r * conv.s + s) * ci + c) * conv.k + k) * size,
                       size);
-  conv.filter =
-      addLogical(Logical::Constant, static_cast<int>(spec.constants.size()),
-                 ohwi->byteSize());
-  spec.constants.push_back(std::move(*ohwi));
+  if (filterValue.hasOneUse()) {
+    // Nothing else reads the HWIO constant: the OHWI one takes its place.
+    conv.filter = b;
+    spec.constants[logical[b].index] = std::move(*ohwi);
+  } else {
+    conv.filter =
+        addLogical(Logical::Constant, static_cast<int>(spec.constants.size()),
+                   ohwi->byteSize());
+    spec.constants.push_back(std::move(*ohwi));
+  }
   step.operands.push_back(conv.filter);
   step.operandTexts.push_back(dimsText({conv.k, conv.r, conv.s, filter[2]}) +
                               "x" + typeString(elementType) + " (OHWI)");

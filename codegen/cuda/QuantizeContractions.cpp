@@ -453,6 +453,28 @@ void QuantizeContractionsPass::runOnOperation() {
     }
     rewrite(fusion, *chain, *q);
   }
+  if (!int8)
+    return;
+  // The filters of the convolutions left f32 (tgc-convert-layout's lazy
+  // transposes of constants, which the CPU backend reorders itself): fold
+  // them here, once, rather than transpose them on every call.
+  func.walk([&](TransposeOp transpose) {
+    if (!transpose.getLazy() ||
+        !transpose.getInput().getDefiningOp<ConstantOp>())
+      return;
+    std::vector<float> values = constantValues(transpose.getResult());
+    if (values.empty())
+      return;
+    OpBuilder b(transpose);
+    Value folded =
+        constant(b, transpose.getLoc(), transpose.getType().getShape(),
+                 b.getF32Type(), llvm::ArrayRef(values));
+    Value source = transpose.getInput();
+    transpose.getResult().replaceAllUsesWith(folded);
+    transpose.erase();
+    if (source.use_empty())
+      source.getDefiningOp()->erase();
+  });
 }
 
 } // namespace

@@ -48,7 +48,7 @@
 // RUN: not tgc-run %s --precision=int8 --calibration-data=%t.nowhere 2>&1 | FileCheck %s --check-prefix=NODATA
 // NODATA: tgc-run: error: --calibration-data '{{.*}}nowhere': {{.*}}
 // RUN: not tgc-run %s --precision=int8 --calibration-table=%t.table --backend=reference 2>&1 | FileCheck %s --check-prefix=NOTCPU
-// NOTCPU: tgc-run: error: --precision=int8 runs on the cpu backend only
+// NOTCPU: tgc-run: error: --precision=int8 runs on the cpu and cuda backends
 // Calibration data that does not fit the function.
 // RUN: rm -rf %t.dirs %t.empty && mkdir -p %t.dirs/a %t.empty
 // RUN: cp %S/Inputs/calibration/s0000.npy %S/Inputs/calibration/s0001.npy %t.dirs/a/
