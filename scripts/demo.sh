@@ -224,6 +224,10 @@ if [ -x "$BIN/tgc-cuda-codegen" ]; then
   "$BIN/tgc-run" test/dialects/ops-pooling.mlir --differential --backend=cuda --compile-only | tail -3
   step "CUDA reduced precision: --precision=f16 runs convolutions and matmuls on half tensor cores, with the layers between them in half (compile only; docs/precision.md)"
   "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --compile-only --precision=f16 --print-plan --seed=5 | grep -E "^ *\[" | sed 's/ at [^ ]*//' | cut -c1-150
+  step "CUDA int8: the CPU calibration's table quantizes the GPU plan too: each convolution is an int8 cuDNN call (s32 sums, f32 out) between kernels that quantize its input and dequantize its result, fused with the bias, relu, residual sums and the next layer's quantization (compile only; docs/precision.md)"
+  "$BIN/tgc-run" test/tools/tgc-run/precision-int8-residual.mlir --backend=cuda --precision=int8 \
+    --calibration-data=test/tools/tgc-run/Inputs/calibration --calibrator=minmax --compile-only --print-plan 2>/dev/null \
+    | grep -E "^int8|^ *\[[0-3]\]" | sed 's/ at [^ ]*//' | cut -c1-150
   step "CUDA: running needs a GPU and its driver; without one tgc says so"
   "$BIN/tgc-run" examples/fusion.mlir --backend=cuda --seed=5 2>&1 | head -2 || true
 fi
