@@ -25,10 +25,15 @@ three. TF32 and half keep 10 mantissa bits, so their results cannot meet
 rtol 1e-3 against float64 through 50 layers; there the bar is PyTorch's own
 error in the same precision: tgc's absolute error may be at most
 --tf32-factor (4) times the largest absolute error of PyTorch's result (the
-table's "atol" column).
+table's "atol" column). int8 (`tgc-run --precision=int8`, docs/precision.md
+"On the GPU: int8") is calibrated on 16 other inputs drawn like the
+measured one (the table is made on the CPU in the first round and read in
+the others); PyTorch has no int8 GPU path, so it is timed against
+PyTorch's half model, and its bar is --int8-factor (0.1) of the largest
+expected value.
 
   python3 bench/gpu-models.py [--batches 1,32] [--models resnet50,mlp,transformer]
-      [--rounds 5] [--runs 20] [--precision fp32|tf32|fp16|both|all]
+      [--rounds 5] [--runs 20] [--precision fp32|tf32|fp16|int8|both|all]
 
 Needs a GPU, PyTorch with CUDA and torchvision, and a CUDA build of tgc-run
 (the lent GPU machines have the first three: see docs/cuda-backend.md).
@@ -57,6 +62,7 @@ def parse_args():
                    choices=["fp32", "tf32", "fp16", "both", "all"])
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--tf32-factor", type=float, default=4.0)
+    p.add_argument("--int8-factor", type=float, default=0.1)
     p.add_argument("--tgc-run", default=os.path.join(HERE, "..", "build", "bin",
                                                      "tgc-run"))
     p.add_argument("--workdir", default=os.path.join(HERE, "..", "build",
@@ -91,7 +97,7 @@ def main():
         return 2
     os.makedirs(args.workdir, exist_ok=True)
     precisions = {"both": ["fp32", "tf32"],
-                  "all": ["fp32", "tf32", "fp16"]}.get(args.precision,
+                  "all": ["fp32", "tf32", "fp16", "int8"]}.get(args.precision,
                                                        [args.precision])
     device = torch.device("cuda")
     print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}; "
@@ -113,12 +119,23 @@ def main():
                 model.float()
             np.save(base + "-input.npy", x.numpy())
             np.save(base + "-expected.npy", expected.numpy())
+            # int8 calibration samples: other inputs drawn the same way.
+            calibration = base + "-calibration"
+            os.makedirs(calibration, exist_ok=True)
+            torch.manual_seed(1000 + batch)
+            for i in range(16):
+                np.save(os.path.join(calibration, f"s{i:04d}.npy"),
+                        make_input(batch).numpy())
+            table = base + ".table"
+            if os.path.exists(table):
+                os.remove(table)
             atol = 1e-5 * float(expected.abs().max())
             gpu_model = model.to(device)
             xd = x.to(device)
             for precision in precisions:
                 tf32 = precision == "tf32"
-                half = precision == "fp16"
+                int8 = precision == "int8"
+                half = precision == "fp16" or int8
                 torch.backends.cuda.matmul.allow_tf32 = tf32
                 torch.backends.cudnn.allow_tf32 = tf32
                 theirs_model, theirs_x = gpu_model, xd
@@ -126,7 +143,9 @@ def main():
                     theirs_model = copy.deepcopy(gpu_model).half()
                     theirs_x = xd.half()
                 tol = atol
-                if tf32 or half:
+                if int8:
+                    tol = args.int8_factor * float(expected.abs().max())
+                elif tf32 or half:
                     with torch.no_grad():
                         theirs = theirs_model(theirs_x).float().cpu()
                     tol = max(atol, args.tf32_factor *
@@ -151,7 +170,13 @@ def main():
                             args.rtol, tol,
                             ["--backend=cuda"] +
                             (["--allow-tf32"] if tf32 else []) +
-                            (["--precision=f16"] if half else []))
+                            (["--precision=f16"] if half and not int8
+                             else []) +
+                            (["--precision=int8",
+                              f"--calibration-table={table}"] +
+                             ([] if os.path.exists(table) else
+                              [f"--calibration-data={calibration}"])
+                             if int8 else []))
                         if status != 0 or ms is None:
                             break
                         ours.append(ms)
@@ -168,6 +193,7 @@ def main():
                 print(f"  {name} b{batch} {precision}: done", flush=True)
             model.cpu()
 
+    print("\n(int8 rows: PyTorch's columns are its half model's)")
     print(f"\n| model | batch | precision | matches float64 (rtol {args.rtol:g})"
           " | atol | PyTorch eager ms | TorchScript ms | tgc ms"
           " | tgc vs best PyTorch | tgc TFLOP/s |")
