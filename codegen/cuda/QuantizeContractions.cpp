@@ -140,6 +140,35 @@ QuantizedWeights quantizeWeights(const std::vector<float> &w, int64_t rows,
   return q;
 }
 
+int64_t roundUp4(int64_t n) { return (n + 3) / 4 * 4; }
+
+/// `values` of a row-major tensor of `shape` copied into one of `padded`
+/// (each dim at least as large), zeros around.
+std::vector<int8_t> padValues(const std::vector<int8_t> &values,
+                              llvm::ArrayRef<int64_t> shape,
+                              llvm::ArrayRef<int64_t> padded) {
+  if (shape == padded)
+    return values;
+  int64_t total = 1;
+  for (int64_t d : padded)
+    total *= d;
+  std::vector<int8_t> out(total, 0);
+  const size_t rank = shape.size();
+  SmallVector<int64_t> index(rank, 0);
+  for (int8_t v : values) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset = offset * padded[d] + index[d];
+    out[offset] = v;
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 struct QuantizeContractionsPass
     : public cuda::impl::TgcCudaQuantizeContractionsBase<
           QuantizeContractionsPass> {
@@ -205,8 +234,8 @@ std::string QuantizeContractionsPass::blocker(FusionOp fusion,
       return "run-time weights";
     int64_t k = rhs.getShape()[mm.getTransposeB() ? 1 : 0];
     int64_t n = rhs.getShape()[mm.getTransposeB() ? 0 : 1];
-    if (k % 4 || n % 4 || k == 0 || n == 0)
-      return "K and N not multiples of 4";
+    if (k == 0 || n == 0)
+      return "empty weights";
     return "";
   }
   auto conv = cast<Conv2DOp>(contraction);
@@ -215,9 +244,8 @@ std::string QuantizeContractionsPass::blocker(FusionOp fusion,
   if (conv.getGroups() != 1)
     return "groups";
   auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-  if (filter.getShape()[2] % 4 || filter.getShape()[3] % 4 ||
-      filter.getNumElements() == 0)
-    return "channels not multiples of 4";
+  if (filter.getNumElements() == 0)
+    return "empty weights";
   if (constantValues(outerOf(fusion, conv.getFilter())).empty())
     return "run-time weights";
   return "";
@@ -280,16 +308,31 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
           kn[i * channels + n] = values[n * k + i];
       values = std::move(kn);
     }
-    // Stored N x K (cuBLASLt's TN form: the matmul reads it transposed).
+    // Stored N x K (cuBLASLt's TN form: the matmul reads it transposed),
+    // both padded with zeros to multiples of 4 (what its int8 kernels
+    // take): zero weights make the input's padding irrelevant, and the
+    // padded columns are sliced off after the product.
     w = quantizeWeights(values, k, channels,
                         [&](int64_t i, int64_t n) { return n * k + i; });
-    wq = constant(b, loc, {channels, k}, i8, llvm::ArrayRef(w.values));
-    auto lhs32 = CastOp::create(
-        b, loc, RankedTensorType::get(xType.getShape(), i32), xq);
+    const int64_t k4 = roundUp4(k), n4 = roundUp4(channels);
+    wq = constant(b, loc, {n4, k4}, i8,
+                  llvm::ArrayRef(padValues(w.values, {channels, k}, {n4, k4})));
+    SmallVector<int64_t> lhsShape(xType.getShape());
+    if (k4 != k) {
+      SmallVector<int64_t> low(lhsShape.size(), 0), high(lhsShape.size(), 0);
+      high.back() = k4 - k;
+      lhsShape.back() = k4;
+      xq = PadOp::create(b, loc, RankedTensorType::get(lhsShape, i8), xq,
+                         b.getDenseI64ArrayAttr(low),
+                         b.getDenseI64ArrayAttr(high), b.getF64FloatAttr(0));
+    }
+    auto lhs32 =
+        CastOp::create(b, loc, RankedTensorType::get(lhsShape, i32), xq);
     auto rhs32 =
-        CastOp::create(b, loc, RankedTensorType::get({channels, k}, i32), wq);
-    auto resultShape =
-        cast<RankedTensorType>(mm.getResult().getType()).getShape();
+        CastOp::create(b, loc, RankedTensorType::get({n4, k4}, i32), wq);
+    SmallVector<int64_t> resultShape(
+        cast<RankedTensorType>(mm.getResult().getType()).getShape());
+    resultShape.back() = n4;
     auto integer =
         MatmulOp::create(b, loc, RankedTensorType::get(resultShape, i32),
                          lhs32.getResult(), rhs32.getResult(),
@@ -306,33 +349,48 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
     w = quantizeWeights(constantValues(outerOf(fusion, conv.getFilter())), rows,
                         channels,
                         [&](int64_t i, int64_t n) { return i * channels + n; });
-    wq = constant(b, loc, hwio, i8, llvm::ArrayRef(w.values));
+    // Input and output channels padded with zeros to multiples of 4
+    // (cuDNN's int8 convolutions take no others): ResNet's 3-channel stem.
+    const int64_t c4 = roundUp4(hwio[2]), k4 = roundUp4(hwio[3]);
+    SmallVector<int64_t> hwio4{hwio[0], hwio[1], c4, k4};
+    wq = constant(b, loc, hwio4, i8,
+                  llvm::ArrayRef(padValues(w.values, hwio, hwio4)));
     llvm::ArrayRef<int64_t> pad = conv.getPadding();
     const bool padded = llvm::any_of(pad, [](int64_t p) { return p != 0; });
     const bool symmetric = pad[0] == pad[2] && pad[1] == pad[3];
     SmallVector<int64_t> convPad(pad);
-    if (padded && (zp != 0 || !symmetric)) {
-      // The padding holds the grid's zero (zp), which the convolution's
-      // zero padding would not.
-      SmallVector<int64_t> low{0, pad[0], pad[1], 0},
-          high{0, pad[2], pad[3], 0};
+    const bool padSpace = padded && (zp != 0 || !symmetric);
+    if (padSpace || c4 != hwio[2]) {
+      // The spatial padding holds the grid's zero (zp), which the
+      // convolution's zero padding would not; padded channels meet zero
+      // weights (any value does).
+      SmallVector<int64_t> low{0, 0, 0, 0}, high{0, 0, 0, c4 - hwio[2]};
+      if (padSpace) {
+        low = {0, pad[0], pad[1], 0};
+        high = {0, pad[2], pad[3], c4 - hwio[2]};
+        convPad.assign(4, 0);
+      }
       SmallVector<int64_t> shape(xType.getShape());
-      shape[1] += pad[0] + pad[2];
-      shape[2] += pad[1] + pad[3];
+      shape[1] += low[1] + high[1];
+      shape[2] += low[2] + high[2];
+      shape[3] = c4;
       auto padOp = PadOp::create(b, loc, RankedTensorType::get(shape, i8), xq,
                                  b.getDenseI64ArrayAttr(low),
                                  b.getDenseI64ArrayAttr(high),
                                  b.getF64FloatAttr(static_cast<double>(zp)));
       xq = padOp.getResult();
-      convPad.assign(4, 0);
     }
     auto xf = CastOp::create(
         b, loc,
         RankedTensorType::get(cast<RankedTensorType>(xq.getType()).getShape(),
                               f32),
         xq);
-    auto wf = CastOp::create(b, loc, RankedTensorType::get(hwio, f32), wq);
+    auto wf = CastOp::create(b, loc, RankedTensorType::get(hwio4, f32), wq);
+    SmallVector<int64_t> outShape(
+        cast<RankedTensorType>(conv.getType()).getShape());
+    outShape[3] = k4;
     auto integer = cast<Conv2DOp>(b.clone(*conv));
+    integer.getResult().setType(RankedTensorType::get(outShape, f32));
     integer.getInputMutable().assign(xf.getResult());
     integer.getFilterMutable().assign(wf.getResult());
     integer.getBiasMutable().clear();
@@ -352,8 +410,18 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
   auto resultType = cast<RankedTensorType>(contraction->getResult(0).getType());
   auto append = [&](Operation *op) { return op->getResult(0); };
   Value y = acc;
-  if (cast<RankedTensorType>(acc.getType()).getElementType() != f32)
-    y = append(CastOp::create(b, loc, resultType, acc));
+  auto accType = cast<RankedTensorType>(acc.getType());
+  if (accType.getElementType() != f32)
+    y = append(CastOp::create(
+        b, loc, RankedTensorType::get(accType.getShape(), f32), acc));
+  if (accType.getShape() != resultType.getShape()) {
+    // The padded output channels off.
+    const size_t rank = resultType.getRank();
+    SmallVector<int64_t> starts(rank, 0), ends(resultType.getShape());
+    y = append(SliceOp::create(b, loc, resultType, y,
+                               b.getDenseI64ArrayAttr(starts),
+                               b.getDenseI64ArrayAttr(ends), nullptr));
+  }
   std::vector<float> scales(channels), offsets(channels);
   for (int64_t n = 0; n < channels; ++n) {
     scales[n] = static_cast<float>(q.scale * w.scales[n]);

@@ -132,3 +132,24 @@ func.func @calibrated(%x: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<4x4xf32>
   %r = tgc.relu %z : tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// K and N not multiples of 4 (what cuBLASLt's int8 kernels take): the
+// weights are padded with zeros to 12 x 8, the quantized input with zeros
+// to K = 8, and the two padded columns of the product are sliced off
+// before the dequantization.
+// CHECK-LABEL: func.func @padded_matmul
+// CHECK:         %[[Q:.*]] = tgc.cast %{{.*}} : tensor<5x6xf32> to tensor<5x6xi8>
+// CHECK:         %[[W:.*]] = tgc.constant dense<{{.*}}> : tensor<12x8xi8>
+// CHECK:         %[[P:.*]] = tgc.pad %[[Q]] {high = array<i64: 0, 2>, low = array<i64: 0, 0>} : (tensor<5x6xi8>) -> tensor<5x8xi8>
+// CHECK:         %[[ACC:.*]] = tgc.fusion <contraction>(%[[P]], %[[W]])
+// CHECK:           tgc.matmul {{.*}} : (tensor<5x8xi32>, tensor<12x8xi32>) -> tensor<5x12xi32>
+// CHECK:         %[[F:.*]] = tgc.cast %[[ACC]] : tensor<5x12xi32> to tensor<5x12xf32>
+// CHECK:         %[[S:.*]] = tgc.slice %[[F]] {ends = array<i64: 5, 10>, starts = array<i64: 0, 0>} : (tensor<5x12xf32>) -> tensor<5x10xf32>
+// CHECK:         tgc.mul %[[S]], %{{.*}} : (tensor<5x10xf32>, tensor<10xf32>)
+func.func @padded_matmul(%x: tensor<5x6xf32>) -> tensor<5x10xf32> {
+  %w = tgc.constant dense<0.5> : tensor<6x10xf32>
+  %y = tgc.matmul %x, %w {tgc.input_quantization = {scale = 0.02 : f64, zero_point = 0 : i64, storage = i8}} : (tensor<5x6xf32>, tensor<6x10xf32>) -> tensor<5x10xf32>
+  return %y : tensor<5x10xf32>
+}
