@@ -720,6 +720,8 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     fused.description += " + bias";
 
   std::optional<Shape> biasShape;
+  // The bias post-op's operand, when it is a constant.
+  const HostTensor *constantBias = nullptr;
   std::vector<cpu::PostOp> postOps;
   // Per post-op: the kernel input of its operand (or -1).
   std::vector<int> postOpInputs;
@@ -735,6 +737,7 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
       if (conv && shapeOf(matched.operand) != *biasShape)
         view = biasShape;
       fused.inputs.push_back({outer(matched.operand), view});
+      constantBias = constantOf(matched.operand);
       fused.description += " + bias";
       continue;
     }
@@ -766,6 +769,7 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.transposeB = o.getTransposeB();
     desc.constantRhs = constantOf(o.getRhs());
     desc.biasShape = biasShape;
+    desc.constantBias = constantBias;
     desc.postOps = std::move(postOps);
     applyPrecision(desc, precision);
     kernel = inInt8Chain(desc, precision)
@@ -779,10 +783,13 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     desc.inputShape = shapeOf(c.getInput());
     desc.filterShape = shapeOf(c.getFilter());
     desc.resultShape = shapeOf(result);
-    if (c.getBias())
+    if (c.getBias()) {
       desc.biasShape = shapeOf(c.getBias());
-    else
+      desc.constantBias = constantOf(c.getBias());
+    } else {
       desc.biasShape = biasShape;
+      desc.constantBias = constantBias;
+    }
     llvm::copy(c.getStrides(), desc.strides);
     llvm::copy(c.getPadding(), desc.padding);
     llvm::copy(c.getDilations(), desc.dilations);

@@ -484,6 +484,9 @@ public:
                                        dnnl::memory::data_type::s32,
                                        dnnl::memory::format_tag::x),
                     values.data()));
+    for (const auto &[arg, value] : this->spec.f32Arguments)
+      int32Memories.emplace_back(
+          arg, wrap(value.first, const_cast<float *>(value.second.data())));
   }
   std::string_view name() const override { return spec.name; }
   bool canRunInPlace(size_t index) const override {

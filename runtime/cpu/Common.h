@@ -203,6 +203,12 @@ struct PrimitiveKernelSpec {
   /// Small s32 arguments bound on every run (runtime zero points: e.g.
   /// DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC); not saved as constants.
   std::vector<std::pair<int, std::vector<int32_t>>> int32Arguments;
+  /// Small f32 arguments computed once at creation from constant inputs
+  /// and bound on every run (an int8 primitive's constant bias divided by
+  /// its output scales); not saved as constants: a remade kernel computes
+  /// them again (their inputs are in readAtRemake).
+  std::vector<std::pair<int, std::pair<dnnl::memory::desc, std::vector<float>>>>
+      f32Arguments;
   /// The kernel input a `sum` post-op adds (the primitive accumulates into
   /// its destination): output 0 must hold it when the primitive starts, so
   /// the kernel runs in place over it (inPlaceInput) or copies it first.

@@ -208,6 +208,9 @@ struct MatmulDesc {
   /// When the rhs is a constant it may be reordered once at creation into
   /// the primitive's preferred layout; the kernel then ignores input 1.
   const HostTensor *constantRhs = nullptr;
+  /// The bias (input 2) when it is a constant: an int8 kernel divides it
+  /// by its output scales once, at creation, instead of on each run.
+  const HostTensor *constantBias = nullptr;
   /// Multiply in bfloat16 (an f32 matmul only; CpuIsa::bf16): see
   /// Conv2DDesc::bf16.
   bool bf16 = false;
@@ -232,6 +235,8 @@ struct Conv2DDesc {
   int64_t groups = 1;
   std::vector<PostOp> postOps;
   const HostTensor *constantFilter = nullptr; ///< prepacked at creation
+  /// The bias (input 2) when it is a constant (MatmulDesc::constantBias).
+  const HostTensor *constantBias = nullptr;
   /// With `nhwc`: the filter (operand and constantFilter) holds its
   /// elements in OIHW order, as the model's constant does (a lazy
   /// transpose, tgc.transpose): the kernel reads it in that order rather

@@ -201,6 +201,7 @@ void putMatmul(ByteWriter &w, const MatmulDesc &d,
   putOptionalShape(w, d.biasShape);
   putPostOps(w, d.postOps);
   putConstant(w, d.constantRhs, constants);
+  putConstant(w, d.constantBias, constants);
   w.put(d.bf16);
   putInt8(w, d.int8);
   putInt8(w, d.int8Output);
@@ -215,6 +216,7 @@ MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   d.biasShape = getOptionalShape(r);
   d.postOps = getPostOps(r);
   d.constantRhs = getConstant(r, context);
+  d.constantBias = getConstant(r, context);
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);
   d.int8Output = getInt8(r);
@@ -235,6 +237,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   w.put(d.groups);
   putPostOps(w, d.postOps);
   putConstant(w, d.constantFilter, constants);
+  putConstant(w, d.constantBias, constants);
   w.put(d.filterOIHW);
   w.put(d.bf16);
   putInt8(w, d.int8);
@@ -254,6 +257,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.groups = r.get<int64_t>();
   d.postOps = getPostOps(r);
   d.constantFilter = getConstant(r, context);
+  d.constantBias = getConstant(r, context);
   d.filterOIHW = r.get<bool>();
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);

@@ -143,6 +143,64 @@ TEST(Int8, MatmulMatchesTheReferenceInt8Implementation) {
       }
 }
 
+// A constant bias (MatmulDesc / Conv2DDesc::constantBias) is divided by the
+// output scales once, when the kernel is made: the results are bitwise
+// those of the per-run conversion, the bias input is no longer read when
+// the kernel runs (another tensor there changes nothing), and it is still
+// one a saved plan keeps (readsInput: the remade kernel scales it again).
+TEST(Int8, ConstantBiasIsScaledOnce) {
+  const int64_t M = 5, K = 32, N = 12;
+  HostTensor a = randomF32({M, K}, 7, 0.0f, 1.0f);
+  HostTensor b = randomF32({K, N}, 8, -0.5f, 0.5f);
+  HostTensor bias = randomF32({N}, 9, -1, 1);
+  HostTensor other = randomF32({N}, 10, -1, 1);
+  Int8Quantization q{1.0f / 255, true};
+  MatmulDesc d{DType::F32, a.shape(), b.shape(), {M, N}};
+  d.biasShape = Shape{N};
+  d.constantRhs = &b;
+  d.int8 = q;
+  auto perRun = createMatmul(d);
+  ASSERT_TRUE(perRun.ok()) << perRun.status();
+  d.constantBias = &bias;
+  auto once = createMatmul(d);
+  ASSERT_TRUE(once.ok()) << once.status();
+  HostTensor want = runOne(*perRun, {a, b, bias}, {M, N});
+  HostTensor got = runOne(*once, {a, b, bias}, {M, N});
+  EXPECT_EQ(std::memcmp(want.data(), got.data(), want.byteSize()), 0);
+  HostTensor ignored = runOne(*once, {a, b, other}, {M, N});
+  EXPECT_EQ(std::memcmp(want.data(), ignored.data(), want.byteSize()), 0);
+  EXPECT_TRUE((*once)->readsInput(2));
+  // The per-run kernel does read it.
+  HostTensor changed = runOne(*perRun, {a, b, other}, {M, N});
+  EXPECT_NE(std::memcmp(want.data(), changed.data(), want.byteSize()), 0);
+
+  // A convolution the same way.
+  const int64_t C = 8, H = 5, W = 5, O = 16;
+  HostTensor x = randomF32({1, H, W, C}, 11, 0.0f, 2.0f);
+  HostTensor f = randomF32({3, 3, C, O}, 12, -0.3f, 0.3f);
+  HostTensor cbias = randomF32({O}, 13, -1, 1);
+  HostTensor cother = randomF32({O}, 14, -1, 1);
+  Conv2DDesc c{DType::F32};
+  c.nhwc = true;
+  c.inputShape = x.shape();
+  c.filterShape = f.shape();
+  c.resultShape = {1, H, W, O};
+  for (int64_t &p : c.padding)
+    p = 1;
+  c.biasShape = Shape{O};
+  c.constantFilter = &f;
+  c.int8 = Int8Quantization{2.0f / 255, true};
+  auto convPerRun = createConv2D(c);
+  ASSERT_TRUE(convPerRun.ok()) << convPerRun.status();
+  c.constantBias = &cbias;
+  auto convOnce = createConv2D(c);
+  ASSERT_TRUE(convOnce.ok()) << convOnce.status();
+  HostTensor cwant = runOne(*convPerRun, {x, f, cbias}, c.resultShape);
+  HostTensor cgot = runOne(*convOnce, {x, f, cother}, c.resultShape);
+  EXPECT_EQ(std::memcmp(cwant.data(), cgot.data(), cwant.byteSize()), 0);
+  EXPECT_TRUE((*convOnce)->readsInput(2));
+}
+
 class Int8Conv : public ::testing::TestWithParam<int32_t> {};
 
 TEST_P(Int8Conv, MatchesTheReferenceInt8ImplementationInBothLayouts) {
