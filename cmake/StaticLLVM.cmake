@@ -1,0 +1,58 @@
+# TgcMLIR: how a target links MLIR and LLVM. By default Debian's shared
+# libMLIR.so and libLLVM.so (fast links: the tests). A target with the
+# property TGC_STATIC_LLVM (tgc_static_llvm) links their static archives
+# instead, of which the linker keeps only the objects it uses
+# (--gc-sections): the tools and libtgc_compiler. Loading the shared
+# libraries costs every process ~80 MiB of resident pages before it does
+# anything (47 MiB of libLLVM, 31 MiB of libMLIR: their static
+# constructors and relocations touch pages all over 230 MB of code, and
+# each fault maps its neighbours too) and ~60 ms of start-up; the static
+# tgc-run-full starts with 34 MiB (docs/cpu-backend.md, "Peak memory").
+option(TGC_STATIC_LLVM
+  "Link the tools and libtgc_compiler with MLIR's and LLVM's static archives"
+  ON)
+
+add_library(TgcMLIR INTERFACE)
+set(_tgc_static "$<BOOL:$<TARGET_PROPERTY:TGC_STATIC_LLVM>>")
+target_link_libraries(TgcMLIR INTERFACE
+  "$<$<NOT:${_tgc_static}>:MLIR>" "$<$<NOT:${_tgc_static}>:LLVM>")
+
+if(TGC_STATIC_LLVM)
+  file(GLOB _tgc_mlir_archives "${LLVM_LIBRARY_DIR}/libMLIR*.a")
+  # The C API, Python, language-server and TableGen libraries: nothing of
+  # tgc uses them.
+  list(FILTER _tgc_mlir_archives EXCLUDE REGEX
+       "libMLIR(CAPI|Python|Lsp|TableGen|TblgenLib)[^/]*\\.a$")
+  file(GLOB _tgc_llvm_archives "${LLVM_LIBRARY_DIR}/libLLVM*.a")
+  if(NOT _tgc_mlir_archives OR NOT _tgc_llvm_archives)
+    message(FATAL_ERROR "TGC_STATIC_LLVM: no MLIR / LLVM static archives in "
+                        "${LLVM_LIBRARY_DIR} (set -DTGC_STATIC_LLVM=OFF)")
+  endif()
+  # One group: the archives reference each other in every direction.
+  string(JOIN "," _tgc_group ${_tgc_mlir_archives} ${_tgc_llvm_archives})
+  # What LLVM's static libraries link (llvm-config --link-static
+  # --system-libs); zstd by its runtime name, which has no -dev symlink.
+  find_library(TGC_ZSTD_LIBRARY NAMES zstd libzstd.so.1 REQUIRED)
+  find_library(TGC_Z3_LIBRARY NAMES z3)
+  find_library(TGC_XML2_LIBRARY NAMES xml2 REQUIRED)
+  find_library(TGC_Z_LIBRARY NAMES z REQUIRED)
+  set(_tgc_system ${TGC_Z_LIBRARY} ${TGC_ZSTD_LIBRARY} ${TGC_XML2_LIBRARY})
+  if(TGC_Z3_LIBRARY)
+    list(APPEND _tgc_system ${TGC_Z3_LIBRARY})
+  endif()
+  list(APPEND _tgc_system rt dl m pthread)
+  target_link_libraries(TgcMLIR INTERFACE
+    "$<${_tgc_static}:-Wl,--start-group,${_tgc_group},--end-group>")
+  foreach(lib ${_tgc_system})
+    target_link_libraries(TgcMLIR INTERFACE "$<${_tgc_static}:${lib}>")
+  endforeach()
+endif()
+
+# Links `target` with MLIR's and LLVM's static archives (when
+# TGC_STATIC_LLVM is on), dropping the sections it does not use.
+function(tgc_static_llvm target)
+  if(TGC_STATIC_LLVM)
+    set_target_properties(${target} PROPERTIES TGC_STATIC_LLVM ON)
+    target_link_options(${target} PRIVATE "-Wl,--gc-sections")
+  endif()
+endfunction()
