@@ -98,6 +98,10 @@ set_target_properties(tgc_compiler PROPERTIES
   # the default search path), and nothing of the build tree.
   INSTALL_RPATH "$ORIGIN;${LLVM_LIBRARY_DIR}"
   LINK_OPTIONS "-Wl,--no-undefined;-Wl,-Bsymbolic-functions")
+# LLVM and MLIR inside it (cmake/StaticLLVM.cmake; after LINK_OPTIONS, which
+# this appends to): a program that loads it maps no libLLVM.so /
+# libMLIR.so (~80 MiB of resident pages at load).
+tgc_static_llvm(tgc_compiler)
 # libtgc loads it at run time: a program linking tgc::tgc in this tree
 # depends on it too (tgc_link_library).
 function(tgc_link_library target)

@@ -30,6 +30,13 @@ if(TGC_STATIC_LLVM)
   endif()
   # One group: the archives reference each other in every direction.
   string(JOIN "," _tgc_group ${_tgc_mlir_archives} ${_tgc_llvm_archives})
+  # Their names, for a shared library that must not export their symbols.
+  set(_tgc_names)
+  foreach(archive ${_tgc_mlir_archives} ${_tgc_llvm_archives})
+    get_filename_component(name ${archive} NAME)
+    list(APPEND _tgc_names ${name})
+  endforeach()
+  string(JOIN ":" TGC_STATIC_LLVM_ARCHIVE_NAMES ${_tgc_names})
   # What LLVM's static libraries link (llvm-config --link-static
   # --system-libs); zstd by its runtime name, which has no -dev symlink.
   find_library(TGC_ZSTD_LIBRARY NAMES zstd libzstd.so.1 REQUIRED)
@@ -41,6 +48,12 @@ if(TGC_STATIC_LLVM)
     list(APPEND _tgc_system ${TGC_Z3_LIBRARY})
   endif()
   list(APPEND _tgc_system rt dl m pthread)
+  # libstdc++ right after the group: the archives' references to the
+  # standard library's instantiations (std::string::push_back) must bind
+  # there, not pull an object of a static library that happens to follow
+  # and define them too (libtgc_compiler would get a second copy of
+  # libtgc's runtime: test/package/lazy-compiler.py).
+  list(PREPEND _tgc_system stdc++)
   target_link_libraries(TgcMLIR INTERFACE
     "$<${_tgc_static}:-Wl,--start-group,${_tgc_group},--end-group>")
   foreach(lib ${_tgc_system})
@@ -49,10 +62,17 @@ if(TGC_STATIC_LLVM)
 endif()
 
 # Links `target` with MLIR's and LLVM's static archives (when
-# TGC_STATIC_LLVM is on), dropping the sections it does not use.
+# TGC_STATIC_LLVM is on), dropping the sections it does not use. A shared
+# library (libtgc_compiler) exports none of their symbols: its copy of
+# LLVM never meets another in the program that loads it.
 function(tgc_static_llvm target)
   if(TGC_STATIC_LLVM)
     set_target_properties(${target} PROPERTIES TGC_STATIC_LLVM ON)
     target_link_options(${target} PRIVATE "-Wl,--gc-sections")
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "SHARED_LIBRARY")
+      target_link_options(${target} PRIVATE
+        "-Wl,--exclude-libs,${TGC_STATIC_LLVM_ARCHIVE_NAMES}")
+    endif()
   endif()
 endfunction()
