@@ -7,10 +7,27 @@
 # anything (47 MiB of libLLVM, 31 MiB of libMLIR: their static
 # constructors and relocations touch pages all over 230 MB of code, and
 # each fault maps its neighbours too) and ~60 ms of start-up; the static
-# tgc-run-full starts with 34 MiB (docs/cpu-backend.md, "Peak memory").
+# tgc-run-full starts with 33 MiB (docs/cpu-backend.md, "Where the memory
+# goes").
 option(TGC_STATIC_LLVM
   "Link the tools and libtgc_compiler with MLIR's and LLVM's static archives"
   ON)
+
+# Links `target` with MLIR's and LLVM's static archives (when
+# TGC_STATIC_LLVM is on), dropping the sections it does not use. A shared
+# library (libtgc_compiler) exports none of their symbols: its copy of
+# LLVM never meets another in the program that loads it.
+function(tgc_static_llvm target)
+  if(TGC_STATIC_LLVM)
+    set_target_properties(${target} PROPERTIES TGC_STATIC_LLVM ON)
+    target_link_options(${target} PRIVATE "-Wl,--gc-sections")
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "SHARED_LIBRARY")
+      target_link_options(${target} PRIVATE
+        "-Wl,--exclude-libs,${TGC_STATIC_LLVM_ARCHIVE_NAMES}")
+    endif()
+  endif()
+endfunction()
 
 add_library(TgcMLIR INTERFACE)
 set(_tgc_static "$<BOOL:$<TARGET_PROPERTY:TGC_STATIC_LLVM>>")
@@ -25,8 +42,11 @@ if(TGC_STATIC_LLVM)
        "libMLIR(CAPI|Python|Lsp|TableGen|TblgenLib)[^/]*\\.a$")
   file(GLOB _tgc_llvm_archives "${LLVM_LIBRARY_DIR}/libLLVM*.a")
   if(NOT _tgc_mlir_archives OR NOT _tgc_llvm_archives)
-    message(FATAL_ERROR "TGC_STATIC_LLVM: no MLIR / LLVM static archives in "
-                        "${LLVM_LIBRARY_DIR} (set -DTGC_STATIC_LLVM=OFF)")
+    message(STATUS "TGC_STATIC_LLVM: no MLIR / LLVM static archives in "
+                   "${LLVM_LIBRARY_DIR}: the tools link the shared "
+                   "libLLVM.so / libMLIR.so instead")
+    set(TGC_STATIC_LLVM OFF CACHE BOOL "" FORCE)
+    return()
   endif()
   # One group: the archives reference each other in every direction.
   string(JOIN "," _tgc_group ${_tgc_mlir_archives} ${_tgc_llvm_archives})
@@ -39,10 +59,18 @@ if(TGC_STATIC_LLVM)
   string(JOIN ":" TGC_STATIC_LLVM_ARCHIVE_NAMES ${_tgc_names})
   # What LLVM's static libraries link (llvm-config --link-static
   # --system-libs); zstd by its runtime name, which has no -dev symlink.
-  find_library(TGC_ZSTD_LIBRARY NAMES zstd libzstd.so.1 REQUIRED)
+  find_library(TGC_ZSTD_LIBRARY NAMES zstd libzstd.so.1)
   find_library(TGC_Z3_LIBRARY NAMES z3)
-  find_library(TGC_XML2_LIBRARY NAMES xml2 REQUIRED)
-  find_library(TGC_Z_LIBRARY NAMES z REQUIRED)
+  find_library(TGC_XML2_LIBRARY NAMES xml2)
+  find_library(TGC_Z_LIBRARY NAMES z)
+  foreach(lib TGC_ZSTD_LIBRARY TGC_XML2_LIBRARY TGC_Z_LIBRARY)
+    if(NOT ${lib})
+      message(STATUS "TGC_STATIC_LLVM: ${lib} not found: the tools link "
+                     "the shared libLLVM.so / libMLIR.so instead")
+      set(TGC_STATIC_LLVM OFF CACHE BOOL "" FORCE)
+      return()
+    endif()
+  endforeach()
   set(_tgc_system ${TGC_Z_LIBRARY} ${TGC_ZSTD_LIBRARY} ${TGC_XML2_LIBRARY})
   if(TGC_Z3_LIBRARY)
     list(APPEND _tgc_system ${TGC_Z3_LIBRARY})
@@ -60,19 +88,3 @@ if(TGC_STATIC_LLVM)
     target_link_libraries(TgcMLIR INTERFACE "$<${_tgc_static}:${lib}>")
   endforeach()
 endif()
-
-# Links `target` with MLIR's and LLVM's static archives (when
-# TGC_STATIC_LLVM is on), dropping the sections it does not use. A shared
-# library (libtgc_compiler) exports none of their symbols: its copy of
-# LLVM never meets another in the program that loads it.
-function(tgc_static_llvm target)
-  if(TGC_STATIC_LLVM)
-    set_target_properties(${target} PROPERTIES TGC_STATIC_LLVM ON)
-    target_link_options(${target} PRIVATE "-Wl,--gc-sections")
-    get_target_property(type ${target} TYPE)
-    if(type STREQUAL "SHARED_LIBRARY")
-      target_link_options(${target} PRIVATE
-        "-Wl,--exclude-libs,${TGC_STATIC_LLVM_ARCHIVE_NAMES}")
-    endif()
-  endif()
-endfunction()
