@@ -153,3 +153,39 @@ func.func @padded_matmul(%x: tensor<5x6xf32>) -> tensor<5x10xf32> {
   %y = tgc.matmul %x, %w {tgc.input_quantization = {scale = 0.02 : f64, zero_point = 0 : i64, storage = i8}} : (tensor<5x6xf32>, tensor<6x10xf32>) -> tensor<5x10xf32>
   return %y : tensor<5x10xf32>
 }
+
+// -----
+
+// A QDQ model's pair, as the importer spells it (QuantizeLinear to ui8 with
+// zero point 3, DequantizeLinear), on a convolution's NCHW input: the
+// int8 pipeline folds it into the convolution (tgc-absorb-fake-quant),
+// runs the convolution NHWC (tgc-convert-layout), and quantizes it with the
+// model's grid (no table needed): one kernel transposes, quantizes and pads
+// the input with the grid's zero (3 - 128 = -125 on s8), the convolution
+// is an integer one, and one kernel dequantizes and transposes back.
+// PIPELINE-LABEL: func.func @qdq_conv
+// PIPELINE:       tgc.fusion <loop>
+// PIPELINE:         tgc.transpose
+// PIPELINE:         tgc.constant dense<-1.250000e+02> : tensor<f32>
+// PIPELINE:         tgc.cast %{{.*}} : tensor<1x4x4x4xf32> to tensor<1x4x4x4xi8>
+// PIPELINE:         tgc.pad %{{.*}} {{.*}}value = -1.250000e+02 : f64} : (tensor<1x4x4x4xi8>) -> tensor<1x6x6x4xi8>
+// PIPELINE:       tgc.fusion <contraction>
+// PIPELINE:         tgc.conv2d {{.*}} : (tensor<1x6x6x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x4x4x8xf32>
+// PIPELINE:       tgc.fusion <loop>
+// PIPELINE-NOT:     tgc.input_quantization
+// PIPELINE:         tgc.transpose
+func.func @qdq_conv(%x: tensor<1x4x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %s = tgc.constant dense<0.05> : tensor<f32>
+  %z = tgc.constant dense<3.0> : tensor<f32>
+  %w = tgc.constant dense<0.125> : tensor<8x4x3x3xf32>
+  %0 = tgc.div %x, %s : (tensor<1x4x4x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+  %1 = tgc.round %0 : tensor<1x4x4x4xf32>
+  %2 = tgc.add %1, %z : (tensor<1x4x4x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+  %3 = tgc.clamp %2 {max = 2.550000e+02 : f64, min = 0.000000e+00 : f64} : tensor<1x4x4x4xf32>
+  %4 = tgc.cast %3 : tensor<1x4x4x4xf32> to tensor<1x4x4x4xui8>
+  %5 = tgc.cast %4 : tensor<1x4x4x4xui8> to tensor<1x4x4x4xf32>
+  %6 = tgc.sub %5, %z : (tensor<1x4x4x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+  %7 = tgc.mul %6, %s : (tensor<1x4x4x4xf32>, tensor<f32>) -> tensor<1x4x4x4xf32>
+  %8 = tgc.conv2d %7, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32>
+  return %8 : tensor<1x8x4x4xf32>
+}
