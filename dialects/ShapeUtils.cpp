@@ -4,6 +4,8 @@
 
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 
+#include <cstring>
+
 using namespace llvm;
 
 namespace tgc {
@@ -117,6 +119,36 @@ bool isValidAxisList(ArrayRef<int64_t> axes, int64_t rank) {
       return false;
   }
   return true;
+}
+
+std::vector<char> transposeBytes(ArrayRef<char> raw, int64_t width,
+                                 ArrayRef<int64_t> inShape,
+                                 ArrayRef<int64_t> perm) {
+  const int64_t rank = static_cast<int64_t>(inShape.size());
+  // The input's strides (bytes), taken in result dim order.
+  SmallVector<int64_t> inStrides(rank, width), strides, shape;
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  for (int64_t p : perm) {
+    strides.push_back(inStrides[p]);
+    shape.push_back(inShape[p]);
+  }
+  const int64_t count = static_cast<int64_t>(raw.size()) / width;
+  std::vector<char> out(static_cast<size_t>(count * width));
+  SmallVector<int64_t> index(rank, 0);
+  int64_t from = 0;
+  for (int64_t n = 0; n < count; ++n) {
+    std::memcpy(&out[static_cast<size_t>(n * width)], raw.data() + from,
+                static_cast<size_t>(width));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      from += strides[d];
+      if (++index[d] < shape[d])
+        break;
+      from -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return out;
 }
 
 } // namespace tgc

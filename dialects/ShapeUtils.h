@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tgc {
 
@@ -49,6 +50,14 @@ std::optional<int64_t> windowOutputSize(int64_t size, int64_t kernel,
 
 /// Checks that `axes` is strictly increasing and within [0, rank).
 bool isValidAxisList(llvm::ArrayRef<int64_t> axes, int64_t rank);
+
+/// The row-major tensor of shape `inShape` in `raw` (elements of `width`
+/// bytes) transposed by `perm` (result dim d is input dim perm[d]): the
+/// constant folding of tgc.transpose and the CUDA int8 pass's reading of
+/// lazily transposed weights.
+std::vector<char> transposeBytes(llvm::ArrayRef<char> raw, int64_t width,
+                                 llvm::ArrayRef<int64_t> inShape,
+                                 llvm::ArrayRef<int64_t> perm);
 
 } // namespace tgc
 

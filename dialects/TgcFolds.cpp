@@ -963,30 +963,8 @@ static Attribute transposeElements(DenseElementsAttr dense,
   ArrayRef<char> raw = dense.getRawData();
   if (static_cast<int64_t>(raw.size()) != count * width)
     return {};
-  ArrayRef<int64_t> inShape = dense.getType().getShape();
-  int64_t rank = type.getRank();
-  // in strides, permuted into result dim order.
-  SmallVector<int64_t> inStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
-  SmallVector<int64_t> strides;
-  for (int64_t p : perm)
-    strides.push_back(inStrides[p] * width);
-  ArrayRef<int64_t> shape = type.getShape();
-  std::vector<char> out(static_cast<size_t>(count * width));
-  SmallVector<int64_t> index(rank, 0);
-  int64_t from = 0;
-  for (int64_t n = 0; n < count; ++n) {
-    std::memcpy(&out[static_cast<size_t>(n * width)], raw.data() + from,
-                static_cast<size_t>(width));
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      from += strides[d];
-      if (++index[d] < shape[d])
-        break;
-      from -= strides[d] * shape[d];
-      index[d] = 0;
-    }
-  }
+  std::vector<char> out =
+      transposeBytes(raw, width, dense.getType().getShape(), perm);
   return DenseElementsAttr::getFromRawBuffer(type, out);
 }
 

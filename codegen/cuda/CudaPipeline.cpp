@@ -206,18 +206,9 @@ void cuda::buildCudaBackendPipeline(OpPassManager &pm,
   // ops, or f32 calls of their input rounded to the grid; loop fusion
   // then groups those ops with their neighbours (a dequantization, its
   // relu and the next layer's quantization: one kernel).
-  if (!options.int8 || !options.fuse) {
-    pm.addNestedPass<func::FuncOp>(
-        createQuantizeContractionsPass(nullptr, /*int8=*/false));
-  } else if (options.calibration || options.calibrationFile.empty()) {
-    pm.addNestedPass<func::FuncOp>(
-        createQuantizeContractionsPass(options.calibration));
-  } else {
-    cuda::TgcCudaQuantizeContractionsOptions quantize;
-    quantize.calibrationTable = options.calibrationFile;
-    pm.addNestedPass<func::FuncOp>(
-        cuda::createTgcCudaQuantizeContractions(quantize));
-  }
+  pm.addNestedPass<func::FuncOp>(createQuantizeContractionsPass(
+      options.calibration, options.int8 && options.fuse,
+      options.calibrationFile));
   if (options.fuse)
     buildCudaLoopFusion(pm);
 }

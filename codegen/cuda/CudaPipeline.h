@@ -92,8 +92,11 @@ std::unique_ptr<mlir::Pass> createTrimContractionChainsPass();
 /// (null: only contractions with a QDQ grid are quantized). Without `int8`
 /// it only rounds the inputs of contractions with a QDQ grid to it, by a
 /// kernel (what every other precision does with them).
+/// `tableFile`, when there is no `table`, is a calibration table file the
+/// pass reads (its calibration-table option).
 std::unique_ptr<mlir::Pass> createQuantizeContractionsPass(
-    std::shared_ptr<const codegen::CalibrationTable> table, bool int8 = true);
+    std::shared_ptr<const codegen::CalibrationTable> table, bool int8 = true,
+    const std::string &tableFile = "");
 
 /// Registers tgc-cuda (with its options) and
 /// tgc-cuda-trim-contraction-chains.

@@ -16,13 +16,16 @@
 #include "codegen/ContractionKeys.h"
 #include "dialects/FusionBuilder.h"
 #include "dialects/InputQuantization.h"
+#include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/PostOpFusion.h"
+#include "runtime/Quantize.h"
 
 #include "mlir/IR/IRMapping.h"
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace tgc::cuda {
@@ -53,90 +56,76 @@ Value constant(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape,
       DenseElementsAttr::get(RankedTensorType::get(shape, element), values));
 }
 
-/// The f32 elements of a constant fusion input, or empty. A transpose of
-/// a constant counts (tgc-convert-layout leaves the filters' transposes
-/// lazy: the CPU backend reorders the constant itself).
-std::vector<float> constantValues(Value outer) {
-  if (auto transpose = outer.getDefiningOp<TransposeOp>()) {
-    std::vector<float> in = constantValues(transpose.getInput());
-    auto inType = cast<RankedTensorType>(transpose.getInput().getType());
-    if (in.empty() || !inType.hasStaticShape())
-      return {};
-    llvm::ArrayRef<int64_t> perm = transpose.getPermutation();
-    llvm::ArrayRef<int64_t> inShape = inType.getShape();
-    const size_t rank = inShape.size();
-    // Strides of the input, then of the result's dims in the input.
-    SmallVector<int64_t> inStrides(rank, 1), strides(rank), outShape(rank);
-    for (size_t d = rank; d-- > 1;)
-      inStrides[d - 1] = inStrides[d] * inShape[d];
-    for (size_t d = 0; d < rank; ++d) {
-      strides[d] = inStrides[perm[d]];
-      outShape[d] = inShape[perm[d]];
-    }
-    std::vector<float> out(in.size());
-    SmallVector<int64_t> index(rank, 0);
-    for (size_t i = 0; i < out.size(); ++i) {
-      int64_t offset = 0;
-      for (size_t d = 0; d < rank; ++d)
-        offset += index[d] * strides[d];
-      out[i] = in[offset];
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < outShape[d])
-          break;
-        index[d] = 0;
-      }
-    }
+/// The elements of `value` when it is a constant or a transpose of one
+/// (tgc-convert-layout leaves the filters' transposes lazy: the CPU backend
+/// reorders the constant itself), as the raw bytes of a dense tensor of
+/// its type; empty otherwise.
+std::vector<char> constantBytes(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+      type.getElementType().getIntOrFloatBitWidth() % 8)
+    return {};
+  const int64_t width = type.getElementType().getIntOrFloatBitWidth() / 8;
+  auto transpose = value.getDefiningOp<TransposeOp>();
+  auto constantOp =
+      (transpose ? transpose.getInput() : value).getDefiningOp<ConstantOp>();
+  auto dense = constantOp ? dyn_cast<DenseElementsAttr>(constantOp.getValue())
+                          : DenseElementsAttr();
+  if (!dense || dense.getElementType() != type.getElementType())
+    return {};
+  llvm::ArrayRef<char> raw = dense.getRawData();
+  if (dense.isSplat()) {
+    std::vector<char> out(static_cast<size_t>(type.getNumElements() * width));
+    for (size_t i = 0; i < out.size(); i += static_cast<size_t>(width))
+      std::memcpy(&out[i], raw.data(), static_cast<size_t>(width));
     return out;
   }
-  auto constantOp = outer.getDefiningOp<ConstantOp>();
-  if (!constantOp)
+  if (!transpose)
+    return std::vector<char>(raw.begin(), raw.end());
+  return transposeBytes(raw, width, dense.getType().getShape(),
+                        transpose.getPermutation());
+}
+
+/// The f32 weights `outer` holds (constantBytes), or empty when it holds
+/// none or any is NaN or infinite (such weights stay f32, as on the CPU).
+std::vector<float> constantWeights(Value outer) {
+  if (!cast<RankedTensorType>(outer.getType()).getElementType().isF32())
     return {};
-  auto attr = dyn_cast<DenseElementsAttr>(constantOp.getValue());
-  if (!attr || !attr.getElementType().isF32())
+  std::vector<char> bytes = constantBytes(outer);
+  std::vector<float> w(bytes.size() / sizeof(float));
+  std::memcpy(w.data(), bytes.data(), w.size() * sizeof(float));
+  if (!llvm::all_of(w, [](float v) { return std::isfinite(v); }))
     return {};
-  auto values = attr.getValues<float>();
-  return std::vector<float>(values.begin(), values.end());
+  return w;
 }
 
 Value outerOf(FusionOp fusion, Value inner) {
   return fusion.getInputs()[cast<BlockArgument>(inner).getArgNumber()];
 }
 
-/// Weights quantized per output channel, symmetric, 8 bits.
+/// Weights quantized per output channel, symmetric, 8 bits
+/// (runtime::quantizePerChannel, as the CPU's int8 kernels quantize them
+/// with VNNI).
 struct QuantizedWeights {
-  /// In the order the integer contraction reads them.
+  /// In the order of the f32 weights.
   std::vector<int8_t> values;
   /// Per output channel: the scale and the sum of the quantized weights.
   std::vector<float> scales;
   std::vector<int64_t> sums;
 };
 
-/// Quantizes `w`, whose element (k, n) of `rows` x `channels` is at
-/// w[k * channels + n], into values[out(k, n)].
-template <typename Index>
-QuantizedWeights quantizeWeights(const std::vector<float> &w, int64_t rows,
-                                 int64_t channels, Index out) {
+template <typename ChannelOf>
+QuantizedWeights quantizeWeights(const std::vector<float> &w, int64_t channels,
+                                 ChannelOf channelOf) {
   QuantizedWeights q;
-  q.values.assign(w.size(), 0);
-  q.scales.assign(channels, 1.0f);
-  q.sums.assign(channels, 0);
-  for (int64_t n = 0; n < channels; ++n) {
-    float maxAbs = 0;
-    for (int64_t k = 0; k < rows; ++k)
-      maxAbs = std::fmax(maxAbs, std::fabs(w[k * channels + n]));
-    const float scale =
-        maxAbs > 0 && std::isfinite(maxAbs) ? maxAbs / 127.0f : 1.0f;
-    q.scales[n] = scale;
-    for (int64_t k = 0; k < rows; ++k) {
-      float v = std::nearbyint(w[k * channels + n] / scale);
-      v = std::fmin(std::fmax(v, -127.0f), 127.0f);
-      if (std::isnan(v))
-        v = 0;
-      auto i = static_cast<int8_t>(v);
-      q.values[out(k, n)] = i;
-      q.sums[n] += i;
-    }
-  }
+  q.values.resize(w.size());
+  q.scales =
+      runtime::quantizePerChannel(w.data(), static_cast<int64_t>(w.size()),
+                                  channels, 127, channelOf, q.values.data());
+  q.sums.assign(static_cast<size_t>(channels), 0);
+  for (size_t i = 0; i < w.size(); ++i)
+    q.sums[static_cast<size_t>(channelOf(static_cast<int64_t>(i)))] +=
+        q.values[i];
   return q;
 }
 
@@ -174,103 +163,86 @@ struct QuantizeContractionsPass
           QuantizeContractionsPass> {
   using TgcCudaQuantizeContractionsBase::TgcCudaQuantizeContractionsBase;
   QuantizeContractionsPass(
-      std::shared_ptr<const codegen::CalibrationTable> table, bool int8)
-      : table(std::move(table)), int8(int8) {}
+      std::shared_ptr<const codegen::CalibrationTable> table, bool int8,
+      const std::string &tableFile)
+      : table(std::move(table)), int8(int8) {
+    calibrationTable = tableFile;
+  }
 
   void runOnOperation() override;
 
 private:
-  /// Why `fusion`'s contraction cannot run as an int8 call ("" if it can).
-  std::string blocker(FusionOp fusion, const PostOpChain &chain) const;
-  void rewrite(FusionOp fusion, const PostOpChain &chain,
-               const InputQuantization &q);
-  /// Rounds the input of `fusion`'s contraction to the grid of `q` with a
-  /// loop fusion before it (the f32 fallback of a QDQ contraction).
-  void applyGrid(FusionOp fusion, const PostOpChain &chain,
-                 const InputQuantization &q);
-
   std::shared_ptr<const codegen::CalibrationTable> table;
   /// False: only apply the QDQ grids (precisions other than int8).
   bool int8 = true;
 };
 
 /// x -> clamp(round(x / s) + zp, lo, hi) (then `- zp` and `* s` with
-/// `dequantize`), as elementwise ops after `b`'s insertion point.
+/// `dequantize`), as elementwise ops at `b`'s insertion point.
 Value quantizeOps(OpBuilder &b, Location loc, Value x, double scale,
-                  double zeroPoint, double lo, double hi, bool dequantize,
-                  llvm::SmallVectorImpl<Operation *> &ops) {
+                  double zeroPoint, double lo, double hi, bool dequantize) {
   auto type = cast<RankedTensorType>(x.getType());
-  auto add = [&](Operation *op) {
-    ops.push_back(op);
-    return op->getResult(0);
-  };
   Value s = scalar(b, loc, scale);
-  Value v = add(DivOp::create(b, loc, type, x, s));
-  v = add(RoundOp::create(b, loc, type, v));
+  Value v = DivOp::create(b, loc, type, x, s);
+  v = RoundOp::create(b, loc, type, v);
   if (zeroPoint != 0)
-    v = add(AddOp::create(b, loc, type, v, scalar(b, loc, zeroPoint)));
-  v = add(ClampOp::create(b, loc, type, v, b.getF64FloatAttr(lo),
-                          b.getF64FloatAttr(hi)));
+    v = AddOp::create(b, loc, type, v, scalar(b, loc, zeroPoint));
+  v = ClampOp::create(b, loc, type, v, b.getF64FloatAttr(lo),
+                      b.getF64FloatAttr(hi));
   if (!dequantize)
     return v;
   if (zeroPoint != 0)
-    v = add(SubOp::create(b, loc, type, v, scalar(b, loc, zeroPoint)));
-  return add(MulOp::create(b, loc, type, v, scalar(b, loc, scale)));
+    v = SubOp::create(b, loc, type, v, scalar(b, loc, zeroPoint));
+  return MulOp::create(b, loc, type, v, scalar(b, loc, scale));
 }
 
-std::string QuantizeContractionsPass::blocker(FusionOp fusion,
-                                              const PostOpChain &chain) const {
+/// The f32 weights of `fusion`'s contraction (matmul: as stored, K x N or
+/// with transpose_b N x K; conv2d: HWIO) when it can run as an int8 call,
+/// else empty: dynamic shapes, a transposed lhs, batched, run-time or
+/// non-finite weights, an NCHW or grouped convolution, no weights at all.
+std::vector<float> int8Weights(FusionOp fusion, const PostOpChain &chain) {
   Operation *contraction = chain.contraction;
   for (Value operand : contraction->getOperands())
     if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
-      return "dynamic shapes";
+      return {};
+  Value weights;
   if (auto mm = dyn_cast<MatmulOp>(contraction)) {
-    if (mm.getTransposeA())
-      return "a transposed lhs";
-    auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
-    if (rhs.getRank() != 2)
-      return "batched weights";
-    if (constantValues(outerOf(fusion, mm.getRhs())).empty())
-      return "run-time weights";
-    int64_t k = rhs.getShape()[mm.getTransposeB() ? 1 : 0];
-    int64_t n = rhs.getShape()[mm.getTransposeB() ? 0 : 1];
-    if (k == 0 || n == 0)
-      return "empty weights";
-    return "";
+    if (mm.getTransposeA() ||
+        cast<RankedTensorType>(mm.getRhs().getType()).getRank() != 2)
+      return {};
+    weights = mm.getRhs();
+  } else {
+    auto conv = cast<Conv2DOp>(contraction);
+    if (conv.getLayout() != ir::Layout::NHWC || conv.getGroups() != 1)
+      return {};
+    weights = conv.getFilter();
   }
-  auto conv = cast<Conv2DOp>(contraction);
-  if (conv.getLayout() != ir::Layout::NHWC)
-    return "NCHW";
-  if (conv.getGroups() != 1)
-    return "groups";
-  auto filter = cast<RankedTensorType>(conv.getFilter().getType());
-  if (filter.getNumElements() == 0)
-    return "empty weights";
-  if (constantValues(outerOf(fusion, conv.getFilter())).empty())
-    return "run-time weights";
-  return "";
+  if (cast<RankedTensorType>(weights.getType()).getNumElements() == 0)
+    return {};
+  return constantWeights(outerOf(fusion, weights));
 }
 
-void QuantizeContractionsPass::applyGrid(FusionOp fusion,
-                                         const PostOpChain &chain,
-                                         const InputQuantization &q) {
+/// Rounds the input of `fusion`'s contraction to the grid of `q` with ops
+/// before it (the f32 fallback of a QDQ contraction).
+void applyGrid(FusionOp fusion, const PostOpChain &chain,
+               const InputQuantization &q) {
   Operation *contraction = chain.contraction;
   OpOperand &use = contraction->getOpOperand(0);
-  Value outer = outerOf(fusion, use.get());
   OpBuilder b(fusion);
   Location loc = contraction->getLoc();
-  llvm::SmallVector<Operation *> ops;
-  Value rounded =
-      quantizeOps(b, loc, outer, q.scale, static_cast<double>(q.zeroPoint),
-                  q.lowest(), q.highest(), /*dequantize=*/true, ops);
+  Value rounded = quantizeOps(b, loc, outerOf(fusion, use.get()), q.scale,
+                              static_cast<double>(q.zeroPoint), q.lowest(),
+                              q.highest(), /*dequantize=*/true);
   fusion.getInputsMutable().append(ValueRange{rounded});
   use.set(fusion.getBlock().addArgument(rounded.getType(), loc));
   contraction->removeAttr(kInputQuantizationAttr);
 }
 
-void QuantizeContractionsPass::rewrite(FusionOp fusion,
-                                       const PostOpChain &chain,
-                                       const InputQuantization &q) {
+/// `fusion` (its contraction's input quantized by `q`, its f32 weights
+/// `weights`: int8Weights) as the quantize ops, the integer contraction
+/// fusion and the dequantize ops followed by its post-ops.
+void rewrite(FusionOp fusion, const PostOpChain &chain,
+             const InputQuantization &q, const std::vector<float> &weights) {
   Operation *contraction = chain.contraction;
   Location loc = contraction->getLoc();
   OpBuilder b(fusion);
@@ -282,11 +254,10 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
   // 1. The input quantized to i8.
   Value x = outerOf(fusion, contraction->getOperand(0));
   auto xType = cast<RankedTensorType>(x.getType());
-  llvm::SmallVector<Operation *> ops;
-  Value clamped = quantizeOps(b, loc, x, q.scale, static_cast<double>(zp), -128,
-                              127, /*dequantize=*/false, ops);
   Value xq = CastOp::create(b, loc, RankedTensorType::get(xType.getShape(), i8),
-                            clamped);
+                            quantizeOps(b, loc, x, q.scale,
+                                        static_cast<double>(zp), -128, 127,
+                                        /*dequantize=*/false));
 
   // 2. The weights, and the integer contraction.
   QuantizedWeights w;
@@ -294,29 +265,28 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
   Operation *product = nullptr;
   llvm::SmallVector<Operation *> inner;
   int64_t channels = 0;
-  Value acc;
   if (auto mm = dyn_cast<MatmulOp>(contraction)) {
     auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
     const bool transB = mm.getTransposeB();
     const int64_t k = rhs.getShape()[transB ? 1 : 0];
     channels = rhs.getShape()[transB ? 0 : 1];
-    std::vector<float> values = constantValues(outerOf(fusion, mm.getRhs()));
-    if (transB) { // [N, K]: make it [K, N] for quantizeWeights.
-      std::vector<float> kn(values.size());
-      for (int64_t n = 0; n < channels; ++n)
-        for (int64_t i = 0; i < k; ++i)
-          kn[i * channels + n] = values[n * k + i];
-      values = std::move(kn);
-    }
+    const int64_t n = channels;
+    w = quantizeWeights(weights, channels,
+                        [&](int64_t i) { return transB ? i / k : i % n; });
     // Stored N x K (cuBLASLt's TN form: the matmul reads it transposed),
     // both padded with zeros to multiples of 4 (what its int8 kernels
     // take): zero weights make the input's padding irrelevant, and the
     // padded columns are sliced off after the product.
-    w = quantizeWeights(values, k, channels,
-                        [&](int64_t i, int64_t n) { return n * k + i; });
-    const int64_t k4 = roundUp4(k), n4 = roundUp4(channels);
+    std::vector<int8_t> nk = w.values;
+    if (!transB) {
+      std::vector<char> t = transposeBytes(
+          llvm::ArrayRef(reinterpret_cast<const char *>(nk.data()), nk.size()),
+          1, {k, n}, {1, 0});
+      std::memcpy(nk.data(), t.data(), t.size());
+    }
+    const int64_t k4 = roundUp4(k), n4 = roundUp4(n);
     wq = constant(b, loc, {n4, k4}, i8,
-                  llvm::ArrayRef(padValues(w.values, {channels, k}, {n4, k4})));
+                  llvm::ArrayRef(padValues(nk, {n, k}, {n4, k4})));
     SmallVector<int64_t> lhsShape(xType.getShape());
     if (k4 != k) {
       SmallVector<int64_t> low(lhsShape.size(), 0), high(lhsShape.size(), 0);
@@ -345,10 +315,8 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
     auto filter = cast<RankedTensorType>(conv.getFilter().getType());
     llvm::ArrayRef<int64_t> hwio = filter.getShape();
     channels = hwio[3];
-    const int64_t rows = hwio[0] * hwio[1] * hwio[2];
-    w = quantizeWeights(constantValues(outerOf(fusion, conv.getFilter())), rows,
-                        channels,
-                        [&](int64_t i, int64_t n) { return i * channels + n; });
+    w = quantizeWeights(weights, channels,
+                        [&](int64_t i) { return i % channels; });
     // Input and output channels padded with zeros to multiples of 4
     // (cuDNN's int8 convolutions take no others): ResNet's 3-channel stem.
     const int64_t c4 = roundUp4(hwio[2]), k4 = roundUp4(hwio[3]);
@@ -374,11 +342,10 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
       shape[1] += low[1] + high[1];
       shape[2] += low[2] + high[2];
       shape[3] = c4;
-      auto padOp = PadOp::create(b, loc, RankedTensorType::get(shape, i8), xq,
-                                 b.getDenseI64ArrayAttr(low),
-                                 b.getDenseI64ArrayAttr(high),
-                                 b.getF64FloatAttr(static_cast<double>(zp)));
-      xq = padOp.getResult();
+      xq = PadOp::create(b, loc, RankedTensorType::get(shape, i8), xq,
+                         b.getDenseI64ArrayAttr(low),
+                         b.getDenseI64ArrayAttr(high),
+                         b.getF64FloatAttr(static_cast<double>(zp)));
     }
     auto xf = CastOp::create(
         b, loc,
@@ -404,43 +371,39 @@ void QuantizeContractionsPass::rewrite(FusionOp fusion,
                   product->getResult(0));
   for (Operation *op : llvm::reverse(inner))
     op->erase();
-  acc = integerFusion.getResult(0);
+  Value acc = integerFusion.getResult(0);
 
   // 3. Dequantization, the bias, then the original chain's post-ops.
   auto resultType = cast<RankedTensorType>(contraction->getResult(0).getType());
-  auto append = [&](Operation *op) { return op->getResult(0); };
-  Value y = acc;
   auto accType = cast<RankedTensorType>(acc.getType());
+  Value y = acc;
   if (accType.getElementType() != f32)
-    y = append(CastOp::create(
-        b, loc, RankedTensorType::get(accType.getShape(), f32), acc));
+    y = CastOp::create(b, loc, RankedTensorType::get(accType.getShape(), f32),
+                       acc);
   if (accType.getShape() != resultType.getShape()) {
     // The padded output channels off.
     const size_t rank = resultType.getRank();
     SmallVector<int64_t> starts(rank, 0), ends(resultType.getShape());
-    y = append(SliceOp::create(b, loc, resultType, y,
-                               b.getDenseI64ArrayAttr(starts),
-                               b.getDenseI64ArrayAttr(ends), nullptr));
+    y = SliceOp::create(b, loc, resultType, y, b.getDenseI64ArrayAttr(starts),
+                        b.getDenseI64ArrayAttr(ends), nullptr);
   }
   std::vector<float> scales(channels), offsets(channels);
   for (int64_t n = 0; n < channels; ++n) {
     scales[n] = static_cast<float>(q.scale * w.scales[n]);
     offsets[n] = static_cast<float>(zp * w.sums[n]);
   }
-  if (zp != 0) {
-    Value offset = constant(b, loc, {channels}, f32, llvm::ArrayRef(offsets));
-    y = append(SubOp::create(b, loc, resultType, y, offset));
-  }
-  Value scale = constant(b, loc, {channels}, f32, llvm::ArrayRef(scales));
-  y = append(MulOp::create(b, loc, resultType, y, scale));
+  if (zp != 0)
+    y = SubOp::create(
+        b, loc, resultType, y,
+        constant(b, loc, {channels}, f32, llvm::ArrayRef(offsets)));
+  y = MulOp::create(b, loc, resultType, y,
+                    constant(b, loc, {channels}, f32, llvm::ArrayRef(scales)));
   IRMapping mapping;
   Block &block = fusion.getBlock();
   for (BlockArgument arg : block.getArguments())
     mapping.map(arg, fusion.getInputs()[arg.getArgNumber()]);
-  if (auto conv = dyn_cast<Conv2DOp>(contraction); conv && conv.getBias()) {
-    Value bias = mapping.lookup(conv.getBias());
-    y = append(AddOp::create(b, loc, resultType, y, bias));
-  }
+  if (auto conv = dyn_cast<Conv2DOp>(contraction); conv && conv.getBias())
+    y = AddOp::create(b, loc, resultType, y, mapping.lookup(conv.getBias()));
   mapping.map(contraction->getResult(0), y);
   for (Operation &op : block.without_terminator())
     if (&op != contraction)
@@ -501,9 +464,8 @@ void QuantizeContractionsPass::runOnOperation() {
     const bool fromModel = q.has_value();
     if (!q && table) {
       auto key = keys.find(chain->contraction);
-      if (key == keys.end())
-        continue;
-      const codegen::CalibrationEntry *entry = table->find(key->second);
+      const codegen::CalibrationEntry *entry =
+          key == keys.end() ? nullptr : table->find(key->second);
       if (!entry)
         continue;
       codegen::ActivationQuantization a =
@@ -514,12 +476,13 @@ void QuantizeContractionsPass::runOnOperation() {
     }
     if (!q)
       continue;
-    if (!int8 || !blocker(fusion, *chain).empty()) {
-      if (fromModel)
-        applyGrid(fusion, *chain, *q);
-      continue;
-    }
-    rewrite(fusion, *chain, *q);
+    std::vector<float> weights;
+    if (int8)
+      weights = int8Weights(fusion, *chain);
+    if (!weights.empty())
+      rewrite(fusion, *chain, *q, weights);
+    else if (fromModel)
+      applyGrid(fusion, *chain, *q);
   }
   if (!int8)
     return;
@@ -530,13 +493,13 @@ void QuantizeContractionsPass::runOnOperation() {
     if (!transpose.getLazy() ||
         !transpose.getInput().getDefiningOp<ConstantOp>())
       return;
-    std::vector<float> values = constantValues(transpose.getResult());
-    if (values.empty())
+    std::vector<char> bytes = constantBytes(transpose.getResult());
+    if (bytes.empty())
       return;
     OpBuilder b(transpose);
-    Value folded =
-        constant(b, transpose.getLoc(), transpose.getType().getShape(),
-                 b.getF32Type(), llvm::ArrayRef(values));
+    Value folded = ConstantOp::create(
+        b, transpose.getLoc(),
+        DenseElementsAttr::getFromRawBuffer(transpose.getType(), bytes));
     Value source = transpose.getInput();
     transpose.getResult().replaceAllUsesWith(folded);
     transpose.erase();
@@ -548,6 +511,8 @@ void QuantizeContractionsPass::runOnOperation() {
 } // namespace
 
 std::unique_ptr<Pass> cuda::createQuantizeContractionsPass(
-    std::shared_ptr<const codegen::CalibrationTable> table, bool int8) {
-  return std::make_unique<QuantizeContractionsPass>(std::move(table), int8);
+    std::shared_ptr<const codegen::CalibrationTable> table, bool int8,
+    const std::string &tableFile) {
+  return std::make_unique<QuantizeContractionsPass>(std::move(table), int8,
+                                                    tableFile);
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/LargeBuffer.h"
+#include "runtime/Quantize.h"
 #include "runtime/cpu/Common.h"
 #include "runtime/cpu/Recipes.h"
 
@@ -287,28 +288,14 @@ struct QuantizedWeights {
 template <typename ChannelOf>
 absl::StatusOr<QuantizedWeights>
 quantizePerChannel(const HostTensor &w, int64_t channels, ChannelOf channelOf) {
-  const auto *p = static_cast<const float *>(w.data());
-  int64_t n = w.numElements();
-  std::vector<float> absmax(static_cast<size_t>(channels), 0.0f);
-  for (int64_t i = 0; i < n; ++i) {
-    float &m = absmax[static_cast<size_t>(channelOf(i))];
-    m = std::max(m, std::abs(p[i]));
-  }
   QuantizedWeights q;
   auto values = HostTensor::allocate(DType::I8, w.shape());
   if (!values.ok())
     return values.status();
   q.values = *std::move(values);
-  q.scales.resize(absmax.size());
-  const float levels = static_cast<float>(int8WeightLevels());
-  for (size_t c = 0; c < absmax.size(); ++c)
-    q.scales[c] = absmax[c] > 0 ? absmax[c] / levels : 1.0f;
-  auto *out = static_cast<int8_t *>(q.values.data());
-  for (int64_t i = 0; i < n; ++i) {
-    float v =
-        std::nearbyint(p[i] / q.scales[static_cast<size_t>(channelOf(i))]);
-    out[i] = static_cast<int8_t>(std::clamp(v, -levels, levels));
-  }
+  q.scales = runtime::quantizePerChannel(
+      static_cast<const float *>(w.data()), w.numElements(), channels,
+      int8WeightLevels(), channelOf, static_cast<int8_t *>(q.values.data()));
   return q;
 }
 

@@ -189,3 +189,17 @@ func.func @qdq_conv(%x: tensor<1x4x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %8 = tgc.conv2d %7, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32>
   return %8 : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// Weights holding an infinity (or NaN) have no int8 scale: the matmul stays
+// f32, as on the CPU, with its input rounded to the QDQ grid.
+// CHECK-LABEL: func.func @nonfinite_weights
+// CHECK-NOT:     xi8>
+// CHECK:         tgc.clamp %{{.*}} {max = 2.550000e+02 : f64, min = 0.000000e+00 : f64}
+// CHECK:         tgc.matmul %{{.*}}, %{{.*}} : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+func.func @nonfinite_weights(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = tgc.constant dense<[[1.0, 0x7F800000, 0.5, 0.25], [0.0, 1.0, 2.0, -1.0], [1.0, 1.0, 1.0, 1.0], [-0.5, 0.5, -0.5, 0.5]]> : tensor<4x4xf32>
+  %y = tgc.matmul %x, %w {tgc.input_quantization = {scale = 0.02 : f64, zero_point = 100 : i64, storage = ui8}} : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
