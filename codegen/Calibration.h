@@ -15,7 +15,7 @@
 // same table).
 //
 // No MLIR here: the keys are strings the CPU planner gives its
-// contraction steps (cpu::contractionKeys).
+// contraction steps (codegen::contractionKeys).
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,7 +110,7 @@ struct CalibrationEntry {
   bool operator==(const CalibrationEntry &) const = default;
 };
 
-/// A contraction's key (cpu::contractionKeys: its location, "#" and an
+/// A contraction's key (codegen::contractionKeys: its location, "#" and an
 /// index) without the directories of the file its location starts with:
 /// "models/m.onnx:0:0 (node 'conv')#0" is "m.onnx:0:0 (node 'conv')#0", so
 /// a table serves a model however its path is spelled. Keys are made,

@@ -58,9 +58,10 @@ def TgcFuseElementwise : Pass<"tgc-fuse-elementwise", "mlir::func::FuncOp"> {
            "broadcasts and data movement as work (reshapes never are): for "
            "backends whose every op is a kernel launch (CUDA)">,
     Option<"narrowFloats", "narrow-floats", "bool", "false",
-           "Also group ops on f16 and bf16 tensors and casts between float "
-           "types: for generators that store narrow floats and compute in "
-           "f32 (CUDA)">,
+           "Also group ops on f16 and bf16 tensors, casts between float "
+           "types, and the casts to i8 / from i32 and the i8 pads of int8 "
+           "plans: for generators that store narrow and integer types and "
+           "compute in f32 (CUDA)">,
   ];
   let dependentDialects = ["tgc::TgcDialect"];
 }

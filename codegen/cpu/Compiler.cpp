@@ -396,6 +396,8 @@ createKernel(Operation *op,
       })
       .Case([&](Conv2DOp o) {
         cpu::Conv2DDesc desc = conv2DDescOf(o, constantOf(o.getFilter()));
+        if (o.getBias())
+          desc.constantBias = constantOf(o.getBias());
         desc.filterOIHW = oihwFilters.contains(o.getFilter());
         applyPrecision(desc, precision);
         return createWithInt8Fallback(desc, cpu::createConv2D);
@@ -1036,7 +1038,7 @@ private:
 
   func::FuncOp specialized;
   const cpu::CompileOptions &options;
-  /// Each contraction's key for int8 calibration (cpu::contractionKeys).
+  /// Each contraction's key for int8 calibration (codegen::contractionKeys).
   llvm::DenseMap<Operation *, std::string> calibrationKeys;
   /// Values an int8 convolution wrote quantized for its consumer (in
   /// `layouts` as runtime::cpu::quantizedLayout): never read plain.
@@ -1077,7 +1079,7 @@ CpuPlanEmitter::CpuPlanEmitter(func::FuncOp specialized,
       executable(std::make_shared<runtime::Executable>()), exe(*executable) {
   exe.target = cpu::targetDescription();
   exe.determinism = options.determinism;
-  for (auto &[op, key] : cpu::contractionKeys(specialized))
+  for (auto &[op, key] : codegen::contractionKeys(specialized))
     calibrationKeys[op] = key;
   cpu::ActivationLayouts activationLayouts =
       resolveActivationLayouts(specialized, options);
@@ -2271,7 +2273,7 @@ cpu::compile(func::FuncOp func,
       !options.calibration->entries.empty()) {
     // A table made for another model (or function) would leave every
     // contraction f32 without a word: say so.
-    auto keys = cpu::contractionKeys(specialized);
+    auto keys = codegen::contractionKeys(specialized);
     if (!keys.empty() && llvm::none_of(keys, [&](const auto &key) {
           return options.calibration->find(key.second) != nullptr;
         }))
@@ -2304,9 +2306,4 @@ cpu::compile(func::FuncOp func,
       std::static_pointer_cast<runtime::ArenaPool>(dialect->backendState(
           "cpu.arenas", [] { return std::make_shared<runtime::ArenaPool>(); }));
   return CompiledFunction{std::move(*executable), std::move(*module)};
-}
-
-std::vector<std::pair<Operation *, std::string>>
-cpu::contractionKeys(func::FuncOp func) {
-  return codegen::contractionKeys(func);
 }

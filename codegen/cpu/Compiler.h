@@ -116,18 +116,12 @@ struct CompileOptions {
   /// between blocked-layout convolutions; every other op stays f32.
   Precision precision = Precision::F32;
   /// Int8: the calibration table (codegen/Calibration.h) whose entries,
-  /// keyed by contractionKeys, give each contraction's input quantization;
+  /// keyed by codegen::contractionKeys (over the lowered function: the
+  /// steps' runtime::Step::calibrationKey), give each contraction's input
+  /// quantization;
   /// a contraction without an entry (or with run-time weights) stays f32.
   std::shared_ptr<const codegen::CalibrationTable> calibration;
 };
-
-/// The key of each f32 tgc.conv2d and tgc.matmul of `func` (nested ones
-/// included, in walk order) for int8 calibration: its location and its
-/// ordinal among the contractions at that location ("model.onnx:0:0
-/// (node 'conv1')#0"). The CPU planner gives its steps these keys
-/// (runtime::Step::calibrationKey) over the lowered function.
-std::vector<std::pair<mlir::Operation *, std::string>>
-contractionKeys(mlir::func::FuncOp func);
 
 /// `requested` as this CPU runs it, F32 or BF16: Default is F32, Auto is
 /// BF16 where the CPU has native bf16 (runtime::cpu::CpuIsa::bf16). BF16

@@ -63,8 +63,8 @@ struct ExternalData {
   std::string directory;
   /// The bytes of the model file being imported (valid during the import),
   /// where the main graph's large raw initializers stay: they refer to it
-  /// as external data under kInModelOffset (withWeightsInPlace). Empty for
-  /// a model imported from bytes.
+  /// as external data under kInModelOffset (withWeightsInPlace): the
+  /// file's, or the caller's bytes for importOnnxModelFromBytes.
   llvm::StringRef modelBytes;
   /// Whether `modelBytes` is a read-only file mapping whose pages may be
   /// dropped once read (they come back from the file if read again).

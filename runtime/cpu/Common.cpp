@@ -477,15 +477,15 @@ public:
       : spec(std::move(spec)), scratchpad(scratchpad),
         scratchpadBytes(scratchpad.get_size()), staged(std::move(staged)),
         stagingBytes(stagingBytes) {
-    // Made once: memory objects over the spec's own int32 values.
+    // Made once: memory objects over the spec's own int32 and f32 values.
     for (const auto &[arg, values] : this->spec.int32Arguments)
-      int32Memories.emplace_back(
+      argumentMemories.emplace_back(
           arg, wrap(dnnl::memory::desc({static_cast<int64_t>(values.size())},
                                        dnnl::memory::data_type::s32,
                                        dnnl::memory::format_tag::x),
                     values.data()));
     for (const auto &[arg, value] : this->spec.f32Arguments)
-      int32Memories.emplace_back(
+      argumentMemories.emplace_back(
           arg, wrap(value.first, const_cast<float *>(value.second.data())));
   }
   std::string_view name() const override { return spec.name; }
@@ -535,7 +535,7 @@ public:
     }
     for (const auto &[arg, memory] : spec.constants)
       args.emplace(arg, memory);
-    for (const auto &[arg, memory] : int32Memories)
+    for (const auto &[arg, memory] : argumentMemories)
       args.emplace(arg, memory);
     if (spec.sumInput >= 0) {
       // The sum post-op adds what output 0 holds: the input, unless the
@@ -619,7 +619,7 @@ private:
   size_t scratchpadBytes;
   std::vector<StagedInput> staged;
   size_t stagingBytes;
-  std::vector<std::pair<int, dnnl::memory>> int32Memories;
+  std::vector<std::pair<int, dnnl::memory>> argumentMemories;
 };
 } // namespace
 

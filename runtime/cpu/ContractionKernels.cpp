@@ -1533,12 +1533,11 @@ absl::StatusOr<KernelPtr> tryOneDnnContraction(const MatmulDesc &d,
   return tryOneDnnMatmul(d, g, fused);
 }
 
-absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
-  if (absl::Status s =
-          checkPrecision(given, given.constantRhs, "matmul", "an int8 matmul");
+absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
+  if (absl::Status s = checkPrecision(original, original.constantRhs, "matmul",
+                                      "an int8 matmul");
       !s.ok())
     return s;
-  const MatmulDesc &original = given;
   if (auto g = matmulGeometry(original); !g.ok())
     return g.status();
   std::optional<MatmulDesc> flat = flattenSharedRhs(original);
@@ -1582,12 +1581,11 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &given) {
   return createNativeMatmul(desc, *geometry);
 }
 
-absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &given) {
-  if (absl::Status s = checkPrecision(given, given.constantFilter, "conv2d",
+absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
+  if (absl::Status s = checkPrecision(desc, desc.constantFilter, "conv2d",
                                       "an int8 convolution");
       !s.ok())
     return s;
-  const Conv2DDesc &desc = given;
   auto geometry = convGeometry(desc);
   if (!geometry.ok())
     return geometry.status();

@@ -225,4 +225,54 @@ TEST(InPlaceWeights, MalformedInModelReferencesAreErrors) {
   }
 }
 
+/// An in-model reference to data of an element type tgc has no dtype for,
+/// or of a shape whose byte size overflows, is an error naming the
+/// initializer too.
+TEST(InPlaceWeights, InModelReferencesOfUnknownTypesOrHugeShapesAreErrors) {
+  struct Case {
+    const char *name;
+    int type;
+    std::vector<int64_t> dims;
+    const char *message;
+  };
+  const Case cases[] = {{"odd", 999, {16}, "and in-model data"},
+                        {"huge",
+                         onnx::TensorProto::FLOAT,
+                         {int64_t(1) << 31, int64_t(1) << 31},
+                         "is too large"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    onnx::GraphProto *g = nullptr;
+    onnx::ModelProto model = newModel(g);
+    onnx::TensorProto &t = *g->add_initializer();
+    t.set_name(c.name);
+    t.set_data_type(c.type);
+    for (int64_t d : c.dims)
+      t.add_dims(d);
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto *offset = t.add_external_data();
+    offset->set_key("tgc.in-model-offset");
+    offset->set_value("0");
+    auto *size = t.add_external_data();
+    size->set_key("length");
+    size->set_value("64");
+    onnx::NodeProto &add = *g->add_node();
+    add.set_op_type("Add");
+    add.add_input("x");
+    add.add_input(c.name);
+    add.add_output("y");
+    io(*g, true, "x", {16});
+    io(*g, false, "y", {16});
+    std::string path = save(model, c.name);
+    auto loaded = Model::loadOnnx(path);
+    ASSERT_FALSE(loaded.ok());
+    std::string message(loaded.status().message());
+    EXPECT_NE(message.find(std::string("initializer '") + c.name + "'"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(c.message), std::string::npos) << message;
+    std::filesystem::remove(path);
+  }
+}
+
 } // namespace
