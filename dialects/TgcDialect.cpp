@@ -43,8 +43,9 @@ void TgcDialect::initialize() {
 
 Operation *TgcDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                            Type type, Location loc) {
-  auto elements = dyn_cast<DenseElementsAttr>(value);
-  if (!elements || elements.getType() != type)
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type ||
+      !isa<DenseElementsAttr, DenseResourceElementsAttr>(elements))
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
 }

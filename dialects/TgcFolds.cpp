@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/ConstantData.h"
 #include "dialects/ScalarMath.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
@@ -653,9 +654,9 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
   auto type = cast<RankedTensorType>(getType());
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    if (type.hasStaticShape())
-      return dense.reshape(type);
+  if (type.hasStaticShape())
+    if (ElementsAttr reshaped = reshapeConstant(adaptor.getInput(), type))
+      return reshaped;
   return {};
 }
 
@@ -949,10 +950,9 @@ static constexpr int64_t kMaxFoldedTransposeBytes = int64_t(1) << 28;
 
 /// `dense` (non-splat, static shape) transposed by `perm` into `type`, or
 /// null for element types without a byte-addressable dense storage (i1).
-static Attribute transposeElements(DenseElementsAttr dense,
-                                   ArrayRef<int64_t> perm,
+static Attribute transposeElements(ElementsAttr value, ArrayRef<int64_t> perm,
                                    RankedTensorType type) {
-  Type elementType = dense.getElementType();
+  Type elementType = value.getElementType();
   if (!elementType.isIntOrFloat() ||
       elementType.getIntOrFloatBitWidth() % 8 != 0)
     return {};
@@ -960,11 +960,13 @@ static Attribute transposeElements(DenseElementsAttr dense,
   int64_t count = type.getNumElements();
   if (count * width > kMaxFoldedTransposeBytes)
     return {};
-  ArrayRef<char> raw = dense.getRawData();
-  if (static_cast<int64_t>(raw.size()) != count * width)
+  // The bytes of a dense constant or a dense_resource (a file-backed
+  // weight's copy, let go once transposed).
+  std::optional<ConstantBytes> raw = readConstantBytes(value);
+  if (!raw || static_cast<int64_t>(raw->size()) != count * width)
     return {};
-  std::vector<char> out =
-      transposeBytes(raw, width, dense.getType().getShape(), perm);
+  std::vector<char> out = transposeBytes(
+      raw->bytes, width, cast<ShapedType>(value.getType()).getShape(), perm);
   return DenseElementsAttr::getFromRawBuffer(type, out);
 }
 
@@ -975,15 +977,17 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   });
   if (identity && getInput().getType() == getType())
     return getInput();
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
   auto type = cast<RankedTensorType>(getType());
-  if (!dense || !type.hasStaticShape())
+  if (!type.hasStaticShape())
     return {};
-  if (dense.isSplat())
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  if (dense && dense.isSplat())
     return dense.resizeSplat(type);
+  if (!storesElements(adaptor.getInput()))
+    return {};
   if (getLazy())
     return {}; // its consumer reads the constant as it is
-  return transposeElements(dense, perm, type);
+  return transposeElements(cast<ElementsAttr>(adaptor.getInput()), perm, type);
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -1154,9 +1158,10 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
 OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    if (cast<RankedTensorType>(getType()).hasStaticShape())
-      return dense.reshape(cast<ShapedType>(getType()));
+  if (cast<RankedTensorType>(getType()).hasStaticShape())
+    if (ElementsAttr reshaped =
+            reshapeConstant(adaptor.getInput(), cast<ShapedType>(getType())))
+      return reshaped;
   return {};
 }
 
@@ -1168,9 +1173,10 @@ void SqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    if (cast<RankedTensorType>(getType()).hasStaticShape())
-      return dense.reshape(cast<ShapedType>(getType()));
+  if (cast<RankedTensorType>(getType()).hasStaticShape())
+    if (ElementsAttr reshaped =
+            reshapeConstant(adaptor.getInput(), cast<ShapedType>(getType())))
+      return reshaped;
   return {};
 }
 

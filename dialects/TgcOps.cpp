@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/TgcOps.h"
+#include "dialects/ConstantData.h"
 #include "dialects/ShapeUtils.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -144,13 +145,7 @@ static void printBroadcastTypes(OpAsmPrinter &printer, Operation *, Type lhs,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConstantOp::verify() {
-  auto elements = dyn_cast<DenseElementsAttr>(getValue());
-  if (!elements)
-    return emitOpError("value must be a dense elements attribute, got ")
-           << getValue();
-  if (!elements.getType().hasStaticShape())
-    return emitOpError("value must have a static shape");
-  return success();
+  return verifyConstantValue(getValue(), [&] { return emitOpError(); });
 }
 
 LogicalResult CastOp::verify() {

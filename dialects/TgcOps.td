@@ -42,15 +42,28 @@ class Tgc_Op<string mnemonic, list<Trait> traits = []>
 
 def Tgc_ConstantOp : Tgc_Op<"constant",
     [ConstantLike, AllTypesMatch<["value", "result"]>]> {
-  let summary = "A constant tensor (dense or splat)";
+  let summary = "A constant tensor (dense, splat or dense_resource)";
   let description = [{
     Produces a tensor with statically known contents. The value is a builtin
     dense elements attribute; a splat (`dense<1.0> : tensor<4x4xf32>`) stores a
     single element however large the tensor. The shape must be static.
 
+    The value may also be a `dense_resource` (MLIR's resource blobs, as
+    torch-mlir and IREE write large weights): the blob of that name in the
+    file's `dialect_resources` holds the elements' bytes (an integer or
+    float element type of whole bytes; its size must be the tensor's). The
+    ONNX importer makes large initializers such constants whose blob stays
+    in the model file: the IR holds no copy of the weights, and a compiled
+    CPU plan holds them once (dialects/ConstantData.h).
+
     ```mlir
     %0 = tgc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
     %1 = tgc.constant dense<0> : tensor<16xi32>
+    %2 = tgc.constant dense_resource<w> : tensor<2xf32>
+    ...
+    {-#
+      dialect_resources: { builtin: { w: "0x040000000000803F00000040" } }
+    #-}
     ```
   }];
   let arguments = (ins ElementsAttr:$value);

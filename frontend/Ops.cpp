@@ -230,6 +230,14 @@ Tensor tgc::constant(const HostTensor &value, std::source_location loc) {
   return rec.build<ConstantOp>(type, cast<ElementsAttr>(attr));
 }
 
+Tensor tgc::detail::constantOfAttr(mlir::ElementsAttr value,
+                                   std::source_location loc) {
+  OpRecorder rec(ConstantOp::getOperationName(), {}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  return rec.build<ConstantOp>(value.getType(), value);
+}
+
 Tensor tgc::scalar(Scalar value, DType dtype, std::source_location loc) {
   return full({}, value, dtype, loc);
 }

@@ -41,6 +41,13 @@ mlir::Location toLocation(mlir::MLIRContext &context, std::source_location loc);
 mlir::FailureOr<mlir::TypedAttr>
 scalarElementAttr(Scalar value, mlir::Type elementType, std::string &why);
 
+/// A tgc.constant of the active trace holding `value` (an attribute of its
+/// context: a dense or dense_resource elements attribute, e.g.
+/// makeFileBackedConstant's), at `loc`.
+Tensor
+constantOfAttr(mlir::ElementsAttr value,
+               std::source_location loc = std::source_location::current());
+
 class TraceState {
 public:
   TraceState(Tracer &tracer, mlir::MLIRContext &context, uint64_t id)

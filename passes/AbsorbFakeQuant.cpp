@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/ConstantData.h"
 #include "dialects/InputQuantization.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
@@ -36,43 +37,12 @@ using namespace tgc;
 
 namespace {
 
-/// The elements of a float or integer constant as doubles (one for a
-/// splat), or nullopt for another element type.
-std::optional<std::vector<double>> elementValues(DenseElementsAttr attr) {
-  Type element = attr.getElementType();
-  auto integer = dyn_cast<IntegerType>(element);
-  if (!isa<FloatType>(element) && !integer)
-    return std::nullopt;
-  auto valueOf = [&](auto v) -> double {
-    if constexpr (std::is_same_v<decltype(v), APFloat>)
-      return v.convertToDouble();
-    else
-      return integer.isUnsigned() ? static_cast<double>(v.getZExtValue())
-                                  : static_cast<double>(v.getSExtValue());
-  };
-  std::vector<double> values;
-  if (integer) {
-    if (attr.isSplat())
-      values.push_back(valueOf(attr.getSplatValue<APInt>()));
-    else
-      for (const APInt &v : attr.getValues<APInt>())
-        values.push_back(valueOf(v));
-  } else {
-    if (attr.isSplat())
-      values.push_back(valueOf(attr.getSplatValue<APFloat>()));
-    else
-      for (const APFloat &v : attr.getValues<APFloat>())
-        values.push_back(valueOf(v));
-  }
-  return values;
-}
-
 /// The value of a splat float or integer constant, if `value` is one.
 std::optional<double> splatValue(Value value) {
   DenseElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
     return std::nullopt;
-  auto values = elementValues(attr);
+  auto values = constantAsDoubles(attr, 1);
   return values ? std::optional<double>(values->front()) : std::nullopt;
 }
 
@@ -187,20 +157,22 @@ struct ConstantOperand {
 };
 std::optional<ConstantOperand> constantOperand(Value value,
                                                ArrayRef<int64_t> target) {
-  DenseElementsAttr attr;
+  ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(attr.getType());
   if (!type || !type.hasStaticShape() ||
       !runtime::broadcastsTo(type.getShape(), target))
     return std::nullopt;
-  std::optional<std::vector<double>> values = elementValues(attr);
+  std::optional<std::vector<double>> values =
+      constantAsDoubles(attr, kMaxWeightElements);
   if (!values)
     return std::nullopt;
   ConstantOperand out;
   out.values.assign(values->begin(), values->end());
   // A splat holds one value for every position.
-  out.strides = attr.isSplat()
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  out.strides = dense && dense.isSplat()
                     ? std::vector<int64_t>(target.size(), 0)
                     : runtime::broadcastStrides(type.getShape(), target);
   return out;

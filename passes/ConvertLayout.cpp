@@ -16,6 +16,7 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/ConstantData.h"
 #include "dialects/TgcOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -230,8 +231,7 @@ struct ConvertConv2DToNHWC : OpRewritePattern<Conv2DOp> {
     Value input = transpose(rewriter, loc, op.getInput(), toNHWC());
     Value filter = transpose(rewriter, loc, op.getFilter(), kOIHWToHWIO);
     if (auto constant = op.getFilter().getDefiningOp<ConstantOp>()) {
-      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (dense && !dense.isSplat())
+      if (storesElements(constant.getValue()))
         filter.getDefiningOp<TransposeOp>().setLazy(true);
     }
     SmallVector<Value> operands{input, filter};

@@ -9,10 +9,13 @@
 #include "passes/Passes.h"
 #include "passes/PostOpFusion.h"
 
+#include "dialects/ConstantData.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace tgc {
@@ -35,6 +38,27 @@ constexpr int64_t kMaxExpandedElements = int64_t{1} << 26;
 /// (where given) or more than kMaxExpandedElements.
 std::optional<std::vector<double>>
 readFloats(Value value, std::optional<int64_t> expectedCount = std::nullopt) {
+  ElementsAttr stored;
+  if (matchPattern(value, m_Constant(&stored)) &&
+      isa<DenseResourceElementsAttr>(stored)) {
+    // A dense_resource (a file-backed weight): f32 or f64 bytes.
+    Type element = stored.getElementType();
+    int64_t count = stored.getNumElements();
+    std::optional<ConstantBytes> bytes = readConstantBytes(stored);
+    if (!bytes || !(element.isF32() || element.isF64()) ||
+        count > kMaxExpandedElements ||
+        (expectedCount && count != *expectedCount))
+      return std::nullopt;
+    std::vector<double> out(static_cast<size_t>(count));
+    if (element.isF32()) {
+      const auto *f = reinterpret_cast<const float *>(bytes->data());
+      for (int64_t i = 0; i < count; ++i)
+        out[static_cast<size_t>(i)] = f[i];
+    } else {
+      std::memcpy(out.data(), bytes->data(), bytes->size());
+    }
+    return out;
+  }
   DenseElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) ||
       !isa<FloatType>(attr.getElementType()) ||

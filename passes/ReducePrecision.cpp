@@ -12,6 +12,7 @@
 
 #include "passes/Passes.h"
 
+#include "dialects/ConstantData.h"
 #include "dialects/TgcOps.h"
 #include "runtime/Float16.h"
 
@@ -56,14 +57,31 @@ bool followsNarrowOperands(Operation *op) {
 /// `attr` (f32) converted to `narrow` elements (round to nearest even), or
 /// null when it is not a dense f32 constant.
 DenseElementsAttr narrowConstant(Attribute attr, Type narrow) {
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense || !dense.getElementType().isF32())
+  auto elements = dyn_cast<ElementsAttr>(attr);
+  if (!elements || !elements.getElementType().isF32() ||
+      !isa<RankedTensorType>(elements.getType()))
     return {};
-  auto type = cast<RankedTensorType>(dense.getType()).clone(narrow);
+  auto type = cast<RankedTensorType>(elements.getType()).clone(narrow);
   auto convert = [&](float value) {
     return narrow.isF16() ? runtime::floatToHalf(value)
                           : runtime::floatToBFloat16(value);
   };
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense) {
+    // A dense_resource (a file-backed weight): its f32 bytes.
+    std::optional<ConstantBytes> bytes = readConstantBytes(elements);
+    if (!bytes)
+      return {};
+    const int64_t count = elements.getNumElements();
+    std::vector<char> out(static_cast<size_t>(count) * 2);
+    for (int64_t i = 0; i < count; ++i) {
+      float value;
+      std::memcpy(&value, bytes->data() + i * 4, 4);
+      uint16_t bits = convert(value);
+      std::memcpy(out.data() + i * 2, &bits, 2);
+    }
+    return DenseElementsAttr::getFromRawBuffer(type, out);
+  }
   if (dense.isSplat()) {
     uint16_t bits = convert(dense.getSplatValue<float>());
     return DenseElementsAttr::getFromRawBuffer(

@@ -850,10 +850,41 @@ absl::Status Executable::runImpl(const std::vector<HostTensor> &args,
   return absl::OkStatus();
 }
 
+int64_t tgc::runtime::constantOf(const Executable &exe, int64_t id) {
+  for (size_t hops = 0; hops <= exe.values.size(); ++hops) {
+    if (id < 0 || static_cast<size_t>(id) >= exe.values.size())
+      return -1;
+    const ValueStorage &storage = exe.values[static_cast<size_t>(id)].storage;
+    if (storage.kind == ValueStorage::Kind::Constant)
+      return storage.index;
+    if (storage.kind != ValueStorage::Kind::View)
+      return -1;
+    id = storage.index;
+  }
+  return -1;
+}
+
+std::vector<bool> tgc::runtime::constantsRead(const Executable &exe) {
+  std::vector<bool> read(exe.constants.size(), false);
+  auto mark = [&](int64_t id) {
+    int64_t c = constantOf(exe, id);
+    if (c >= 0 && static_cast<size_t>(c) < read.size())
+      read[static_cast<size_t>(c)] = true;
+  };
+  for (const Step &step : exe.steps)
+    for (size_t k = 0; k < step.inputs.size(); ++k)
+      if (!step.kernel || step.kernel->readsInput(k))
+        mark(step.inputs[k]);
+  for (int64_t id : exe.outputs)
+    mark(id);
+  return read;
+}
+
 int64_t Executable::heldBytes() const {
   int64_t bytes = arenaBytes;
-  for (const HostTensor &constant : constants)
-    bytes += static_cast<int64_t>(constant.byteSize());
+  for (size_t i = 0; i < constants.size(); ++i)
+    if (i >= releasedFinite.size() || !releasedFinite[i])
+      bytes += static_cast<int64_t>(constants[i].byteSize());
   for (const Step &step : steps)
     if (step.kernel)
       bytes += step.kernel->heldBytes();

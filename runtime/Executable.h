@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -293,6 +294,15 @@ public:
   /// Storage the constants may borrow (a mapped plan file: PlanFile.h),
   /// kept alive with the plan; null when they own theirs.
   std::shared_ptr<const void> backing;
+  /// More storage the constants borrow, kept alive with the plan (the
+  /// compiler's copies of file-backed weights: dialects/ConstantData.h).
+  std::vector<std::shared_ptr<const void>> constantStorage;
+  /// Per constant (or empty: none): whether the plan let go of its bytes
+  /// once its kernels were made, because no kernel reads them when it runs
+  /// (weights every reader prepacked; see constantsRead): such a constant
+  /// reads as zeros, like a loaded plan's elided constants, and this says
+  /// whether it held only finite values (a saved plan records it).
+  std::vector<std::optional<bool>> releasedFinite;
   /// Per-run scratch (not part of the plan; see RunStateCache).
   RunStateCache runCache;
   /// Where runs take their arena from (shared with other plans); null: each
@@ -390,6 +400,13 @@ absl::Status planMemory(Executable &executable);
 /// input instead. Kernels have no other effects. Call before stepLevels
 /// and planMemory. Returns the number of steps dropped.
 int64_t removeDeadSteps(Executable &executable);
+
+/// The constant whose bytes value `id` is (through views), or -1.
+int64_t constantOf(const Executable &executable, int64_t id);
+
+/// Which constants something reads when the plan runs: a step whose kernel
+/// reads that input (Kernel::readsInput), or a result (copied out).
+std::vector<bool> constantsRead(const Executable &executable);
 
 /// The intra-op thread count: `requested` if positive, else TGC_NUM_THREADS
 /// if set, else OMP_NUM_THREADS (its first level) if set, else the number

@@ -10,6 +10,7 @@
 #include "codegen/cpu/LoopCodegen.h"
 #include "codegen/cpu/LoopKernel.h"
 #include "codegen/reference/Interpreter.h"
+#include "dialects/ConstantData.h"
 #include "dialects/ShapeUtils.h"
 #include "dialects/TgcOps.h"
 #include "passes/Passes.h"
@@ -18,6 +19,7 @@
 #include "runtime/ControlFlow.h"
 #include "runtime/LargeBuffer.h"
 #include "runtime/Shape.h"
+#include "runtime/cpu/Common.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/Recipes.h"
 
@@ -975,6 +977,11 @@ private:
   llvm::Error emitOp(Operation &op);
   llvm::Error emitResults(func::ReturnOp ret);
   llvm::Error emitConstant(ConstantOp constant, const std::string &where);
+  void releaseUnreadConstants();
+  void releaseConstant(size_t index);
+  void trackReaders(ConstantOp constant, size_t index);
+  void releaseConstantsReadBy(Operation *op);
+  std::vector<bool> constantsReadSoFar() const;
   /// The descriptor of a conv2d planned alone (no post-ops) whose kernel
   /// reads `fused.inputs` (the conv's operands; an OIHW filter constant
   /// replaces its lazy transpose).
@@ -1056,6 +1063,20 @@ private:
   llvm::DenseMap<Value, int64_t> ids;
   llvm::DenseMap<Value, const HostTensor *> constants;
   std::vector<std::unique_ptr<HostTensor>> constantValues;
+  /// Per plan constant: what keeps a file-backed constant's bytes resident
+  /// (pin) and at their address (anchor) while the plan is made; finish()
+  /// keeps the pin of those a kernel reads when it runs and lets the
+  /// others go.
+  std::vector<ConstantBytes> constantHolds;
+  /// The ops of the function's block not yet emitted that read a held
+  /// constant (directly, or through lazy transposes and shape views), per
+  /// op the constants it reads: once the last is emitted, a constant no
+  /// step reads when the plan runs is let go (releaseConstantsReadBy), so
+  /// that the copies of the weights and their prepacked forms are not all
+  /// resident at once.
+  std::vector<llvm::SmallPtrSet<Operation *, 4>> pendingReaders;
+  llvm::DenseMap<Operation *, SmallVector<size_t, 2>> constantsReadBy;
+  llvm::DenseSet<size_t> lazyFilterSteps;
   /// Lazy OIHW -> HWIO transposes of constant filters (tgc.transpose) read
   /// only as NHWC convolution filters, with the constant each transposes:
   /// `constants` holds that OIHW constant for them, which the kernels read
@@ -1115,9 +1136,17 @@ CpuPlanEmitter::resolveActivationLayouts(func::FuncOp specialized,
 llvm::Expected<std::shared_ptr<runtime::Executable>> CpuPlanEmitter::emit() {
   if (auto error = emitArguments())
     return std::move(error);
-  for (Operation &op : specialized.getBody().front())
+  for (Operation &op : specialized.getBody().front()) {
+    size_t stepsBefore = exe.steps.size();
     if (auto error = emitOp(op))
       return std::move(error);
+    // The step of a lazy filter transpose that every convolution read
+    // through its OIHW constant instead is dead (removeDeadSteps drops it).
+    if (isa<TransposeOp>(op) && oihwFilters.contains(op.getResult(0)))
+      for (size_t i = stepsBefore; i < exe.steps.size(); ++i)
+        lazyFilterSteps.insert(i);
+    releaseConstantsReadBy(&op);
+  }
   if (auto error = finish())
     return std::move(error);
   return executable;
@@ -1491,8 +1520,31 @@ static bool readOnlyAsNhwcFilter(Value v) {
 /// A view of a dense f32/f64 constant's data where its layout is the
 /// tensor's (not a splat, naturally aligned): the plan then holds no copy of
 /// the weights (ResNet-50: 98 MB). The data is the context's, which outlives
-/// every compiled function (their modules need it too).
-static std::optional<HostTensor> viewConstant(ConstantOp constant) {
+/// every compiled function (their modules need it too). A dense_resource
+/// constant of any type is viewed the same way (readConstantBytes: a
+/// file-backed one's copy, which `hold` then keeps).
+static llvm::Expected<std::optional<HostTensor>>
+viewConstant(ConstantOp constant, ConstantBytes &hold) {
+  if (!isa<DenseElementsAttr>(constant.getValue())) {
+    std::string error;
+    std::optional<ConstantBytes> bytes =
+        readConstantBytes(constant.getValue(), &error);
+    if (!bytes) {
+      if (error.empty())
+        return std::nullopt;
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+    }
+    auto type = cast<RankedTensorType>(constant.getType());
+    std::optional<DType> dtype = toDType(type.getElementType());
+    if (!dtype)
+      return std::nullopt;
+    auto view = HostTensor::borrow(*dtype, Shape(type.getShape()),
+                                   const_cast<char *>(bytes->data()));
+    if (!view.ok() || view->byteSize() != bytes->size())
+      return std::nullopt;
+    hold = *std::move(bytes);
+    return std::optional<HostTensor>(*std::move(view));
+  }
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
   if (!dense || dense.isSplat())
     return std::nullopt;
@@ -1515,7 +1567,13 @@ static std::optional<HostTensor> viewConstant(ConstantOp constant) {
 
 llvm::Error CpuPlanEmitter::emitConstant(ConstantOp constant,
                                          const std::string &where) {
-  std::optional<HostTensor> value = viewConstant(constant);
+  ConstantBytes hold;
+  auto viewed = viewConstant(constant, hold);
+  if (!viewed)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   where + ": " +
+                                       llvm::toString(viewed.takeError()));
+  std::optional<HostTensor> value = std::move(*viewed);
   if (!value) {
     auto made = reference::runOp(constant.getOperation(), {});
     if (!made)
@@ -1523,6 +1581,9 @@ llvm::Error CpuPlanEmitter::emitConstant(ConstantOp constant,
     value = std::move(*made);
   }
   exe.constants.push_back(*value);
+  if (hold.pin)
+    trackReaders(constant, exe.constants.size() - 1);
+  constantHolds.push_back(std::move(hold));
   constantValues.push_back(std::make_unique<HostTensor>(*value));
   constants[constant.getResult()] = constantValues.back().get();
   // Its lazy filter transposes: the kernels read this constant for them.
@@ -2200,7 +2261,129 @@ llvm::Error CpuPlanEmitter::finish() {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid plan: " +
                                        std::string(status.message()));
+  releaseUnreadConstants();
   return llvm::Error::success();
+}
+
+/// The plan keeps the file-backed constants its kernels read when it runs
+/// (pinned: resident for its life) and lets the bytes of the others go:
+/// their kernels prepacked them (the plan then holds the weights once, in
+/// the kernels' layout). Their copies stay mapped (the anchor: the
+/// address is PrepackCache's key, and another compile pins the same copy
+/// and reads the bytes back from the file) but read as zeros, like a loaded
+/// plan's elided constants; whether they held only finite values is kept
+/// for a saved plan.
+void CpuPlanEmitter::releaseUnreadConstants() {
+  std::vector<bool> read = runtime::constantsRead(exe);
+  for (size_t i = 0; i < constantHolds.size() && i < exe.constants.size();
+       ++i) {
+    ConstantBytes &hold = constantHolds[i];
+    if (!hold.anchor)
+      continue;
+    exe.constantStorage.push_back(hold.anchor);
+    if (!hold.pin)
+      continue; // let go already
+    if (read[i])
+      exe.constantStorage.push_back(std::move(hold.pin));
+    else
+      releaseConstant(i);
+  }
+  constantHolds.clear();
+}
+
+/// Lets go of held constant `i`'s bytes (no step reads them when the plan
+/// runs), keeping whether they were all finite.
+void CpuPlanEmitter::releaseConstant(size_t i) {
+  if (exe.releasedFinite.size() < exe.constants.size())
+    exe.releasedFinite.resize(exe.constants.size());
+  exe.releasedFinite[i] = !runtime::cpu::detail::hasSpecialValues(
+      exe.constants[i], runtime::cpu::detail::NaNGuardScan::NonFinite,
+      runtime::resolveThreadCount(options.numThreads));
+  constantHolds[i].pin.reset();
+}
+
+/// Notes the ops of the function's block that read held constant `index`
+/// (`constant`'s): its users, through lazy transposes and shape views. A
+/// reader inside a region (a control-flow body) keeps it held to the end.
+void CpuPlanEmitter::trackReaders(ConstantOp constant, size_t index) {
+  if (pendingReaders.size() <= index)
+    pendingReaders.resize(index + 1);
+  Block *body = &specialized.getBody().front();
+  SmallVector<Value> values{constant.getResult()};
+  llvm::SmallPtrSet<Operation *, 4> readers;
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (user->getBlock() != body)
+        return; // read where this plan does not track: held to the end
+      auto transpose = dyn_cast<TransposeOp>(user);
+      if ((transpose && transpose.getLazy()) || isShapeView(user) ||
+          isa<tensor::CastOp>(user))
+        values.append(user->result_begin(), user->result_end());
+      readers.insert(user);
+    }
+  }
+  pendingReaders[index] = std::move(readers);
+  for (Operation *reader : pendingReaders[index])
+    constantsReadBy[reader].push_back(index);
+}
+
+/// runtime::constantsRead of the steps emitted so far, without the lazy
+/// filter transposes whose result no step reads (dead: every reader of such
+/// a transpose is a convolution reading the OIHW constant, emitted before
+/// the constant is let go).
+std::vector<bool> CpuPlanEmitter::constantsReadSoFar() const {
+  llvm::DenseSet<int64_t> inputs;
+  for (const runtime::Step &step : exe.steps)
+    for (int64_t in : step.inputs)
+      for (int64_t id = in, hops = 0;
+           id >= 0 && hops <= static_cast<int64_t>(exe.values.size()); ++hops) {
+        inputs.insert(id);
+        const runtime::ValueStorage &storage =
+            exe.values[static_cast<size_t>(id)].storage;
+        if (storage.kind != runtime::ValueStorage::Kind::View)
+          break;
+        id = storage.index;
+      }
+  std::vector<bool> read(exe.constants.size(), false);
+  auto mark = [&](int64_t id) {
+    int64_t c = runtime::constantOf(exe, id);
+    if (c >= 0 && static_cast<size_t>(c) < read.size())
+      read[static_cast<size_t>(c)] = true;
+  };
+  for (size_t i = 0; i < exe.steps.size(); ++i) {
+    const runtime::Step &step = exe.steps[i];
+    if (lazyFilterSteps.contains(i) &&
+        llvm::none_of(step.outputs,
+                      [&](int64_t out) { return inputs.contains(out); }))
+      continue;
+    for (size_t k = 0; k < step.inputs.size(); ++k)
+      if (!step.kernel || step.kernel->readsInput(k))
+        mark(step.inputs[k]);
+  }
+  for (int64_t id : exe.outputs)
+    mark(id);
+  return read;
+}
+
+/// After `op` is emitted: the held constants whose last reader it was are
+/// let go where no step reads them when the plan runs (their kernels
+/// prepacked them).
+void CpuPlanEmitter::releaseConstantsReadBy(Operation *op) {
+  auto it = constantsReadBy.find(op);
+  if (it == constantsReadBy.end())
+    return;
+  std::optional<std::vector<bool>> read;
+  for (size_t index : it->second) {
+    pendingReaders[index].erase(op);
+    if (!pendingReaders[index].empty() || !constantHolds[index].pin)
+      continue;
+    if (!read)
+      read = constantsReadSoFar();
+    if (!(*read)[index])
+      releaseConstant(index);
+  }
+  constantsReadBy.erase(it);
 }
 } // namespace
 

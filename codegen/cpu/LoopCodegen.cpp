@@ -480,7 +480,9 @@ public:
     Value result = op->getResult(0);
     RankedTensorType type = typeOf(result);
     if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto value = cast<DenseElementsAttr>(constant.getValue());
+      auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!value)
+        return Value(); // only small dense constants join loop fusions
       SmallVector<float> values;
       for (APFloat v : value.getValues<APFloat>())
         values.push_back(v.convertToFloat());

@@ -4,6 +4,7 @@
 #include "runtime/cpu/SourceKey.h"
 
 #include "codegen/cpu/KernelObjectCache.h"
+#include "dialects/ConstantData.h"
 #include "runtime/Hash.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/PlanFile.h"
@@ -34,15 +35,12 @@ namespace {
 uint64_t hashConstantData(func::FuncOp func) {
   runtime::Hash64 hash;
   auto visit = [&](Attribute attr) {
-    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-      ArrayRef<char> raw = dense.getRawData();
-      hash.update(raw.data(), raw.size());
-    } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-      if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
-        ArrayRef<char> raw = blob->getData();
+    // A file-backed weight's bytes are read from the file's mapping, whose
+    // pages go again once hashed.
+    if (auto elements = dyn_cast<ElementsAttr>(attr))
+      visitStoredConstantBytes(elements, [&](ArrayRef<char> raw) {
         hash.update(raw.data(), raw.size());
-      }
-    }
+      });
   };
   func->walk([&](Operation *op) { op->getAttrDictionary().walk(visit); });
   return hash.digest();

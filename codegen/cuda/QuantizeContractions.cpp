@@ -14,6 +14,7 @@
 
 #include "codegen/Calibration.h"
 #include "codegen/ContractionKeys.h"
+#include "dialects/ConstantData.h"
 #include "dialects/FusionBuilder.h"
 #include "dialects/InputQuantization.h"
 #include "dialects/ShapeUtils.h"
@@ -69,12 +70,16 @@ std::vector<char> constantBytes(Value value) {
   auto transpose = value.getDefiningOp<TransposeOp>();
   auto constantOp =
       (transpose ? transpose.getInput() : value).getDefiningOp<ConstantOp>();
-  auto dense = constantOp ? dyn_cast<DenseElementsAttr>(constantOp.getValue())
-                          : DenseElementsAttr();
-  if (!dense || dense.getElementType() != type.getElementType())
+  if (!constantOp ||
+      constantOp.getValue().getElementType() != type.getElementType())
     return {};
-  llvm::ArrayRef<char> raw = dense.getRawData();
-  if (dense.isSplat()) {
+  auto dense = dyn_cast<DenseElementsAttr>(constantOp.getValue());
+  // A dense_resource (a file-backed weight): its bytes, copied out here.
+  std::optional<ConstantBytes> stored;
+  if (!dense && !(stored = readConstantBytes(constantOp.getValue())))
+    return {};
+  llvm::ArrayRef<char> raw = dense ? dense.getRawData() : stored->bytes;
+  if (dense && dense.isSplat()) {
     std::vector<char> out(static_cast<size_t>(type.getNumElements() * width));
     for (size_t i = 0; i < out.size(); i += static_cast<size_t>(width))
       std::memcpy(&out[i], raw.data(), static_cast<size_t>(width));
@@ -82,8 +87,9 @@ std::vector<char> constantBytes(Value value) {
   }
   if (!transpose)
     return std::vector<char>(raw.begin(), raw.end());
-  return transposeBytes(raw, width, dense.getType().getShape(),
-                        transpose.getPermutation());
+  return transposeBytes(
+      raw, width, cast<ShapedType>(constantOp.getValue().getType()).getShape(),
+      transpose.getPermutation());
 }
 
 /// The f32 weights `outer` holds (constantBytes), or empty when it holds

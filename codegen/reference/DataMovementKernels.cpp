@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/reference/Kernels.h"
+#include "dialects/ConstantData.h"
 #include "runtime/DataDependent.h"
 
 #include "dialects/ScalarMath.h"
@@ -64,8 +65,31 @@ void gatherStrided(const HostTensor &in, HostTensor &out, int64_t base,
 
 Expected<HostTensor> runConstant(ConstantOp op) {
   auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-  if (!dense)
-    return opError(op, "value must be a dense elements attribute");
+  if (!dense) {
+    // A dense_resource (a file-backed ONNX weight): its bytes are the
+    // tensor's storage.
+    std::string error;
+    std::optional<ConstantBytes> bytes =
+        readConstantBytes(op.getValue(), &error);
+    if (!bytes)
+      return opError(op, error.empty()
+                             ? "value must be a dense or dense_resource "
+                               "elements attribute with its data"
+                             : error);
+    auto type = cast<RankedTensorType>(op.getType());
+    auto allocated =
+        allocateUninitialized(op, resultDType(op), Shape(type.getShape()));
+    if (!allocated)
+      return allocated.takeError();
+    if (allocated->byteSize() != bytes->size())
+      return opError(
+          op, "the value's " + std::to_string(bytes->size()) +
+                  " bytes do not fit " +
+                  describeTensor(allocated->dtype(), allocated->shape()));
+    if (bytes->size())
+      std::memcpy(allocated->data(), bytes->data(), bytes->size());
+    return std::move(*allocated);
+  }
   auto type = cast<RankedTensorType>(dense.getType());
   if (!type.hasStaticShape())
     return opError(op, "value must have a static shape");

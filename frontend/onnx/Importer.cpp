@@ -16,6 +16,8 @@
 #include "frontend/onnx/ImporterInternal.h"
 
 #include "codegen/reference/Interpreter.h"
+#include "dialects/ConstantData.h"
+#include "dialects/DTypeMapping.h"
 #include "dialects/TgcDialect.h"
 #include "dialects/TgcOps.h"
 #include "frontend/TraceState.h"
@@ -28,6 +30,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
@@ -152,6 +155,36 @@ Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
   if (!*bytes || !dtype || *dtype == DType::I1)
     return std::nullopt;
   std::vector<int64_t> shape(init.dims().begin(), init.dims().end());
+  if (options.weightsInFile && externalData.modelFile &&
+      externalData.modelMapping && externalData.modelBytesMapped) {
+    // A file-backed constant: the IR holds no copy; whoever reads the
+    // elements (a kernel prepacking them, a fold) takes them from the file.
+    std::string name = "onnx_";
+    for (char c : init.name())
+      name += llvm::isAlnum(c) ? c : '_';
+    auto type =
+        mlir::RankedTensorType::get(shape, toElementType(*dtype, context));
+    ConstantFileSource source;
+    source.mapping = externalData.modelMapping;
+    source.offset = static_cast<uint64_t>((*bytes)->data() -
+                                          externalData.modelBytes.data());
+    source.read = [file = externalData.modelFile](char *out, size_t size,
+                                                  uint64_t offset) {
+      return file->read(out, size, offset);
+    };
+    mlir::ElementsAttr attr = makeFileBackedConstant(
+        type, name, llvm::ArrayRef<char>((*bytes)->data(), (*bytes)->size()),
+        std::move(source));
+    Val val{detail::constantOfAttr(attr), nullptr, init.name()};
+    if (!val.tensor.valid())
+      return traceFailure();
+    valueOf(val.tensor)
+        .getDefiningOp()
+        ->setLoc(mlir::NameLoc::get(
+            mlir::StringAttr::get(&context, val.origin),
+            mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
+    return std::optional<Val>(std::move(val));
+  }
   // A view of the file's bytes (not necessarily aligned for the type: only
   // copied, as bytes, into the constant).
   auto inFile =

@@ -25,15 +25,19 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fcntl.h>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tgc;
 using namespace tgc::onnximpl;
@@ -1037,6 +1041,29 @@ tgc::onnxModelInputNames(llvm::StringRef path) {
   return names;
 }
 
+std::shared_ptr<ModelFile> onnximpl::ModelFile::open(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return nullptr;
+  return std::shared_ptr<ModelFile>(new ModelFile(fd));
+}
+
+onnximpl::ModelFile::~ModelFile() { ::close(fd); }
+
+bool onnximpl::ModelFile::read(char *out, size_t size, uint64_t offset) const {
+  while (size) {
+    ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    out += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
                      const ImportOptions &options) {
@@ -1052,19 +1079,39 @@ tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   external.directory = dir.empty() ? "." : std::string(dir);
+  std::shared_ptr<llvm::MemoryBuffer> mapped(std::move(*buffer));
   auto module = [&]() -> llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> {
     ::onnx::ModelProto model;
-    llvm::StringRef file = (*buffer)->getBuffer();
-    // The weights stay in the file (a mapping, for a large one) and go
-    // from there into the IR: the protobuf does not hold a second copy.
+    llvm::StringRef file = mapped->getBuffer();
+    // The weights stay in the file (a mapping, for a large one): the
+    // protobuf does not hold a second copy, and the IR's large constants
+    // read them from there when needed (file-backed constants).
     if (auto error =
             parseWeightsInPlace(file, withName.modelName, model, external))
       return std::move(error);
     external.modelBytesMapped =
-        (*buffer)->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
+        mapped->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
+    if (external.modelBytesMapped) {
+      external.modelFile = ModelFile::open(path.str());
+      if (external.modelFile)
+        external.modelMapping = mapped;
+    }
     return importParsed(context, model, external, withName);
   }();
-  buffer->reset();
+  // The file-backed constants keep the mapping they view, but none of its
+  // pages: those parsing touched (and their neighbours, which a fault maps
+  // too) go; the constants read their bytes with pread.
+  if (external.modelBytesMapped) {
+    uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    uintptr_t start = reinterpret_cast<uintptr_t>(mapped->getBufferStart()),
+              end = reinterpret_cast<uintptr_t>(mapped->getBufferEnd());
+    uintptr_t first = (start + page - 1) / page * page,
+              last = end / page * page;
+    if (last > first)
+      ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+  }
+  external.modelMapping.reset();
+  mapped.reset();
   // The protobuf's copies of smaller tensors are gone: their pages too.
   runtime::releaseFreedHeapMemory();
   return module;

@@ -110,6 +110,13 @@ struct ImportOptions {
   std::string modelDirectory;
   /// The name used in locations and messages when importing from bytes.
   std::string modelName = "<onnx>";
+  /// Importing from a path: the main graph's large initializers (64 KiB and
+  /// up) stay in the model file, which is kept open and mapped, as
+  /// file-backed constants (dense_resource; dialects/ConstantData.h): the
+  /// IR holds no copy, and a compiled plan holds the weights once. False:
+  /// every initializer is copied into the IR (the file may then change or
+  /// go once imported).
+  bool weightsInFile = true;
   /// Values of the function's arguments (graph inputs that are not
   /// initializers, in order), where known. They are used only where a node
   /// needs a constant (a Reshape's shape, Slice's starts, ReduceSum's axes,

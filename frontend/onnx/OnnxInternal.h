@@ -19,6 +19,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -58,6 +59,23 @@ int32_t onnxFromDType(runtime::DType dtype);
 /// "FLOAT", "UINT8", ... (or "<unknown N>").
 std::string onnxTypeName(int32_t dataType);
 
+/// A model file held open: file-backed constants read their bytes again
+/// from it (pread) after their copies were let go.
+class ModelFile {
+public:
+  /// Opens `path`; null when it cannot be opened.
+  static std::shared_ptr<ModelFile> open(const std::string &path);
+  ~ModelFile();
+  ModelFile(const ModelFile &) = delete;
+  ModelFile &operator=(const ModelFile &) = delete;
+  /// Reads `size` bytes at `offset`; false on a short read or an error.
+  bool read(char *out, size_t size, uint64_t offset) const;
+
+private:
+  explicit ModelFile(int fd) : fd(fd) {}
+  int fd;
+};
+
 /// Where external data files may be read from. Empty: none allowed.
 struct ExternalData {
   std::string directory;
@@ -69,6 +87,12 @@ struct ExternalData {
   /// Whether `modelBytes` is a read-only file mapping whose pages may be
   /// dropped once read (they come back from the file if read again).
   bool modelBytesMapped = false;
+  /// With a mapped model file: what keeps the mapping alive, and the file
+  /// itself, open. The large initializers then become file-backed constants
+  /// (dialects/ConstantData.h) that read their bytes from there when
+  /// something needs them, instead of copies in the IR.
+  std::shared_ptr<const void> modelMapping;
+  std::shared_ptr<ModelFile> modelFile;
 };
 
 /// The external_data key of an initializer whose raw data was left in the

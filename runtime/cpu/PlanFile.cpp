@@ -118,39 +118,6 @@ struct Encoded {
   uint64_t constantsBytes = 0;
 };
 
-/// The constant a value's bytes are (through views), or -1.
-int64_t constantOf(const Executable &exe, int64_t id) {
-  for (size_t hops = 0; hops <= exe.values.size(); ++hops) {
-    if (id < 0 || static_cast<size_t>(id) >= exe.values.size())
-      return -1;
-    const ValueStorage &storage = exe.values[static_cast<size_t>(id)].storage;
-    if (storage.kind == ValueStorage::Kind::Constant)
-      return storage.index;
-    if (storage.kind != ValueStorage::Kind::View)
-      return -1;
-    id = storage.index;
-  }
-  return -1;
-}
-
-/// Which constants something reads when the plan runs: a step whose kernel
-/// reads that input (Kernel::readsInput), or a result (copied out).
-std::vector<bool> constantsRead(const Executable &exe) {
-  std::vector<bool> read(exe.constants.size(), false);
-  auto mark = [&](int64_t id) {
-    int64_t c = constantOf(exe, id);
-    if (c >= 0 && static_cast<size_t>(c) < read.size())
-      read[static_cast<size_t>(c)] = true;
-  };
-  for (const Step &step : exe.steps)
-    for (size_t k = 0; k < step.inputs.size(); ++k)
-      if (step.kernel->readsInput(k))
-        mark(step.inputs[k]);
-  for (int64_t id : exe.outputs)
-    mark(id);
-  return read;
-}
-
 /// The body of an encoded plan through `sink`, in file order: the plan,
 /// padding to 64 bytes, then the constants region (blobs and the gaps that
 /// align them). Its checksum and the file take the same bytes.
@@ -207,7 +174,11 @@ absl::StatusOr<Encoded> encode(const Executable &exe,
     w.put(read[i] ? place(c.data(), c.byteSize()) : uint64_t(0));
     // Whether it holds no NaN or infinity: loading skips the kernels'
     // scans of their constant weights (detail::constantHasSpecialValues).
-    w.put(!detail::hasSpecialValues(c, detail::NaNGuardScan::NonFinite));
+    bool released =
+        i < exe.releasedFinite.size() && exe.releasedFinite[i].has_value();
+    w.put(released
+              ? *exe.releasedFinite[i]
+              : !detail::hasSpecialValues(c, detail::NaNGuardScan::NonFinite));
     if (c.data())
       constantIds.emplace(c.data(), static_cast<int64_t>(i));
   }

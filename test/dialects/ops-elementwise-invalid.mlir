@@ -3,7 +3,7 @@
 // Verifier errors of constants, casts and the elementwise ops.
 
 func.func @constant_not_dense() -> tensor<4xf32> {
-  // expected-error @+1 {{'tgc.constant' op value must be a dense elements attribute, got sparse<0, 1.000000e+00> : tensor<4xf32>}}
+  // expected-error @+1 {{'tgc.constant' op value must be a dense or dense_resource elements attribute, got sparse<0, 1.000000e+00> : tensor<4xf32>}}
   %0 = tgc.constant sparse<[[0]], [1.0]> : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -341,3 +341,43 @@ func.func @result_only_overflowing_shape(%x: tensor<?x4xf32>) -> tensor<46116860
   %0 = tgc.cast %x : tensor<?x4xf32> to tensor<4611686018427387904x4xf32>
   return %0 : tensor<4611686018427387904x4xf32>
 }
+
+// -----
+
+func.func @constant_resource_without_data() -> tensor<4xf32> {
+  // expected-error @+1 {{'tgc.constant' op dense_resource 'missing' has no data (no blob of that name in the file's dialect_resources)}}
+  %0 = tgc.constant dense_resource<missing> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @constant_resource_of_the_wrong_size() -> tensor<4xf32> {
+  // expected-error @+1 {{'tgc.constant' op dense_resource 'short' holds 8 bytes where 'tensor<4xf32>' needs 16}}
+  %0 = tgc.constant dense_resource<short> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      short: "0x040000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
+func.func @constant_resource_of_bits() -> tensor<8xi1> {
+  // expected-error @+1 {{'tgc.constant' op a dense_resource value needs an integer or float element type of whole bytes, not 'i1'}}
+  %0 = tgc.constant dense_resource<bits> : tensor<8xi1>
+  return %0 : tensor<8xi1>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      bits: "0x010000000101010101010101"
+    }
+  }
+#-}

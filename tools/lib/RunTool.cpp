@@ -100,6 +100,12 @@ struct Options {
       cl::desc("Print what the cpu backend plans for (the x86 ISA oneDNN and "
                "the JIT use, capped by DNNL_MAX_CPU_ISA; its blocked layout; "
                "Winograd) and exit")};
+  cl::opt<bool> weightsInFile{
+      "weights-in-file", cl::init(true),
+      cl::desc("An ONNX model's large weights stay in the model file (read "
+               "from it when needed: the IR holds no copy, a compiled plan "
+               "holds them once); false: copy them into the IR, so that the "
+               "file may change once imported")};
   cl::opt<bool> printLowered{
       "print-lowered",
       cl::desc("Print the function as the cpu backend lowered it for the "
@@ -626,7 +632,8 @@ Error runSource(Options &opts, const std::string &planAlias) {
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   std::vector<std::string> inputSpecs = opts.inputSpecs;
-  auto module = loadSourceModule(context, sourceMgr, opts.file, inputSpecs);
+  auto module = loadSourceModule(context, sourceMgr, opts.file, inputSpecs,
+                                 opts.weightsInFile);
   if (!module)
     return module.takeError();
   // Sequence and optional values of an ONNX model: the flattened inputs and

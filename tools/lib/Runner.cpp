@@ -114,8 +114,12 @@ llvm::Error Runner::compile(const std::vector<HostTensor> &args) {
   if (!result)
     return result.takeError();
   compiled = std::move(*result);
-  if (options.printLowered && compiled->module())
-    out << compiled->module() << "\n";
+  if (options.printLowered && compiled->module()) {
+    // As a whole module: its dense_resource blobs (file-backed weights)
+    // follow it, so that the text parses again.
+    compiled->module()->print(out);
+    out << "\n";
+  }
   if (options.printPlan)
     out << compiled->describe();
   return llvm::Error::success();

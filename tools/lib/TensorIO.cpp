@@ -280,12 +280,12 @@ tooling::expandStructuredSpecs(const std::vector<std::string> &specs,
   return expanded;
 }
 
-Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-tooling::loadSourceModule(mlir::MLIRContext &context, SourceMgr &sourceMgr,
-                          const std::string &file,
-                          std::vector<std::string> &inputSpecs) {
+Expected<mlir::OwningOpRef<mlir::ModuleOp>> tooling::loadSourceModule(
+    mlir::MLIRContext &context, SourceMgr &sourceMgr, const std::string &file,
+    std::vector<std::string> &inputSpecs, bool weightsInFile) {
   if (tgc::isOnnxModelPath(file)) {
     tgc::ImportOptions importOptions;
+    importOptions.weightsInFile = weightsInFile;
     // A model that does not parse is reported by the importer below.
     std::vector<std::string> names;
     if (auto read = tgc::onnxModelInputNames(file))

@@ -84,9 +84,11 @@ makeInputs(mlir::func::FuncOp func, const InputOptions &options);
 /// An ONNX model's sequence and optional inputs are .pb files: `inputSpecs`
 /// is then rewritten to the function's flattened arguments, in order
 /// (expandStructuredSpecs).
+/// `weightsInFile` is ImportOptions::weightsInFile for an ONNX model.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadSourceModule(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
-                 const std::string &file, std::vector<std::string> &inputSpecs);
+                 const std::string &file, std::vector<std::string> &inputSpecs,
+                 bool weightsInFile = true);
 
 /// For an ONNX model's sequence and optional values: each spec whose
 /// declared type (onnxModelValueTypes) is not a tensor names a .pb file, and

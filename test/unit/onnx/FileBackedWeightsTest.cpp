@@ -1,0 +1,265 @@
+//===- FileBackedWeightsTest.cpp - weights that stay in the model file ----===//
+//
+// importOnnxModel makes a large initializer a file-backed constant
+// (dialects/ConstantData.h): a dense_resource whose blob views the model
+// file's mapping, with no copy in the IR. These check that the IR holds
+// none of the weights; that a compiled CPU plan holds each weight once (the
+// copy its kernel prepacked from is let go, and read again from the file by
+// a later compile); that plans made so are bitwise those of an import that
+// copies the weights, also saved and loaded; and that a model file changed
+// or truncated after the import is an error, not wrong results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Backends.h"
+#include "codegen/cpu/Compiler.h"
+#include "dialects/ConstantData.h"
+#include "dialects/TgcOps.h"
+#include "frontend/onnx/OnnxImporter.h"
+#include "runtime/cpu/PlanFile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "onnx/onnx_pb.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace tgc;
+using runtime::DType;
+using runtime::HostTensor;
+
+namespace {
+
+constexpr int64_t kIn = 32, kOut = 64, kSide = 8, kClasses = 16;
+
+std::string rawFloats(const std::vector<float> &values) {
+  return std::string(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(float));
+}
+
+/// x [1, kIn, 8, 8] -> Conv (kOut x kIn x 3 x 3 weights, 72 KiB) -> Relu ->
+/// Flatten -> Gemm (4096 x 16 weights, 256 KiB) -> y. Returns the path and
+/// sets `gemmWeights` to the Gemm weights' bytes.
+std::string writeModel(const std::string &tag, std::string &gemmWeights) {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  std::vector<float> w(kOut * kIn * 9), b(kOut),
+      g(kOut * kSide * kSide * kClasses);
+  for (float &v : w)
+    v = dist(gen);
+  for (float &v : b)
+    v = dist(gen);
+  for (float &v : g)
+    v = dist(gen);
+  gemmWeights = rawFloats(g);
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("file_backed");
+  auto initializer = [&](const std::string &name, std::vector<int64_t> dims,
+                         const std::string &raw) {
+    onnx::TensorProto &t = *graph.add_initializer();
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t.add_dims(d);
+    t.set_raw_data(raw);
+  };
+  initializer("conv.weight", {kOut, kIn, 3, 3}, rawFloats(w));
+  initializer("conv.bias", {kOut}, rawFloats(b));
+  initializer("fc.weight", {kOut * kSide * kSide, kClasses}, gemmWeights);
+  auto node = [&](const std::string &op, std::vector<std::string> inputs,
+                  const std::string &output) {
+    onnx::NodeProto &n = *graph.add_node();
+    n.set_op_type(op);
+    for (const std::string &input : inputs)
+      n.add_input(input);
+    n.add_output(output);
+    return &n;
+  };
+  onnx::AttributeProto &pads =
+      *node("Conv", {"x", "conv.weight", "conv.bias"}, "c")->add_attribute();
+  pads.set_name("pads");
+  pads.set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i)
+    pads.add_ints(1);
+  node("Relu", {"c"}, "r");
+  node("Flatten", {"r"}, "f");
+  node("Gemm", {"f", "fc.weight"}, "y");
+  auto io = [&](bool input, const std::string &name,
+                std::vector<int64_t> dims) {
+    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
+    v.set_name(name);
+    auto &t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t.mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  io(true, "x", {1, kIn, kSide, kSide});
+  io(false, "y", {1, kClasses});
+  std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("tgc-file-backed-" + tag + "-" + std::to_string(::getpid()) + ".onnx"))
+          .string();
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  return path;
+}
+
+class FileBackedWeights : public ::testing::Test {
+protected:
+  void SetUp() override { codegen::registerAllBackends(); }
+
+  mlir::func::FuncOp import(const std::string &path, bool weightsInFile) {
+    ImportOptions options;
+    options.weightsInFile = weightsInFile;
+    auto module = importOnnxModel(context, path, options);
+    EXPECT_TRUE(static_cast<bool>(module))
+        << llvm::toString(module.takeError());
+    if (!module)
+      return nullptr;
+    modules.push_back(std::move(*module));
+    return modules.back()->lookupSymbol<mlir::func::FuncOp>("main");
+  }
+
+  /// Compiles for the model's input (single-threaded, savable); the error
+  /// text on failure.
+  llvm::Expected<std::shared_ptr<const runtime::Executable>>
+  compile(mlir::func::FuncOp func) {
+    cpu::CompileOptions options;
+    options.numThreads = 1;
+    options.savable = true;
+    auto compiled = cpu::compile(func, {{1, kIn, kSide, kSide}}, options);
+    if (!compiled)
+      return compiled.takeError();
+    compiledModules.push_back(std::move(compiled->module));
+    return compiled->executable;
+  }
+
+  static HostTensor input() {
+    HostTensor x = *HostTensor::allocate(DType::F32, {1, kIn, kSide, kSide});
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      x.dataAs<float>()[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1;
+    return x;
+  }
+
+  static std::vector<float> run(const runtime::Executable &exe) {
+    runtime::RunOptions options;
+    options.numThreads = 1;
+    auto results = exe.run({input()}, options);
+    EXPECT_TRUE(results.ok()) << results.status();
+    if (!results.ok())
+      return {};
+    const HostTensor &y = (*results)[0];
+    return std::vector<float>(y.dataAs<float>(),
+                              y.dataAs<float>() + y.numElements());
+  }
+
+  /// The function's constants stored in the model file.
+  static int64_t fileBackedConstants(mlir::func::FuncOp func) {
+    int64_t n = 0;
+    func.walk([&](ConstantOp c) { n += isFileBackedConstant(c.getValue()); });
+    return n;
+  }
+
+  mlir::MLIRContext context;
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules, compiledModules;
+};
+
+TEST_F(FileBackedWeights, TheIrHoldsNoCopyAndThePlanHoldsTheWeightsOnce) {
+  std::string gemmWeights;
+  std::string path = writeModel("once", gemmWeights);
+  mlir::func::FuncOp inFile = import(path, /*weightsInFile=*/true);
+  ASSERT_TRUE(inFile);
+  // The conv and Gemm weights (the bias is small: in the IR).
+  EXPECT_EQ(fileBackedConstants(inFile), 2);
+  EXPECT_EQ(residentFileBackedBytes(), 0);
+
+  auto exe = compile(inFile);
+  ASSERT_TRUE(static_cast<bool>(exe)) << llvm::toString(exe.takeError());
+  // The Gemm's kernel prepacked its weights: the plan let their copy go.
+  int64_t released = 0;
+  for (const auto &finite : (*exe)->releasedFinite)
+    released += finite.has_value();
+  EXPECT_GE(released, 1);
+  EXPECT_LT(residentFileBackedBytes(),
+            static_cast<int64_t>(kOut * kIn * 9 + kOut * 64 * kClasses) * 4);
+  std::vector<float> y = run(**exe);
+
+  // Bitwise what an import that copies the weights into the IR computes.
+  mlir::func::FuncOp copied = import(path, /*weightsInFile=*/false);
+  ASSERT_TRUE(copied);
+  EXPECT_EQ(fileBackedConstants(copied), 0);
+  auto exeCopied = compile(copied);
+  ASSERT_TRUE(static_cast<bool>(exeCopied))
+      << llvm::toString(exeCopied.takeError());
+  EXPECT_EQ(run(**exeCopied), y);
+
+  // A second compile reads the weights back from the file; its plan and a
+  // saved and loaded copy of the first compute the same.
+  auto again = compile(inFile);
+  ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(run(**again), y);
+  auto bytes = runtime::cpu::serializePlan(**exe, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto loaded = runtime::cpu::loadPlanFromBytes(*bytes, "plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(run(*loaded->executable), y);
+  exe->reset();
+  again->reset();
+  exeCopied->reset();
+  compiledModules.clear();
+  EXPECT_EQ(residentFileBackedBytes(), 0);
+  std::filesystem::remove(path);
+}
+
+TEST_F(FileBackedWeights, AModelFileChangedOrTruncatedAfterTheImportIsAnError) {
+  std::string gemmWeights;
+  std::string path = writeModel("changed", gemmWeights);
+  mlir::func::FuncOp func = import(path, /*weightsInFile=*/true);
+  ASSERT_TRUE(func);
+  auto first = compile(func);
+  ASSERT_TRUE(static_cast<bool>(first)) << llvm::toString(first.takeError());
+
+  // Other bytes where the Gemm weights were (the first plan let them go: a
+  // second compile reads them again).
+  std::string file;
+  {
+    std::ifstream in(path, std::ios::binary);
+    file.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  size_t at = file.find(gemmWeights);
+  ASSERT_NE(at, std::string::npos);
+  {
+    std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+    out.seekp(static_cast<std::streamoff>(at + 100));
+    out.write("\x7f\x7f\x7f\x7f", 4);
+  }
+  auto changed = compile(func);
+  ASSERT_FALSE(static_cast<bool>(changed));
+  std::string message = llvm::toString(changed.takeError());
+  EXPECT_NE(message.find("changed since the model was imported"),
+            std::string::npos)
+      << message;
+
+  // The file cut short before those bytes.
+  std::filesystem::resize_file(path, at + 10);
+  auto truncated = compile(func);
+  ASSERT_FALSE(static_cast<bool>(truncated));
+  message = llvm::toString(truncated.takeError());
+  EXPECT_NE(message.find("can no longer be read"), std::string::npos)
+      << message;
+  // The first plan still runs: it holds the weights, prepacked.
+  EXPECT_EQ(run(**first).size(), static_cast<size_t>(kClasses));
+  std::filesystem::remove(path);
+}
+
+} // namespace
