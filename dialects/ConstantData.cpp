@@ -165,6 +165,7 @@ readFileBacked(const std::shared_ptr<FileBacked> &fb, std::string *error) {
   out.pin = std::shared_ptr<const void>(copy->data,
                                         [copy](const void *) { unpin(copy); });
   out.anchor = copy;
+  out.fileBacked = true;
   return out;
 }
 
@@ -357,6 +358,22 @@ std::optional<ConstantBytes> readConstantBytes(ElementsAttr value,
   out.pin = copy;
   out.anchor = copy;
   return out;
+}
+
+std::shared_ptr<const void> pinConstantBytes(const ConstantBytes &held,
+                                             std::string *error) {
+  if (error)
+    error->clear();
+  if (!held.fileBacked || !held.anchor)
+    return nullptr;
+  auto copy = std::static_pointer_cast<Copy>(
+      std::const_pointer_cast<void>(held.anchor));
+  std::lock_guard<std::mutex> lock(copy->origin->mutex);
+  if (!copy->resident && !fill(*copy, error))
+    return nullptr;
+  ++copy->pins;
+  return std::shared_ptr<const void>(copy->data,
+                                     [copy](const void *) { unpin(copy); });
 }
 
 bool visitStoredConstantBytes(ElementsAttr value,

@@ -49,6 +49,9 @@ struct ConstantBytes {
   /// the identity of a file-backed constant's copy; null when the context
   /// owns them.
   std::shared_ptr<const void> anchor;
+  /// Whether `bytes` are a file-backed constant's copy: pinConstantBytes
+  /// makes them resident again after `pin` was let go.
+  bool fileBacked = false;
 
   const char *data() const { return bytes.data(); }
   size_t size() const { return bytes.size(); }
@@ -74,6 +77,14 @@ verifyConstantValue(mlir::ElementsAttr value,
 /// `error`, says so there (empty in every other nullopt case).
 std::optional<ConstantBytes> readConstantBytes(mlir::ElementsAttr value,
                                                std::string *error = nullptr);
+
+/// Pins `held` (readConstantBytes's, of a file-backed constant) again:
+/// its bytes, read back from the file if they were let go, stay valid and
+/// resident while the result lives. Null (and `error` says why) when the
+/// file no longer holds them; null without an error for bytes that are not
+/// file-backed (always resident).
+std::shared_ptr<const void> pinConstantBytes(const ConstantBytes &held,
+                                             std::string *error = nullptr);
 
 /// Calls `visit` with the bytes of a constant as stored (maybe unaligned,
 /// maybe in several pieces: for hashing, not for reading typed elements; a

@@ -981,6 +981,7 @@ private:
   void releaseConstant(size_t index);
   void trackReaders(ConstantOp constant, size_t index);
   void releaseConstantsReadBy(Operation *op);
+  llvm::Error pinConstantsReadBy(Operation *op);
   std::vector<bool> constantsReadSoFar() const;
   /// The descriptor of a conv2d planned alone (no post-ops) whose kernel
   /// reads `fused.inputs` (the conv's operands; an OIHW filter constant
@@ -1138,6 +1139,8 @@ llvm::Expected<std::shared_ptr<runtime::Executable>> CpuPlanEmitter::emit() {
     return std::move(error);
   for (Operation &op : specialized.getBody().front()) {
     size_t stepsBefore = exe.steps.size();
+    if (auto error = pinConstantsReadBy(&op))
+      return std::move(error);
     if (auto error = emitOp(op))
       return std::move(error);
     // The step of a lazy filter transpose that every convolution read
@@ -2373,17 +2376,49 @@ void CpuPlanEmitter::releaseConstantsReadBy(Operation *op) {
   auto it = constantsReadBy.find(op);
   if (it == constantsReadBy.end())
     return;
+  // A reader that only aliases the constant (a lazy transpose, a view)
+  // leaves its bytes resident for the readers behind it.
+  auto transpose = dyn_cast<TransposeOp>(op);
+  bool alias = (transpose && transpose.getLazy()) || isShapeView(op) ||
+               isa<tensor::CastOp>(op);
   std::optional<std::vector<bool>> read;
   for (size_t index : it->second) {
     pendingReaders[index].erase(op);
-    if (!pendingReaders[index].empty() || !constantHolds[index].pin)
+    ConstantBytes &hold = constantHolds[index];
+    if (!hold.pin || (alias && !pendingReaders[index].empty()))
       continue;
     if (!read)
       read = constantsReadSoFar();
-    if (!(*read)[index])
+    if ((*read)[index])
+      continue; // a step reads it when the plan runs: held to the end
+    if (pendingReaders[index].empty())
       releaseConstant(index);
+    else
+      hold.pin.reset(); // read back before its next reader (shared weights)
   }
   constantsReadBy.erase(it);
+}
+
+/// Before `op` is emitted: the file-backed constants it reads are resident
+/// (read back from the file where an earlier reader let them go).
+llvm::Error CpuPlanEmitter::pinConstantsReadBy(Operation *op) {
+  auto it = constantsReadBy.find(op);
+  if (it == constantsReadBy.end())
+    return llvm::Error::success();
+  for (size_t index : it->second) {
+    ConstantBytes &hold = constantHolds[index];
+    if (hold.pin || !hold.fileBacked)
+      continue;
+    std::string error;
+    hold.pin = pinConstantBytes(hold, &error);
+    if (!hold.pin)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          op->getName().getStringRef().str() + " at " +
+              locationString(op->getLoc()) + ": " +
+              (error.empty() ? "a constant's data cannot be read" : error));
+  }
+  return llvm::Error::success();
 }
 } // namespace
 

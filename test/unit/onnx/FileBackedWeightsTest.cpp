@@ -221,6 +221,80 @@ TEST_F(FileBackedWeights, TheIrHoldsNoCopyAndThePlanHoldsTheWeightsOnce) {
   std::filesystem::remove(path);
 }
 
+/// y = (x W) W: one initializer read by two MatMuls (a transformer's layers
+/// sharing weights). Where the first prepacks it, the plan lets the copy go
+/// and reads it back from the file for the second.
+TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
+  constexpr int64_t n = 256, kRows = 128; // 256 KiB of weights
+  std::mt19937 gen(9);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  std::vector<float> w(n * n);
+  for (float &v : w)
+    v = dist(gen);
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("shared");
+  onnx::TensorProto &t = *graph.add_initializer();
+  t.set_name("w");
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(n);
+  t.add_dims(n);
+  t.set_raw_data(rawFloats(w));
+  auto node = [&](const std::string &op, std::vector<std::string> inputs,
+                  const std::string &output) {
+    onnx::NodeProto &nd = *graph.add_node();
+    nd.set_op_type(op);
+    for (const std::string &input : inputs)
+      nd.add_input(input);
+    nd.add_output(output);
+  };
+  node("MatMul", {"x", "w"}, "h");
+  node("MatMul", {"h", "w"}, "y");
+  for (bool input : {true, false}) {
+    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
+    v.set_name(input ? "x" : "y");
+    auto &type = *v.mutable_type()->mutable_tensor_type();
+    type.set_elem_type(onnx::TensorProto::FLOAT);
+    type.mutable_shape()->add_dim()->set_dim_value(kRows);
+    type.mutable_shape()->add_dim()->set_dim_value(n);
+  }
+  std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("tgc-file-backed-shared-" + std::to_string(::getpid()) + ".onnx"))
+          .string();
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+
+  HostTensor x = *HostTensor::allocate(DType::F32, {kRows, n});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.dataAs<float>()[i] = static_cast<float>((i * 13) % 29) / 14.0f - 1;
+  std::vector<std::vector<float>> results;
+  bool released = false;
+  for (bool weightsInFile : {true, false}) {
+    mlir::func::FuncOp func = import(path, weightsInFile);
+    ASSERT_TRUE(func);
+    cpu::CompileOptions options;
+    options.numThreads = 1;
+    auto compiled = cpu::compile(func, {{kRows, n}}, options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    runtime::RunOptions run;
+    run.numThreads = 1;
+    auto y = compiled->executable->run({x}, run);
+    ASSERT_TRUE(y.ok()) << y.status();
+    if (weightsInFile && !compiled->executable->releasedFinite.empty())
+      released = true;
+    const float *data = (*y)[0].dataAs<float>();
+    results.emplace_back(data, data + (*y)[0].numElements());
+  }
+  EXPECT_EQ(results[0], results[1]);
+  // oneDNN's matmul prepacks constant weights on every ISA.
+  EXPECT_TRUE(released);
+  EXPECT_EQ(residentFileBackedBytes(), 0);
+  std::filesystem::remove(path);
+}
+
 TEST_F(FileBackedWeights, AModelFileChangedOrTruncatedAfterTheImportIsAnError) {
   std::string gemmWeights;
   std::string path = writeModel("changed", gemmWeights);
