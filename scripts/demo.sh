@@ -133,6 +133,17 @@ step "ONNX: import a model from the ONNX test data into the tgc dialect (tgc-imp
 "$BIN/tgc-import-onnx" "$ONNX_DATA/pytorch-operator/test_operator_conv/model.onnx" \
   --elide-constants-larger-than=16
 
+step "ONNX: large weights stay in the model file (file-backed dense_resource constants, dialects/ConstantData.h): the IR holds no copy, the compiled plan holds each weight once (prepacked); --weights-in-file=false copies them into the IR, with bitwise the same results"
+/usr/bin/python3 scripts/weights-model.py /tmp/tgc-demo-weights.onnx 2048
+"$BIN/tgc-import-onnx" /tmp/tgc-demo-weights.onnx --elide-constants-larger-than=16 | grep -m2 "dense_resource<onnx"
+for wif in true false; do
+  /usr/bin/python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL)
+print("--weights-in-file=%s: peak RSS %d MiB (32 MiB of weights)" % (sys.argv[1], resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024))' \
+    $wif "$BIN/tgc-run" /tmp/tgc-demo-weights.onnx --weights-in-file=$wif --input=128x2048xf32=0.5 --output=/tmp/tgc-demo-weights-$wif.npy
+done
+cmp /tmp/tgc-demo-weights-true.npy /tmp/tgc-demo-weights-false.npy && echo "bitwise the same results"
+
 step "ONNX: tgc-run takes the .onnx model and the test's TensorProto .pb files directly"
 T="$ONNX_DATA/node/test_conv_with_strides_and_asymmetric_padding"
 "$BIN/tgc-run" "$T/model.onnx" --input="$T/test_data_set_0/input_0.pb" \

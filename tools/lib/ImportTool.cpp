@@ -97,8 +97,11 @@ int tgc::importOnnxToolMain(int argc, char **argv) {
   mlir::OpPrintingFlags flags;
   if (debugInfo)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  if (elide > 0)
+  if (elide > 0) {
     flags.elideLargeElementsAttrs(elide);
+    // File-backed weights (dense_resource): their blobs too.
+    flags.elideLargeResourceString(elide);
+  }
   (*module)->print(out.os(), flags);
   out.os() << "\n";
   out.keep();

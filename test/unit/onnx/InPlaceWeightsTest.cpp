@@ -1,7 +1,8 @@
 //===- InPlaceWeightsTest.cpp - weights read from the model file ----------===//
 //
 // importOnnxModel leaves the raw data of large initializers (64 KiB and up)
-// in the model file and copies it from there into the IR, once: the
+// in the model file (file-backed constants, FileBackedWeightsTest.cpp; or,
+// with ImportOptions::weightsInFile false, copied into the IR once): the
 // protobuf does not hold the weights too. These models check that every
 // kind of such tensor imports with its values: floats at every alignment of
 // their data in the file, a splat (which the IR stores as one element),
