@@ -2,8 +2,6 @@
 
 #include "dialects/ConstantData.h"
 
-#include "runtime/Hash.h"
-
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -46,8 +44,6 @@ struct FileBacked {
   ConstantFileSource source;
   std::mutex mutex;
   std::weak_ptr<Copy> copy;
-  /// XXH64 of the bytes first read; a later read must match it.
-  std::optional<uint64_t> digest;
 };
 
 /// The aligned copy of a file-backed constant's bytes: an anonymous
@@ -107,25 +103,20 @@ bool readSource(const FileBacked &origin, char *out) {
   return origin.source.read(out, origin.fileBytes.size(), origin.source.offset);
 }
 
-/// Fills `copy` from the file (under the origin's mutex). The first read
-/// records the bytes' digest; a later one (after the copy was let go) must
-/// find the same bytes.
+/// Fills `copy` from the file (under the origin's mutex), which must be as
+/// imported.
 bool fill(Copy &copy, std::string *error) {
   FileBacked &origin = *copy.origin;
-  bool read = readSource(origin, copy.data);
-  runtime::Hash64 hash;
-  if (read)
-    hash.update(copy.data, copy.bytes);
-  if (read && !origin.digest)
-    origin.digest = hash.digest();
-  if (!read || hash.digest() != *origin.digest) {
+  bool changed = origin.source.unchanged && !origin.source.unchanged();
+  bool read = !changed && readSource(origin, copy.data);
+  if (!read) {
     dropPages(copy.data, copy.bytes);
     if (error)
       *error = "the " + std::to_string(copy.bytes) +
-               " bytes of a constant read from its model file at offset " +
-               std::to_string(origin.source.offset) +
-               (read ? " changed since the model was imported"
-                     : " can no longer be read (the file shrank or went)");
+               " bytes of a constant at offset " +
+               std::to_string(origin.source.offset) + " of its model file " +
+               (changed ? "changed since the model was imported"
+                        : "can no longer be read (the file shrank or went)");
     return false;
   }
   copy.resident = true;

@@ -113,15 +113,18 @@ mlir::ElementsAttr reshapeConstant(mlir::Attribute value,
 /// Whether `value` is a file-backed constant (makeFileBackedConstant).
 bool isFileBackedConstant(mlir::ElementsAttr value);
 
-/// Where a file-backed constant's bytes are read again after their copy
-/// was let go: the file (an open descriptor) and the offset of the bytes.
-/// A second read that finds other bytes (the file changed) is an error.
+/// Where a file-backed constant's bytes are read from: the file (an open
+/// descriptor) and the offset of the bytes. Every read first checks that
+/// the file is still the one imported: a file changed since is an error.
 struct ConstantFileSource {
   /// Keeps the mapping `bytes` views alive.
   std::shared_ptr<const void> mapping;
   /// Reads `size` bytes at `offset` of the file into `out`; false when it
   /// cannot (the file shrank or went).
   std::function<bool(char *out, size_t size, uint64_t offset)> read;
+  /// Whether the file is as imported (its size and modification time);
+  /// null: not checked.
+  std::function<bool()> unchanged;
   uint64_t offset = 0;
 };
 

@@ -172,6 +172,9 @@ Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
                                                   uint64_t offset) {
       return file->read(out, size, offset);
     };
+    source.unchanged = [file = externalData.modelFile] {
+      return file->unchanged();
+    };
     mlir::ElementsAttr attr = makeFileBackedConstant(
         type, name, llvm::ArrayRef<char>((*bytes)->data(), (*bytes)->size()),
         std::move(source));

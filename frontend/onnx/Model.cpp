@@ -1041,11 +1041,30 @@ tgc::onnxModelInputNames(llvm::StringRef path) {
   return names;
 }
 
+namespace {
+int64_t mtimeNsOf(const struct stat &st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 +
+         st.st_mtim.tv_nsec;
+}
+} // namespace
+
 std::shared_ptr<ModelFile> onnximpl::ModelFile::open(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return nullptr;
-  return std::shared_ptr<ModelFile>(new ModelFile(fd));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::shared_ptr<ModelFile>(
+      new ModelFile(fd, static_cast<int64_t>(st.st_size), mtimeNsOf(st)));
+}
+
+bool onnximpl::ModelFile::unchanged() const {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && static_cast<int64_t>(st.st_size) == size &&
+         mtimeNsOf(st) == mtimeNs;
 }
 
 onnximpl::ModelFile::~ModelFile() { ::close(fd); }

@@ -70,10 +70,15 @@ public:
   ModelFile &operator=(const ModelFile &) = delete;
   /// Reads `size` bytes at `offset`; false on a short read or an error.
   bool read(char *out, size_t size, uint64_t offset) const;
+  /// Whether the file has the size and modification time it had when
+  /// opened (a file renamed over it leaves this one as it was).
+  bool unchanged() const;
 
 private:
-  explicit ModelFile(int fd) : fd(fd) {}
+  ModelFile(int fd, int64_t size, int64_t mtimeNs)
+      : fd(fd), size(size), mtimeNs(mtimeNs) {}
   int fd;
+  int64_t size, mtimeNs;
 };
 
 /// Where external data files may be read from. Empty: none allowed.
