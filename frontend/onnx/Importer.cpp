@@ -144,9 +144,54 @@ Tensor Importer::constantTensor(const HostTensor &value) {
   return tgc::constant(value);
 }
 
+/// A file-backed constant for `init` (its bytes in a mapped file, in or
+/// beside the model): the IR holds no copy; whoever reads the elements (a
+/// kernel prepacking them, a fold) takes them from the file.
+llvm::Expected<std::optional<Val>>
+Importer::fileBackedInitializer(const ::onnx::TensorProto &init,
+                                const MappedTensorBytes &mapped) {
+  std::optional<DType> dtype = dtypeFromOnnx(init.data_type());
+  if (!dtype)
+    return std::nullopt;
+  std::vector<int64_t> shape(init.dims().begin(), init.dims().end());
+  std::string name = "onnx_";
+  for (char c : init.name())
+    name += llvm::isAlnum(c) ? c : '_';
+  auto type =
+      mlir::RankedTensorType::get(shape, toElementType(*dtype, context));
+  ConstantFileSource source;
+  source.mapping = mapped.mapping;
+  source.offset = mapped.offset;
+  source.read = [file = mapped.file](char *out, size_t size, uint64_t offset) {
+    return file->read(out, size, offset);
+  };
+  source.unchanged = [file = mapped.file] { return file->unchanged(); };
+  mlir::ElementsAttr attr = makeFileBackedConstant(
+      type, name,
+      llvm::ArrayRef<char>(mapped.bytes.data(), mapped.bytes.size()),
+      std::move(source));
+  Val val{detail::constantOfAttr(attr), nullptr, init.name()};
+  if (!val.tensor.valid())
+    return traceFailure();
+  valueOf(val.tensor)
+      .getDefiningOp()
+      ->setLoc(mlir::NameLoc::get(
+          mlir::StringAttr::get(&context, val.origin),
+          mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
+  return std::optional<Val>(std::move(val));
+}
+
 llvm::Expected<std::optional<Val>>
 Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
   std::string what = "initializer '" + init.name() + "'";
+  if (options.weightsInFile) {
+    // Weights in an external data file stay there too.
+    auto external = mapExternalTensor(init, externalData, what);
+    if (!external)
+      return external.takeError();
+    if (*external)
+      return fileBackedInitializer(init, **external);
+  }
   auto bytes = inModelBytes(init, externalData, what);
   if (!bytes)
     return bytes.takeError();
@@ -157,36 +202,13 @@ Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
   std::vector<int64_t> shape(init.dims().begin(), init.dims().end());
   if (options.weightsInFile && externalData.modelFile &&
       externalData.modelMapping && externalData.modelBytesMapped) {
-    // A file-backed constant: the IR holds no copy; whoever reads the
-    // elements (a kernel prepacking them, a fold) takes them from the file.
-    std::string name = "onnx_";
-    for (char c : init.name())
-      name += llvm::isAlnum(c) ? c : '_';
-    auto type =
-        mlir::RankedTensorType::get(shape, toElementType(*dtype, context));
-    ConstantFileSource source;
-    source.mapping = externalData.modelMapping;
-    source.offset = static_cast<uint64_t>((*bytes)->data() -
+    MappedTensorBytes mapped;
+    mapped.bytes = **bytes;
+    mapped.mapping = externalData.modelMapping;
+    mapped.file = externalData.modelFile;
+    mapped.offset = static_cast<uint64_t>((*bytes)->data() -
                                           externalData.modelBytes.data());
-    source.read = [file = externalData.modelFile](char *out, size_t size,
-                                                  uint64_t offset) {
-      return file->read(out, size, offset);
-    };
-    source.unchanged = [file = externalData.modelFile] {
-      return file->unchanged();
-    };
-    mlir::ElementsAttr attr = makeFileBackedConstant(
-        type, name, llvm::ArrayRef<char>((*bytes)->data(), (*bytes)->size()),
-        std::move(source));
-    Val val{detail::constantOfAttr(attr), nullptr, init.name()};
-    if (!val.tensor.valid())
-      return traceFailure();
-    valueOf(val.tensor)
-        .getDefiningOp()
-        ->setLoc(mlir::NameLoc::get(
-            mlir::StringAttr::get(&context, val.origin),
-            mlir::FileLineColLoc::get(&context, options.modelName, 0, 0)));
-    return std::optional<Val>(std::move(val));
+    return fileBackedInitializer(init, mapped);
   }
   // A view of the file's bytes (not necessarily aligned for the type: only
   // copied, as bytes, into the constant).

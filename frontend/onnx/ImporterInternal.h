@@ -346,10 +346,15 @@ private:
   // --- values ---
   Tensor materialize(Val &val);
   /// A main-graph initializer whose data stayed in the model file
-  /// (kInModelOffset) as a value materialized in the IR at once, its
-  /// constant a view of the IR's copy; nullopt for any other.
+  /// (kInModelOffset), or is in an external data file, as a value
+  /// materialized in the IR at once: a file-backed constant
+  /// (ImportOptions::weightsInFile) or a copy in the IR, the import-time
+  /// constant a view of it; nullopt for any other.
   llvm::Expected<std::optional<Val>>
   inPlaceInitializer(const ::onnx::TensorProto &init);
+  llvm::Expected<std::optional<Val>>
+  fileBackedInitializer(const ::onnx::TensorProto &init,
+                        const MappedTensorBytes &mapped);
   /// The value of `v` when it is computed only from constants and arguments
   /// the caller gave values for (ImportOptions::argumentValues), else null.
   llvm::Expected<std::shared_ptr<HostTensor>> evaluateSpecialized(

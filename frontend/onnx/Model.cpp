@@ -136,11 +136,18 @@ namespace {
 
 /// Reads `length` bytes at `offset` of the external file `location`, relative
 /// to `directory`, after checking that the path stays inside the directory.
-llvm::Expected<std::string> readExternal(const ExternalData &external,
-                                         const std::string &location,
-                                         int64_t offset,
-                                         std::optional<int64_t> length,
-                                         const std::string &what) {
+/// An external data file checked (inside the model's directory, a regular
+/// file, the range inside it): its resolved path and the range's length.
+struct ResolvedExternal {
+  std::string path;
+  int64_t length = 0;
+};
+
+llvm::Expected<ResolvedExternal> resolveExternal(const ExternalData &external,
+                                                 const std::string &location,
+                                                 int64_t offset,
+                                                 std::optional<int64_t> length,
+                                                 const std::string &what) {
   auto fail = [&](const llvm::Twine &why) {
     return makeError(what + ": external data '" + location + "': " + why);
   };
@@ -190,10 +197,22 @@ llvm::Expected<std::string> readExternal(const ExternalData &external,
     return fail("offset " + llvm::Twine(offset) + " + length " +
                 llvm::Twine(n) + " exceeds the file size (" +
                 llvm::Twine(size) + " bytes)");
-  auto buffer = llvm::MemoryBuffer::getFileSlice(fileBuf, n, offset,
-                                                 /*IsVolatile=*/false);
+  return ResolvedExternal{fileBuf, n};
+}
+
+llvm::Expected<std::string> readExternal(const ExternalData &external,
+                                         const std::string &location,
+                                         int64_t offset,
+                                         std::optional<int64_t> length,
+                                         const std::string &what) {
+  auto resolved = resolveExternal(external, location, offset, length, what);
+  if (!resolved)
+    return resolved.takeError();
+  auto buffer = llvm::MemoryBuffer::getFileSlice(
+      resolved->path, resolved->length, offset, /*IsVolatile=*/false);
   if (!buffer)
-    return fail("cannot read: " + buffer.getError().message());
+    return makeError(what + ": external data '" + location +
+                     "': cannot read: " + buffer.getError().message());
   return (*buffer)->getBuffer().str();
 }
 
@@ -1047,6 +1066,73 @@ int64_t mtimeNsOf(const struct stat &st) {
          st.st_mtim.tv_nsec;
 }
 } // namespace
+
+llvm::Expected<std::optional<MappedTensorBytes>>
+onnximpl::mapExternalTensor(const TP &tensor, const ExternalData &external,
+                            const std::string &what) {
+  if (tensor.data_location() != TP::EXTERNAL || !external.externalFiles)
+    return std::nullopt;
+  std::string location;
+  int64_t offset = 0;
+  std::optional<int64_t> length;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == kInModelOffset)
+      return std::nullopt;
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      auto n = parseExternalInt(entry.value(), entry.key(), what);
+      if (!n)
+        return n.takeError();
+      if (entry.key() == "offset")
+        offset = *n;
+      else
+        length = *n;
+    }
+  }
+  std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
+  auto count = HostTensor::checkedNumElements(
+      std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()));
+  int64_t bytes = 0;
+  if (location.empty() || !dtype || *dtype == DType::I1 || !count.ok() ||
+      __builtin_mul_overflow(
+          *count, static_cast<int64_t>(runtime::dtypeSize(*dtype)), &bytes) ||
+      bytes < (int64_t{1} << 16) || (length && *length != bytes))
+    return std::nullopt; // tensorFromProto reads it (or says what is wrong)
+  auto resolved = resolveExternal(external, location, offset, bytes, what);
+  if (!resolved)
+    return resolved.takeError();
+  auto &files = *external.externalFiles;
+  auto it = files.find(resolved->path);
+  if (it == files.end()) {
+    std::pair<std::shared_ptr<const void>, std::shared_ptr<ModelFile>> held;
+    auto buffer = llvm::MemoryBuffer::getFile(resolved->path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (buffer &&
+        (*buffer)->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap) {
+      std::shared_ptr<llvm::MemoryBuffer> mapping(std::move(*buffer));
+      if (auto file = ModelFile::open(resolved->path)) {
+        held.first = mapping;
+        held.second = std::move(file);
+      }
+    }
+    it = files.emplace(resolved->path, std::move(held)).first;
+  }
+  if (!it->second.first)
+    return std::nullopt; // not mapped: read as before
+  auto *mapping =
+      static_cast<const llvm::MemoryBuffer *>(it->second.first.get());
+  if (static_cast<uint64_t>(offset) + static_cast<uint64_t>(bytes) >
+      mapping->getBufferSize())
+    return std::nullopt;
+  MappedTensorBytes out;
+  out.bytes = mapping->getBuffer().substr(static_cast<size_t>(offset),
+                                          static_cast<size_t>(bytes));
+  out.mapping = it->second.first;
+  out.file = it->second.second;
+  out.offset = static_cast<uint64_t>(offset);
+  return std::optional<MappedTensorBytes>(std::move(out));
+}
 
 std::shared_ptr<ModelFile> onnximpl::ModelFile::open(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -19,6 +19,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,7 +99,34 @@ struct ExternalData {
   /// something needs them, instead of copies in the IR.
   std::shared_ptr<const void> modelMapping;
   std::shared_ptr<ModelFile> modelFile;
+  /// External data files mapped and held open for file-backed constants
+  /// (mapExternalTensor), by resolved path: filled during the import.
+  std::shared_ptr<std::map<std::string, std::pair<std::shared_ptr<const void>,
+                                                  std::shared_ptr<ModelFile>>>>
+      externalFiles = std::make_shared<
+          std::map<std::string, std::pair<std::shared_ptr<const void>,
+                                          std::shared_ptr<ModelFile>>>>();
 };
+
+/// An external data tensor's bytes in its mapped file (a file-backed
+/// constant's source): a view of the mapping, the mapping's owner, the
+/// file held open and the bytes' offset in it.
+struct MappedTensorBytes {
+  llvm::StringRef bytes;
+  std::shared_ptr<const void> mapping;
+  std::shared_ptr<ModelFile> file;
+  uint64_t offset = 0;
+};
+
+/// For a tensor of 64 KiB and up whose data is in an external file (not in
+/// the model: kInModelOffset), of a dtype other than bool: its bytes in
+/// that file, mapped (checked as tensorFromProto checks them: a location
+/// inside the model's directory, an offset and length inside the file, the
+/// length the shape needs). nullopt for other tensors, or where the file
+/// is not mapped; an error for a malformed reference.
+llvm::Expected<std::optional<MappedTensorBytes>>
+mapExternalTensor(const ::onnx::TensorProto &tensor,
+                  const ExternalData &external, const std::string &what);
 
 /// The external_data key of an initializer whose raw data was left in the
 /// model file at this offset (importOnnxModel), with a "length" entry.

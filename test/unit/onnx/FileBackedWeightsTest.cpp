@@ -295,6 +295,92 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   std::filesystem::remove(path);
 }
 
+/// y = x W with W in an external data file beside the model (at an offset
+/// of 100 bytes: unaligned): a file-backed constant too, bitwise the
+/// results of copying it into the IR.
+TEST_F(FileBackedWeights, ExternalDataStaysInItsFile) {
+  constexpr int64_t n = 192, rows = 128; // 144 KiB of weights
+  std::mt19937 gen(13);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  std::vector<float> w(n * n);
+  for (float &v : w)
+    v = dist(gen);
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tgc-file-backed-external-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream data(dir / "weights.bin", std::ios::binary);
+    data << std::string(100, 'x') << rawFloats(w);
+  }
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto &graph = *model.mutable_graph();
+  graph.set_name("external");
+  onnx::TensorProto &t = *graph.add_initializer();
+  t.set_name("w");
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(n);
+  t.add_dims(n);
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [key, value] :
+       {std::pair<std::string, std::string>{"location", "weights.bin"},
+        {"offset", "100"},
+        {"length", std::to_string(n * n * 4)}}) {
+    onnx::StringStringEntryProto &e = *t.add_external_data();
+    e.set_key(key);
+    e.set_value(value);
+  }
+  onnx::NodeProto &mm = *graph.add_node();
+  mm.set_op_type("MatMul");
+  mm.add_input("x");
+  mm.add_input("w");
+  mm.add_output("y");
+  for (bool input : {true, false}) {
+    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
+    v.set_name(input ? "x" : "y");
+    auto &type = *v.mutable_type()->mutable_tensor_type();
+    type.set_elem_type(onnx::TensorProto::FLOAT);
+    type.mutable_shape()->add_dim()->set_dim_value(rows);
+    type.mutable_shape()->add_dim()->set_dim_value(n);
+  }
+  std::string path = (dir / "model.onnx").string();
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+
+  HostTensor x = *HostTensor::allocate(DType::F32, {rows, n});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.dataAs<float>()[i] = static_cast<float>((i * 7) % 23) / 11.0f - 1;
+  std::vector<std::vector<float>> results;
+  for (bool weightsInFile : {true, false}) {
+    mlir::func::FuncOp func = import(path, weightsInFile);
+    ASSERT_TRUE(func);
+    EXPECT_EQ(fileBackedConstants(func), weightsInFile ? 1 : 0);
+    cpu::CompileOptions options;
+    options.numThreads = 1;
+    auto compiled = cpu::compile(func, {{rows, n}}, options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    runtime::RunOptions run;
+    run.numThreads = 1;
+    auto y = compiled->executable->run({x}, run);
+    ASSERT_TRUE(y.ok()) << y.status();
+    const float *data = (*y)[0].dataAs<float>();
+    results.emplace_back(data, data + (*y)[0].numElements());
+    EXPECT_NEAR(
+        results.back()[5 * n + 7],
+        [&] {
+          double sum = 0;
+          for (int64_t k = 0; k < n; ++k)
+            sum += double{x.dataAs<float>()[5 * n + k]} * w[k * n + 7];
+          return sum;
+        }(),
+        1e-4);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(FileBackedWeights, AModelFileChangedOrTruncatedAfterTheImportIsAnError) {
   std::string gemmWeights;
   std::string path = writeModel("changed", gemmWeights);
