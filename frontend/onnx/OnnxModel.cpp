@@ -96,7 +96,9 @@ llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
 
 /// Imports the model file into `state`: its function, inputs and outputs.
 absl::Status importModel(OnnxCompilation &state) {
-  auto module = importOnnxModel(state.context, state.path);
+  ImportOptions importOptions;
+  importOptions.weightsInFile = state.options.weightsInFile;
+  auto module = importOnnxModel(state.context, state.path, importOptions);
   if (!module)
     return detail::toStatus(module.takeError());
   state.module = std::move(*module);

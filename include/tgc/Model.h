@@ -54,6 +54,14 @@ struct ModelOptions {
   /// With precision Int8: the calibration table file (Model::calibrate or
   /// `tgc-run --calibration-table` wrote it), read when the model loads.
   std::string calibrationTable;
+  /// The model's large weights (64 KiB and up, in the model file or its
+  /// external data files) stay there, held open, and are read when a
+  /// compile needs them: the imported model holds no copy, a compiled plan
+  /// holds each weight once (docs/cpu-backend.md). A file changed in place
+  /// after loading is then an error when a compile reads it (a file renamed
+  /// over it is fine). False: the weights are copied when the model loads,
+  /// and its files may change or go.
+  bool weightsInFile = true;
 };
 
 namespace detail {

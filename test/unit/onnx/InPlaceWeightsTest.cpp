@@ -127,25 +127,28 @@ TEST(InPlaceWeights, FloatsAtEveryAlignmentAndSplats) {
     io(*g, true, "x", {kRows, kK});
     io(*g, false, "y", {kRows, kN});
     std::string path = save(model, "floats" + std::to_string(pad));
-    for (const char *backend : {"cpu", "reference"}) {
-      ModelOptions options;
-      options.backend = backend;
-      auto loaded = Model::loadOnnx(path, options);
-      ASSERT_TRUE(loaded.ok()) << loaded.status();
-      HostTensor in = *HostTensor::allocate(DType::F32, {kRows, kK});
-      std::memcpy(in.data(), x.data(), x.size() * sizeof(float));
-      auto y = loaded->run({in});
-      ASSERT_TRUE(y.ok()) << y.status();
-      for (int64_t i = 0; i < kRows; ++i)
-        for (int64_t j = 0; j < kN; ++j) {
-          double want = 0.5;
-          for (int64_t k = 0; k < kK; ++k)
-            want += double{x[static_cast<size_t>(i * kK + k)]} *
-                    w[static_cast<size_t>(k * kN + j)];
-          ASSERT_NEAR((*y)[0].dataAs<float>()[i * kN + j], want, 1e-4)
-              << backend << " pad " << pad << " at " << i << ", " << j;
-        }
-    }
+    for (const char *backend : {"cpu", "reference"})
+      for (bool weightsInFile : {true, false}) {
+        ModelOptions options;
+        options.backend = backend;
+        options.weightsInFile = weightsInFile;
+        auto loaded = Model::loadOnnx(path, options);
+        ASSERT_TRUE(loaded.ok()) << loaded.status();
+        HostTensor in = *HostTensor::allocate(DType::F32, {kRows, kK});
+        std::memcpy(in.data(), x.data(), x.size() * sizeof(float));
+        auto y = loaded->run({in});
+        ASSERT_TRUE(y.ok()) << y.status();
+        for (int64_t i = 0; i < kRows; ++i)
+          for (int64_t j = 0; j < kN; ++j) {
+            double want = 0.5;
+            for (int64_t k = 0; k < kK; ++k)
+              want += double{x[static_cast<size_t>(i * kK + k)]} *
+                      w[static_cast<size_t>(k * kN + j)];
+            ASSERT_NEAR((*y)[0].dataAs<float>()[i * kN + j], want, 1e-4)
+                << backend << " pad " << pad << " weights in file "
+                << weightsInFile << " at " << i << ", " << j;
+          }
+      }
     std::filesystem::remove(path);
   }
 }
