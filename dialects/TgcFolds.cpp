@@ -66,6 +66,35 @@ Scalar readElement(Type elementType, const APInt &v) {
 }
 
 std::optional<Elements> readElements(Attribute attr) {
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr)) {
+    // A dense_resource (a file-backed weight): decoded from its bytes.
+    Type elementType = resource.getElementType();
+    int64_t count = resource.getNumElements();
+    std::optional<int64_t> width = constantElementBytes(elementType);
+    if (count > kMaxFoldElements || !width)
+      return std::nullopt;
+    std::optional<ConstantBytes> bytes = readConstantBytes(resource);
+    if (!bytes)
+      return std::nullopt;
+    Elements out;
+    out.values.reserve(static_cast<size_t>(count));
+    auto integer = dyn_cast<IntegerType>(elementType);
+    auto floating = dyn_cast<FloatType>(elementType);
+    if (!integer && !floating)
+      return std::nullopt;
+    unsigned bits = static_cast<unsigned>(*width * 8);
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t raw = 0;
+      std::memcpy(&raw, bytes->data() + i * *width,
+                  static_cast<size_t>(*width));
+      APInt v(bits, raw);
+      out.values.push_back(
+          integer ? readElement(elementType, v)
+                  : readElement(elementType,
+                                APFloat(floating.getFloatSemantics(), v)));
+    }
+    return out;
+  }
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
   if (!dense)
     return std::nullopt;
@@ -152,8 +181,9 @@ using PointwiseFn = function_ref<std::optional<Scalar>(ArrayRef<Scalar>)>;
 Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
                         PointwiseFn fn) {
   auto type = dyn_cast<RankedTensorType>(resultType);
-  if (!type || !type.hasStaticShape())
-    return {};
+  if (!type || !type.hasStaticShape() ||
+      llvm::any_of(operands, [](Attribute a) { return !a; }))
+    return {}; // (before reading any: a weight's may come from its file)
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = type.getRank();
   SmallVector<Elements> inputs;
@@ -241,6 +271,8 @@ Attribute foldNumericUnary(Attribute operand, Type resultType,
 /// Whether `attr` is a splat constant equal to `value` (exactly, including
 /// the sign of zero).
 bool isSplatOf(Attribute attr, double value) {
+  if (isa_and_nonnull<DenseResourceElementsAttr>(attr))
+    return false; // stored element by element (not read to find out)
   auto elements = readElements(attr);
   if (!elements || !elements->splat)
     return false;
@@ -635,7 +667,11 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   };
   if (getTrueValue() == getFalseValue() && replaces(getTrueValue()))
     return getTrueValue();
-  if (auto cond = readElements(adaptor.getCondition()); cond && cond->splat) {
+  if (auto cond =
+          isa_and_nonnull<DenseResourceElementsAttr>(adaptor.getCondition())
+              ? std::nullopt
+              : readElements(adaptor.getCondition());
+      cond && cond->splat) {
     Value chosen = cond->values[0].i ? getTrueValue() : getFalseValue();
     if (replaces(chosen))
       return chosen;
