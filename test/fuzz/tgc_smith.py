@@ -27,6 +27,7 @@ import random
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -987,6 +988,36 @@ def fmt_dense(dtype, shape, values):
     return "dense<%s>" % rec(0, 0)[0]
 
 
+# Non-splat constants rendered as dense_resource blobs (what the ONNX
+# importer makes of large initializers), collected by render_program into
+# the module's dialect_resources section: every third one whose element
+# type is byte-sized.
+_RESOURCES = []
+
+_PACK = {"f32": "f", "f64": "d", "f16": "e", "i8": "b", "i16": "h",
+         "i32": "i", "i64": "q", "ui8": "B", "ui16": "H", "ui32": "I",
+         "ui64": "Q"}
+
+
+def resource_blob(dtype, values):
+    """The blob of a dense_resource of `values`: its alignment (a 32-bit
+    word), then the elements' little-endian bytes; None for i1."""
+    if dtype == "bf16":
+        data = b"".join(struct.pack("<H", struct.unpack(
+            "<I", struct.pack("<f", float(v)))[0] >> 16) for v in values)
+        return struct.pack("<I", 2) + data
+    code = _PACK.get(dtype)
+    if code is None:
+        return None
+    conv = float if dtype in FLOATS else int
+    try:
+        data = struct.pack("<%d%s" % (len(values), code),
+                           *[conv(v) for v in values])
+    except (struct.error, OverflowError):
+        return None
+    return struct.pack("<I", struct.calcsize(code)) + data
+
+
 def fmt_i64s(xs):
     if not xs:
         return "array<i64>"
@@ -1094,9 +1125,18 @@ def render_op(op, names, env, indent):
     lhs = base if len(op.results) == 1 else "%s:%d" % (base, len(op.results))
     a = attr_dict(op)
     if k == "constant":
-        body = "tgc.constant %s : %s" % (
-            fmt_dense(op.attrs["dtype"], op.attrs["shape"], op.attrs["values"]),
-            outs[0])
+        values = op.attrs["values"]
+        blob = None
+        if len(values) > 1 and op.results[0] % 3 == 0:
+            blob = resource_blob(op.attrs["dtype"], values)
+        if blob is not None:
+            key = "r%d" % len(_RESOURCES)
+            _RESOURCES.append((key, blob))
+            body = "tgc.constant dense_resource<%s> : %s" % (key, outs[0])
+        else:
+            body = "tgc.constant %s : %s" % (
+                fmt_dense(op.attrs["dtype"], op.attrs["shape"], values),
+                outs[0])
     elif k == "cast":
         body = "tgc.cast %s : %s to %s" % (ops[0], ins[0], outs[0])
     elif k in ("reshape", "broadcast_to"):
@@ -1214,6 +1254,7 @@ def render_func(prog, func, env):
 
 def render_program(prog, header=None):
     env, cenvs = infer_program(prog)
+    del _RESOURCES[:]
     parts = []
     if header:
         parts.append(header.rstrip("\n"))
@@ -1222,6 +1263,11 @@ def render_program(prog, header=None):
         if name in cenvs:
             parts.append(render_func(prog, prog.callees[name], cenvs[name]))
     parts.append(render_func(prog, prog.main, env))
+    if _RESOURCES:
+        parts.append("{-#\n  dialect_resources: {\n    builtin: {\n" +
+                     ",\n".join('      %s: "0x%s"' % (key, blob.hex().upper())
+                                 for key, blob in _RESOURCES) +
+                     "\n    }\n  }\n#-}")
     return "\n".join(parts) + "\n"
 
 
