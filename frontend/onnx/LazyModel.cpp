@@ -227,6 +227,7 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   modelOptions.cacheDir = options.cacheDir;
   modelOptions.determinism = options.determinism;
   modelOptions.precision = options.precision;
+  modelOptions.weightsInFile = options.weightsInFile;
   auto calibration = readCalibration(options.calibrationTable,
                                      "tgc: CompiledModel::compileOnnx: ");
   if (!calibration.ok())

@@ -99,6 +99,9 @@ struct EngineOptions {
   /// With precision Int8: the calibration table file (for a traced
   /// function, else its FunctionOptions::calibrationTable).
   std::string calibrationTable;
+  /// compileOnnx: the model's large weights stay in its files
+  /// (ModelOptions::weightsInFile).
+  bool weightsInFile = true;
 };
 
 /// How the hint and the machine sized a compiled model.
