@@ -2,11 +2,10 @@
 
 #include "dialects/ConstantData.h"
 
+#include "runtime/LargeBuffer.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -17,18 +16,6 @@ using namespace mlir;
 
 namespace tgc {
 namespace {
-
-size_t pageSize() { return static_cast<size_t>(::sysconf(_SC_PAGESIZE)); }
-
-/// Lets go of the whole pages inside [data, data + size): a file mapping's
-/// come back from the file if read again, an anonymous mapping's as zeros.
-void dropPages(const char *data, size_t size) {
-  uintptr_t page = pageSize(), start = reinterpret_cast<uintptr_t>(data);
-  uintptr_t first = (start + page - 1) / page * page,
-            last = (start + size) / page * page;
-  if (last > first)
-    ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
-}
 
 std::atomic<int64_t> &residentBytes() {
   static std::atomic<int64_t> bytes{0};
@@ -46,21 +33,21 @@ struct FileBacked {
   std::weak_ptr<Copy> copy;
 };
 
-/// The aligned copy of a file-backed constant's bytes: an anonymous
-/// mapping whose pages go back to the system when no reader pins it.
+/// The aligned copy of a file-backed constant's bytes
+/// (runtime::allocateLargeBuffer), whose pages go back to the system when
+/// no reader pins it.
 struct Copy {
   std::shared_ptr<FileBacked> origin;
-  char *data = nullptr;
-  size_t bytes = 0, mapped = 0;
+  std::shared_ptr<char> buffer;
+  size_t bytes = 0;
   // Guarded by origin->mutex.
   int pins = 0;
   bool resident = false;
 
+  char *data() const { return buffer.get(); }
   ~Copy() {
     if (resident)
       residentBytes() -= static_cast<int64_t>(bytes);
-    if (data)
-      ::munmap(data, mapped);
   }
 };
 
@@ -87,7 +74,7 @@ void unpin(const std::shared_ptr<Copy> &copy) {
   std::lock_guard<std::mutex> lock(copy->origin->mutex);
   if (--copy->pins > 0)
     return;
-  dropPages(copy->data, copy->bytes);
+  runtime::releaseWholePages(copy->data(), copy->bytes);
   copy->resident = false;
   residentBytes() -= static_cast<int64_t>(copy->bytes);
 }
@@ -108,9 +95,9 @@ bool readSource(const FileBacked &origin, char *out) {
 bool fill(Copy &copy, std::string *error) {
   FileBacked &origin = *copy.origin;
   bool changed = origin.source.unchanged && !origin.source.unchanged();
-  bool read = !changed && readSource(origin, copy.data);
+  bool read = !changed && readSource(origin, copy.data());
   if (!read) {
-    dropPages(copy.data, copy.bytes);
+    runtime::releaseWholePages(copy.data(), copy.bytes);
     if (error)
       *error = "the " + std::to_string(copy.bytes) +
                " bytes of a constant at offset " +
@@ -124,6 +111,18 @@ bool fill(Copy &copy, std::string *error) {
   return true;
 }
 
+/// A pin of `copy` (under its origin's mutex): its bytes read back from
+/// the file first where they were let go; null (and `error`) when they
+/// cannot be.
+std::shared_ptr<const void> pinCopy(const std::shared_ptr<Copy> &copy,
+                                    std::string *error) {
+  if (!copy->resident && !fill(*copy, error))
+    return nullptr;
+  ++copy->pins;
+  return std::shared_ptr<const void>(copy->data(),
+                                     [copy](const void *) { unpin(copy); });
+}
+
 std::optional<ConstantBytes>
 readFileBacked(const std::shared_ptr<FileBacked> &fb, std::string *error) {
   std::lock_guard<std::mutex> lock(fb->mutex);
@@ -132,29 +131,20 @@ readFileBacked(const std::shared_ptr<FileBacked> &fb, std::string *error) {
     copy = std::make_shared<Copy>();
     copy->origin = fb;
     copy->bytes = fb->fileBytes.size();
-    size_t page = pageSize();
-    copy->mapped =
-        std::max<size_t>(page, (copy->bytes + page - 1) / page * page);
-    void *mapped = ::mmap(nullptr, copy->mapped, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) {
+    copy->buffer = runtime::allocateLargeBuffer(copy->bytes);
+    if (!copy->buffer) {
       if (error)
-        *error = "cannot map " + std::to_string(copy->mapped) +
+        *error = "cannot allocate " + std::to_string(copy->bytes) +
                  " bytes for a constant's data";
       return std::nullopt;
     }
-    copy->data = static_cast<char *>(mapped);
-    if (copy->mapped >= (size_t(4) << 20))
-      ::madvise(mapped, copy->mapped, MADV_HUGEPAGE);
     fb->copy = copy;
   }
-  if (!copy->resident && !fill(*copy, error))
-    return std::nullopt;
-  ++copy->pins;
   ConstantBytes out;
-  out.bytes = ArrayRef<char>(copy->data, copy->bytes);
-  out.pin = std::shared_ptr<const void>(copy->data,
-                                        [copy](const void *) { unpin(copy); });
+  out.pin = pinCopy(copy, error);
+  if (!out.pin)
+    return std::nullopt;
+  out.bytes = ArrayRef<char>(copy->data(), copy->bytes);
   out.anchor = copy;
   out.fileBacked = true;
   return out;
@@ -338,14 +328,12 @@ std::optional<ConstantBytes> readConstantBytes(ElementsAttr value,
       0)
     return ConstantBytes{data, nullptr, nullptr};
   // An unaligned blob (a parsed or made one): an aligned copy of its own.
-  std::shared_ptr<char[]> copy(new (std::nothrow) char[want + 64]);
+  std::shared_ptr<char> copy = runtime::allocateLargeBuffer(want);
   if (!copy)
     return std::nullopt;
-  char *at = copy.get();
-  at += (64 - reinterpret_cast<uintptr_t>(at) % 64) % 64;
-  std::memcpy(at, data.data(), want);
+  std::memcpy(copy.get(), data.data(), want);
   ConstantBytes out;
-  out.bytes = ArrayRef<char>(at, want);
+  out.bytes = ArrayRef<char>(copy.get(), want);
   out.pin = copy;
   out.anchor = copy;
   return out;
@@ -360,11 +348,7 @@ std::shared_ptr<const void> pinConstantBytes(const ConstantBytes &held,
   auto copy = std::static_pointer_cast<Copy>(
       std::const_pointer_cast<void>(held.anchor));
   std::lock_guard<std::mutex> lock(copy->origin->mutex);
-  if (!copy->resident && !fill(*copy, error))
-    return nullptr;
-  ++copy->pins;
-  return std::shared_ptr<const void>(copy->data,
-                                     [copy](const void *) { unpin(copy); });
+  return pinCopy(copy, error);
 }
 
 bool visitStoredConstantBytes(ElementsAttr value,

@@ -15,7 +15,6 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 namespace tgc {
@@ -38,52 +37,20 @@ constexpr int64_t kMaxExpandedElements = int64_t{1} << 26;
 /// (where given) or more than kMaxExpandedElements.
 std::optional<std::vector<double>>
 readFloats(Value value, std::optional<int64_t> expectedCount = std::nullopt) {
-  ElementsAttr stored;
-  if (matchPattern(value, m_Constant(&stored)) &&
-      isa<DenseResourceElementsAttr>(stored)) {
-    // A dense_resource (a file-backed weight): f32 or f64 bytes.
-    Type element = stored.getElementType();
-    int64_t count = stored.getNumElements();
-    std::optional<ConstantBytes> bytes = readConstantBytes(stored);
-    if (!bytes || !(element.isF32() || element.isF64()) ||
-        count > kMaxExpandedElements ||
-        (expectedCount && count != *expectedCount))
-      return std::nullopt;
-    std::vector<double> out(static_cast<size_t>(count));
-    if (element.isF32()) {
-      const auto *f = reinterpret_cast<const float *>(bytes->data());
-      for (int64_t i = 0; i < count; ++i)
-        out[static_cast<size_t>(i)] = f[i];
-    } else {
-      std::memcpy(out.data(), bytes->data(), bytes->size());
-    }
-    return out;
-  }
-  DenseElementsAttr attr;
+  ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)) ||
       !isa<FloatType>(attr.getElementType()) ||
-      !attr.getType().hasStaticShape() ||
+      !cast<ShapedType>(attr.getType()).hasStaticShape() ||
       attr.getNumElements() > kMaxExpandedElements ||
       (expectedCount && attr.getNumElements() != *expectedCount))
     return std::nullopt;
+  // Dense or dense_resource (a file-backed weight); a splat is one value.
+  std::optional<std::vector<double>> values =
+      constantAsDoubles(attr, kMaxExpandedElements);
   size_t count = static_cast<size_t>(attr.getNumElements());
-  if (attr.isSplat())
-    return std::vector<double>(count,
-                               attr.getSplatValue<APFloat>().convertToDouble());
-  std::vector<double> out;
-  out.reserve(count);
-  if (attr.getElementType().isF32()) {
-    for (float v : attr.getValues<float>())
-      out.push_back(v);
-  } else {
-    for (const APFloat &v : attr.getValues<APFloat>()) {
-      APFloat d = v;
-      bool lost;
-      d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-      out.push_back(d.convertToDouble());
-    }
-  }
-  return out;
+  if (values && values->size() == 1 && count != 1)
+    values->assign(count, values->front());
+  return values;
 }
 
 /// A dense constant of `type` with `values`, rounded once.

@@ -67,32 +67,20 @@ DenseElementsAttr narrowConstant(Attribute attr, Type narrow) {
                           : runtime::floatToBFloat16(value);
   };
   auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense) {
-    // A dense_resource (a file-backed weight): its f32 bytes.
-    std::optional<ConstantBytes> bytes = readConstantBytes(elements);
-    if (!bytes)
-      return {};
-    const int64_t count = elements.getNumElements();
-    std::vector<char> out(static_cast<size_t>(count) * 2);
-    for (int64_t i = 0; i < count; ++i) {
-      float value;
-      std::memcpy(&value, bytes->data() + i * 4, 4);
-      uint16_t bits = convert(value);
-      std::memcpy(out.data() + i * 2, &bits, 2);
-    }
-    return DenseElementsAttr::getFromRawBuffer(type, out);
-  }
-  if (dense.isSplat()) {
+  if (dense && dense.isSplat()) {
     uint16_t bits = convert(dense.getSplatValue<float>());
     return DenseElementsAttr::getFromRawBuffer(
         type, ArrayRef<char>(reinterpret_cast<const char *>(&bits), 2));
   }
-  ArrayRef<char> raw = dense.getRawData();
-  const int64_t count = dense.getNumElements();
+  // Dense or dense_resource (a file-backed weight): its f32 bytes.
+  std::optional<ConstantBytes> bytes = readConstantBytes(elements);
+  if (!bytes)
+    return {};
+  const int64_t count = elements.getNumElements();
   std::vector<char> out(static_cast<size_t>(count) * 2);
   for (int64_t i = 0; i < count; ++i) {
     float value;
-    std::memcpy(&value, raw.data() + i * 4, 4);
+    std::memcpy(&value, bytes->data() + i * 4, 4);
     uint16_t bits = convert(value);
     std::memcpy(out.data() + i * 2, &bits, 2);
   }

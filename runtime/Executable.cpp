@@ -864,17 +864,23 @@ int64_t tgc::runtime::constantOf(const Executable &exe, int64_t id) {
   return -1;
 }
 
-std::vector<bool> tgc::runtime::constantsRead(const Executable &exe) {
+std::vector<bool>
+tgc::runtime::constantsRead(const Executable &exe,
+                            const std::function<bool(size_t step)> &ignore) {
   std::vector<bool> read(exe.constants.size(), false);
   auto mark = [&](int64_t id) {
     int64_t c = constantOf(exe, id);
     if (c >= 0 && static_cast<size_t>(c) < read.size())
       read[static_cast<size_t>(c)] = true;
   };
-  for (const Step &step : exe.steps)
+  for (size_t i = 0; i < exe.steps.size(); ++i) {
+    if (ignore && ignore(i))
+      continue;
+    const Step &step = exe.steps[i];
     for (size_t k = 0; k < step.inputs.size(); ++k)
       if (!step.kernel || step.kernel->readsInput(k))
         mark(step.inputs[k]);
+  }
   for (int64_t id : exe.outputs)
     mark(id);
   return read;

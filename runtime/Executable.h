@@ -405,8 +405,11 @@ int64_t removeDeadSteps(Executable &executable);
 int64_t constantOf(const Executable &executable, int64_t id);
 
 /// Which constants something reads when the plan runs: a step whose kernel
-/// reads that input (Kernel::readsInput), or a result (copied out).
-std::vector<bool> constantsRead(const Executable &executable);
+/// reads that input (Kernel::readsInput), or a result (copied out). Steps
+/// for which `ignore` (when given) says true do not count.
+std::vector<bool>
+constantsRead(const Executable &executable,
+              const std::function<bool(size_t step)> &ignore = nullptr);
 
 /// The intra-op thread count: `requested` if positive, else TGC_NUM_THREADS
 /// if set, else OMP_NUM_THREADS (its first level) if set, else the number

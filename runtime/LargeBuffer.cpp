@@ -64,6 +64,14 @@ tgc::runtime::allocateLargeBuffer(size_t bytes, bool populate, bool hugePages) {
   return std::shared_ptr<char>(start, [size](char *q) { munmap(q, size); });
 }
 
+void tgc::runtime::releaseWholePages(const void *data, size_t size) {
+  auto start = reinterpret_cast<uintptr_t>(data);
+  uintptr_t first = roundUp(start, kPage),
+            last = (start + size) / kPage * kPage;
+  if (last > first)
+    madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+}
+
 void tgc::runtime::releaseFreedHeapMemory() {
 #ifdef __GLIBC__
   malloc_trim(0);

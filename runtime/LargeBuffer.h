@@ -29,6 +29,11 @@ namespace tgc::runtime {
 std::shared_ptr<char> allocateLargeBuffer(size_t bytes, bool populate = false,
                                           bool hugePages = true);
 
+/// Lets go of the whole pages inside [data, data + size) (madvise
+/// DONTNEED): a file mapping's come back from the file if read again, an
+/// anonymous mapping's (or the heap's) as zeros.
+void releaseWholePages(const void *data, size_t size);
+
 /// Returns the heap's free pages to the system (glibc's malloc_trim; a
 /// no-op elsewhere). A compile calls it where large temporaries were
 /// freed (the ONNX protobuf's copy of the weights, the pass pipeline's

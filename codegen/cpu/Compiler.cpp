@@ -1584,7 +1584,7 @@ llvm::Error CpuPlanEmitter::emitConstant(ConstantOp constant,
     value = std::move(*made);
   }
   exe.constants.push_back(*value);
-  if (hold.pin)
+  if (hold.fileBacked)
     trackReaders(constant, exe.constants.size() - 1);
   constantHolds.push_back(std::move(hold));
   constantValues.push_back(std::make_unique<HostTensor>(*value));
@@ -2305,6 +2305,14 @@ void CpuPlanEmitter::releaseConstant(size_t i) {
   constantHolds[i].pin.reset();
 }
 
+/// Whether `op` only aliases its operand's bytes (no step reads them for
+/// it): a lazy transpose, a shape view.
+static bool aliasesConstant(Operation *op) {
+  auto transpose = dyn_cast<TransposeOp>(op);
+  return (transpose && transpose.getLazy()) || isShapeView(op) ||
+         isa<tensor::CastOp>(op);
+}
+
 /// Notes the ops of the function's block that read held constant `index`
 /// (`constant`'s): its users, through lazy transposes and shape views. A
 /// reader inside a region (a control-flow body) keeps it held to the end.
@@ -2319,9 +2327,7 @@ void CpuPlanEmitter::trackReaders(ConstantOp constant, size_t index) {
     for (Operation *user : v.getUsers()) {
       if (user->getBlock() != body)
         return; // read where this plan does not track: held to the end
-      auto transpose = dyn_cast<TransposeOp>(user);
-      if ((transpose && transpose.getLazy()) || isShapeView(user) ||
-          isa<tensor::CastOp>(user))
+      if (aliasesConstant(user))
         values.append(user->result_begin(), user->result_end());
       readers.insert(user);
     }
@@ -2348,25 +2354,11 @@ std::vector<bool> CpuPlanEmitter::constantsReadSoFar() const {
           break;
         id = storage.index;
       }
-  std::vector<bool> read(exe.constants.size(), false);
-  auto mark = [&](int64_t id) {
-    int64_t c = runtime::constantOf(exe, id);
-    if (c >= 0 && static_cast<size_t>(c) < read.size())
-      read[static_cast<size_t>(c)] = true;
-  };
-  for (size_t i = 0; i < exe.steps.size(); ++i) {
-    const runtime::Step &step = exe.steps[i];
-    if (lazyFilterSteps.contains(i) &&
-        llvm::none_of(step.outputs,
-                      [&](int64_t out) { return inputs.contains(out); }))
-      continue;
-    for (size_t k = 0; k < step.inputs.size(); ++k)
-      if (!step.kernel || step.kernel->readsInput(k))
-        mark(step.inputs[k]);
-  }
-  for (int64_t id : exe.outputs)
-    mark(id);
-  return read;
+  return runtime::constantsRead(exe, [&](size_t i) {
+    return lazyFilterSteps.contains(i) &&
+           llvm::none_of(exe.steps[i].outputs,
+                         [&](int64_t out) { return inputs.contains(out); });
+  });
 }
 
 /// After `op` is emitted: the held constants whose last reader it was are
@@ -2378,9 +2370,7 @@ void CpuPlanEmitter::releaseConstantsReadBy(Operation *op) {
     return;
   // A reader that only aliases the constant (a lazy transpose, a view)
   // leaves its bytes resident for the readers behind it.
-  auto transpose = dyn_cast<TransposeOp>(op);
-  bool alias = (transpose && transpose.getLazy()) || isShapeView(op) ||
-               isa<tensor::CastOp>(op);
+  bool alias = aliasesConstant(op);
   std::optional<std::vector<bool>> read;
   for (size_t index : it->second) {
     pendingReaders[index].erase(op);

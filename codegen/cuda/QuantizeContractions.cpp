@@ -63,10 +63,9 @@ Value constant(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape,
 /// its type; empty otherwise.
 std::vector<char> constantBytes(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
-  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
-      type.getElementType().getIntOrFloatBitWidth() % 8)
+  std::optional<int64_t> width = constantElementBytes(type.getElementType());
+  if (!type.hasStaticShape() || !width)
     return {};
-  const int64_t width = type.getElementType().getIntOrFloatBitWidth() / 8;
   auto transpose = value.getDefiningOp<TransposeOp>();
   auto constantOp =
       (transpose ? transpose.getInput() : value).getDefiningOp<ConstantOp>();
@@ -74,21 +73,23 @@ std::vector<char> constantBytes(Value value) {
       constantOp.getValue().getElementType() != type.getElementType())
     return {};
   auto dense = dyn_cast<DenseElementsAttr>(constantOp.getValue());
-  // A dense_resource (a file-backed weight): its bytes, copied out here.
-  std::optional<ConstantBytes> stored;
-  if (!dense && !(stored = readConstantBytes(constantOp.getValue())))
-    return {};
-  llvm::ArrayRef<char> raw = dense ? dense.getRawData() : stored->bytes;
   if (dense && dense.isSplat()) {
-    std::vector<char> out(static_cast<size_t>(type.getNumElements() * width));
-    for (size_t i = 0; i < out.size(); i += static_cast<size_t>(width))
-      std::memcpy(&out[i], raw.data(), static_cast<size_t>(width));
+    llvm::ArrayRef<char> raw = dense.getRawData();
+    std::vector<char> out(static_cast<size_t>(type.getNumElements() * *width));
+    for (size_t i = 0; i < out.size(); i += static_cast<size_t>(*width))
+      std::memcpy(&out[i], raw.data(), static_cast<size_t>(*width));
     return out;
   }
+  // Dense or dense_resource (a file-backed weight's bytes, copied out here).
+  std::optional<ConstantBytes> stored =
+      readConstantBytes(constantOp.getValue());
+  if (!stored)
+    return {};
   if (!transpose)
-    return std::vector<char>(raw.begin(), raw.end());
+    return std::vector<char>(stored->bytes.begin(), stored->bytes.end());
   return transposeBytes(
-      raw, width, cast<ShapedType>(constantOp.getValue().getType()).getShape(),
+      stored->bytes, *width,
+      cast<ShapedType>(constantOp.getValue().getType()).getShape(),
       transpose.getPermutation());
 }
 

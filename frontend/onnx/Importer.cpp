@@ -22,6 +22,7 @@
 #include "dialects/TgcOps.h"
 #include "frontend/TraceState.h"
 #include "frontend/Tracer.h"
+#include "runtime/LargeBuffer.h"
 
 #include "onnx/defs/schema.h"
 
@@ -35,9 +36,6 @@
 
 #include <algorithm>
 #include <cstring>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 using namespace tgc;
 using namespace tgc::onnximpl;
@@ -238,14 +236,8 @@ Importer::inPlaceInitializer(const ::onnx::TensorProto &init) {
     std::memcpy(held->data(), (*bytes)->data(), (*bytes)->size());
   val.constant = std::make_shared<HostTensor>(std::move(*held));
   // Its pages of the file are not needed again.
-  if (externalData.modelBytesMapped) {
-    uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE)),
-              start = reinterpret_cast<uintptr_t>((*bytes)->data());
-    uintptr_t first = (start + page - 1) / page * page,
-              last = (start + (*bytes)->size()) / page * page;
-    if (last > first)
-      ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
-  }
+  if (externalData.modelBytesMapped)
+    runtime::releaseWholePages((*bytes)->data(), (*bytes)->size());
   return std::optional<Val>(std::move(val));
 }
 

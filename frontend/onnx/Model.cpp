@@ -35,7 +35,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1206,15 +1205,9 @@ tgc::importOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
   // The file-backed constants keep the mapping they view, but none of its
   // pages: those parsing touched (and their neighbours, which a fault maps
   // too) go; the constants read their bytes with pread.
-  if (external.modelBytesMapped) {
-    uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    uintptr_t start = reinterpret_cast<uintptr_t>(mapped->getBufferStart()),
-              end = reinterpret_cast<uintptr_t>(mapped->getBufferEnd());
-    uintptr_t first = (start + page - 1) / page * page,
-              last = end / page * page;
-    if (last > first)
-      ::madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
-  }
+  if (external.modelBytesMapped)
+    runtime::releaseWholePages(mapped->getBufferStart(),
+                               mapped->getBufferSize());
   external.modelMapping.reset();
   mapped.reset();
   // The protobuf's copies of smaller tensors are gone: their pages too.

@@ -45,6 +45,57 @@ std::string rawFloats(const std::vector<float> &values) {
                      values.size() * sizeof(float));
 }
 
+/// An ONNX model under construction (opset 17, f32 tensors).
+struct GraphWriter {
+  onnx::ModelProto model;
+  onnx::GraphProto &graph = *model.mutable_graph();
+
+  explicit GraphWriter(const std::string &name) {
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(17);
+    graph.set_name(name);
+  }
+  onnx::TensorProto &initializer(const std::string &name,
+                                 std::vector<int64_t> dims,
+                                 const std::string &raw = {}) {
+    onnx::TensorProto &t = *graph.add_initializer();
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t.add_dims(d);
+    if (!raw.empty())
+      t.set_raw_data(raw);
+    return t;
+  }
+  onnx::NodeProto *node(const std::string &op, std::vector<std::string> inputs,
+                        const std::string &output) {
+    onnx::NodeProto &n = *graph.add_node();
+    n.set_op_type(op);
+    for (const std::string &input : inputs)
+      n.add_input(input);
+    n.add_output(output);
+    return &n;
+  }
+  void io(bool input, const std::string &name, std::vector<int64_t> dims) {
+    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
+    v.set_name(name);
+    auto &t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t.mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  void save(const std::string &path) const {
+    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  }
+};
+
+std::string tempPath(const std::string &tag) {
+  return (std::filesystem::temp_directory_path() /
+          ("tgc-file-backed-" + tag + "-" + std::to_string(::getpid()) +
+           ".onnx"))
+      .string();
+}
+
 /// x [1, kIn, 8, 8] -> Conv (kOut x kIn x 3 x 3 weights, 72 KiB) -> Relu ->
 /// Flatten -> Gemm (4096 x 16 weights, 256 KiB) -> y. Returns the path and
 /// sets `gemmWeights` to the Gemm weights' bytes.
@@ -60,57 +111,23 @@ std::string writeModel(const std::string &tag, std::string &gemmWeights) {
   for (float &v : g)
     v = dist(gen);
   gemmWeights = rawFloats(g);
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto &graph = *model.mutable_graph();
-  graph.set_name("file_backed");
-  auto initializer = [&](const std::string &name, std::vector<int64_t> dims,
-                         const std::string &raw) {
-    onnx::TensorProto &t = *graph.add_initializer();
-    t.set_name(name);
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims)
-      t.add_dims(d);
-    t.set_raw_data(raw);
-  };
-  initializer("conv.weight", {kOut, kIn, 3, 3}, rawFloats(w));
-  initializer("conv.bias", {kOut}, rawFloats(b));
-  initializer("fc.weight", {kOut * kSide * kSide, kClasses}, gemmWeights);
-  auto node = [&](const std::string &op, std::vector<std::string> inputs,
-                  const std::string &output) {
-    onnx::NodeProto &n = *graph.add_node();
-    n.set_op_type(op);
-    for (const std::string &input : inputs)
-      n.add_input(input);
-    n.add_output(output);
-    return &n;
-  };
+  GraphWriter m("file_backed");
+  m.initializer("conv.weight", {kOut, kIn, 3, 3}, rawFloats(w));
+  m.initializer("conv.bias", {kOut}, rawFloats(b));
+  m.initializer("fc.weight", {kOut * kSide * kSide, kClasses}, gemmWeights);
   onnx::AttributeProto &pads =
-      *node("Conv", {"x", "conv.weight", "conv.bias"}, "c")->add_attribute();
+      *m.node("Conv", {"x", "conv.weight", "conv.bias"}, "c")->add_attribute();
   pads.set_name("pads");
   pads.set_type(onnx::AttributeProto::INTS);
   for (int i = 0; i < 4; ++i)
     pads.add_ints(1);
-  node("Relu", {"c"}, "r");
-  node("Flatten", {"r"}, "f");
-  node("Gemm", {"f", "fc.weight"}, "y");
-  auto io = [&](bool input, const std::string &name,
-                std::vector<int64_t> dims) {
-    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
-    v.set_name(name);
-    auto &t = *v.mutable_type()->mutable_tensor_type();
-    t.set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims)
-      t.mutable_shape()->add_dim()->set_dim_value(d);
-  };
-  io(true, "x", {1, kIn, kSide, kSide});
-  io(false, "y", {1, kClasses});
-  std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("tgc-file-backed-" + tag + "-" + std::to_string(::getpid()) + ".onnx"))
-          .string();
-  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  m.node("Relu", {"c"}, "r");
+  m.node("Flatten", {"r"}, "f");
+  m.node("Gemm", {"f", "fc.weight"}, "y");
+  m.io(true, "x", {1, kIn, kSide, kSide});
+  m.io(false, "y", {1, kClasses});
+  std::string path = tempPath(tag);
+  m.save(path);
   return path;
 }
 
@@ -161,6 +178,29 @@ protected:
     const HostTensor &y = (*results)[0];
     return std::vector<float>(y.dataAs<float>(),
                               y.dataAs<float>() + y.numElements());
+  }
+
+  /// `func` compiled for `x`'s shape and run on it (single-threaded): its
+  /// result's elements, and the plan in `plan`.
+  static std::vector<float>
+  compileAndRun(mlir::func::FuncOp func, const HostTensor &x,
+                std::shared_ptr<const runtime::Executable> &plan) {
+    cpu::CompileOptions options;
+    options.numThreads = 1;
+    auto compiled = cpu::compile(func, {x.shape()}, options);
+    EXPECT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    if (!compiled)
+      return {};
+    plan = compiled->executable;
+    runtime::RunOptions run;
+    run.numThreads = 1;
+    auto y = plan->run({x}, run);
+    EXPECT_TRUE(y.ok()) << y.status();
+    if (!y.ok())
+      return {};
+    const float *data = (*y)[0].dataAs<float>();
+    return std::vector<float>(data, data + (*y)[0].numElements());
   }
 
   /// The function's constants stored in the model file.
@@ -231,40 +271,14 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   std::vector<float> w(n * n);
   for (float &v : w)
     v = dist(gen);
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto &graph = *model.mutable_graph();
-  graph.set_name("shared");
-  onnx::TensorProto &t = *graph.add_initializer();
-  t.set_name("w");
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  t.add_dims(n);
-  t.add_dims(n);
-  t.set_raw_data(rawFloats(w));
-  auto node = [&](const std::string &op, std::vector<std::string> inputs,
-                  const std::string &output) {
-    onnx::NodeProto &nd = *graph.add_node();
-    nd.set_op_type(op);
-    for (const std::string &input : inputs)
-      nd.add_input(input);
-    nd.add_output(output);
-  };
-  node("MatMul", {"x", "w"}, "h");
-  node("MatMul", {"h", "w"}, "y");
-  for (bool input : {true, false}) {
-    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
-    v.set_name(input ? "x" : "y");
-    auto &type = *v.mutable_type()->mutable_tensor_type();
-    type.set_elem_type(onnx::TensorProto::FLOAT);
-    type.mutable_shape()->add_dim()->set_dim_value(kRows);
-    type.mutable_shape()->add_dim()->set_dim_value(n);
-  }
-  std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("tgc-file-backed-shared-" + std::to_string(::getpid()) + ".onnx"))
-          .string();
-  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  GraphWriter m("shared");
+  m.initializer("w", {n, n}, rawFloats(w));
+  m.node("MatMul", {"x", "w"}, "h");
+  m.node("MatMul", {"h", "w"}, "y");
+  m.io(true, "x", {kRows, n});
+  m.io(false, "y", {kRows, n});
+  std::string path = tempPath("shared");
+  m.save(path);
 
   HostTensor x = *HostTensor::allocate(DType::F32, {kRows, n});
   for (int64_t i = 0; i < x.numElements(); ++i)
@@ -274,19 +288,11 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   for (bool weightsInFile : {true, false}) {
     mlir::func::FuncOp func = import(path, weightsInFile);
     ASSERT_TRUE(func);
-    cpu::CompileOptions options;
-    options.numThreads = 1;
-    auto compiled = cpu::compile(func, {{kRows, n}}, options);
-    ASSERT_TRUE(static_cast<bool>(compiled))
-        << llvm::toString(compiled.takeError());
-    runtime::RunOptions run;
-    run.numThreads = 1;
-    auto y = compiled->executable->run({x}, run);
-    ASSERT_TRUE(y.ok()) << y.status();
-    if (weightsInFile && !compiled->executable->releasedFinite.empty())
+    std::shared_ptr<const runtime::Executable> plan;
+    results.push_back(compileAndRun(func, x, plan));
+    ASSERT_TRUE(plan);
+    if (weightsInFile && !plan->releasedFinite.empty())
       released = true;
-    const float *data = (*y)[0].dataAs<float>();
-    results.emplace_back(data, data + (*y)[0].numElements());
   }
   EXPECT_EQ(results[0], results[1]);
   // oneDNN's matmul prepacks constant weights on every ISA.
@@ -313,16 +319,8 @@ TEST_F(FileBackedWeights, ExternalDataStaysInItsFile) {
     std::ofstream data(dir / "weights.bin", std::ios::binary);
     data << std::string(100, 'x') << rawFloats(w);
   }
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto &graph = *model.mutable_graph();
-  graph.set_name("external");
-  onnx::TensorProto &t = *graph.add_initializer();
-  t.set_name("w");
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  t.add_dims(n);
-  t.add_dims(n);
+  GraphWriter m("external");
+  onnx::TensorProto &t = m.initializer("w", {n, n});
   t.set_data_location(onnx::TensorProto::EXTERNAL);
   for (auto [key, value] :
        {std::pair<std::string, std::string>{"location", "weights.bin"},
@@ -332,21 +330,11 @@ TEST_F(FileBackedWeights, ExternalDataStaysInItsFile) {
     e.set_key(key);
     e.set_value(value);
   }
-  onnx::NodeProto &mm = *graph.add_node();
-  mm.set_op_type("MatMul");
-  mm.add_input("x");
-  mm.add_input("w");
-  mm.add_output("y");
-  for (bool input : {true, false}) {
-    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
-    v.set_name(input ? "x" : "y");
-    auto &type = *v.mutable_type()->mutable_tensor_type();
-    type.set_elem_type(onnx::TensorProto::FLOAT);
-    type.mutable_shape()->add_dim()->set_dim_value(rows);
-    type.mutable_shape()->add_dim()->set_dim_value(n);
-  }
+  m.node("MatMul", {"x", "w"}, "y");
+  m.io(true, "x", {rows, n});
+  m.io(false, "y", {rows, n});
   std::string path = (dir / "model.onnx").string();
-  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  m.save(path);
 
   HostTensor x = *HostTensor::allocate(DType::F32, {rows, n});
   for (int64_t i = 0; i < x.numElements(); ++i)
@@ -356,17 +344,9 @@ TEST_F(FileBackedWeights, ExternalDataStaysInItsFile) {
     mlir::func::FuncOp func = import(path, weightsInFile);
     ASSERT_TRUE(func);
     EXPECT_EQ(fileBackedConstants(func), weightsInFile ? 1 : 0);
-    cpu::CompileOptions options;
-    options.numThreads = 1;
-    auto compiled = cpu::compile(func, {{rows, n}}, options);
-    ASSERT_TRUE(static_cast<bool>(compiled))
-        << llvm::toString(compiled.takeError());
-    runtime::RunOptions run;
-    run.numThreads = 1;
-    auto y = compiled->executable->run({x}, run);
-    ASSERT_TRUE(y.ok()) << y.status();
-    const float *data = (*y)[0].dataAs<float>();
-    results.emplace_back(data, data + (*y)[0].numElements());
+    std::shared_ptr<const runtime::Executable> plan;
+    results.push_back(compileAndRun(func, x, plan));
+    ASSERT_EQ(results.back().size(), static_cast<size_t>(rows * n));
     EXPECT_NEAR(
         results.back()[5 * n + 7],
         [&] {
