@@ -1266,6 +1266,28 @@ llvm::Error Importer::addArgSpecs(const ::onnx::TypeProto &type,
     return makeUnsupportedError(what + " has no shape (unranked inputs are not "
                                        "supported)");
   }
+  if (specs.size() < options.argumentShapes.size() &&
+      options.argumentShapes[specs.size()]) {
+    const std::vector<int64_t> &given = *options.argumentShapes[specs.size()];
+    bool fits = given.size() == spec.shape.size();
+    for (size_t d = 0; fits && d < given.size(); ++d)
+      fits = given[d] >= kDynamic &&
+             (spec.shape[d] == kDynamic || given[d] == kDynamic ||
+              spec.shape[d] == given[d]);
+    auto dims = [](const std::vector<int64_t> &shape) {
+      std::string text = "[";
+      for (auto [i, d] : llvm::enumerate(shape))
+        text += (i ? ", " : "") + (d == kDynamic ? "?" : std::to_string(d));
+      return text + "]";
+    };
+    if (!fits)
+      return makeError(what + " is given the shape " + dims(given) +
+                       ", which its declared shape " + dims(spec.shape) +
+                       " does not allow");
+    for (size_t d = 0; d < given.size(); ++d)
+      if (given[d] != kDynamic)
+        spec.shape[d] = given[d];
+  }
   specs.push_back(std::move(spec));
   argNames.push_back(name);
   return llvm::Error::success();

@@ -228,6 +228,7 @@ tgc::StatusOr<CompiledModel> CompiledModel::compileOnnx(const std::string &path,
   modelOptions.determinism = options.determinism;
   modelOptions.precision = options.precision;
   modelOptions.weightsInFile = options.weightsInFile;
+  modelOptions.inputShapes = options.inputShapes;
   auto calibration = readCalibration(options.calibrationTable,
                                      "tgc: CompiledModel::compileOnnx: ");
   if (!calibration.ok())

@@ -42,6 +42,11 @@ std::string detail::modelPlanKey(const std::string &path,
       " precision=" + toString(resolvePrecision(options.precision));
   if (calibration)
     extra += " calibration=" + calibration->digest();
+  for (const TensorInfo &given : options.inputShapes) {
+    extra += " shape:" + given.name + "=";
+    for (int64_t dim : given.shape)
+      extra += std::to_string(dim) + ",";
+  }
   std::optional<std::string> key =
       runtime::cpu::sourceFileKey(path, extra, compilerBuildIdentity());
   return key ? *key : "";
@@ -64,18 +69,19 @@ detail::loadModelPlan(const std::string &cacheDir, const std::string &key) {
   return plan;
 }
 
-/// Applies EngineOptions::inputShapes to the model's inputs.
 absl::Status detail::fixInputShapes(std::vector<TensorInfo> &inputs,
                                     const std::vector<TensorInfo> &fixed,
-                                    const std::string &path) {
+                                    const std::string &path,
+                                    const std::string &api,
+                                    const std::string &option) {
   for (const TensorInfo &given : fixed) {
     auto it = std::find_if(
         inputs.begin(), inputs.end(),
         [&](const TensorInfo &input) { return input.name == given.name; });
     if (it == inputs.end())
-      return absl::InvalidArgumentError(
-          "tgc: CompiledModel::compileOnnx: " + path + " has no input '" +
-          given.name + "' (EngineOptions::inputShapes)");
+      return absl::InvalidArgumentError("tgc: " + api + ": " + path +
+                                        " has no input '" + given.name + "' (" +
+                                        option + "::inputShapes)");
     bool fits = given.shape.size() == it->shape.size();
     for (size_t d = 0; fits && d < given.shape.size(); ++d)
       fits = given.shape[d] >= kDynamic &&
@@ -91,10 +97,10 @@ absl::Status detail::fixInputShapes(std::vector<TensorInfo> &inputs,
         }
         return "[" + dims + "]";
       };
-      return absl::InvalidArgumentError(
-          "tgc: CompiledModel::compileOnnx: input '" + given.name + "' of " +
-          path + " has shape " + text(it->shape) + ", EngineOptions gives " +
-          text(given.shape));
+      return absl::InvalidArgumentError("tgc: " + api + ": input '" +
+                                        given.name + "' of " + path +
+                                        " has shape " + text(it->shape) + ", " +
+                                        option + " gives " + text(given.shape));
     }
     for (size_t d = 0; d < given.shape.size(); ++d)
       if (given.shape[d] != kDynamic)

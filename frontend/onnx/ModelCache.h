@@ -45,12 +45,16 @@ struct CachedModelPlan {
 absl::StatusOr<CachedModelPlan> loadModelPlan(const std::string &cacheDir,
                                               const std::string &key);
 
-/// Applies EngineOptions::inputShapes (`fixed`) to a model's inputs:
-/// InvalidArgument naming the model at `path` and the input when one does
-/// not exist or does not fit.
-absl::Status fixInputShapes(std::vector<TensorInfo> &inputs,
-                            const std::vector<TensorInfo> &fixed,
-                            const std::string &path);
+/// Applies EngineOptions::inputShapes or ModelOptions::inputShapes
+/// (`fixed`, given to `api`, e.g. "CompiledModel::compileOnnx", by
+/// `option`, e.g. "EngineOptions") to a model's inputs: InvalidArgument
+/// naming the model at `path` and the input when one does not exist or does
+/// not fit.
+absl::Status
+fixInputShapes(std::vector<TensorInfo> &inputs,
+               const std::vector<TensorInfo> &fixed, const std::string &path,
+               const std::string &api = "CompiledModel::compileOnnx",
+               const std::string &option = "EngineOptions");
 
 /// The identity (runtime::cpu::fileIdentity) of the compiler build whose
 /// plans this process loads: libtgc_compiler where libtgc loads it

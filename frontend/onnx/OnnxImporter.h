@@ -129,6 +129,15 @@ struct ImportOptions {
   /// elements' structures), an optional input whether it holds a value.
   /// argumentValues then lists the flattened arguments.
   std::vector<std::optional<ValueStructure>> inputStructures;
+  /// Shapes of the function's arguments (indexed as argumentValues), where
+  /// given: a dim the model leaves dynamic takes the given size (kDynamic
+  /// entries leave it dynamic), so that the
+  /// imported function serves only these shapes (ONNX Runtime's free
+  /// dimension overrides, OpenVINO's reshape). Some ops need a static dim
+  /// (a recurrence is unrolled over its sequence length); a model whose
+  /// import fails for a dynamic dim imports with them. A given rank or
+  /// static dim that differs from the model's is an error.
+  std::vector<std::optional<std::vector<int64_t>>> argumentShapes;
 };
 
 /// Errors for valid models that use something tgc does not support (an op, an

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 #include <mutex>
@@ -94,10 +95,55 @@ llvm::Expected<std::vector<std::string>> outputNames(const std::string &path) {
   return names;
 }
 
+/// The model's graph inputs that are not initializers, as declared: their
+/// names and shapes (dynamic dims kDynamic); their dtypes are not read.
+/// Inputs that are not tensors (sequences, optionals) are an error: their
+/// shapes cannot be given.
+absl::StatusOr<std::vector<TensorInfo>>
+declaredInputs(const std::string &path) {
+  auto model = onnximpl::readModelMetadata(path);
+  if (!model)
+    return detail::toStatus(model.takeError());
+  llvm::StringSet<> initializers;
+  for (const auto &initializer : model->graph().initializer())
+    initializers.insert(initializer.name());
+  std::vector<TensorInfo> inputs;
+  for (const auto &input : model->graph().input()) {
+    if (initializers.contains(input.name()))
+      continue;
+    if (!input.type().has_tensor_type())
+      return absl::InvalidArgumentError(
+          "tgc: " + path + ": input '" + input.name() +
+          "' is not a tensor: input shapes can be given only to models "
+          "whose inputs are all tensors");
+    TensorInfo info;
+    info.name = input.name();
+    for (const auto &dim : input.type().tensor_type().shape().dim())
+      info.shape.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                               ? dim.dim_value()
+                               : kDynamic);
+    inputs.push_back(std::move(info));
+  }
+  return inputs;
+}
+
 /// Imports the model file into `state`: its function, inputs and outputs.
 absl::Status importModel(OnnxCompilation &state) {
   ImportOptions importOptions;
   importOptions.weightsInFile = state.options.weightsInFile;
+  if (!state.options.inputShapes.empty()) {
+    // ModelOptions::inputShapes: the model is imported for them.
+    auto inputs = declaredInputs(state.path);
+    if (!inputs.ok())
+      return inputs.status();
+    if (absl::Status status =
+            detail::fixInputShapes(*inputs, state.options.inputShapes,
+                                   state.path, "Model", "ModelOptions");
+        !status.ok())
+      return status;
+    for (const TensorInfo &input : *inputs)
+      importOptions.argumentShapes.push_back(input.shape);
+  }
   auto module = importOnnxModel(state.context, state.path, importOptions);
   if (!module)
     return detail::toStatus(module.takeError());
@@ -335,6 +381,17 @@ absl::StatusOr<CompiledModel> detail::compileOnnxModel(
     const StreamConfig &config, const ModelOptions &modelOptions,
     std::shared_ptr<const codegen::CalibrationTable> calibration,
     const std::string &planKey) {
+  if (!options.inputShapes.empty()) {
+    // Checked here, before the import they are given to, to name
+    // EngineOptions.
+    auto inputs = declaredInputs(path);
+    if (!inputs.ok())
+      return inputs.status();
+    if (absl::Status status =
+            detail::fixInputShapes(*inputs, options.inputShapes, path);
+        !status.ok())
+      return status;
+  }
   auto compilation = detail::openOnnxCompilation(
       path, modelOptions, std::move(calibration), planKey);
   if (!compilation.ok())

@@ -62,6 +62,14 @@ struct ModelOptions {
   /// over it is fine). False: the weights are copied when the model loads,
   /// and its files may change or go.
   bool weightsInFile = true;
+  /// Sizes for the model's dynamic input dims, by input name (entries of -1
+  /// stay dynamic): the model is imported for them, as ONNX Runtime's free
+  /// dimension overrides do, and then serves only inputs of those sizes.
+  /// Needed where the model leaves a dim dynamic that an op needs static: an
+  /// LSTM, GRU or RNN over a dynamic sequence length is unrolled over its
+  /// steps. An input the model lacks, or a size its declared dims do not
+  /// allow, is an error when it loads.
+  std::vector<TensorInfo> inputShapes;
 };
 
 namespace detail {

@@ -323,7 +323,30 @@ Expected<mlir::OwningOpRef<mlir::ModuleOp>> tooling::loadSourceModule(
         return tensor.takeError();
       importOptions.argumentValues.push_back(std::move(*tensor));
     }
-    return tgc::importOnnxModel(context, file, importOptions);
+    auto module = tgc::importOnnxModel(context, file, importOptions);
+    if (module || importOptions.argumentValues.empty() ||
+        llvm::any_of(importOptions.argumentValues,
+                     [](const auto &value) { return !value; }))
+      return module;
+    // Unsupported with the model's dynamic dims (a recurrence over a dynamic
+    // sequence length is unrolled): import again for the shapes of the
+    // inputs given, which are what runs. Other errors stand.
+    std::error_code code;
+    std::string message;
+    handleAllErrors(module.takeError(), [&](const ErrorInfoBase &error) {
+      code = error.convertToErrorCode();
+      message = error.message();
+    });
+    if (code != tgc::unsupportedErrorCode())
+      return createStringError(code, message);
+    for (const auto &value : importOptions.argumentValues)
+      importOptions.argumentShapes.push_back(value->shape());
+    auto specialized = tgc::importOnnxModel(context, file, importOptions);
+    if (!specialized) {
+      consumeError(specialized.takeError());
+      return createStringError(code, message);
+    }
+    return specialized;
   }
   auto buffer = MemoryBuffer::getFileOrSTDIN(file);
   if (!buffer)

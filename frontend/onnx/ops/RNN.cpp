@@ -238,9 +238,11 @@ llvm::Error convRecurrent(Importer &im) {
     return e;
   std::optional<int64_t> steps = x.dim(0);
   if (!steps)
-    return im.unsupported("a dynamic sequence length (X " + x0.describe() +
-                          ") is not supported: the recurrence is unrolled over "
-                          "a static number of steps");
+    return im.unsupported(
+        "a dynamic sequence length (X " + x0.describe() +
+        ") is not supported: the recurrence is unrolled over a static number "
+        "of steps; give the input's shape (ModelOptions::inputShapes, "
+        "EngineOptions::inputShapes; tgc-run imports for its --input shapes)");
   if (*steps == 0)
     return im.unsupported("an empty sequence (X " + x0.describe() +
                           ") is not supported");

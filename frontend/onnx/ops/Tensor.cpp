@@ -50,9 +50,18 @@ llvm::Error reshapeToShape(Importer &im, const Tensor &x,
     }
   }
   if (inferred > 1) {
-    // Several unknown dims: resolve copied dynamic dims when the rest fits.
-    return im.fail("cannot reshape " + x.describe() + " to " + listOf(shape) +
-                   ": more than one dim would be dynamic");
+    // Several dims unknown now (a copied dynamic dim and a -1: GroupNorm's
+    // [0, groups, -1] over a dynamic batch and image): the shape is a
+    // constant that tgc.dynamic_reshape reads when the function runs, where
+    // the copies and the -1 resolve.
+    HostTensor value =
+        *HostTensor::allocate(DType::I64, {static_cast<int64_t>(shape.size())});
+    for (auto [i, d] : llvm::enumerate(shape))
+      value.setInt(i, d);
+    TRYT(y, tgc::dynamicReshape(x, constant(value), target,
+                                /*copyZeros=*/!allowZero));
+    im.out(0, y);
+    return llvm::Error::success();
   }
   TRY(y, im.reshapeTo(x, target));
   im.out(0, y);

@@ -24,6 +24,8 @@
 #include "onnx/onnx_pb.h"
 #include "gtest/gtest.h"
 
+#include "GraphWriter.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -35,59 +37,12 @@
 using namespace tgc;
 using runtime::DType;
 using runtime::HostTensor;
+using test::GraphWriter;
+using test::rawFloats;
 
 namespace {
 
 constexpr int64_t kIn = 32, kOut = 64, kSide = 8, kClasses = 16;
-
-std::string rawFloats(const std::vector<float> &values) {
-  return std::string(reinterpret_cast<const char *>(values.data()),
-                     values.size() * sizeof(float));
-}
-
-/// An ONNX model under construction (opset 17, f32 tensors).
-struct GraphWriter {
-  onnx::ModelProto model;
-  onnx::GraphProto &graph = *model.mutable_graph();
-
-  explicit GraphWriter(const std::string &name) {
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
-    graph.set_name(name);
-  }
-  onnx::TensorProto &initializer(const std::string &name,
-                                 std::vector<int64_t> dims,
-                                 const std::string &raw = {}) {
-    onnx::TensorProto &t = *graph.add_initializer();
-    t.set_name(name);
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims)
-      t.add_dims(d);
-    if (!raw.empty())
-      t.set_raw_data(raw);
-    return t;
-  }
-  onnx::NodeProto *node(const std::string &op, std::vector<std::string> inputs,
-                        const std::string &output) {
-    onnx::NodeProto &n = *graph.add_node();
-    n.set_op_type(op);
-    for (const std::string &input : inputs)
-      n.add_input(input);
-    n.add_output(output);
-    return &n;
-  }
-  void io(bool input, const std::string &name, std::vector<int64_t> dims) {
-    onnx::ValueInfoProto &v = input ? *graph.add_input() : *graph.add_output();
-    v.set_name(name);
-    auto &t = *v.mutable_type()->mutable_tensor_type();
-    t.set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims)
-      t.mutable_shape()->add_dim()->set_dim_value(d);
-  }
-  void save(const std::string &path) const {
-    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
-  }
-};
 
 std::string tempPath(const std::string &tag) {
   return (std::filesystem::temp_directory_path() /
