@@ -1149,14 +1149,14 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *context,
     return infer.fail("axis ", axis, " is out of range [0, ", rank,
                       ") for input ", shapeOf(*input));
   int64_t k = static_cast<int64_t>(adaptor.getK());
-  if (k < 0)
-    return infer.fail("k must be non-negative, got ", k);
+  if (k < -1)
+    return infer.fail("k must be -1 (every element) or non-negative, got ", k);
   int64_t size = input->getDimSize(axis);
   if (!ShapedType::isDynamic(size) && k > size)
     return infer.fail("k = ", k, " exceeds dim ", axis, " of size ", size,
                       " in input ", shapeOf(*input));
   SmallVector<int64_t> shape(input->getShape());
-  shape[axis] = k;
+  shape[axis] = k == -1 ? size : k;
   inferred.push_back(RankedTensorType::get(shape, input->getElementType()));
   inferred.push_back(
       RankedTensorType::get(shape, IntegerType::get(context, 64)));

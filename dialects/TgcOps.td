@@ -737,9 +737,11 @@ def Tgc_TopKOp : Tgc_Op<"topk", [InferTypeOpAdaptorWithIsCompatible]> {
     results have the input's shape with dim `axis` equal to `k`. Elements
     come in order, best first (also when `sorted = false`, which only allows
     any order); equal elements keep the order of their indices (the lower
-    index first), and NaN counts as larger than every number. `k` must not be
-    negative nor exceed the dim (a dynamic dim is checked when the function
-    runs).
+    index first), and NaN counts as larger than every number. `k` must not
+    exceed the dim (a dynamic dim is checked when the function runs); `k =
+    -1` takes every element, a sort, and the results' dim is the input's,
+    dynamic or not (ONNX TopK with a K computed at run time over a dynamic
+    dim sorts, then slices).
 
     ```mlir
     %v, %i = tgc.topk %x {axis = 1 : i64, k = 3 : i64}

@@ -860,8 +860,9 @@ std::pair<Tensor, Tensor> tgc::topk(const Tensor &x, int64_t k, int64_t axis,
   auto normalized = normalizeAxis(rec, axis, x.rank(), "input " + shapeText(x));
   if (!normalized)
     return {rec.poison(), rec.poison()};
-  if (k < 0) {
-    rec.fail("k must be non-negative, got " + llvm::Twine(k));
+  if (k < -1) {
+    rec.fail("k must be -1 (every element) or non-negative, got " +
+             llvm::Twine(k));
     return {rec.poison(), rec.poison()};
   }
   auto results = rec.inferResults<TopKOp>(

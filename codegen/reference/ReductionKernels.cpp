@@ -315,9 +315,11 @@ Expected<HostTensor> runBatchNorm(BatchNormOp op, Operands operands) {
 /// number; equal values in index order), values copied bit for bit.
 Expected<std::vector<HostTensor>> runTopK(TopKOp op, const HostTensor &in) {
   int64_t axis = static_cast<int64_t>(op.getAxis());
-  int64_t k = static_cast<int64_t>(op.getK());
-  bool largest = op.getLargest();
   int64_t size = in.dim(axis);
+  int64_t k = static_cast<int64_t>(op.getK());
+  if (k == -1) // every element: a sort
+    k = size;
+  bool largest = op.getLargest();
   if (k > size)
     return opError(op, "k = " + std::to_string(k) + " exceeds dim " +
                            std::to_string(axis) + " of size " +

@@ -443,7 +443,8 @@ Tensor nonMaxSuppression(const Tensor &boxes, const Tensor &scores,
                          bool centerPointBox = false,
                          SourceLoc loc = SourceLoc::current());
 /// The k largest (or smallest) elements along `axis` and their i64 indices,
-/// best first; ties in index order.
+/// best first; ties in index order. k = -1 takes every element (a sort along
+/// `axis`, of a dynamic dim too).
 std::pair<Tensor, Tensor> topk(const Tensor &x, int64_t k, int64_t axis = -1,
                                bool largest = true, bool sorted = true,
                                SourceLoc loc = SourceLoc::current());

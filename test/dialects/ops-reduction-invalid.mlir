@@ -168,9 +168,9 @@ func.func @topk_axis(%x: tensor<4x10xf32>) {
 // -----
 
 func.func @topk_negative_k(%x: tensor<4x10xf32>) {
-  // expected-error @+2 {{'tgc.topk' op k must be non-negative, got -1}}
+  // expected-error @+2 {{'tgc.topk' op k must be -1 (every element) or non-negative, got -2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0, %1 = tgc.topk %x {axis = 1 : i64, k = -1 : i64} : (tensor<4x10xf32>) -> (tensor<4x1xf32>, tensor<4x1xi64>)
+  %0, %1 = tgc.topk %x {axis = 1 : i64, k = -2 : i64} : (tensor<4x10xf32>) -> (tensor<4x1xf32>, tensor<4x1xi64>)
   return
 }
 

@@ -96,3 +96,13 @@ func.func @topk(%x: tensor<4x10xf32>, %y: tensor<?x6xi32>, %z: tensor<3x?xbf16>)
   %4, %5 = tgc.topk %z {axis = 1 : i64, k = 0 : i64} : (tensor<3x?xbf16>) -> (tensor<3x0xbf16>, tensor<3x0xi64>)
   return %0, %1, %2, %3, %4, %5 : tensor<4x3xf32>, tensor<4x3xi64>, tensor<2x6xi32>, tensor<2x6xi64>, tensor<3x0xbf16>, tensor<3x0xi64>
 }
+
+// k = -1: every element, a sort; the result's dim is the input's.
+// CHECK-LABEL: func.func @topk_all(
+// CHECK:         tgc.topk %{{.*}} {axis = 1 : i64, k = -1 : i64} : (tensor<3x?xf32>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
+// CHECK-NEXT:    tgc.topk %{{.*}} {axis = 0 : i64, k = -1 : i64, largest = false} : (tensor<3x?xf32>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
+func.func @topk_all(%x: tensor<3x?xf32>) -> (tensor<3x?xf32>, tensor<3x?xi64>, tensor<3x?xf32>, tensor<3x?xi64>) {
+  %0, %1 = tgc.topk %x {axis = 1 : i64, k = -1 : i64} : (tensor<3x?xf32>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
+  %2, %3 = tgc.topk %x {axis = 0 : i64, k = -1 : i64, largest = false} : (tensor<3x?xf32>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
+  return %0, %1, %2, %3 : tensor<3x?xf32>, tensor<3x?xi64>, tensor<3x?xf32>, tensor<3x?xi64>
+}

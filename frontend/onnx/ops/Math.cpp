@@ -572,16 +572,13 @@ llvm::Error convTopKV10(Importer &im) {
   TRY(axis, im.axisAttr("axis", -1, x.rank()));
   TRY(known, im.constIn(1));
   if (!known) {
-    // K computed by the function: every element in order, then the first K
-    // (a tgc.dynamic_slice: a data-dependent shape).
-    std::optional<int64_t> size = x.dim(axis);
-    if (!size)
-      return im.unsupported("TopK with a K computed when the function runs "
-                            "needs a static dim along its axis");
+    // K computed by the function: every element in order (a sort: k = -1,
+    // also over a dynamic dim), then the first K (a tgc.dynamic_slice: a
+    // data-dependent shape).
     // Sorted whatever 'sorted' says: the first K must be the best K.
     TRY(largest, im.attrInt("largest", 1));
-    auto [values, indices] =
-        tgc::topk(x, *size, axis, largest != 0, /*sorted=*/true);
+    auto [values, indices] = tgc::topk(x, x.dim(axis).value_or(-1), axis,
+                                       largest != 0, /*sorted=*/true);
     if (!values.valid() || !indices.valid())
       return im.traceFailure();
     TRY(k, im.in(1));

@@ -887,16 +887,30 @@ llvm::Error convGatherND(Importer &im) {
   TRY(data, im.in(0));
   TRY(indices0, im.in(1));
   TRY(batchDims, im.attrInt("batch_dims", 0));
-  if (!data.hasStaticShape() || !indices0.hasStaticShape())
-    return im.unsupported("GatherND with dynamic shapes is not supported");
   std::vector<int64_t> dataShape = data.shape(), idxShape = indices0.shape();
   int64_t r = data.rank(), q = indices0.rank(), b = batchDims;
   if (q < 1 || b < 0 || b >= std::min(r, q))
     return im.fail("batch_dims " + llvm::Twine(b) + " is out of range");
   int64_t k = idxShape[q - 1];
+  if (k == kDynamic)
+    return im.unsupported("GatherND with a dynamic index length (indices " +
+                          indices0.describe() + ") is not supported");
   if (k < 1 || b + k > r)
     return im.fail("the last dim of the indices (" + llvm::Twine(k) +
                    ") must be in [1, rank(data) - batch_dims]");
+  // The dims the indices address (and the batch dims) must be static; the
+  // positions (indices' leading dims, e.g. NonZero's count) may be dynamic
+  // without batch dims, and one trailing dim of the data may be.
+  auto isDynamic = [](int64_t d) { return d == kDynamic; };
+  if (std::any_of(dataShape.begin(), dataShape.begin() + b + k, isDynamic) ||
+      std::count_if(dataShape.begin() + b + k, dataShape.end(), isDynamic) >
+          1 ||
+      (b > 0 && !indices0.hasStaticShape()))
+    return im.unsupported(
+        "GatherND of data " + data.describe() + " at indices " +
+        indices0.describe() + " (batch_dims " + llvm::Twine(b) +
+        ") is not supported: the dims the indices address must be static, "
+        "and with batch dims the indices' shape too");
   // linear = sum_j wrap(idx[..., j]) * stride_j + batch offset, indexing the
   // data reshaped to [prod(shape[:b+k]), shape[b+k:]...].
   std::vector<int64_t> outer(dataShape.begin(), dataShape.begin() + b + k);
@@ -906,15 +920,6 @@ llvm::Error convGatherND(Importer &im) {
   for (int64_t j = 0; j < k; ++j) {
     dims->setInt(j, dataShape[b + j]);
     steps->setInt(j, outerStrides[b + j]);
-  }
-  std::vector<int64_t> posShape(idxShape.begin(), idxShape.end() - 1);
-  auto batchOff = HostTensor::allocate(DType::I64, posShape);
-  for (int64_t i = 0; i < batchOff->numElements(); ++i) {
-    std::vector<int64_t> coord = batchOff->unflattenIndex(i);
-    int64_t off = 0;
-    for (int64_t d = 0; d < b; ++d)
-      off += coord[d] * outerStrides[d];
-    batchOff->setInt(i, off);
   }
   Tensor idx = indices0;
   if (idx.dtype() != DType::I64) {
@@ -928,8 +933,22 @@ llvm::Error convGatherND(Importer &im) {
   TRYT(fixed, tgc::select(isNeg, wrapped, idx));
   TRYT(scaled, tgc::mul(fixed, stepsT));
   TRYT(summed, tgc::reduceSum(scaled, {q - 1}, false));
-  TRYT(offT, im.constantTensor(*batchOff));
-  TRYT(linear, tgc::add(summed, offT));
+  Tensor linear = summed;
+  if (b > 0) {
+    // Each position's batch offset (the indices' shape is static here).
+    std::vector<int64_t> posShape(idxShape.begin(), idxShape.end() - 1);
+    auto batchOff = HostTensor::allocate(DType::I64, posShape);
+    for (int64_t i = 0; i < batchOff->numElements(); ++i) {
+      std::vector<int64_t> coord = batchOff->unflattenIndex(i);
+      int64_t off = 0;
+      for (int64_t d = 0; d < b; ++d)
+        off += coord[d] * outerStrides[d];
+      batchOff->setInt(i, off);
+    }
+    TRYT(offT, im.constantTensor(*batchOff));
+    TRYT(withBatch, tgc::add(summed, offT));
+    linear = withBatch;
+  }
   int64_t outerCount = 1;
   for (int64_t d : outer)
     outerCount *= d;

@@ -605,3 +605,32 @@ TEST(DataDependent, UniqueAndNonMaxSuppressionTrace) {
   ASSERT_EQ(kept.size(), 1u);
   expectValues(kept[0], DType::I64, {2, 3}, {0, 0, 1, 0, 1, 0});
 }
+
+// tgc::topk with k = -1 sorts a whole dim, of a data-dependent size too:
+// the positive elements, best first, on both backends; k below -1 is an
+// error at the caller's line.
+TEST(DataDependent, TopKOfEveryElementSortsADynamicDim) {
+  auto sortPositives = [](Tensor x) {
+    Tensor picked = gather(x, reshape(nonzero(greater(x, 0.0)), {-1}), 0);
+    auto [values, indices] = topk(picked, -1);
+    return std::make_pair(values, indices);
+  };
+  auto sorted = runBoth(sortPositives, 0, f32({6}, {1, -2, 5, 3, -4, 3}));
+  ASSERT_EQ(sorted.size(), 2u);
+  expectValues(sorted[0], DType::F32, {4}, {5, 3, 3, 1});
+  expectValues(sorted[1], DType::I64, {4}, {1, 2, 3, 0});
+  auto none = runBoth(sortPositives, 0, f32({3}, {-1, -2, -3}));
+  ASSERT_EQ(none.size(), 2u);
+  expectValues(none[0], DType::F32, {0}, {});
+
+  auto bad = tgc::function([](Tensor x) { return topk(x, -2).first; });
+  ASSERT_TRUE(bad.ok());
+  auto r = (*bad)(f32({3}, {1, 2, 3}));
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(
+      message.find("k must be -1 (every element) or non-negative, got -2"),
+      std::string::npos)
+      << message;
+  EXPECT_NE(message.find("ControlFlowTest.cpp:"), std::string::npos) << message;
+}
