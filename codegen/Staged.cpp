@@ -279,11 +279,20 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
   if (!specialized)
     return specialized.takeError();
   auto f = (*specialized)->lookupSymbol<func::FuncOp>(func.getName());
-  // One inside a branch or loop body cannot be split out of it.
+  Operation *dataDependent = firstSplitOp(f, split);
+  // One inside a branch or loop body cannot be split out of it, unless a
+  // split comes first: the ops after that are specialized again for the
+  // shapes it gives, where a branch on them may fold away (torchvision's
+  // batched_nms: `if boxes.numel() == 0` around NonMaxSuppression).
   Operation *nested = nullptr;
   f.walk([&](Operation *op) {
-    if (!nested && hasDataDependentShape(op) &&
-        op->getParentOp() != f.getOperation())
+    if (nested || !hasDataDependentShape(op) ||
+        op->getParentOp() == f.getOperation())
+      return;
+    Operation *top = op;
+    while (top->getParentOp() != f.getOperation())
+      top = top->getParentOp();
+    if (!dataDependent || top->isBeforeInBlock(dataDependent))
       nested = op;
   });
   // Inside control flow that runs whole on the cpu backend, that backend
@@ -296,7 +305,6 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
         nested->getName().getStringRef() +
         "' inside a region: a data-dependent shape is supported only in a "
         "function's body, not in a branch or loop body");
-  Operation *dataDependent = firstSplitOp(f, split);
   BackendOptions stageOptions = options;
   stageOptions.planAlias.clear();
   stageOptions.planNotes.clear();
@@ -311,13 +319,21 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
     Operation *def = v.getDefiningOp();
     return def->getBlock() == &body && def->isBeforeInBlock(dataDependent);
   };
-  // The values stage 2 takes from stage 1.
+  // The values stage 2 takes from stage 1. Constants are not carried but
+  // made again in stage 2, where what they feed may fold with the shapes
+  // stage 1 gives (a branch on `numel == 0`).
   llvm::SetVector<Value> carried;
+  llvm::SetVector<Operation *> constants;
   for (Operation *op = dataDependent->getNextNode(); op; op = op->getNextNode())
     op->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (definedBefore(v))
+      for (Value v : inner->getOperands()) {
+        if (!definedBefore(v))
+          continue;
+        if (isa_and_nonnull<ConstantOp>(v.getDefiningOp()))
+          constants.insert(v.getDefiningOp());
+        else
           carried.insert(v);
+      }
     });
 
   OpBuilder builder(f.getContext());
@@ -365,6 +381,8 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
     for (Value v : carried)
       mapping.map(v, block->getArgument(next++));
     OpBuilder inner = OpBuilder::atBlockEnd(block);
+    for (Operation *constant : constants)
+      inner.clone(*constant, mapping);
     for (Operation *op = dataDependent->getNextNode(); op;
          op = op->getNextNode())
       inner.clone(*op, mapping);

@@ -3,6 +3,7 @@
 #include "dialects/TgcDialect.h"
 #include "dialects/TgcOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"

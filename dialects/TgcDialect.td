@@ -54,6 +54,9 @@ def Tgc_Dialect : Dialect {
     would drop it (docs/cpu-backend.md).
   }];
   let cppNamespace = "::tgc";
+  // tensor.cast bridges a static and a dynamic type where shape inference
+  // and the folds of tgc.if / tgc.fusion meet one.
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{

@@ -12,6 +12,7 @@
 #include "dialects/TgcOps.h"
 #include "runtime/Shape.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -1228,16 +1229,31 @@ namespace {
 LogicalResult inlineBlock(Operation *op, Block &block, ValueRange inputs,
                           PatternRewriter &rewriter) {
   auto yield = cast<YieldOp>(block.getTerminator());
-  if (yield->getOperandTypes() != op->getResultTypes() ||
-      TypeRange(block.getArgumentTypes()) != inputs.getTypes())
+  // Types may differ in how static they are (a branch yielding a shape the
+  // op's result leaves dynamic): tensor.cast bridges them.
+  auto castable = [](TypeRange from, TypeRange to) {
+    return from.size() == to.size() &&
+           llvm::all_of(llvm::zip(from, to), [](auto pair) {
+             auto [a, b] = pair;
+             return a == b || tensor::CastOp::areCastCompatible(a, b);
+           });
+  };
+  if (!castable(yield->getOperandTypes(), op->getResultTypes()) ||
+      !castable(inputs.getTypes(), block.getArgumentTypes()))
     return failure();
+  auto castTo = [&](Value value, Type type) -> Value {
+    if (value.getType() == type)
+      return value;
+    return tensor::CastOp::create(rewriter, op->getLoc(), type, value);
+  };
   IRMapping mapping;
-  mapping.map(block.getArguments(), inputs);
+  for (auto [arg, input] : llvm::zip(block.getArguments(), inputs))
+    mapping.map(arg, castTo(input, arg.getType()));
   for (Operation &inner : block.without_terminator())
     rewriter.clone(inner, mapping);
   SmallVector<Value> results;
-  for (Value v : yield->getOperands())
-    results.push_back(mapping.lookupOrDefault(v));
+  for (auto [v, type] : llvm::zip(yield->getOperands(), op->getResultTypes()))
+    results.push_back(castTo(mapping.lookupOrDefault(v), type));
   rewriter.replaceOp(op, results);
   return success();
 }

@@ -17,6 +17,7 @@
 #include "dialects/DTypeMapping.h"
 #include "dialects/TgcOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SetVector.h"
@@ -74,13 +75,33 @@ bool checkYielded(OpRecorder &rec, const std::vector<Tensor> &yielded,
   return true;
 }
 
-void yieldFrom(TraceState &state, TracedBlock &traced, Location loc) {
+void yieldFrom(TraceState &state, TracedBlock &traced, Location loc,
+               TypeRange types = {}) {
   OpBuilder::InsertionGuard guard(state.builder);
   state.builder.setInsertionPointToEnd(traced.block.get());
   SmallVector<Value> values;
-  for (const Tensor &tensor : traced.yielded)
-    values.push_back(valueOf(tensor));
+  for (auto [i, tensor] : llvm::enumerate(traced.yielded)) {
+    Value value = valueOf(tensor);
+    // A result relaxed to dynamic dims (traceCond's relaxShapes).
+    if (i < types.size() && value.getType() != types[i])
+      value = tensor::CastOp::create(state.builder, value.getLoc(), types[i],
+                                     value);
+    values.push_back(value);
+  }
   YieldOp::create(state.builder, loc, values);
+}
+
+/// The type both `a` and `b` cast to: one dtype and rank, the dims they
+/// agree on static and the others dynamic; null when there is none.
+RankedTensorType joinShapes(Type a, Type b) {
+  auto ra = dyn_cast<RankedTensorType>(a), rb = dyn_cast<RankedTensorType>(b);
+  if (!ra || !rb || ra.getElementType() != rb.getElementType() ||
+      ra.getRank() != rb.getRank())
+    return {};
+  SmallVector<int64_t> shape;
+  for (auto [da, db] : llvm::zip(ra.getShape(), rb.getShape()))
+    shape.push_back(da == db ? da : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, ra.getElementType());
 }
 
 /// Whether `value` is defined inside `block` (at any depth).
@@ -206,7 +227,8 @@ Tensor updateAt(const Tensor &ys, const Tensor &i, const Tensor &y,
 std::vector<Tensor> traceCond(const Tensor &condition,
                               const std::vector<Tensor> &operands,
                               const RegionBody &thenBody,
-                              const RegionBody &elseBody, SourceLoc loc) {
+                              const RegionBody &elseBody, SourceLoc loc,
+                              bool relaxShapes) {
   std::vector<const Tensor *> checked = pointers(operands);
   checked.insert(checked.begin(), &condition);
   OpRecorder rec(IfOp::getOperationName(), checked, loc);
@@ -235,15 +257,22 @@ std::vector<Tensor> traceCond(const Tensor &condition,
   }
   SmallVector<Type> resultTypes = typesOf(thenBlock.yielded);
   for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(resultTypes, typesOf(elseBlock.yielded))))
-    if (std::get<0>(pair) != std::get<1>(pair)) {
-      rec.fail("the branches return different types as result #" +
-               llvm::Twine(i) + ": " + typeString(std::get<0>(pair)) +
-               " ('then') and " + typeString(std::get<1>(pair)) + " ('else')");
-      return {};
+       llvm::enumerate(llvm::zip(resultTypes, typesOf(elseBlock.yielded)))) {
+    if (std::get<0>(pair) == std::get<1>(pair))
+      continue;
+    if (RankedTensorType joined =
+            relaxShapes ? joinShapes(std::get<0>(pair), std::get<1>(pair))
+                        : RankedTensorType()) {
+      resultTypes[i] = joined;
+      continue;
     }
-  yieldFrom(state, thenBlock, rec.loc());
-  yieldFrom(state, elseBlock, rec.loc());
+    rec.fail("the branches return different types as result #" +
+             llvm::Twine(i) + ": " + typeString(std::get<0>(pair)) +
+             " ('then') and " + typeString(std::get<1>(pair)) + " ('else')");
+    return {};
+  }
+  yieldFrom(state, thenBlock, rec.loc(), resultTypes);
+  yieldFrom(state, elseBlock, rec.loc(), resultTypes);
   SmallVector<Value> inputs = valuesOf(operands);
   llvm::append_range(
       inputs, liftCaptures({thenBlock.block.get(), elseBlock.block.get()}));

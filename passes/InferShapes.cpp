@@ -157,6 +157,23 @@ int64_t tgc::inferShapes(Operation *root) {
     }
     if (!stage.isAfterAllRegions())
       return;
+    // A cast to a less static type (a branch result relaxed to the other
+    // branch's shape) takes its operand's dims where only tgc ops and
+    // returns use it. A cast kept for other users keeps its type, and so
+    // does one that makes a loop's carried value dynamic (it may change
+    // its size).
+    if (auto cast = dyn_cast<tensor::CastOp>(op)) {
+      if (llvm::all_of(cast->getUsers(), [](Operation *user) {
+            if (isa<func::ReturnOp>(user))
+              return true;
+            if (isa<WhileOp>(user) ||
+                (isa<YieldOp>(user) && isa<WhileOp>(user->getParentOp())))
+              return false;
+            return isa_and_nonnull<TgcDialect>(user->getDialect());
+          }))
+        refined += refineValue(cast.getResult(), cast.getSource().getType());
+      return;
+    }
     if (!isa_and_nonnull<TgcDialect>(op->getDialect()) ||
         op->getNumResults() == 0)
       return;

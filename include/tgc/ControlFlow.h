@@ -55,11 +55,14 @@ using RegionBody =
     std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
 
 /// Traces a tgc.if of `condition` over `operands`; returns its results
-/// (empty when it could not be traced: the error is recorded).
+/// (empty when it could not be traced: the error is recorded). With
+/// `relaxShapes`, branch results of one dtype and rank whose dims differ
+/// give a result with those dims dynamic (ONNX If's outputs), not an error.
 std::vector<Tensor> traceCond(const Tensor &condition,
                               const std::vector<Tensor> &operands,
                               const RegionBody &thenBody,
-                              const RegionBody &elseBody, SourceLoc loc);
+                              const RegionBody &elseBody, SourceLoc loc,
+                              bool relaxShapes = false);
 
 /// Traces a tgc.while carrying `init`; returns its results (empty when it
 /// could not be traced: the error is recorded).

@@ -1371,3 +1371,27 @@ func.func @while_invariants(%x: tensor<4xf32>, %w: tensor<4xf32>, %unused: tenso
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A branch that yields a more static type than the if's result (an ONNX If
+// whose branches give different shapes) inlines with a tensor.cast.
+// CHECK-LABEL: func.func @if_of_constant_condition_relaxed(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<?xi64>)
+// CHECK-NOT:     tgc.if
+// CHECK:         %[[E:.*]] = tgc.constant dense<> : tensor<0xi64>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[E]] : tensor<0xi64> to tensor<?xi64>
+// CHECK-NEXT:    return %[[C]]
+func.func @if_of_constant_condition_relaxed(%x: tensor<?xi64>) -> tensor<?xi64> {
+  %p = tgc.constant dense<true> : tensor<i1>
+  %r = tgc.if %p (%x) : tensor<i1>, (tensor<?xi64>) -> tensor<?xi64> {
+  ^bb0(%a: tensor<?xi64>):
+    %e = tgc.constant dense<> : tensor<0xi64>
+    tgc.yield %e : tensor<0xi64>
+  } else {
+  ^bb0(%a: tensor<?xi64>):
+    tgc.yield %a : tensor<?xi64>
+  }
+  return %r : tensor<?xi64>
+}
+

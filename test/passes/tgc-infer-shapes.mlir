@@ -218,3 +218,22 @@ func.func @control_flow(%p: tensor<i1>, %x: tensor<4xf32>) -> (tensor<?xf32>, te
   }
   return %r, %l : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A tensor.cast to a less static type takes its operand's dims where only
+// tgc ops and returns use it; one kept for another user (a call) keeps its
+// type.
+// CHECK-LABEL: func.func @relaxed_cast(
+// CHECK:         %[[C:.*]] = tensor.cast %{{.*}} : tensor<3xf32> to tensor<3xf32>
+// CHECK-NEXT:    %[[N:.*]] = tgc.neg %[[C]] : tensor<3xf32>
+// CHECK:         %[[K:.*]] = tensor.cast %{{.*}} : tensor<3xf32> to tensor<?xf32>
+// CHECK-NEXT:    call @sink(%[[K]])
+func.func private @sink(tensor<?xf32>) -> ()
+func.func @relaxed_cast(%x: tensor<3xf32>) -> tensor<?xf32> {
+  %c = tensor.cast %x : tensor<3xf32> to tensor<?xf32>
+  %n = tgc.neg %c : tensor<?xf32>
+  %k = tensor.cast %x : tensor<3xf32> to tensor<?xf32>
+  call @sink(%k) : (tensor<?xf32>) -> ()
+  return %n : tensor<?xf32>
+}

@@ -138,7 +138,8 @@ llvm::Error convIf(Importer &im) {
   PendingError pending;
   std::vector<Tensor> results = detail::traceCond(
       condition, {}, importer(im, *thenGraph, "then_branch", pending),
-      importer(im, *elseGraph, "else_branch", pending), SourceLoc::current());
+      importer(im, *elseGraph, "else_branch", pending), SourceLoc::current(),
+      /*relaxShapes=*/true); // ONNX allows branch outputs of other shapes
   return finish(im, pending, results,
                 static_cast<size_t>(thenGraph->output_size()));
 }

@@ -70,6 +70,30 @@ func.func @in_branch(%p: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+func.func @branch_after_split(%x: tensor<6xf32>) -> tensor<?xi64> {
+  %z = tgc.constant dense<0.0> : tensor<f32>
+  %m = tgc.compare gt, %x, %z : (tensor<6xf32>, tensor<f32>) -> tensor<6xi1>
+  %i = tgc.nonzero %m : (tensor<6xi1>) -> tensor<1x?xi64>
+  %j = tgc.reshape %i : tensor<1x?xi64> to tensor<?xi64>
+  %v = tgc.gather %x, %j {axis = 0 : i64} : (tensor<6xf32>, tensor<?xi64>) -> tensor<?xf32>
+  %shape = tgc.shape_of %v : tensor<?xf32> -> tensor<1xi64>
+  %n = tgc.reduce_prod %shape {axes = array<i64: 0>} : (tensor<1xi64>) -> tensor<i64>
+  %zero = tgc.constant dense<0> : tensor<i64>
+  %empty = tgc.compare eq, %n, %zero : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %r = tgc.if %empty (%v) : tensor<i1>, (tensor<?xf32>) -> tensor<?xi64> {
+  ^bb0(%a: tensor<?xf32>):
+    %e = tgc.constant dense<> : tensor<0xi64>
+    tgc.yield %e : tensor<0xi64>
+  } else {
+  ^bb0(%a: tensor<?xf32>):
+    %two = tgc.constant dense<2.0> : tensor<f32>
+    %big = tgc.compare gt, %a, %two : (tensor<?xf32>, tensor<f32>) -> tensor<?xi1>
+    %k = tgc.nonzero %big : (tensor<?xi1>) -> tensor<1x?xi64>
+    %l = tgc.reshape %k : tensor<1x?xi64> to tensor<?xi64>
+    tgc.yield %l : tensor<?xi64>
+  }
+  return %r : tensor<?xi64>
+}
 )mlir";
 
 class StagedTest : public ::testing::Test {
@@ -169,6 +193,48 @@ TEST_F(StagedTest, OneInsideABranchIsALocatedUnsupportedError) {
   EXPECT_EQ(message.rfind("-:33:10: ", 0), 0u) << message; // its location
   EXPECT_NE(message.find("'tgc.nonzero' inside a region"), std::string::npos)
       << message;
+}
+
+// A data-dependent op inside a branch after a split: the ops after the
+// split are specialized again for the count it gives, where a branch on
+// that count folds (torchvision's batched_nms: `if boxes.numel() == 0`
+// around NonMaxSuppression) and its ops split in turn.
+TEST_F(StagedTest, ABranchAfterASplitFoldsWithTheCountItGives) {
+  auto cpu = codegen::getBackend("cpu");
+  auto reference = codegen::getBackend("reference");
+  ASSERT_TRUE(static_cast<bool>(cpu) && static_cast<bool>(reference));
+  auto compiled = (*cpu)->compile(get("branch_after_split"), {{6}},
+                                  codegen::BackendOptions());
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  auto oracle = (*reference)
+                    ->compile(get("branch_after_split"), {{6}},
+                              codegen::BackendOptions());
+  ASSERT_TRUE(static_cast<bool>(oracle)) << llvm::toString(oracle.takeError());
+  // No positive element (the empty branch), and some (the other, whose
+  // nonzero picks those above 2).
+  for (const std::vector<double> &values :
+       {std::vector<double>{-1, -2, -3, -4, -5, -6},
+        std::vector<double>{3, -1, 1, 5, -2, 2.5}}) {
+    HostTensor x = *HostTensor::allocate(DType::F32, {6});
+    for (int64_t i = 0; i < 6; ++i)
+      x.setDouble(i, values[i]);
+    auto got = (*compiled)->run({x}, {});
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = (*oracle)->run({x}, {});
+    ASSERT_TRUE(want.ok()) << want.status();
+    expectSame(*got, *want);
+  }
+  HostTensor x = *HostTensor::allocate(DType::F32, {6});
+  for (int64_t i = 0; i < 6; ++i)
+    x.setDouble(i, std::vector<double>{3, -1, 1, 5, -2, 2.5}[i]);
+  auto got = (*compiled)->run({x}, {});
+  ASSERT_TRUE(got.ok()) << got.status();
+  // Positives 3, 1, 5, 2.5 at 0, 2, 3, 5; above 2: positions 0, 2, 3 of them.
+  ASSERT_EQ((*got)[0].shape(), (std::vector<int64_t>{3}));
+  EXPECT_EQ((*got)[0].getInt(0), 0);
+  EXPECT_EQ((*got)[0].getInt(1), 2);
+  EXPECT_EQ((*got)[0].getInt(2), 3);
 }
 
 TEST_F(StagedTest, ConcurrentCallsWithDifferentCountsAgree) {
