@@ -57,6 +57,8 @@ runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
         operands[0],
         std::vector<int64_t>(slice.getAxes().begin(), slice.getAxes().end()),
         operands[1], operands[2], operands[3]));
+  if (isa<DynamicBroadcastToOp>(op))
+    return one(runtime::dynamicBroadcast(operands[0], operands[1]));
   if (auto nms = dyn_cast<NonMaxSuppressionOp>(op))
     return one(runtime::nonMaxSuppression(operands[0], operands[1], operands[2],
                                           operands[3], operands[4],

@@ -976,6 +976,50 @@ struct DynamicReshapeOfConstant : OpRewritePattern<DynamicReshapeOp> {
 };
 } // namespace
 
+namespace {
+/// dynamic_broadcast_to(x, constant) => broadcast_to(x) (x itself where the
+/// broadcast keeps its shape), cast to the declared type where that is less
+/// static. Left to run time (and its error) where the shapes do not
+/// broadcast or a result dim would be dynamic without an input dim under it.
+struct DynamicBroadcastOfConstant : OpRewritePattern<DynamicBroadcastToOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicBroadcastToOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr values;
+    if (!matchPattern(op.getShape(), m_Constant(&values)))
+      return failure();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto declared = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> given;
+    for (int64_t v : values.getValues<int64_t>()) {
+      if (v < 0)
+        return failure();
+      given.push_back(v);
+    }
+    SmallVector<int64_t> target;
+    if (!broadcastShapes(in.getShape(), given, target))
+      return failure();
+    // A dynamic input dim against a given 1 stays dynamic: broadcast_to
+    // takes it from the input dim it lines up with.
+    auto type = RankedTensorType::get(target, in.getElementType());
+    if (!tensor::CastOp::areCastCompatible(type, declared))
+      return failure();
+    Value result = op.getInput();
+    if (type != in)
+      result = BroadcastToOp::create(rewriter, op.getLoc(), type, result);
+    if (result.getType() != declared)
+      result = tensor::CastOp::create(rewriter, op.getLoc(), declared, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void DynamicBroadcastToOp::getCanonicalizationPatterns(
+    RewritePatternSet &results, MLIRContext *context) {
+  results.add<DynamicBroadcastOfConstant>(context);
+}
+
 void DynamicReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {
   results.add<DynamicReshapeOfConstant>(context);

@@ -252,6 +252,34 @@ LogicalResult DynamicSliceOp::verify() {
   return success();
 }
 
+LogicalResult DynamicBroadcastToOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  auto shape = cast<RankedTensorType>(getShape().getType());
+  if (result.getElementType() != input.getElementType())
+    return emitOpError("result ")
+           << result << " must have the input's element type (input " << input
+           << ")";
+  if (shape.getRank() != 1 || shape.isDynamicDim(0))
+    return emitOpError("shape must be a 1-D tensor of a static length, not ")
+           << shape;
+  int64_t rank = std::max(input.getRank(), shape.getDimSize(0));
+  if (result.getRank() != rank)
+    return emitOpError("result ")
+           << result << " must have rank " << rank
+           << " (the larger of the input's and the shape's length)";
+  // Where the input has a static dim other than 1, the result has it.
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t in = input.getDimSize(d);
+    int64_t out = result.getDimSize(rank - input.getRank() + d);
+    if (!ShapedType::isDynamic(in) && in != 1 && !ShapedType::isDynamic(out) &&
+        out != in)
+      return emitOpError("result ")
+             << result << " cannot be a broadcast of the input " << input;
+  }
+  return success();
+}
+
 LogicalResult ClampOp::verify() {
   double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
   if (std::isnan(lo) || std::isnan(hi))

@@ -855,6 +855,29 @@ def Tgc_DynamicSliceOp : Tgc_Op<"dynamic_slice", [Tgc_DataDependentShape]> {
   let hasVerifier = 1;
 }
 
+def Tgc_DynamicBroadcastToOp : Tgc_Op<"dynamic_broadcast_to", [Tgc_DataDependentShape]> {
+  let summary = "Broadcast to a shape known only when it runs";
+  let description = [{
+    Numpy broadcasting of the input's shape and the shape held by the 1-D i64
+    tensor `shape` (ONNX Expand: each pair of right-aligned dims must be
+    equal or one of them 1; ONNX ConstantOfShape broadcasts a scalar). The
+    result's rank is the larger of the two; its dims are known where the
+    declared type gives them, and otherwise only when the function runs. With
+    a constant `shape` it canonicalizes to `tgc.broadcast_to` (or to the
+    input itself); otherwise the CPU and CUDA backends run it on the host
+    between compiled stages, like `tgc.dynamic_slice`.
+
+    ```mlir
+    %y = tgc.dynamic_broadcast_to %x, %shape : (tensor<f32>, tensor<2xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tgc_Tensor:$input, Tgc_I64Tensor:$shape);
+  let results = (outs Tgc_Tensor:$result);
+  let assemblyFormat = "$input `,` $shape attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
 def Tgc_SqueezeOp : Tgc_Op<"squeeze", [InferTypeOpAdaptorWithIsCompatible, Tgc_ShapeView]> {
   let summary = "Remove size-1 dims";
   let description = [{

@@ -767,6 +767,32 @@ Tensor tgc::nonzero(const Tensor &x, std::source_location loc) {
   return rec.build<NonZeroOp>(type, valueOf(x));
 }
 
+Tensor tgc::dynamicBroadcastTo(const Tensor &x, const Tensor &shape,
+                               std::source_location loc) {
+  OpRecorder rec(DynamicBroadcastToOp::getOperationName(), {&x, &shape}, loc);
+  if (!rec.ok())
+    return rec.poison();
+  auto shapeType = typeOf(shape);
+  if (shapeType.getRank() != 1 || shapeType.isDynamicDim(0) ||
+      !shapeType.getElementType().isInteger(64)) {
+    rec.fail("the shape must be a 1-D i64 tensor of a static length, not " +
+             shape.describe());
+    return rec.poison();
+  }
+  auto xType = typeOf(x);
+  int64_t rank = std::max(xType.getRank(), shapeType.getDimSize(0));
+  // A static input dim other than 1 is the result's; the others are known
+  // when the function runs.
+  SmallVector<int64_t> dims(rank, mlir::ShapedType::kDynamic);
+  for (int64_t d = 0; d < xType.getRank(); ++d) {
+    int64_t size = xType.getDimSize(d);
+    if (!mlir::ShapedType::isDynamic(size) && size != 1)
+      dims[rank - xType.getRank() + d] = size;
+  }
+  auto type = mlir::RankedTensorType::get(dims, xType.getElementType());
+  return rec.build<DynamicBroadcastToOp>(type, valueOf(x), valueOf(shape));
+}
+
 Tensor tgc::dynamicSlice(const Tensor &x, const Tensor &starts,
                          const Tensor &ends, const Tensor &steps,
                          std::vector<int64_t> axes, std::source_location loc) {

@@ -136,8 +136,9 @@ tgc::specializeForShapes(func::FuncOp func,
   // into tgc.reshape. Alternate until none is left.
   auto hasShapeOps = [&] {
     bool found = false;
-    clone.walk(
-        [&](Operation *op) { found |= isa<ShapeOfOp, DynamicReshapeOp>(op); });
+    clone.walk([&](Operation *op) {
+      found |= isa<ShapeOfOp, DynamicReshapeOp, DynamicBroadcastToOp>(op);
+    });
     return found;
   };
   // The function's result types follow the returned values.

@@ -329,6 +329,68 @@ runtime::dynamicSlice(const HostTensor &input, const std::vector<int64_t> &axes,
   return out;
 }
 
+absl::StatusOr<HostTensor> runtime::dynamicBroadcast(const HostTensor &input,
+                                                     const HostTensor &shape) {
+  auto text = [](const std::vector<int64_t> &dims) {
+    std::string t = "[";
+    for (size_t i = 0; i < dims.size(); ++i)
+      t += (i ? ", " : "") + std::to_string(dims[i]);
+    return t + "]";
+  };
+  if (shape.rank() != 1 || isFloatDType(shape.dtype()))
+    return absl::InvalidArgumentError(
+        "dynamic_broadcast_to: the shape must be a 1-D integer tensor, not " +
+        shape.describe());
+  std::vector<int64_t> given;
+  for (int64_t i = 0; i < shape.numElements(); ++i) {
+    given.push_back(shape.getInt(i));
+    if (given.back() < 0)
+      return absl::InvalidArgumentError("dynamic_broadcast_to: the shape " +
+                                        text(given) +
+                                        "... has a negative size");
+  }
+  const int64_t rank =
+      std::max<int64_t>(input.rank(), static_cast<int64_t>(given.size()));
+  std::vector<int64_t> out(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t i = d - (rank - input.rank());
+    const int64_t g = d - (rank - static_cast<int64_t>(given.size()));
+    const int64_t a = i >= 0 ? input.dim(i) : 1;
+    const int64_t b = g >= 0 ? given[static_cast<size_t>(g)] : 1;
+    if (a != b && a != 1 && b != 1)
+      return absl::InvalidArgumentError(
+          "dynamic_broadcast_to: the input " + input.describe() +
+          " does not broadcast with the shape " + text(given));
+    out[static_cast<size_t>(d)] = a == 1 ? b : a;
+  }
+  auto result = HostTensor::allocate(input.dtype(), out);
+  if (!result.ok())
+    return result.status();
+  // Each result element reads the input at its coordinates, 0 along the
+  // dims the input broadcasts.
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 0);
+  int64_t stride = 1;
+  for (int64_t i = input.rank() - 1; i >= 0; --i) {
+    if (input.dim(i) != 1)
+      strides[static_cast<size_t>(i + rank - input.rank())] = stride;
+    stride *= input.dim(i);
+  }
+  const size_t bytes = dtypeSize(input.dtype());
+  const auto *in = static_cast<const char *>(input.data());
+  auto *dst = static_cast<char *>(result->data());
+  for (int64_t e = 0; e < result->numElements(); ++e) {
+    int64_t rest = e, offset = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      const int64_t size = out[static_cast<size_t>(d)];
+      offset += (rest % size) * strides[static_cast<size_t>(d)];
+      rest /= size;
+    }
+    std::memcpy(dst + static_cast<size_t>(e) * bytes,
+                in + static_cast<size_t>(offset) * bytes, bytes);
+  }
+  return result;
+}
+
 absl::StatusOr<HostTensor> runtime::nonMaxSuppression(
     const HostTensor &boxes, const HostTensor &scores,
     const HostTensor &maxPerClass, const HostTensor &iouThreshold,

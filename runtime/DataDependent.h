@@ -54,6 +54,13 @@ absl::StatusOr<HostTensor> dynamicSlice(const HostTensor &input,
                                         const HostTensor &ends,
                                         const HostTensor &steps);
 
+/// Numpy broadcasting of `input`'s shape and the shape held by the 1-D i64
+/// `shape` (ONNX Expand; ConstantOfShape of a scalar): right-aligned dims
+/// must be equal or one of them 1. Negative sizes, shapes that do not
+/// broadcast and element counts that overflow are errors.
+absl::StatusOr<HostTensor> dynamicBroadcast(const HostTensor &input,
+                                            const HostTensor &shape);
+
 absl::StatusOr<HostTensor>
 nonMaxSuppression(const HostTensor &boxes, const HostTensor &scores,
                   int64_t maxPerClass, double iouThreshold,

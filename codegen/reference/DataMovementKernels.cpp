@@ -674,6 +674,13 @@ Result runDataMovement(Operation *op, Operands operands) {
   if (auto o = dyn_cast<NonZeroOp>(op)) {
     return runNonZero(o, *operands[0]);
   }
+  if (isa<DynamicBroadcastToOp>(op)) {
+    // The runtime's host kernel, which the staged backends run too.
+    auto result = runtime::dynamicBroadcast(*operands[0], *operands[1]);
+    if (!result.ok())
+      return opError(op, std::string(result.status().message()));
+    return *std::move(result);
+  }
   if (auto o = dyn_cast<DynamicSliceOp>(op)) {
     return runDynamicSlice(o, operands);
   }

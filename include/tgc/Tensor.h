@@ -368,6 +368,11 @@ Tensor reshape(const Tensor &x, std::vector<int64_t> shape,
                SourceLoc loc = SourceLoc::current());
 /// The shape of `x` as a 1-D i64 tensor, known when the function runs.
 Tensor shapeOf(const Tensor &x, SourceLoc loc = SourceLoc::current());
+/// Numpy broadcasting of `x` and the shape held by the 1-D i64 tensor
+/// `shape` (ONNX Expand; a scalar `x` gives ConstantOfShape), known when
+/// the function runs.
+Tensor dynamicBroadcastTo(const Tensor &x, const Tensor &shape,
+                          SourceLoc loc = SourceLoc::current());
 /// Reshape to the shape held by the 1-D i64 tensor `shape` (entries >= 0, or
 /// -1 once); `hint` (optional, of the same length) gives dims known now
 /// (tgc::kDynamic elsewhere) for the result type. With `copyZeros`, a 0 entry

@@ -1395,3 +1395,21 @@ func.func @if_of_constant_condition_relaxed(%x: tensor<?xi64>) -> tensor<?xi64> 
   return %r : tensor<?xi64>
 }
 
+
+// -----
+
+// dynamic_broadcast_to of a constant shape is a broadcast_to (ONNX Expand,
+// bidirectional: the given 1 keeps the input's 3), or the input itself.
+// CHECK-LABEL: func.func @dynamic_broadcast_to_constant(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<3x1xf32>)
+// CHECK-NOT:     tgc.dynamic_broadcast_to
+// CHECK:         %[[B:.*]] = tgc.broadcast_to %[[X]] : tensor<3x1xf32> to tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[B]] : tensor<2x3x4xf32> to tensor<?x3x?xf32>
+// CHECK-NEXT:    return %[[C]], %[[X]]
+func.func @dynamic_broadcast_to_constant(%x: tensor<3x1xf32>) -> (tensor<?x3x?xf32>, tensor<3x1xf32>) {
+  %s = tgc.constant dense<[2, 1, 4]> : tensor<3xi64>
+  %y = tgc.dynamic_broadcast_to %x, %s : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<?x3x?xf32>
+  %same = tgc.constant dense<[3, 1]> : tensor<2xi64>
+  %z = tgc.dynamic_broadcast_to %x, %same : (tensor<3x1xf32>, tensor<2xi64>) -> tensor<3x1xf32>
+  return %y, %z : tensor<?x3x?xf32>, tensor<3x1xf32>
+}

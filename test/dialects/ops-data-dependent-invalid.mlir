@@ -71,3 +71,35 @@ func.func @dynamic_slice_kept(%x: tensor<2x3xf32>, %s: tensor<1xi64>) -> tensor<
   %y = tgc.dynamic_slice %x, %s, %s, %s {axes = array<i64: 1>} : (tensor<2x3xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x?xf32>
   return %y : tensor<3x?xf32>
 }
+
+// -----
+
+func.func @dynamic_broadcast_to_rank(%x: tensor<2x3xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
+  // expected-error @+1 {{'tgc.dynamic_broadcast_to' op result 'tensor<?xf32>' must have rank 2 (the larger of the input's and the shape's length)}}
+  %y = tgc.dynamic_broadcast_to %x, %s : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_broadcast_to_shape(%x: tensor<3xf32>, %s: tensor<?xi64>) -> tensor<?xf32> {
+  // expected-error @+1 {{'tgc.dynamic_broadcast_to' op shape must be a 1-D tensor of a static length, not 'tensor<?xi64>'}}
+  %y = tgc.dynamic_broadcast_to %x, %s : (tensor<3xf32>, tensor<?xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_broadcast_to_dims(%x: tensor<3xf32>, %s: tensor<2xi64>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'tgc.dynamic_broadcast_to' op result 'tensor<?x4xf32>' cannot be a broadcast of the input 'tensor<3xf32>'}}
+  %y = tgc.dynamic_broadcast_to %x, %s : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @dynamic_broadcast_to_type(%x: tensor<3xf32>, %s: tensor<2xi64>) -> tensor<?x3xf16> {
+  // expected-error @+1 {{'tgc.dynamic_broadcast_to' op result 'tensor<?x3xf16>' must have the input's element type (input 'tensor<3xf32>')}}
+  %y = tgc.dynamic_broadcast_to %x, %s : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf16>
+  return %y : tensor<?x3xf16>
+}

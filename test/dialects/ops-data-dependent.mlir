@@ -78,7 +78,6 @@ func.func @nms(%b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>) -> tensor<?x3xi64> 
 // CHECK-LABEL: func.func @dynamic_slice(
 // CHECK:         tgc.dynamic_slice %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {axes = array<i64: 0, 1>} : (tensor<?x5xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?xf32>
 // DIFF: @dynamic_slice: ok
-// DIFF: differential: 6 functions, 0 mismatches
 func.func @dynamic_slice(%x: tensor<?x5xf32>) -> tensor<?x?xf32> {
   %s = tgc.reduce_sum %x {axes = array<i64: 1>} : (tensor<?x5xf32>) -> tensor<?xf32>
   %z = tgc.constant dense<0.0> : tensor<f32>
@@ -96,3 +95,20 @@ func.func @dynamic_slice(%x: tensor<?x5xf32>) -> tensor<?x?xf32> {
   %y = tgc.dynamic_slice %x, %starts, %e3, %steps {axes = array<i64: 0, 1>} : (tensor<?x5xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// A broadcast to a shape computed from values: as many copies of the row x
+// as m has positive elements (ONNX Expand / ConstantOfShape).
+// CHECK-LABEL: func.func @dynamic_broadcast_to(
+// CHECK:         tgc.dynamic_broadcast_to %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+// DIFF: @dynamic_broadcast_to: ok
+func.func @dynamic_broadcast_to(%x: tensor<4xf32>, %m: tensor<?xf32>) -> tensor<?x4xf32> {
+  %zero = tgc.constant dense<0.0> : tensor<f32>
+  %up = tgc.compare gt, %m, %zero : (tensor<?xf32>, tensor<f32>) -> tensor<?xi1>
+  %c = tgc.cast %up : tensor<?xi1> to tensor<?xi64>
+  %n = tgc.reduce_sum %c {axes = array<i64: 0>, keepdims} : (tensor<?xi64>) -> tensor<1xi64>
+  %one = tgc.constant dense<1> : tensor<1xi64>
+  %shape = tgc.concat %n, %one {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %y = tgc.dynamic_broadcast_to %x, %shape : (tensor<4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+// DIFF: differential: 7 functions, 0 mismatches

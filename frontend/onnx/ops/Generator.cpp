@@ -74,10 +74,6 @@ llvm::Error convConstant(Importer &im) {
 }
 
 llvm::Error convConstantOfShape(Importer &im) {
-  TRY(shape, im.constInts(0, "shape"));
-  for (int64_t d : shape)
-    if (d < 0)
-      return im.fail("shape " + listOf(shape) + " has a negative dim");
   HostTensor fill;
   if (const AP *a = im.attr("value")) {
     if (a->type() != AP::TENSOR && !(a->type() == AP::UNDEFINED && a->has_t()))
@@ -93,6 +89,28 @@ llvm::Error convConstantOfShape(Importer &im) {
     auto t = HostTensor::allocate(DType::F32, {});
     fill = std::move(*t);
   }
+  TRY(known, im.constIn(0));
+  if (!known) {
+    // A shape computed when the function runs (a detection model's count):
+    // the value broadcast to it then.
+    TRY(shapeIn, im.in(0));
+    if (shapeIn.rank() != 1 || !shapeIn.dim(0))
+      return im.fail("the shape must be 1-D with a static length, not " +
+                     shapeIn.describe());
+    Tensor dims = shapeIn;
+    if (dims.dtype() != DType::I64) {
+      TRYT(c, tgc::cast(dims, DType::I64));
+      dims = c;
+    }
+    TRYT(scalar, tgc::reshape(constant(fill), {}));
+    TRYT(y, tgc::dynamicBroadcastTo(scalar, dims));
+    im.out(0, y);
+    return llvm::Error::success();
+  }
+  TRY(shape, im.constInts(0, "shape"));
+  for (int64_t d : shape)
+    if (d < 0)
+      return im.fail("shape " + listOf(shape) + " has a negative dim");
   auto t = HostTensor::allocate(fill.dtype(), shape);
   if (!t.ok())
     return im.fail(std::string(t.status().message()));

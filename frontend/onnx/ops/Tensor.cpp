@@ -557,6 +557,22 @@ std::optional<std::vector<int64_t>> broadcastShapes(std::vector<int64_t> a,
 
 llvm::Error convExpand(Importer &im) {
   TRY(x, im.in(0));
+  TRY(known, im.constIn(1));
+  if (!known) {
+    // A shape computed when the function runs: broadcast to it then.
+    TRY(shapeIn, im.in(1));
+    if (shapeIn.rank() != 1 || !shapeIn.dim(0))
+      return im.fail("the shape must be 1-D with a static length, not " +
+                     shapeIn.describe());
+    Tensor dims = shapeIn;
+    if (dims.dtype() != DType::I64) {
+      TRYT(c, tgc::cast(dims, DType::I64));
+      dims = c;
+    }
+    TRYT(y, tgc::dynamicBroadcastTo(x, dims));
+    im.out(0, y);
+    return llvm::Error::success();
+  }
   TRY(shape, im.constInts(1, "shape"));
   auto target = broadcastShapes(x.shape(), shape);
   if (!target)

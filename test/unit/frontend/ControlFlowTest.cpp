@@ -634,3 +634,34 @@ TEST(DataDependent, TopKOfEveryElementSortsADynamicDim) {
       << message;
   EXPECT_NE(message.find("ControlFlowTest.cpp:"), std::string::npos) << message;
 }
+
+// tgc::dynamicBroadcastTo to a shape computed from values (as many copies
+// of x as there are positive elements), on both backends; a shape that is
+// not a 1-D i64 tensor is an error at the caller's line.
+TEST(DataDependent, DynamicBroadcastToAShapeFromValues) {
+  auto copies = [](Tensor x, Tensor m) {
+    Tensor count =
+        reduceSum(cast(greater(m, 0.0), DType::I64), {0}, /*keepDims=*/true);
+    Tensor shape = concat({count, constant(makeI(DType::I64, {1}, {1}))}, 0);
+    return dynamicBroadcastTo(x, shape);
+  };
+  auto two = runBoth(copies, 0, f32({2}, {1, 2}), f32({3}, {5, -1, 5}));
+  ASSERT_EQ(two.size(), 1u);
+  expectValues(two[0], DType::F32, {2, 2}, {1, 2, 1, 2});
+  auto none = runBoth(copies, 0, f32({2}, {1, 2}), f32({3}, {-5, -1, -5}));
+  ASSERT_EQ(none.size(), 1u);
+  expectValues(none[0], DType::F32, {0, 2}, {});
+
+  auto bad = tgc::function(
+      [](Tensor x) { return dynamicBroadcastTo(x, reshape(x, {-1})); });
+  ASSERT_TRUE(bad.ok());
+  auto r = (*bad)(f32({2}, {1, 2}));
+  ASSERT_FALSE(r.ok());
+  std::string message(r.status().message());
+  EXPECT_NE(message.find("'tgc.dynamic_broadcast_to' op the shape must be a "
+                         "1-D i64 tensor of a static length, not "
+                         "tensor<2xf32>"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("ControlFlowTest.cpp:"), std::string::npos) << message;
+}
