@@ -666,13 +666,14 @@ llvm::Error convPool(Importer &im) {
 /// grid of out x ratio sample positions per axis computed from the roi's
 /// coordinates, each read bilinearly (as ONNX Runtime does: samples beyond
 /// [-1, size] read 0, positions clamped at the edges) by four gathers from
-/// the roi's image, then averaged per bin.
+/// the roi's image, then averaged per bin. The number of rois may be
+/// dynamic (a detector's proposals after NonZero).
 llvm::Error convRoiAlign(Importer &im) {
   TRY(x, im.in(0));
   TRY(rois, im.in(1));
   TRY(batchIndices, im.in(2));
-  if (!x.hasStaticShape() || x.rank() != 4 || !rois.hasStaticShape() ||
-      rois.rank() != 2 || rois.dim(1) != std::optional<int64_t>(4))
+  if (!x.hasStaticShape() || x.rank() != 4 || rois.rank() != 2 ||
+      rois.dim(1) != std::optional<int64_t>(4))
     return im.unsupported("RoiAlign needs a static X [N, C, H, W] and rois "
                           "[num_rois, 4], not " +
                           x.describe() + " and " + rois.describe());
@@ -697,8 +698,10 @@ llvm::Error convRoiAlign(Importer &im) {
                    transform + "'");
   const bool halfPixel = transform == "half_pixel";
   std::vector<int64_t> shape = x.shape();
-  const int64_t c = shape[1], h = shape[2], w = shape[3];
-  const int64_t r = *rois.dim(0);
+  const int64_t n = shape[0], c = shape[1], h = shape[2], w = shape[3];
+  // The number of rois, or -1 where it is known only when the function runs
+  // (reshapes infer it).
+  const int64_t r = rois.dim(0).value_or(-1);
   Tensor boxes = rois;
   if (boxes.dtype() != x.dtype()) {
     TRYT(cast, tgc::cast(boxes, x.dtype()));
@@ -710,8 +713,9 @@ llvm::Error convRoiAlign(Importer &im) {
   // Sample positions along one axis: [r, out * ratio].
   auto samples = [&](int64_t column, int64_t size,
                      int64_t out) -> llvm::Expected<Axis> {
-    TRYT(begin0, tgc::slice(boxes, {0, column}, {r, column + 1}));
-    TRYT(end0, tgc::slice(boxes, {0, column + 2}, {r, column + 3}));
+    constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
+    TRYT(begin0, tgc::slice(boxes, {0, column}, {kAll, column + 1}));
+    TRYT(end0, tgc::slice(boxes, {0, column + 2}, {kAll, column + 3}));
     TRYT(begin1, tgc::mul(begin0, Scalar(scale)));
     TRYT(end1, tgc::mul(end0, Scalar(scale)));
     TRYT(begin, tgc::sub(begin1, Scalar(halfPixel ? 0.5 : 0.0)));
@@ -762,14 +766,17 @@ llvm::Error convRoiAlign(Importer &im) {
     TRYT(cast, tgc::cast(batch, DType::I64));
     batch = cast;
   }
-  TRYT(images, tgc::gather(x, batch, 0));
-  TRYT(flat, tgc::reshape(images, {r * c * h * w}));
-  auto bases = HostTensor::allocate(DType::I64, {r, c, 1, 1});
-  if (!bases.ok())
-    return im.fail(std::string(bases.status().message()));
-  for (int64_t i = 0; i < r * c; ++i)
-    bases->setInt(i, i * h * w);
-  Tensor base = im.constantTensor(*bases);
+  // Gathers read X flattened: (roi's image, channel) starts at
+  // (batch[roi] * c + channel) * h * w.
+  TRYT(flat, tgc::reshape(x, {n * c * h * w}));
+  auto channelBases = HostTensor::allocate(DType::I64, {1, c, 1, 1});
+  if (!channelBases.ok())
+    return im.fail(std::string(channelBases.status().message()));
+  for (int64_t i = 0; i < c; ++i)
+    channelBases->setInt(i, i * h * w);
+  TRYT(imageBase0, tgc::reshape(batch, {r, 1, 1, 1}));
+  TRYT(imageBase, tgc::mul(imageBase0, Scalar(c * h * w)));
+  TRYT(base, tgc::add(imageBase, im.constantTensor(*channelBases)));
   auto corner = [&](const Tensor &yi, const Tensor &wy, const Tensor &xi,
                     const Tensor &wx) -> llvm::Expected<Tensor> {
     TRYT(row, tgc::reshape(yi, {r, 1, ky, 1}));

@@ -142,6 +142,19 @@ llvm::Error convFlatten(Importer &im) {
     else
       part *= shape[d];
   }
+  if (outer == kDynamic && inner == kDynamic) {
+    // Both parts known only when the function runs: their products of the
+    // shape then, read by tgc.dynamic_reshape.
+    TRYT(dims, tgc::shapeOf(x));
+    TRYT(before, tgc::slice(dims, {0}, {axis}));
+    TRYT(after, tgc::slice(dims, {axis}, {x.rank()}));
+    TRYT(outerT, tgc::reduceProd(before, {0}, /*keepdims=*/true));
+    TRYT(innerT, tgc::reduceProd(after, {0}, /*keepdims=*/true));
+    TRYT(target, tgc::concat({outerT, innerT}, 0));
+    TRYT(y, tgc::dynamicReshape(x, target, {kDynamic, kDynamic}));
+    im.out(0, y);
+    return llvm::Error::success();
+  }
   TRY(y, im.reshapeTo(x, {outer, inner}));
   im.out(0, y);
   return llvm::Error::success();
