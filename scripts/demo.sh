@@ -156,6 +156,15 @@ protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto \
 "$BIN/tgc-run" /tmp/tgc-demo-dynamic.onnx --input=2x3x8xf32=1 | cut -c1-60
 "$BIN/tgc-run" /tmp/tgc-demo-dynamic.onnx --input=5x1x8xf32=1 | cut -c1-60
 
+step "ONNX dims an op needs static: an LSTM over a dynamic sequence length is imported for the --input shapes (ModelOptions::inputShapes in the API); GroupNorm's Reshape [0, groups, -1] of a dynamic batch and image reads its shape when it runs"
+protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto \
+  < test/frontend/onnx/Inputs/lstm-dynamic-seq.txtpb > /tmp/tgc-demo-lstm.onnx
+"$BIN/tgc-import-onnx" /tmp/tgc-demo-lstm.onnx 2>&1 | sed 's/; give/;\n  give/' | cut -c1-160 || true
+"$BIN/tgc-run" /tmp/tgc-demo-lstm.onnx --input=5x1x1xf32=0.5 --differential
+protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto \
+  < test/frontend/onnx/Inputs/reshape-copy-infer.txtpb > /tmp/tgc-demo-group.onnx
+"$BIN/tgc-run" /tmp/tgc-demo-group.onnx --input=2x8x3x5xf32=1 | cut -c1-60
+
 step "Data-dependent shapes: NonZero/Compress, Unique and NonMaxSuppression run with one plan before the op, the op on the host, and the rest compiled for the shape it returns (docs/tracing.md)"
 "$BIN/tgc-run" test/tools/tgc-run/data-dependent.mlir --function=nms --input=1x3x4xf32=0,0,1,1,0,0.1,1,1.1,0,2,1,3 --input=1x1x3xf32=0.9,0.8,0.7
 "$BIN/tgc-run" $ONNX_DATA/node/test_compress_0/model.onnx \
