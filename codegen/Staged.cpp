@@ -286,15 +286,13 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
   // split comes first: the ops after that are specialized again for the
   // shapes it gives, where a branch on them may fold away (torchvision's
   // batched_nms: `if boxes.numel() == 0` around NonMaxSuppression).
+  Block &body = f.getBody().front();
   Operation *nested = nullptr;
   f.walk([&](Operation *op) {
-    if (nested || !hasDataDependentShape(op) ||
-        op->getParentOp() == f.getOperation())
+    if (nested || !hasDataDependentShape(op) || op->getBlock() == &body)
       return;
-    Operation *top = op;
-    while (top->getParentOp() != f.getOperation())
-      top = top->getParentOp();
-    if (!dataDependent || top->isBeforeInBlock(dataDependent))
+    if (!dataDependent ||
+        body.findAncestorOpInBlock(*op)->isBeforeInBlock(dataDependent))
       nested = op;
   });
   // Inside control flow that runs whole on the cpu backend, that backend
@@ -314,7 +312,6 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
   if (!dataDependent) // folded away once the shapes were known
     return backend.compile(f, inputShapes, stageOptions);
 
-  Block &body = f.getBody().front();
   auto definedBefore = [&](Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return arg.getOwner() == &body;

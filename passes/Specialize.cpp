@@ -149,7 +149,10 @@ tgc::specializeForShapes(func::FuncOp func,
     });
   };
   updateSignature();
+  // A round that changes nothing ends it: what is left depends on values
+  // (a tgc.dynamic_broadcast_to of a count), not on shapes.
   for (int round = 0; round < 8 && hasShapeOps(); ++round) {
+    OperationFingerPrint before(module->getOperation());
     PassManager pm(context);
     tgc::buildCleanupPipeline(pm);
     if (failed(pm.run(*module)))
@@ -157,6 +160,8 @@ tgc::specializeForShapes(func::FuncOp func,
                   "' failed");
     tgc::inferShapes(*module);
     updateSignature();
+    if (OperationFingerPrint(module->getOperation()) == before)
+      break;
   }
   if (failed(verify(*module)))
     return fail("the specialized function failed to verify");

@@ -556,6 +556,19 @@ llvm::Expected<std::vector<int64_t>> Importer::constInts(int i,
   return result;
 }
 
+llvm::Expected<Tensor> Importer::shapeIn(int i) {
+  TRY(shape, in(i));
+  if (shape.rank() != 1 || !shape.dim(0))
+    return fail("the shape input must be 1-D with a static length, not " +
+                shape.describe());
+  if (shape.dtype() == DType::I64)
+    return shape;
+  Tensor i64 = tgc::cast(shape, DType::I64);
+  if (!i64.valid())
+    return traceFailure();
+  return i64;
+}
+
 llvm::Expected<double> Importer::constScalar(int i, llvm::StringRef what) {
   TRY(value, constIn(i));
   if (!value)

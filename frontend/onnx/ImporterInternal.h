@@ -231,6 +231,9 @@ public:
   bool isConstantOpIn(int i);
   llvm::Expected<std::vector<int64_t>> constInts(int i, llvm::StringRef what);
   llvm::Expected<double> constScalar(int i, llvm::StringRef what);
+  /// Input `i` as a shape read when the function runs (Reshape's, Expand's,
+  /// ConstantOfShape's): a 1-D tensor of a static length, as i64.
+  llvm::Expected<Tensor> shapeIn(int i);
 
   // --- Outputs ---
   bool wantsOutput(int i) const {

@@ -225,6 +225,38 @@ llvm::Expected<int64_t> parseExternalInt(llvm::StringRef value,
   return n;
 }
 
+/// The external_data entries tgc reads: location, offset and length, and
+/// the in-model offset importOnnxModel leaves (kInModelOffset).
+struct ExternalEntries {
+  std::string location;
+  int64_t offset = 0;
+  std::optional<int64_t> length, inModelOffset;
+};
+
+llvm::Expected<ExternalEntries> externalEntries(const TP &tensor,
+                                                const std::string &what) {
+  ExternalEntries out;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == "location") {
+      out.location = entry.value();
+      continue;
+    }
+    bool isOffset = entry.key() == "offset";
+    if (!isOffset && entry.key() != "length" && entry.key() != kInModelOffset)
+      continue;
+    auto n = parseExternalInt(entry.value(), entry.key(), what);
+    if (!n)
+      return n.takeError();
+    if (isOffset)
+      out.offset = *n;
+    else if (entry.key() == "length")
+      out.length = *n;
+    else
+      out.inModelOffset = *n;
+  }
+  return out;
+}
+
 } // namespace
 
 static std::string formatDims(const std::vector<int64_t> &shape) {
@@ -318,18 +350,11 @@ onnximpl::inModelBytes(const TP &tensor, const ExternalData &external,
                        const std::string &what) {
   if (tensor.data_location() != TP::EXTERNAL)
     return std::nullopt;
-  std::optional<int64_t> offset, length;
-  for (const auto &entry : tensor.external_data()) {
-    std::optional<int64_t> *slot = entry.key() == kInModelOffset ? &offset
-                                   : entry.key() == "length"     ? &length
-                                                                 : nullptr;
-    if (!slot)
-      continue;
-    auto n = parseExternalInt(entry.value(), entry.key(), what);
-    if (!n)
-      return n.takeError();
-    *slot = *n;
-  }
+  auto entries = externalEntries(tensor, what);
+  if (!entries)
+    return entries.takeError();
+  std::optional<int64_t> offset = entries->inModelOffset,
+                         length = entries->length;
   if (!offset)
     return std::nullopt;
   std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
@@ -388,24 +413,12 @@ onnximpl::tensorFromProto(const TP &tensor, const ExternalData &external,
   if (*inModel) {
     externalBytes = (*inModel)->str();
   } else if (tensor.data_location() == TP::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0;
-    std::optional<int64_t> length;
-    for (const auto &entry : tensor.external_data()) {
-      if (entry.key() == "location") {
-        location = entry.value();
-      } else if (entry.key() == "offset") {
-        auto n = parseExternalInt(entry.value(), "offset", what);
-        if (!n)
-          return n.takeError();
-        offset = *n;
-      } else if (entry.key() == "length") {
-        auto n = parseExternalInt(entry.value(), "length", what);
-        if (!n)
-          return n.takeError();
-        length = *n;
-      }
-    }
+    auto entries = externalEntries(tensor, what);
+    if (!entries)
+      return entries.takeError();
+    const std::string &location = entries->location;
+    int64_t offset = entries->offset;
+    std::optional<int64_t> length = entries->length;
     if (location.empty())
       return makeError(what + " has external data without a location");
     if (length && *length != static_cast<int64_t>(byteSize))
@@ -1071,24 +1084,14 @@ onnximpl::mapExternalTensor(const TP &tensor, const ExternalData &external,
                             const std::string &what) {
   if (tensor.data_location() != TP::EXTERNAL || !external.externalFiles)
     return std::nullopt;
-  std::string location;
-  int64_t offset = 0;
-  std::optional<int64_t> length;
-  for (const auto &entry : tensor.external_data()) {
-    if (entry.key() == kInModelOffset)
-      return std::nullopt;
-    if (entry.key() == "location") {
-      location = entry.value();
-    } else if (entry.key() == "offset" || entry.key() == "length") {
-      auto n = parseExternalInt(entry.value(), entry.key(), what);
-      if (!n)
-        return n.takeError();
-      if (entry.key() == "offset")
-        offset = *n;
-      else
-        length = *n;
-    }
-  }
+  auto entries = externalEntries(tensor, what);
+  if (!entries)
+    return entries.takeError();
+  if (entries->inModelOffset)
+    return std::nullopt;
+  const std::string &location = entries->location;
+  int64_t offset = entries->offset;
+  std::optional<int64_t> length = entries->length;
   std::optional<DType> dtype = dtypeFromOnnx(tensor.data_type());
   auto count = HostTensor::checkedNumElements(
       std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()));

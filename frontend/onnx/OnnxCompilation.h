@@ -40,15 +40,22 @@ namespace tgc::detail {
 
 class OnnxCompilation;
 
+/// The API whose options gave ModelOptions::inputShapes, as their errors
+/// name it: tgc::Model's, or CompiledModel::compileOnnx's EngineOptions.
+struct InputShapesOrigin {
+  std::string api = "Model", option = "ModelOptions";
+};
+
 /// Imports the ONNX model at `path` for `options.backend` (checks the
-/// backend's name and opens its device). `calibration` is
+/// backend's name and opens its device), for `options.inputShapes` where
+/// given (errors name `origin`). `calibration` is
 /// ModelOptions::calibrationTable, read. A cpu plan for the model's static
 /// shapes is also filed under `planKey` in the cache directory (LazyModel.cpp
 /// computed it; "" for none). Errors name the model, the node and the op.
 absl::StatusOr<std::shared_ptr<OnnxCompilation>> openOnnxCompilation(
     const std::string &path, const ModelOptions &options,
     std::shared_ptr<const codegen::CalibrationTable> calibration,
-    const std::string &planKey);
+    const std::string &planKey, const InputShapesOrigin &origin = {});
 
 /// The model's inputs (those that are not initializers) and outputs.
 const std::vector<TensorInfo> &

@@ -127,18 +127,19 @@ declaredInputs(const std::string &path) {
   return inputs;
 }
 
-/// Imports the model file into `state`: its function, inputs and outputs.
-absl::Status importModel(OnnxCompilation &state) {
+/// Imports the model file into `state`: its function, inputs and outputs;
+/// for ModelOptions::inputShapes where given (by `origin`).
+absl::Status importModel(OnnxCompilation &state,
+                         const detail::InputShapesOrigin &origin) {
   ImportOptions importOptions;
   importOptions.weightsInFile = state.options.weightsInFile;
   if (!state.options.inputShapes.empty()) {
-    // ModelOptions::inputShapes: the model is imported for them.
     auto inputs = declaredInputs(state.path);
     if (!inputs.ok())
       return inputs.status();
     if (absl::Status status =
             detail::fixInputShapes(*inputs, state.options.inputShapes,
-                                   state.path, "Model", "ModelOptions");
+                                   state.path, origin.api, origin.option);
         !status.ok())
       return status;
     for (const TensorInfo &input : *inputs)
@@ -180,7 +181,7 @@ absl::Status importModel(OnnxCompilation &state) {
 absl::StatusOr<std::shared_ptr<OnnxCompilation>> detail::openOnnxCompilation(
     const std::string &path, const ModelOptions &options,
     std::shared_ptr<const codegen::CalibrationTable> calibration,
-    const std::string &planKey) {
+    const std::string &planKey, const InputShapesOrigin &origin) {
   codegen::registerAllBackends();
   auto backend = codegen::getBackend(options.backend);
   if (!backend)
@@ -200,7 +201,7 @@ absl::StatusOr<std::shared_ptr<OnnxCompilation>> detail::openOnnxCompilation(
     state->device = *device;
   }
   state->path = path;
-  if (absl::Status status = importModel(*state); !status.ok())
+  if (absl::Status status = importModel(*state, origin); !status.ok())
     return status;
   // Only a cpu plan for static shapes is filed under the model file's key.
   bool dynamic = false;
@@ -381,28 +382,16 @@ absl::StatusOr<CompiledModel> detail::compileOnnxModel(
     const StreamConfig &config, const ModelOptions &modelOptions,
     std::shared_ptr<const codegen::CalibrationTable> calibration,
     const std::string &planKey) {
-  if (!options.inputShapes.empty()) {
-    // Checked here, before the import they are given to, to name
-    // EngineOptions.
-    auto inputs = declaredInputs(path);
-    if (!inputs.ok())
-      return inputs.status();
-    if (absl::Status status =
-            detail::fixInputShapes(*inputs, options.inputShapes, path);
-        !status.ok())
-      return status;
-  }
+  // The import takes EngineOptions::inputShapes (as modelOptions'): the
+  // inputs come out with them.
   auto compilation = detail::openOnnxCompilation(
-      path, modelOptions, std::move(calibration), planKey);
+      path, modelOptions, std::move(calibration), planKey,
+      {"CompiledModel::compileOnnx", "EngineOptions"});
   if (!compilation.ok())
     return compilation.status();
   auto source = std::make_shared<OnnxSource>(*compilation);
   source->inputs = (*compilation)->inputs;
   source->outputs = (*compilation)->outputs;
-  if (absl::Status status =
-          detail::fixInputShapes(source->inputs, options.inputShapes, path);
-      !status.ok())
-    return status;
   // Static shapes compile now, not on the first request.
   bool allStatic = true;
   std::vector<std::vector<int64_t>> shapes;

@@ -93,15 +93,7 @@ llvm::Error convConstantOfShape(Importer &im) {
   if (!known) {
     // A shape computed when the function runs (a detection model's count):
     // the value broadcast to it then.
-    TRY(shapeIn, im.in(0));
-    if (shapeIn.rank() != 1 || !shapeIn.dim(0))
-      return im.fail("the shape must be 1-D with a static length, not " +
-                     shapeIn.describe());
-    Tensor dims = shapeIn;
-    if (dims.dtype() != DType::I64) {
-      TRYT(c, tgc::cast(dims, DType::I64));
-      dims = c;
-    }
+    TRY(dims, im.shapeIn(0));
     TRYT(scalar, tgc::reshape(constant(fill), {}));
     TRYT(y, tgc::dynamicBroadcastTo(scalar, dims));
     im.out(0, y);

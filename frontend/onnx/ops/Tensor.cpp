@@ -104,22 +104,14 @@ llvm::Error convReshapeV5(Importer &im) {
           shape.push_back(v ? *v : -1);
     }
     if (shape.empty()) {
-      TRY(target, im.in(1));
-      if (target.rank() != 1 || !target.dim(0))
-        return im.fail(
-            "the shape input must be 1-D with a static length, not " +
-            target.describe());
+      TRY(target, im.shapeIn(1));
       std::vector<int64_t> hint(*target.dim(0), kDynamic);
       if (p && p->values.size() == hint.size())
         for (auto [i, v] : llvm::enumerate(p->values))
           if (v && *v > 0)
             hint[i] = *v;
-      TRY(x64, im.in(0));
-      TRYT(y, tgc::dynamicReshape(x64,
-                                  target.dtype() == DType::I64
-                                      ? target
-                                      : tgc::cast(target, DType::I64),
-                                  hint, /*copyZeros=*/!allowZeroAttr));
+      TRYT(y, tgc::dynamicReshape(x, target, hint,
+                                  /*copyZeros=*/!allowZeroAttr));
       im.out(0, y);
       return llvm::Error::success();
     }
@@ -573,15 +565,7 @@ llvm::Error convExpand(Importer &im) {
   TRY(known, im.constIn(1));
   if (!known) {
     // A shape computed when the function runs: broadcast to it then.
-    TRY(shapeIn, im.in(1));
-    if (shapeIn.rank() != 1 || !shapeIn.dim(0))
-      return im.fail("the shape must be 1-D with a static length, not " +
-                     shapeIn.describe());
-    Tensor dims = shapeIn;
-    if (dims.dtype() != DType::I64) {
-      TRYT(c, tgc::cast(dims, DType::I64));
-      dims = c;
-    }
+    TRY(dims, im.shapeIn(1));
     TRYT(y, tgc::dynamicBroadcastTo(x, dims));
     im.out(0, y);
     return llvm::Error::success();

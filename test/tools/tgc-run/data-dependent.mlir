@@ -15,6 +15,16 @@
 // RUN: not tgc-run %s --function=bad_threshold --input=1x3x4xf32=0 --input=1x1x3xf32=0.5 --input=2xf32=0.5,0.5 2>&1 | FileCheck %s --check-prefix=THRESHOLD
 // RUN: not tgc-run %s --function=bad_threshold --input=1x3x4xf32=0 --input=1x1x3xf32=0.5 --input=2xf32=0.5,0.5 --backend=reference 2>&1 | FileCheck %s --check-prefix=THRESHOLD
 // THRESHOLD: 'tgc.non_max_suppression' {{.*}}max_per_class, iou_threshold and score_threshold must hold one element each, not {{'?}}tensor<2xf32>
+// RUN: not tgc-run %s --function=bad_broadcast --input=3xf32=1,2,3 --input=2xi64=2,-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not tgc-run %s --function=bad_broadcast --input=3xf32=1,2,3 --input=2xi64=2,-1 --backend=reference 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: 'tgc.dynamic_broadcast_to' {{.*}}dynamic_broadcast_to: the shape [2, -1]... has a negative size
+// RUN: not tgc-run %s --function=bad_broadcast --input=3xf32=1,2,3 --input=2xi64=2,4 2>&1 | FileCheck %s --check-prefix=MISFIT
+// RUN: not tgc-run %s --function=bad_broadcast --input=3xf32=1,2,3 --input=2xi64=2,4 --backend=reference 2>&1 | FileCheck %s --check-prefix=MISFIT
+// MISFIT: 'tgc.dynamic_broadcast_to' {{.*}}dynamic_broadcast_to: the input tensor<3xf32> does not broadcast with the shape [2, 4]
+// RUN: not tgc-run %s --function=bad_broadcast --input=3xf32=1,2,3 --input=2xi64=4611686018427387904,3 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: 'tgc.dynamic_broadcast_to' {{.*}}overflow
+// RUN: tgc-run %s --function=bad_broadcast --input=3xf32=1,2,3 --input=2xi64=2,1 | FileCheck %s --check-prefix=FITS
+// FITS: result #0: tensor<2x3xf32> = [1, 2, 3, 1, 2, 3]
 // RUN: tgc-run %s --function=first_rows --input=3x5xf32=1,2,3,4,5,-1,-2,-3,-4,-5,1,1,1,1,1 | FileCheck %s --check-prefix=SLICE
 // RUN: tgc-run %s --function=first_rows --input=3x5xf32=1,2,3,4,5,-1,-2,-3,-4,-5,1,1,1,1,1 --backend=reference | FileCheck %s --check-prefix=SLICE
 
@@ -80,4 +90,10 @@ func.func @bad_threshold(%b: tensor<1x3x4xf32>, %s: tensor<1x1x3xf32>, %t: tenso
   %m = tgc.constant dense<3> : tensor<1xi64>
   %r = tgc.non_max_suppression %b, %s, %m, %t, %t : (tensor<1x3x4xf32>, tensor<1x1x3xf32>, tensor<1xi64>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x3xi64>
   return %r : tensor<?x3xi64>
+}
+// A shape the function is given: negative, not broadcasting with the input,
+// or too large to allocate.
+func.func @bad_broadcast(%x: tensor<3xf32>, %shape: tensor<2xi64>) -> tensor<?x?xf32> {
+  %y = tgc.dynamic_broadcast_to %x, %shape : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
 }

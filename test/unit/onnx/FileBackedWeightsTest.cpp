@@ -45,10 +45,7 @@ namespace {
 constexpr int64_t kIn = 32, kOut = 64, kSide = 8, kClasses = 16;
 
 std::string tempPath(const std::string &tag) {
-  return (std::filesystem::temp_directory_path() /
-          ("tgc-file-backed-" + tag + "-" + std::to_string(::getpid()) +
-           ".onnx"))
-      .string();
+  return test::tempModelPath("file-backed", tag);
 }
 
 /// x [1, kIn, 8, 8] -> Conv (kOut x kIn x 3 x 3 weights, 72 KiB) -> Relu ->
@@ -221,11 +218,7 @@ TEST_F(FileBackedWeights, TheIrHoldsNoCopyAndThePlanHoldsTheWeightsOnce) {
 /// and reads it back from the file for the second.
 TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   constexpr int64_t n = 256, kRows = 128; // 256 KiB of weights
-  std::mt19937 gen(9);
-  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
-  std::vector<float> w(n * n);
-  for (float &v : w)
-    v = dist(gen);
+  std::vector<float> w = test::randomFloats(n * n, 9, 0.1f);
   GraphWriter m("shared");
   m.initializer("w", {n, n}, rawFloats(w));
   m.node("MatMul", {"x", "w"}, "h");
@@ -261,11 +254,7 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
 /// results of copying it into the IR.
 TEST_F(FileBackedWeights, ExternalDataStaysInItsFile) {
   constexpr int64_t n = 192, rows = 128; // 144 KiB of weights
-  std::mt19937 gen(13);
-  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
-  std::vector<float> w(n * n);
-  for (float &v : w)
-    v = dist(gen);
+  std::vector<float> w = test::randomFloats(n * n, 13, 0.1f);
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
       ("tgc-file-backed-external-" + std::to_string(::getpid()));

@@ -11,8 +11,11 @@
 #include "onnx/onnx_pb.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace tgc::test {
@@ -23,14 +26,36 @@ inline std::string rawFloats(const std::vector<float> &values) {
                      values.size() * sizeof(float));
 }
 
-/// An ONNX model under construction (opset 17, f32 tensors).
+/// `count` floats drawn uniformly from [-scale, scale) by mt19937(seed).
+inline std::vector<float> randomFloats(size_t count, unsigned seed,
+                                       float scale) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<float> values(count);
+  for (float &v : values)
+    v = dist(gen);
+  return values;
+}
+
+/// A model file path in the temporary directory, unique to this process:
+/// tgc-PREFIX-TAG-PID.onnx.
+inline std::string tempModelPath(const std::string &prefix,
+                                 const std::string &tag) {
+  return (std::filesystem::temp_directory_path() /
+          ("tgc-" + prefix + "-" + tag + "-" + std::to_string(::getpid()) +
+           ".onnx"))
+      .string();
+}
+
+/// An ONNX model under construction (opset 17 unless given, f32 tensors).
 struct GraphWriter {
   onnx::ModelProto model;
   onnx::GraphProto &graph = *model.mutable_graph();
 
-  explicit GraphWriter(const std::string &name) {
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
+  explicit GraphWriter(const std::string &name, int64_t irVersion = 8,
+                       int64_t opset = 17) {
+    model.set_ir_version(irVersion);
+    model.add_opset_import()->set_version(opset);
     graph.set_name(name);
   }
   onnx::TensorProto &initializer(const std::string &name,

@@ -17,6 +17,8 @@
 #include "onnx/onnx_pb.h"
 #include "gtest/gtest.h"
 
+#include "GraphWriter.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +31,7 @@ using tgc::Model;
 using tgc::ModelOptions;
 using tgc::runtime::DType;
 using tgc::runtime::HostTensor;
+using tgc::test::rawFloats;
 
 namespace {
 
@@ -59,10 +62,7 @@ onnx::TensorProto &initializer(onnx::GraphProto &g, const std::string &name,
 }
 
 std::string save(const onnx::ModelProto &model, const std::string &tag) {
-  std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("tgc-inplace-" + tag + "-" + std::to_string(::getpid()) + ".onnx"))
-          .string();
+  std::string path = tgc::test::tempModelPath("inplace", tag);
   std::ofstream(path, std::ios::binary) << model.SerializeAsString();
   return path;
 }
@@ -74,11 +74,6 @@ onnx::ModelProto newModel(onnx::GraphProto *&g) {
   g = model.mutable_graph();
   g->set_name("inplace");
   return model;
-}
-
-std::string rawFloats(const std::vector<float> &values) {
-  return std::string(reinterpret_cast<const char *>(values.data()),
-                     values.size() * sizeof(float));
 }
 
 /// y = x * W + B over weights W [kK, kN] and a splat B [kRows, kN] of

@@ -38,19 +38,11 @@ namespace {
 constexpr int64_t kBatch = 2, kInput = 3, kHidden = 4, kSteps = 5;
 
 std::string tempPath(const std::string &tag) {
-  return (std::filesystem::temp_directory_path() /
-          ("tgc-input-shapes-" + tag + "-" + std::to_string(::getpid()) +
-           ".onnx"))
-      .string();
+  return test::tempModelPath("input-shapes", tag);
 }
 
 std::vector<float> randomFloats(size_t count, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-  std::vector<float> values(count);
-  for (float &v : values)
-    v = dist(gen);
-  return values;
+  return test::randomFloats(count, seed, 0.5f);
 }
 
 /// X [steps, batch, kInput] -> LSTM (hidden kHidden, with a bias) -> Y, Y_h,

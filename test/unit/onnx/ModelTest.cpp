@@ -13,6 +13,8 @@
 #include "onnx/onnx_pb.h"
 #include "gtest/gtest.h"
 
+#include "GraphWriter.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -238,13 +240,10 @@ TEST(Model, WrongInputsAreErrorsNamingTheModel) {
 } // namespace
 
 /// Builds small quantized ONNX models (QDQ and QOperator formats).
-class QuantizedModelBuilder {
+class QuantizedModelBuilder : public tgc::test::GraphWriter {
 public:
-  explicit QuantizedModelBuilder(const std::string &name) {
-    model.set_ir_version(7);
-    model.add_opset_import()->set_version(13);
-    g.set_name(name);
-  }
+  explicit QuantizedModelBuilder(const std::string &name)
+      : GraphWriter(name, /*irVersion=*/7, /*opset=*/13) {}
 
   /// A scalar initializer of `type` (FLOAT, UINT8, INT8).
   void scalar(const std::string &name, int32_t type, double value) {
@@ -297,16 +296,6 @@ public:
     attribute(dq, "axis", {axis});
   }
 
-  onnx::NodeProto *node(const std::string &op, std::vector<std::string> inputs,
-                        const std::string &output) {
-    onnx::NodeProto &n = *g.add_node();
-    n.set_op_type(op);
-    for (const std::string &input : inputs)
-      n.add_input(input);
-    n.add_output(output);
-    return &n;
-  }
-
   /// An INT (one value) or INTS attribute.
   void attribute(onnx::NodeProto *node, const std::string &name,
                  std::vector<int64_t> values, bool list = false) {
@@ -337,27 +326,14 @@ public:
     node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, y);
   }
 
-  void io(bool input, const std::string &name, std::vector<int64_t> dims) {
-    onnx::ValueInfoProto &v = input ? *g.add_input() : *g.add_output();
-    v.set_name(name);
-    auto &t = *v.mutable_type()->mutable_tensor_type();
-    t.set_elem_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims)
-      t.mutable_shape()->add_dim()->set_dim_value(d);
-  }
-
   std::string save() {
-    std::string path =
-        (std::filesystem::temp_directory_path() /
-         ("tgc-" + g.name() + "-" + std::to_string(::getpid()) + ".onnx"))
-            .string();
-    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+    std::string path = tgc::test::tempModelPath("quantized", graph.name());
+    GraphWriter::save(path);
     return path;
   }
 
 private:
-  onnx::ModelProto model;
-  onnx::GraphProto &g = *model.mutable_graph();
+  onnx::GraphProto &g = graph;
   std::mt19937 gen{7};
 };
 
