@@ -19,6 +19,8 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cstring>
+#include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace tgc;
@@ -1023,6 +1025,152 @@ void DynamicBroadcastToOp::getCanonicalizationPatterns(
 void DynamicReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {
   results.add<DynamicReshapeOfConstant>(context);
+}
+
+namespace {
+/// dynamic_slice(x, constant starts, ends, steps) => slice(x): the same
+/// numpy clamping on the sliced axes, the other dims whole; cast to the
+/// declared type where that is less static. Left to run time (and its
+/// error) where a bound does not hold one value per axis or a step is 0.
+struct DynamicSliceOfConstant : OpRewritePattern<DynamicSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr starts, ends, steps;
+    if (!matchPattern(op.getStarts(), m_Constant(&starts)) ||
+        !matchPattern(op.getEnds(), m_Constant(&ends)) ||
+        !matchPattern(op.getSteps(), m_Constant(&steps)))
+      return failure();
+    ArrayRef<int64_t> axes = op.getAxes();
+    auto count = static_cast<int64_t>(axes.size());
+    if (starts.getNumElements() != count || ends.getNumElements() != count ||
+        steps.getNumElements() != count)
+      return failure();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = in.getRank();
+    SmallVector<int64_t> first(rank, 0),
+        last(rank, std::numeric_limits<int64_t>::max()), step(rank, 1);
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      first[axis] = starts.getValues<int64_t>()[i];
+      last[axis] = ends.getValues<int64_t>()[i];
+      step[axis] = steps.getValues<int64_t>()[i];
+      if (step[axis] == 0)
+        return failure();
+    }
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = in.getDimSize(d);
+      shape.push_back(ShapedType::isDynamic(size)
+                          ? ShapedType::kDynamic
+                          : sliceLength(size, first[d], last[d], step[d]));
+    }
+    auto type = RankedTensorType::get(shape, in.getElementType());
+    auto declared = cast<RankedTensorType>(op.getType());
+    if (!tensor::CastOp::areCastCompatible(type, declared))
+      return failure();
+    Value result = SliceOp::create(rewriter, op.getLoc(), type, op.getInput(),
+                                   rewriter.getDenseI64ArrayAttr(first),
+                                   rewriter.getDenseI64ArrayAttr(last),
+                                   rewriter.getDenseI64ArrayAttr(step));
+    if (type != declared)
+      result = tensor::CastOp::create(rewriter, op.getLoc(), declared, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void DynamicSliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *context) {
+  results.add<DynamicSliceOfConstant>(context);
+}
+
+namespace {
+/// How many leading elements of `axis` `slice` keeps when it keeps exactly
+/// a prefix there (start 0, step 1) and every element of the other dims of
+/// its input `shape`; none otherwise.
+std::optional<int64_t> prefixLength(SliceOp slice, int64_t axis,
+                                    ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> starts = slice.getStarts(), ends = slice.getEnds();
+  std::optional<ArrayRef<int64_t>> steps = slice.getSteps();
+  std::optional<int64_t> prefix;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (starts[d] != 0 || (steps && (*steps)[d] != 1))
+      return std::nullopt;
+    if (ShapedType::isDynamic(size)) {
+      // Only "to the end" keeps every element of a dynamic dim.
+      if (ends[d] != std::numeric_limits<int64_t>::max() ||
+          static_cast<int64_t>(d) == axis)
+        return std::nullopt;
+      continue;
+    }
+    int64_t kept = sliceLength(size, 0, ends[d], 1);
+    if (static_cast<int64_t>(d) == axis)
+      prefix = kept;
+    else if (kept != size)
+      return std::nullopt;
+  }
+  return prefix;
+}
+
+/// A sorted topk whose results are read only by slices keeping the same
+/// first c < k elements along its axis (and all of the other dims) =>
+/// topk with k = c: the best c in order are the first c of the best k. This
+/// is ONNX TopK with a K computed at run time (a sort, then the first K)
+/// once the specialization knows K: torchvision's detection heads take
+/// min(1000, n) of n scores.
+struct TopKOfPrefix : OpRewritePattern<TopKOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getSorted())
+      return failure(); // an unsorted topk's first c need not be the best c
+    auto type = cast<RankedTensorType>(op.getValues().getType());
+    auto axis = static_cast<int64_t>(op.getAxis());
+    int64_t k = type.getDimSize(axis);
+    if (ShapedType::isDynamic(k))
+      return failure();
+    std::optional<int64_t> prefix;
+    SmallVector<SliceOp> slices;
+    for (Value result : op.getResults())
+      for (Operation *user : result.getUsers()) {
+        auto slice = dyn_cast<SliceOp>(user);
+        std::optional<int64_t> kept =
+            slice ? prefixLength(slice, axis, type.getShape()) : std::nullopt;
+        if (!kept || (prefix && *prefix != *kept))
+          return failure();
+        prefix = kept;
+        slices.push_back(slice);
+      }
+    if (!prefix || *prefix >= k)
+      return failure();
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = *prefix;
+    for (SliceOp slice : slices)
+      if (!tensor::CastOp::areCastCompatible(
+              RankedTensorType::get(shape, getElementTypeOrSelf(slice)),
+              slice.getType()))
+        return failure();
+    auto smaller = TopKOp::create(rewriter, op.getLoc(), op.getInput(), *prefix,
+                                  static_cast<int64_t>(op.getAxis()),
+                                  op.getLargest(), /*sorted=*/true);
+    for (SliceOp slice : slices) {
+      Value v = slice.getInput() == op.getValues() ? smaller.getValues()
+                                                   : smaller.getIndices();
+      if (v.getType() != slice.getType())
+        v = tensor::CastOp::create(rewriter, slice.getLoc(), slice.getType(),
+                                   v);
+      rewriter.replaceOp(slice, v);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void TopKOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<TopKOfPrefix>(context);
 }
 
 /// Constant folding of transposes copies raw element bytes, so it covers

@@ -741,7 +741,9 @@ def Tgc_TopKOp : Tgc_Op<"topk", [InferTypeOpAdaptorWithIsCompatible]> {
     exceed the dim (a dynamic dim is checked when the function runs); `k =
     -1` takes every element, a sort, and the results' dim is the input's,
     dynamic or not (ONNX TopK with a K computed at run time over a dynamic
-    dim sorts, then slices).
+    dim sorts, then slices). A sorted topk whose results only feed slices
+    of the same first `c` elements along `axis` canonicalizes to `k = c`
+    (that K once the shapes are known).
 
     ```mlir
     %v, %i = tgc.topk %x {axis = 1 : i64, k = 3 : i64}
@@ -753,6 +755,7 @@ def Tgc_TopKOp : Tgc_Op<"topk", [InferTypeOpAdaptorWithIsCompatible]> {
       DefaultValuedAttr<BoolAttr, "true">:$sorted);
   let results = (outs Tgc_NumericTensor:$values, Tgc_I64Tensor:$indices);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasCanonicalizer = 1;
 }
 
 def Tgc_NonZeroOp : Tgc_Op<"nonzero", [Tgc_DataDependentShape]> {
@@ -839,7 +842,8 @@ def Tgc_DynamicSliceOp : Tgc_Op<"dynamic_slice", [Tgc_DataDependentShape]> {
     `ends[i]` by `steps[i]` (i64 tensors of one element per axis; negative
     bounds count from the end and are clamped as numpy does; a step must
     not be 0). The other dims are kept. The sliced dims are known only when
-    the function runs (`tgc.slice` takes constant bounds).
+    the function runs (`tgc.slice` takes constant bounds); constant bounds
+    canonicalize to a `tgc.slice`.
 
     ```mlir
     %y = tgc.dynamic_slice %x, %s, %e, %st {axes = array<i64: 1>}
@@ -853,6 +857,7 @@ def Tgc_DynamicSliceOp : Tgc_Op<"dynamic_slice", [Tgc_DataDependentShape]> {
     $input `,` $starts `,` $ends `,` $steps attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tgc_DynamicBroadcastToOp : Tgc_Op<"dynamic_broadcast_to", [Tgc_DataDependentShape]> {

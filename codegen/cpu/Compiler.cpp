@@ -991,6 +991,7 @@ private:
   llvm::Error emitView(Operation &op, const std::string &where);
   llvm::Error emitLoopFusion(FusionOp fusion, const std::string &where);
   llvm::Error emitReferenceFallback(Operation &op, const std::string &where);
+  llvm::Error emitTopK(TopKOp op, const std::string &where);
   llvm::Error emitControlFlow(Operation &op, const std::string &where);
   llvm::Expected<bool> emitFusedOrBlocked(Operation &op,
                                           const std::string &where);
@@ -1467,6 +1468,8 @@ llvm::Error CpuPlanEmitter::emitOp(Operation &op) {
     return unsupportedAt(&op, "is not supported by the CPU backend");
   if (isa<FusionOp>(op) && op.getNumResults() != 1 && !loopFusion)
     return unsupportedAt(&op, "is not supported by the CPU backend");
+  if (auto topk = dyn_cast<TopKOp>(op); topk && options.enableOneDnn)
+    return emitTopK(topk, where);
   if (op.getNumResults() > 1 || loopFusion)
     return emitReferenceFallback(op, where);
   auto emitted = emitFusedOrBlocked(op, where);
@@ -1663,10 +1666,27 @@ llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
 
 llvm::Error CpuPlanEmitter::emitReferenceFallback(Operation &op,
                                                   const std::string &where) {
-  // Multi-result ops (topk), and loop fusions over empty tensors
+  // Multi-result ops (topk of unsigned integers), and loop fusions over
+  // empty tensors
   // (touchesEmptyTensors), run on the reference kernels.
   return emitWholeOpStep(op, std::make_shared<ReferenceKernel>(&op),
                          "reference", where, where);
+}
+
+llvm::Error CpuPlanEmitter::emitTopK(TopKOp op, const std::string &where) {
+  runtime::cpu::TopKDesc desc{dtypeOf(op.getInput()), shapeOf(op.getInput())};
+  desc.axis = static_cast<int64_t>(op.getAxis());
+  desc.k = static_cast<int64_t>(op.getK());
+  desc.largest = op.getLargest();
+  auto kernel = runtime::cpu::createTopK(desc);
+  if (!kernel.ok()) {
+    // A dtype without native traits (unsigned integers) stays on the
+    // reference kernels.
+    if (kernel.status().code() == absl::StatusCode::kUnimplemented)
+      return emitReferenceFallback(*op, where);
+    return errorAt(op, std::string(kernel.status().message()));
+  }
+  return emitWholeOpStep(*op, *kernel, "native", where, where);
 }
 
 namespace {

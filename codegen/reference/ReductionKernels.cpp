@@ -366,15 +366,21 @@ Expected<std::vector<HostTensor>> runTopK(TopKOp op, const HostTensor &in) {
       int64_t base = o * size * inner + i;
       for (int64_t j = 0; j < size; ++j)
         order[j] = j;
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [&](int64_t a, int64_t b) {
-                          int64_t fa = base + a * inner, fb = base + b * inner;
-                          if (largest ? greater(fa, fb) : greater(fb, fa))
-                            return true;
-                          if (largest ? greater(fb, fa) : greater(fa, fb))
-                            return false;
-                          return a < b;
-                        });
+      auto before = [&](int64_t a, int64_t b) {
+        int64_t fa = base + a * inner, fb = base + b * inner;
+        if (largest ? greater(fa, fb) : greater(fb, fa))
+          return true;
+        if (largest ? greater(fb, fa) : greater(fa, fb))
+          return false;
+        return a < b;
+      };
+      // A heap of k for few of many (a heap sort of every element is
+      // several times slower than a sort).
+      if (k * 4 < size)
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          before);
+      else
+        std::sort(order.begin(), order.end(), before);
       for (int64_t j = 0; j < k; ++j) {
         int64_t to = (o * k + j) * inner + i;
         std::memcpy(dst + to * elementSize,

@@ -464,6 +464,22 @@ struct ReduceDesc {
 };
 absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &desc);
 
+/// tgc.topk: along `axis` of `inputShape`, the `k` largest (`largest =
+/// false`: smallest) elements, best first, and their i64 indices; equal
+/// elements in index order, NaN above every number, values copied bit for
+/// bit. `k = -1` takes every element (a sort). Outputs: values, indices.
+struct TopKDesc {
+  DType dtype;
+  Shape inputShape;
+  int64_t axis = 0;
+  int64_t k = -1;
+  bool largest = true;
+};
+/// Native: per line a bounded heap (small k) or a selection and a sort,
+/// lines in parallel; one long line is split across the threads and their
+/// candidates merged.
+absl::StatusOr<KernelPtr> createTopK(const TopKDesc &desc);
+
 /// Copy with a dtype conversion (tgc.cast semantics).
 absl::StatusOr<KernelPtr> createCast(DType from, DType to, const Shape &shape);
 /// Elementwise boolean not of an i1 tensor of `shape` (native).

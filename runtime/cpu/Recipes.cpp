@@ -483,6 +483,15 @@ absl::StatusOr<KernelPtr> createReduce(const ReduceDesc &d) {
     w.put(d.selectLastIndex);
   });
 }
+absl::StatusOr<KernelPtr> createTopK(const TopKDesc &d) {
+  TGC_RECORD("topk", createTopKUnrecorded(d), {
+    putDType(w, d.dtype);
+    w.putInts(d.inputShape);
+    w.put(d.axis);
+    w.put(d.k);
+    w.put(d.largest);
+  });
+}
 absl::StatusOr<KernelPtr> createLogicalNot(const Shape &shape) {
   TGC_RECORD("logical_not", createLogicalNotUnrecorded(shape),
              { w.putInts(shape); });
@@ -839,6 +848,13 @@ remakeBuiltin(std::string_view factory, ByteReader &r, RemakeContext &context) {
     d.keepdims = r.get<bool>();
     d.selectLastIndex = r.get<bool>();
     return call([&] { return createReduce(d); });
+  }
+  if (factory == "topk") {
+    TopKDesc d{getDType(r), r.getInts()};
+    d.axis = r.get<int64_t>();
+    d.k = r.get<int64_t>();
+    d.largest = r.get<bool>();
+    return call([&] { return createTopK(d); });
   }
   if (factory == "logical_not") {
     Shape shape = r.getInts();

@@ -117,6 +117,7 @@ absl::StatusOr<KernelPtr> createSoftmaxUnrecorded(const SoftmaxDesc &desc);
 absl::StatusOr<KernelPtr> createLayerNormUnrecorded(const LayerNormDesc &desc);
 absl::StatusOr<KernelPtr> createBatchNormUnrecorded(const BatchNormDesc &desc);
 absl::StatusOr<KernelPtr> createReduceUnrecorded(const ReduceDesc &desc);
+absl::StatusOr<KernelPtr> createTopKUnrecorded(const TopKDesc &desc);
 absl::StatusOr<KernelPtr> createLogicalNotUnrecorded(const Shape &shape);
 absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to,
                                                const Shape &shape);

@@ -15,7 +15,9 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace tgc::runtime::cpu {
@@ -757,6 +759,172 @@ absl::StatusOr<KernelPtr> createReduceUnrecorded(const ReduceDesc &d) {
     }
   }
   return native;
+}
+
+namespace {
+/// A topk candidate: an order-preserving key of its element (larger is
+/// better) and its index along the line.
+struct TopKEntry {
+  uint64_t key;
+  int64_t index;
+};
+/// Whether `a` goes before `b`: a larger key, or the same key (equal
+/// elements) and a lower index. A strict total order.
+inline bool topKBefore(const TopKEntry &a, const TopKEntry &b) {
+  return a.key != b.key ? a.key > b.key : a.index < b.index;
+}
+
+/// The key of a float: NaN above every number (+inf included), -0 equal to
+/// +0; order-preserving on the bits of the double (the sign bit flipped
+/// for positives, every bit for negatives).
+inline uint64_t floatKey(double v) {
+  if (std::isnan(v))
+    return std::numeric_limits<uint64_t>::max();
+  if (v == 0)
+    v = 0; // -0 ties with +0
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return (bits >> 63) ? ~bits : bits | (uint64_t(1) << 63);
+}
+
+/// The best `k` of `entries` (k <= size), in order, in its first k.
+void selectBest(std::vector<TopKEntry> &entries, int64_t k) {
+  auto middle = entries.begin() + k;
+  if (middle != entries.end())
+    std::nth_element(entries.begin(), middle, entries.end(), topKBefore);
+  std::sort(entries.begin(), middle, topKBefore);
+  entries.resize(static_cast<size_t>(k));
+}
+
+/// The best `k` of the line elements [lo, hi) (`keyAt(j)`), in order: a
+/// bounded heap whose top is its worst entry when k is small against the
+/// range, else every entry selected and sorted.
+template <typename KeyAt>
+std::vector<TopKEntry> bestOfRange(const KeyAt &keyAt, int64_t lo, int64_t hi,
+                                   int64_t k) {
+  std::vector<TopKEntry> best;
+  k = std::min(k, hi - lo);
+  if (k <= 0)
+    return best;
+  if (k * 16 <= hi - lo) {
+    best.reserve(static_cast<size_t>(k));
+    for (int64_t j = lo; j < hi; ++j) {
+      TopKEntry e{keyAt(j), j};
+      if (static_cast<int64_t>(best.size()) < k) {
+        best.push_back(e);
+        std::push_heap(best.begin(), best.end(), topKBefore);
+      } else if (topKBefore(e, best.front())) {
+        std::pop_heap(best.begin(), best.end(), topKBefore);
+        best.back() = e;
+        std::push_heap(best.begin(), best.end(), topKBefore);
+      }
+    }
+    std::sort_heap(best.begin(), best.end(), topKBefore);
+    return best;
+  }
+  best.reserve(static_cast<size_t>(hi - lo));
+  for (int64_t j = lo; j < hi; ++j)
+    best.push_back({keyAt(j), j});
+  selectBest(best, k);
+  return best;
+}
+
+template <typename T>
+void nativeTopK(int64_t outer, int64_t len, int64_t inner, int64_t k,
+                bool largest, const void *in, void *values, int64_t *indices,
+                int numThreads) {
+  using S = typename T::S;
+  const S *x = static_cast<const S *>(in);
+  S *v = static_cast<S *>(values);
+  auto key = [largest](S s) {
+    uint64_t u;
+    if constexpr (T::isFloat)
+      u = floatKey(static_cast<double>(T::load(s)));
+    else
+      u = static_cast<uint64_t>(static_cast<int64_t>(T::load(s))) ^
+          (uint64_t(1) << 63);
+    return largest ? u : ~u;
+  };
+  auto write = [&](int64_t line, const std::vector<TopKEntry> &best) {
+    int64_t o = line / inner, i = line % inner;
+    const S *src = x + o * len * inner + i;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t to = (o * k + j) * inner + i;
+      v[to] = src[best[static_cast<size_t>(j)].index * inner];
+      indices[to] = best[static_cast<size_t>(j)].index;
+    }
+  };
+  int64_t lines = outer * inner;
+  // Few long lines: each split across the threads, their candidates
+  // merged (the best k of the line are among the best k of each part).
+  constexpr int64_t kSplitLength = 1 << 16;
+  if (numThreads > 1 && lines < numThreads && len >= kSplitLength) {
+    for (int64_t line = 0; line < lines; ++line) {
+      int64_t o = line / inner, i = line % inner;
+      const S *src = x + o * len * inner + i;
+      auto keyAt = [&](int64_t j) { return key(src[j * inner]); };
+      int64_t parts = numThreads;
+      std::vector<std::vector<TopKEntry>> partial(static_cast<size_t>(parts));
+      parallelRange(numThreads, parts, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t p = lo; p < hi; ++p)
+          partial[static_cast<size_t>(p)] =
+              bestOfRange(keyAt, len * p / parts, len * (p + 1) / parts, k);
+      });
+      std::vector<TopKEntry> merged;
+      for (const auto &part : partial)
+        merged.insert(merged.end(), part.begin(), part.end());
+      selectBest(merged, k);
+      write(line, merged);
+    }
+    return;
+  }
+  parallelRange(numThreads, lines, std::max<int64_t>(1, 16384 / len),
+                [&](int64_t lo, int64_t hi) {
+                  for (int64_t line = lo; line < hi; ++line) {
+                    int64_t o = line / inner, i = line % inner;
+                    const S *src = x + o * len * inner + i;
+                    auto keyAt = [&](int64_t j) { return key(src[j * inner]); };
+                    write(line, bestOfRange(keyAt, 0, len, k));
+                  }
+                });
+}
+} // namespace
+
+absl::StatusOr<KernelPtr> createTopKUnrecorded(const TopKDesc &d) {
+  if (absl::Status s = checkNativeDType(d.dtype, "topk"); !s.ok())
+    return s;
+  if (d.dtype == DType::I1)
+    return absl::UnimplementedError("no native topk kernel for i1");
+  if (absl::Status st = checkShape(d.inputShape, "topk operand"); !st.ok())
+    return st;
+  auto rank = static_cast<int64_t>(d.inputShape.size());
+  if (d.axis < 0 || d.axis >= rank)
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk axis ", d.axis, " is out of range for input ",
+                     shapeString(d.inputShape)));
+  auto axis = static_cast<size_t>(d.axis);
+  int64_t len = d.inputShape[axis];
+  int64_t k = d.k == -1 ? len : d.k;
+  if (k < 0 || k > len)
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk k = ", d.k, " is not in [0, ", len, "] (dim ",
+                     d.axis, " of input ", shapeString(d.inputShape), ")"));
+  int64_t outer = product(d.inputShape, 0, axis),
+          inner = product(d.inputShape, axis + 1, d.inputShape.size());
+  if (outer * inner * k == 0)
+    return makeNoOpKernel("native.topk");
+  DType dtype = d.dtype;
+  bool largest = d.largest;
+  return makeKernel("native.topk", [=](const KernelContext &context,
+                                       const std::vector<HostTensor> &in,
+                                       std::vector<HostTensor> &out) {
+    dispatchDType(dtype, [&](auto t) {
+      nativeTopK<decltype(t)>(
+          outer, len, inner, k, largest, in[0].data(), out[0].data(),
+          static_cast<int64_t *>(out[1].data()), context.numThreads);
+    });
+    return absl::OkStatus();
+  });
 }
 
 } // namespace tgc::runtime::cpu

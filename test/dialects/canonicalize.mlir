@@ -1413,3 +1413,59 @@ func.func @dynamic_broadcast_to_constant(%x: tensor<3x1xf32>) -> (tensor<?x3x?xf
   %z = tgc.dynamic_broadcast_to %x, %same : (tensor<3x1xf32>, tensor<2xi64>) -> tensor<3x1xf32>
   return %y, %z : tensor<?x3x?xf32>, tensor<3x1xf32>
 }
+
+// -----
+
+// dynamic_slice with constant bounds is a slice: the same numpy clamping on
+// the sliced axis (a negative end counts from the end), the other dims
+// whole; a step of 0 is left to its run-time error.
+// CHECK-LABEL: func.func @dynamic_slice_constant(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<4x10xf32>
+// CHECK:         %[[S:.*]] = tgc.slice %[[X]] {ends = array<i64: 9223372036854775807, -2>, starts = array<i64: 0, 1>, steps = array<i64: 1, 3>} : (tensor<4x10xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[S]] : tensor<4x3xf32> to tensor<4x?xf32>
+// CHECK:         %[[Z:.*]] = tgc.dynamic_slice %[[X]]
+// CHECK:         return %[[C]], %[[Z]]
+func.func @dynamic_slice_constant(%x: tensor<4x10xf32>, %n: tensor<1xi64>) -> (tensor<4x?xf32>, tensor<4x?xf32>) {
+  %s = tgc.constant dense<1> : tensor<1xi64>
+  %e = tgc.constant dense<-2> : tensor<1xi64>
+  %st = tgc.constant dense<3> : tensor<1xi64>
+  %y = tgc.dynamic_slice %x, %s, %e, %st {axes = array<i64: 1>} : (tensor<4x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x?xf32>
+  %zero = tgc.constant dense<0> : tensor<1xi64>
+  %z = tgc.dynamic_slice %x, %s, %e, %zero {axes = array<i64: 1>} : (tensor<4x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x?xf32>
+  return %y, %z : tensor<4x?xf32>, tensor<4x?xf32>
+}
+
+// -----
+
+// A sorted topk whose results only feed slices of the same first 3
+// elements along its axis is a topk with k = 3 (ONNX TopK with a run-time K
+// once K is known: a sort, then the first K).
+// CHECK-LABEL: func.func @topk_of_prefix(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<2x10xf32>
+// CHECK:         %[[V:.*]], %[[I:.*]] = tgc.topk %[[X]] {axis = 1 : i64, k = 3 : i64, largest = false} : (tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+// CHECK-NOT:     tgc.slice
+// CHECK:         return %[[V]], %[[I]]
+func.func @topk_of_prefix(%x: tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
+  %v, %i = tgc.topk %x {axis = 1 : i64, k = -1 : i64, largest = false} : (tensor<2x10xf32>) -> (tensor<2x10xf32>, tensor<2x10xi64>)
+  %a = tgc.slice %v {starts = array<i64: 0, 0>, ends = array<i64: 2, 3>} : (tensor<2x10xf32>) -> tensor<2x3xf32>
+  %b = tgc.slice %i {starts = array<i64: 0, 0>, ends = array<i64: 9223372036854775807, 3>} : (tensor<2x10xi64>) -> tensor<2x3xi64>
+  return %a, %b : tensor<2x3xf32>, tensor<2x3xi64>
+}
+
+// -----
+
+// Not when the slices keep different prefixes, when a result has another
+// user, or when the topk is unsorted (its first c need not be the best c).
+// CHECK-LABEL: func.func @topk_of_prefix_kept(
+// CHECK-COUNT-3: k = 5 : i64
+// CHECK-NOT:     k = 2 : i64
+func.func @topk_of_prefix_kept(%x: tensor<10xf32>) -> (tensor<2xf32>, tensor<3xi64>, tensor<2xf32>, tensor<5xi64>, tensor<2xf32>) {
+  %v, %i = tgc.topk %x {axis = 0 : i64, k = 5 : i64} : (tensor<10xf32>) -> (tensor<5xf32>, tensor<5xi64>)
+  %a = tgc.slice %v {starts = array<i64: 0>, ends = array<i64: 2>} : (tensor<5xf32>) -> tensor<2xf32>
+  %b = tgc.slice %i {starts = array<i64: 0>, ends = array<i64: 3>} : (tensor<5xi64>) -> tensor<3xi64>
+  %v2, %i2 = tgc.topk %x {axis = 0 : i64, k = 5 : i64} : (tensor<10xf32>) -> (tensor<5xf32>, tensor<5xi64>)
+  %c = tgc.slice %v2 {starts = array<i64: 0>, ends = array<i64: 2>} : (tensor<5xf32>) -> tensor<2xf32>
+  %v3, %i3 = tgc.topk %x {axis = 0 : i64, k = 5 : i64, sorted = false} : (tensor<10xf32>) -> (tensor<5xf32>, tensor<5xi64>)
+  %d = tgc.slice %v3 {starts = array<i64: 0>, ends = array<i64: 2>} : (tensor<5xf32>) -> tensor<2xf32>
+  return %a, %b, %c, %i2, %d : tensor<2xf32>, tensor<3xi64>, tensor<2xf32>, tensor<5xi64>, tensor<2xf32>
+}

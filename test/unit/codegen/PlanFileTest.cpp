@@ -532,6 +532,41 @@ TEST_F(PlanFileTest, ReferenceStepsCannotBeSaved) {
   EXPECT_FALSE(rcpu::serializePlan(*exe, {}).ok());
 }
 
+// tgc.topk runs on a native kernel (it ran on the reference path, which
+// made its plan unsavable): saved and loaded, the plan gives the same bits.
+TEST_F(PlanFileTest, TopKPlansSaveAndLoadBitwise) {
+  auto func = parse(R"mlir(
+func.func @best(%x: tensor<6x50xf32>) -> (tensor<6x4xf32>, tensor<6x4xi64>, tensor<50x6xi64>) {
+  %v, %i = tgc.topk %x {axis = 1 : i64, k = 4 : i64} : (tensor<6x50xf32>) -> (tensor<6x4xf32>, tensor<6x4xi64>)
+  %sv, %si = tgc.topk %x {axis = 0 : i64, k = -1 : i64, largest = false} : (tensor<6x50xf32>) -> (tensor<6x50xf32>, tensor<6x50xi64>)
+  %t = tgc.transpose %si {permutation = array<i64: 1, 0>} : (tensor<6x50xi64>) -> tensor<50x6xi64>
+  return %v, %i, %t : tensor<6x4xf32>, tensor<6x4xi64>, tensor<50x6xi64>
+}
+)mlir",
+                    "best");
+  auto exe = compile(func, {{6, 50}});
+  ASSERT_TRUE(exe);
+  std::string plan = exe->describe();
+  EXPECT_NE(plan.find("native.topk"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("reference"), plan.find("reference path: 0 ops")) << plan;
+  ASSERT_TRUE(rcpu::checkSavable(*exe).ok()) << rcpu::checkSavable(*exe);
+  std::string path = tempPath("topk.tgcx");
+  ASSERT_TRUE(rcpu::savePlan(*exe, {{"function", "best"}}, path).ok());
+  auto loaded = rcpu::loadPlan(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::vector<HostTensor> args = {randomTensor(DType::F32, {6, 50}, 21)};
+  std::vector<HostTensor> compiled = run(*exe, args);
+  expectBitwiseEqual(compiled, run(*loaded->executable, args));
+  // Row 0's best is its largest element.
+  ASSERT_EQ(compiled.size(), 3u);
+  int64_t best = 0;
+  for (int64_t j = 1; j < 50; ++j)
+    if (args[0].getDouble(j) > args[0].getDouble(best))
+      best = j;
+  EXPECT_EQ(compiled[1].getInt(0), best);
+  std::remove(path.c_str());
+}
+
 // Plan bytes changed and resealed (as a fuzzer would): loading fails with an
 // error or succeeds, and never crashes.
 TEST_F(PlanFileTest, ChangedDescriptorsNeverCrashTheLoader) {

@@ -1749,6 +1749,155 @@ TEST(Reduce, ArgMaxArgMinTiesAndNaN) {
                make(DType::I64, {3}, {0, 1, 0}), 0, 0);
 }
 
+/// tgc.topk by a stable sort of each line: values larger first (smaller
+/// with !largest), NaN above every number, equal values in index order.
+std::pair<HostTensor, HostTensor> naiveTopK(const HostTensor &x, int64_t axis,
+                                            int64_t k, bool largest) {
+  Shape shape = x.shape();
+  int64_t len = shape[static_cast<size_t>(axis)];
+  if (k == -1)
+    k = len;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  Shape out = shape;
+  out[static_cast<size_t>(axis)] = k;
+  HostTensor values = *HostTensor::allocate(x.dtype(), out);
+  HostTensor indices = *HostTensor::allocate(DType::I64, out);
+  bool isFloat = isFloatDType(x.dtype());
+  auto greater = [&](int64_t a, int64_t b) {
+    if (isFloat) {
+      double p = x.getDouble(a), q = x.getDouble(b);
+      if (std::isnan(p) || std::isnan(q))
+        return std::isnan(p) && !std::isnan(q);
+      return p > q;
+    }
+    return x.getInt(a) > x.getInt(b);
+  };
+  size_t size = dtypeSize(x.dtype());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      std::vector<int64_t> order(static_cast<size_t>(len));
+      for (int64_t j = 0; j < len; ++j)
+        order[static_cast<size_t>(j)] = j;
+      int64_t base = o * len * inner + i;
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        int64_t fa = base + a * inner, fb = base + b * inner;
+        return largest ? greater(fa, fb) : greater(fb, fa);
+      });
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t to = (o * k + j) * inner + i;
+        int64_t from = base + order[static_cast<size_t>(j)] * inner;
+        std::memcpy(static_cast<char *>(values.data()) + to * size,
+                    static_cast<const char *>(x.data()) + from * size, size);
+        indices.setInt(to, order[static_cast<size_t>(j)]);
+      }
+    }
+  return {std::move(values), std::move(indices)};
+}
+
+/// Runs a topk kernel and checks both results bit for bit against naiveTopK.
+void checkTopK(const HostTensor &x, int64_t axis, int64_t k, bool largest,
+               int threads) {
+  SCOPED_TRACE(std::string(dtypeName(x.dtype())) + " " +
+               cpu::detail::shapeString(x.shape()) + " axis " +
+               std::to_string(axis) + " k " + std::to_string(k) +
+               (largest ? " largest" : " smallest") + " threads " +
+               std::to_string(threads));
+  auto kernel = createTopK({x.dtype(), x.shape(), axis, k, largest});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto [values, indices] = naiveTopK(x, axis, k, largest);
+  std::vector<HostTensor> out = {
+      *HostTensor::allocate(x.dtype(), values.shape()),
+      *HostTensor::allocate(DType::I64, values.shape())};
+  KernelContext context;
+  context.numThreads = threads;
+  absl::Status status = (*kernel)->run(context, {x}, out);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(std::memcmp(out[0].data(), values.data(), values.byteSize()), 0);
+  EXPECT_EQ(std::memcmp(out[1].data(), indices.data(), indices.byteSize()), 0);
+}
+
+TEST(TopK, TiesNaNInfinitiesAndSignedZeros) {
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double inf = std::numeric_limits<double>::infinity();
+  HostTensor x = make(DType::F32, {8}, {1, -0.0, nan, inf, 0.0, -inf, 1, nan});
+  auto kernel = createTopK({DType::F32, {8}, 0, 5, true});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, {5}),
+                                 *HostTensor::allocate(DType::I64, {5})};
+  ASSERT_TRUE((*kernel)->run(KernelContext{}, {x}, out).ok());
+  // NaN first (in index order), then +inf, the two 1s, then -0 before +0
+  // would come (they tie: index order).
+  std::vector<int64_t> expected = {2, 7, 3, 0, 6};
+  for (int64_t j = 0; j < 5; ++j)
+    EXPECT_EQ(out[1].getInt(j), expected[static_cast<size_t>(j)]) << j;
+  EXPECT_TRUE(std::isnan(out[0].getDouble(0)));
+  EXPECT_EQ(out[0].getDouble(2), inf);
+  // Smallest: -inf, then the zeros in index order (bitwise: -0 first).
+  for (int threads : {1, 2}) {
+    checkTopK(x, 0, 4, false, threads);
+    checkTopK(x, 0, -1, true, threads);
+    checkTopK(x, 0, -1, false, threads);
+  }
+}
+
+TEST(TopK, DTypesAxesAndEveryPath) {
+  unsigned seed = 1;
+  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16,
+                      DType::I8, DType::I32, DType::I64})
+    for (int threads : {1, 2}) {
+      // Few distinct values: many ties.
+      HostTensor x = randomTensor(dtype, {3, 40, 5}, seed++, -4, 4);
+      for (int64_t axis : {0, 1, 2})
+        for (bool largest : {true, false}) {
+          int64_t len = x.shape()[static_cast<size_t>(axis)];
+          for (int64_t k : {int64_t(0), int64_t(1), len / 2, len, int64_t(-1)})
+            checkTopK(x, axis, k, largest, threads);
+        }
+    }
+}
+
+TEST(TopK, LongLinesSplitAcrossThreads) {
+  // One line of 200,000 (split across the threads, candidates merged) with
+  // many ties, a few of k and half of it; two lines of it too.
+  HostTensor one = randomTensor(DType::F32, {200000}, 11, -100, 100);
+  for (int64_t i = 0; i < one.numElements(); ++i)
+    one.setDouble(i, std::round(one.getDouble(i)));
+  for (int threads : {1, 2, 3})
+    for (int64_t k : {int64_t(1), int64_t(1000), int64_t(100000)})
+      for (bool largest : {true, false})
+        checkTopK(one, 0, k, largest, threads);
+  HostTensor two = randomTensor(DType::I32, {2, 70000}, 12, -50, 50);
+  checkTopK(two, 1, 300, true, 2);
+  HostTensor strided = randomTensor(DType::BF16, {70000, 1}, 13, -9, 9);
+  checkTopK(strided, 0, 70, false, 2);
+}
+
+TEST(TopK, BadDescriptorsAreErrors) {
+  auto tooMany = createTopK({DType::F32, {2, 3}, 1, 4, true});
+  ASSERT_FALSE(tooMany.ok());
+  EXPECT_EQ(tooMany.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(tooMany.status().message().find("k = 4"), std::string::npos)
+      << tooMany.status();
+  auto badAxis = createTopK({DType::F32, {2, 3}, 2, 1, true});
+  ASSERT_FALSE(badAxis.ok());
+  EXPECT_NE(badAxis.status().message().find("axis 2"), std::string::npos)
+      << badAxis.status();
+  auto negative = createTopK({DType::F32, {2, 3}, 1, -2, true});
+  EXPECT_FALSE(negative.ok());
+  // Unsigned integers have no native traits: the compiler runs those on
+  // the reference kernels.
+  auto unsignedInts = createTopK({DType::UI8, {2, 3}, 1, 1, true});
+  ASSERT_FALSE(unsignedInts.ok());
+  EXPECT_EQ(unsignedInts.status().code(), absl::StatusCode::kUnimplemented);
+  // Nothing to write: a kernel that does nothing.
+  auto none = createTopK({DType::F32, {0, 3}, 1, 2, true});
+  ASSERT_TRUE(none.ok()) << none.status();
+}
+
 TEST(Reduce, EmptyReducedDimsGiveIdentities) {
   using K = ReduceDesc::Kind;
   HostTensor x = *HostTensor::allocate(DType::F32, {2, 0});
