@@ -933,6 +933,55 @@ OpFoldResult ReduceMinOp::fold(FoldAdaptor adaptor) {
 }
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return {}; }
 
+namespace {
+/// A reduction over dims of size 1 takes each element alone, which every
+/// reduction gives back exactly (a float's mean divides by 1): squeeze
+/// those dims (keepdims: the input itself). GatherND's lowering sums its
+/// one-coordinate flat index over such a dim.
+template <typename Reduce> struct ReduceOfUnitDims : OpRewritePattern<Reduce> {
+  using OpRewritePattern<Reduce>::OpRewritePattern;
+  LogicalResult matchAndRewrite(Reduce op,
+                                PatternRewriter &rewriter) const override {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    ArrayRef<int64_t> axes = op.getAxes();
+    if (axes.empty() || llvm::any_of(axes, [&](int64_t a) {
+          return a < 0 || a >= in.getRank() || in.getDimSize(a) != 1;
+        }))
+      return failure();
+    if (op.getKeepdims()) {
+      if (op.getInput().getType() != op.getType())
+        return failure();
+      rewriter.replaceOp(op, op.getInput());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<SqueezeOp>(op, op.getType(), op.getInput(),
+                                           rewriter.getDenseI64ArrayAttr(axes));
+    return success();
+  }
+};
+} // namespace
+
+void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ReduceOfUnitDims<ReduceSumOp>>(context);
+}
+void ReduceMeanOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ReduceOfUnitDims<ReduceMeanOp>>(context);
+}
+void ReduceMaxOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ReduceOfUnitDims<ReduceMaxOp>>(context);
+}
+void ReduceMinOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ReduceOfUnitDims<ReduceMinOp>>(context);
+}
+void ReduceProdOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ReduceOfUnitDims<ReduceProdOp>>(context);
+}
+
 OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
   auto input = cast<RankedTensorType>(getInput().getType());
   if (!input.hasStaticShape())

@@ -390,14 +390,18 @@ class Tgc_ReduceOp<string mnemonic, Type tensorType, string opSummary, string id
   let description = opSummary # " over `axes` (strictly increasing, each in "
       # "`[0, rank)`, at least one). With `keepdims` the reduced dims stay as "
       # "1, otherwise they are removed. Reducing an empty set of elements "
-      # "gives " # identity # ". Floats accumulate in at least f32 precision.\n\n"
+      # "gives " # identity # ". Floats accumulate in at least f32 precision. "
+      # "Reducing only dims of size 1 canonicalizes to a `tgc.squeeze` of "
+      # "them (to the input with `keepdims`).\n\n"
       # "```mlir\n%y = tgc." # mnemonic # " %x {axes = array<i64: 1>, keepdims} : "
       # "(tensor<4x?xf32>) -> tensor<4x1xf32>\n```";
   let arguments = (ins tensorType:$input, DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
   let results = (outs tensorType:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
-  // Integer constants fold (shape arithmetic: reduce_prod of a shape_of).
+  // Integer constants fold (shape arithmetic: reduce_prod of a shape_of);
+  // a reduction over dims of size 1 is a squeeze (or nothing).
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tgc_ReduceSumOp : Tgc_ReduceOp<"reduce_sum", Tgc_NumericTensor, "Sum", "0">;

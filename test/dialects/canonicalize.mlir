@@ -1469,3 +1469,19 @@ func.func @topk_of_prefix_kept(%x: tensor<10xf32>) -> (tensor<2xf32>, tensor<3xi
   %d = tgc.slice %v3 {starts = array<i64: 0>, ends = array<i64: 2>} : (tensor<5xf32>) -> tensor<2xf32>
   return %a, %b, %c, %i2, %d : tensor<2xf32>, tensor<3xi64>, tensor<2xf32>, tensor<5xi64>, tensor<2xf32>
 }
+
+// -----
+
+// A reduction over dims of size 1 is a squeeze of them (here a reshape: one
+// dynamic dim), the input itself with keepdims; over a larger dim it stays.
+// CHECK-LABEL: func.func @reduce_of_unit_dims(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<?x1xi64>, %[[Y:[^:]+]]: tensor<2x1x3xbf16>
+// CHECK-NEXT:    %[[S:.*]] = tgc.reshape %[[X]] : tensor<?x1xi64> to tensor<?xi64>
+// CHECK-NEXT:    %[[M:.*]] = tgc.reduce_mean %[[Y]] {axes = array<i64: 1, 2>}
+// CHECK-NEXT:    return %[[S]], %[[Y]], %[[M]]
+func.func @reduce_of_unit_dims(%x: tensor<?x1xi64>, %y: tensor<2x1x3xbf16>) -> (tensor<?xi64>, tensor<2x1x3xbf16>, tensor<2xbf16>) {
+  %s = tgc.reduce_sum %x {axes = array<i64: 1>} : (tensor<?x1xi64>) -> tensor<?xi64>
+  %k = tgc.reduce_max %y {axes = array<i64: 1>, keepdims} : (tensor<2x1x3xbf16>) -> tensor<2x1x3xbf16>
+  %m = tgc.reduce_mean %y {axes = array<i64: 1, 2>} : (tensor<2x1x3xbf16>) -> tensor<2xbf16>
+  return %s, %k, %m : tensor<?xi64>, tensor<2x1x3xbf16>, tensor<2xbf16>
+}
