@@ -1823,3 +1823,114 @@ void WhileOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<RemoveWhileThatNeverRuns, ConstantCapturesIntoLoop,
               DropUnusedCaptures, HoistLoopInvariants>(context);
 }
+
+//===----------------------------------------------------------------------===//
+// Known elements of shape tensors
+//===----------------------------------------------------------------------===//
+
+namespace {
+using KnownElements = SmallVector<std::optional<int64_t>>;
+
+/// The largest shape tensor followed (a rank is at most this).
+constexpr int64_t kMaxKnownElements = 64;
+
+std::optional<KnownElements> knownElements(Value value, int depth) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() ||
+      !type.getElementType().isSignlessInteger() ||
+      type.getNumElements() > kMaxKnownElements || depth > 32)
+    return std::nullopt;
+  int64_t count = type.getNumElements();
+  KnownElements unknown(count, std::nullopt);
+  DenseIntElementsAttr constant;
+  if (matchPattern(value, m_Constant(&constant))) {
+    KnownElements known;
+    for (const APInt &v : constant.getValues<APInt>())
+      known.push_back(v.getSExtValue());
+    return known;
+  }
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return unknown;
+  auto same = [&](Value from) -> std::optional<KnownElements> {
+    auto known = knownElements(from, depth + 1);
+    if (!known || static_cast<int64_t>(known->size()) != count)
+      return unknown;
+    return known;
+  };
+  if (auto shapeOf = dyn_cast<ShapeOfOp>(def)) {
+    auto in = dyn_cast<RankedTensorType>(shapeOf.getInput().getType());
+    if (!in || in.getRank() != count)
+      return unknown;
+    KnownElements known;
+    for (int64_t d : in.getShape())
+      known.push_back(ShapedType::isDynamic(d) ? std::nullopt
+                                               : std::optional<int64_t>(d));
+    return known;
+  }
+  if (isShapeView(def) || isa<tensor::CastOp>(def))
+    return same(def->getOperand(0));
+  if (auto cast = dyn_cast<CastOp>(def)) {
+    // Integer to integer only; a narrowing cast may wrap a known element.
+    auto from = dyn_cast<RankedTensorType>(cast.getInput().getType());
+    if (!from || !from.getElementType().isSignlessInteger() ||
+        from.getElementType().getIntOrFloatBitWidth() >
+            type.getElementType().getIntOrFloatBitWidth())
+      return unknown;
+    return same(cast.getInput());
+  }
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    KnownElements known;
+    for (Value part : concat.getInputs()) {
+      auto partType = dyn_cast<RankedTensorType>(part.getType());
+      if (!partType || !partType.hasStaticShape())
+        return unknown;
+      auto elements = knownElements(part, depth + 1);
+      if (!elements)
+        elements = KnownElements(partType.getNumElements(), std::nullopt);
+      known.append(elements->begin(), elements->end());
+    }
+    if (static_cast<int64_t>(known.size()) != count)
+      return unknown;
+    return known;
+  }
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    auto data = knownElements(gather.getData(), depth + 1);
+    DenseIntElementsAttr at;
+    if (!data || !matchPattern(gather.getIndices(), m_Constant(&at)) ||
+        at.getNumElements() != count)
+      return unknown;
+    auto size = static_cast<int64_t>(data->size());
+    KnownElements known;
+    for (const APInt &v : at.getValues<APInt>()) {
+      int64_t i = v.getSExtValue();
+      if (i < -size || i >= size)
+        return unknown;
+      known.push_back((*data)[i < 0 ? i + size : i]);
+    }
+    return known;
+  }
+  if (auto slice = dyn_cast<SliceOp>(def)) {
+    auto data = knownElements(slice.getInput(), depth + 1);
+    auto in = cast<RankedTensorType>(slice.getInput().getType());
+    if (!data || in.getRank() != 1 || type.getRank() != 1)
+      return unknown;
+    int64_t step = slice.getSteps() ? (*slice.getSteps())[0] : 1;
+    int64_t size = in.getDimSize(0);
+    if (sliceLength(size, slice.getStarts()[0], slice.getEnds()[0], step) !=
+        count)
+      return unknown;
+    int64_t first = sliceStart(size, slice.getStarts()[0], step);
+    KnownElements known;
+    for (int64_t i = 0; i < count; ++i)
+      known.push_back((*data)[first + i * step]);
+    return known;
+  }
+  return unknown;
+}
+} // namespace
+
+std::optional<SmallVector<std::optional<int64_t>>>
+tgc::knownIntElements(Value value) {
+  return knownElements(value, 0);
+}

@@ -887,6 +887,18 @@ DynamicReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     if (inCount && outCount && *inCount != *outCount)
       return infer.fail("cannot reshape input ", shapeOf(*input), " (",
                         *inCount, " elements) to ", formatShape(dims));
+  } else if (auto known = knownIntElements(adaptor.getShape());
+             known && static_cast<int64_t>(known->size()) == rank) {
+    // Elements known before the function runs (a Concat of constants and
+    // static dims read with Shape) give those dims.
+    for (auto [i, v] : llvm::enumerate(*known)) {
+      if (!v || *v < 0)
+        continue;
+      if (*v > 0 || !adaptor.getCopyZeros())
+        dims[i] = *v;
+      else if (static_cast<int64_t>(i) < input->getRank())
+        dims[i] = input->getDimSize(i);
+    }
   }
   inferred.push_back(RankedTensorType::get(dims, input->getElementType()));
   return success();

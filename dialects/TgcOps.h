@@ -101,6 +101,17 @@ inline bool hasDataDependentShape(mlir::Operation *op) {
   return op->hasTrait<OpTrait::DataDependentShape>();
 }
 
+/// The elements of a small static 0-D or 1-D integer tensor `value` (a
+/// shape computed by the function) that are known before it runs, in
+/// order, with nullopt for an element known only when it runs; none when
+/// nothing can be said (not such a tensor, or built by ops this does not
+/// follow). Follows constants, tgc.shape_of (the input's static dims),
+/// tgc.concat, tgc.gather at constant positions, tgc.slice, tgc.cast to an
+/// integer type, and the shape views: ONNX's shape arithmetic (Shape,
+/// Gather, Unsqueeze, Concat) ahead of ConstantOfShape, Expand or Reshape.
+std::optional<llvm::SmallVector<std::optional<int64_t>>>
+knownIntElements(mlir::Value value);
+
 } // namespace tgc
 
 #endif // TGC_DIALECTS_TGCOPS_H

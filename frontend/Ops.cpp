@@ -789,6 +789,29 @@ Tensor tgc::dynamicBroadcastTo(const Tensor &x, const Tensor &shape,
     if (!mlir::ShapedType::isDynamic(size) && size != 1)
       dims[rank - xType.getRank() + d] = size;
   }
+  // The shape's elements known before the function runs (ONNX: Concat of
+  // constants and of static dims read with Shape) decide their dims too.
+  int64_t given = shapeType.getDimSize(0);
+  if (auto known = knownIntElements(valueOf(shape));
+      known && static_cast<int64_t>(known->size()) == given) {
+    for (int64_t i = 0; i < given; ++i) {
+      std::optional<int64_t> s = (*known)[static_cast<size_t>(i)];
+      if (!s || *s < 0)
+        continue;
+      int64_t r = rank - given + i, d = r - (rank - xType.getRank());
+      if (d < 0) {
+        dims[r] = *s; // the shape alone
+        continue;
+      }
+      int64_t size = xType.getDimSize(d);
+      if (mlir::ShapedType::isDynamic(size)) {
+        if (*s != 1)
+          dims[r] = *s; // the input's dim must be 1 or s
+      } else if (size == 1) {
+        dims[r] = *s;
+      }
+    }
+  }
   auto type = mlir::RankedTensorType::get(dims, xType.getElementType());
   return rec.build<DynamicBroadcastToOp>(type, valueOf(x), valueOf(shape));
 }

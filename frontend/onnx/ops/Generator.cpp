@@ -113,14 +113,49 @@ llvm::Error convConstantOfShape(Importer &im) {
   return llvm::Error::success();
 }
 
+/// Range whose operands are computed when the function runs (Mask R-CNN's
+/// arange over its detections): n = max(ceil((limit - start) / delta), 0)
+/// in f64; the positions 0..n-1 are NonZero's coordinates of n trues (a
+/// data-dependent shape: n is known once the ops before it ran, and the rest
+/// is specialized for it); then start + i * delta in the operands' dtype.
+llvm::Error dynamicRange(Importer &im) {
+  TRY(start, im.in(0));
+  TRY(limit, im.in(1));
+  TRY(delta, im.in(2));
+  for (const Tensor *t : {&start, &limit, &delta})
+    if (t->rank() != 0 && !(t->rank() == 1 && t->dim(0) == 1))
+      return im.fail("start, limit and delta must be scalars, not " +
+                     t->describe());
+  DType dtype = start.dtype();
+  if (limit.dtype() != dtype || delta.dtype() != dtype)
+    return im.fail("start, limit and delta must have one dtype, not " +
+                   start.describe() + ", " + limit.describe() + " and " +
+                   delta.describe());
+  if (dtype == DType::I1)
+    return im.unsupported("a Range of " + start.describe());
+  auto asF64 = [&](const Tensor &t) {
+    return tgc::cast(tgc::reshape(t, {}), DType::F64);
+  };
+  TRYT(count,
+       tgc::ceil(tgc::div(tgc::sub(asF64(limit), asF64(start)), asF64(delta))));
+  TRYT(n, tgc::cast(tgc::maximum(count, Scalar(0.0)), DType::I64));
+  TRYT(length, tgc::reshape(n, {1}));
+  TRYT(trues,
+       tgc::dynamicBroadcastTo(tgc::scalar(Scalar(true), DType::I1), length));
+  TRYT(positions, tgc::reshape(tgc::nonzero(trues), {-1}));
+  TRYT(steps, tgc::cast(positions, dtype));
+  TRYT(y, tgc::add(tgc::reshape(start, {}),
+                   tgc::mul(steps, tgc::reshape(delta, {}))));
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 llvm::Error convRange(Importer &im) {
   TRY(startT, im.constIn(0));
   TRY(limitT, im.constIn(1));
   TRY(deltaT, im.constIn(2));
   if (!startT || !limitT || !deltaT)
-    return im.unsupported(
-        "start, limit and delta must be constants; a dynamic Range "
-        "is not supported");
+    return dynamicRange(im);
   DType dtype = startT->dtype();
   double start = startT->getDouble(0), limit = limitT->getDouble(0),
          delta = deltaT->getDouble(0);

@@ -362,11 +362,11 @@ TEST_F(TracerTest, ShapeOfAndDynamicReshape) {
           shapes.push_back(t.shape());
         return out;
       });
-  EXPECT_EQ(shapes,
-            (std::vector<Shape>{{3},
-                                {kDynamic, kDynamic, 2, 2},
-                                {kDynamic, kDynamic, kDynamic, kDynamic},
-                                {kDynamic, kDynamic}}));
+  // Without the hint the target's constant elements still give dims.
+  EXPECT_EQ(shapes, (std::vector<Shape>{{3},
+                                        {kDynamic, kDynamic, 2, 2},
+                                        {kDynamic, kDynamic, 2, 2},
+                                        {kDynamic, kDynamic}}));
   auto r = run(traced, {f32({1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
   ASSERT_EQ(r.size(), 4u);
   expectValues(r[0], DType::I64, {3}, {1, 2, 4});
