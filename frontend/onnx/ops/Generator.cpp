@@ -7,9 +7,12 @@
 
 #include "frontend/onnx/ImporterInternal.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 using namespace tgc;
 using namespace tgc::onnximpl;
@@ -161,8 +164,15 @@ llvm::Error convRange(Importer &im) {
          delta = deltaT->getDouble(0);
   if (delta == 0)
     return im.fail("delta must not be 0");
-  int64_t n = std::max<int64_t>(
-      0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+  double count = std::ceil((limit - start) / delta);
+  // (Converting a double beyond int64 is undefined: 1e32 came out negative,
+  // an empty range.)
+  if (!(count < 0x1p62))
+    return im.fail(llvm::formatv("a Range from {0:e} to {1:e} by {2:e} "
+                                 "has too many elements",
+                                 start, limit, delta)
+                       .str());
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
   auto t = HostTensor::allocate(dtype, {n});
   if (!t.ok())
     return im.fail(std::string(t.status().message()));
