@@ -1135,6 +1135,74 @@ void DynamicSliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 namespace {
+/// The most elements of a constant whose nonzero coordinates are folded.
+constexpr int64_t kMaxFoldedNonZeroElements = 1 << 16;
+
+/// nonzero(constant) => the constant of its coordinates, cast to the declared
+/// (dynamic) type: once the shapes are known, ONNX Range's positions (the
+/// coordinates of n trues) are a constant, not a split and a host op.
+struct NonZeroOfConstant : OpRewritePattern<NonZeroOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NonZeroOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr input;
+    if (!matchPattern(op.getInput(), m_Constant(&input)))
+      return failure();
+    auto type = cast<RankedTensorType>(input.getType());
+    if (!type.hasStaticShape() ||
+        type.getNumElements() > kMaxFoldedNonZeroElements)
+      return failure();
+    Type element = type.getElementType();
+    SmallVector<int64_t> flat;
+    int64_t i = 0;
+    if (isa<FloatType>(element)) {
+      for (const APFloat &v : input.getValues<APFloat>()) {
+        if (!v.isZero()) // NaN is nonzero
+          flat.push_back(i);
+        ++i;
+      }
+    } else if (element.isIntOrIndex()) {
+      for (const APInt &v : input.getValues<APInt>()) {
+        if (!v.isZero())
+          flat.push_back(i);
+        ++i;
+      }
+    } else {
+      return failure();
+    }
+    int64_t rank = type.getRank();
+    auto count = static_cast<int64_t>(flat.size());
+    auto resultType =
+        RankedTensorType::get({rank, count}, rewriter.getIntegerType(64));
+    if (!tensor::CastOp::areCastCompatible(resultType, op.getType()))
+      return failure();
+    // Row d holds dim d's coordinate of each nonzero element, in order.
+    SmallVector<int64_t> coordinates(rank * count);
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t rest = flat[j];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        coordinates[d * count + j] = rest % type.getDimSize(d);
+        rest /= type.getDimSize(d);
+      }
+    }
+    Value result = ConstantOp::create(
+        rewriter, op.getLoc(), resultType,
+        DenseElementsAttr::get(resultType, ArrayRef<int64_t>(coordinates)));
+    if (resultType != op.getType())
+      result =
+          tensor::CastOp::create(rewriter, op.getLoc(), op.getType(), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void NonZeroOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<NonZeroOfConstant>(context);
+}
+
+namespace {
 /// How many leading elements of `axis` `slice` keeps when it keeps exactly
 /// a prefix there (start 0, step 1) and every element of the other dims of
 /// its input `shape`; none otherwise.

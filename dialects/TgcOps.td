@@ -782,6 +782,7 @@ def Tgc_NonZeroOp : Tgc_Op<"nonzero", [Tgc_DataDependentShape]> {
   let results = (outs Tgc_I64Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tgc_UniqueOp : Tgc_Op<"unique", [Tgc_DataDependentShape]> {

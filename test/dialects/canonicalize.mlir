@@ -1485,3 +1485,22 @@ func.func @reduce_of_unit_dims(%x: tensor<?x1xi64>, %y: tensor<2x1x3xbf16>) -> (
   %m = tgc.reduce_mean %y {axes = array<i64: 1, 2>} : (tensor<2x1x3xbf16>) -> tensor<2xbf16>
   return %s, %k, %m : tensor<?xi64>, tensor<2x1x3xbf16>, tensor<2xbf16>
 }
+
+// -----
+
+// nonzero of a constant is the constant of its coordinates (NaN counts as
+// nonzero), cast to the declared type; of an argument it stays.
+// CHECK-LABEL: func.func @nonzero_constant(
+// CHECK-DAG:     %[[C:.*]] = tgc.constant dense<{{\[\[}}0, 1, 1], [1, 0, 2]]> : tensor<2x3xi64>
+// CHECK-DAG:     %[[F:.*]] = tensor.cast %[[C]] : tensor<2x3xi64> to tensor<2x?xi64>
+// CHECK-DAG:     %[[T:.*]] = tgc.constant dense<{{\[\[}}0, 1, 2, 3]]> : tensor<1x4xi64>
+// CHECK-DAG:     %[[A:.*]] = tgc.nonzero %arg0
+// CHECK:         return %[[F]], %{{.*}}, %[[A]]
+func.func @nonzero_constant(%x: tensor<3xi1>) -> (tensor<2x?xi64>, tensor<1x?xi64>, tensor<1x?xi64>) {
+  %c = tgc.constant dense<[[0.0, 2.0, 0.0], [-1.0, 0.0, 0x7FC00000]]> : tensor<2x3xf32>
+  %n = tgc.nonzero %c : (tensor<2x3xf32>) -> tensor<2x?xi64>
+  %t = tgc.constant dense<true> : tensor<4xi1>
+  %m = tgc.nonzero %t : (tensor<4xi1>) -> tensor<1x?xi64>
+  %a = tgc.nonzero %x : (tensor<3xi1>) -> tensor<1x?xi64>
+  return %n, %m, %a : tensor<2x?xi64>, tensor<1x?xi64>, tensor<1x?xi64>
+}
