@@ -133,11 +133,14 @@ tgc::specializeForShapes(func::FuncOp func,
   // Shape arithmetic (tgc.shape_of and what imported models compute from it)
   // folds to constants now that shapes are concrete; tgc-infer-shapes then
   // makes tgc.dynamic_reshape results static and canonicalization turns them
-  // into tgc.reshape. Alternate until none is left.
+  // into tgc.reshape; data-dependent ops whose operands became constants
+  // fold too (a dynamic_slice of constant bounds, a nonzero of a constant).
+  // Alternate until none is left.
   auto hasShapeOps = [&] {
     bool found = false;
     clone.walk([&](Operation *op) {
-      found |= isa<ShapeOfOp, DynamicReshapeOp, DynamicBroadcastToOp>(op);
+      found |= isa<ShapeOfOp, DynamicReshapeOp>(op) ||
+               hasDataDependentShape(op);
     });
     return found;
   };

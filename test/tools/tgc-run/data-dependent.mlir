@@ -97,3 +97,16 @@ func.func @bad_broadcast(%x: tensor<3xf32>, %shape: tensor<2xi64>) -> tensor<?x?
   %y = tgc.dynamic_broadcast_to %x, %shape : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// Bounds that are constants (no shape arithmetic around them) fold away
+// once the function is specialized: one plan, no split.
+// RUN: tgc-run %s --function=constant_bounds --input=6xf32=1,2,3,4,5,6 --print-plan | FileCheck %s --check-prefix=CONSTANT-BOUNDS
+// CONSTANT-BOUNDS-NOT: staged plan
+// CONSTANT-BOUNDS: result #0: tensor<3xf32> = [2, 4, 6]
+func.func @constant_bounds(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %s = tgc.constant dense<1> : tensor<1xi64>
+  %e = tgc.constant dense<9> : tensor<1xi64>
+  %st = tgc.constant dense<2> : tensor<1xi64>
+  %y = tgc.dynamic_slice %x, %s, %e, %st {axes = array<i64: 0>} : (tensor<?xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
