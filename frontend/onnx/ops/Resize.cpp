@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/TgcOps.h"
 #include "frontend/onnx/ImporterInternal.h"
 
 #include <algorithm>
@@ -201,6 +202,8 @@ struct ResizeRequest {
   /// Per resized axis: the scales, or the output sizes.
   std::vector<double> scales;
   std::vector<int64_t> sizes;
+  /// Sizes the function computes (none known before it runs).
+  std::optional<Tensor> computedSizes;
 };
 
 /// The attribute 'mode' of Upsample and of Resize before opset 11 (nearest
@@ -335,7 +338,33 @@ llvm::Error readScalesInput(Importer &im, ResizeRequest &r, int i) {
 }
 
 /// The sizes as input #3 (Resize from opset 11), exclusive with the scales.
+/// Sizes the function computes are taken as constants where every element
+/// is known before it runs (the static dims read with Shape), else as a
+/// tensor (computedSizes).
 llvm::Error readSizesInput(Importer &im, ResizeRequest &r) {
+  if (im.has(3)) {
+    TRY(known, im.constIn(3));
+    if (!known) {
+      if (!r.scales.empty())
+        return im.fail("only one of scales and sizes may be given");
+      TRY(sizes, im.in(3));
+      auto numAxes = static_cast<int64_t>(r.axes.size());
+      if (sizes.rank() != 1 || sizes.dim(0) != numAxes ||
+          sizes.dtype() != DType::I64)
+        return im.fail("sizes (input #3) must be " + llvm::Twine(numAxes) +
+                       " i64 values, not " + sizes.describe());
+      auto elements = knownIntElements(valueOf(sizes));
+      if (elements && llvm::all_of(*elements, [](std::optional<int64_t> v) {
+            return v.has_value();
+          })) {
+        for (std::optional<int64_t> v : *elements)
+          r.sizes.push_back(*v);
+        return llvm::Error::success();
+      }
+      r.computedSizes = sizes;
+      return llvm::Error::success();
+    }
+  }
   TRY(sizesValue, readPerAxisInput(im, r, 3, "sizes"));
   if (sizesValue) {
     if (!r.scales.empty())
@@ -349,8 +378,124 @@ llvm::Error readSizesInput(Importer &im, ResizeRequest &r) {
   return llvm::Error::success();
 }
 
+/// The positions 0..n-1 of an axis of `n` (an i64 scalar the function
+/// computes) as f64: NonZero's coordinates of n trues.
+llvm::Expected<Tensor> positionsOf(Importer &im, const Tensor &n) {
+  TRYT(length, tgc::reshape(n, {1}));
+  TRYT(trues,
+       tgc::dynamicBroadcastTo(tgc::scalar(Scalar(true), DType::I1), length));
+  TRYT(flat, tgc::reshape(tgc::nonzero(trues), {-1}));
+  TRYT(positions, tgc::cast(flat, DType::F64));
+  return positions;
+}
+
+/// `x` resized to sizes the function computes (`r.computedSizes`), one
+/// separable step per axis with the positions and weights computed in the
+/// graph (the same formulas as resize::planAxis; once the shapes are known
+/// they fold to the constant tables). Nearest (every nearest_mode) and
+/// linear on half_pixel, pytorch_half_pixel, align_corners and asymmetric
+/// coordinates.
+llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
+                                  const ResizeRequest &r) {
+  const resize::Params &p = r.p;
+  if (p.mode != "nearest" && p.mode != "linear")
+    return im.unsupported("a " + p.mode +
+                          " Resize to sizes computed when the function runs "
+                          "is not supported (nearest and linear are)");
+  static const llvm::StringRef coordModes[] = {
+      "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"};
+  if (!llvm::is_contained(coordModes, p.coordMode) ||
+      p.nearestMode == "simple" || r.policy != "stretch")
+    return im.unsupported(
+        "a Resize to sizes computed when the function runs supports the "
+        "half_pixel, pytorch_half_pixel, align_corners and asymmetric "
+        "coordinate transformations with the stretch policy, not '" +
+        p.coordMode + "'" +
+        (r.policy != "stretch" ? " with '" + r.policy + "'" : std::string()));
+  int64_t rank = x.rank();
+  Tensor y = x;
+  for (auto [k, axis] : llvm::enumerate(r.axes)) {
+    auto elements = knownIntElements(valueOf(*r.computedSizes));
+    std::optional<int64_t> known =
+        elements ? (*elements)[k] : std::optional<int64_t>();
+    if (known && x.dim(axis) && *known == *x.dim(axis))
+      continue; // the same size: the identity on these transformations
+    TRYT(kth, tgc::gather(
+                  *r.computedSizes,
+                  tgc::scalar(Scalar(static_cast<int64_t>(k)), DType::I64), 0));
+    TRYT(inN, tgc::gather(tgc::shapeOf(y),
+                          tgc::scalar(Scalar(axis), DType::I64), 0));
+    TRYT(out, tgc::cast(kth, DType::F64));
+    TRYT(in, tgc::cast(inN, DType::F64));
+    TRY(o, positionsOf(im, kth));
+    // The source coordinate of each output position, as resize::planAxis
+    // computes it (scale = out / in, outWidth = scale * in).
+    TRYT(scale, tgc::div(out, in));
+    TRYT(outWidth, tgc::mul(scale, in));
+    TRYT(single, tgc::compare(ComparePredicate::eq, outWidth,
+                              tgc::scalar(Scalar(1.0), DType::F64)));
+    Tensor src;
+    if (p.coordMode == "align_corners") {
+      TRYT(s, tgc::div(tgc::mul(o, tgc::sub(in, Scalar(1.0))),
+                       tgc::sub(outWidth, Scalar(1.0))));
+      TRYT(sel, tgc::select(single, Scalar(0.0), s));
+      src = sel;
+    } else if (p.coordMode == "asymmetric") {
+      TRYT(s, tgc::div(o, scale));
+      src = s;
+    } else {
+      TRYT(s, tgc::sub(tgc::div(tgc::add(o, Scalar(0.5)), scale), Scalar(0.5)));
+      src = s;
+      if (p.coordMode == "pytorch_half_pixel") {
+        TRYT(sel, tgc::select(single, Scalar(-0.5), src));
+        src = sel;
+      }
+    }
+    TRYT(last, tgc::sub(in, Scalar(1.0)));
+    auto index = [&](const Tensor &at) -> llvm::Expected<Tensor> {
+      TRYT(clamped, tgc::minimum(tgc::maximum(at, Scalar(0.0)), last));
+      TRYT(i, tgc::cast(clamped, DType::I64));
+      return i;
+    };
+    std::vector<int64_t> column(static_cast<size_t>(rank - axis), 1);
+    column[0] = -1;
+    if (p.mode == "nearest") {
+      Tensor at;
+      if (p.nearestMode == "floor")
+        at = tgc::floor(src);
+      else if (p.nearestMode == "ceil")
+        at = tgc::ceil(src);
+      else if (p.nearestMode == "round_prefer_ceil")
+        at = tgc::floor(tgc::add(src, Scalar(0.5)));
+      else // round_prefer_floor
+        at = tgc::ceil(tgc::sub(src, Scalar(0.5)));
+      TRY(i, index(at));
+      TRYT(g, tgc::gather(y, i, axis));
+      y = g;
+      continue;
+    }
+    // Linear: the neighbours left and right of the source coordinate (edge
+    // padded), weighted by its distance from the left one.
+    TRYT(left, tgc::floor(src));
+    TRYT(weight, tgc::sub(src, left));
+    TRY(i0, index(left));
+    TRY(i1, index(tgc::add(left, Scalar(1.0))));
+    TRYT(w0, tgc::reshape(tgc::cast(tgc::sub(Scalar(1.0), weight), x.dtype()),
+                          column));
+    TRYT(w1, tgc::reshape(tgc::cast(weight, x.dtype()), column));
+    TRYT(g0, tgc::gather(y, i0, axis));
+    TRYT(g1, tgc::gather(y, i1, axis));
+    TRYT(mixed, tgc::add(tgc::mul(g0, w0), tgc::mul(g1, w1)));
+    y = mixed;
+  }
+  im.out(0, y);
+  return llvm::Error::success();
+}
+
 /// `x` resized as `r` asks.
 llvm::Error resizeAs(Importer &im, const Tensor &x, const ResizeRequest &r) {
+  if (r.computedSizes)
+    return resizeToComputedSizes(im, x, r);
   const resize::Params &p = r.p;
   const std::vector<int64_t> &axes = r.axes;
   const std::vector<double> &scales = r.scales;
