@@ -855,10 +855,12 @@ void nativeTopK(int64_t outer, int64_t len, int64_t inner, int64_t k,
     }
   };
   int64_t lines = outer * inner;
-  // Few long lines: each split across the threads, their candidates
-  // merged (the best k of the line are among the best k of each part).
+  // Few long lines and few of many: each line split across the threads,
+  // their candidates merged (the best k of the line are among the best k of
+  // each part). A large k gains nothing: the merge sorts them all again.
   constexpr int64_t kSplitLength = 1 << 16;
-  if (numThreads > 1 && lines < numThreads && len >= kSplitLength) {
+  if (numThreads > 1 && lines < numThreads && len >= kSplitLength &&
+      k * 16 <= len) {
     for (int64_t line = 0; line < lines; ++line) {
       int64_t o = line / inner, i = line % inner;
       const S *src = x + o * len * inner + i;
