@@ -79,6 +79,11 @@ inline bool isUnsupported(const llvm::Error &error) {
 struct BackendOptions {
   /// Run the backend's optimizing pipeline (cleanup, folding) first.
   bool optimize = true;
+  /// Set by compileStaged (Staged.h) for a function with nothing left to
+  /// split in its body: compile it whole, without staging again (a
+  /// data-dependent op nested in a loop or branch runs with that op on the
+  /// cpu backend's reference kernels).
+  bool staged = false;
   /// With `optimize`: fuse (post-ops into contractions, loop fusion).
   bool fuse = true;
   /// CPU: the intra-op thread count the plan will run with (0: default).

@@ -1,6 +1,7 @@
 //===- Staged.cpp - functions with data-dependent shapes, in stages -------===//
 
 #include "codegen/Staged.h"
+#include "codegen/reference/Interpreter.h"
 
 #include "dialects/TgcOps.h"
 #include "passes/Specialize.h"
@@ -76,6 +77,17 @@ runOnHost(Operation *op, const std::vector<runtime::HostTensor> &operands) {
     results.push_back(std::move(result->inverse));
     results.push_back(std::move(result->counts));
     return results;
+  }
+  if (isa<WhileOp>(op)) {
+    // A loop whose carried values change shape: the reference interpreter
+    // runs it whole, allocating as it goes.
+    std::vector<const runtime::HostTensor *> in;
+    for (const runtime::HostTensor &t : operands)
+      in.push_back(&t);
+    auto results = reference::runOpResults(op, in);
+    if (!results)
+      return absl::InvalidArgumentError(llvm::toString(results.takeError()));
+    return *std::move(results);
   }
   return located(absl::UnimplementedError("has no host kernel"));
 }
@@ -245,8 +257,17 @@ private:
 } // namespace
 
 namespace {
+/// A tgc.while whose results have dynamic dims once specialized: its carried
+/// values change shape as it runs (a concat growing one), so its result
+/// shapes depend on values like a data-dependent op's.
+bool isGrowingLoop(Operation *op) {
+  return isa<WhileOp>(op) && llvm::any_of(op->getResultTypes(), [](Type type) {
+           return !cast<RankedTensorType>(type).hasStaticShape();
+         });
+}
+
 bool splitsAt(Operation *op, StageSplit split) {
-  return hasDataDependentShape(op) ||
+  return hasDataDependentShape(op) || isGrowingLoop(op) ||
          (split == StageSplit::DataDependentAndControlFlow &&
           isa<IfOp, WhileOp>(op));
 }
@@ -262,6 +283,8 @@ Operation *codegen::firstSplitOp(func::FuncOp func, StageSplit split) {
 }
 
 bool codegen::needsStages(func::FuncOp func, StageSplit split) {
+  // Also one nested in a branch: the specialization may fold the branch away
+  // and leave it in the body.
   bool found = false;
   func.walk([&](Operation *op) {
     if (splitsAt(op, split)) {
@@ -282,35 +305,23 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
     return specialized.takeError();
   auto f = (*specialized)->lookupSymbol<func::FuncOp>(func.getName());
   Operation *dataDependent = firstSplitOp(f, split);
-  // One inside a branch or loop body cannot be split out of it, unless a
-  // split comes first: the ops after that are specialized again for the
-  // shapes it gives, where a branch on them may fold away (torchvision's
-  // batched_nms: `if boxes.numel() == 0` around NonMaxSuppression).
+  // One inside a branch or loop body is not split out of it: the cpu
+  // backend runs that control-flow op whole on its reference kernels (and
+  // the ops after a split are specialized again for the shapes it gives,
+  // where a branch on them may fold away: torchvision's batched_nms, `if
+  // boxes.numel() == 0` around NonMaxSuppression).
   Block &body = f.getBody().front();
-  Operation *nested = nullptr;
-  f.walk([&](Operation *op) {
-    if (nested || !hasDataDependentShape(op) || op->getBlock() == &body)
-      return;
-    if (!dataDependent ||
-        body.findAncestorOpInBlock(*op)->isBeforeInBlock(dataDependent))
-      nested = op;
-  });
-  // Inside control flow that runs whole on the cpu backend, that backend
-  // reports it.
-  if (nested && split == StageSplit::DataDependentAndControlFlow)
-    nested = nullptr;
-  if (nested)
-    return makeUnsupportedError(
-        locationString(nested->getLoc()) + ": '" +
-        nested->getName().getStringRef() +
-        "' inside a region: a data-dependent shape is supported only in a "
-        "function's body, not in a branch or loop body");
   BackendOptions stageOptions = options;
   stageOptions.planAlias.clear();
   stageOptions.planNotes.clear();
   stageOptions.savable = false;
-  if (!dataDependent) // folded away once the shapes were known
-    return backend.compile(f, inputShapes, stageOptions);
+  if (!dataDependent) { // folded away once the shapes were known
+    // What is left nested in a loop or branch runs with its control-flow op
+    // on the cpu backend's reference kernels: compile the function whole.
+    BackendOptions whole = stageOptions;
+    whole.staged = true;
+    return backend.compile(f, inputShapes, whole);
+  }
 
   auto definedBefore = [&](Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
@@ -389,7 +400,7 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
 
   // Control flow: the op alone, as a function for the cpu backend.
   func::FuncOp onHost;
-  if (!hasDataDependentShape(dataDependent)) {
+  if (!hasDataDependentShape(dataDependent) && !isGrowingLoop(dataDependent)) {
     onHost = func::FuncOp::create(
         builder, loc, (f.getName() + "__host").str(),
         builder.getFunctionType(dataDependent->getOperandTypes(),

@@ -195,16 +195,38 @@ bool checkCarried(OpRecorder &rec, const std::vector<Tensor> &next,
   return true;
 }
 
+/// checkCarried, where with `relaxShapes` a next value may also be more
+/// static than its (relaxed) carried type: it casts to it.
+bool checkCarriedRelaxed(OpRecorder &rec, const std::vector<Tensor> &next,
+                         TypeRange carried, bool relaxShapes) {
+  if (!relaxShapes || next.size() != carried.size())
+    return checkCarried(rec, next, carried);
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(next, carried))) {
+    Type type = typeOf(std::get<0>(pair));
+    if (type != std::get<1>(pair) &&
+        joinShapes(std::get<1>(pair), type) != std::get<1>(pair))
+      return checkCarried(rec, next, carried); // records the error
+  }
+  return true;
+}
+
 /// The tgc.while of traced `cond` and `body` blocks carrying `init`.
 std::vector<Tensor> buildWhile(OpRecorder &rec, const std::vector<Tensor> &init,
-                               TracedBlock &cond, TracedBlock &body) {
+                               TracedBlock &cond, TracedBlock &body,
+                               TypeRange carried = {}) {
   TraceState &state = *rec.state();
   yieldFrom(state, cond, rec.loc());
-  yieldFrom(state, body, rec.loc());
+  yieldFrom(state, body, rec.loc(), carried);
   SmallVector<Value> captures =
       liftCaptures({cond.block.get(), body.block.get()});
-  auto op = WhileOp::create(state.builder, rec.loc(), typesOf(init),
-                            valuesOf(init), captures);
+  // Initial values cast to carried types relaxed to dynamic dims.
+  SmallVector<Value> inits = valuesOf(init);
+  for (auto [i, value] : llvm::enumerate(inits))
+    if (i < carried.size() && value.getType() != carried[i])
+      value =
+          tensor::CastOp::create(state.builder, rec.loc(), carried[i], value);
+  auto op = WhileOp::create(state.builder, rec.loc(),
+                            TypeRange(ValueRange(inits)), inits, captures);
   op.getCond().push_back(cond.block.release());
   op.getBody().push_back(body.block.release());
   return finish(rec, op);
@@ -304,11 +326,10 @@ std::vector<Tensor> traceWhile(const std::vector<Tensor> &init,
   return buildWhile(rec, init, condBlock, bodyBlock);
 }
 
-std::vector<Tensor> traceCountedLoop(const std::vector<Tensor> &init,
-                                     std::optional<int64_t> length,
-                                     size_t numStacked,
-                                     const RegionBody &condBody,
-                                     const RegionBody &body, SourceLoc loc) {
+std::vector<Tensor>
+traceCountedLoop(const std::vector<Tensor> &init, std::optional<int64_t> length,
+                 size_t numStacked, const RegionBody &condBody,
+                 const RegionBody &body, SourceLoc loc, bool relaxShapes) {
   OpRecorder rec(WhileOp::getOperationName(), pointers(init), loc);
   if (!rec.ok())
     return {};
@@ -316,55 +337,77 @@ std::vector<Tensor> traceCountedLoop(const std::vector<Tensor> &init,
   Type counter = RankedTensorType::get({}, state.builder.getI64Type());
   // Carried: the step counter, the values, and the stacked buffers (added
   // once the body is traced: they take its per-iteration values' types).
-  SmallVector<Type> carried = {counter};
-  llvm::append_range(carried, typesOf(init));
+  SmallVector<Type> userCarried = {counter};
+  llvm::append_range(userCarried, typesOf(init));
+  SmallVector<Type> carried;
   bool bodyTraced = false;
-  TracedBlock bodyBlock = traceBlock(
-      state, carried, rec.loc(),
-      [&](Block &block,
-          const std::vector<Tensor> &args) -> std::vector<Tensor> {
-        std::vector<Tensor> out = body(args);
-        if (!checkYielded(rec, out, "the loop body"))
-          return {};
-        if (out.size() != init.size() + numStacked) {
-          rec.fail("the loop body returns " + llvm::Twine(out.size()) +
-                   " tensors for " + llvm::Twine(init.size()) +
-                   " carried values and " + llvm::Twine(numStacked) +
-                   " per-iteration outputs");
-          return {};
-        }
-        if (numStacked && !length) {
-          rec.fail("per-iteration outputs need a static trip count");
-          return {};
-        }
-        const Tensor &i = args[0];
-        std::vector<Tensor> next = {add(i, Scalar(1), loc)};
-        next.insert(next.end(), out.begin(), out.begin() + init.size());
-        for (size_t k = init.size(); k < out.size(); ++k) {
-          const Tensor &y = out[k];
-          std::vector<int64_t> shape = y.shape();
-          if (llvm::is_contained(shape, kDynamic)) {
-            rec.fail("per-iteration output #" + llvm::Twine(k - init.size()) +
-                     " is " + y.describe() +
-                     ": stacking needs the same static shape on every "
-                     "iteration");
+  TracedBlock bodyBlock;
+  // With relaxShapes: traced again while a carried value's shape changes.
+  for (int attempt = 0;; ++attempt) {
+    carried = userCarried;
+    bodyTraced = false;
+    bodyBlock = traceBlock(
+        state, carried, rec.loc(),
+        [&](Block &block,
+            const std::vector<Tensor> &args) -> std::vector<Tensor> {
+          std::vector<Tensor> out = body(args);
+          if (!checkYielded(rec, out, "the loop body"))
+            return {};
+          if (out.size() != init.size() + numStacked) {
+            rec.fail("the loop body returns " + llvm::Twine(out.size()) +
+                     " tensors for " + llvm::Twine(init.size()) +
+                     " carried values and " + llvm::Twine(numStacked) +
+                     " per-iteration outputs");
             return {};
           }
-          shape.insert(shape.begin(), *length);
-          Type type = RankedTensorType::get(shape, typeOf(y).getElementType());
-          Tensor stacked =
-              TensorAccess::make(block.addArgument(type, rec.loc()), state.id);
-          next.push_back(updateAt(stacked, i, y, loc));
+          if (numStacked && !length) {
+            rec.fail("per-iteration outputs need a static trip count");
+            return {};
+          }
+          const Tensor &i = args[0];
+          std::vector<Tensor> next = {add(i, Scalar(1), loc)};
+          next.insert(next.end(), out.begin(), out.begin() + init.size());
+          for (size_t k = init.size(); k < out.size(); ++k) {
+            const Tensor &y = out[k];
+            std::vector<int64_t> shape = y.shape();
+            if (llvm::is_contained(shape, kDynamic)) {
+              rec.fail("per-iteration output #" + llvm::Twine(k - init.size()) +
+                       " is " + y.describe() +
+                       ": stacking needs the same static shape on every "
+                       "iteration");
+              return {};
+            }
+            shape.insert(shape.begin(), *length);
+            Type type =
+                RankedTensorType::get(shape, typeOf(y).getElementType());
+            Tensor stacked = TensorAccess::make(
+                block.addArgument(type, rec.loc()), state.id);
+            next.push_back(updateAt(stacked, i, y, loc));
+          }
+          bodyTraced = true;
+          return next;
+        });
+    if (!bodyTraced)
+      return {}; // the body failed; its error is recorded
+    for (size_t k = 1 + init.size(); k < bodyBlock.yielded.size(); ++k)
+      carried.push_back(typeOf(bodyBlock.yielded[k]));
+    if (!checkYielded(rec, bodyBlock.yielded, "the loop body"))
+      return {};
+    bool relaxed = false;
+    if (relaxShapes && attempt < 4)
+      for (size_t k = 1; k < userCarried.size() && k < bodyBlock.yielded.size();
+           ++k) {
+        Type next = typeOf(bodyBlock.yielded[k]);
+        RankedTensorType joined = joinShapes(userCarried[k], next);
+        if (next != userCarried[k] && joined && joined != userCarried[k]) {
+          userCarried[k] = joined;
+          relaxed = true;
         }
-        bodyTraced = true;
-        return next;
-      });
-  if (!bodyTraced)
-    return {}; // the body failed; its error is recorded
-  for (size_t k = 1 + init.size(); k < bodyBlock.yielded.size(); ++k)
-    carried.push_back(typeOf(bodyBlock.yielded[k]));
-  if (!checkYielded(rec, bodyBlock.yielded, "the loop body") ||
-      !checkCarried(rec, bodyBlock.yielded, carried))
+      }
+    if (!relaxed)
+      break;
+  }
+  if (!checkCarriedRelaxed(rec, bodyBlock.yielded, carried, relaxShapes))
     return {};
   size_t userArgs = 1 + init.size();
   TracedBlock condBlock = traceBlock(
@@ -382,7 +425,8 @@ std::vector<Tensor> traceCountedLoop(const std::vector<Tensor> &init,
         std::vector<int64_t>(type.getShape().begin(), type.getShape().end()), 0,
         *toDType(type.getElementType()), loc));
   }
-  std::vector<Tensor> results = buildWhile(rec, start, condBlock, bodyBlock);
+  std::vector<Tensor> results =
+      buildWhile(rec, start, condBlock, bodyBlock, carried);
   if (results.empty())
     return {};
   results.erase(results.begin()); // the counter

@@ -21,12 +21,16 @@ namespace tgc::detail {
 /// buffers of `length` slices (carried too; slice i is written in iteration
 /// i, the others stay zero; `length` must be known when `numStacked` > 0).
 /// Returns the carried values and then the stacked buffers (empty when it
-/// could not be traced: the error is recorded).
+/// could not be traced: the error is recorded). With `relaxShapes` (ONNX
+/// Loop), a carried value whose shape the body changes (a concat growing it
+/// each iteration) is carried with dynamic dims where they differ: the body
+/// is traced again for the relaxed types, until they hold.
 std::vector<Tensor> traceCountedLoop(const std::vector<Tensor> &init,
                                      std::optional<int64_t> length,
                                      size_t numStacked,
                                      const RegionBody &condBody,
-                                     const RegionBody &body, SourceLoc loc);
+                                     const RegionBody &body, SourceLoc loc,
+                                     bool relaxShapes = false);
 
 } // namespace tgc::detail
 

@@ -1446,6 +1446,10 @@ llvm::Error CpuPlanEmitter::emitArguments() {
   return llvm::Error::success();
 }
 
+namespace {
+bool regionsArePlanned(Operation &op);
+} // namespace
+
 /// The step (or steps, or view, or constant) of one op of the function body.
 llvm::Error CpuPlanEmitter::emitOp(Operation &op) {
   std::string where =
@@ -1463,7 +1467,8 @@ llvm::Error CpuPlanEmitter::emitOp(Operation &op) {
                      !touchesEmptyTensors(loopFusion)))
     return emitLoopFusion(loopFusion, where);
   if (isa<IfOp, WhileOp>(op))
-    return emitControlFlow(op, where);
+    return regionsArePlanned(op) ? emitControlFlow(op, where)
+                                 : emitReferenceFallback(op, where);
   if (!isa_and_nonnull<TgcDialect>(op.getDialect()) || op.getNumResults() == 0)
     return unsupportedAt(&op, "is not supported by the CPU backend");
   if (isa<FusionOp>(op) && op.getNumResults() != 1 && !loopFusion)
@@ -1688,6 +1693,25 @@ llvm::Error CpuPlanEmitter::emitTopK(TopKOp op, const std::string &where) {
   }
   return emitWholeOpStep(*op, *kernel, "native", where, where);
 }
+
+namespace {
+/// Whether the CPU backend plans the regions of control-flow op `op`: its
+/// loop carries static types and no op inside has a data-dependent shape.
+/// Otherwise the whole op runs on the reference interpreter (a loop growing
+/// a carried value, Mask R-CNN's mask pasting that resizes to computed
+/// sizes in its body).
+bool regionsArePlanned(Operation &op) {
+  if (auto loop = dyn_cast<WhileOp>(op))
+    for (Type type : loop.getResultTypes())
+      if (!cast<RankedTensorType>(type).hasStaticShape())
+        return false;
+  bool dataDependent = false;
+  op.walk([&](Operation *inner) {
+    dataDependent |= inner != &op && hasDataDependentShape(inner);
+  });
+  return !dataDependent;
+}
+} // namespace
 
 namespace {
 /// The compiled plans of a control-flow op's regions and the modules their

@@ -72,7 +72,7 @@ public:
           const BackendOptions &options) const override {
     // An op whose result shape depends on values: the ops before it as one
     // plan, the op on the host, the rest compiled per shape when it runs.
-    if (needsStages(func))
+    if (!options.staged && needsStages(func))
       return compileStaged(*this, func, inputShapes, options);
     cpu::CompileOptions compileOptions;
     compileOptions.optimize = options.optimize;

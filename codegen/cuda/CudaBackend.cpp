@@ -76,7 +76,8 @@ public:
     // planner compiles no regions): the ops before it as one device plan,
     // the op on the host (control flow on the cpu backend), the rest
     // compiled per shape.
-    if (needsStages(func, StageSplit::DataDependentAndControlFlow))
+    if (!options.staged &&
+        needsStages(func, StageSplit::DataDependentAndControlFlow))
       return compileStaged(*this, func, inputShapes, options,
                            StageSplit::DataDependentAndControlFlow);
     // f16 / bf16: contractions on tensor cores with the ops between them

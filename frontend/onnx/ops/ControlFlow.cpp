@@ -311,7 +311,8 @@ llvm::Error convLoop(Importer &im) {
           alwaysTrue = false;
         return out;
       },
-      SourceLoc::current());
+      SourceLoc::current(),
+      /*relaxShapes=*/true); // a carried value may grow (a concat per step)
   if (!pending.failed() && numScans > 0 && !alwaysTrue)
     return im.unsupported(
         "scan outputs of a Loop whose condition may stop it early (their "
