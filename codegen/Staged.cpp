@@ -305,24 +305,22 @@ codegen::compileStaged(const Backend &backend, func::FuncOp func,
     return specialized.takeError();
   auto f = (*specialized)->lookupSymbol<func::FuncOp>(func.getName());
   Operation *dataDependent = firstSplitOp(f, split);
-  // One inside a branch or loop body is not split out of it: the cpu
-  // backend runs that control-flow op whole on its reference kernels (and
-  // the ops after a split are specialized again for the shapes it gives,
-  // where a branch on them may fold away: torchvision's batched_nms, `if
-  // boxes.numel() == 0` around NonMaxSuppression).
-  Block &body = f.getBody().front();
   BackendOptions stageOptions = options;
   stageOptions.planAlias.clear();
   stageOptions.planNotes.clear();
   stageOptions.savable = false;
   if (!dataDependent) { // folded away once the shapes were known
-    // What is left nested in a loop or branch runs with its control-flow op
-    // on the cpu backend's reference kernels: compile the function whole.
+    // One left inside a branch or loop body is not split out of it: the cpu
+    // backend runs that control-flow op whole on its reference kernels.
+    // (The ops after a split are specialized again for the shapes it gives,
+    // where a branch on them may fold away: torchvision's batched_nms, `if
+    // boxes.numel() == 0` around NonMaxSuppression.)
     BackendOptions whole = stageOptions;
     whole.staged = true;
     return backend.compile(f, inputShapes, whole);
   }
 
+  Block &body = f.getBody().front();
   auto definedBefore = [&](Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return arg.getOwner() == &body;

@@ -25,6 +25,16 @@
 using namespace mlir;
 using namespace tgc;
 
+namespace {
+/// `value` as `type`, through a tensor.cast where they differ only in how
+/// static they are (a folded op's result against its declared type).
+Value castTo(PatternRewriter &rewriter, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(rewriter, loc, type, value);
+}
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Constant evaluation helpers
 //===----------------------------------------------------------------------===//
@@ -1058,9 +1068,7 @@ struct DynamicBroadcastOfConstant : OpRewritePattern<DynamicBroadcastToOp> {
     Value result = op.getInput();
     if (type != in)
       result = BroadcastToOp::create(rewriter, op.getLoc(), type, result);
-    if (result.getType() != declared)
-      result = tensor::CastOp::create(rewriter, op.getLoc(), declared, result);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), result, declared));
     return success();
   }
 };
@@ -1121,9 +1129,7 @@ struct DynamicSliceOfConstant : OpRewritePattern<DynamicSliceOp> {
                                    rewriter.getDenseI64ArrayAttr(first),
                                    rewriter.getDenseI64ArrayAttr(last),
                                    rewriter.getDenseI64ArrayAttr(step));
-    if (type != declared)
-      result = tensor::CastOp::create(rewriter, op.getLoc(), declared, result);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), result, declared));
     return success();
   }
 };
@@ -1188,10 +1194,7 @@ struct NonZeroOfConstant : OpRewritePattern<NonZeroOp> {
     Value result = ConstantOp::create(
         rewriter, op.getLoc(), resultType,
         DenseElementsAttr::get(resultType, ArrayRef<int64_t>(coordinates)));
-    if (resultType != op.getType())
-      result =
-          tensor::CastOp::create(rewriter, op.getLoc(), op.getType(), result);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), result, op.getType()));
     return success();
   }
 };
@@ -1274,10 +1277,8 @@ struct TopKOfPrefix : OpRewritePattern<TopKOp> {
     for (SliceOp slice : slices) {
       Value v = slice.getInput() == op.getValues() ? smaller.getValues()
                                                    : smaller.getIndices();
-      if (v.getType() != slice.getType())
-        v = tensor::CastOp::create(rewriter, slice.getLoc(), slice.getType(),
-                                   v);
-      rewriter.replaceOp(slice, v);
+      rewriter.replaceOp(slice,
+                         castTo(rewriter, slice.getLoc(), v, slice.getType()));
     }
     rewriter.eraseOp(op);
     return success();
@@ -1550,19 +1551,15 @@ LogicalResult inlineBlock(Operation *op, Block &block, ValueRange inputs,
   if (!castable(yield->getOperandTypes(), op->getResultTypes()) ||
       !castable(inputs.getTypes(), block.getArgumentTypes()))
     return failure();
-  auto castTo = [&](Value value, Type type) -> Value {
-    if (value.getType() == type)
-      return value;
-    return tensor::CastOp::create(rewriter, op->getLoc(), type, value);
-  };
   IRMapping mapping;
   for (auto [arg, input] : llvm::zip(block.getArguments(), inputs))
-    mapping.map(arg, castTo(input, arg.getType()));
+    mapping.map(arg, castTo(rewriter, op->getLoc(), input, arg.getType()));
   for (Operation &inner : block.without_terminator())
     rewriter.clone(inner, mapping);
   SmallVector<Value> results;
   for (auto [v, type] : llvm::zip(yield->getOperands(), op->getResultTypes()))
-    results.push_back(castTo(mapping.lookupOrDefault(v), type));
+    results.push_back(
+        castTo(rewriter, op->getLoc(), mapping.lookupOrDefault(v), type));
   rewriter.replaceOp(op, results);
   return success();
 }

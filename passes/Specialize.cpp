@@ -139,8 +139,8 @@ tgc::specializeForShapes(func::FuncOp func,
   auto hasShapeOps = [&] {
     bool found = false;
     clone.walk([&](Operation *op) {
-      found |= isa<ShapeOfOp, DynamicReshapeOp>(op) ||
-               hasDataDependentShape(op);
+      found |=
+          isa<ShapeOfOp, DynamicReshapeOp>(op) || hasDataDependentShape(op);
     });
     return found;
   };

@@ -1447,7 +1447,22 @@ llvm::Error CpuPlanEmitter::emitArguments() {
 }
 
 namespace {
-bool regionsArePlanned(Operation &op);
+/// Whether the CPU backend plans the regions of control-flow op `op`: its
+/// loop carries static types and no op inside has a data-dependent shape.
+/// Otherwise the whole op runs on the reference interpreter (a loop growing
+/// a carried value, Mask R-CNN's mask pasting that resizes to computed
+/// sizes in its body).
+bool regionsArePlanned(Operation &op) {
+  if (auto loop = dyn_cast<WhileOp>(op))
+    for (Type type : loop.getResultTypes())
+      if (!cast<RankedTensorType>(type).hasStaticShape())
+        return false;
+  bool dataDependent = false;
+  op.walk([&](Operation *inner) {
+    dataDependent |= inner != &op && hasDataDependentShape(inner);
+  });
+  return !dataDependent;
+}
 } // namespace
 
 /// The step (or steps, or view, or constant) of one op of the function body.
@@ -1671,9 +1686,9 @@ llvm::Error CpuPlanEmitter::emitLoopFusion(FusionOp fusion,
 
 llvm::Error CpuPlanEmitter::emitReferenceFallback(Operation &op,
                                                   const std::string &where) {
-  // Multi-result ops (topk of unsigned integers), and loop fusions over
-  // empty tensors
-  // (touchesEmptyTensors), run on the reference kernels.
+  // Multi-result ops (topk of unsigned integers), loop fusions over empty
+  // tensors (touchesEmptyTensors) and control flow whose regions are not
+  // planned (regionsArePlanned) run on the reference kernels.
   return emitWholeOpStep(op, std::make_shared<ReferenceKernel>(&op),
                          "reference", where, where);
 }
@@ -1693,25 +1708,6 @@ llvm::Error CpuPlanEmitter::emitTopK(TopKOp op, const std::string &where) {
   }
   return emitWholeOpStep(*op, *kernel, "native", where, where);
 }
-
-namespace {
-/// Whether the CPU backend plans the regions of control-flow op `op`: its
-/// loop carries static types and no op inside has a data-dependent shape.
-/// Otherwise the whole op runs on the reference interpreter (a loop growing
-/// a carried value, Mask R-CNN's mask pasting that resizes to computed
-/// sizes in its body).
-bool regionsArePlanned(Operation &op) {
-  if (auto loop = dyn_cast<WhileOp>(op))
-    for (Type type : loop.getResultTypes())
-      if (!cast<RankedTensorType>(type).hasStaticShape())
-        return false;
-  bool dataDependent = false;
-  op.walk([&](Operation *inner) {
-    dataDependent |= inner != &op && hasDataDependentShape(inner);
-  });
-  return !dataDependent;
-}
-} // namespace
 
 namespace {
 /// The compiled plans of a control-flow op's regions and the modules their

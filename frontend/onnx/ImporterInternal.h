@@ -418,6 +418,12 @@ inline HostTensor scalarHost(DType dtype, int64_t value) {
 llvm::Expected<Tensor> convolve(Importer &im, const Tensor &x, const Tensor &w,
                                 std::optional<Tensor> bias);
 
+/// The i64 positions 0..n-1 for `n`, an i64 scalar the function computes:
+/// NonZero's coordinates of n trues (a data-dependent shape that folds to a
+/// constant once n is known). Computed Range and Resize use it
+/// (ops/Generator.cpp).
+llvm::Expected<Tensor> positionsUpTo(Importer &im, const Tensor &n);
+
 } // namespace tgc::onnximpl
 
 #endif // TGC_FRONTEND_ONNX_IMPORTERINTERNAL_H

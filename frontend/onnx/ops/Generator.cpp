@@ -116,6 +116,19 @@ llvm::Error convConstantOfShape(Importer &im) {
   return llvm::Error::success();
 }
 
+} // namespace
+
+llvm::Expected<Tensor> tgc::onnximpl::positionsUpTo(Importer &im,
+                                                    const Tensor &n) {
+  TRYT(length, tgc::reshape(n, {1}));
+  TRYT(trues,
+       tgc::dynamicBroadcastTo(tgc::scalar(Scalar(true), DType::I1), length));
+  TRYT(positions, tgc::reshape(tgc::nonzero(trues), {-1}));
+  return positions;
+}
+
+namespace {
+
 /// Range whose operands are computed when the function runs (Mask R-CNN's
 /// arange over its detections): n = max(ceil((limit - start) / delta), 0)
 /// in f64; the positions 0..n-1 are NonZero's coordinates of n trues (a
@@ -135,17 +148,15 @@ llvm::Error dynamicRange(Importer &im) {
                    start.describe() + ", " + limit.describe() + " and " +
                    delta.describe());
   if (dtype == DType::I1)
-    return im.unsupported("a Range of " + start.describe());
+    return im.unsupported("a Range of booleans (" + start.describe() +
+                          ") is not supported");
   auto asF64 = [&](const Tensor &t) {
     return tgc::cast(tgc::reshape(t, {}), DType::F64);
   };
   TRYT(count,
        tgc::ceil(tgc::div(tgc::sub(asF64(limit), asF64(start)), asF64(delta))));
   TRYT(n, tgc::cast(tgc::maximum(count, Scalar(0.0)), DType::I64));
-  TRYT(length, tgc::reshape(n, {1}));
-  TRYT(trues,
-       tgc::dynamicBroadcastTo(tgc::scalar(Scalar(true), DType::I1), length));
-  TRYT(positions, tgc::reshape(tgc::nonzero(trues), {-1}));
+  TRY(positions, positionsUpTo(im, n));
   TRYT(steps, tgc::cast(positions, dtype));
   TRYT(y, tgc::add(tgc::reshape(start, {}),
                    tgc::mul(steps, tgc::reshape(delta, {}))));

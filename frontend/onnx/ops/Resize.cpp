@@ -378,17 +378,6 @@ llvm::Error readSizesInput(Importer &im, ResizeRequest &r) {
   return llvm::Error::success();
 }
 
-/// The positions 0..n-1 of an axis of `n` (an i64 scalar the function
-/// computes) as f64: NonZero's coordinates of n trues.
-llvm::Expected<Tensor> positionsOf(Importer &im, const Tensor &n) {
-  TRYT(length, tgc::reshape(n, {1}));
-  TRYT(trues,
-       tgc::dynamicBroadcastTo(tgc::scalar(Scalar(true), DType::I1), length));
-  TRYT(flat, tgc::reshape(tgc::nonzero(trues), {-1}));
-  TRYT(positions, tgc::cast(flat, DType::F64));
-  return positions;
-}
-
 /// `x` resized to sizes the function computes (`r.computedSizes`), one
 /// separable step per axis with the positions and weights computed in the
 /// graph (the same formulas as resize::planAxis; once the shapes are known
@@ -414,8 +403,8 @@ llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
         (r.policy != "stretch" ? " with '" + r.policy + "'" : std::string()));
   int64_t rank = x.rank();
   Tensor y = x;
+  auto elements = knownIntElements(valueOf(*r.computedSizes));
   for (auto [k, axis] : llvm::enumerate(r.axes)) {
-    auto elements = knownIntElements(valueOf(*r.computedSizes));
     std::optional<int64_t> known =
         elements ? (*elements)[k] : std::optional<int64_t>();
     if (known && x.dim(axis) && *known == *x.dim(axis))
@@ -427,7 +416,8 @@ llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
                           tgc::scalar(Scalar(axis), DType::I64), 0));
     TRYT(out, tgc::cast(kth, DType::F64));
     TRYT(in, tgc::cast(inN, DType::F64));
-    TRY(o, positionsOf(im, kth));
+    TRY(positions, positionsUpTo(im, kth));
+    TRYT(o, tgc::cast(positions, DType::F64));
     // The source coordinate of each output position, as resize::planAxis
     // computes it (scale = out / in, outWidth = scale * in).
     TRYT(scale, tgc::div(out, in));
