@@ -378,19 +378,48 @@ llvm::Error readSizesInput(Importer &im, ResizeRequest &r) {
   return llvm::Error::success();
 }
 
+/// The cubic convolution weights of the taps at offsets -1, 0, 1, 2 for
+/// the fraction `t` (the coefficient `a`: -0.75 as PyTorch, ONNX's
+/// cubic_coeff_a).
+llvm::Expected<std::array<Tensor, 4>>
+cubicWeights(Importer &im, const Tensor &t, double a = -0.75) {
+  // w(d) = ((a+2)|d| - (a+3))|d|^2 + 1 for |d| <= 1,
+  //        ((a|d| - 5a)|d| + 8a)|d| - 4a for 1 < |d| < 2.
+  auto near = [&](const Tensor &d) -> llvm::Expected<Tensor> {
+    TRYT(p, tgc::mul(d, Scalar(a + 2)));
+    TRYT(q, tgc::sub(p, Scalar(a + 3)));
+    TRYT(d2, tgc::mul(d, d));
+    TRYT(r, tgc::mul(q, d2));
+    TRYT(s, tgc::add(r, Scalar(1.0)));
+    return s;
+  };
+  auto far = [&](const Tensor &d) -> llvm::Expected<Tensor> {
+    TRYT(p, tgc::mul(d, Scalar(a)));
+    TRYT(q, tgc::sub(p, Scalar(5 * a)));
+    TRYT(r, tgc::mul(q, d));
+    TRYT(s, tgc::add(r, Scalar(8 * a)));
+    TRYT(u, tgc::mul(s, d));
+    TRYT(v, tgc::sub(u, Scalar(4 * a)));
+    return v;
+  };
+  TRYT(t1, tgc::add(t, Scalar(1.0)));
+  TRYT(oneMinus, tgc::sub(Scalar(1.0), t));
+  TRYT(twoMinus, tgc::sub(Scalar(2.0), t));
+  TRY(w0, far(t1));
+  TRY(w1, near(t));
+  TRY(w2, near(oneMinus));
+  TRY(w3, far(twoMinus));
+  return std::array<Tensor, 4>{w0, w1, w2, w3};
+}
 /// `x` resized to sizes the function computes (`r.computedSizes`), one
 /// separable step per axis with the positions and weights computed in the
 /// graph (the same formulas as resize::planAxis; once the shapes are known
-/// they fold to the constant tables). Nearest (every nearest_mode) and
-/// linear on half_pixel, pytorch_half_pixel, align_corners and asymmetric
-/// coordinates.
+/// they fold to the constant tables). Nearest (every nearest_mode), linear
+/// and cubic (any cubic_coeff_a, exclude_outside or not) on half_pixel,
+/// pytorch_half_pixel, align_corners and asymmetric coordinates.
 llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
                                   const ResizeRequest &r) {
   const resize::Params &p = r.p;
-  if (p.mode != "nearest" && p.mode != "linear")
-    return im.unsupported("a " + p.mode +
-                          " Resize to sizes computed when the function runs "
-                          "is not supported (nearest and linear are)");
   static const llvm::StringRef coordModes[] = {
       "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"};
   if (!llvm::is_contained(coordModes, p.coordMode) ||
@@ -464,10 +493,59 @@ llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
       y = g;
       continue;
     }
-    // Linear: the neighbours left and right of the source coordinate (edge
-    // padded), weighted by its distance from the left one.
     TRYT(left, tgc::floor(src));
     TRYT(weight, tgc::sub(src, left));
+    if (p.mode == "cubic") {
+      // The four neighbours at -1, 0, 1, 2 from the left one (edge padded),
+      // weighted by the cubic convolution of their distances; with
+      // exclude_outside the taps outside the input weigh 0 and the others
+      // are scaled to sum to 1.
+      TRY(w, cubicWeights(im, weight, p.cubicA));
+      std::array<Tensor, 4> at;
+      for (int k = 0; k < 4; ++k) {
+        TRYT(pos, tgc::add(left, Scalar(double(k - 1))));
+        at[k] = pos;
+      }
+      if (p.excludeOutside) {
+        const Tensor zeroF64 = tgc::scalar(Scalar(0.0), DType::F64);
+        Tensor sum;
+        for (int k = 0; k < 4; ++k) {
+          TRYT(below, tgc::compare(ComparePredicate::lt, at[k], zeroF64));
+          TRYT(above, tgc::compare(ComparePredicate::gt, at[k], last));
+          TRYT(outside, tgc::logicalOr(below, above));
+          TRYT(kept, tgc::select(outside, Scalar(0.0), w[k]));
+          w[k] = kept;
+          if (k == 0) {
+            sum = kept;
+          } else {
+            TRYT(total, tgc::add(sum, kept));
+            sum = total;
+          }
+        }
+        TRYT(zero, tgc::compare(ComparePredicate::eq, sum, zeroF64));
+        for (int k = 0; k < 4; ++k) {
+          TRYT(scaled, tgc::select(zero, w[k], tgc::div(w[k], sum)));
+          w[k] = scaled;
+        }
+      }
+      Tensor mixed;
+      for (int k = 0; k < 4; ++k) {
+        TRY(i, index(at[k]));
+        TRYT(g, tgc::gather(y, i, axis));
+        TRYT(wk, tgc::reshape(tgc::cast(w[k], x.dtype()), column));
+        TRYT(term, tgc::mul(g, wk));
+        if (k == 0) {
+          mixed = term;
+        } else {
+          TRYT(total, tgc::add(mixed, term));
+          mixed = total;
+        }
+      }
+      y = mixed;
+      continue;
+    }
+    // Linear: the neighbours left and right of the source coordinate (edge
+    // padded), weighted by its distance from the left one.
     TRY(i0, index(left));
     TRY(i1, index(tgc::add(left, Scalar(1.0))));
     TRYT(w0, tgc::reshape(tgc::cast(tgc::sub(Scalar(1.0), weight), x.dtype()),
@@ -827,39 +905,6 @@ private:
   std::string padding;
 };
 
-/// The cubic convolution weights of the taps at offsets -1, 0, 1, 2 for
-/// the fraction `t` (A = -0.75, as PyTorch).
-llvm::Expected<std::array<Tensor, 4>> cubicWeights(Importer &im,
-                                                   const Tensor &t) {
-  const double a = -0.75;
-  // w(d) = ((a+2)|d| - (a+3))|d|^2 + 1 for |d| <= 1,
-  //        ((a|d| - 5a)|d| + 8a)|d| - 4a for 1 < |d| < 2.
-  auto near = [&](const Tensor &d) -> llvm::Expected<Tensor> {
-    TRYT(p, tgc::mul(d, Scalar(a + 2)));
-    TRYT(q, tgc::sub(p, Scalar(a + 3)));
-    TRYT(d2, tgc::mul(d, d));
-    TRYT(r, tgc::mul(q, d2));
-    TRYT(s, tgc::add(r, Scalar(1.0)));
-    return s;
-  };
-  auto far = [&](const Tensor &d) -> llvm::Expected<Tensor> {
-    TRYT(p, tgc::mul(d, Scalar(a)));
-    TRYT(q, tgc::sub(p, Scalar(5 * a)));
-    TRYT(r, tgc::mul(q, d));
-    TRYT(s, tgc::add(r, Scalar(8 * a)));
-    TRYT(u, tgc::mul(s, d));
-    TRYT(v, tgc::sub(u, Scalar(4 * a)));
-    return v;
-  };
-  TRYT(t1, tgc::add(t, Scalar(1.0)));
-  TRYT(oneMinus, tgc::sub(Scalar(1.0), t));
-  TRYT(twoMinus, tgc::sub(Scalar(2.0), t));
-  TRY(w0, far(t1));
-  TRY(w1, near(t));
-  TRY(w2, near(oneMinus));
-  TRY(w3, far(twoMinus));
-  return std::array<Tensor, 4>{w0, w1, w2, w3};
-}
 } // namespace
 
 static llvm::Error convGridSample(Importer &im) {
