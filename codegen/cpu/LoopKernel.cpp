@@ -13,6 +13,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "tgc/Version.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -21,8 +23,11 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
 #include <unistd.h>
 
@@ -31,20 +36,82 @@ using namespace tgc;
 
 namespace {
 
-class LoopFusionKernel final : public runtime::Kernel {
-public:
-  using Fn = void (*)(void **);
-  std::string label;
-  /// What holds the code: the engine that compiled it, or the JIT that
-  /// loaded it from the object cache.
+using LoopFn = void (*)(void **);
+
+std::atomic<uint64_t> compiledCount{0}, sharedCount{0};
+
+/// The compiled code of one loop kernel function: the engine that compiled
+/// it, or the JIT that loaded it from object code. Kernels whose generated
+/// functions are the same share one (LoopCodeCache), across the plans of
+/// the process: the plans of a function for several shapes (the lengths of
+/// a bounded dim, the counts a data-dependent op gives a staged function)
+/// compile a row-split kernel once per block size, not once per shape.
+struct LoopCode {
   std::unique_ptr<ExecutionEngine> engine;
   std::unique_ptr<llvm::orc::LLJIT> loaded;
-  /// One chunk: rows [begin, end) along the split dim.
-  struct Chunk {
-    int64_t begin, end;
-    Fn fn;
-  };
-  std::vector<Chunk> chunks;
+  LoopFn fn = nullptr;
+  /// The object code, where a plan holding the kernel may be saved.
+  std::string object;
+};
+
+/// The loop code of this process by key (KernelObjectCache::keyOf of what
+/// determines the code); weak entries, so code goes with its last kernel.
+class LoopCodeCache {
+public:
+  std::shared_ptr<const LoopCode> find(const std::string &key,
+                                       bool needObject) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it == entries.end())
+      return nullptr;
+    auto code = it->second.lock();
+    if (!code || (needObject && code->object.empty()))
+      return nullptr;
+    return code;
+  }
+  void insert(const std::string &key, std::shared_ptr<const LoopCode> code) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = entries.begin(); it != entries.end();)
+      it = it->second.expired() ? entries.erase(it) : std::next(it);
+    entries[key] = code;
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, std::weak_ptr<const LoopCode>> entries;
+};
+
+LoopCodeCache &loopCodeCache() {
+  // Never destroyed: kernels may outlive static destruction.
+  static LoopCodeCache *cache = new LoopCodeCache;
+  return *cache;
+}
+
+/// Rows per call of a row-split kernel: a power of two, about
+/// kBlockElements elements of its widest row, and no more than the next
+/// power of two of the rows. The code depends on the row count only
+/// through it: every count of at least the cap, and the counts of one
+/// power-of-two bucket below it, share a kernel.
+constexpr int64_t kBlockElements = 16384;
+
+int64_t blockRowsFor(int64_t rows, int64_t rowElements) {
+  uint64_t cap = static_cast<uint64_t>(
+      std::max<int64_t>(1, kBlockElements / std::max<int64_t>(1, rowElements)));
+  return static_cast<int64_t>(std::min(
+      llvm::bit_floor(cap),
+      llvm::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(rows, 1)))));
+}
+
+class LoopFusionKernel final : public runtime::Kernel {
+public:
+  std::string label;
+  std::shared_ptr<const LoopCode> code;
+  /// Rows along the split dim (0: the region runs whole, in one call) and
+  /// rows per call: full blocks run in place, the last partial one through
+  /// a scratch copy of its rows.
+  int64_t rows = 0, blockRows = 0;
+  /// Whether the blocks run on the context's threads.
+  bool parallel = false;
   /// Elements per row of each input and result (0: read whole).
   std::vector<int64_t> inputRowElements, outputRowElements;
   bool inPlace = false;
@@ -57,43 +124,81 @@ public:
   absl::Status run(const runtime::KernelContext &context,
                    const std::vector<runtime::HostTensor> &inputs,
                    std::vector<runtime::HostTensor> &outputs) const override {
-    size_t numArgs = inputs.size() + outputs.size();
-    auto runChunk = [&](const Chunk &chunk) {
-      void *pointers[64];
-      void *args[64];
-      std::vector<void *> heapPointers, heapArgs;
-      void **ptrs = pointers, **argv = args;
-      if (numArgs > 64) {
-        heapPointers.resize(numArgs);
-        heapArgs.resize(numArgs);
-        ptrs = heapPointers.data();
-        argv = heapArgs.data();
-      }
-      size_t k = 0;
-      for (size_t i = 0; i < inputs.size(); ++i, ++k)
-        ptrs[k] =
-            const_cast<char *>(static_cast<const char *>(inputs[i].data())) +
-            chunk.begin * inputRowElements[i] * 4;
-      for (size_t i = 0; i < outputs.size(); ++i, ++k)
-        ptrs[k] = static_cast<char *>(outputs[i].data()) +
-                  chunk.begin * outputRowElements[i] * 4;
+    const size_t numArgs = inputs.size() + outputs.size();
+    auto call = [&](void **ptrs) {
+      llvm::SmallVector<void *, 16> args(numArgs);
       for (size_t i = 0; i < numArgs; ++i)
-        argv[i] = &ptrs[i];
-      chunk.fn(argv);
+        args[i] = &ptrs[i];
+      code->fn(args.data());
     };
-    if (chunks.size() == 1) {
-      runChunk(chunks[0]);
+    llvm::SmallVector<void *, 16> ptrs(numArgs);
+    auto inputData = [&](size_t i) {
+      return const_cast<char *>(static_cast<const char *>(inputs[i].data()));
+    };
+    if (blockRows == 0) {
+      for (size_t i = 0; i < inputs.size(); ++i)
+        ptrs[i] = inputData(i);
+      for (size_t i = 0; i < outputs.size(); ++i)
+        ptrs[inputs.size() + i] = outputs[i].data();
+      call(ptrs.data());
       return absl::OkStatus();
     }
-    runtime::cpu::detail::parallelRange(
-        context.numThreads, static_cast<int64_t>(chunks.size()), 1,
-        [&](int64_t begin, int64_t end) {
-          for (int64_t c = begin; c < end; ++c)
-            runChunk(chunks[static_cast<size_t>(c)]);
-        });
+    const int64_t full = rows / blockRows, tail = rows % blockRows;
+    auto runBlock = [&](int64_t b) {
+      llvm::SmallVector<void *, 16> p(numArgs);
+      if (b < full) {
+        for (size_t i = 0; i < inputs.size(); ++i)
+          p[i] = inputData(i) + b * blockRows * inputRowElements[i] * 4;
+        for (size_t i = 0; i < outputs.size(); ++i)
+          p[inputs.size() + i] = static_cast<char *>(outputs[i].data()) +
+                                 b * blockRows * outputRowElements[i] * 4;
+        call(p.data());
+        return;
+      }
+      // The last `tail` rows: copied into a block of scratch (the rest
+      // zeros), computed there, and their results copied out.
+      const int64_t first = full * blockRows;
+      std::vector<std::vector<float>> scratch(numArgs);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        int64_t n = inputRowElements[i];
+        if (n == 0) {
+          p[i] = inputData(i);
+          continue;
+        }
+        scratch[i].assign(static_cast<size_t>(blockRows * n), 0.0f);
+        std::memcpy(scratch[i].data(), inputData(i) + first * n * 4,
+                    static_cast<size_t>(tail * n) * 4);
+        p[i] = scratch[i].data();
+      }
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        auto &buffer = scratch[inputs.size() + i];
+        buffer.assign(static_cast<size_t>(blockRows * outputRowElements[i]),
+                      0.0f);
+        p[inputs.size() + i] = buffer.data();
+      }
+      call(p.data());
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        int64_t n = outputRowElements[i];
+        std::memcpy(static_cast<char *>(outputs[i].data()) + first * n * 4,
+                    scratch[inputs.size() + i].data(),
+                    static_cast<size_t>(tail * n) * 4);
+      }
+    };
+    runtime::cpu::detail::parallelRange(parallel ? context.numThreads : 1,
+                                        full + (tail ? 1 : 0), 1,
+                                        [&](int64_t begin, int64_t end) {
+                                          for (int64_t b = begin; b < end; ++b)
+                                            runBlock(b);
+                                        });
     return absl::OkStatus();
   }
 };
+
+/// The name of the function computing `blockRows` rows (0: the whole
+/// region).
+std::string blockFunctionName(int64_t blockRows) {
+  return "chunk_" + std::to_string(blockRows);
+}
 
 int64_t numElements(Type type) {
   return cast<RankedTensorType>(type).getNumElements();
@@ -108,10 +213,12 @@ void initializeNativeTarget() {
 }
 
 /// Loads object code an ExecutionEngine produced into a JIT of its own and
-/// points the chunks at their packed entry points.
-absl::Status loadCachedObject(LoopFusionKernel &kernel,
-                              std::unique_ptr<llvm::MemoryBuffer> object,
-                              llvm::orc::JITTargetMachineBuilder builder) {
+/// finds the block function of `blockRows` in it.
+absl::StatusOr<std::shared_ptr<LoopCode>>
+loadCachedObject(std::unique_ptr<llvm::MemoryBuffer> object, int64_t blockRows,
+                 llvm::orc::JITTargetMachineBuilder builder) {
+  auto code = std::make_shared<LoopCode>();
+  code->object = object->getBuffer().str();
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(builder))
                  .create();
@@ -125,15 +232,12 @@ absl::Status loadCachedObject(LoopFusionKernel &kernel,
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
   if (llvm::Error error = (*jit)->addObjectFile(std::move(object)))
     return absl::InternalError(llvm::toString(std::move(error)));
-  for (LoopFusionKernel::Chunk &chunk : kernel.chunks) {
-    auto symbol = (*jit)->lookup("_mlir_chunk_" +
-                                 std::to_string(chunk.end - chunk.begin));
-    if (!symbol)
-      return absl::InternalError(llvm::toString(symbol.takeError()));
-    chunk.fn = symbol->toPtr<LoopFusionKernel::Fn>();
-  }
-  kernel.loaded = std::move(*jit);
-  return absl::OkStatus();
+  auto symbol = (*jit)->lookup("_mlir_" + blockFunctionName(blockRows));
+  if (!symbol)
+    return absl::InternalError(llvm::toString(symbol.takeError()));
+  code->fn = symbol->toPtr<LoopFn>();
+  code->loaded = std::move(*jit);
+  return code;
 }
 
 /// The JIT target of this process: the host CPU within the ISA oneDNN
@@ -163,20 +267,17 @@ void setLoopRecipe(LoopFusionKernel &kernel, std::string descriptor) {
 
 /// Records how to load `kernel` again: its layout and its object code
 /// (runtime/cpu/Recipes.h; loaded by loadLoopKernel).
-void recordLoopKernel(LoopFusionKernel &kernel, llvm::StringRef object,
-                      const std::string &target) {
+void recordLoopKernel(LoopFusionKernel &kernel, const std::string &target) {
   runtime::ByteWriter w;
   w.putString(kernel.label);
   w.putString(target);
-  w.put<uint64_t>(kernel.chunks.size());
-  for (const LoopFusionKernel::Chunk &chunk : kernel.chunks) {
-    w.put(chunk.begin);
-    w.put(chunk.end);
-  }
+  w.put(kernel.rows);
+  w.put(kernel.blockRows);
+  w.put(kernel.parallel);
   w.putInts(kernel.inputRowElements);
   w.putInts(kernel.outputRowElements);
   w.put(kernel.inPlace);
-  w.putString(std::string_view(object.data(), object.size()));
+  w.putString(kernel.code->object);
   setLoopRecipe(kernel, w.take());
 }
 
@@ -187,18 +288,19 @@ loadLoopKernel(std::string_view descriptor, runtime::cpu::RemakeContext &) {
   auto kernel = std::make_shared<LoopFusionKernel>();
   kernel->label = r.getString();
   std::string target = r.getString();
-  kernel->chunks.resize(r.getCount(16));
-  for (LoopFusionKernel::Chunk &chunk : kernel->chunks) {
-    chunk.begin = r.get<int64_t>();
-    chunk.end = r.get<int64_t>();
-    chunk.fn = nullptr;
-  }
+  kernel->rows = r.get<int64_t>();
+  kernel->blockRows = r.get<int64_t>();
+  kernel->parallel = r.get<bool>();
   kernel->inputRowElements = r.getInts();
   kernel->outputRowElements = r.getInts();
   kernel->inPlace = r.get<bool>();
   std::string object = r.getString();
   if (r.ok() && !r.atEnd())
     r.fail("unread bytes at the end");
+  if (r.ok() && (kernel->rows < 0 || kernel->blockRows < 0 ||
+                 (kernel->blockRows == 0) != (kernel->rows == 0)))
+    r.fail("a row split of " + std::to_string(kernel->rows) + " rows in " +
+           std::to_string(kernel->blockRows) + "-row blocks");
   if (!r.ok())
     return r.status();
   auto builder = jitTarget();
@@ -207,17 +309,21 @@ loadLoopKernel(std::string_view descriptor, runtime::cpu::RemakeContext &) {
   if (std::string here = jitTargetName(*builder); here != target)
     return absl::FailedPreconditionError(kernel->label + " was compiled for " +
                                          target + "; this CPU is " + here);
-  std::string label = kernel->label;
-  if (absl::Status s = loadCachedObject(
-          *kernel, llvm::MemoryBuffer::getMemBufferCopy(object, label),
-          *builder);
-      !s.ok())
-    return s;
+  auto code = loadCachedObject(
+      llvm::MemoryBuffer::getMemBufferCopy(object, kernel->label),
+      kernel->blockRows, *builder);
+  if (!code.ok())
+    return code.status();
+  kernel->code = *std::move(code);
   setLoopRecipe(*kernel, std::string(descriptor)); // as it was saved
   return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
 }
 
 } // namespace
+
+cpu::LoopKernelStats cpu::loopKernelStats() {
+  return {compiledCount.load(), sharedCount.load()};
+}
 
 void cpu::registerLoopKernelLoader() {
   runtime::cpu::registerKernelLoader("jit.loop", loadLoopKernel);
@@ -232,23 +338,14 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   auto kernel = std::make_shared<LoopFusionKernel>();
   kernel->label = "jit.loop[" + loopFusionOpList(fusion) + "]";
 
-  // Chunking along the row dim.
+  // Blocks of rows along the row dim, when the region has one.
   int64_t resultElements = 0;
   for (Type t : fusion.getResultTypes())
     resultElements += numElements(t);
-  std::optional<RowSplit> split;
-  int64_t numChunks = 1;
-  if (options.numThreads > 1 && resultElements >= options.minParallelElements)
-    split = analyzeRowSplit(fusion);
-  if (split)
-    numChunks = std::min<int64_t>(options.numThreads, split->size);
-  if (numChunks <= 1)
-    split.reset(), numChunks = 1;
-
-  // Row sizes per operand.
+  std::optional<RowSplit> split = analyzeRowSplit(fusion);
   Block &block = fusion.getBlock();
   auto rowElements = [&](Value v, bool row) -> int64_t {
-    if (!row)
+    if (!split || !row)
       return 0;
     auto type = cast<RankedTensorType>(v.getType());
     int64_t n = 1;
@@ -256,11 +353,23 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
       n *= type.getDimSize(d);
     return n;
   };
-  for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+  int64_t widestRow = 1;
+  for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
     kernel->inputRowElements.push_back(
-        split ? rowElements(arg, split->inputIsRow[i]) : 0);
-  for (Value v : block.getTerminator()->getOperands())
-    kernel->outputRowElements.push_back(split ? rowElements(v, true) : 0);
+        rowElements(arg, split && split->inputIsRow[i]));
+    widestRow = std::max(widestRow, kernel->inputRowElements.back());
+  }
+  for (Value v : block.getTerminator()->getOperands()) {
+    kernel->outputRowElements.push_back(rowElements(v, true));
+    widestRow = std::max(widestRow, kernel->outputRowElements.back());
+  }
+  if (split) {
+    kernel->rows = split->size;
+    kernel->blockRows = blockRowsFor(split->size, widestRow);
+    kernel->parallel = options.numThreads > 1 &&
+                       resultElements >= options.minParallelElements &&
+                       kernel->blockRows < kernel->rows;
+  }
 
   // In place only for regions of elementwise ops over one shape: every
   // element of the result reads the same element of the inputs, and nothing
@@ -272,7 +381,7 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
       elementwiseOnly = false;
   kernel->inPlace = elementwiseOnly;
 
-  // Generate the chunk functions in a context of our own.
+  // Generate the block function in a context of our own.
   DialectRegistry registry;
   registerLoopCodegenDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
@@ -284,30 +393,23 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
     return success();
   });
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  std::vector<int64_t> sizes;
-  for (int64_t c = 0; c < numChunks; ++c) {
-    int64_t begin = split ? split->size * c / numChunks : 0;
-    int64_t end = split ? split->size * (c + 1) / numChunks : 0;
-    kernel->chunks.push_back({begin, end, nullptr});
-    if (!llvm::is_contained(sizes, end - begin))
-      sizes.push_back(end - begin);
-  }
-  for (int64_t rows : sizes) {
-    std::string name = "chunk_" + std::to_string(rows);
-    auto func = buildLinalgFunction(
-        fusion, *module, name, split ? &*split : nullptr, split ? rows : -1);
-    if (failed(func))
-      return absl::InternalError("cannot lower " + kernel->label +
-                                 " to linalg: " + firstError);
-  }
+  const std::string name = blockFunctionName(kernel->blockRows);
+  auto func =
+      buildLinalgFunction(fusion, *module, name, split ? &*split : nullptr,
+                          split ? kernel->blockRows : -1);
+  if (failed(func))
+    return absl::InternalError("cannot lower " + kernel->label +
+                               " to linalg: " + firstError);
   auto builder = jitTarget();
   if (!builder)
     return absl::InternalError(llvm::toString(builder.takeError()));
   std::string target = jitTargetName(*builder);
+  bool keepObject = options.objectCache || options.keepObject;
 
-  // The object cache: everything that determines the code, hashed.
+  // Everything that determines the code, hashed: the key of this process's
+  // loop code and of the object cache.
   std::string cacheKey;
-  if (options.objectCache) {
+  {
     std::string material;
     llvm::raw_string_ostream os(material);
     module->print(os);
@@ -317,15 +419,28 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
        << "\nllvm=" << LLVM_VERSION_STRING << " tgc=" << TGC_VERSION << " "
        << KernelObjectCache::buildIdentity();
     cacheKey = KernelObjectCache::keyOf(material);
+  }
+  auto done = [&]() -> std::shared_ptr<const runtime::Kernel> {
+    if (keepObject && !kernel->code->object.empty())
+      recordLoopKernel(*kernel, target);
+    return kernel;
+  };
+  if (auto shared = loopCodeCache().find(cacheKey, keepObject)) {
+    sharedCount.fetch_add(1, std::memory_order_relaxed);
+    kernel->code = std::move(shared);
+    return done();
+  }
+  if (options.objectCache) {
     KernelObjectCache::Lookup hit = options.objectCache->load(cacheKey);
     if (hit.object) {
-      std::string object = hit.object->getBuffer().str();
-      if (loadCachedObject(*kernel, std::move(hit.object), *builder).ok()) {
-        recordLoopKernel(*kernel, object, target);
-        return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
-      }
+      auto code =
+          loadCachedObject(std::move(hit.object), kernel->blockRows, *builder);
       // Unusable after all: compile it (and store it again).
-      kernel->loaded.reset();
+      if (code.ok()) {
+        kernel->code = *code;
+        loopCodeCache().insert(cacheKey, kernel->code);
+        return done();
+      }
     }
   }
 
@@ -345,7 +460,6 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
-  bool keepObject = options.objectCache || options.keepObject;
   engineOptions.enableObjectDump = keepObject;
   if (options.dumpJit)
     module->print(llvm::errs());
@@ -355,39 +469,40 @@ cpu::createLoopFusionKernel(FusionOp fusion, const LoopKernelOptions &options) {
     return absl::InternalError(
         "JIT compilation of " + kernel->label +
         " failed: " + llvm::toString(engine.takeError()));
-  kernel->engine = std::move(*engine);
-  for (LoopFusionKernel::Chunk &chunk : kernel->chunks) {
-    int64_t rows = chunk.end - chunk.begin;
-    auto fn = kernel->engine->lookupPacked("chunk_" + std::to_string(rows));
-    if (!fn)
-      return absl::InternalError(llvm::toString(fn.takeError()));
-    chunk.fn = *fn;
-  }
+  compiledCount.fetch_add(1, std::memory_order_relaxed);
+  auto code = std::make_shared<LoopCode>();
+  code->engine = std::move(*engine);
+  auto fn = code->engine->lookupPacked(name);
+  if (!fn)
+    return absl::InternalError(llvm::toString(fn.takeError()));
+  code->fn = *fn;
   if (keepObject) {
     // The engine keeps the object it compiled; it can only write it to a
     // file: dump it (next to the cache's entries, or as a temporary file),
-    // store it and keep it in the kernel's recipe, remove the dump. A cache
-    // that cannot be written is not an error (the kernel works).
+    // store it and keep it with the code, remove the dump. A cache that
+    // cannot be written is not an error (the kernel works).
     std::string dump;
     if (options.objectCache) {
       dump = options.objectCache->pathOf(cacheKey) + ".dump" +
              std::to_string(::getpid()) + "-" +
-             std::to_string(reinterpret_cast<uintptr_t>(kernel.get()));
+             std::to_string(reinterpret_cast<uintptr_t>(code.get()));
     } else {
       llvm::SmallString<128> temp;
       if (!llvm::sys::fs::createTemporaryFile("tgc-loop", "o", temp))
         dump = std::string(temp);
     }
     if (!dump.empty()) {
-      kernel->engine->dumpToObjectFile(dump);
+      code->engine->dumpToObjectFile(dump);
       if (auto object = llvm::MemoryBuffer::getFile(
               dump, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
         if (options.objectCache)
           (void)options.objectCache->store(cacheKey, (*object)->getBuffer());
-        recordLoopKernel(*kernel, (*object)->getBuffer(), target);
+        code->object = (*object)->getBuffer().str();
       }
       llvm::sys::fs::remove(dump);
     }
   }
-  return std::shared_ptr<const runtime::Kernel>(std::move(kernel));
+  kernel->code = code;
+  loopCodeCache().insert(cacheKey, kernel->code);
+  return done();
 }

@@ -5,8 +5,14 @@
 // compile time. The kernel owns the engine; the runtime calls it like any
 // other kernel through a packed-argument wrapper taking one bare pointer
 // per input and per result. When the region splits into independent rows
-// (LoopCodegen's RowSplit) and is large enough, the rows are cut into one
-// chunk per thread, each running a function compiled for its chunk shape.
+// (LoopCodegen's RowSplit), the function computes a block of rows (about
+// 16384 elements of the widest row, a power of two, at most the rows' next
+// power of two) and runs once per block, on the threads when the region is
+// large enough; the last partial block runs on a scratch copy of its rows.
+// The code then depends on the row count only through the block size, and
+// kernels whose generated code is the same share it within the process: the
+// plans of one function for many shapes (a bounded dim's lengths, the counts
+// of a staged function's data-dependent op) compile it once per block size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,9 +31,10 @@ namespace tgc::cpu {
 class KernelObjectCache;
 
 struct LoopKernelOptions {
-  /// The thread count the kernel is compiled for (chunks per run).
+  /// The thread count of the plan (1: its blocks run on the calling
+  /// thread).
   int numThreads = 1;
-  /// Regions with fewer result elements than this run as one chunk.
+  /// Regions with fewer result elements than this run on one thread.
   int64_t minParallelElements = 16384;
   /// Vectorize the loops, in tiles of this many elements.
   bool vectorize = true;
@@ -44,6 +51,14 @@ struct LoopKernelOptions {
 /// Lets saved plans (runtime/cpu/PlanFile.h) load loop kernels: registers
 /// the "jit.loop" kernel loader (registerCpuBackend calls it).
 void registerLoopKernelLoader();
+
+/// What this process's loop kernels did: block functions JIT-compiled, and
+/// kernels that took the code another kernel had compiled (of another
+/// plan, shape or MLIR context).
+struct LoopKernelStats {
+  uint64_t compiled = 0, shared = 0;
+};
+LoopKernelStats loopKernelStats();
 
 /// JIT-compiles `fusion` (which must satisfy isLoopFusionSupported) into a
 /// kernel named "jit.loop[op,op,...]".

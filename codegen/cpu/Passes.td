@@ -38,7 +38,8 @@ def TgcLowerLoopFusionsToLinalg
     a `func.call` of it. With `vectorize`, the linalg ops are tiled and
     vectorized; with `to-llvm`, only the generated functions are kept and
     lowered to the LLVM dialect (the JIT's input). With `chunk-rows`, a
-    fusion that splits by rows becomes the per-thread chunk function.
+    fusion that splits by rows becomes the function of a block of that many
+    rows (the kernel calls it once per block).
   }];
   let options = [
     Option<"fuse", "fuse", "bool", /*default=*/"true",
@@ -50,8 +51,8 @@ def TgcLowerLoopFusionsToLinalg
            "Tile and vectorize the linalg ops (vector dialect on tensors; "
            "with to-llvm, lowered further)">,
     Option<"chunkRows", "chunk-rows", "int64_t", /*default=*/"-1",
-           "Generate the per-thread chunk function with this many rows (when "
-           "the region splits)">,
+           "Generate the function of a block of this many rows (when the "
+           "region splits)">,
   ];
 }
 
