@@ -247,6 +247,67 @@ void castLoop(const void *in, void *out, int64_t count, int numThreads) {
   });
 }
 
+/// A cast from or to a dtype without native traits (i16, the unsigned
+/// types): the reference interpreter's conversions (its runCast), element by
+/// element through the tensors' accessors, on the threads. f32 <-> u8 (the
+/// quantized tensors of QDQ models) take a direct loop with the same
+/// results.
+void castThroughAccessors(const HostTensor &in, HostTensor &out,
+                          int numThreads) {
+  const DType from = in.dtype(), to = out.dtype();
+  const int64_t count = in.numElements();
+  if (from == DType::F32 && to == DType::UI8) {
+    const float *src = in.dataAs<float>();
+    uint8_t *dst = out.dataAs<uint8_t>();
+    parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
+      // Local restrict pointers: a byte store may alias anything, so through
+      // the captured ones the loop would reload them and not vectorize.
+      const float *__restrict s = src;
+      uint8_t *__restrict d = dst;
+      for (int64_t i = b; i < e; ++i) {
+        // scalar::floatToInt(x, 8, unsigned): NaN and x <= 0 give 0, x >=
+        // 255 gives 255, the rest truncates; branch-free, so it vectorizes.
+        float x = s[i];
+        float c = x > 0.0f ? x : 0.0f;
+        c = c < 255.0f ? c : 255.0f;
+        d[i] = static_cast<uint8_t>(static_cast<int32_t>(c));
+      }
+    });
+    return;
+  }
+  if (from == DType::UI8 && to == DType::F32) {
+    const uint8_t *src = in.dataAs<uint8_t>();
+    float *dst = out.dataAs<float>();
+    parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
+      const uint8_t *__restrict s = src;
+      float *__restrict d = dst;
+      for (int64_t i = b; i < e; ++i)
+        d[i] = static_cast<float>(s[i]);
+    });
+    return;
+  }
+  const bool fromFloat = isFloatDType(from),
+             fromUnsigned = isUnsignedDType(from);
+  const unsigned bits = dtypeBits(to);
+  const bool toFloat = isFloatDType(to), toUnsigned = isUnsignedDType(to);
+  parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      if (toFloat) {
+        if (fromFloat)
+          out.setDouble(i, in.getDouble(i));
+        else if (fromUnsigned)
+          out.setUInt(i, in.getUInt(i));
+        else
+          out.setInt(i, in.getInt(i));
+      } else {
+        out.setInt(
+            i, fromFloat ? scalar::floatToInt(in.getDouble(i), bits, toUnsigned)
+                         : scalar::wrapInt(in.getInt(i), bits, toUnsigned));
+      }
+    }
+  });
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -489,9 +550,6 @@ absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to,
                                                const Shape &shape) {
   if (absl::Status s = checkShape(shape, "cast operand"); !s.ok())
     return s;
-  for (DType dtype : {from, to})
-    if (absl::Status s = checkNativeDType(dtype, "cast"); !s.ok())
-      return s;
   int64_t count = numElements(shape);
   if (count == 0)
     return makeNoOpKernel("native.cast");
@@ -506,6 +564,15 @@ absl::StatusOr<KernelPtr> createCastUnrecorded(DType from, DType to,
           return absl::OkStatus();
         },
         0);
+  if (!hasNativeTraits(from) || !hasNativeTraits(to))
+    return makeKernel(
+        "native.cast",
+        [](const KernelContext &context, const std::vector<HostTensor> &in,
+           std::vector<HostTensor> &out) {
+          castThroughAccessors(in[0], out[0], context.numThreads);
+          return absl::OkStatus();
+        },
+        dtypeSize(from) == dtypeSize(to) ? 0 : -1);
   bool oneDnnFrom =
       isOneDnnFloat(from) || from == DType::I8 || from == DType::I32;
   if (oneDnnFrom && isOneDnnFloat(to)) {
