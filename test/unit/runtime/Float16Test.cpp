@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace tgc::runtime;
@@ -191,6 +192,33 @@ TEST(Float16Test, BFloat16ExhaustiveRoundTripAndMidpoints) {
           << bits;
     }
   }
+}
+
+// floatToHalf and floatToBFloat16 take integer shortcuts; they give what
+// rounding the exact double once gives, for every float (all 2^32 were
+// checked when they were written; here every 251st bit pattern and the
+// neighbourhoods of the format boundaries).
+TEST(Float16Test, FloatShortcutsMatchRoundingTheDouble) {
+  auto check = [](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    uint16_t half = floatToHalf(f), want = doubleToHalf(static_cast<double>(f));
+    uint16_t bf = floatToBFloat16(f),
+             bfWant = doubleToBFloat16(static_cast<double>(f));
+    EXPECT_EQ(half, want) << std::hex << bits;
+    EXPECT_EQ(bf, bfWant) << std::hex << bits;
+    return half == want && bf == bfWant;
+  };
+  uint64_t failures = 0;
+  for (uint64_t b = 0; b <= 0xffffffffull && failures < 10; b += 251)
+    failures += !check(static_cast<uint32_t>(b));
+  for (uint32_t edge :
+       {0x00000000u, 0x33000000u, 0x33800000u, 0x38800000u, 0x387fe000u,
+        0x477fe000u, 0x477ff000u, 0x47800000u, 0x7f7f8000u, 0x7f7fffffu,
+        0x7f800000u, 0x7f800001u, 0x7fc00000u, 0x7fffffffu})
+    for (uint32_t sign : {0u, 0x80000000u})
+      for (int d = -4096; d <= 4096; ++d)
+        check((edge | sign) + static_cast<uint32_t>(d));
 }
 
 } // namespace
