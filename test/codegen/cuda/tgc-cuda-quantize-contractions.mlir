@@ -9,7 +9,9 @@
 // integer product is an i32 matmul of the casts, and the dequantization
 // subtracts zp * colsum(Wq) and multiplies by 0.02 * the column's scale
 // (column 0: max |w| = 1, so 0.02 / 127 = 1.5748e-4; its weights sum to
-// 380, so -28 * 380 = -10640).
+// 380, so -28 * 380 = -10640). Column 1 (-2, 1, 1, 0.5, twice) lies on the
+// int8 grid of 2 / 128 and keeps it (runtime/Quantize.h): -128, 64, 64,
+// 32, scale 0.02 * 2 / 128 = 3.125e-4, offset -28 * 64 = -1792.
 // CHECK-LABEL: func.func @matmul_u8
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x8xf32>)
 // CHECK-DAG:     %[[S:.*]] = tgc.constant dense<2.000000e-02> : tensor<f32>
@@ -19,15 +21,15 @@
 // CHECK:         %[[A:.*]] = tgc.add %[[R]], %[[ZP]]
 // CHECK:         %[[C:.*]] = tgc.clamp %[[A]] {max = 1.270000e+02 : f64, min = -1.280000e+02 : f64}
 // CHECK:         %[[Q:.*]] = tgc.cast %[[C]] : tensor<2x8xf32> to tensor<2x8xi8>
-// CHECK:         %[[W:.*]] = tgc.constant dense<{{\[\[}}127, 0, 127, -64, 127, 0, 127, -64], [-127, 64, 64, 32, -127, 64, 64, 32], [32, 127, 64, -32, 32, 127, 64, -32], [32, -127, 127, 64, 32, -127, 127, 64]]> : tensor<4x8xi8>
+// CHECK:         %[[W:.*]] = tgc.constant dense<{{\[\[}}127, 0, 127, -64, 127, 0, 127, -64], [-128, 64, 64, 32, -128, 64, 64, 32], [32, 127, 64, -32, 32, 127, 64, -32], [32, -127, 127, 64, 32, -127, 127, 64]]> : tensor<4x8xi8>
 // CHECK:         %[[ACC:.*]] = tgc.fusion <contraction>(%[[Q]], %[[W]]) : (tensor<2x8xi8>, tensor<4x8xi8>) -> tensor<2x4xi32>
 // CHECK:           tgc.cast %{{.*}} : tensor<2x8xi8> to tensor<2x8xi32>
 // CHECK:           tgc.cast %{{.*}} : tensor<4x8xi8> to tensor<4x8xi32>
 // CHECK:           tgc.matmul %{{.*}}, %{{.*}} {transpose_b} : (tensor<2x8xi32>, tensor<4x8xi32>) -> tensor<2x4xi32>
 // CHECK:         %[[F:.*]] = tgc.cast %[[ACC]] : tensor<2x4xi32> to tensor<2x4xf32>
-// CHECK:         %[[OFF:.*]] = tgc.constant dense<[-1.064000e+04, -1.848000e+03, -1.069600e+04, -5.376000e+03]>
+// CHECK:         %[[OFF:.*]] = tgc.constant dense<[-1.064000e+04, -1.792000e+03, -1.069600e+04, -5.376000e+03]>
 // CHECK:         %[[SUB:.*]] = tgc.sub %[[F]], %[[OFF]]
-// CHECK:         %[[SC:.*]] = tgc.constant dense<[1.57480317E-4, 3.14960635E-4, 3.14960635E-4, 1.57480317E-4]>
+// CHECK:         %[[SC:.*]] = tgc.constant dense<[1.57480317E-4, 3.125000e-04, 3.14960635E-4, 1.57480317E-4]>
 // CHECK:         %[[Y:.*]] = tgc.mul %[[SUB]], %[[SC]]
 // CHECK:         return %[[Y]]
 // CHECK-NOT:     tensor<8x4xf32>
