@@ -53,34 +53,38 @@ std::vector<float> quantizePerChannel(const float *w, int64_t n,
   std::vector<float> scales(maxima.size());
   for (size_t c = 0; c < maxima.size(); ++c)
     scales[c] = maxima[c] > 0 ? maxima[c] / top : 1.0f;
-  // Channels whose integers are the grid's (and may reach -128): one pass
-  // checks the tensor's two candidate grids and each channel's two.
+  // Channels whose integers are the grid's (and may reach -128). The
+  // candidate grids are max / 127 and max / 128 of the tensor and of each
+  // channel; one pass keeps those every weight lies on. Weights off every
+  // grid (most float weights) fail at their first elements: the rest of
+  // the pass only looks up their channel.
   std::vector<bool> exact(maxima.size(), false);
   if (levels == 127 && n > 0) {
-    const float largest = *std::max_element(maxima.begin(), maxima.end());
-    bool tensor127 = largest > 0, tensor128 = largest > 0;
-    std::vector<char> channel127(maxima.size(), 1),
-        channel128(maxima.size(), 1);
-    // Weights off every grid (most float weights) fail at their first
-    // elements: the rest of the pass only looks up their channel.
+    constexpr float kDivisors[2] = {127.0f, 128.0f};
+    struct Grids {
+      float scale[2];
+      bool on[2];
+      bool any() const { return on[0] || on[1]; }
+      float chosen() const { return on[0] ? scale[0] : scale[1]; }
+    };
+    auto gridsOf = [&](float max) {
+      return Grids{{max / kDivisors[0], max / kDivisors[1]},
+                   {max > 0, max > 0}};
+    };
+    Grids tensor = gridsOf(*std::max_element(maxima.begin(), maxima.end()));
+    std::vector<Grids> channel;
+    for (float m : maxima)
+      channel.push_back(gridsOf(m));
     for (int64_t i = 0; i < n; ++i) {
-      size_t c = static_cast<size_t>(channelOf(i));
-      if (!tensor127 && !tensor128 && !channel127[c] && !channel128[c])
-        continue;
-      float m = maxima[c];
-      tensor127 = tensor127 && detail::onGrid(w[i], largest / 127.0f);
-      tensor128 = tensor128 && detail::onGrid(w[i], largest / 128.0f);
-      channel127[c] =
-          channel127[c] && m > 0 && detail::onGrid(w[i], m / 127.0f);
-      channel128[c] =
-          channel128[c] && m > 0 && detail::onGrid(w[i], m / 128.0f);
+      Grids &own = channel[static_cast<size_t>(channelOf(i))];
+      for (Grids *g : {&tensor, &own})
+        for (int d = 0; d < 2; ++d)
+          g->on[d] = g->on[d] && detail::onGrid(w[i], g->scale[d]);
     }
     for (size_t c = 0; c < maxima.size(); ++c) {
-      if (tensor127 || tensor128)
-        scales[c] = largest / (tensor127 ? 127.0f : 128.0f);
-      else if (channel127[c] || channel128[c])
-        scales[c] = maxima[c] / (channel127[c] ? 127.0f : 128.0f);
-      exact[c] = tensor127 || tensor128 || channel127[c] || channel128[c];
+      const Grids &grids = tensor.any() ? tensor : channel[c];
+      if ((exact[c] = grids.any()))
+        scales[c] = grids.chosen();
     }
   }
   for (int64_t i = 0; i < n; ++i) {

@@ -124,65 +124,60 @@ public:
   absl::Status run(const runtime::KernelContext &context,
                    const std::vector<runtime::HostTensor> &inputs,
                    std::vector<runtime::HostTensor> &outputs) const override {
-    const size_t numArgs = inputs.size() + outputs.size();
-    auto call = [&](void **ptrs) {
-      llvm::SmallVector<void *, 16> args(numArgs);
-      for (size_t i = 0; i < numArgs; ++i)
-        args[i] = &ptrs[i];
-      code->fn(args.data());
-    };
-    llvm::SmallVector<void *, 16> ptrs(numArgs);
-    auto inputData = [&](size_t i) {
-      return const_cast<char *>(static_cast<const char *>(inputs[i].data()));
-    };
-    if (blockRows == 0) {
-      for (size_t i = 0; i < inputs.size(); ++i)
-        ptrs[i] = inputData(i);
-      for (size_t i = 0; i < outputs.size(); ++i)
-        ptrs[inputs.size() + i] = outputs[i].data();
-      call(ptrs.data());
-      return absl::OkStatus();
-    }
-    const int64_t full = rows / blockRows, tail = rows % blockRows;
+    const size_t numInputs = inputs.size(),
+                 numArgs = numInputs + outputs.size();
+    // The whole region is one block of no rows (every row size is 0).
+    const int64_t full = blockRows ? rows / blockRows : 1;
+    const int64_t tail = blockRows ? rows % blockRows : 0;
+    std::atomic<bool> outOfMemory{false};
     auto runBlock = [&](int64_t b) {
-      llvm::SmallVector<void *, 16> p(numArgs);
-      if (b < full) {
-        for (size_t i = 0; i < inputs.size(); ++i)
-          p[i] = inputData(i) + b * blockRows * inputRowElements[i] * 4;
-        for (size_t i = 0; i < outputs.size(); ++i)
-          p[inputs.size() + i] = static_cast<char *>(outputs[i].data()) +
-                                 b * blockRows * outputRowElements[i] * 4;
-        call(p.data());
-        return;
-      }
-      // The last `tail` rows: copied into a block of scratch (the rest
-      // zeros), computed there, and their results copied out.
-      const int64_t first = full * blockRows;
-      std::vector<std::vector<float>> scratch(numArgs);
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        int64_t n = inputRowElements[i];
-        if (n == 0) {
-          p[i] = inputData(i);
-          continue;
+      // Every argument at row `first` (those read whole at their start).
+      const int64_t first = b * blockRows;
+      llvm::SmallVector<void *, 16> p(numArgs), args(numArgs);
+      for (size_t i = 0; i < numInputs; ++i)
+        p[i] = const_cast<char *>(static_cast<const char *>(inputs[i].data())) +
+               first * inputRowElements[i] * 4;
+      for (size_t i = 0; i < outputs.size(); ++i)
+        p[numInputs + i] = static_cast<char *>(outputs[i].data()) +
+                           first * outputRowElements[i] * 4;
+      auto rowElements = [&](size_t a) {
+        return a < numInputs ? inputRowElements[a]
+                             : outputRowElements[a - numInputs];
+      };
+      // The last `tail` rows: computed in a block of this thread's staging
+      // buffer (the inputs' rows copied in, the rest zeros), their results
+      // copied out.
+      llvm::SmallVector<void *, 16> dest;
+      if (b == full) {
+        int64_t floats = 0;
+        for (size_t a = 0; a < numArgs; ++a)
+          floats += blockRows * rowElements(a);
+        auto *scratch = static_cast<float *>(runtime::cpu::detail::threadBuffer(
+            runtime::cpu::detail::ThreadBuffer::Staging,
+            static_cast<size_t>(floats) * 4));
+        if (!scratch) {
+          outOfMemory = true;
+          return;
         }
-        scratch[i].assign(static_cast<size_t>(blockRows * n), 0.0f);
-        std::memcpy(scratch[i].data(), inputData(i) + first * n * 4,
-                    static_cast<size_t>(tail * n) * 4);
-        p[i] = scratch[i].data();
+        dest.assign(p.begin() + numInputs, p.end());
+        for (size_t a = 0; a < numArgs; ++a) {
+          const int64_t n = rowElements(a);
+          if (n == 0)
+            continue;
+          if (a < numInputs) {
+            std::memcpy(scratch, p[a], static_cast<size_t>(tail * n) * 4);
+            std::fill(scratch + tail * n, scratch + blockRows * n, 0.0f);
+          }
+          p[a] = scratch;
+          scratch += blockRows * n;
+        }
       }
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        auto &buffer = scratch[inputs.size() + i];
-        buffer.assign(static_cast<size_t>(blockRows * outputRowElements[i]),
-                      0.0f);
-        p[inputs.size() + i] = buffer.data();
-      }
-      call(p.data());
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        int64_t n = outputRowElements[i];
-        std::memcpy(static_cast<char *>(outputs[i].data()) + first * n * 4,
-                    scratch[inputs.size() + i].data(),
-                    static_cast<size_t>(tail * n) * 4);
-      }
+      for (size_t i = 0; i < numArgs; ++i)
+        args[i] = &p[i];
+      code->fn(args.data());
+      for (size_t i = 0; i < dest.size(); ++i)
+        std::memcpy(dest[i], p[numInputs + i],
+                    static_cast<size_t>(tail * outputRowElements[i]) * 4);
     };
     runtime::cpu::detail::parallelRange(parallel ? context.numThreads : 1,
                                         full + (tail ? 1 : 0), 1,
@@ -190,6 +185,10 @@ public:
                                           for (int64_t b = begin; b < end; ++b)
                                             runBlock(b);
                                         });
+    if (outOfMemory)
+      return absl::ResourceExhaustedError(label +
+                                          ": no memory for a block of " +
+                                          std::to_string(blockRows) + " rows");
     return absl::OkStatus();
   }
 };

@@ -251,6 +251,21 @@ void castLoop(const void *in, void *out, int64_t count, int numThreads) {
   });
 }
 
+/// dst[i] = fn(src[i]) over `in` into `out`, on the threads, through
+/// restrict pointers (a byte store may alias anything: through the captured
+/// pointers the loop would reload them and not vectorize).
+template <typename S, typename D, typename Fn>
+void mapElements(const HostTensor &in, HostTensor &out, int numThreads, Fn fn) {
+  const S *source = in.dataAs<S>();
+  D *destination = out.dataAs<D>();
+  parallelRange(numThreads, in.numElements(), 32768, [&](int64_t b, int64_t e) {
+    const S *__restrict src = source;
+    D *__restrict dst = destination;
+    for (int64_t i = b; i < e; ++i)
+      dst[i] = fn(src[i]);
+  });
+}
+
 /// A cast from or to a dtype without native traits (i16, the unsigned
 /// types): the reference interpreter's conversions (its runCast), element by
 /// element through the tensors' accessors, on the threads. f32 <-> u8 (the
@@ -260,36 +275,17 @@ void castThroughAccessors(const HostTensor &in, HostTensor &out,
                           int numThreads) {
   const DType from = in.dtype(), to = out.dtype();
   const int64_t count = in.numElements();
-  if (from == DType::F32 && to == DType::UI8) {
-    const float *src = in.dataAs<float>();
-    uint8_t *dst = out.dataAs<uint8_t>();
-    parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
-      // Local restrict pointers: a byte store may alias anything, so through
-      // the captured ones the loop would reload them and not vectorize.
-      const float *__restrict s = src;
-      uint8_t *__restrict d = dst;
-      for (int64_t i = b; i < e; ++i) {
-        // scalar::floatToInt(x, 8, unsigned): NaN and x <= 0 give 0, x >=
-        // 255 gives 255, the rest truncates; branch-free, so it vectorizes.
-        float x = s[i];
-        float c = x > 0.0f ? x : 0.0f;
-        c = c < 255.0f ? c : 255.0f;
-        d[i] = static_cast<uint8_t>(static_cast<int32_t>(c));
-      }
+  if (from == DType::F32 && to == DType::UI8)
+    // scalar::floatToInt(x, 8, unsigned): NaN and x <= 0 give 0, x >= 255
+    // gives 255, the rest truncates; branch-free, so it vectorizes.
+    return mapElements<float, uint8_t>(in, out, numThreads, [](float x) {
+      float c = x > 0.0f ? x : 0.0f;
+      c = c < 255.0f ? c : 255.0f;
+      return static_cast<uint8_t>(static_cast<int32_t>(c));
     });
-    return;
-  }
-  if (from == DType::UI8 && to == DType::F32) {
-    const uint8_t *src = in.dataAs<uint8_t>();
-    float *dst = out.dataAs<float>();
-    parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
-      const uint8_t *__restrict s = src;
-      float *__restrict d = dst;
-      for (int64_t i = b; i < e; ++i)
-        d[i] = static_cast<float>(s[i]);
-    });
-    return;
-  }
+  if (from == DType::UI8 && to == DType::F32)
+    return mapElements<uint8_t, float>(
+        in, out, numThreads, [](uint8_t x) { return static_cast<float>(x); });
   const bool fromFloat = isFloatDType(from),
              fromUnsigned = isUnsignedDType(from);
   const unsigned bits = dtypeBits(to);

@@ -415,7 +415,7 @@ cubicWeights(Importer &im, const Tensor &t, double a = -0.75) {
 /// separable step per axis with the positions and weights computed in the
 /// graph (the same formulas as resize::planAxis; once the shapes are known
 /// they fold to the constant tables). Nearest (every nearest_mode), linear
-/// and cubic (any cubic_coeff_a, exclude_outside or not) on half_pixel,
+/// and cubic (any cubic_coeff_a; exclude_outside or not) on half_pixel,
 /// pytorch_half_pixel, align_corners and asymmetric coordinates.
 llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
                                   const ResizeRequest &r) {
@@ -495,65 +495,59 @@ llvm::Error resizeToComputedSizes(Importer &im, const Tensor &x,
     }
     TRYT(left, tgc::floor(src));
     TRYT(weight, tgc::sub(src, left));
+    // The taps around the source coordinate (edge padded) and their
+    // weights: the left and right neighbours by distance (linear), or the
+    // four at -1, 0, 1, 2 by the cubic convolution of their distances. With
+    // exclude_outside (as resize::planAxis) the taps outside the input
+    // weigh 0 and the others are scaled to sum to 1.
+    std::vector<Tensor> at, w;
     if (p.mode == "cubic") {
-      // The four neighbours at -1, 0, 1, 2 from the left one (edge padded),
-      // weighted by the cubic convolution of their distances; with
-      // exclude_outside the taps outside the input weigh 0 and the others
-      // are scaled to sum to 1.
-      TRY(w, cubicWeights(im, weight, p.cubicA));
-      std::array<Tensor, 4> at;
+      TRY(cubic, cubicWeights(im, weight, p.cubicA));
+      w.assign(cubic.begin(), cubic.end());
       for (int k = 0; k < 4; ++k) {
         TRYT(pos, tgc::add(left, Scalar(double(k - 1))));
-        at[k] = pos;
+        at.push_back(pos);
       }
-      if (p.excludeOutside) {
-        const Tensor zeroF64 = tgc::scalar(Scalar(0.0), DType::F64);
-        Tensor sum;
-        for (int k = 0; k < 4; ++k) {
-          TRYT(below, tgc::compare(ComparePredicate::lt, at[k], zeroF64));
-          TRYT(above, tgc::compare(ComparePredicate::gt, at[k], last));
-          TRYT(outside, tgc::logicalOr(below, above));
-          TRYT(kept, tgc::select(outside, Scalar(0.0), w[k]));
-          w[k] = kept;
-          if (k == 0) {
-            sum = kept;
-          } else {
-            TRYT(total, tgc::add(sum, kept));
-            sum = total;
-          }
-        }
-        TRYT(zero, tgc::compare(ComparePredicate::eq, sum, zeroF64));
-        for (int k = 0; k < 4; ++k) {
-          TRYT(scaled, tgc::select(zero, w[k], tgc::div(w[k], sum)));
-          w[k] = scaled;
-        }
-      }
-      Tensor mixed;
-      for (int k = 0; k < 4; ++k) {
-        TRY(i, index(at[k]));
-        TRYT(g, tgc::gather(y, i, axis));
-        TRYT(wk, tgc::reshape(tgc::cast(w[k], x.dtype()), column));
-        TRYT(term, tgc::mul(g, wk));
-        if (k == 0) {
-          mixed = term;
-        } else {
-          TRYT(total, tgc::add(mixed, term));
-          mixed = total;
-        }
-      }
-      y = mixed;
-      continue;
+    } else {
+      TRYT(right, tgc::add(left, Scalar(1.0)));
+      TRYT(leftWeight, tgc::sub(Scalar(1.0), weight));
+      at = {left, right};
+      w = {leftWeight, weight};
     }
-    // Linear: the neighbours left and right of the source coordinate (edge
-    // padded), weighted by its distance from the left one.
-    TRY(i0, index(left));
-    TRY(i1, index(tgc::add(left, Scalar(1.0))));
-    TRYT(w0, tgc::reshape(tgc::cast(tgc::sub(Scalar(1.0), weight), x.dtype()),
-                          column));
-    TRYT(w1, tgc::reshape(tgc::cast(weight, x.dtype()), column));
-    TRYT(g0, tgc::gather(y, i0, axis));
-    TRYT(g1, tgc::gather(y, i1, axis));
-    TRYT(mixed, tgc::add(tgc::mul(g0, w0), tgc::mul(g1, w1)));
+    // The sum of `terms`, left to right.
+    auto sum = [&](const std::vector<Tensor> &terms) -> llvm::Expected<Tensor> {
+      Tensor total = terms[0];
+      for (size_t k = 1; k < terms.size(); ++k) {
+        TRYT(next, tgc::add(total, terms[k]));
+        total = next;
+      }
+      return total;
+    };
+    if (p.excludeOutside) {
+      const Tensor zeroF64 = tgc::scalar(Scalar(0.0), DType::F64);
+      for (size_t k = 0; k < at.size(); ++k) {
+        TRYT(below, tgc::compare(ComparePredicate::lt, at[k], zeroF64));
+        TRYT(above, tgc::compare(ComparePredicate::gt, at[k], last));
+        TRYT(outside, tgc::logicalOr(below, above));
+        TRYT(kept, tgc::select(outside, Scalar(0.0), w[k]));
+        w[k] = kept;
+      }
+      TRY(total, sum(w));
+      TRYT(zero, tgc::compare(ComparePredicate::eq, total, zeroF64));
+      for (Tensor &wk : w) {
+        TRYT(scaled, tgc::select(zero, wk, tgc::div(wk, total)));
+        wk = scaled;
+      }
+    }
+    std::vector<Tensor> terms;
+    for (size_t k = 0; k < at.size(); ++k) {
+      TRY(i, index(at[k]));
+      TRYT(g, tgc::gather(y, i, axis));
+      TRYT(wk, tgc::reshape(tgc::cast(w[k], x.dtype()), column));
+      TRYT(term, tgc::mul(g, wk));
+      terms.push_back(term);
+    }
+    TRY(mixed, sum(terms));
     y = mixed;
   }
   im.out(0, y);

@@ -1,6 +1,7 @@
 //===- BackendTest.cpp - the backend registry and its clients -------------===//
 
 #include "codegen/Backend.h"
+#include "TestSources.h"
 #include "codegen/Backends.h"
 #include "dialects/TgcOps.h"
 #include "passes/Specialize.h"
@@ -31,17 +32,12 @@ func.func @f(%x: tensor<?x4xf32>, %y: tensor<4xf32>) -> tensor<?x4xf32> {
 }
 )mlir";
 
-class BackendTest : public ::testing::Test {
+class BackendTest : public tgc::testing::SourceTest {
 protected:
+  BackendTest() : SourceTest(kSource) {}
   void SetUp() override {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    module = mlir::parseSourceString<mlir::ModuleOp>(kSource, &context);
-    ASSERT_TRUE(module);
-    func = module->lookupSymbol<mlir::func::FuncOp>("f");
-    codegen::registerAllBackends();
+    SourceTest::SetUp();
+    func = get("f");
   }
   std::vector<HostTensor> inputs(int64_t rows) {
     HostTensor x = *HostTensor::allocate(DType::F32, {rows, 4});
@@ -52,8 +48,6 @@ protected:
       y.setDouble(i, 0.5 * static_cast<double>(i));
     return {x, y};
   }
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp func;
 };
 
@@ -265,10 +259,8 @@ namespace {
 
 // The op categories are traits on the ops (dialects/TgcOps.h), not lists.
 TEST(OpCategories, TraitsMarkTheOpsOfEachCategory) {
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  mlir::MLIRContext context;
+  tgc::testing::loadAllDialects(context);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
 func.func @f(%x: tensor<2x3xf32>, %w: tensor<3x3xf32>, %b: tensor<2x3xi1>) -> tensor<6xf32> {
   %0 = tgc.exp %x : tensor<2x3xf32>
@@ -308,10 +300,8 @@ func.func @f(%x: tensor<2x3xf32>, %w: tensor<3x3xf32>, %b: tensor<2x3xi1>) -> te
 namespace {
 
 TEST(BackendOptions, UnknownActivationLayoutsAreAnError) {
-  mlir::DialectRegistry registry;
-  registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
+  mlir::MLIRContext context;
+  tgc::testing::loadAllDialects(context);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tgc.relu %x : tensor<4xf32>

@@ -230,10 +230,7 @@ HostTensor random(std::vector<int64_t> shape, unsigned seed, float lo = -1,
 class Int8PlanTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    tgc::testing::loadAllDialects(context);
     codegen::registerAllBackends();
   }
   mlir::func::FuncOp parse(const std::string &source) {

@@ -1,9 +1,9 @@
 //===- KernelObjectCacheTest.cpp - the persistent loop-kernel cache -------===//
 
 #include "codegen/cpu/KernelObjectCache.h"
+#include "TestSources.h"
 #include "codegen/Backend.h"
 #include "codegen/Backends.h"
-#include "tools/lib/Registration.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -158,10 +158,7 @@ TEST(KernelObjectCache, TheCpuBackendReusesLoopKernels) {
   options.cacheDir = dir;
   auto compileAndRun = [&]() -> std::vector<HostTensor> {
     mlir::MLIRContext context;
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    tgc::testing::loadAllDialects(context);
     auto module =
         mlir::parseSourceString<mlir::ModuleOp>(kLoopSource, &context);
     EXPECT_TRUE(module);

@@ -8,12 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cpu/LoopKernel.h"
+#include "TestSources.h"
 #include "codegen/Backend.h"
-#include "codegen/Backends.h"
-#include "tools/lib/Registration.h"
+#include "runtime/ByteStream.h"
+#include "runtime/cpu/Recipes.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -50,17 +49,12 @@ std::vector<HostTensor> rowsInputs(int64_t rows) {
   return {x, y};
 }
 
-class LoopKernelTest : public ::testing::Test {
+class LoopKernelTest : public tgc::testing::SourceTest {
 protected:
+  LoopKernelTest() : SourceTest(kRowsSource) {}
   void SetUp() override {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    module = mlir::parseSourceString<mlir::ModuleOp>(kRowsSource, &context);
-    ASSERT_TRUE(module);
-    func = module->lookupSymbol<mlir::func::FuncOp>("f");
-    codegen::registerAllBackends();
+    SourceTest::SetUp();
+    func = get("f");
   }
 
   /// Compiles @f for `rows` on the CPU backend (kept in `plans`), runs it
@@ -93,8 +87,6 @@ protected:
     plans.push_back(std::move(*compiled));
   }
 
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp func;
   std::vector<std::unique_ptr<codegen::CompiledFunction>> plans;
 };
@@ -126,6 +118,33 @@ TEST_F(LoopKernelTest, SmallCountsRunInTheirPowerOfTwoBlock) {
   compileRunAndCheck(7, 2);
   compileRunAndCheck(6, 1);
   EXPECT_EQ(cpu::loopKernelStats().compiled, before.compiled);
+}
+
+// A saved loop kernel whose row split does not hold together (a damaged
+// plan) is a located DataLoss error, not a kernel that reads out of bounds.
+TEST_F(LoopKernelTest, ALoadedKernelChecksItsRowSplit) {
+  for (auto [rows, blockRows] :
+       {std::pair<int64_t, int64_t>{5, 0}, {0, 4}, {-3, 2}}) {
+    runtime::ByteWriter w;
+    w.putString("jit.loop[exp]");
+    w.putString("some cpu");
+    w.put(rows);
+    w.put(blockRows);
+    w.put(false);
+    w.putInts({4});
+    w.putInts({4});
+    w.put(false);
+    w.putString("");
+    runtime::cpu::RemakeContext remake;
+    auto kernel = runtime::cpu::remakeKernel("jit.loop", w.take(), remake);
+    ASSERT_FALSE(kernel.ok());
+    EXPECT_EQ(kernel.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_NE(std::string(kernel.status().message())
+                  .find("a row split of " + std::to_string(rows) + " rows in " +
+                        std::to_string(blockRows) + "-row blocks"),
+              std::string::npos)
+        << kernel.status();
+  }
 }
 
 } // namespace

@@ -121,10 +121,7 @@ std::vector<HostTensor> netInputs() {
 class PlanFileTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
+    tgc::testing::loadAllDialects(context);
     codegen::registerAllBackends(); // the loop kernels' loader
   }
 
@@ -617,10 +614,7 @@ TEST_F(PlanFileTest, TheCpuBackendCachesWholePlans) {
   std::vector<HostTensor> args = netInputs();
   auto compileAndRun = [&](bool expectLoaded) -> std::vector<HostTensor> {
     mlir::MLIRContext local;
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    local.appendDialectRegistry(registry);
-    local.loadAllAvailableDialects();
+    tgc::testing::loadAllDialects(local);
     auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &local);
     EXPECT_TRUE(module);
     auto func = module->lookupSymbol<mlir::func::FuncOp>("net");
@@ -710,10 +704,7 @@ TEST_F(PlanFileTest, PlansOfOneFunctionSharePrepackedWeights) {
   // Each plan against the same plan compiled in a context of its own.
   for (auto [i, batch] : llvm::enumerate(std::vector<int64_t>{1, 3, 2, 5})) {
     mlir::MLIRContext alone;
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    alone.appendDialectRegistry(registry);
-    alone.loadAllAvailableDialects();
+    tgc::testing::loadAllDialects(alone);
     auto module =
         mlir::parseSourceString<mlir::ModuleOp>(dynamicSource(), &alone);
     ASSERT_TRUE(module);

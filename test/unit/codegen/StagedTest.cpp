@@ -10,9 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Staged.h"
+#include "TestSources.h"
 #include "codegen/Backend.h"
-#include "codegen/Backends.h"
-#include "tools/lib/Registration.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -96,20 +95,9 @@ func.func @branch_after_split(%x: tensor<6xf32>) -> tensor<?xi64> {
 }
 )mlir";
 
-class StagedTest : public ::testing::Test {
+class StagedTest : public tgc::testing::SourceTest {
 protected:
-  void SetUp() override {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    module = mlir::parseSourceString<mlir::ModuleOp>(kSource, &context);
-    ASSERT_TRUE(module);
-    codegen::registerAllBackends();
-  }
-  mlir::func::FuncOp get(llvm::StringRef name) {
-    return module->lookupSymbol<mlir::func::FuncOp>(name);
-  }
+  StagedTest() : SourceTest(kSource) {}
   /// 6 rows of which those in `positive` sum to > 0, and weights.
   static std::vector<HostTensor> inputs(const std::vector<int> &positive) {
     HostTensor x = *HostTensor::allocate(DType::F32, {6, 4});
@@ -124,8 +112,6 @@ protected:
       w.setDouble(i, 0.1 * static_cast<double>(i) - 0.3);
     return {x, w};
   }
-  mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
 void expectSame(const std::vector<HostTensor> &got,
