@@ -93,7 +93,11 @@ const CpuIsa &cpuIsa() {
   return *isa;
 }
 
-int int8WeightLevels() { return cpuIsa().vnni ? 127 : 63; }
+Int8WeightRule int8WeightRule(bool unsignedInput) {
+  if (cpuIsa().vnni)
+    return {127, 0};
+  return unsignedInput ? Int8WeightRule{127, 128} : Int8WeightRule{63, 0};
+}
 
 std::string blockedLayoutName(int64_t channelBlock) {
   return absl::StrCat("nChw", channelBlock, "c");

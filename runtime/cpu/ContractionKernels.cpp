@@ -276,26 +276,42 @@ absl::Status bindContraction(
   return absl::OkStatus();
 }
 
-/// Constant weights quantized to s8 per output channel, symmetric:
-/// scales[c] = max |w[c]| / int8WeightLevels() (1 for an all-zero channel),
-/// values =
-/// round(w / scales[c]). `channelOf` maps a flat index of `w` to its
-/// channel.
+/// Constant weights quantized to s8 per output channel, symmetric, for a
+/// kernel reading `int8`'s input (int8WeightRule): scales[c] = max |w[c]|
+/// / 127 or coarser (1 for an all-zero channel), values = round(w /
+/// scales[c]). `channelOf` maps a flat index of `w` to its channel;
+/// `reductionOf` to its index along the reduction dim (a matmul's k, a
+/// filter's input channel) and that dim's stride and extent, which pair
+/// the weights a kernel without VNNI adds in 16 bits.
 struct QuantizedWeights {
   HostTensor values;
   std::vector<float> scales;
 };
-template <typename ChannelOf>
+struct ReductionIndex {
+  int64_t index, stride, extent;
+};
+template <typename ChannelOf, typename ReductionOf>
 absl::StatusOr<QuantizedWeights>
-quantizePerChannel(const HostTensor &w, int64_t channels, ChannelOf channelOf) {
+quantizePerChannel(const HostTensor &w, const Int8Quantization &int8,
+                   int64_t channels, ChannelOf channelOf,
+                   ReductionOf reductionOf) {
   QuantizedWeights q;
   auto values = HostTensor::allocate(DType::I8, w.shape());
   if (!values.ok())
     return values.status();
   q.values = *std::move(values);
+  Int8WeightRule rule = int8WeightRule(int8.unsignedInput);
+  // Reduction indices 2m and 2m + 1 at the same output channel and tap.
+  auto partnerOf = [&](int64_t i) -> int64_t {
+    ReductionIndex r = reductionOf(i);
+    if (r.index % 2 == 1)
+      return i - r.stride;
+    return r.index + 1 < r.extent ? i + r.stride : -1;
+  };
   q.scales = runtime::quantizePerChannel(
       static_cast<const float *>(w.data()), w.numElements(), channels,
-      int8WeightLevels(), channelOf, static_cast<int8_t *>(q.values.data()));
+      rule.levels, channelOf, static_cast<int8_t *>(q.values.data()),
+      rule.pairLimit, partnerOf);
   return q;
 }
 
@@ -606,9 +622,15 @@ absl::StatusOr<KernelPtr> tryOneDnnMatmul(const MatmulDesc &given,
   if (given.int8) {
     int64_t K = g.k, N = g.n;
     bool tb = given.transposeB;
-    auto q = quantizePerChannel(*given.constantRhs, N, [&](int64_t i) {
-      return tb ? (i / std::max<int64_t>(K, 1)) % N : i % N;
-    });
+    auto q = quantizePerChannel(
+        *given.constantRhs, *given.int8, N,
+        [&](int64_t i) {
+          return tb ? (i / std::max<int64_t>(K, 1)) % N : i % N;
+        },
+        [&](int64_t i) {
+          return tb ? ReductionIndex{i % K, 1, K}
+                    : ReductionIndex{(i / N) % K, N, K};
+        });
     if (!q.ok())
       return q.status();
     quantized = *std::move(q);
@@ -960,9 +982,18 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &given,
   if (given.int8) {
     int64_t O = g.o, perChannel = g.ci * g.kh * g.kw;
     bool outputInnermost = given.nhwc && !given.filterOIHW;
-    auto q = quantizePerChannel(*given.constantFilter, O, [&](int64_t i) {
-      return outputInnermost ? i % O : i / std::max<int64_t>(perChannel, 1);
-    });
+    int64_t taps = g.kh * g.kw, ci = g.ci;
+    auto q = quantizePerChannel(
+        *given.constantFilter, *given.int8, O,
+        [&](int64_t i) {
+          return outputInnermost ? i % O : i / std::max<int64_t>(perChannel, 1);
+        },
+        [&](int64_t i) {
+          // HWIO: ((y * kw + x) * ci + c) * O + o; OIHW: ((o * ci + c) *
+          // kh + y) * kw + x.
+          return outputInnermost ? ReductionIndex{(i / O) % ci, O, ci}
+                                 : ReductionIndex{(i / taps) % ci, taps, ci};
+        });
     if (!q.ok())
       return q.status();
     quantized = *std::move(q);
@@ -1469,7 +1500,7 @@ std::optional<KernelPtr> tryPointwiseConvMatmul(const MatmulDesc &d,
   const CpuIsa &isa = cpuIsa();
   // Without VNNI, oneDNN's int8 convolutions halve the weights of an s8
   // input (its scale adjustment against vpmaddubsw's saturation) on top of
-  // our 7-bit ones: u8 inputs only.
+  // our 63 levels: u8 inputs only.
   if (isa.avx512 || !isa.avx2 || !d.constantRhs || g.rank != 2 ||
       d.transposeA || d.dtype != DType::F32 || d.bf16 || (!d.int8 && g.m < 8) ||
       (d.int8 && !d.int8->unsignedInput && !isa.vnni) || g.k == 0 ||

@@ -49,8 +49,8 @@ struct CpuIsa {
   bool bf16 = false;
   /// Whether oneDNN's int8 kernels have VNNI here (AVX512_VNNI or
   /// AVX-VNNI): products accumulate straight into 32 bits. Without it they
-  /// sum pairs of u8 x s8 products in 16 bits, so int8 weights use 7 bits
-  /// (Int8Quantization).
+  /// sum pairs of u8 x s8 products in 16 bits, so pairs of int8 weights
+  /// are bounded (int8WeightRule).
   bool vnni = false;
   /// LLVM target features the JIT turns off on this host to stay within
   /// the ISA, e.g. "avx512f" (disabling it disables every AVX-512 and
@@ -177,7 +177,8 @@ struct PostOp {
 /// zeroPoint saturated to u8 [0, 255] when `unsignedInput`, or to s8
 /// [-128, 127] otherwise (zero point 0: symmetric); the
 /// constant weights once, at creation, to s8 per output channel
-/// (scale_w[c] = max |w[c]| / int8WeightLevels()); products accumulate in
+/// (scale_w[c] = max |w[c]| / 127, or coarser: int8WeightRule); products
+/// accumulate in
 /// s32 and are
 /// dequantized to f32 (inputScale * scale_w[c]) before bias and post-ops,
 /// which stay f32, as does the result. The kernel's name ends in "[int8]".
@@ -193,11 +194,21 @@ struct Int8Quantization {
   /// is, no conversion.
   bool quantizedInput = false;
 };
-/// The largest magnitude of an int8 weight here: 127 with VNNI; 63
-/// without, where oneDNN's kernels add pairs of u8 x s8 products in 16
-/// bits (vpmaddubsw), which 255 x 127 x 2 would saturate (ONNX Runtime's
-/// reduce_range on such CPUs).
-int int8WeightLevels();
+/// How a kernel's constant int8 weights are quantized here
+/// (runtime::quantizePerChannel): their largest magnitude, and the bound on
+/// |q| of two weights whose products the kernel adds in 16 bits. With VNNI
+/// (vpdpbusd) every product is added in 32 bits: 127 levels, no pairs.
+/// Without it oneDNN's kernels multiply u8 inputs by s8 weights with
+/// vpmaddubsw, which adds the products of reduction indices 2m and 2m + 1
+/// in 16 bits with saturation: 127 levels with pairs limited to 128 (255 x
+/// 128 fits), so only pairs of large weights cost precision (ONNX Runtime's
+/// reduce_range takes 7 bits everywhere). s8 inputs without VNNI keep 63
+/// levels (oneDNN shifts them to u8 and compensates).
+struct Int8WeightRule {
+  int levels = 127;
+  int pairLimit = 0; ///< 0: no pairs
+};
+Int8WeightRule int8WeightRule(bool unsignedInput);
 
 struct MatmulDesc {
   DType dtype;
