@@ -90,6 +90,17 @@ public:
   /// remade from a saved plan. A saved plan leaves out the bytes of
   /// constants no kernel reads.
   virtual bool readsInput(size_t index) const { return true; }
+  /// Whether the kernel holds constant input `index` (of `bytes` bytes)
+  /// packed losslessly (not quantized), so that unpackConstant can give
+  /// its values back after the plan let the constant's own bytes go.
+  virtual bool canUnpackConstant(size_t index, size_t bytes) const {
+    return false;
+  }
+  /// Writes constant input `index`'s values, recovered from the kernel's
+  /// packed copy, into `into` (that input's dtype, shape and layout).
+  virtual absl::Status unpackConstant(size_t index, HostTensor &into) const {
+    return absl::UnimplementedError("the kernel holds no packed constant");
+  }
   /// What the kernel derived from constants when it was made, in the order
   /// it made them (see DerivedConstant).
   virtual std::vector<DerivedConstant> derivedConstants() const { return {}; }

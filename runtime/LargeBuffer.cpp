@@ -3,10 +3,14 @@
 #include "runtime/LargeBuffer.h"
 
 #include <sys/mman.h>
+
+#include <dlfcn.h>
+#include <link.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -75,5 +79,49 @@ void tgc::runtime::releaseWholePages(const void *data, size_t size) {
 void tgc::runtime::releaseFreedHeapMemory() {
 #ifdef __GLIBC__
   malloc_trim(0);
+#endif
+}
+
+size_t tgc::runtime::releaseCodePages(const void *function) {
+#if defined(__linux__)
+  Dl_info info;
+  if (!function || dladdr(function, &info) == 0 || !info.dli_fbase)
+    return 0;
+  struct Search {
+    uintptr_t base;
+    size_t released = 0;
+  } search{reinterpret_cast<uintptr_t>(info.dli_fbase)};
+  dl_iterate_phdr(
+      [](dl_phdr_info *object, size_t, void *data) -> int {
+        auto *search = static_cast<Search *>(data);
+        // The object whose first loaded segment starts at the base dladdr
+        // gave (dlpi_addr is the load bias; the base is bias + lowest
+        // vaddr).
+        uintptr_t lowest = UINTPTR_MAX;
+        for (int i = 0; i < object->dlpi_phnum; ++i)
+          if (object->dlpi_phdr[i].p_type == PT_LOAD)
+            lowest = std::min<uintptr_t>(lowest, object->dlpi_phdr[i].p_vaddr /
+                                                     kPage * kPage);
+        if (lowest == UINTPTR_MAX || object->dlpi_addr + lowest != search->base)
+          return 0;
+        for (int i = 0; i < object->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &segment = object->dlpi_phdr[i];
+          if (segment.p_type != PT_LOAD || !(segment.p_flags & PF_X) ||
+              (segment.p_flags & PF_W))
+            continue;
+          uintptr_t start = object->dlpi_addr + segment.p_vaddr;
+          uintptr_t first = roundUp(start, kPage),
+                    last = (start + segment.p_filesz) / kPage * kPage;
+          if (last > first && madvise(reinterpret_cast<void *>(first),
+                                      last - first, MADV_DONTNEED) == 0)
+            search->released += last - first;
+        }
+        return 1;
+      },
+      &search);
+  return search.released;
+#else
+  (void)function;
+  return 0;
 #endif
 }

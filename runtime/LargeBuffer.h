@@ -41,6 +41,16 @@ void releaseWholePages(const void *data, size_t size);
 /// in the heap, beside the weights mapped after them.
 void releaseFreedHeapMemory();
 
+/// Lets go of the resident pages of the loaded object (executable or
+/// shared library) whose code contains `function`: its executable,
+/// read-only segments, whose pages come back from the file when run again
+/// (madvise DONTNEED on a private file mapping never written). A tool calls
+/// it once a compile is done: the compiler's code, tens of megabytes that
+/// its start-up and passes touched, stays out of the process's footprint
+/// while the plan runs. Returns the bytes of address range released (0
+/// where the object is not found, or off Linux).
+size_t releaseCodePages(const void *function);
+
 } // namespace tgc::runtime
 
 #endif // TGC_RUNTIME_LARGEBUFFER_H

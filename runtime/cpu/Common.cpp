@@ -289,6 +289,12 @@ public:
   bool readsInput(size_t index) const override {
     return inner->readsInput(index);
   }
+  bool canUnpackConstant(size_t index, size_t bytes) const override {
+    return inner->canUnpackConstant(index, bytes);
+  }
+  absl::Status unpackConstant(size_t index, HostTensor &into) const override {
+    return inner->unpackConstant(index, into);
+  }
   std::vector<DerivedConstant> derivedConstants() const override {
     return inner->derivedConstants();
   }
@@ -392,6 +398,24 @@ public:
                             context.numThreads))
         continue;
       std::call_once(once, [&] {
+        if (unpacked >= 0) {
+          // The constant's own bytes may be gone (the plan let them go:
+          // `fast` packed them): its values from that packed copy.
+          const HostTensor &given = inputs[static_cast<size_t>(unpacked)];
+          auto copy =
+              HostTensor::allocateUninitialized(given.dtype(), given.shape());
+          if (!copy.ok()) {
+            exactError = copy.status();
+            return;
+          }
+          if (absl::Status status =
+                  fast->unpackConstant(static_cast<size_t>(unpacked), *copy);
+              !status.ok()) {
+            exactError = status;
+            return;
+          }
+          unpackedValue = *std::move(copy);
+        }
         auto made = makeExact();
         if (made.ok())
           exact = *made;
@@ -400,11 +424,22 @@ public:
       });
       if (!exact)
         return exactError;
-      return exact->run(context, inputs, outputs);
+      if (unpacked < 0)
+        return exact->run(context, inputs, outputs);
+      std::vector<HostTensor> withConstant = inputs;
+      withConstant[static_cast<size_t>(unpacked)] = unpackedValue;
+      return exact->run(context, withConstant, outputs);
     }
     return fast->run(context, inputs, outputs);
   }
   bool inPlaceExact = false;
+  /// The constant input the exact kernel takes from `fast`'s packed copy
+  /// (Kernel::unpackConstant), which the guard therefore does not read;
+  /// -1: none.
+  int unpacked = -1;
+  bool readsInput(size_t index) const override {
+    return unpacked < 0 || index != static_cast<size_t>(unpacked);
+  }
   // The exact kernel is made on first need and then holds its own memory.
   int64_t heldBytes() const override { return fast->heldBytes(); }
   std::vector<DerivedConstant> derivedConstants() const override {
@@ -418,6 +453,7 @@ private:
   NaNGuardScan scan;
   mutable std::once_flag once;
   mutable KernelPtr exact;
+  mutable HostTensor unpackedValue;
   mutable absl::Status exactError;
 };
 } // namespace
@@ -455,9 +491,12 @@ KernelPtr makeNaNGuardedKernel(KernelPtr fast, KernelPtr exact,
 
 KernelPtr makeNaNGuardedKernel(KernelPtr fast,
                                std::function<absl::StatusOr<KernelPtr>()> exact,
-                               std::vector<int> scanned, NaNGuardScan scan) {
-  return std::make_shared<NaNGuardedKernel>(std::move(fast), std::move(exact),
-                                            std::move(scanned), scan);
+                               std::vector<int> scanned, NaNGuardScan scan,
+                               int unpackedConstant) {
+  auto kernel = std::make_shared<NaNGuardedKernel>(
+      std::move(fast), std::move(exact), std::move(scanned), scan);
+  kernel->unpacked = unpackedConstant;
+  return kernel;
 }
 
 KernelPtr makeNoOpKernel(std::string name) {
@@ -606,6 +645,36 @@ public:
         return true;
     return false;
   }
+  bool canUnpackConstant(size_t index, size_t bytes) const override {
+    const PrimitiveKernelSpec::PackedInput *packed = packedInput(index);
+    return packed && packed->plain.get_size() == bytes;
+  }
+  absl::Status unpackConstant(size_t index, HostTensor &into) const override {
+    const PrimitiveKernelSpec::PackedInput *packed = packedInput(index);
+    if (!packed || packed->plain.get_size() != into.byteSize())
+      return absl::InternalError(
+          absl::StrCat("no packed copy of input ", index, " to unpack"));
+    auto engine = cpuEngine();
+    if (!engine.ok())
+      return engine.status();
+    for (const auto &[arg, memory] : spec.constants) {
+      if (arg != packed->arg)
+        continue;
+      try {
+        dnnl::memory plain(packed->plain, **engine, into.data());
+        dnnl::stream stream(**engine);
+        dnnl::reorder(memory, plain)
+            .execute(stream, const_cast<dnnl::memory &>(memory), plain);
+        stream.wait();
+        return absl::OkStatus();
+      } catch (const dnnl::error &error) {
+        return absl::InternalError(
+            absl::StrCat("cannot unpack input ", index, ": ", error.what()));
+      }
+    }
+    return absl::InternalError(
+        absl::StrCat("no packed copy of input ", index, " to unpack"));
+  }
   std::vector<DerivedConstant> derivedConstants() const override {
     std::vector<DerivedConstant> derived;
     for (const auto &[arg, memory] : spec.constants) {
@@ -618,6 +687,13 @@ public:
   }
 
 private:
+  const PrimitiveKernelSpec::PackedInput *packedInput(size_t index) const {
+    for (const PrimitiveKernelSpec::PackedInput &p : spec.packedInputs)
+      if (p.input >= 0 && static_cast<size_t>(p.input) == index)
+        return &p;
+    return nullptr;
+  }
+
   PrimitiveKernelSpec spec;
   dnnl::memory::desc scratchpad;
   size_t scratchpadBytes;

@@ -143,10 +143,14 @@ KernelPtr makeNaNGuardedKernel(KernelPtr fast, KernelPtr exact,
                                NaNGuardScan scan = NaNGuardScan::NaN);
 /// As above, with `exact` made on first need (a second oneDNN primitive
 /// with its own prepacked weights is not worth keeping for inputs that
-/// never hold NaN).
+/// never hold NaN). With `unpackedConstant` >= 0 (a constant input `fast`
+/// holds packed: Kernel::canUnpackConstant), `exact` reads that input's
+/// values unpacked from `fast`'s copy, so the guard does not read the
+/// constant itself (Kernel::readsInput) and a plan may let its bytes go.
 KernelPtr makeNaNGuardedKernel(KernelPtr fast,
                                std::function<absl::StatusOr<KernelPtr>()> exact,
-                               std::vector<int> scanned, NaNGuardScan scan);
+                               std::vector<int> scanned, NaNGuardScan scan,
+                               int unpackedConstant = -1);
 /// Whether the float tensor `t` (f32, f64, f16, bf16; false for others)
 /// holds a NaN, or with NonFinite any NaN or infinity.
 bool hasSpecialValues(const HostTensor &t, NaNGuardScan scan,
@@ -184,6 +188,15 @@ struct PrimitiveKernelSpec {
   std::vector<Binding> bindings;
   /// Arguments owned by the kernel (e.g. prepacked weights).
   std::vector<std::pair<int, dnnl::memory>> constants;
+  /// Constant inputs held only as `constants` (argument `arg`), packed
+  /// losslessly from `plain`, their layout as inputs
+  /// (Kernel::unpackConstant).
+  struct PackedInput {
+    int input;
+    int arg;
+    dnnl::memory::desc plain;
+  };
+  std::vector<PackedInput> packedInputs;
   /// Non-null when those arguments borrow memory (a mapped plan file) that
   /// this keeps alive.
   std::shared_ptr<const void> constantsOwner;

@@ -259,6 +259,8 @@ absl::Status bindContraction(
     if (!packed.ok())
       return packed.status();
     spec.constants.emplace_back(DNNL_ARG_WEIGHTS, *packed);
+    if (!modelWeights || modelWeights == constantWeights) // not quantized
+      spec.packedInputs.push_back({1, DNNL_ARG_WEIGHTS, weiPlain});
   } else {
     spec.bindings.push_back({DNNL_ARG_WEIGHTS, 1, wei, weiHeld});
   }
@@ -1433,8 +1435,14 @@ guardNaNDroppingPostOps(KernelPtr fast, const Desc &desc, size_t fused,
   };
   if (constant && detail::constantHasSpecialValues(*constant))
     return makeExact();
+  // The exact kernel reads the weights as its input 1: from `fast`'s packed
+  // copy where it holds one, so that the plan need not keep the constant's
+  // bytes as well (an MLP's weights, otherwise held twice).
+  int unpacked =
+      constant && fast->canUnpackConstant(1, constant->byteSize()) ? 1 : -1;
   return makeNaNGuardedKernel(std::move(fast), std::move(makeExact),
-                              std::move(scanned), NaNGuardScan::NonFinite);
+                              std::move(scanned), NaNGuardScan::NonFinite,
+                              unpacked);
 }
 } // namespace
 

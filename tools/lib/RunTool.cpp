@@ -21,6 +21,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "runtime/EngineInternal.h"
 #include "runtime/Environment.h"
+#include "runtime/LargeBuffer.h"
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/PlanFile.h"
 #include "runtime/cuda/Device.h"
@@ -254,6 +255,20 @@ struct Options {
   /// are flattened into their tensors (runSource).
   std::vector<std::string> inputSpecs, expectedSpecs;
 };
+
+/// Lets go of the resident pages of the compiler's code: this binary's (the
+/// static LLVM and MLIR in it), and MLIR's library where it is shared.
+/// Start-up touches tens of megabytes of it (each static constructor's
+/// page fault maps its neighbours too) that the compile does not run
+/// again, and once compiled the plan runs little of it; what runs again
+/// comes back from the file (runtime::releaseCodePages).
+void releaseCompilerCode() {
+  tgc::runtime::releaseCodePages(
+      reinterpret_cast<const void *>(&releaseCompilerCode));
+  tgc::runtime::releaseCodePages(reinterpret_cast<const void *>(
+      static_cast<mlir::InFlightDiagnostic (*)(
+          mlir::Location, const llvm::Twine &)>(&mlir::emitError)));
+}
 
 Error makeError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
@@ -586,6 +601,8 @@ std::optional<std::string> onnxRunKey(const Options &opts) {
 }
 
 Error run(Options &opts) {
+  // Start-up's pages of compiler code, before the work touches its own.
+  releaseCompilerCode();
   // The backends, and with the cpu one the loader of saved loop kernels.
   tgc::codegen::registerAllBackends();
   if (tgc::runtime::cpu::isPlanFile(opts.file)) {
@@ -695,6 +712,8 @@ Error runSource(Options &opts, const std::string &planAlias) {
   if (Error error = onBackend.compile(*args))
     return error;
   reportCache(opts, cacheBefore, /*loadedByAlias=*/false);
+  // Compiled: the compiler's code goes back while the plan runs.
+  releaseCompilerCode();
   return runAndReport(opts, onBackend, *args, "@" + func.getName().str());
 }
 

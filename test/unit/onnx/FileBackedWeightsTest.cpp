@@ -26,9 +26,11 @@
 
 #include "GraphWriter.h"
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -246,6 +248,91 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   // oneDNN's matmul prepacks constant weights on every ISA.
   EXPECT_TRUE(released);
   EXPECT_EQ(residentFileBackedBytes(), 0);
+  std::filesystem::remove(path);
+}
+
+/// y = relu(x W): oneDNN's relu drops NaN, so the kernel is guarded and
+/// runs NaN or infinite rows on an exact twin made on first need. The twin
+/// takes the weights from the guarded kernel's packed copy
+/// (Kernel::unpackConstant): the plan lets the file's copy go as for any
+/// prepacked weights, and rows holding NaN or infinities still give what
+/// the copied-weights plan gives (NaN rows stay NaN), also once saved and
+/// loaded.
+TEST_F(FileBackedWeights, GuardedContractionsLetTheirWeightsGoAndStayExact) {
+  constexpr int64_t n = 128, m = 256, kRows = 8; // 128 KiB of weights
+  std::vector<float> w = test::randomFloats(n * m, 11, 0.1f);
+  GraphWriter g("guarded");
+  g.initializer("w", {n, m}, rawFloats(w));
+  g.node("MatMul", {"x", "w"}, "h");
+  g.node("Relu", {"h"}, "y");
+  g.io(true, "x", {kRows, n});
+  g.io(false, "y", {kRows, m});
+  std::string path = tempPath("guarded");
+  g.save(path);
+
+  HostTensor x = *HostTensor::allocate(DType::F32, {kRows, n});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.dataAs<float>()[i] = static_cast<float>((i * 7) % 23) / 11.0f - 1;
+  x.dataAs<float>()[3] = std::nanf("");                              // row 0
+  x.dataAs<float>()[n + 5] = std::numeric_limits<float>::infinity(); // row 1
+  auto same = [](const std::vector<float> &a, const std::vector<float> &b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (std::isnan(a[i]) != std::isnan(b[i]) ||
+          (!std::isnan(a[i]) && a[i] != b[i]))
+        return false;
+    return true;
+  };
+  std::vector<std::vector<float>> results;
+  std::shared_ptr<const runtime::Executable> inFilePlan;
+  for (bool weightsInFile : {true, false}) {
+    mlir::func::FuncOp func = import(path, weightsInFile);
+    ASSERT_TRUE(func);
+    std::shared_ptr<const runtime::Executable> plan;
+    results.push_back(compileAndRun(func, x, plan));
+    ASSERT_TRUE(plan);
+    if (weightsInFile) {
+      inFilePlan = plan;
+      // The weights were let go: the guard does not read them.
+      EXPECT_FALSE(plan->releasedFinite.empty());
+      EXPECT_EQ(residentFileBackedBytes(), 0);
+    }
+  }
+  ASSERT_EQ(results[0].size(), static_cast<size_t>(kRows * m));
+  EXPECT_TRUE(same(results[0], results[1]));
+  // Row 0 is NaN throughout; row 1 (an infinity times column 5's
+  // weights) infinite where that weight is positive, else 0; the finite
+  // rows relu(x W).
+  for (int64_t j = 0; j < m; ++j) {
+    auto at = [&](int64_t row) {
+      return results[0][static_cast<size_t>(row * m + j)];
+    };
+    EXPECT_TRUE(std::isnan(at(0))) << j;
+    float w5 = w[static_cast<size_t>(5 * m + j)];
+    EXPECT_EQ(at(1), w5 > 0 ? std::numeric_limits<float>::infinity() : 0.0f)
+        << j;
+    for (int64_t row = 2; row < kRows; ++row) {
+      double h = 0;
+      for (int64_t k = 0; k < n; ++k)
+        h += double{x.dataAs<float>()[row * n + k]} *
+             w[static_cast<size_t>(k * m + j)];
+      EXPECT_NEAR(at(row), std::max(h, 0.0), 1e-4) << row << ", " << j;
+    }
+  }
+  // Saved (without the released weights) and loaded: the same.
+  auto bytes = runtime::cpu::serializePlan(*inFilePlan, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto loaded = runtime::cpu::loadPlanFromBytes(*bytes, "plan");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  runtime::RunOptions options;
+  options.numThreads = 1;
+  auto y = loaded->executable->run({x}, options);
+  ASSERT_TRUE(y.ok()) << y.status();
+  const float *data = (*y)[0].dataAs<float>();
+  EXPECT_TRUE(
+      same(std::vector<float>(data, data + (*y)[0].numElements()), results[0]));
+  inFilePlan.reset();
   std::filesystem::remove(path);
 }
 

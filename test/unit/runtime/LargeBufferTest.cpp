@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 using namespace tgc::runtime;
 
 namespace {
@@ -82,6 +84,52 @@ TEST(LargeBuffer, SharedOwnersKeepItAlive) {
     alias = std::shared_ptr<char>(buffer, buffer.get() + 42);
   }
   EXPECT_EQ(*alias, 9);
+}
+
+/// The resident pages of this process's mappings of `path` (KiB).
+long residentKiB(const std::string &path) {
+  std::ifstream maps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  long total = 0;
+  while (std::getline(maps, line)) {
+    if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) &&
+        line.find('-') != std::string::npos && line.find(' ') < line.size())
+      inside = line.size() >= path.size() &&
+               line.compare(line.size() - path.size(), path.size(), path) == 0;
+    else if (inside && line.rfind("Rss:", 0) == 0)
+      total += std::stol(line.substr(4));
+  }
+  return total;
+}
+
+int collatz(int n) {
+  int steps = 0;
+  while (n != 1 && steps < 1000) {
+    n = n % 2 ? 3 * n + 1 : n / 2;
+    ++steps;
+  }
+  return steps;
+}
+
+// A tool lets go of its compiler's code pages once compiled: this test
+// binary's code goes (its resident pages fall), and runs again as before
+// (they come back from the file). Addresses in no loaded object release
+// nothing.
+TEST(LargeBuffer, CodePagesGoAndComeBack) {
+  char exe[4096] = {};
+  ssize_t length = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  ASSERT_GT(length, 0);
+  long before = residentKiB(exe);
+  size_t released = releaseCodePages(reinterpret_cast<const void *>(&collatz));
+  EXPECT_GT(released, size_t(0));
+  long after = residentKiB(exe);
+  EXPECT_LT(after, before);
+  EXPECT_EQ(collatz(27), 111); // the code runs again
+  EXPECT_GE(residentKiB(exe), after);
+  int onStack = 0;
+  EXPECT_EQ(releaseCodePages(&onStack), size_t(0));
+  EXPECT_EQ(releaseCodePages(nullptr), size_t(0));
 }
 
 TEST(LargeBuffer, ImpossibleSizesAreNull) {
