@@ -18,7 +18,8 @@ MLP's TorchScript medians ranged over 0.62-1.17 ms across 30 processes,
 while one process mostly held its level for 40 samples; a single process
 would draw the whole comparison from one sample); medians of the per-round
 medians are reported, with the ratios, the achieved GFLOP/s and the fraction of this machine's f32 peak
-and of a GEMM, both measured in the same run (the peak by bench-peak: FMA
+and of a GEMM, both measured in the same run, and ORT's fraction of the peak
+(1 / that fraction bounds the speed ratio a contraction-bound model can reach) (the peak by bench-peak: FMA
 chains on every thread; the VMs' clock drifts between 3.5 and 5 GHz, so
 the nominal 229 GFLOP/s per core of ../shared/docs/peer-baselines.md can be
 off by 40%). GFLOP counts are the models' direct-convolution/GEMM counts:
@@ -326,9 +327,9 @@ def main():
     print(f"\n| model | batch | threads | ORT ms | TorchScript ms | tgc "
           f"unfused ms | tgc fused ms | tgc vs ORT (target {ORT_TARGET}x) | "
           f"tgc vs TorchScript | fused vs unfused | tgc samples/s | ORT "
-          f"samples/s | tgc GFLOP/s | % of peak | % of GEMM |")
+          f"samples/s | tgc GFLOP/s | % of peak | % of GEMM | ORT % of peak |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-          "---:|---:|")
+          "---:|---:|---:|")
     for name, batch, threads, med, gflop, _, _ in rows:
         fused = med["tgc-cpu"]
         rate = gflop / fused * 1e3
@@ -343,7 +344,8 @@ def main():
               f"{batch / fused * 1e3:.1f} | "
               f"{f'{batch / ort * 1e3:.1f}' if ort else '-'} | "
               f"{rate:.0f} | {100 * rate / peak:.0f}% | "
-              f"{100 * rate / gemm:.0f}% |")
+              f"{100 * rate / gemm:.0f}% | "
+              f"{f'{100 * gflop / ort * 1e3 / peak:.0f}%' if ort else '-'} |")
     print("\n| model | batch | threads | tgc cold start s | ORT cold start s "
           "| tgc peak RSS MiB | ORT peak RSS MiB (Node's subtracted) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
