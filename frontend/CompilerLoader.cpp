@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/LargeBuffer.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -92,6 +94,13 @@ void loadCompiler() {
     __atomic_store_n(&tgc_compiler_slots[i], function, __ATOMIC_RELEASE);
     name += std::strlen(name) + 1;
   }
+  // Loading ran the compiler's static constructors (LLVM's and MLIR's),
+  // whose page faults made tens of megabytes of its code resident that no
+  // compile runs again: they go back (runtime::releaseCodePages; what runs
+  // comes back from the file).
+  if (tgc_compiler_symbol_count > 0)
+    tgc::runtime::releaseCodePages(
+        __atomic_load_n(&tgc_compiler_slots[0], __ATOMIC_ACQUIRE));
 }
 
 } // namespace
