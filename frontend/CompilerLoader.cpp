@@ -100,7 +100,7 @@ void loadCompiler() {
   // comes back from the file).
   if (tgc_compiler_symbol_count > 0)
     tgc::runtime::releaseCodePages(
-        __atomic_load_n(&tgc_compiler_slots[0], __ATOMIC_ACQUIRE));
+        {__atomic_load_n(&tgc_compiler_slots[0], __ATOMIC_ACQUIRE)});
 }
 
 } // namespace

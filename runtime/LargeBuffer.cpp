@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 using namespace tgc::runtime;
 
@@ -82,27 +83,38 @@ void tgc::runtime::releaseFreedHeapMemory() {
 #endif
 }
 
-size_t tgc::runtime::releaseCodePages(const void *function) {
+size_t
+tgc::runtime::releaseCodePages(std::initializer_list<const void *> functions) {
 #if defined(__linux__)
-  Dl_info info;
-  if (!function || dladdr(function, &info) == 0 || !info.dli_fbase)
-    return 0;
+  // The distinct objects' bases (the address of their first loaded
+  // segment), as dladdr gives them.
   struct Search {
-    uintptr_t base;
+    std::vector<uintptr_t> bases;
     size_t released = 0;
-  } search{reinterpret_cast<uintptr_t>(info.dli_fbase)};
+  } search;
+  for (const void *function : functions) {
+    Dl_info info;
+    if (function && dladdr(function, &info) != 0 && info.dli_fbase) {
+      auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+      if (std::find(search.bases.begin(), search.bases.end(), base) ==
+          search.bases.end())
+        search.bases.push_back(base);
+    }
+  }
+  if (search.bases.empty())
+    return 0;
   dl_iterate_phdr(
       [](dl_phdr_info *object, size_t, void *data) -> int {
         auto *search = static_cast<Search *>(data);
-        // The object whose first loaded segment starts at the base dladdr
-        // gave (dlpi_addr is the load bias; the base is bias + lowest
-        // vaddr).
+        // dlpi_addr is the load bias; the base is bias + lowest vaddr.
         uintptr_t lowest = UINTPTR_MAX;
         for (int i = 0; i < object->dlpi_phnum; ++i)
           if (object->dlpi_phdr[i].p_type == PT_LOAD)
             lowest = std::min<uintptr_t>(lowest, object->dlpi_phdr[i].p_vaddr /
                                                      kPage * kPage);
-        if (lowest == UINTPTR_MAX || object->dlpi_addr + lowest != search->base)
+        if (lowest == UINTPTR_MAX ||
+            std::find(search->bases.begin(), search->bases.end(),
+                      object->dlpi_addr + lowest) == search->bases.end())
           return 0;
         for (int i = 0; i < object->dlpi_phnum; ++i) {
           const ElfW(Phdr) &segment = object->dlpi_phdr[i];
@@ -116,12 +128,12 @@ size_t tgc::runtime::releaseCodePages(const void *function) {
                                       last - first, MADV_DONTNEED) == 0)
             search->released += last - first;
         }
-        return 1;
+        return 0; // the other objects too
       },
       &search);
   return search.released;
 #else
-  (void)function;
+  (void)functions;
   return 0;
 #endif
 }

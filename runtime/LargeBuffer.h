@@ -14,6 +14,7 @@
 #define TGC_RUNTIME_LARGEBUFFER_H
 
 #include <cstddef>
+#include <initializer_list>
 #include <memory>
 
 namespace tgc::runtime {
@@ -41,15 +42,16 @@ void releaseWholePages(const void *data, size_t size);
 /// in the heap, beside the weights mapped after them.
 void releaseFreedHeapMemory();
 
-/// Lets go of the resident pages of the loaded object (executable or
-/// shared library) whose code contains `function`: its executable,
-/// read-only segments, whose pages come back from the file when run again
-/// (madvise DONTNEED on a private file mapping never written). A tool calls
-/// it once a compile is done: the compiler's code, tens of megabytes that
-/// its start-up and passes touched, stays out of the process's footprint
-/// while the plan runs. Returns the bytes of address range released (0
-/// where the object is not found, or off Linux).
-size_t releaseCodePages(const void *function);
+/// Lets go of the resident pages of the loaded objects (executable or
+/// shared libraries) whose code contains `functions`, each object once:
+/// their executable, read-only segments, whose pages come back from the
+/// file when run again (madvise DONTNEED on a private file mapping never
+/// written). A tool calls it once a compile is done: the compiler's code,
+/// tens of megabytes that its start-up and passes touched, stays out of
+/// the process's footprint while the plan runs. Returns the bytes of
+/// address range released (0 for addresses in no loaded object, or off
+/// Linux).
+size_t releaseCodePages(std::initializer_list<const void *> functions);
 
 } // namespace tgc::runtime
 

@@ -651,29 +651,30 @@ public:
   }
   absl::Status unpackConstant(size_t index, HostTensor &into) const override {
     const PrimitiveKernelSpec::PackedInput *packed = packedInput(index);
-    if (!packed || packed->plain.get_size() != into.byteSize())
+    auto held = packed
+                    ? std::find_if(spec.constants.begin(), spec.constants.end(),
+                                   [&](const auto &constant) {
+                                     return constant.first == packed->arg;
+                                   })
+                    : spec.constants.end();
+    if (held == spec.constants.end() ||
+        packed->plain.get_size() != into.byteSize())
       return absl::InternalError(
           absl::StrCat("no packed copy of input ", index, " to unpack"));
     auto engine = cpuEngine();
     if (!engine.ok())
       return engine.status();
-    for (const auto &[arg, memory] : spec.constants) {
-      if (arg != packed->arg)
-        continue;
-      try {
-        dnnl::memory plain(packed->plain, **engine, into.data());
-        dnnl::stream stream(**engine);
-        dnnl::reorder(memory, plain)
-            .execute(stream, const_cast<dnnl::memory &>(memory), plain);
-        stream.wait();
-        return absl::OkStatus();
-      } catch (const dnnl::error &error) {
-        return absl::InternalError(
-            absl::StrCat("cannot unpack input ", index, ": ", error.what()));
-      }
+    try {
+      dnnl::memory packedCopy = held->second;
+      dnnl::memory plain(packed->plain, **engine, into.data());
+      dnnl::stream stream(**engine);
+      dnnl::reorder(packedCopy, plain).execute(stream, packedCopy, plain);
+      stream.wait();
+      return absl::OkStatus();
+    } catch (const dnnl::error &error) {
+      return absl::InternalError(
+          absl::StrCat("cannot unpack input ", index, ": ", error.what()));
     }
-    return absl::InternalError(
-        absl::StrCat("no packed copy of input ", index, " to unpack"));
   }
   std::vector<DerivedConstant> derivedConstants() const override {
     std::vector<DerivedConstant> derived;

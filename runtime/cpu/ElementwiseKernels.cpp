@@ -198,71 +198,64 @@ inline int64_t saturateToInt(double v, double lo, double hi, int64_t ilo,
   return static_cast<int64_t>(v);
 }
 
+/// dst[i] = fn(src[i]) for the `count` elements of `in` into `out`, on the
+/// threads, through restrict pointers (a byte store may alias anything:
+/// through the captured pointers the loop would reload them every element
+/// and not vectorize).
+template <typename S, typename D, typename Fn>
+void mapElements(const void *in, void *out, int64_t count, int numThreads,
+                 Fn fn) {
+  const S *source = static_cast<const S *>(in);
+  D *destination = static_cast<D *>(out);
+  parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
+    const S *__restrict src = source;
+    D *__restrict dst = destination;
+    for (int64_t i = b; i < e; ++i)
+      dst[i] = fn(src[i]);
+  });
+}
+
 template <typename F, typename T>
 void castLoop(const void *in, void *out, int64_t count, int numThreads) {
   using SF = typename F::S;
   using ST = typename T::S;
-  const SF *source = static_cast<const SF *>(in);
-  ST *destination = static_cast<ST *>(out);
   unsigned bits = dtypeBits(T::dtype);
   double lo = bits >= 64 ? -9223372036854775808.0 : -std::ldexp(1.0, bits - 1);
   double hi =
       bits >= 64 ? 9223372036854775807.0 : std::ldexp(1.0, bits - 1) - 1;
   int64_t ilo = bits >= 64 ? INT64_MIN : static_cast<int64_t>(lo);
   int64_t ihi = bits >= 64 ? INT64_MAX : static_cast<int64_t>(hi);
-  parallelRange(numThreads, count, 32768, [&](int64_t b, int64_t e) {
-    // Local restrict pointers: a byte store may alias anything, so through
-    // the captured ones the loop would reload them every element.
-    const SF *__restrict src = source;
-    ST *__restrict dst = destination;
-    for (int64_t i = b; i < e; ++i) {
-      SF v = src[i];
-      if constexpr (F::isFloat && T::isFloat) {
-        if constexpr (std::is_same_v<F, F64T>) {
-          if constexpr (std::is_same_v<T, F16T>)
-            dst[i] = doubleToHalf(v);
-          else if constexpr (std::is_same_v<T, BF16T>)
-            dst[i] = doubleToBFloat16(v);
-          else
-            dst[i] = static_cast<ST>(v);
-        } else if constexpr (std::is_same_v<T, F64T>) {
-          dst[i] = static_cast<double>(F::load(v));
-        } else {
-          dst[i] = T::store(F::load(v));
-        }
-      } else if constexpr (F::isFloat) {
-        double x = static_cast<double>(F::load(v));
-        if constexpr (std::is_same_v<T, I1T>)
-          dst[i] = x != 0;
-        else
-          dst[i] = static_cast<ST>(saturateToInt(x, lo, hi, ilo, ihi));
-      } else if constexpr (T::isFloat) {
-        int64_t x = F::load(v);
+  mapElements<SF, ST>(in, out, count, numThreads, [&](SF v) -> ST {
+    if constexpr (F::isFloat && T::isFloat) {
+      if constexpr (std::is_same_v<F, F64T>) {
         if constexpr (std::is_same_v<T, F16T>)
-          dst[i] = doubleToHalf(static_cast<double>(x));
+          return doubleToHalf(v);
         else if constexpr (std::is_same_v<T, BF16T>)
-          dst[i] = doubleToBFloat16(static_cast<double>(x));
+          return doubleToBFloat16(v);
         else
-          dst[i] = static_cast<ST>(x);
+          return static_cast<ST>(v);
+      } else if constexpr (std::is_same_v<T, F64T>) {
+        return static_cast<double>(F::load(v));
       } else {
-        dst[i] = T::store(F::load(v));
+        return T::store(F::load(v));
       }
+    } else if constexpr (F::isFloat) {
+      double x = static_cast<double>(F::load(v));
+      if constexpr (std::is_same_v<T, I1T>)
+        return x != 0;
+      else
+        return static_cast<ST>(saturateToInt(x, lo, hi, ilo, ihi));
+    } else if constexpr (T::isFloat) {
+      int64_t x = F::load(v);
+      if constexpr (std::is_same_v<T, F16T>)
+        return doubleToHalf(static_cast<double>(x));
+      else if constexpr (std::is_same_v<T, BF16T>)
+        return doubleToBFloat16(static_cast<double>(x));
+      else
+        return static_cast<ST>(x);
+    } else {
+      return T::store(F::load(v));
     }
-  });
-}
-
-/// dst[i] = fn(src[i]) over `in` into `out`, on the threads, through
-/// restrict pointers (a byte store may alias anything: through the captured
-/// pointers the loop would reload them and not vectorize).
-template <typename S, typename D, typename Fn>
-void mapElements(const HostTensor &in, HostTensor &out, int numThreads, Fn fn) {
-  const S *source = in.dataAs<S>();
-  D *destination = out.dataAs<D>();
-  parallelRange(numThreads, in.numElements(), 32768, [&](int64_t b, int64_t e) {
-    const S *__restrict src = source;
-    D *__restrict dst = destination;
-    for (int64_t i = b; i < e; ++i)
-      dst[i] = fn(src[i]);
   });
 }
 
@@ -278,14 +271,16 @@ void castThroughAccessors(const HostTensor &in, HostTensor &out,
   if (from == DType::F32 && to == DType::UI8)
     // scalar::floatToInt(x, 8, unsigned): NaN and x <= 0 give 0, x >= 255
     // gives 255, the rest truncates; branch-free, so it vectorizes.
-    return mapElements<float, uint8_t>(in, out, numThreads, [](float x) {
-      float c = x > 0.0f ? x : 0.0f;
-      c = c < 255.0f ? c : 255.0f;
-      return static_cast<uint8_t>(static_cast<int32_t>(c));
-    });
+    return mapElements<float, uint8_t>(
+        in.data(), out.data(), count, numThreads, [](float x) {
+          float c = x > 0.0f ? x : 0.0f;
+          c = c < 255.0f ? c : 255.0f;
+          return static_cast<uint8_t>(static_cast<int32_t>(c));
+        });
   if (from == DType::UI8 && to == DType::F32)
     return mapElements<uint8_t, float>(
-        in, out, numThreads, [](uint8_t x) { return static_cast<float>(x); });
+        in.data(), out.data(), count, numThreads,
+        [](uint8_t x) { return static_cast<float>(x); });
   const bool fromFloat = isFloatDType(from),
              fromUnsigned = isUnsignedDType(from);
   const unsigned bits = dtypeBits(to);

@@ -264,10 +264,10 @@ struct Options {
 /// comes back from the file (runtime::releaseCodePages).
 void releaseCompilerCode() {
   tgc::runtime::releaseCodePages(
-      reinterpret_cast<const void *>(&releaseCompilerCode));
-  tgc::runtime::releaseCodePages(reinterpret_cast<const void *>(
-      static_cast<mlir::InFlightDiagnostic (*)(
-          mlir::Location, const llvm::Twine &)>(&mlir::emitError)));
+      {reinterpret_cast<const void *>(&releaseCompilerCode),
+       reinterpret_cast<const void *>(
+           static_cast<mlir::InFlightDiagnostic (*)(
+               mlir::Location, const llvm::Twine &)>(&mlir::emitError))});
 }
 
 Error makeError(const Twine &message) {

@@ -157,6 +157,27 @@ protected:
     return std::vector<float>(data, data + (*y)[0].numElements());
   }
 
+  /// `path` imported with its weights left in the file and copied into the
+  /// IR, each compiled for `x` and run: their results in that order, and the
+  /// first's plan in `inFile`.
+  std::vector<std::vector<float>>
+  runBothImports(const std::string &path, const HostTensor &x,
+                 std::shared_ptr<const runtime::Executable> &inFile) {
+    std::vector<std::vector<float>> results;
+    for (bool weightsInFile : {true, false}) {
+      mlir::func::FuncOp func = import(path, weightsInFile);
+      EXPECT_TRUE(func);
+      if (!func)
+        return {};
+      std::shared_ptr<const runtime::Executable> plan;
+      results.push_back(compileAndRun(func, x, plan));
+      EXPECT_TRUE(plan);
+      if (weightsInFile)
+        inFile = plan;
+    }
+    return results;
+  }
+
   /// The function's constants stored in the model file.
   static int64_t fileBackedConstants(mlir::func::FuncOp func) {
     int64_t n = 0;
@@ -233,20 +254,14 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   HostTensor x = *HostTensor::allocate(DType::F32, {kRows, n});
   for (int64_t i = 0; i < x.numElements(); ++i)
     x.dataAs<float>()[i] = static_cast<float>((i * 13) % 29) / 14.0f - 1;
-  std::vector<std::vector<float>> results;
-  bool released = false;
-  for (bool weightsInFile : {true, false}) {
-    mlir::func::FuncOp func = import(path, weightsInFile);
-    ASSERT_TRUE(func);
-    std::shared_ptr<const runtime::Executable> plan;
-    results.push_back(compileAndRun(func, x, plan));
-    ASSERT_TRUE(plan);
-    if (weightsInFile && !plan->releasedFinite.empty())
-      released = true;
-  }
+  std::shared_ptr<const runtime::Executable> inFile;
+  std::vector<std::vector<float>> results = runBothImports(path, x, inFile);
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_TRUE(inFile);
   EXPECT_EQ(results[0], results[1]);
   // oneDNN's matmul prepacks constant weights on every ISA.
-  EXPECT_TRUE(released);
+  EXPECT_FALSE(inFile->releasedFinite.empty());
+  inFile.reset();
   EXPECT_EQ(residentFileBackedBytes(), 0);
   std::filesystem::remove(path);
 }
@@ -284,21 +299,13 @@ TEST_F(FileBackedWeights, GuardedContractionsLetTheirWeightsGoAndStayExact) {
         return false;
     return true;
   };
-  std::vector<std::vector<float>> results;
   std::shared_ptr<const runtime::Executable> inFilePlan;
-  for (bool weightsInFile : {true, false}) {
-    mlir::func::FuncOp func = import(path, weightsInFile);
-    ASSERT_TRUE(func);
-    std::shared_ptr<const runtime::Executable> plan;
-    results.push_back(compileAndRun(func, x, plan));
-    ASSERT_TRUE(plan);
-    if (weightsInFile) {
-      inFilePlan = plan;
-      // The weights were let go: the guard does not read them.
-      EXPECT_FALSE(plan->releasedFinite.empty());
-      EXPECT_EQ(residentFileBackedBytes(), 0);
-    }
-  }
+  std::vector<std::vector<float>> results = runBothImports(path, x, inFilePlan);
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_TRUE(inFilePlan);
+  // The weights were let go: the guard does not read them.
+  EXPECT_FALSE(inFilePlan->releasedFinite.empty());
+  EXPECT_EQ(residentFileBackedBytes(), 0);
   ASSERT_EQ(results[0].size(), static_cast<size_t>(kRows * m));
   EXPECT_TRUE(same(results[0], results[1]));
   // Row 0 is NaN throughout; row 1 (an infinity times column 5's

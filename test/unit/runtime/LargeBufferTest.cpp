@@ -121,15 +121,16 @@ TEST(LargeBuffer, CodePagesGoAndComeBack) {
   ssize_t length = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   ASSERT_GT(length, 0);
   long before = residentKiB(exe);
-  size_t released = releaseCodePages(reinterpret_cast<const void *>(&collatz));
+  size_t released =
+      releaseCodePages({reinterpret_cast<const void *>(&collatz)});
   EXPECT_GT(released, size_t(0));
   long after = residentKiB(exe);
   EXPECT_LT(after, before);
   EXPECT_EQ(collatz(27), 111); // the code runs again
   EXPECT_GE(residentKiB(exe), after);
   int onStack = 0;
-  EXPECT_EQ(releaseCodePages(&onStack), size_t(0));
-  EXPECT_EQ(releaseCodePages(nullptr), size_t(0));
+  EXPECT_EQ(releaseCodePages({&onStack}), size_t(0));
+  EXPECT_EQ(releaseCodePages({nullptr}), size_t(0));
 }
 
 TEST(LargeBuffer, ImpossibleSizesAreNull) {

@@ -60,27 +60,8 @@ HostTensor naiveMatmul(const HostTensor &a, const HostTensor &b,
 
 /// NCHW x OIHW, stride 1, `pad` on every side, in double.
 HostTensor naiveConv(const HostTensor &x, const HostTensor &f, int64_t pad) {
-  int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  int64_t O = f.dim(0), KH = f.dim(2), KW = f.dim(3);
-  int64_t OH = H + 2 * pad - KH + 1, OW = W + 2 * pad - KW + 1;
-  HostTensor out = *HostTensor::allocate(DType::F32, {N, O, OH, OW});
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t o = 0; o < O; ++o)
-      for (int64_t y = 0; y < OH; ++y)
-        for (int64_t z = 0; z < OW; ++z) {
-          double acc = 0;
-          for (int64_t c = 0; c < C; ++c)
-            for (int64_t r = 0; r < KH; ++r)
-              for (int64_t s = 0; s < KW; ++s) {
-                int64_t ih = y - pad + r, iw = z - pad + s;
-                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                  continue;
-                acc += x.getDouble(((n * C + c) * H + ih) * W + iw) *
-                       f.getDouble(((o * C + c) * KH + r) * KW + s);
-              }
-          out.setDouble(((n * O + o) * OH + y) * OW + z, acc);
-        }
-  return out;
+  return convolveNaive(x, f, pad, 1,
+                       [](double a, double b, int64_t) { return a * b; });
 }
 
 double maxAbsDiff(const HostTensor &a, const HostTensor &b) {

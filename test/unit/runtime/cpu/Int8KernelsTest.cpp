@@ -105,6 +105,76 @@ void expectQuantized(const HostTensor &got, const HostTensor &want,
   EXPECT_LT(fromExact, 0.05 * scale);
 }
 
+/// |got - want| within float rounding: exact integer arithmetic.
+void expectExact(const HostTensor &got, const HostTensor &want) {
+  double worst = 0, scale = 0;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    scale = std::max(scale, std::abs(want.getDouble(i)));
+    worst = std::max(worst, std::abs(got.getDouble(i) - want.getDouble(i)));
+  }
+  EXPECT_LE(worst, 1e-5 * scale) << "on " << cpuIsa().name;
+}
+
+/// The reference weights of an OIHW filter (dim 1: a group's channels).
+ReferenceWeights oihwReferenceWeights(const HostTensor &f, bool unsignedInput) {
+  const int64_t perGroup = f.dim(1), taps = f.dim(2) * f.dim(3);
+  return referenceWeights(
+      f, f.dim(0), unsignedInput,
+      [=](int64_t i) { return i / (perGroup * taps); },
+      [=](int64_t i) { return std::pair((i / taps) % perGroup, taps); },
+      perGroup);
+}
+
+/// The reference int8 convolution, NCHW x OIHW in `groups`, padding 1:
+/// quantized inputs by quantized weights summed exactly, dequantized, plus
+/// `bias`.
+HostTensor int8ConvReference(const HostTensor &x, const HostTensor &f,
+                             int64_t groups, const Int8Quantization &q,
+                             const ReferenceWeights &ws,
+                             const HostTensor *bias = nullptr) {
+  HostTensor acc = convolveNaive(
+      x, f, 1, groups,
+      [&](double xv, double fv, int64_t o) {
+        return static_cast<double>(
+            int64_t{quantizeInput(static_cast<float>(xv), q)} *
+            ws.quantize(static_cast<float>(fv), o));
+      },
+      DType::F64);
+  HostTensor out = *HostTensor::allocate(DType::F32, acc.shape());
+  const int64_t O = acc.dim(1), plane = acc.dim(2) * acc.dim(3);
+  for (int64_t i = 0; i < acc.numElements(); ++i) {
+    int64_t o = (i / plane) % O;
+    out.setDouble(i, acc.getDouble(i) * q.inputScale * ws.scale(o) +
+                         (bias ? bias->getDouble(o) : 0.0));
+  }
+  return out;
+}
+
+/// An int8 convolution of NCHW `x` by OIHW `f` in `groups`, padding 1, run
+/// in NCHW or NHWC (HWIO filter); its result as NCHW.
+HostTensor runInt8Conv(const HostTensor &x, const HostTensor &f, int64_t groups,
+                       bool nhwc, const Int8Quantization &q) {
+  HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
+  HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
+  const int64_t N = x.dim(0), H = x.dim(2), W = x.dim(3), O = f.dim(0);
+  Conv2DDesc d{DType::F32};
+  d.nhwc = nhwc;
+  d.groups = groups;
+  d.inputShape = xin.shape();
+  d.filterShape = fin.shape();
+  d.resultShape = nhwc ? Shape{N, H, W, O} : Shape{N, O, H, W};
+  for (int64_t &p : d.padding)
+    p = 1;
+  d.constantFilter = &fin;
+  d.int8 = q;
+  auto kernel = createConv2D(d);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  if (!kernel.ok())
+    return *HostTensor::allocate(DType::F32, {N, O, H, W});
+  HostTensor got = runOne(*kernel, {xin, fin}, d.resultShape);
+  return nhwc ? permute(got, {0, 3, 1, 2}) : got;
+}
+
 TEST(Int8, MatmulMatchesTheReferenceInt8Implementation) {
   const int64_t M = 6, K = 80, N = 20;
   for (int scheme : {0, 1, 2}) // u8, s8, u8 with a zero point
@@ -247,34 +317,15 @@ TEST_P(Int8Conv, MatchesTheReferenceInt8ImplementationInBothLayouts) {
   HostTensor x = randomF32({1, C, H, W}, 4, lo, lo + 2.0f);
   HostTensor f = randomF32({O, C, KH, KW}, 5, -0.3f, 0.3f);
   HostTensor bias = randomF32({O}, 6, -1, 1);
-  ReferenceWeights ws = referenceWeights(
-      f, O, true, [&](int64_t i) { return i / (C * KH * KW); },
-      [&](int64_t i) { return std::pair((i / (KH * KW)) % C, KH * KW); }, C);
   // NCHW reference, padding 1.
-  HostTensor want = *HostTensor::allocate(DType::F32, {1, O, H, W});
-  HostTensor exact = *HostTensor::allocate(DType::F32, {1, O, H, W});
-  for (int64_t o = 0; o < O; ++o)
-    for (int64_t y = 0; y < H; ++y)
-      for (int64_t z = 0; z < W; ++z) {
-        int64_t acc = 0;
-        double e = 0;
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t r = 0; r < KH; ++r)
-            for (int64_t s = 0; s < KW; ++s) {
-              int64_t ih = y - 1 + r, iw = z - 1 + s;
-              if (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                continue;
-              float xv = static_cast<float>(x.getDouble((c * H + ih) * W + iw));
-              float fv = static_cast<float>(
-                  f.getDouble(((o * C + c) * KH + r) * KW + s));
-              acc += int64_t{quantizeInput(xv, q)} * ws.quantize(fv, o);
-              e += double{xv} * fv;
-            }
-        want.setDouble((o * H + y) * W + z,
-                       static_cast<double>(acc) * q.inputScale * ws.scale(o) +
-                           bias.getDouble(o));
-        exact.setDouble((o * H + y) * W + z, e + bias.getDouble(o));
-      }
+  HostTensor want =
+      int8ConvReference(x, f, 1, q, oihwReferenceWeights(f, true), &bias);
+  HostTensor sums = convolveNaive(
+      x, f, 1, 1, [](double xv, double fv, int64_t) { return xv * fv; },
+      DType::F64);
+  HostTensor exact = *HostTensor::allocate(DType::F32, sums.shape());
+  for (int64_t i = 0; i < exact.numElements(); ++i)
+    exact.setDouble(i, sums.getDouble(i) + bias.getDouble(i / (H * W)));
   // NCHW, NHWC with an HWIO filter, NHWC with the OIHW filter as it is
   // (Conv2DDesc::filterOIHW: HWIO-shaped, OIHW-ordered).
   for (int layout : {0, 1, 2}) {
@@ -473,14 +524,6 @@ TEST(Int8, PairsOfLargeWeightsDoNotSaturate) {
     float v = k == extent - 1 && extent % 2 == 1 ? 126.5f : kPattern[k % 4];
     return (channel % 2 ? -v : v) / 127.0f * (1.0f + 0.01f * channel);
   };
-  auto expectExact = [](const HostTensor &got, const HostTensor &want) {
-    double worst = 0, scale = 0;
-    for (int64_t i = 0; i < want.numElements(); ++i) {
-      scale = std::max(scale, std::abs(want.getDouble(i)));
-      worst = std::max(worst, std::abs(got.getDouble(i) - want.getDouble(i)));
-    }
-    EXPECT_LE(worst, 1e-5 * scale) << "on " << cpuIsa().name;
-  };
   Int8Quantization q{1.0f / 255, true}; // 1.0 -> 255
 
   {
@@ -526,44 +569,8 @@ TEST(Int8, PairsOfLargeWeightsDoNotSaturate) {
       HostTensor f = *HostTensor::allocate(DType::F32, {O, C, KH, KW});
       for (int64_t i = 0; i < f.numElements(); ++i)
         f.setDouble(i, weightAt((i / (KH * KW)) % C, C, i / (C * KH * KW)));
-      ReferenceWeights ws = referenceWeights(
-          f, O, true, [&](int64_t i) { return i / (C * KH * KW); },
-          [&](int64_t i) { return std::pair((i / (KH * KW)) % C, KH * KW); },
-          C);
-      HostTensor want = *HostTensor::allocate(DType::F32, {1, O, H, W});
-      for (int64_t o = 0; o < O; ++o)
-        for (int64_t y = 0; y < H; ++y)
-          for (int64_t z = 0; z < W; ++z) {
-            int64_t acc = 0;
-            for (int64_t c = 0; c < C; ++c)
-              for (int64_t r = 0; r < KH; ++r)
-                for (int64_t t = 0; t < KW; ++t) {
-                  int64_t ih = y - 1 + r, iw = z - 1 + t;
-                  if (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                    continue;
-                  acc += int64_t{quantizeInput(1.0f, q)} *
-                         ws.quantize(static_cast<float>(f.getDouble(
-                                         ((o * C + c) * KH + r) * KW + t)),
-                                     o);
-                }
-            want.setDouble((o * H + y) * W + z, static_cast<double>(acc) *
-                                                    q.inputScale * ws.scale(o));
-          }
-      HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
-      HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
-      Conv2DDesc d{DType::F32};
-      d.nhwc = nhwc;
-      d.inputShape = xin.shape();
-      d.filterShape = fin.shape();
-      d.resultShape = nhwc ? Shape{1, H, W, O} : Shape{1, O, H, W};
-      for (int64_t &p : d.padding)
-        p = 1;
-      d.constantFilter = &fin;
-      d.int8 = q;
-      auto kernel = createConv2D(d);
-      ASSERT_TRUE(kernel.ok()) << kernel.status();
-      expectExact(runOne(*kernel, {xin, fin}, d.resultShape),
-                  nhwc ? permute(want, {0, 2, 3, 1}) : want);
+      expectExact(runInt8Conv(x, f, 1, nhwc, q),
+                  int8ConvReference(x, f, 1, q, oihwReferenceWeights(f, true)));
     }
 }
 
@@ -589,55 +596,9 @@ TEST(Int8, GroupedConvolutionsDoNotSaturate) {
       for (int64_t i = 0; i < f.numElements(); ++i)
         f.setDouble(i, ((i / taps) % perGroup == 0 ? 126.3 : 1.1) / 127.0 +
                            0.001 * static_cast<double>(i % 7));
-      ReferenceWeights ws = referenceWeights(
-          f, O, true, [&](int64_t i) { return i / (perGroup * taps); },
-          [&](int64_t i) { return std::pair((i / taps) % perGroup, taps); },
-          perGroup);
-      HostTensor want = *HostTensor::allocate(DType::F32, {1, O, H, W});
-      for (int64_t o = 0; o < O; ++o)
-        for (int64_t y = 0; y < H; ++y)
-          for (int64_t z = 0; z < W; ++z) {
-            int64_t acc = 0, g = o / (O / groups);
-            for (int64_t c = 0; c < perGroup; ++c)
-              for (int64_t r = 0; r < KH; ++r)
-                for (int64_t t = 0; t < KW; ++t) {
-                  int64_t ih = y - 1 + r, iw = z - 1 + t;
-                  if (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                    continue;
-                  float xv = static_cast<float>(
-                      x.getDouble(((g * perGroup + c) * H + ih) * W + iw));
-                  acc +=
-                      int64_t{quantizeInput(xv, q)} *
-                      ws.quantize(static_cast<float>(f.getDouble(
-                                      ((o * perGroup + c) * KH + r) * KW + t)),
-                                  o);
-                }
-            want.setDouble((o * H + y) * W + z, static_cast<double>(acc) *
-                                                    q.inputScale * ws.scale(o));
-          }
-      HostTensor xin = nhwc ? permute(x, {0, 2, 3, 1}) : x;
-      HostTensor fin = nhwc ? permute(f, {2, 3, 1, 0}) : f;
-      Conv2DDesc d{DType::F32};
-      d.nhwc = nhwc;
-      d.groups = groups;
-      d.inputShape = xin.shape();
-      d.filterShape = fin.shape();
-      d.resultShape = nhwc ? Shape{1, H, W, O} : Shape{1, O, H, W};
-      for (int64_t &p : d.padding)
-        p = 1;
-      d.constantFilter = &fin;
-      d.int8 = q;
-      auto kernel = createConv2D(d);
-      ASSERT_TRUE(kernel.ok()) << kernel.status();
-      HostTensor got = runOne(*kernel, {xin, fin}, d.resultShape);
-      HostTensor expected = nhwc ? permute(want, {0, 2, 3, 1}) : want;
-      double worst = 0, scale = 0;
-      for (int64_t i = 0; i < expected.numElements(); ++i) {
-        scale = std::max(scale, std::abs(expected.getDouble(i)));
-        worst =
-            std::max(worst, std::abs(got.getDouble(i) - expected.getDouble(i)));
-      }
-      EXPECT_LE(worst, 1e-5 * scale) << "on " << cpuIsa().name;
+      expectExact(
+          runInt8Conv(x, f, groups, nhwc, q),
+          int8ConvReference(x, f, groups, q, oihwReferenceWeights(f, true)));
     }
 }
 

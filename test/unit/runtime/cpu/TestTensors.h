@@ -1,7 +1,8 @@
 //===- TestTensors.h - tensors for the CPU kernel tests ---------*- C++ -*-===//
 //
 // Helpers the reduced-precision kernel tests share: seeded random f32
-// tensors, numpy-style transposes, and one run of a kernel.
+// tensors, numpy-style transposes, a naive convolution, and one run of a
+// kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +44,39 @@ inline HostTensor permute(const HostTensor &t,
       flat = flat * shape[d] + idx[static_cast<size_t>(perm[d])];
     out.setDouble(flat, t.getDouble(i));
   }
+  return out;
+}
+
+/// NCHW x OIHW in `groups` (the filter's dim 1 is a group's channels),
+/// stride 1, `pad` on every side: each output the sum over its taps of
+/// term(input value, filter value, output channel), in double, stored as
+/// `dtype`.
+template <typename Term>
+HostTensor convolveNaive(const HostTensor &x, const HostTensor &f, int64_t pad,
+                         int64_t groups, Term term, DType dtype = DType::F32) {
+  int64_t N = x.dim(0), H = x.dim(2), W = x.dim(3);
+  int64_t O = f.dim(0), C = f.dim(1), KH = f.dim(2), KW = f.dim(3);
+  int64_t OH = H + 2 * pad - KH + 1, OW = W + 2 * pad - KW + 1;
+  HostTensor out = *HostTensor::allocate(dtype, {N, O, OH, OW});
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t z = 0; z < OW; ++z) {
+          // The input channels of o's group.
+          int64_t first = o / (O / groups) * C;
+          double acc = 0;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t r = 0; r < KH; ++r)
+              for (int64_t s = 0; s < KW; ++s) {
+                int64_t ih = y - pad + r, iw = z - pad + s;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                  continue;
+                acc += term(
+                    x.getDouble(((n * x.dim(1) + first + c) * H + ih) * W + iw),
+                    f.getDouble(((o * C + c) * KH + r) * KW + s), o);
+              }
+          out.setDouble(((n * O + o) * OH + y) * OW + z, acc);
+        }
   return out;
 }
 
