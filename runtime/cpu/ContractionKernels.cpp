@@ -1496,21 +1496,40 @@ absl::Status checkPrecision(const Desc &desc, const HostTensor *constantWeights,
 ///   | 8 x 2048 x 1000   |        313 |      141 |          96 |        66 |
 ///   | 1 x 2048 x 1000   |         54 |       95 |          36 |        10 |
 ///
-/// so f32 takes it from 8 rows, int8 (u8 inputs) always. A binary post-op
-/// operand broadcast along the rows ([M, 1]) has no such kernel: the
-/// matmul runs it. With AVX-512 brgemm matmuls
-/// match the brgemm convolutions: nullopt there, and where the matmul is
-/// not such a product (batched or transposed lhs, a bias not per column)
-/// or the convolution kernel refuses it.
+/// so f32 takes it from 8 rows, int8 (u8 inputs) always.
+///
+/// With AVX-512, brgemm matmuls match the brgemm convolutions
+/// (brgconv_1x1:avx512_core) on the transformer's and the MLP's wide
+/// products, but not on narrow or single-row ones, f32, 2 threads (Zen 4,
+/// AMD EPYC family 25 model 17; us):
+///
+///   | shape             | f32 matmul | f32 conv |
+///   | 64 x 1024 x 10    |       24.5 |     11.7 |
+///   | 64 x 1024 x 16    |       22.8 |     10.3 |
+///   | 64 x 1024 x 32    |       21.9 |     19.4 |
+///   | 64 x 1024 x 64    |       37.2 |     37.0 |
+///   | 1 x 2048 x 1000   |       47.2 |     42.6 |
+///   | 2 x 2048 x 1000   |       52.2 |     43.2 |
+///   | 4 x 2048 x 1000   |       75.0 |     75.8 |
+///   | 128 x 768 x 3072  |       2770 |     2733 |
+///
+/// so there f32 takes it for at most 32 columns or 2 rows (a classifier
+/// head; int8 and bf16 keep the matmul). A binary post-op operand
+/// broadcast along the rows ([M, 1]) has no such kernel: the matmul runs
+/// it. nullopt elsewhere, and where the matmul is not such a product
+/// (batched or transposed lhs, a bias not per column) or the convolution
+/// kernel refuses it.
 std::optional<KernelPtr> tryPointwiseConvMatmul(const MatmulDesc &d,
                                                 const MatmulGeometry &g,
                                                 size_t fused) {
   const CpuIsa &isa = cpuIsa();
+  bool pays =
+      isa.avx512 ? !d.int8 && (g.n <= 32 || g.m <= 2) : d.int8 || g.m >= 8;
   // Without VNNI, oneDNN's int8 convolutions halve the weights of an s8
   // input (its scale adjustment against vpmaddubsw's saturation) on top of
   // our 63 levels: u8 inputs only.
-  if (isa.avx512 || !isa.avx2 || !d.constantRhs || g.rank != 2 ||
-      d.transposeA || d.dtype != DType::F32 || d.bf16 || (!d.int8 && g.m < 8) ||
+  if (!pays || !isa.avx2 || !d.constantRhs || g.rank != 2 || d.transposeA ||
+      d.dtype != DType::F32 || d.bf16 ||
       (d.int8 && !d.int8->unsignedInput && !isa.vnni) || g.k == 0 ||
       g.lhsStrides != Shape{g.k, 1} || d.resultShape != Shape{g.m, g.n})
     return std::nullopt;

@@ -278,13 +278,15 @@ TEST(Matmul, ConstantRhsIsPrepacked) {
 
 /// With AVX2 but not AVX-512, a matmul of rows by constant weights runs as
 /// a 1x1 convolution (f32 from 8 rows: oneDNN 2.6's jit_1x1:avx2 beats its
-/// gemm:jit there); elsewhere, and for fewer rows, as a matmul. Either way
+/// gemm:jit there); with AVX-512 only a narrow (at most 32 columns) or
+/// single-row (at most 2 rows) one (brgconv_1x1 beats the brgemm matmul
+/// there); elsewhere as a matmul. Either way
 /// the results match, with transposed weights, a bias, and binary post-ops
 /// of every broadcast a matmul's operand may have (oneDNN's convolutions
 /// take no operand broadcast along the rows, [M, 1]: those stay matmuls).
 /// (ctest runs this file under DNNL_MAX_CPU_ISA=AVX2 too:
 /// cpu-kernels-avx2.)
-TEST(Matmul, ConstantWeightsRunAsPointwiseConvolutionsWithAvx2) {
+TEST(Matmul, ConstantWeightsRunAsPointwiseConvolutionsWhereTheyPay) {
   struct Case {
     int64_t m, k, n;
     bool transposeB;
@@ -293,9 +295,10 @@ TEST(Matmul, ConstantWeightsRunAsPointwiseConvolutionsWithAvx2) {
   std::vector<Case> cases = {
       {8, 16, 24, false, {8, 24}},  {37, 33, 5, true, {1, 5}},
       {64, 40, 24, false, {64, 1}}, {4, 16, 24, false, {4, 24}},
-      {1, 16, 24, true, {24}},
+      {1, 16, 24, true, {24}},      {64, 1024, 10, false, {64, 10}},
+      {2, 64, 100, true, {1, 100}}, {16, 64, 48, false, {1, 48}},
   };
-  bool convolutions = !cpuIsa().avx512 && cpuIsa().avx2;
+  const CpuIsa &isa = cpuIsa();
   unsigned seed = 90;
   for (const Case &c : cases) {
     Shape a{c.m, c.k}, r{c.m, c.n};
@@ -319,10 +322,11 @@ TEST(Matmul, ConstantWeightsRunAsPointwiseConvolutionsWithAvx2) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.k << "x" << c.n << " "
                                     << (*kernel)->name());
     bool rowOperand = c.operand == Shape{c.m, 1};
-    EXPECT_EQ(
-        (*kernel)->name(),
-        std::string("onednn.matmul") +
-            (convolutions && c.m >= 8 && !rowOperand ? "[1x1 conv]" : ""));
+    bool convolution =
+        isa.avx512 ? c.n <= 32 || c.m <= 2 : isa.avx2 && c.m >= 8;
+    EXPECT_EQ((*kernel)->name(),
+              std::string("onednn.matmul") +
+                  (convolution && !rowOperand ? "[1x1 conv]" : ""));
     HostTensor got =
         runOne(*kernel, {x, w, bias, operand, scale}, DType::F32, r);
     HostTensor want = naiveMatmul(x, w, false, c.transposeB, r);
