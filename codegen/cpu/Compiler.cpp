@@ -854,6 +854,160 @@ std::string cpu::targetDescription() {
 }
 
 namespace {
+/// A matmul operand read in place: `base`'s plain elements through `view`
+/// (MatmulDesc::OperandView).
+struct FoldedOperand {
+  Value base;
+  runtime::cpu::MatmulDesc::OperandView view;
+};
+
+/// The strides of a reshape of a strided view (`shape`, `strides`) to
+/// `to`, where it stays a view (numpy's no-copy reshape): dims that merge
+/// must be contiguous with each other; dims of 1 go anywhere.
+std::optional<Shape> reshapeStrides(const Shape &shape, const Shape &strides,
+                                    const Shape &to) {
+  Shape dims, steps;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1) {
+      dims.push_back(shape[i]);
+      steps.push_back(strides[i]);
+    }
+  Shape result(to.size(), 1);
+  size_t oi = 0, ni = 0;
+  while (ni < to.size() && oi < dims.size()) {
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t np = to[ni], op = dims[oi];
+    while (np != op) {
+      if (np < op) {
+        if (nj == to.size())
+          return std::nullopt;
+        np *= to[nj++];
+      } else {
+        if (oj == dims.size())
+          return std::nullopt;
+        op *= dims[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)
+      if (steps[k] != dims[k + 1] * steps[k + 1])
+        return std::nullopt;
+    result[nj - 1] = steps[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k)
+      result[k - 1] = result[k] * to[k];
+    ni = nj;
+    oi = oj;
+  }
+  for (; ni < to.size(); ++ni)
+    if (to[ni] != 1)
+      return std::nullopt;
+  return oi == dims.size() ? std::optional<Shape>(result) : std::nullopt;
+}
+
+/// The slices, materialized transposes and reshapes that made `operand`
+/// (an attention head's query: a slice of the projection's result,
+/// reshaped to heads, heads transposed outward), as one strided view of
+/// the value before them; nullopt where the chain copies nothing (only
+/// reshapes) or a link cannot be a view (a negative step, a reshape
+/// merging dims that are not contiguous, a dynamic or empty shape).
+std::optional<FoldedOperand> foldOperandView(Value operand) {
+  SmallVector<Operation *> chain;
+  Value v = operand;
+  while (Operation *def = v.getDefiningOp()) {
+    auto transpose = dyn_cast<TransposeOp>(def);
+    if (!(transpose && !transpose.getLazy()) && !isa<SliceOp>(def) &&
+        !isShapeView(def) && !isa<tensor::CastOp>(def))
+      break;
+    chain.push_back(def);
+    v = def->getOperand(0);
+  }
+  if (!llvm::any_of(
+          chain, [](Operation *op) { return isa<SliceOp, TransposeOp>(op); }))
+    return std::nullopt;
+  auto staticShape = [](Value value) -> std::optional<Shape> {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+    Shape shape(type.getShape());
+    if (llvm::is_contained(shape, 0))
+      return std::nullopt;
+    return shape;
+  };
+  std::optional<Shape> shape = staticShape(v);
+  if (!shape)
+    return std::nullopt;
+  Shape strides = runtime::rowMajorStrides(*shape);
+  int64_t offset = 0;
+  for (Operation *op : llvm::reverse(chain)) {
+    std::optional<Shape> result = staticShape(op->getResult(0));
+    if (!result || result->size() != shape->size() && !isShapeView(op) &&
+                       !isa<tensor::CastOp>(op))
+      return std::nullopt;
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      ArrayRef<int64_t> starts = slice.getStarts();
+      std::optional<ArrayRef<int64_t>> steps = slice.getSteps();
+      if (starts.size() != shape->size() ||
+          (steps && steps->size() != shape->size()))
+        return std::nullopt;
+      for (size_t d = 0; d < shape->size(); ++d) {
+        int64_t n = (*shape)[d], step = steps ? (*steps)[d] : 1;
+        int64_t start = starts[d] < 0 ? std::max<int64_t>(starts[d] + n, 0)
+                                      : std::min(starts[d], n);
+        if (step <= 0 || start + ((*result)[d] - 1) * step >= n)
+          return std::nullopt;
+        offset += start * strides[d];
+        strides[d] *= step;
+      }
+    } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      if (perm.size() != shape->size())
+        return std::nullopt;
+      Shape permuted(perm.size()), moved(perm.size());
+      for (size_t d = 0; d < perm.size(); ++d) {
+        permuted[d] = (*shape)[static_cast<size_t>(perm[d])];
+        moved[d] = strides[static_cast<size_t>(perm[d])];
+      }
+      if (permuted != *result)
+        return std::nullopt;
+      strides = moved;
+    } else {
+      std::optional<Shape> reshaped = reshapeStrides(*shape, strides, *result);
+      if (!reshaped)
+        return std::nullopt;
+      strides = *reshaped;
+    }
+    shape = result;
+  }
+  return FoldedOperand{v, {strides, offset}};
+}
+
+/// `value` without a scaling by a power of two that commutes exactly with
+/// a matmul (`x / 8`, `x * 0.125`: an attention query's 1 / sqrt(d)):
+/// the factor it multiplied by, and the value scaled.
+std::optional<std::pair<double, Value>> peelExactScale(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isa<DivOp, MulOp>(def) || def->getNumOperands() != 2)
+    return std::nullopt;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (isa<DivOp>(def) && i == 0)
+      continue; // c / x does not scale x
+    auto constant = def->getOperand(i).getDefiningOp<ConstantOp>();
+    Value other = def->getOperand(1 - i);
+    auto dense =
+        constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+    if (!dense || !dense.isSplat() || !dense.getElementType().isF32() ||
+        dense.getNumElements() != 1 || other.getType() != value.getType())
+      continue;
+    double c = dense.getSplatValue<APFloat>().convertToDouble();
+    int exponent = 0;
+    if (!std::isfinite(c) || c == 0 ||
+        std::frexp(std::abs(c), &exponent) != 0.5 || exponent < -100 ||
+        exponent > 100)
+      continue;
+    return std::make_pair(isa<DivOp>(def) ? 1 / c : c, other);
+  }
+  return std::nullopt;
+}
+
 /// Whether `concat` joins f32 NHWC activations along their channels (a
 /// blocked-layout concat can run it; createLayoutConcat decides).
 bool isChannelConcat(ConcatOp concat) {
@@ -1006,6 +1160,12 @@ private:
   llvm::Expected<bool> emitInt8ChainConv(Conv2DOp conv,
                                          const std::string &where);
   llvm::Error emitKernel(Operation &op, const std::string &where);
+  /// A matmul reading its operands through strided views of the values
+  /// that slices and transposes copied them from, a power-of-two scaling
+  /// of an operand as a post-op (foldOperandView, peelExactScale); false
+  /// where there is none or oneDNN has no fast kernel for the strides.
+  llvm::Expected<bool> emitMatmulOverViews(MatmulOp matmul,
+                                           const std::string &where);
 
   // The whole plan.
   void assignStepLevels();
@@ -2035,8 +2195,76 @@ llvm::Expected<bool> CpuPlanEmitter::emitLayoutPool(Operation &op,
 
 /// A single-result op on its oneDNN or native kernel (createKernel), else
 /// on the reference interpreter.
+llvm::Expected<bool>
+CpuPlanEmitter::emitMatmulOverViews(MatmulOp matmul, const std::string &where) {
+  namespace cpu = runtime::cpu;
+  Value result = matmul.getResult();
+  ContractionPrecision precision = precisionFor(matmul);
+  if (constants.count(matmul.getRhs()))
+    return false; // prepacked weights
+  cpu::MatmulDesc desc{dtypeOf(result), shapeOf(matmul.getLhs()),
+                       shapeOf(matmul.getRhs()), shapeOf(result)};
+  applyPrecision(desc, precision);
+  if (desc.bf16 || desc.int8 || desc.dtype != DType::F32)
+    return false;
+  desc.transposeA = matmul.getTransposeA();
+  desc.transposeB = matmul.getTransposeB();
+  Value operands[2] = {matmul.getLhs(), matmul.getRhs()};
+  double scale = 1;
+  for (Value &v : operands)
+    if (auto peeled = peelExactScale(v)) {
+      scale *= peeled->first;
+      v = peeled->second;
+    }
+  std::optional<FoldedOperand> lhs = foldOperandView(operands[0]),
+                               rhs = foldOperandView(operands[1]);
+  if (!lhs && !rhs)
+    return false;
+  if (lhs) {
+    desc.lhsView = lhs->view;
+    operands[0] = lhs->base;
+  }
+  if (rhs) {
+    desc.rhsView = rhs->view;
+    operands[1] = rhs->base;
+  }
+  if (scale != 1) {
+    cpu::PostOp linear;
+    linear.eltwise = EltwiseKind::Linear;
+    linear.alpha = scale;
+    desc.postOps.push_back(linear);
+  }
+  absl::StatusOr<KernelPtr> kernel = cpu::createMatmul(desc);
+  if (!kernel.ok())
+    return false; // the operands materialized, as without views
+  runtime::Step step;
+  step.op = where;
+  step.kernel = *kernel;
+  std::string_view name = step.kernel->name();
+  step.path = name.substr(0, name.find('.'));
+  for (Value v : operands) {
+    auto in = plainId(v, where);
+    if (!in)
+      return in.takeError();
+    step.inputs.push_back(*in);
+  }
+  auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, where);
+  if (!id)
+    return id.takeError();
+  step.outputs.push_back(*id);
+  exe.steps.push_back(std::move(step));
+  return true;
+}
+
 llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
                                        const std::string &where) {
+  if (auto matmul = dyn_cast<MatmulOp>(op); matmul && options.enableOneDnn) {
+    auto emitted = emitMatmulOverViews(matmul, where);
+    if (!emitted)
+      return emitted.takeError();
+    if (*emitted)
+      return llvm::Error::success();
+  }
   runtime::Step step;
   step.op = where;
   bool quantizedInput = false;

@@ -550,9 +550,14 @@ public:
     }
     try {
       for (const Binding &b : spec.bindings) {
-        const void *data = b.input < 0
-                               ? outputs[0].data()
-                               : inputs[static_cast<size_t>(b.input)].data();
+        const HostTensor &bound =
+            b.input < 0 ? outputs[0] : inputs[static_cast<size_t>(b.input)];
+        if (static_cast<size_t>(b.minBytes) > bound.byteSize())
+          return absl::InvalidArgumentError(absl::StrCat(
+              spec.name, ": input ", b.input, " holds ", bound.byteSize(),
+              " bytes, its strided view reads ", b.minBytes));
+        const char *data =
+            static_cast<const char *>(bound.data()) + b.offsetBytes;
         args.emplace(b.arg, wrap(b.from.data.ndims ? b.from : b.desc, data));
       }
       for (const StagedInput &s : staged) {

@@ -178,6 +178,11 @@ struct Binding {
   /// in `fromScalesMask` (oneDNN's output-scales mask), e.g. per channel.
   std::vector<float> fromScales = {};
   int fromScalesMask = 0;
+  /// Where the argument starts in its input (a strided view into it,
+  /// MatmulDesc::OperandView), and the bytes the input must hold from its
+  /// start for the view to stay inside it (checked on each run).
+  int64_t offsetBytes = 0;
+  int64_t minBytes = 0;
 };
 
 /// A kernel that executes one oneDNN primitive, then applies the post-ops

@@ -498,6 +498,9 @@ struct MatmulGeometry {
   int64_t m = 0, n = 0, k = 0;
   Shape lhsDims, lhsStrides; ///< oneDNN view [batch..., M, K]
   Shape rhsDims, rhsStrides; ///< oneDNN view [batch..., K, N]
+  /// MatmulDesc::OperandView: where each operand starts in its input and
+  /// how many elements of the input its view spans from the input's start.
+  int64_t lhsOffset = 0, rhsOffset = 0, lhsSpan = 0, rhsSpan = 0;
 };
 
 absl::StatusOr<MatmulGeometry> matmulGeometry(const MatmulDesc &d) {
@@ -527,16 +530,48 @@ absl::StatusOr<MatmulGeometry> matmulGeometry(const MatmulDesc &d) {
     return absl::InvalidArgumentError(
         absl::StrCat("matmul batch dims of ", shapeString(a), " and ",
                      shapeString(b), " do not broadcast to ", shapeString(r)));
-  auto view = [&](const Shape &s, bool transpose, Shape &dims, Shape &strides) {
+  auto view = [&](const Shape &s, bool transpose,
+                  const std::optional<MatmulDesc::OperandView> &given,
+                  Shape &dims, Shape &strides, int64_t &offset,
+                  int64_t &span) -> absl::Status {
     dims = padRank(s, R);
     strides = rowMajorStrides(dims);
+    offset = 0;
+    span = numElements(dims);
+    if (given) {
+      if (given->strides.size() != s.size() || given->offset < 0)
+        return absl::InvalidArgumentError(
+            "a matmul operand view needs one stride per dim and an offset "
+            ">= 0");
+      int64_t last = given->offset;
+      for (size_t i = 0; i < s.size(); ++i) {
+        int64_t stride = given->strides[i];
+        if (stride < 0 ||
+            (s[i] > 1 && stride > std::numeric_limits<int64_t>::max() /
+                                      std::max<int64_t>(s[i] - 1, 1)))
+          return absl::InvalidArgumentError(
+              "a matmul operand view has a negative or overflowing stride");
+        strides[R - s.size() + i] = stride;
+        if (s[i] > 0)
+          last += (s[i] - 1) * stride;
+      }
+      offset = given->offset;
+      span = numElements(s) == 0 ? 0 : last + 1;
+    }
     if (transpose) {
       std::swap(dims[R - 2], dims[R - 1]);
       std::swap(strides[R - 2], strides[R - 1]);
     }
+    return absl::OkStatus();
   };
-  view(a, d.transposeA, g.lhsDims, g.lhsStrides);
-  view(b, d.transposeB, g.rhsDims, g.rhsStrides);
+  if (absl::Status st = view(a, d.transposeA, d.lhsView, g.lhsDims,
+                             g.lhsStrides, g.lhsOffset, g.lhsSpan);
+      !st.ok())
+    return st;
+  if (absl::Status st = view(b, d.transposeB, d.rhsView, g.rhsDims,
+                             g.rhsStrides, g.rhsOffset, g.rhsSpan);
+      !st.ok())
+    return st;
   return g;
 }
 
@@ -600,16 +635,41 @@ absl::StatusOr<KernelPtr> createNativeMatmul(const MatmulDesc &d,
     constant = std::make_shared<HostTensor>(d.constantRhs->clone());
   DType dtype = d.dtype;
   Shape resultShape = d.resultShape;
-  return makeNativeWithPostOps(
+  KernelPtr kernel = makeNativeWithPostOps(
       "native.matmul", all, inputs,
       [g, dtype, resultShape, constant](const KernelContext &context,
                                         const std::vector<HostTensor> &in,
                                         HostTensor &out) {
-        const void *rhs = constant ? constant->data() : in[1].data();
+        const HostTensor &rhs = constant ? *constant : in[1];
+        size_t size = dtypeSize(dtype);
+        // The operand views (MatmulDesc::OperandView) were checked against
+        // the inputs' sizes before (the kernel below).
+        const char *lhsData =
+            static_cast<const char *>(in[0].data()) + g.lhsOffset * size;
+        const char *rhsData =
+            static_cast<const char *>(rhs.data()) + g.rhsOffset * size;
         dispatchDType(dtype, [&](auto t) {
-          nativeMatmul<decltype(t)>(g, resultShape, in[0].data(), rhs,
+          nativeMatmul<decltype(t)>(g, resultShape, lhsData, rhsData,
                                     out.data(), context.numThreads);
         });
+      });
+  if (!d.lhsView && !d.rhsView)
+    return kernel;
+  // Strided operand views stay inside their inputs.
+  int64_t size = static_cast<int64_t>(dtypeSize(dtype));
+  std::vector<int64_t> spans = {g.lhsSpan * size,
+                                constant ? 0 : g.rhsSpan * size};
+  return makeKernel(
+      "native.matmul[strided]",
+      [kernel, spans](const KernelContext &context,
+                      const std::vector<HostTensor> &in,
+                      std::vector<HostTensor> &out) -> absl::Status {
+        for (size_t i = 0; i < spans.size(); ++i)
+          if (static_cast<size_t>(spans[i]) > in[i].byteSize())
+            return absl::InvalidArgumentError(absl::StrCat(
+                "native.matmul: input ", i, " holds ", in[i].byteSize(),
+                " bytes, its strided view reads ", spans[i]));
+        return kernel->run(context, in, out);
       });
 }
 
@@ -693,8 +753,19 @@ absl::StatusOr<KernelPtr> tryOneDnnMatmul(const MatmulDesc &given,
     if (serial)
       pd = dnnl::matmul::primitive_desc(desc, attr, **engine);
 
+    // A strided operand view where oneDNN would run its reference kernel
+    // (strides its brgemm and gemm kernels do not take): Unimplemented, so
+    // that the planner materializes the operand instead.
+    bool views = d.lhsView || d.rhsView;
+    if (views && std::string_view(pd.impl_info_str()).starts_with("ref"))
+      return absl::UnimplementedError(
+          absl::StrCat("no fast oneDNN matmul for these operand strides (",
+                       pd.impl_info_str(), ")"));
+
     PrimitiveKernelSpec spec;
     spec.name = "onednn.matmul";
+    if (views)
+      spec.name += "[strided]";
     if (d.bf16)
       spec.name += "[bf16]";
     if (d.int8)
@@ -728,6 +799,16 @@ absl::StatusOr<KernelPtr> tryOneDnnMatmul(const MatmulDesc &given,
             d.int8 ? d.int8->zeroPoint : 0, weightOffset, d.constantRhs);
         !status.ok())
       return status;
+    size_t size = dtypeSize(d.dtype);
+    for (Binding &b : spec.bindings) {
+      if (b.arg == DNNL_ARG_SRC && d.lhsView) {
+        b.offsetBytes = g.lhsOffset * static_cast<int64_t>(size);
+        b.minBytes = g.lhsSpan * static_cast<int64_t>(size);
+      } else if (b.arg == DNNL_ARG_WEIGHTS && d.rhsView) {
+        b.offsetBytes = g.rhsOffset * static_cast<int64_t>(size);
+        b.minBytes = g.rhsSpan * static_cast<int64_t>(size);
+      }
+    }
     scaleBiasBinding(spec, biasScales, static_cast<int>(R) - 1, d.constantBias);
     return makePrimitiveKernel(std::move(spec));
   } catch (const dnnl::error &error) {
@@ -1528,8 +1609,8 @@ std::optional<KernelPtr> tryPointwiseConvMatmul(const MatmulDesc &d,
   // Without VNNI, oneDNN's int8 convolutions halve the weights of an s8
   // input (its scale adjustment against vpmaddubsw's saturation) on top of
   // our 63 levels: u8 inputs only.
-  if (!pays || !isa.avx2 || !d.constantRhs || g.rank != 2 || d.transposeA ||
-      d.dtype != DType::F32 || d.bf16 ||
+  if (!pays || !isa.avx2 || !d.constantRhs || d.lhsView || g.rank != 2 ||
+      d.transposeA || d.dtype != DType::F32 || d.bf16 ||
       (d.int8 && !d.int8->unsignedInput && !isa.vnni) || g.k == 0 ||
       g.lhsStrides != Shape{g.k, 1} || d.resultShape != Shape{g.m, g.n})
     return std::nullopt;
@@ -1598,7 +1679,14 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
     return s;
   if (auto g = matmulGeometry(original); !g.ok())
     return g.status();
-  std::optional<MatmulDesc> flat = flattenSharedRhs(original);
+  bool views = original.lhsView || original.rhsView;
+  if (views && (original.bf16 || original.int8 ||
+                (original.rhsView && original.constantRhs)))
+    return absl::InvalidArgumentError(
+        "matmul operand views are for f32/f64 operands that are not "
+        "constant, without bf16 or int8");
+  std::optional<MatmulDesc> flat =
+      views ? std::nullopt : flattenSharedRhs(original);
   const MatmulDesc &desc = flat ? *flat : original;
   auto geometry = matmulGeometry(desc);
   if (!geometry.ok())
@@ -1623,6 +1711,9 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
     auto kernel = tryOneDnnContraction(desc, *geometry, fused);
     if (!kernel.ok() && fused > 0)
       kernel = tryOneDnnContraction(desc, *geometry, fused = 0);
+    // Strides oneDNN runs slowly: the caller materializes the operands.
+    if (!kernel.ok() && views)
+      return kernel.status();
     // int8 quantization does not keep NaN anyway: no guard.
     if (kernel.ok() && desc.int8)
       return kernel;

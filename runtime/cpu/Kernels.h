@@ -232,6 +232,20 @@ struct MatmulDesc {
   /// With `int8`: write the result quantized for an int8 consumer, in its
   /// plain layout (Conv2DDesc::int8Output).
   std::optional<Int8Quantization> int8Output;
+  /// An operand read through a strided view of its input's elements rather
+  /// than as a dense tensor of its shape: the slices, transposes and
+  /// reshapes that made it, folded away by the planner (an attention
+  /// head's query, key or value inside the projection's result). One
+  /// element stride per dim of lhsShape (rhsShape), before transposeA
+  /// (transposeB) applies, each >= 0, and an element offset into the
+  /// input. f32 and f64 operands that are not constant, without bf16 or
+  /// int8; Unimplemented where oneDNN has no fast kernel for the strides.
+  struct OperandView {
+    Shape strides;
+    int64_t offset = 0;
+    friend bool operator==(const OperandView &, const OperandView &) = default;
+  };
+  std::optional<OperandView> lhsView, rhsView;
 };
 /// Inputs: lhs, rhs, [bias], post-op operands. Output: result.
 absl::StatusOr<KernelPtr> createMatmul(const MatmulDesc &desc);

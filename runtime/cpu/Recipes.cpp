@@ -205,6 +205,13 @@ void putMatmul(ByteWriter &w, const MatmulDesc &d,
   w.put(d.bf16);
   putInt8(w, d.int8);
   putInt8(w, d.int8Output);
+  for (const auto *view : {&d.lhsView, &d.rhsView}) {
+    w.put(view->has_value());
+    if (*view) {
+      w.putInts((*view)->strides);
+      w.put((*view)->offset);
+    }
+  }
 }
 MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   MatmulDesc d{getDType(r)};
@@ -220,6 +227,14 @@ MatmulDesc getMatmul(ByteReader &r, const RemakeContext &context) {
   d.bf16 = r.get<bool>();
   d.int8 = getInt8(r);
   d.int8Output = getInt8(r);
+  for (auto *view : {&d.lhsView, &d.rhsView}) {
+    if (!r.get<bool>())
+      continue;
+    MatmulDesc::OperandView v;
+    v.strides = r.getInts();
+    v.offset = r.get<int64_t>();
+    *view = std::move(v);
+  }
   return d;
 }
 

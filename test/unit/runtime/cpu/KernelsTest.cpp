@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/Kernels.h"
 #include "runtime/cpu/Common.h"
+#include "runtime/cpu/Recipes.h"
 #include "tgc/AbslStatus.h"
 
 #include "dialects/ScalarMath.h"
@@ -337,6 +338,116 @@ TEST(Matmul, ConstantWeightsRunAsPointwiseConvolutionsWhereTheyPay) {
     applyBroadcast(want, scale, [](double p, double q) { return p * q; });
     EXPECT_CLOSE(got, want, 1e-4, 1e-5);
   }
+}
+
+/// Operands read through strided views of their inputs
+/// (MatmulDesc::OperandView): an attention head's query and key cut from
+/// a projection's result [q | k] of 8 positions x 2 heads x 4 dims, the
+/// key transposed, a scaling post-op; with and without the flag
+/// transposes; equal to the matmul of the materialized operands, also
+/// when made again from its recipe (a saved plan).
+TEST(Matmul, StridedOperandViewsMatchMaterializedOperands) {
+  const int64_t heads = 2, positions = 8, dims = 4, width = 2 * heads * dims;
+  HostTensor p = randomTensor(DType::F32, {positions, width}, 31);
+  const auto *pv = static_cast<const float *>(p.data());
+  // q[h, s, d] = p[s, h * dims + d]; k[h, s, d] = p[s, 8 + h * dims + d].
+  auto head = [&](int64_t offset, bool transposed) {
+    Shape shape = transposed ? Shape{heads, dims, positions}
+                             : Shape{heads, positions, dims};
+    HostTensor t = *HostTensor::allocate(DType::F32, shape);
+    auto *tv = static_cast<float *>(t.data());
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t s = 0; s < positions; ++s)
+        for (int64_t d = 0; d < dims; ++d)
+          tv[transposed ? (h * dims + d) * positions + s
+                        : (h * positions + s) * dims + d] =
+              pv[s * width + offset + h * dims + d];
+    return t;
+  };
+  HostTensor q = head(0, false), k = head(heads * dims, false),
+             kt = head(heads * dims, true);
+  Shape r{heads, positions, positions};
+  for (bool flag : {false, true}) {
+    SCOPED_TRACE(flag ? "transpose_b" : "key transposed by its view");
+    MatmulDesc d{DType::F32, q.shape(), flag ? k.shape() : kt.shape(),
+                 r,          false,     flag};
+    d.lhsView = MatmulDesc::OperandView{{dims, width, 1}, 0};
+    d.rhsView = MatmulDesc::OperandView{
+        flag ? Shape{dims, width, 1} : Shape{dims, 1, width}, heads * dims};
+    PostOp scale;
+    scale.eltwise = EltwiseKind::Linear;
+    scale.alpha = 0.5;
+    d.postOps = {scale};
+    auto kernel = createMatmul(d);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_NE((*kernel)->name().find("[strided]"), std::string_view::npos)
+        << (*kernel)->name();
+    HostTensor want = naiveMatmul(q, flag ? k : kt, false, flag, r);
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      want.setDouble(i, 0.5 * want.getDouble(i));
+    EXPECT_CLOSE(runOne(*kernel, {p, p}, DType::F32, r, 2), want, 1e-5, 1e-6);
+    // From its recipe, as a loaded plan makes it.
+    const KernelRecipe &recipe = *(*kernel)->recipe;
+    RemakeContext remake;
+    auto again = remakeKernel(recipe.factory, recipe.descriptor, remake);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_CLOSE(runOne(*again, {p, p}, DType::F32, r), want, 1e-5, 1e-6);
+    // An input too small for the view fails the run, naming the sizes
+    // (the key's view reaches the last element of p).
+    HostTensor small = randomTensor(DType::F32, {positions, width - 1}, 32);
+    std::vector<HostTensor> out = {*HostTensor::allocate(DType::F32, r)};
+    absl::Status status = (*kernel)->run(KernelContext(), {p, small}, out);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_NE(std::string(status.message()).find("strided view reads"),
+              std::string::npos)
+        << status;
+  }
+  // Integer operands take the native kernel, views and all.
+  HostTensor pi = randomTensor(DType::I32, {positions, width}, 33);
+  MatmulDesc di{
+      DType::I32, {positions, dims}, {dims, positions}, {positions, positions}};
+  di.lhsView = MatmulDesc::OperandView{{width, 1}, 3};
+  di.rhsView = MatmulDesc::OperandView{{1, width}, 9};
+  auto native = createMatmul(di);
+  ASSERT_TRUE(native.ok()) << native.status();
+  HostTensor a = *HostTensor::allocate(DType::I32, {positions, dims}),
+             b = *HostTensor::allocate(DType::I32, {dims, positions});
+  for (int64_t s = 0; s < positions; ++s)
+    for (int64_t j = 0; j < dims; ++j) {
+      a.setDouble(s * dims + j, pi.getDouble(s * width + 3 + j));
+      b.setDouble(j * positions + s, pi.getDouble(9 + j + s * width));
+    }
+  HostTensor got =
+      runOne(*native, {pi, pi}, DType::I32, {positions, positions});
+  HostTensor want = naiveMatmul(a, b, false, false, {positions, positions});
+  for (int64_t i = 0; i < want.numElements(); ++i)
+    EXPECT_EQ(got.getDouble(i), want.getDouble(i)) << i;
+}
+
+/// Views the kernels cannot take are refused with a clear error.
+TEST(Matmul, BadOperandViewsAreRefused) {
+  MatmulDesc d{DType::F32, {4, 3}, {3, 2}, {4, 2}};
+  d.lhsView = MatmulDesc::OperandView{{3}, 0}; // one stride for two dims
+  auto kernel = createMatmul(d);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(std::string(kernel.status().message()).find("one stride per dim"),
+            std::string::npos)
+      << kernel.status();
+  d.lhsView = MatmulDesc::OperandView{{-3, 1}, 0};
+  kernel = createMatmul(d);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(std::string(kernel.status().message()).find("negative"),
+            std::string::npos)
+      << kernel.status();
+  d.lhsView = MatmulDesc::OperandView{{3, 1}, 0};
+  HostTensor w = randomTensor(DType::F32, {3, 2}, 5);
+  d.constantRhs = &w;
+  d.rhsView = MatmulDesc::OperandView{{2, 1}, 0};
+  kernel = createMatmul(d);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(std::string(kernel.status().message()).find("not constant"),
+            std::string::npos)
+      << kernel.status();
 }
 
 TEST(Matmul, ZeroSizes) {
