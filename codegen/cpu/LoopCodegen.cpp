@@ -172,6 +172,14 @@ std::optional<cpu::RowSplit> cpu::analyzeRowSplit(FusionOp fusion) {
         auto t = cast<RankedTensorType>(operand.getType());
         bool aligned =
             row && t.getRank() == type.getRank() && rowShaped(operand);
+        // An operand of lower rank that reaches the split dim (numpy
+        // aligns the trailing dims) with more than one element there is
+        // neither a row nor broadcast along the rows: no split (its
+        // indexing would run over a block's rows, not its own extent).
+        int64_t at = k - (type.getRank() - t.getRank());
+        if (row && !aligned && at >= 0 && at < t.getRank() &&
+            t.getDimSize(at) != 1)
+          return std::nullopt;
         ok &= require(operand, aligned);
       }
     } else if (isReduction(&op)) {

@@ -40,7 +40,9 @@
 // CHECK-DAG: @cast_int_float_unsigned: ok
 // CHECK-DAG: @dynamic_reshape_shape_also_data: ok
 // CHECK-DAG: @bf16_product_into_subnormals: ok
-// CHECK: differential: 19 functions, 0 mismatches
+// CHECK-DAG: @loop_rows_lower_rank_operand: ok
+// CHECK-DAG: @loop_rows_broadcast_to_lower_rank: ok
+// CHECK: differential: 21 functions, 0 mismatches
 
 // The native convolution (f64, f16, bf16; f32 where oneDNN takes no empty
 // input) added bias[0] to every channel: the bias [O] broadcast along the
@@ -221,4 +223,25 @@ func.func @dynamic_reshape_shape_also_data(%x: tensor<1x1x1xi64>) -> tensor<?xi6
 func.func @bf16_product_into_subnormals(%x: tensor<3x2xbf16>) -> tensor<2xbf16> {
   %0 = tgc.reduce_prod %x {axes = array<i64: 0>} : (tensor<3x2xbf16>) -> tensor<2xbf16>
   return %0 : tensor<2xbf16>
+}
+
+// tgc-smith seed 12100 index 40 (TGC_LOOP_VECTORIZE=0): a loop kernel
+// split into blocks of rows along dim 1 (3 rows, a 4-row block) indexed
+// the [3] operand, which numpy aligns with that dim, over the block's 4
+// rows ("operand #1 has shape's dimension #0 to be 4, but found 3"). An
+// operand of lower rank that reaches the split dim with more than one
+// element there now keeps the kernel whole.
+func.func @loop_rows_lower_rank_operand(%a: tensor<1x3xf32>, %b: tensor<3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32>) {
+  %r = tgc.round %a : tensor<1x3xf32>
+  %p = tgc.pow %r, %r : tensor<1x3xf32>
+  %d = tgc.div %r, %b : (tensor<1x3xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  return %p, %d : tensor<1x3xf32>, tensor<1x3xf32>
+}
+
+// tgc-smith seed 12100 index 1519: the same through a broadcast_to.
+func.func @loop_rows_broadcast_to_lower_rank(%a: tensor<6x1x1xf32>) -> tensor<1x6x5x1xf32> {
+  %e = tgc.exp %a : tensor<6x1x1xf32>
+  %b = tgc.broadcast_to %e : tensor<6x1x1xf32> to tensor<1x6x5x1xf32>
+  %n = tgc.neg %b : tensor<1x6x5x1xf32>
+  return %n : tensor<1x6x5x1xf32>
 }
