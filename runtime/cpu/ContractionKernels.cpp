@@ -552,8 +552,11 @@ absl::StatusOr<MatmulGeometry> matmulGeometry(const MatmulDesc &d) {
           return absl::InvalidArgumentError(
               "a matmul operand view has a negative or overflowing stride");
         strides[R - s.size() + i] = stride;
-        if (s[i] > 0)
-          last += (s[i] - 1) * stride;
+        int64_t reach = s[i] > 0 ? (s[i] - 1) * stride : 0;
+        if (reach > std::numeric_limits<int64_t>::max() - last)
+          return absl::InvalidArgumentError(
+              "a matmul operand view reaches past the largest offset");
+        last += reach;
       }
       offset = given->offset;
       span = numElements(s) == 0 ? 0 : last + 1;

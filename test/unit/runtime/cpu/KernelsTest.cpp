@@ -439,6 +439,14 @@ TEST(Matmul, BadOperandViewsAreRefused) {
   EXPECT_NE(std::string(kernel.status().message()).find("negative"),
             std::string::npos)
       << kernel.status();
+  // Each stride fits, their reach together does not.
+  int64_t big = std::numeric_limits<int64_t>::max() / 4;
+  d.lhsView = MatmulDesc::OperandView{{big, big}, big};
+  kernel = createMatmul(d);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(std::string(kernel.status().message()).find("largest offset"),
+            std::string::npos)
+      << kernel.status();
   d.lhsView = MatmulDesc::OperandView{{3, 1}, 0};
   HostTensor w = randomTensor(DType::F32, {3, 2}, 5);
   d.constantRhs = &w;
