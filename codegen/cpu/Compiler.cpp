@@ -939,8 +939,8 @@ std::optional<FoldedOperand> foldOperandView(Value operand) {
   int64_t offset = 0;
   for (Operation *op : llvm::reverse(chain)) {
     std::optional<Shape> result = staticShape(op->getResult(0));
-    if (!result || result->size() != shape->size() && !isShapeView(op) &&
-                       !isa<tensor::CastOp>(op))
+    if (!result || (result->size() != shape->size() && !isShapeView(op) &&
+                    !isa<tensor::CastOp>(op)))
       return std::nullopt;
     if (auto slice = dyn_cast<SliceOp>(op)) {
       ArrayRef<int64_t> starts = slice.getStarts();
@@ -1124,7 +1124,8 @@ private:
   llvm::Error emitWholeOpStep(Operation &op,
                               std::shared_ptr<const runtime::Kernel> kernel,
                               std::string path, const std::string &name,
-                              const std::string &where);
+                              const std::string &where,
+                              std::optional<ValueRange> inputs = std::nullopt);
 
   // Op families.
   llvm::Error emitArguments();
@@ -1564,17 +1565,18 @@ llvm::Expected<bool> CpuPlanEmitter::emitLayoutKernel(
   return true;
 }
 
-// One step running `kernel` over all of `op`'s operands (plain) and
-// writing every result to the arena; `name` labels the step and its
-// results, `where` the reorders its operands may need.
+// One step running `kernel` over all of `op`'s operands (plain; or over
+// `inputs` instead) and writing every result to the arena; `name` labels
+// the step and its results, `where` the reorders its operands may need.
 llvm::Error CpuPlanEmitter::emitWholeOpStep(
     Operation &op, std::shared_ptr<const runtime::Kernel> kernel,
-    std::string path, const std::string &name, const std::string &where) {
+    std::string path, const std::string &name, const std::string &where,
+    std::optional<ValueRange> inputs) {
   runtime::Step step;
   step.op = name;
   step.kernel = std::move(kernel);
   step.path = std::move(path);
-  for (Value v : op.getOperands()) {
+  for (Value v : inputs ? *inputs : ValueRange(op.getOperands())) {
     auto in = plainId(v, where);
     if (!in)
       return in.takeError();
@@ -2199,12 +2201,11 @@ llvm::Expected<bool>
 CpuPlanEmitter::emitMatmulOverViews(MatmulOp matmul, const std::string &where) {
   namespace cpu = runtime::cpu;
   Value result = matmul.getResult();
-  ContractionPrecision precision = precisionFor(matmul);
   if (constants.count(matmul.getRhs()))
     return false; // prepacked weights
   cpu::MatmulDesc desc{dtypeOf(result), shapeOf(matmul.getLhs()),
                        shapeOf(matmul.getRhs()), shapeOf(result)};
-  applyPrecision(desc, precision);
+  applyPrecision(desc, precisionFor(matmul));
   if (desc.bf16 || desc.int8 || desc.dtype != DType::F32)
     return false;
   desc.transposeA = matmul.getTransposeA();
@@ -2237,22 +2238,11 @@ CpuPlanEmitter::emitMatmulOverViews(MatmulOp matmul, const std::string &where) {
   absl::StatusOr<KernelPtr> kernel = cpu::createMatmul(desc);
   if (!kernel.ok())
     return false; // the operands materialized, as without views
-  runtime::Step step;
-  step.op = where;
-  step.kernel = *kernel;
-  std::string_view name = step.kernel->name();
-  step.path = name.substr(0, name.find('.'));
-  for (Value v : operands) {
-    auto in = plainId(v, where);
-    if (!in)
-      return in.takeError();
-    step.inputs.push_back(*in);
-  }
-  auto id = addValue(result, {runtime::ValueStorage::Kind::Arena}, where);
-  if (!id)
-    return id.takeError();
-  step.outputs.push_back(*id);
-  exe.steps.push_back(std::move(step));
+  std::string_view name = (*kernel)->name();
+  if (llvm::Error error = emitWholeOpStep(
+          *matmul, *kernel, std::string(name.substr(0, name.find('.'))), where,
+          where, ValueRange(operands)))
+    return std::move(error);
   return true;
 }
 

@@ -499,6 +499,15 @@ KernelPtr makeNaNGuardedKernel(KernelPtr fast,
   return kernel;
 }
 
+absl::Status checkViewFits(std::string_view kernel, int index,
+                           const HostTensor &input, int64_t minBytes) {
+  if (minBytes <= 0 || static_cast<size_t>(minBytes) <= input.byteSize())
+    return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(kernel), ": input ", index, " holds ", input.byteSize(),
+      " bytes, its strided view reads ", minBytes));
+}
+
 KernelPtr makeNoOpKernel(std::string name) {
   return makeKernel(std::move(name),
                     [](const KernelContext &, const std::vector<HostTensor> &,
@@ -552,10 +561,10 @@ public:
       for (const Binding &b : spec.bindings) {
         const HostTensor &bound =
             b.input < 0 ? outputs[0] : inputs[static_cast<size_t>(b.input)];
-        if (static_cast<size_t>(b.minBytes) > bound.byteSize())
-          return absl::InvalidArgumentError(absl::StrCat(
-              spec.name, ": input ", b.input, " holds ", bound.byteSize(),
-              " bytes, its strided view reads ", b.minBytes));
+        if (absl::Status fits =
+                checkViewFits(spec.name, b.input, bound, b.minBytes);
+            !fits.ok())
+          return fits;
         const char *data =
             static_cast<const char *>(bound.data()) + b.offsetBytes;
         args.emplace(b.arg, wrap(b.from.data.ndims ? b.from : b.desc, data));

@@ -180,10 +180,16 @@ struct Binding {
   int fromScalesMask = 0;
   /// Where the argument starts in its input (a strided view into it,
   /// MatmulDesc::OperandView), and the bytes the input must hold from its
-  /// start for the view to stay inside it (checked on each run).
+  /// start for the view to stay inside it (checked on each run:
+  /// checkViewFits).
   int64_t offsetBytes = 0;
   int64_t minBytes = 0;
 };
+
+/// InvalidArgument, naming `kernel` and the sizes, where kernel input
+/// `index` holds fewer than the `minBytes` a strided view of it reads.
+absl::Status checkViewFits(std::string_view kernel, int index,
+                           const HostTensor &input, int64_t minBytes);
 
 /// A kernel that executes one oneDNN primitive, then applies the post-ops
 /// oneDNN could not fuse natively.

@@ -546,17 +546,16 @@ absl::StatusOr<MatmulGeometry> matmulGeometry(const MatmulDesc &d) {
       int64_t last = given->offset;
       for (size_t i = 0; i < s.size(); ++i) {
         int64_t stride = given->strides[i];
-        if (stride < 0 ||
-            (s[i] > 1 && stride > std::numeric_limits<int64_t>::max() /
-                                      std::max<int64_t>(s[i] - 1, 1)))
+        if (stride < 0)
           return absl::InvalidArgumentError(
-              "a matmul operand view has a negative or overflowing stride");
+              "a matmul operand view has a negative stride");
         strides[R - s.size() + i] = stride;
-        int64_t reach = s[i] > 0 ? (s[i] - 1) * stride : 0;
-        if (reach > std::numeric_limits<int64_t>::max() - last)
+        if (s[i] <= 1)
+          continue;
+        if (stride > (std::numeric_limits<int64_t>::max() - last) / (s[i] - 1))
           return absl::InvalidArgumentError(
               "a matmul operand view reaches past the largest offset");
-        last += reach;
+        last += (s[i] - 1) * stride;
       }
       offset = given->offset;
       span = numElements(s) == 0 ? 0 : last + 1;
@@ -660,18 +659,17 @@ absl::StatusOr<KernelPtr> createNativeMatmul(const MatmulDesc &d,
     return kernel;
   // Strided operand views stay inside their inputs.
   int64_t size = static_cast<int64_t>(dtypeSize(dtype));
-  std::vector<int64_t> spans = {g.lhsSpan * size,
-                                constant ? 0 : g.rhsSpan * size};
+  int64_t spans[2] = {g.lhsSpan * size, constant ? 0 : g.rhsSpan * size};
   return makeKernel(
       "native.matmul[strided]",
       [kernel, spans](const KernelContext &context,
                       const std::vector<HostTensor> &in,
                       std::vector<HostTensor> &out) -> absl::Status {
-        for (size_t i = 0; i < spans.size(); ++i)
-          if (static_cast<size_t>(spans[i]) > in[i].byteSize())
-            return absl::InvalidArgumentError(absl::StrCat(
-                "native.matmul: input ", i, " holds ", in[i].byteSize(),
-                " bytes, its strided view reads ", spans[i]));
+        for (int i = 0; i < 2; ++i)
+          if (absl::Status fits = checkViewFits(
+                  "native.matmul", i, in[static_cast<size_t>(i)], spans[i]);
+              !fits.ok())
+            return fits;
         return kernel->run(context, in, out);
       });
 }
@@ -1680,18 +1678,20 @@ absl::StatusOr<KernelPtr> createMatmulUnrecorded(const MatmulDesc &original) {
                                       "an int8 matmul");
       !s.ok())
     return s;
-  if (auto g = matmulGeometry(original); !g.ok())
-    return g.status();
+  auto geometry = matmulGeometry(original);
+  if (!geometry.ok())
+    return geometry.status();
   bool views = original.lhsView || original.rhsView;
   if (views && (original.bf16 || original.int8 ||
                 (original.rhsView && original.constantRhs)))
     return absl::InvalidArgumentError(
-        "matmul operand views are for f32/f64 operands that are not "
-        "constant, without bf16 or int8");
+        "matmul operand views are for operands that are not constant, "
+        "without bf16 or int8");
   std::optional<MatmulDesc> flat =
       views ? std::nullopt : flattenSharedRhs(original);
   const MatmulDesc &desc = flat ? *flat : original;
-  auto geometry = matmulGeometry(desc);
+  if (flat)
+    geometry = matmulGeometry(desc);
   if (!geometry.ok())
     return geometry.status();
   if (desc.biasShape && !broadcastsTo(*desc.biasShape, desc.resultShape))

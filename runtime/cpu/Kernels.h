@@ -238,12 +238,12 @@ struct MatmulDesc {
   /// head's query, key or value inside the projection's result). One
   /// element stride per dim of lhsShape (rhsShape), before transposeA
   /// (transposeB) applies, each >= 0, and an element offset into the
-  /// input. f32 and f64 operands that are not constant, without bf16 or
-  /// int8; Unimplemented where oneDNN has no fast kernel for the strides.
+  /// input. Operands that are not constant, without bf16 or int8 (oneDNN's
+  /// float kernels, the native one for other dtypes); Unimplemented where
+  /// oneDNN has no fast kernel for the strides.
   struct OperandView {
     Shape strides;
     int64_t offset = 0;
-    friend bool operator==(const OperandView &, const OperandView &) = default;
   };
   std::optional<OperandView> lhsView, rhsView;
 };

@@ -50,6 +50,16 @@ std::string tempPath(const std::string &tag) {
   return test::tempModelPath("file-backed", tag);
 }
 
+/// An f32 input of `shape` whose element i is ((i * step) % period) /
+/// half - 1: a deterministic ramp in [-1, 1).
+HostTensor rampInput(const std::vector<int64_t> &shape, int64_t step,
+                     int64_t period, float half) {
+  HostTensor x = *HostTensor::allocate(DType::F32, shape);
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.dataAs<float>()[i] = static_cast<float>((i * step) % period) / half - 1;
+  return x;
+}
+
 /// x [1, kIn, 8, 8] -> Conv (kOut x kIn x 3 x 3 weights, 72 KiB) -> Relu ->
 /// Flatten -> Gemm (4096 x 16 weights, 256 KiB) -> y. Returns the path and
 /// sets `gemmWeights` to the Gemm weights' bytes.
@@ -116,10 +126,7 @@ protected:
   }
 
   static HostTensor input() {
-    HostTensor x = *HostTensor::allocate(DType::F32, {1, kIn, kSide, kSide});
-    for (int64_t i = 0; i < x.numElements(); ++i)
-      x.dataAs<float>()[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1;
-    return x;
+    return rampInput({1, kIn, kSide, kSide}, 37, 101, 50.0f);
   }
 
   static std::vector<float> run(const runtime::Executable &exe) {
@@ -251,9 +258,7 @@ TEST_F(FileBackedWeights, SharedWeightsAreReadBackForTheirNextReader) {
   std::string path = tempPath("shared");
   m.save(path);
 
-  HostTensor x = *HostTensor::allocate(DType::F32, {kRows, n});
-  for (int64_t i = 0; i < x.numElements(); ++i)
-    x.dataAs<float>()[i] = static_cast<float>((i * 13) % 29) / 14.0f - 1;
+  HostTensor x = rampInput({kRows, n}, 13, 29, 14.0f);
   std::shared_ptr<const runtime::Executable> inFile;
   std::vector<std::vector<float>> results = runBothImports(path, x, inFile);
   ASSERT_EQ(results.size(), 2u);
@@ -285,9 +290,7 @@ TEST_F(FileBackedWeights, GuardedContractionsLetTheirWeightsGoAndStayExact) {
   std::string path = tempPath("guarded");
   g.save(path);
 
-  HostTensor x = *HostTensor::allocate(DType::F32, {kRows, n});
-  for (int64_t i = 0; i < x.numElements(); ++i)
-    x.dataAs<float>()[i] = static_cast<float>((i * 7) % 23) / 11.0f - 1;
+  HostTensor x = rampInput({kRows, n}, 7, 23, 11.0f);
   x.dataAs<float>()[3] = std::nanf("");                              // row 0
   x.dataAs<float>()[n + 5] = std::numeric_limits<float>::infinity(); // row 1
   auto same = [](const std::vector<float> &a, const std::vector<float> &b) {
@@ -374,9 +377,7 @@ TEST_F(FileBackedWeights, ExternalDataStaysInItsFile) {
   std::string path = (dir / "model.onnx").string();
   m.save(path);
 
-  HostTensor x = *HostTensor::allocate(DType::F32, {rows, n});
-  for (int64_t i = 0; i < x.numElements(); ++i)
-    x.dataAs<float>()[i] = static_cast<float>((i * 7) % 23) / 11.0f - 1;
+  HostTensor x = rampInput({rows, n}, 7, 23, 11.0f);
   std::vector<std::vector<float>> results;
   for (bool weightsInFile : {true, false}) {
     mlir::func::FuncOp func = import(path, weightsInFile);
