@@ -854,61 +854,86 @@ std::string cpu::targetDescription() {
 }
 
 namespace {
-/// A matmul operand read in place: `base`'s plain elements through `view`
-/// (MatmulDesc::OperandView).
+/// One factor of a dim of a strided view: the dim's index, written in the
+/// mixed radix of its factors (outermost first, row-major), moves by
+/// `stride` elements per step of this factor's digit. A dim that reshapes
+/// merged without their elements being contiguous (the batch and the heads
+/// of an attention whose projection is sequence-major: [S, B, 3E] reshaped
+/// to [S, B x H, D]) keeps one factor for each; a dim of 1 has none.
+struct ViewFactor {
+  int64_t size, stride;
+};
+using FactoredDim = SmallVector<ViewFactor, 2>;
+
+/// A matmul operand read in place: `base`'s plain elements from `offset`
+/// on, through one factored dim per dim of the operand.
 struct FoldedOperand {
   Value base;
-  runtime::cpu::MatmulDesc::OperandView view;
+  int64_t offset = 0;
+  SmallVector<FactoredDim> dims;
 };
 
-/// The strides of a reshape of a strided view (`shape`, `strides`) to
-/// `to`, where it stays a view (numpy's no-copy reshape): dims that merge
-/// must be contiguous with each other; dims of 1 go anywhere.
-std::optional<Shape> reshapeStrides(const Shape &shape, const Shape &strides,
-                                    const Shape &to) {
-  Shape dims, steps;
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] != 1) {
-      dims.push_back(shape[i]);
-      steps.push_back(strides[i]);
+/// `dim` with factors whose elements are contiguous with each other merged
+/// into one.
+FactoredDim mergeContiguous(ArrayRef<ViewFactor> dim) {
+  FactoredDim merged;
+  for (const ViewFactor &f : dim) {
+    if (!merged.empty() && merged.back().stride == f.size * f.stride) {
+      merged.back() = {merged.back().size * f.size, f.stride};
+      continue;
     }
-  Shape result(to.size(), 1);
-  size_t oi = 0, ni = 0;
-  while (ni < to.size() && oi < dims.size()) {
-    size_t oj = oi + 1, nj = ni + 1;
-    int64_t np = to[ni], op = dims[oi];
-    while (np != op) {
-      if (np < op) {
-        if (nj == to.size())
-          return std::nullopt;
-        np *= to[nj++];
+    merged.push_back(f);
+  }
+  return merged;
+}
+
+/// The factored dims of a reshape of a view (`dims`) to `to`, where it
+/// stays a view: each new dim takes the next factors in row-major order,
+/// splitting one where the new dim ends inside it; nullopt where a new dim
+/// would end between two digits of a factor that its size does not divide.
+std::optional<SmallVector<FactoredDim>>
+reshapeFactors(ArrayRef<FactoredDim> dims, const Shape &to) {
+  SmallVector<ViewFactor> factors;
+  for (const FactoredDim &dim : dims)
+    for (const ViewFactor &f : dim)
+      if (f.size != 1)
+        factors.push_back(f);
+  SmallVector<FactoredDim> result;
+  size_t next = 0;
+  for (int64_t size : to) {
+    FactoredDim dim;
+    int64_t need = size;
+    while (need > 1) {
+      if (next == factors.size())
+        return std::nullopt;
+      ViewFactor &f = factors[next];
+      if (need % f.size == 0) {
+        dim.push_back(f);
+        need /= f.size;
+        ++next;
+      } else if (f.size % need == 0) {
+        f.size /= need; // its inner digits stay for the next dim
+        dim.push_back({need, f.stride * f.size});
+        need = 1;
       } else {
-        if (oj == dims.size())
-          return std::nullopt;
-        op *= dims[oj++];
+        return std::nullopt;
       }
     }
-    for (size_t k = oi; k + 1 < oj; ++k)
-      if (steps[k] != dims[k + 1] * steps[k + 1])
-        return std::nullopt;
-    result[nj - 1] = steps[oj - 1];
-    for (size_t k = nj - 1; k > ni; --k)
-      result[k - 1] = result[k] * to[k];
-    ni = nj;
-    oi = oj;
+    result.push_back(mergeContiguous(dim));
   }
-  for (; ni < to.size(); ++ni)
-    if (to[ni] != 1)
-      return std::nullopt;
-  return oi == dims.size() ? std::optional<Shape>(result) : std::nullopt;
+  if (next != factors.size())
+    return std::nullopt;
+  return result;
 }
 
 /// The slices, materialized transposes and reshapes that made `operand`
 /// (an attention head's query: a slice of the projection's result,
 /// reshaped to heads, heads transposed outward), as one strided view of
 /// the value before them; nullopt where the chain copies nothing (only
-/// reshapes) or a link cannot be a view (a negative step, a reshape
-/// merging dims that are not contiguous, a dynamic or empty shape).
+/// reshapes) or a link cannot be a view (a negative step, a slice of a dim
+/// that a reshape merged from elements that are not contiguous, a reshape
+/// that splits such a dim elsewhere than between its factors, a dynamic or
+/// empty shape).
 std::optional<FoldedOperand> foldOperandView(Value operand) {
   SmallVector<Operation *> chain;
   Value v = operand;
@@ -935,8 +960,12 @@ std::optional<FoldedOperand> foldOperandView(Value operand) {
   std::optional<Shape> shape = staticShape(v);
   if (!shape)
     return std::nullopt;
+  FoldedOperand folded{v, 0, {}};
   Shape strides = runtime::rowMajorStrides(*shape);
-  int64_t offset = 0;
+  for (size_t d = 0; d < shape->size(); ++d)
+    folded.dims.push_back((*shape)[d] == 1
+                              ? FactoredDim()
+                              : FactoredDim{{(*shape)[d], strides[d]}});
   for (Operation *op : llvm::reverse(chain)) {
     std::optional<Shape> result = staticShape(op->getResult(0));
     if (!result || (result->size() != shape->size() && !isShapeView(op) &&
@@ -954,30 +983,170 @@ std::optional<FoldedOperand> foldOperandView(Value operand) {
                                       : std::min(starts[d], n);
         if (step <= 0 || start + ((*result)[d] - 1) * step >= n)
           return std::nullopt;
-        offset += start * strides[d];
-        strides[d] *= step;
+        FactoredDim &dim = folded.dims[d];
+        if (start == 0 && step == 1 && (*result)[d] == n)
+          continue;
+        if (dim.size() != 1)
+          return std::nullopt; // a slice across the digits of factors
+        folded.offset += start * dim[0].stride;
+        dim[0] = {(*result)[d], dim[0].stride * step};
+        if (dim[0].size == 1)
+          dim.clear();
       }
     } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
       ArrayRef<int64_t> perm = transpose.getPermutation();
       if (perm.size() != shape->size())
         return std::nullopt;
-      Shape permuted(perm.size()), moved(perm.size());
+      Shape permuted(perm.size());
+      SmallVector<FactoredDim> moved(perm.size());
       for (size_t d = 0; d < perm.size(); ++d) {
         permuted[d] = (*shape)[static_cast<size_t>(perm[d])];
-        moved[d] = strides[static_cast<size_t>(perm[d])];
+        moved[d] = folded.dims[static_cast<size_t>(perm[d])];
       }
       if (permuted != *result)
         return std::nullopt;
-      strides = moved;
+      folded.dims = std::move(moved);
     } else {
-      std::optional<Shape> reshaped = reshapeStrides(*shape, strides, *result);
+      auto reshaped = reshapeFactors(folded.dims, *result);
       if (!reshaped)
         return std::nullopt;
-      strides = *reshaped;
+      folded.dims = std::move(*reshaped);
     }
     shape = result;
   }
-  return FoldedOperand{v, {strides, offset}};
+  return folded;
+}
+
+/// The sizes that split a matmul batch dim so that each operand's factors
+/// of it (`sides`; nullptr for an operand that broadcasts it) are whole
+/// runs of them: the products of each side's inner factors, in increasing
+/// order, must each divide the next. nullopt where they do not (one side
+/// splits 6 as 2 x 3, the other as 3 x 2).
+std::optional<Shape> commonSplit(ArrayRef<const FactoredDim *> sides) {
+  SmallVector<int64_t> cuts; // products of inner factors
+  for (const FactoredDim *dim : sides) {
+    if (!dim)
+      continue;
+    int64_t inner = 1;
+    for (const ViewFactor &f : llvm::reverse(*dim))
+      cuts.push_back(inner *= f.size);
+  }
+  llvm::sort(cuts);
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  Shape sizes; // innermost first
+  int64_t previous = 1;
+  for (int64_t cut : cuts) {
+    if (cut % previous != 0)
+      return std::nullopt;
+    sizes.push_back(cut / previous);
+    previous = cut;
+  }
+  std::reverse(sizes.begin(), sizes.end());
+  if (sizes.empty())
+    sizes.push_back(1);
+  return sizes;
+}
+
+/// `dim`'s factors split to `sizes` (commonSplit; outermost first): one
+/// (size, stride) per size. A dim of 1 (broadcast) gives sizes of 1.
+SmallVector<ViewFactor> splitFactors(const FactoredDim &dim,
+                                     ArrayRef<int64_t> sizes) {
+  SmallVector<ViewFactor> pieces(sizes.size(), ViewFactor{1, 0});
+  if (dim.empty())
+    return pieces;
+  size_t factor = dim.size();
+  int64_t used = 1; // digits of dim[factor - 1] taken
+  for (size_t i = sizes.size(); i-- > 0;) {
+    const ViewFactor &f = dim[factor - 1];
+    pieces[i] = {sizes[i], f.stride * used};
+    used *= sizes[i];
+    if (used == f.size && factor > 1) {
+      --factor;
+      used = 1;
+    }
+  }
+  return pieces;
+}
+
+/// `desc`'s operands and result with each batch dim split as the folded
+/// operands' views need (commonSplit: a batch of B x H heads that a view
+/// reads with two strides becomes two batch dims; the other operand and
+/// the result are dense there and split the same), and the views of
+/// `folded` operands (MatmulDesc::OperandView) over those dims. False,
+/// leaving `desc` as it was, where the splits conflict or a matrix dim of
+/// a view has more than one factor.
+bool applyOperandViews(runtime::cpu::MatmulDesc &desc,
+                       const std::optional<FoldedOperand> (&folded)[2]) {
+  const Shape *shapes[2] = {&desc.lhsShape, &desc.rhsShape};
+  const Shape &r = desc.resultShape;
+  size_t rank = r.size();
+  if (rank < 2)
+    return false;
+  // Each operand's factored dims, padded to the result's rank.
+  SmallVector<FactoredDim> dims[2];
+  for (int i = 0; i < 2; ++i) {
+    const Shape &s = *shapes[i];
+    if (s.size() < 2 || s.size() > rank ||
+        (folded[i] && folded[i]->dims.size() != s.size()))
+      return false;
+    dims[i].assign(rank - s.size(), FactoredDim());
+    Shape dense = runtime::rowMajorStrides(s);
+    for (size_t d = 0; d < s.size(); ++d)
+      dims[i].push_back(folded[i]   ? folded[i]->dims[d]
+                        : s[d] == 1 ? FactoredDim()
+                                    : FactoredDim{{s[d], dense[d]}});
+    for (size_t d = rank - 2; d < rank; ++d)
+      if (dims[i][d].size() > 1)
+        return false;
+  }
+  Shape result, sizes[2], strides[2];
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    std::optional<Shape> split = commonSplit({&dims[0][d], &dims[1][d]});
+    if (!split || runtime::numElements(*split) != r[d])
+      return false;
+    result.insert(result.end(), split->begin(), split->end());
+    for (int i = 0; i < 2; ++i)
+      for (const ViewFactor &piece : splitFactors(dims[i][d], *split)) {
+        sizes[i].push_back(piece.size);
+        strides[i].push_back(piece.stride);
+      }
+  }
+  result.push_back(r[rank - 2]);
+  result.push_back(r[rank - 1]);
+  for (int i = 0; i < 2; ++i) {
+    const Shape &s = *shapes[i];
+    // The matrix dims: a dim of 1 without a stride continues the one
+    // inside it, as a dense reshape would.
+    int64_t inner = 1;
+    Shape matrix(2);
+    for (size_t k = 2; k-- > 0;) {
+      const FactoredDim &dim = dims[i][rank - 2 + k];
+      matrix[k] = dim.empty() ? inner : dim[0].stride;
+      inner = matrix[k] * s[s.size() - 2 + k];
+    }
+    sizes[i].push_back(s[s.size() - 2]);
+    sizes[i].push_back(s[s.size() - 1]);
+    strides[i].insert(strides[i].end(), matrix.begin(), matrix.end());
+    // Batch dims of 1 step over the whole view, so that oneDNN sees them
+    // outermost (a stride of 0 would send it to its reference kernel).
+    int64_t extent = 1;
+    for (size_t k = 0; k < sizes[i].size(); ++k)
+      if (sizes[i][k] != 1)
+        extent = std::max(extent, sizes[i][k] * strides[i][k]);
+    for (size_t k = 0; k + 2 < sizes[i].size(); ++k)
+      if (sizes[i][k] == 1)
+        strides[i][k] = extent;
+  }
+  desc.lhsShape = sizes[0];
+  desc.rhsShape = sizes[1];
+  desc.resultShape = result;
+  if (folded[0])
+    desc.lhsView =
+        runtime::cpu::MatmulDesc::OperandView{strides[0], folded[0]->offset};
+  if (folded[1])
+    desc.rhsView =
+        runtime::cpu::MatmulDesc::OperandView{strides[1], folded[1]->offset};
+  return true;
 }
 
 /// `value` without a scaling by a power of two that commutes exactly with
@@ -2217,18 +2386,21 @@ CpuPlanEmitter::emitMatmulOverViews(MatmulOp matmul, const std::string &where) {
       scale *= peeled->first;
       v = peeled->second;
     }
-  std::optional<FoldedOperand> lhs = foldOperandView(operands[0]),
-                               rhs = foldOperandView(operands[1]);
-  if (!lhs && !rhs)
+  std::optional<FoldedOperand> folded[2] = {foldOperandView(operands[0]),
+                                            foldOperandView(operands[1])};
+  if (!folded[0] && !folded[1])
     return false;
-  if (lhs) {
-    desc.lhsView = lhs->view;
-    operands[0] = lhs->base;
-  }
-  if (rhs) {
-    desc.rhsView = rhs->view;
-    operands[1] = rhs->base;
-  }
+  // Where the two views split a batch dim in ways that do not combine,
+  // one of them folds.
+  if (!applyOperandViews(desc, folded) &&
+      !(folded[0] && folded[1] &&
+        (applyOperandViews(desc, {folded[0], std::nullopt}) ||
+         applyOperandViews(desc, {std::nullopt, folded[1]}))))
+    return false;
+  if (desc.lhsView)
+    operands[0] = folded[0]->base;
+  if (desc.rhsView)
+    operands[1] = folded[1]->base;
   if (scale != 1) {
     cpu::PostOp linear;
     linear.eltwise = EltwiseKind::Linear;

@@ -14,6 +14,8 @@
 // RUN: tgc-run %s --function=inexact_scale --print-plan | FileCheck %s --check-prefix=INEXACT
 // RUN: tgc-run %s --function=shared_slice --print-plan | FileCheck %s --check-prefix=SHARED
 // RUN: tgc-run %s --function=not_a_view --print-plan | FileCheck %s --check-prefix=NOVIEW
+// RUN: tgc-run %s --function=merged_heads --print-plan | FileCheck %s --check-prefix=MERGED
+// RUN: tgc-run %s --function=conflicting_splits --print-plan | FileCheck %s --check-prefix=CONFLICT
 
 // CHECK-DAG: @attention: ok
 // CHECK-DAG: @batched: ok
@@ -21,7 +23,9 @@
 // CHECK-DAG: @shared_slice: ok
 // CHECK-DAG: @not_a_view: ok
 // CHECK-DAG: @reversed: ok
-// CHECK: differential: 6 functions, 0 mismatches
+// CHECK-DAG: @merged_heads: ok
+// CHECK-DAG: @conflicting_splits: ok
+// CHECK: differential: 8 functions, 0 mismatches
 
 // Two heads of 16 over 8 positions; %p is the projection's result
 // [q | k | v].
@@ -113,4 +117,49 @@ func.func @reversed(%p: tensor<8x64xf32>, %w: tensor<32x4xf32>) -> tensor<8x4xf3
   %x = tgc.slice %p {starts = array<i64: 0, 40>, ends = array<i64: 8, 8>, steps = array<i64: 1, -1>} : (tensor<8x64xf32>) -> tensor<8x32xf32>
   %y = tgc.matmul %x, %w : (tensor<8x32xf32>, tensor<32x4xf32>) -> tensor<8x4xf32>
   return %y : tensor<8x4xf32>
+}
+
+// Sequence-major, as PyTorch's multi-head attention exports it: a batch of
+// 2 with 2 heads of 16 each, the batch and the heads merged into one dim
+// of 4 that no single stride walks. The matmuls split it back into two
+// batch dims (2 x 2) and read the projection's result in place.
+// MERGED-NOT:  tgc.slice
+// MERGED-NOT:  tgc.transpose {{.*}}tensor<8x4x16xf32>) ->
+// MERGED-NOT:  tgc.mul
+// MERGED:      tgc.matmul {{.*}}: (tensor<8x2x96xf32>, tensor<8x2x96xf32>) -> tensor<4x8x8xf32> [onednn.matmul[strided]]
+// MERGED:      tgc.softmax
+// MERGED:      tgc.matmul {{.*}}: (tensor<4x8x8xf32>, tensor<8x2x96xf32>) -> tensor<4x8x16xf32> [onednn.matmul[strided]]
+// MERGED:      arena:
+func.func @merged_heads(%p: tensor<8x2x96xf32>) -> tensor<8x2x32xf32> {
+  %q = tgc.slice %p {starts = array<i64: 0, 0, 0>, ends = array<i64: 8, 2, 32>} : (tensor<8x2x96xf32>) -> tensor<8x2x32xf32>
+  %k = tgc.slice %p {starts = array<i64: 0, 0, 32>, ends = array<i64: 8, 2, 64>} : (tensor<8x2x96xf32>) -> tensor<8x2x32xf32>
+  %v = tgc.slice %p {starts = array<i64: 0, 0, 64>, ends = array<i64: 8, 2, 96>} : (tensor<8x2x96xf32>) -> tensor<8x2x32xf32>
+  %q3 = tgc.reshape %q : tensor<8x2x32xf32> to tensor<8x4x16xf32>
+  %k3 = tgc.reshape %k : tensor<8x2x32xf32> to tensor<8x4x16xf32>
+  %v3 = tgc.reshape %v : tensor<8x2x32xf32> to tensor<8x4x16xf32>
+  %qh = tgc.transpose %q3 {permutation = array<i64: 1, 0, 2>} : (tensor<8x4x16xf32>) -> tensor<4x8x16xf32>
+  %kt = tgc.transpose %k3 {permutation = array<i64: 1, 2, 0>} : (tensor<8x4x16xf32>) -> tensor<4x16x8xf32>
+  %vh = tgc.transpose %v3 {permutation = array<i64: 1, 0, 2>} : (tensor<8x4x16xf32>) -> tensor<4x8x16xf32>
+  %quarter = tgc.constant dense<0.25> : tensor<f32>
+  %qs = tgc.mul %qh, %quarter : (tensor<4x8x16xf32>, tensor<f32>) -> tensor<4x8x16xf32>
+  %s = tgc.matmul %qs, %kt : (tensor<4x8x16xf32>, tensor<4x16x8xf32>) -> tensor<4x8x8xf32>
+  %a = tgc.softmax %s {axis = 2 : i64} : tensor<4x8x8xf32>
+  %o = tgc.matmul %a, %vh : (tensor<4x8x8xf32>, tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
+  %ot = tgc.transpose %o {permutation = array<i64: 1, 0, 2>} : (tensor<4x8x16xf32>) -> tensor<8x4x16xf32>
+  %r = tgc.reshape %ot : tensor<8x4x16xf32> to tensor<8x2x32xf32>
+  return %r : tensor<8x2x32xf32>
+}
+
+// The lhs's view splits its batch of 6 as 2 x 3, the rhs's as 3 x 2: no
+// one split serves both, so the lhs folds and the rhs's transpose runs.
+// CONFLICT-NOT: tgc.transpose {{.*}}(tensor<3x2x4x5xf32>) ->
+// CONFLICT:     tgc.transpose {{.*}}(tensor<2x3x5x7xf32>) -> tensor<3x2x5x7xf32>
+// CONFLICT:     tgc.matmul {{.*}}: (tensor<3x2x4x5xf32>, tensor<6x5x7xf32>) -> tensor<6x4x7xf32> [onednn.matmul[strided]]
+func.func @conflicting_splits(%a: tensor<3x2x4x5xf32>, %b: tensor<2x3x5x7xf32>) -> tensor<6x4x7xf32> {
+  %at = tgc.transpose %a {permutation = array<i64: 1, 0, 2, 3>} : (tensor<3x2x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %bt = tgc.transpose %b {permutation = array<i64: 1, 0, 2, 3>} : (tensor<2x3x5x7xf32>) -> tensor<3x2x5x7xf32>
+  %a3 = tgc.reshape %at : tensor<2x3x4x5xf32> to tensor<6x4x5xf32>
+  %b3 = tgc.reshape %bt : tensor<3x2x5x7xf32> to tensor<6x5x7xf32>
+  %c = tgc.matmul %a3, %b3 : (tensor<6x4x5xf32>, tensor<6x5x7xf32>) -> tensor<6x4x7xf32>
+  return %c : tensor<6x4x7xf32>
 }
