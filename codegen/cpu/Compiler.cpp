@@ -341,7 +341,7 @@ absl::StatusOr<KernelPtr>
 createKernel(Operation *op,
              llvm::DenseMap<Value, const HostTensor *> &constants,
              const llvm::DenseMap<Value, Value> &oihwFilters,
-             const ContractionPrecision &precision) {
+             const ContractionPrecision &precision, bool winograd) {
   namespace cpu = runtime::cpu;
   Value result = op->getResult(0);
   auto constantOf = [&](Value v) -> const HostTensor * {
@@ -401,6 +401,7 @@ createKernel(Operation *op,
         if (o.getBias())
           desc.constantBias = constantOf(o.getBias());
         desc.filterOIHW = oihwFilters.contains(o.getFilter());
+        desc.winograd = winograd;
         applyPrecision(desc, precision);
         return createWithInt8Fallback(desc, cpu::createConv2D);
       })
@@ -700,7 +701,7 @@ absl::StatusOr<FusedContraction>
 createFusedContraction(FusionOp fusion, const PostOpChain &chain,
                        llvm::DenseMap<Value, const HostTensor *> &constants,
                        const llvm::DenseMap<Value, Value> &oihwFilters,
-                       const ContractionPrecision &precision,
+                       const ContractionPrecision &precision, bool winograd,
                        const LayoutContext *layoutContext = nullptr) {
   namespace cpu = runtime::cpu;
   Operation *contraction = chain.contraction;
@@ -802,6 +803,7 @@ createFusedContraction(FusionOp fusion, const PostOpChain &chain,
     readOihwFilter(desc, outer(c.getFilter()), oihwFilters,
                    fused.inputs[1].value);
     desc.postOps = std::move(postOps);
+    desc.winograd = winograd;
     applyPrecision(desc, precision);
     if (desc.int8 && precision.int8Output)
       desc.sumQuantization = precision.sumInput;
@@ -1967,6 +1969,7 @@ CpuPlanEmitter::planConv2DDesc(Conv2DOp conv, FusedContraction &fused) {
   runtime::cpu::Conv2DDesc desc =
       conv2DDescOf(conv, it == constants.end() ? nullptr : it->second);
   readOihwFilter(desc, conv.getFilter(), oihwFilters, fused.inputs[1].value);
+  desc.winograd = options.winograd;
   return desc;
 }
 
@@ -2242,9 +2245,9 @@ CpuPlanEmitter::emitContractionFusion(FusionOp fusion,
   if (residual && precision.int8 && precision.int8Output)
     if (auto q = quantizedValues.find(residual); q != quantizedValues.end())
       precision.sumInput = q->second;
-  auto fused =
-      createFusedContraction(fusion, *chain, constants, oihwFilters, precision,
-                             blockedLayouts ? &layoutContext : nullptr);
+  auto fused = createFusedContraction(
+      fusion, *chain, constants, oihwFilters, precision, options.winograd,
+      blockedLayouts ? &layoutContext : nullptr);
   if (!fused.ok()) {
     // Inputs that arrive 8-bit have no f32 stand-in.
     if (!quantizedInput && !precision.sumInput &&
@@ -2436,7 +2439,8 @@ llvm::Error CpuPlanEmitter::emitKernel(Operation &op,
     ContractionPrecision precision = precisionFor(&op);
     quantizedInput = isa<Conv2DOp, MatmulOp>(op) &&
                      readsQuantizedInput(&op, op.getOperand(0), precision);
-    auto kernel = createKernel(&op, constants, oihwFilters, precision);
+    auto kernel =
+        createKernel(&op, constants, oihwFilters, precision, options.winograd);
     step.calibrationKey = calibrationKeys.lookup(&op);
     if (!kernel.ok() && quantizedInput)
       return errorAt(&op, std::string(kernel.status().message()));

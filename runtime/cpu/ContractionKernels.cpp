@@ -12,6 +12,7 @@
 #include "runtime/Quantize.h"
 #include "runtime/cpu/Common.h"
 #include "runtime/cpu/Recipes.h"
+#include "runtime/cpu/WinogradConv.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -1761,6 +1762,8 @@ absl::StatusOr<KernelPtr> createConv2DUnrecorded(const Conv2DDesc &desc) {
       return absl::UnimplementedError("an empty int8 chain convolution");
     return tryOneDnnConv(desc, *geometry, desc.postOps.size());
   }
+  if (nativeWinogradPays(desc))
+    return createNativeWinogradConv2D(desc);
   if (isOneDnnFloat(desc.dtype) && numElements(desc.inputShape) > 0) {
     size_t fused = fusablePostOps(desc.postOps);
     auto kernel = tryOneDnnConv(desc, *geometry, fused);

@@ -296,6 +296,10 @@ struct Conv2DDesc {
   /// place (ResNet's shortcuts stay 8-bit). Unimplemented where oneDNN has
   /// no such kernel.
   std::optional<Int8Quantization> sumQuantization;
+  /// Run a winogradCandidate() in plain NHWC by Winograd's F(2x2, 3x3) on
+  /// tgc's own kernel where oneDNN has no Winograd kernel and it pays
+  /// (AVX2 machines; detail::nativeWinogradPays): CompileOptions::winograd.
+  bool winograd = false;
   /// Set by createMatmul for a matmul it runs as this convolution: the
   /// kernel's name ("onednn.conv2d" otherwise), its tags then "[1x1 conv]"
   /// following it.

@@ -34,7 +34,7 @@
 
 namespace tgc::runtime::cpu {
 
-inline constexpr uint32_t kPlanFormatVersion = 9;
+inline constexpr uint32_t kPlanFormatVersion = 10;
 
 /// Key/value pairs a client keeps with a plan (a model's input names, the
 /// function it was compiled from, ...). "threads", the intra-op thread

@@ -258,6 +258,7 @@ void putConv(ByteWriter &w, const Conv2DDesc &d,
   putInt8(w, d.int8);
   putInt8(w, d.int8Output);
   putInt8(w, d.sumQuantization);
+  w.put(d.winograd);
 }
 Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   Conv2DDesc d{getDType(r)};
@@ -278,6 +279,7 @@ Conv2DDesc getConv(ByteReader &r, const RemakeContext &context) {
   d.int8 = getInt8(r);
   d.int8Output = getInt8(r);
   d.sumQuantization = getInt8(r);
+  d.winograd = r.get<bool>();
   return d;
 }
 

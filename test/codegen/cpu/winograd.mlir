@@ -15,13 +15,21 @@
 // RUN: tgc-run %s --function=before_concat --print-plan | FileCheck %s --check-prefix=OFF
 // RUN: env TGC_WINOGRAD=0 tgc-run %s --function=chain --print-plan | FileCheck %s --check-prefix=OFF
 // RUN: env TGC_BLOCKED_LAYOUTS=0 tgc-run %s --function=chain --print-plan | FileCheck %s --check-prefix=OFF
+// Without AVX-512 (an AVX2 machine, or oneDNN capped at AVX2), tgc's own
+// F(2x2, 3x3) kernel runs the candidates with at least 64 channels and 48
+// output tiles, in plain NHWC.
+// RUN: env DNNL_MAX_CPU_ISA=AVX2 tgc-run --differential %s | FileCheck %s
+// RUN: env DNNL_MAX_CPU_ISA=AVX2 tgc-run --differential --threads=1 --seed=9 %s | FileCheck %s
+// RUN: env DNNL_MAX_CPU_ISA=AVX2 tgc-run %s --function=native --print-plan | FileCheck %s --check-prefix=NATIVE
+// RUN: env DNNL_MAX_CPU_ISA=AVX2 TGC_WINOGRAD=0 tgc-run %s --function=native --print-plan | FileCheck %s --check-prefix=NATIVE-OFF
 
 // CHECK-DAG: @chain: ok
 // CHECK-DAG: @not_candidates: ok
 // CHECK-DAG: @dynamic_batch: ok
 // CHECK-DAG: @shapes: ok
 // CHECK-DAG: @before_concat: ok
-// CHECK: differential: 5 functions, 0 mismatches
+// CHECK-DAG: @native: ok
+// CHECK: differential: 6 functions, 0 mismatches
 
 // Both 3x3 convolutions on Winograd kernels in nChw16c, the 1x1 one (with
 // the residual add, also blocked) on the direct kernel; reorders only at
@@ -334,4 +342,23 @@ func.func @before_concat(%x: tensor<1x64x9x9xf32>) -> tensor<1x96x9x9xf32> {
   %2 = tgc.conv2d %1, %w3 {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x48x9x9xf32>, tensor<32x48x3x3xf32>) -> tensor<1x32x9x9xf32>
   %3 = tgc.concat %x, %2 {axis = 1 : i64} : (tensor<1x64x9x9xf32>, tensor<1x32x9x9xf32>) -> tensor<1x96x9x9xf32>
   return %3 : tensor<1x96x9x9xf32>
+}
+
+// 64 channels at 32x32 (256 output tiles of 2x2) with ReLU, then 64 at
+// 11x13 without padding (30 tiles: direct). The filters are products of
+// small constants (folded by tgc-cleanup).
+// NATIVE:     tgc.conv2d + bias + eltwise_relu) {{.*}}: (tensor<1x32x32x64xf32>, {{.*}}) -> tensor<1x32x32x64xf32> [native.conv2d.winograd]
+// NATIVE:     (tensor<1x11x13x64xf32>, {{.*}}) -> tensor<1x9x11x64xf32> [onednn.conv2d]
+// NATIVE-OFF-NOT: native.conv2d.winograd
+func.func @native(%x: tensor<1x32x32x64xf32>, %y: tensor<1x11x13x64xf32>) -> (tensor<1x32x32x64xf32>, tensor<1x9x11x64xf32>) {
+  %t = tgc.constant dense<[[[[-0.052]], [[0.009]], [[-0.026]]], [[[0.021]], [[0.025]], [[-0.087]]], [[[-0.097]], [[0.067]], [[-0.048]]]]> : tensor<3x3x1x1xf32>
+  %ci = tgc.constant dense<[[1.269], [1.373], [0.544], [1.115], [0.545], [1.218], [0.831], [1.381], [1.481], [1.005], [1.499], [0.81], [0.577], [1.1], [0.531], [0.697], [0.908], [1.11], [0.656], [0.542], [1.368], [0.814], [1.459], [1.397], [0.878], [0.96], [1.02], [1.144], [1.096], [1.059], [1.12], [1.441], [1.007], [0.931], [1.22], [0.738], [0.801], [1.478], [1.021], [1.048], [0.511], [0.915], [1.08], [0.52], [1.116], [1.132], [0.56], [1.127], [0.966], [1.179], [0.853], [1.207], [1.238], [0.522], [0.561], [1.176], [1.463], [0.751], [0.956], [1.093], [0.82], [0.864], [0.813], [0.869]]> : tensor<64x1xf32>
+  %co = tgc.constant dense<[0.734, 1.496, 0.97, 1.336, 0.976, 1.139, 0.651, 1.135, 1.368, 1.023, 1.241, 1.171, 0.564, 1.258, 1.091, 0.801, 0.531, 1.366, 0.973, 1.219, 1.379, 1.214, 1.421, 0.895, 1.301, 0.945, 1.436, 1.379, 0.597, 0.636, 0.717, 1.465, 0.936, 1.127, 0.801, 1.007, 0.886, 0.851, 1.085, 1.084, 1.404, 1.182, 1.429, 1.356, 1.491, 1.171, 0.663, 1.361, 1.465, 1.405, 1.069, 1.214, 0.711, 1.332, 1.074, 0.785, 0.563, 1.354, 1.49, 0.589, 1.301, 0.91, 0.651, 0.794]> : tensor<64xf32>
+  %a = tgc.mul %t, %ci : (tensor<3x3x1x1xf32>, tensor<64x1xf32>) -> tensor<3x3x64x1xf32>
+  %w = tgc.mul %a, %co : (tensor<3x3x64x1xf32>, tensor<64xf32>) -> tensor<3x3x64x64xf32>
+  %b = tgc.constant dense<[0.057, -0.12, -0.074, 0.163, -0.284, 0.042, 0.141, -0.114, -0.166, 0.182, -0.157, -0.188, -0.039, 0.119, -0.239, -0.107, -0.1, 0.2, -0.037, 0.213, -0.198, -0.098, 0.09, 0.231, -0.029, -0.165, -0.227, 0.018, -0.186, 0.184, 0.203, -0.19, -0.133, 0.184, 0.085, 0.184, -0.093, -0.222, -0.125, 0.176, -0.137, -0.092, -0.05, -0.048, -0.054, 0.252, -0.206, -0.297, 0.266, 0.228, 0.292, -0.039, 0.27, 0.256, -0.167, 0.147, 0.202, 0.098, 0.011, -0.127, -0.095, -0.164, -0.259, 0.053]> : tensor<64xf32>
+  %c = tgc.conv2d %x, %w, %b {layout = #tgc.layout<NHWC>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x32x32x64xf32>, tensor<3x3x64x64xf32>, tensor<64xf32>) -> tensor<1x32x32x64xf32>
+  %r = tgc.relu %c : tensor<1x32x32x64xf32>
+  %d = tgc.conv2d %y, %w {layout = #tgc.layout<NHWC>} : (tensor<1x11x13x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x9x11x64xf32>
+  return %r, %d : tensor<1x32x32x64xf32>, tensor<1x9x11x64xf32>
 }
