@@ -794,13 +794,22 @@ absl::Status checkShape(const Shape &shape, std::string_view what) {
 //===----------------------------------------------------------------------===//
 
 std::optional<dnnl::algorithm> eltwiseAlgorithm(EltwiseKind kind, double &alpha,
-                                                double &beta) {
+                                                double &beta, bool reluAsMax) {
   using E = EltwiseKind;
   using A = dnnl::algorithm;
   switch (kind) {
   case E::Relu:
-    alpha = beta = 0;
-    return A::eltwise_relu;
+    // eltwise_relu computes alpha * x below zero: -0 for a negative x,
+    // where relu gives +0, and rsqrt or a division then tell them apart
+    // (tgc-smith seed 13000 index 95). clip(x, 0, inf) returns the +0 it
+    // is given (same kernels, one more instruction).
+    if (reluAsMax) {
+      alpha = beta = 0;
+      return A::eltwise_relu;
+    }
+    alpha = 0;
+    beta = std::numeric_limits<double>::infinity();
+    return A::eltwise_clip;
   case E::LeakyRelu:
     beta = 0;
     return A::eltwise_relu;
@@ -993,12 +1002,12 @@ size_t fusablePostOps(const std::vector<PostOp> &postOps) {
 
 bool buildPostOps(const std::vector<PostOp> &postOps, size_t count,
                   const std::function<dnnl::memory::desc(size_t)> &operandDesc,
-                  dnnl::post_ops &result) {
+                  dnnl::post_ops &result, bool reluAsMax) {
   for (size_t i = 0; i < count; ++i) {
     const PostOp &p = postOps[i];
     if (p.kind == PostOp::Kind::Eltwise) {
       double a = p.alpha, b = p.beta;
-      auto alg = eltwiseAlgorithm(p.eltwise, a, b);
+      auto alg = eltwiseAlgorithm(p.eltwise, a, b, reluAsMax);
       if (!alg)
         return false;
       result.append_eltwise(1.0f, *alg, static_cast<float>(a),

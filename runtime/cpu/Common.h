@@ -515,7 +515,8 @@ template <typename Fn> decltype(auto) dispatchBytes(size_t size, Fn &&fn) {
 
 /// The oneDNN algorithm (with its alpha/beta) of an eltwise kind, if any.
 std::optional<dnnl::algorithm> eltwiseAlgorithm(EltwiseKind kind, double &alpha,
-                                                double &beta);
+                                                double &beta,
+                                                bool reluAsMax = false);
 
 /// Whether `kind` is defined for integers (Relu, Neg, Abs, Clamp, Sign,
 /// Square).
@@ -655,10 +656,12 @@ absl::Status checkPostOps(const std::vector<PostOp> &postOps,
 
 /// Builds oneDNN post-ops for postOps[0..count). `operandDesc(i)` returns
 /// the memory descriptor of post-op i's operand. Returns false when one of
-/// them has no oneDNN equivalent.
+/// them has no oneDNN equivalent. A Relu becomes eltwise_clip(0, inf) (+0
+/// below zero, as tgc.relu), with `reluAsMax` eltwise_relu (-0 below zero:
+/// oneDNN's Winograd kernels take only that).
 bool buildPostOps(const std::vector<PostOp> &postOps, size_t count,
                   const std::function<dnnl::memory::desc(size_t)> &operandDesc,
-                  dnnl::post_ops &result);
+                  dnnl::post_ops &result, bool reluAsMax = false);
 
 /// The number of leading post-ops that oneDNN can fuse.
 size_t fusablePostOps(const std::vector<PostOp> &postOps);

@@ -1200,24 +1200,35 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &given,
     if (quantized) // per output channel
       setDequantization(attr, *quantized, d.int8->inputScale, 1 << 1);
     auto zeroPoints = setZeroPoints(attr, d.int8, d.int8Output);
-    auto primitiveDesc = [&](dnnl::algorithm algorithm) {
+    auto primitiveDesc = [&](dnnl::algorithm algorithm,
+                             const dnnl::primitive_attr &with) {
       dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, algorithm, src, wei, bias, dst,
           {d.strides[0], d.strides[1]},
           {d.dilations[0] - 1, d.dilations[1] - 1},
           {d.padding[0], d.padding[1]}, {d.padding[2], d.padding[3]});
-      return dnnl::convolution_forward::primitive_desc(desc, attr, **engine);
+      return dnnl::convolution_forward::primitive_desc(desc, with, **engine);
     };
     // Winograd where asked for and oneDNN has a kernel for these layouts
     // and post-ops (it throws otherwise): the direct algorithm then.
     std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+    dnnl::primitive_attr winogradAttr;
     // Not under ThreadInvariantKernels: oneDNN 2.6's Winograd kernels pick
     // their schedule and blocking from the thread count, while the direct
     // kernel partitions only outputs (and stays multi-threaded).
     if (layouts && layouts->winograd && cpuIsa().winograd && !d.bf16 &&
         !d.int8 && winogradCandidate(d) && !ThreadInvariantKernels::active()) {
       try {
-        winograd = primitiveDesc(dnnl::algorithm::convolution_winograd);
+        // oneDNN's Winograd kernels take a ReLU only as eltwise_relu (not
+        // as the clip every other kernel gets): there a negative sum
+        // becomes -0 rather than +0 (eltwiseAlgorithm).
+        dnnl::post_ops reluOps;
+        buildPostOps(d.postOps, fused, operandDesc, reluOps,
+                     /*reluAsMax=*/true);
+        winogradAttr = makeAttr();
+        winogradAttr.set_post_ops(reluOps);
+        winograd =
+            primitiveDesc(dnnl::algorithm::convolution_winograd, winogradAttr);
         // A transformed filter larger than the last-level cache streams
         // from memory on every call: ResNet-50's 512-channel 7x7 layers at
         // batch 4 (jit_wino_4x3, 37.7 MB) ran 3.1 ms against the direct
@@ -1232,15 +1243,16 @@ absl::StatusOr<KernelPtr> tryOneDnnConv(const Conv2DDesc &given,
     }
     dnnl::convolution_forward::primitive_desc pd =
         winograd ? *winograd
-                 : primitiveDesc(dnnl::algorithm::convolution_direct);
+                 : primitiveDesc(dnnl::algorithm::convolution_direct, attr);
     // Strict determinism: made and run for one thread where the
     // implementation would split a reduction between threads.
     bool serial = ThreadInvariantKernels::active() &&
                   splitsReductions(pd.impl_info_str());
     OneThreadScope oneThread(serial);
     if (serial)
-      pd = primitiveDesc(winograd ? dnnl::algorithm::convolution_winograd
-                                  : dnnl::algorithm::convolution_direct);
+      pd = winograd ? primitiveDesc(dnnl::algorithm::convolution_winograd,
+                                    winogradAttr)
+                    : primitiveDesc(dnnl::algorithm::convolution_direct, attr);
     if (layouts) {
       if (isReferenceImpl(pd.impl_info_str()))
         return absl::UnimplementedError(

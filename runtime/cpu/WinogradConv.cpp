@@ -194,8 +194,8 @@ TGC_AVX2_FMA void transformOutput(const WinogradShape &s, const float *m,
         outputRows(rows[i], out);
         for (int j = 0; j < kTile && ox + j < s.ow; ++j) {
           __m256 value = _mm256_add_ps(out[j], b);
-          if (relu)
-            value = _mm256_max_ps(zero, value);
+          if (relu) // + 0: -0 becomes +0, as tgc.relu gives
+            value = _mm256_add_ps(_mm256_max_ps(zero, value), zero);
           _mm256_storeu_ps(image + ((oy + i) * s.ow + ox + j) * s.k + k, value);
         }
       }

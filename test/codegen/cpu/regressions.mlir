@@ -42,7 +42,8 @@
 // CHECK-DAG: @bf16_product_into_subnormals: ok
 // CHECK-DAG: @loop_rows_lower_rank_operand: ok
 // CHECK-DAG: @loop_rows_broadcast_to_lower_rank: ok
-// CHECK: differential: 21 functions, 0 mismatches
+// CHECK-DAG: @relu_fused_then_rsqrt: ok
+// CHECK: differential: 22 functions, 0 mismatches
 
 // The native convolution (f64, f16, bf16; f32 where oneDNN takes no empty
 // input) added bias[0] to every channel: the bias [O] broadcast along the
@@ -244,4 +245,17 @@ func.func @loop_rows_broadcast_to_lower_rank(%a: tensor<6x1x1xf32>) -> tensor<1x
   %b = tgc.broadcast_to %e : tensor<6x1x1xf32> to tensor<1x6x5x1xf32>
   %n = tgc.neg %b : tensor<1x6x5x1xf32>
   return %n : tensor<1x6x5x1xf32>
+}
+
+// tgc-smith seed 13000 index 95: a ReLU fused into oneDNN's convolution as
+// eltwise_relu made -0 of a negative sum (alpha * x), where tgc.relu gives
+// +0; rsqrt turned that into -inf (expected +inf), and the matmul of
+// infinities of both signs into NaN. Fused ReLUs are eltwise_clip(0, inf).
+func.func @relu_fused_then_rsqrt(%a0: tensor<4x2x3x1xf32>, %a1: tensor<2x2x1x1xf32>, %a2: tensor<2xf32>, %a8: tensor<4x2x1x4xf32>, %a9: tensor<4x2x1x4xf32>) -> tensor<4x2x6x4xf32> {
+  %v3 = tgc.conv2d %a0, %a1, %a2 {padding = array<i64: 1, 0, 0, 1>} : (tensor<4x2x3x1xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<4x2x4x2xf32>
+  %v4 = tgc.relu %v3 : tensor<4x2x4x2xf32>
+  %v5 = tgc.rsqrt %v4 : tensor<4x2x4x2xf32>
+  %v7 = tgc.matmul %v5, %v5 {transpose_b} : (tensor<4x2x4x2xf32>, tensor<4x2x4x2xf32>) -> tensor<4x2x4x4xf32>
+  %v10 = tgc.concat %v7, %a8, %a9 {axis = 2 : i64} : (tensor<4x2x4x4xf32>, tensor<4x2x1x4xf32>, tensor<4x2x1x4xf32>) -> tensor<4x2x6x4xf32>
+  return %v10 : tensor<4x2x6x4xf32>
 }
