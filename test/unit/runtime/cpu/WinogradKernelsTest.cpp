@@ -227,22 +227,21 @@ TEST(WinogradConv, PaysOnlyWhereOneDnnHasNone) {
       std::numeric_limits<float>::quiet_NaN();
   refused("a NaN in the filter",
           [&](Conv2DDesc &o) { o.constantFilter = &nanFilter; });
+  // Same-padded n x size x size x c -> k over `filter` (3x3xcxk).
+  auto channels = [](Conv2DDesc &o, int64_t n, int64_t size, int64_t c,
+                     int64_t k, const HostTensor &filter) {
+    o.inputShape = {n, size, size, c};
+    o.filterShape = {3, 3, c, k};
+    o.resultShape = {n, size, size, k};
+    o.biasShape = Shape{k};
+    o.constantFilter = &filter;
+  };
   HostTensor wide = randomF32({3, 3, 1024, 512}, 7);
-  refused("a transformed filter of 32 MiB", [&](Conv2DDesc &o) {
-    o.inputShape = {8, 7, 7, 1024};
-    o.filterShape = {3, 3, 1024, 512};
-    o.resultShape = {8, 7, 7, 512};
-    o.biasShape = Shape{512};
-    o.constantFilter = &wide;
-  });
+  refused("a transformed filter of 32 MiB",
+          [&](Conv2DDesc &o) { channels(o, 8, 7, 1024, 512, wide); });
   HostTensor f32 = randomF32({3, 3, 32, 32}, 6);
-  refused("32 channels", [&](Conv2DDesc &o) {
-    o.inputShape = {1, 56, 56, 32};
-    o.filterShape = {3, 3, 32, 32};
-    o.resultShape = {1, 56, 56, 32};
-    o.biasShape = Shape{32};
-    o.constantFilter = &f32;
-  });
+  refused("32 channels",
+          [&](Conv2DDesc &o) { channels(o, 1, 56, 32, 32, f32); });
 }
 
 } // namespace
